@@ -1,0 +1,49 @@
+"""skirm: information-retrieval and learning-to-rank metrics for scikit-learn.
+
+Metric functions live in :mod:`skirm.metrics` and are re-exported here.
+"""
+
+from skirm.metrics import (
+    EvaluationResult,
+    Metric,
+    capped_recall_at_k_score,
+    cumulative_gain_score,
+    dcg_score,
+    evaluate,
+    expected_reciprocal_rank_score,
+    f1_at_k_score,
+    get_metric,
+    hit_rate_at_k_score,
+    mean_average_precision_score,
+    mean_reciprocal_rank_score,
+    metric_names,
+    ndcg_score,
+    precision_at_k_score,
+    r_precision_score,
+    rank_biased_precision_score,
+    recall_at_k_score,
+)
+
+__version__ = "0.1.0.dev0"
+
+__all__ = [
+    "EvaluationResult",
+    "Metric",
+    "__version__",
+    "capped_recall_at_k_score",
+    "cumulative_gain_score",
+    "dcg_score",
+    "evaluate",
+    "expected_reciprocal_rank_score",
+    "f1_at_k_score",
+    "get_metric",
+    "hit_rate_at_k_score",
+    "mean_average_precision_score",
+    "mean_reciprocal_rank_score",
+    "metric_names",
+    "ndcg_score",
+    "precision_at_k_score",
+    "r_precision_score",
+    "rank_biased_precision_score",
+    "recall_at_k_score",
+]

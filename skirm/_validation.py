@@ -1,0 +1,233 @@
+"""Argument checks shared by every public entry point.
+
+Public functions call these once, at the boundary, and then work on the checked
+arrays with unchecked internals. Every message names the argument, what was
+expected and what was received.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "check_choice",
+    "check_groups",
+    "check_k",
+    "check_no_relevant",
+    "check_probability",
+    "check_sample_weight",
+    "check_scores",
+    "check_threshold",
+    "check_y_true",
+    "describe",
+]
+
+
+def describe(value) -> str:
+    """Short description of a received value for error messages."""
+    if isinstance(value, np.ndarray):
+        return f"an array of dtype {value.dtype} and shape {value.shape}"
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{text} ({type(value).__name__})"
+
+
+def _as_numeric_array(values, name: str) -> np.ndarray:
+    """Convert ``values`` to a float64 array without modifying it."""
+    if values is None:
+        raise TypeError(f"`{name}` must be an array-like of numbers, got None")
+    arr = np.asarray(values)
+    if arr.dtype.kind in "biuf":
+        return arr.astype(np.float64, copy=False)
+    if arr.dtype.kind == "O":
+        try:
+            return arr.astype(np.float64)
+        except (TypeError, ValueError):
+            pass
+    raise TypeError(
+        f"`{name}` must be an array-like of real numbers, got {describe(arr)}"
+    )
+
+
+def check_y_true(y_true, name: str = "y_true") -> np.ndarray:
+    """Relevance labels: finite, non-negative, real numbers (1-D or 2-D)."""
+    arr = _as_numeric_array(y_true, name)
+    if arr.ndim not in (1, 2):
+        raise ValueError(f"`{name}` must be 1-D or 2-D, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"`{name}` must not be empty, got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        bad = arr[~np.isfinite(arr)].flat[0]
+        raise ValueError(
+            f"`{name}` must hold finite relevance labels, got {bad!r} "
+            f"at {int(np.argmax(~np.isfinite(arr.ravel())))} (flat index)"
+        )
+    if (arr < 0).any():
+        raise ValueError(
+            f"`{name}` must hold non-negative relevance labels, got "
+            f"{arr.min()!r} (treat unjudged rows as 0, or drop them)"
+        )
+    return arr
+
+
+def check_scores(y_score, name: str = "y_score") -> np.ndarray:
+    """Scores: real numbers, no NaN; +/-inf are allowed."""
+    arr = _as_numeric_array(y_score, name)
+    if arr.ndim not in (1, 2):
+        raise ValueError(f"`{name}` must be 1-D or 2-D, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"`{name}` must not be empty, got shape {arr.shape}")
+    nan = np.isnan(arr)
+    if nan.any():
+        raise ValueError(
+            f"`{name}` must not contain NaN, got NaN at flat index "
+            f"{int(np.argmax(nan.ravel()))}"
+        )
+    return arr
+
+
+def check_groups(groups, n_samples: int, name: str = "groups") -> np.ndarray:
+    """Per-row query labels: 1-D, one per row, no missing values.
+
+    Returns a 1-D numpy array (integer, string or object dtype); pandas
+    Series and Categoricals are converted to their values.
+    """
+    if groups is None:
+        raise ValueError(f"`{name}` is required")
+    cat = _categorical_values(groups)
+    if cat is not None:
+        arr = cat
+    else:
+        arr = np.asarray(groups)
+    if arr.ndim != 1:
+        raise ValueError(
+            f"`{name}` must be 1-D (one query label per row), got shape {arr.shape}"
+        )
+    if arr.shape[0] != n_samples:
+        raise ValueError(
+            f"`{name}` must have one label per row: expected length {n_samples}, "
+            f"got {arr.shape[0]}"
+        )
+    if arr.dtype.kind == "f":
+        if np.isnan(arr).any():
+            raise ValueError(
+                f"`{name}` must not contain missing values, got NaN at index "
+                f"{int(np.argmax(np.isnan(arr)))}"
+            )
+    elif arr.dtype.kind == "O":
+        missing = np.fromiter(
+            (g is None or (isinstance(g, float) and g != g) for g in arr),
+            dtype=bool,
+            count=arr.shape[0],
+        )
+        if missing.any():
+            raise ValueError(
+                f"`{name}` must not contain missing values, got "
+                f"{arr[int(np.argmax(missing))]!r} at index {int(np.argmax(missing))}"
+            )
+    elif arr.dtype.kind not in "biuUSM":
+        raise TypeError(
+            f"`{name}` must hold hashable query labels (ints or strings), "
+            f"got {describe(arr)}"
+        )
+    return arr
+
+
+def _categorical_values(groups):
+    """Values of a pandas Categorical (or categorical Series), else None."""
+    values = getattr(groups, "array", groups)
+    codes = getattr(values, "codes", None)
+    categories = getattr(values, "categories", None)
+    if codes is None or categories is None:
+        return None
+    codes = np.asarray(codes)
+    if (codes < 0).any():
+        raise ValueError(
+            "`groups` must not contain missing values, got a missing category at "
+            f"index {int(np.argmax(codes < 0))}"
+        )
+    return np.asarray(categories)[codes]
+
+
+def check_k(k, name: str = "k") -> int | None:
+    """``k``: a positive integer or None."""
+    if k is None:
+        return None
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        raise TypeError(
+            f"`{name}` must be a positive integer or None, got {describe(k)}"
+        )
+    if k <= 0:
+        raise ValueError(f"`{name}` must be a positive integer or None, got {k}")
+    return int(k)
+
+
+def check_choice(value, name: str, choices) -> str:
+    """A string option from a fixed set."""
+    if not isinstance(value, str) or value not in choices:
+        options = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"`{name}` must be one of {options}, got {describe(value)}")
+    return value
+
+
+def check_no_relevant(value):
+    """``no_relevant``: a number in [0, 1], ``"skip"`` or ``"raise"``."""
+    if isinstance(value, str):
+        if value in ("skip", "raise"):
+            return value
+    elif isinstance(value, numbers.Real) and not isinstance(value, bool):
+        if 0.0 <= float(value) <= 1.0:
+            return float(value)
+    raise ValueError(
+        "`no_relevant` must be a number in [0, 1], 'skip' or 'raise', "
+        f"got {describe(value)}"
+    )
+
+
+def check_threshold(value, name: str = "relevance_threshold"):
+    """``relevance_threshold``: None or a positive finite number."""
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not np.isfinite(value)
+        or value <= 0
+    ):
+        raise ValueError(
+            f"`{name}` must be None or a positive number, got {describe(value)}"
+        )
+    return float(value)
+
+
+def check_probability(value, name: str, *, closed_low=False, closed_high=False):
+    """A real number in (0, 1), with optionally closed ends."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if ok:
+        v = float(value)
+        ok = (v >= 0 if closed_low else v > 0) and (v <= 1 if closed_high else v < 1)
+    if not ok:
+        lo = "[" if closed_low else "("
+        hi = "]" if closed_high else ")"
+        raise ValueError(
+            f"`{name}` must be a number in {lo}0, 1{hi}, got {describe(value)}"
+        )
+    return float(value)
+
+
+def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
+    """Per-row weights: 1-D, finite, non-negative, one per row."""
+    if sample_weight is None:
+        return None
+    arr = _as_numeric_array(sample_weight, "sample_weight")
+    if arr.ndim != 1 or arr.shape[0] != n_samples:
+        raise ValueError(
+            f"`sample_weight` must be 1-D with one weight per row (length "
+            f"{n_samples}), got shape {arr.shape}"
+        )
+    if not np.isfinite(arr).all() or (arr < 0).any():
+        raise ValueError("`sample_weight` must hold finite, non-negative numbers")
+    return arr

@@ -1,0 +1,133 @@
+"""A seeded synthetic learning-to-rank data generator."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from skirm._validation import describe
+
+
+def _check_int(value, name, low):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Integral)
+        or value < low
+    ):
+        raise ValueError(f"`{name}` must be an integer >= {low}, got {describe(value)}")
+    return int(value)
+
+
+def _check_fraction(value, name):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not 0.0 <= value <= 1.0
+    ):
+        raise ValueError(f"`{name}` must be a number in [0, 1], got {describe(value)}")
+    return float(value)
+
+
+def make_ranking(
+    n_groups=100,
+    group_size=(5, 50),
+    n_features=10,
+    n_relevance_levels=5,
+    noise=0.5,
+    no_relevant_fraction=0.05,
+    random_state=None,
+):
+    """Generate a learning-to-rank problem: features, graded labels, queries.
+
+    Each query draws a random number of rows (documents). Every row has a
+    latent relevance that is a linear function of its features plus a query
+    offset; the labels are that latent relevance plus noise, cut into
+    ``n_relevance_levels`` grades with most rows at grade 0. A fraction of the
+    queries get no relevant row at all, as in real judgement pools. Rows are
+    sorted by query.
+
+    Parameters
+    ----------
+    n_groups : int, default=100
+        Number of queries.
+    group_size : int or (int, int), default=(5, 50)
+        Rows per query: a fixed size, or the inclusive range sizes are drawn
+        from uniformly.
+    n_features : int, default=10
+        Number of features; about half of them carry signal.
+    n_relevance_levels : int, default=5
+        Number of grades; labels are integers in ``[0, n_relevance_levels)``.
+    noise : float, default=0.5
+        Standard deviation of the noise between the features' signal and the
+        labels (the signal has unit variance). 0 makes the labels a
+        deterministic function of the features.
+    no_relevant_fraction : float in [0, 1], default=0.05
+        Fraction of queries whose labels are all 0.
+    random_state : int, RandomState instance or None, default=None
+        Seed for reproducible output.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+        Features.
+    y : ndarray of shape (n_samples,)
+        Integer relevance labels.
+    groups : ndarray of shape (n_samples,)
+        Integer query ids, non-decreasing.
+
+    Examples
+    --------
+    >>> from skirm.datasets import make_ranking
+    >>> X, y, groups = make_ranking(n_groups=3, group_size=4, n_features=2,
+    ...                             random_state=0)
+    >>> X.shape, y.shape, groups.tolist()
+    ((12, 2), (12,), [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2])
+    >>> int(y.max()) < 5
+    True
+    """
+    n_groups = _check_int(n_groups, "n_groups", 1)
+    n_features = _check_int(n_features, "n_features", 1)
+    n_levels = _check_int(n_relevance_levels, "n_relevance_levels", 2)
+    no_relevant_fraction = _check_fraction(no_relevant_fraction, "no_relevant_fraction")
+    if (
+        isinstance(noise, bool)
+        or not isinstance(noise, numbers.Real)
+        or not np.isfinite(noise)
+        or noise < 0
+    ):
+        raise ValueError(
+            f"`noise` must be a non-negative number, got {describe(noise)}"
+        )
+    if isinstance(group_size, numbers.Integral) and not isinstance(group_size, bool):
+        low = high = _check_int(group_size, "group_size", 1)
+    else:
+        try:
+            low, high = group_size
+        except (TypeError, ValueError):
+            raise ValueError(
+                "`group_size` must be a positive integer or a (low, high) pair, "
+                f"got {describe(group_size)}"
+            ) from None
+        low = _check_int(low, "group_size[0]", 1)
+        high = _check_int(high, "group_size[1]", low)
+    rng = check_random_state(random_state)
+
+    sizes = rng.randint(low, high + 1, size=n_groups)
+    groups = np.repeat(np.arange(n_groups), sizes)
+    n_samples = int(sizes.sum())
+    X = rng.normal(size=(n_samples, n_features))
+    n_informative = max(1, n_features // 2)
+    coef = np.zeros(n_features)
+    coef[:n_informative] = rng.normal(size=n_informative)
+    coef /= np.linalg.norm(coef)
+    query_offset = rng.normal(scale=0.5, size=n_groups)
+    latent = X @ coef + query_offset[groups] + noise * rng.normal(size=n_samples)
+    # Grades by quantile: about 60% of rows at 0, the rest spread over the
+    # higher grades with fewer rows at each step.
+    cuts = np.quantile(latent, 1.0 - 0.4 * 0.5 ** np.arange(n_levels - 1))
+    y = np.searchsorted(cuts, latent, side="right")
+    empty = rng.rand(n_groups) < no_relevant_fraction
+    y[empty[groups]] = 0
+    return X, y.astype(np.int64), groups

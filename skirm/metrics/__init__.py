@@ -1,0 +1,47 @@
+"""Ranking metrics computed per query and averaged, in scikit-learn's shape.
+
+Every function takes flat ``y_true`` and ``y_score`` plus ``groups``, one query
+label per row (or 2-D arrays with one query per row), and returns a Python
+float: the mean over queries.
+"""
+
+from skirm.metrics._binary import (
+    capped_recall_at_k_score,
+    f1_at_k_score,
+    hit_rate_at_k_score,
+    mean_average_precision_score,
+    mean_reciprocal_rank_score,
+    precision_at_k_score,
+    r_precision_score,
+    rank_biased_precision_score,
+    recall_at_k_score,
+)
+from skirm.metrics._evaluate import EvaluationResult, evaluate
+from skirm.metrics._graded import (
+    cumulative_gain_score,
+    dcg_score,
+    expected_reciprocal_rank_score,
+    ndcg_score,
+)
+from skirm.metrics._registry import Metric, get_metric, metric_names
+
+__all__ = [
+    "EvaluationResult",
+    "Metric",
+    "capped_recall_at_k_score",
+    "cumulative_gain_score",
+    "dcg_score",
+    "evaluate",
+    "expected_reciprocal_rank_score",
+    "f1_at_k_score",
+    "get_metric",
+    "hit_rate_at_k_score",
+    "mean_average_precision_score",
+    "mean_reciprocal_rank_score",
+    "metric_names",
+    "ndcg_score",
+    "precision_at_k_score",
+    "r_precision_score",
+    "rank_biased_precision_score",
+    "recall_at_k_score",
+]

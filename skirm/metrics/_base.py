@@ -1,0 +1,254 @@
+"""What every metric shares: its registry record, the mean over queries, and
+the text of the common parameters in the docstrings."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from skirm._ranking import Ranking, rank_input
+from skirm._validation import (
+    check_choice,
+    check_k,
+    check_no_relevant,
+    check_probability,
+    check_threshold,
+    describe,
+)
+
+# --------------------------------------------------------------------------
+# Parameter checkers for metric-specific options
+# --------------------------------------------------------------------------
+
+
+def _check_gain(value):
+    return check_choice(value, "gain", ("linear", "exponential"))
+
+
+def _check_log_base(value):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not np.isfinite(value)
+        or value <= 1
+    ):
+        raise ValueError(f"`log_base` must be a number > 1, got {describe(value)}")
+    return float(value)
+
+
+def _check_persistence(value):
+    return check_probability(value, "p")
+
+
+def _check_max_grade(value):
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not np.isfinite(value)
+        or value < 0
+    ):
+        raise ValueError(
+            f"`max_grade` must be None or a non-negative number, got {describe(value)}"
+        )
+    return float(value)
+
+
+def _check_denominator(value):
+    return check_choice(value, "denominator", ("R", "min_k"))
+
+
+def _check_ignore_ties(value):
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"`ignore_ties` must be True or False, got {describe(value)}")
+    return bool(value)
+
+
+PARAM_CHECKS = {
+    "relevance_threshold": check_threshold,
+    "gain": _check_gain,
+    "log_base": _check_log_base,
+    "p": _check_persistence,
+    "max_grade": _check_max_grade,
+    "denominator": _check_denominator,
+    "ignore_ties": _check_ignore_ties,
+}
+
+# --------------------------------------------------------------------------
+# The registry record
+# --------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class MetricSpec:
+    """One metric's record in the registry.
+
+    ``kernel(ranking, k, **params)`` returns ``(values, empty)``: one value per
+    query and a boolean mask of the queries without any relevant row (or with
+    an ideal score of zero), to which ``no_relevant`` applies.
+    """
+
+    name: str
+    kernel: Callable
+    kind: str  # "binary" or "graded"
+    takes_k: bool
+    bounded: bool  # values lie in [0, 1] and the ideal ranking scores 1
+    definition: str
+    aliases: tuple = ()
+    params: dict = field(default_factory=dict)  # option name -> default
+    trec_name: str | None = None
+    function: Callable | None = None
+
+    def public(self, function):
+        """Decorator: bind the public metric function to this record."""
+        self.function = function
+        return function
+
+    @property
+    def names(self) -> tuple:
+        return (self.name, *self.aliases)
+
+    def check_params(self, params: dict) -> dict:
+        """Validate metric-specific options; fill in the defaults."""
+        unknown = set(params) - set(self.params)
+        if unknown:
+            raise TypeError(
+                f"{self.name} got unexpected option(s) {sorted(unknown)}; it takes "
+                f"{sorted(self.params) or 'no options'}"
+            )
+        out = dict(self.params)
+        for key, value in params.items():
+            out[key] = PARAM_CHECKS[key](value)
+        return out
+
+    def values(self, ranking: Ranking, k, params: dict):
+        """Per-query values and the empty-query mask (params already checked)."""
+        kernel_params = {p: v for p, v in params.items() if p != "ignore_ties"}
+        if self.takes_k:
+            return self.kernel(ranking, k, **kernel_params)
+        return self.kernel(ranking, **kernel_params)
+
+
+def mean_over_queries(values, empty, ranking: Ranking, no_relevant, name: str):
+    """Apply the ``no_relevant`` policy and average over queries.
+
+    Returns ``(mean, per_query)``; queries left out by ``no_relevant="skip"``
+    hold NaN in ``per_query``.
+    """
+    per_query = np.asarray(values, dtype=np.float64).copy()
+    weights = ranking.group_weights
+    keep = None
+    if empty.any():
+        if no_relevant == "raise":
+            bad = ranking.group_ids[int(np.argmax(empty))]
+            raise ValueError(
+                f"{name}: query {bad!r} has no relevant row (no_relevant='raise'); "
+                "pass no_relevant=0.0, 1.0 or 'skip' to score such queries"
+            )
+        if no_relevant == "skip":
+            keep = ~empty
+            if not keep.any():
+                raise ValueError(
+                    f"{name}: every query has no relevant row, so with "
+                    "no_relevant='skip' there is nothing to average"
+                )
+            per_query[empty] = np.nan
+        else:
+            per_query[empty] = no_relevant
+    kept = per_query if keep is None else per_query[keep]
+    if weights is None:
+        return float(np.mean(kept)), per_query
+    w = weights if keep is None else weights[keep]
+    total = w.sum()
+    if total <= 0:
+        raise ValueError(
+            f"{name}: the query weights (`sample_weight`) of the scored queries sum "
+            "to zero"
+        )
+    return float(np.dot(w, kept) / total), per_query
+
+
+def score(
+    spec: MetricSpec,
+    y_true,
+    y_score,
+    *,
+    groups,
+    k,
+    sample_weight,
+    ties,
+    no_relevant,
+    **params,
+) -> float:
+    """Validate, rank once, compute one metric, average: a metric function's body."""
+    k = check_k(k) if spec.takes_k else None
+    no_relevant = check_no_relevant(no_relevant)
+    params = spec.check_params(params)
+    ranking = rank_input(
+        y_true,
+        y_score,
+        groups=groups,
+        sample_weight=sample_weight,
+        ties=ties,
+        ignore_ties=params.get("ignore_ties", False),
+    )
+    values, empty = spec.values(ranking, k, params)
+    return mean_over_queries(values, empty, ranking, no_relevant, spec.name)[0]
+
+
+# --------------------------------------------------------------------------
+# Docstring text shared by the metric functions
+# --------------------------------------------------------------------------
+
+COMMON_DOC = {
+    "arrays": """y_true : array-like of shape (n_samples,) or (n_queries, n_docs)
+        Relevance labels: non-negative numbers (graded or binary), one per row.
+
+    y_score : array-like of the same shape as ``y_true``
+        Scores; higher ranks first. ``+/-inf`` is allowed, NaN is not.""",
+    "groups": """groups : array-like of shape (n_samples,), default=None
+        The query of each row: any hashable labels (ints, strings, a pandas
+        Series or Categorical), in any order. Required for 1-D input. Must be
+        None for 2-D input, where each row of the matrices is one query.""",
+    "k": """k : int, default=None
+        Only the top ``k`` rows of each query count. ``None`` means all rows;
+        ``k`` larger than a query is fine.""",
+    "sample_weight": """sample_weight : array-like of shape (n_samples,), default=None
+        Query weights given per row, constant within each query (for 2-D input,
+        one weight per query row). The result is the weighted mean over
+        queries.""",
+    "ties": """ties : {"average", "first", "optimistic", "pessimistic"}, \
+default="average"
+        How rows with equal scores within a query are ordered. ``"average"``
+        gives the exact expected value over all orderings of the tied rows;
+        ``"first"`` keeps input order; ``"optimistic"`` / ``"pessimistic"``
+        put higher labels first / last.""",
+    "no_relevant": """no_relevant : float in [0, 1], "skip" or "raise", default=0.0
+        The value of a query without any relevant row. ``0.0`` follows
+        scikit-learn and trec_eval, ``1.0`` LightGBM and XGBoost; ``"skip"``
+        leaves such queries out of the mean; ``"raise"`` raises ValueError.""",
+    "relevance_threshold": """relevance_threshold : float, default=None
+        A row is relevant when ``y_true >= relevance_threshold``; ``None``
+        means ``y_true > 0``.""",
+    "gain": """gain : {"linear", "exponential"}, default="linear"
+        The gain of a label: the label itself (scikit-learn, trec_eval) or
+        ``2 ** label - 1`` (LightGBM, XGBoost, Burges et al.).""",
+    "returns": """Returns
+    -------
+    score : float
+        The mean over queries (weighted by ``sample_weight`` if given).""",
+}
+
+
+def fill_doc(function):
+    """Substitute the shared parameter descriptions into a docstring.
+
+    Placeholders are written ``%(name)s``; the docstrings contain no other
+    ``%`` sign.
+    """
+    function.__doc__ = function.__doc__ % COMMON_DOC
+    return function

@@ -1,0 +1,202 @@
+"""The one registry of metrics: names, aliases, parsing, bound metrics.
+
+Name grammar (strict): ``base`` or ``base@k``, where ``base`` is a registered
+name or alias (case-insensitive) and ``k`` a positive integer without sign or
+leading zeros, allowed only for metrics that take a cutoff.
+"""
+
+from __future__ import annotations
+
+import re
+
+from skirm._validation import describe
+from skirm.metrics import _binary, _graded
+from skirm.metrics._base import MetricSpec, mean_over_queries, score
+
+#: Every metric, in the order of the documentation table.
+SPECS: tuple[MetricSpec, ...] = (
+    _graded.NDCG,
+    _graded.DCG,
+    _graded.CG,
+    _binary.PRECISION,
+    _binary.RECALL,
+    _binary.CAPPED_RECALL,
+    _binary.F1,
+    _binary.HIT_RATE,
+    _binary.R_PRECISION,
+    _binary.MRR,
+    _binary.MAP,
+    _graded.ERR,
+    _binary.RBP,
+)
+
+_BY_NAME = {name: spec for spec in SPECS for name in spec.names}
+_BY_FUNCTION = {spec.function: spec for spec in SPECS}
+_GRAMMAR = re.compile(r"(?P<base>[A-Za-z][A-Za-z0-9_]*)(?:@(?P<k>[1-9][0-9]*))?")
+
+
+def metric_names() -> list[str]:
+    """All metric names and aliases the registry understands.
+
+    Names of metrics that take a cutoff are listed bare (``"ndcg"``) and with
+    the placeholder ``@k`` (``"ndcg@k"``).
+
+    Returns
+    -------
+    names : list of str
+        Sorted names.
+
+    Examples
+    --------
+    >>> from skirm.metrics import metric_names
+    >>> "ndcg@k" in metric_names(), "rprec" in metric_names()
+    (True, True)
+    """
+    names = []
+    for spec in SPECS:
+        for name in spec.names:
+            names.append(name)
+            if spec.takes_k:
+                names.append(f"{name}@k")
+    return sorted(names)
+
+
+def spec_for(metric) -> MetricSpec:
+    """The registry record of a base name or a public metric function."""
+    if callable(metric) and metric in _BY_FUNCTION:
+        return _BY_FUNCTION[metric]
+    if isinstance(metric, str) and metric.lower() in _BY_NAME:
+        return _BY_NAME[metric.lower()]
+    raise ValueError(
+        f"unknown metric {describe(metric)}; valid names: {', '.join(metric_names())}"
+    )
+
+
+class Metric:
+    """A registered metric bound to a cutoff and options.
+
+    Build one with :func:`get_metric`. Calling it computes the metric like
+    the corresponding function, with the bound ``k`` and options.
+
+    Attributes
+    ----------
+    name : str
+        The display name, e.g. ``"ndcg@10"``.
+    spec : MetricSpec
+        The registry record.
+    k : int or None
+        The cutoff.
+    params : dict
+        Metric-specific options (``gain``, ``relevance_threshold``, ...).
+    """
+
+    def __init__(self, spec: MetricSpec, k=None, params=None, name=None):
+        self.spec = spec
+        self.k = k
+        self.params = spec.check_params(dict(params or {}))
+        self._given = dict(params or {})
+        self.name = name or (spec.name if k is None else f"{spec.name}@{k}")
+
+    def __call__(
+        self,
+        y_true,
+        y_score,
+        *,
+        groups=None,
+        sample_weight=None,
+        ties="average",
+        no_relevant=0.0,
+    ) -> float:
+        return score(
+            self.spec,
+            y_true,
+            y_score,
+            groups=groups,
+            k=self.k,
+            sample_weight=sample_weight,
+            ties=ties,
+            no_relevant=no_relevant,
+            **self._given,
+        )
+
+    def per_query(self, ranking, no_relevant):
+        """``(mean, per-query values)`` on an existing ranking."""
+        values, empty = self.spec.values(ranking, self.k, self.params)
+        return mean_over_queries(values, empty, ranking, no_relevant, self.name)
+
+    def __repr__(self):
+        opts = "".join(f", {key}={value!r}" for key, value in self._given.items())
+        return f"get_metric({self.name!r}{opts})"
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, Metric)
+            and other.spec is self.spec
+            and other.k == self.k
+            and other.params == self.params
+        )
+
+    def __hash__(self):
+        return hash((self.spec.name, self.k, tuple(sorted(self.params.items()))))
+
+    def __reduce__(self):
+        return _rebuild_metric, (self.name, self._given)
+
+
+def _rebuild_metric(name, params):
+    return get_metric(name, **params)
+
+
+def get_metric(name, **params) -> Metric:
+    """Parse a metric name such as ``"ndcg@10"`` into a callable metric.
+
+    Parameters
+    ----------
+    name : str or Metric
+        A registered name or alias, optionally with ``@k``. See
+        :func:`metric_names`.
+    **params
+        Metric-specific options bound to the metric, e.g. ``gain``,
+        ``relevance_threshold``, ``p``.
+
+    Returns
+    -------
+    metric : Metric
+        Callable as ``metric(y_true, y_score, groups=...)``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (the message lists the valid ones), a cutoff on a
+        metric that takes none, or a malformed name.
+
+    Examples
+    --------
+    >>> from skirm.metrics import get_metric
+    >>> ndcg10 = get_metric("ndcg@10", gain="exponential")
+    >>> ndcg10
+    get_metric('ndcg@10', gain='exponential')
+    >>> ndcg10([2, 0, 1], [0.3, 0.2, 0.1], groups=[0, 0, 0])
+    0.9639...
+    >>> get_metric("P@5").name
+    'precision@5'
+    """
+    if isinstance(name, Metric):
+        if not params:
+            return name
+        return Metric(name.spec, name.k, {**name._given, **params})
+    if not isinstance(name, str):
+        raise TypeError(f"metric name must be a string, got {describe(name)}")
+    match = _GRAMMAR.fullmatch(name)
+    if match is None:
+        raise ValueError(
+            f"malformed metric name {name!r}: expected NAME or NAME@K with K a "
+            f"positive integer; valid names: {', '.join(metric_names())}"
+        )
+    spec = spec_for(match["base"])
+    k = match["k"]
+    if k is not None:
+        if not spec.takes_k:
+            raise ValueError(f"metric {spec.name!r} takes no cutoff, got {name!r}")
+        k = int(k)
+    return Metric(spec, k, params)

@@ -39,7 +39,7 @@ from skirm._validation import (
 
 TIES = ("average", "first", "optimistic", "pessimistic")
 
-__all__ = ["TIES", "Ranking", "encode_groups", "rank", "rank_input"]
+__all__ = ["TIES", "Judgments", "Ranking", "encode_groups", "rank", "rank_input"]
 
 
 # --------------------------------------------------------------------------
@@ -99,6 +99,17 @@ def _encode_by_sort(groups):
 # --------------------------------------------------------------------------
 
 
+class Judgments(NamedTuple):
+    """Every judged label of the ranked queries, retrieved or not.
+
+    The TREC path passes the qrels here so that R and the ideal ordering count
+    relevant documents a run did not retrieve.
+    """
+
+    codes: np.ndarray  # (n_judged,) query code of each judgement
+    labels: np.ndarray  # (n_judged,) its non-negative label
+
+
 class TieBlocks(NamedTuple):
     """Runs of equal scores within a query, in ranked positions."""
 
@@ -128,10 +139,22 @@ class Ranking:
         The tie policy used to build ``order``.
     group_weights : ndarray of shape (n_groups,) or None
         One weight per query.
+    judgments : Judgments or None
+        All judged labels per query, when R and the ideal ordering must count
+        more than the ranked rows (TREC qrels). By default they come from the
+        ranked rows themselves.
     """
 
     def __init__(
-        self, order, codes, labels, scores, group_ids, ties, group_weights=None
+        self,
+        order,
+        codes,
+        labels,
+        scores,
+        group_ids,
+        ties,
+        group_weights=None,
+        judgments=None,
     ):
         self.order = order
         self.codes = codes
@@ -141,6 +164,7 @@ class Ranking:
         self.n_groups = int(group_ids.shape[0])
         self.ties = ties
         self.group_weights = group_weights
+        self.judgments = judgments
         self.sizes = np.bincount(codes, minlength=self.n_groups)
         self.starts = np.zeros(self.n_groups + 1, dtype=np.intp)
         np.cumsum(self.sizes, out=self.starts[1:])
@@ -286,9 +310,12 @@ class Ranking:
         key = ("R", threshold)
         R = self._rel_cache.get(key)
         if R is None:
-            R = np.bincount(
-                self.codes, weights=self.relevant(threshold), minlength=self.n_groups
-            )
+            if self.judgments is None:
+                codes, rel = self.codes, self.relevant(threshold)
+            else:
+                codes, labels = self.judgments
+                rel = labels > 0 if threshold is None else labels >= threshold
+            R = np.bincount(codes, weights=rel, minlength=self.n_groups)
             self._rel_cache[key] = R
         return R
 
@@ -326,10 +353,29 @@ class Ranking:
         return disc
 
     @cached_property
-    def ideal_labels(self) -> np.ndarray:
-        """Labels sorted descending within each query (same segment layout)."""
-        order = np.lexsort((-self.labels, self.codes))
-        return self.labels[order]
+    def _ideal(self):
+        """Every label of each query sorted descending: (codes, labels, position)."""
+        if self.judgments is None:
+            codes, labels, starts = self.codes, self.labels, self.starts
+        else:
+            codes, labels = self.judgments
+            starts = np.zeros(self.n_groups + 1, dtype=np.intp)
+            np.cumsum(np.bincount(codes, minlength=self.n_groups), out=starts[1:])
+        order = np.lexsort((-labels, codes))
+        codes = codes[order]
+        return codes, labels[order], np.arange(codes.shape[0]) - starts[codes]
+
+    def ideal_dcg(self, gain, k=None) -> np.ndarray:
+        """Per-query DCG@k (log2 discount) of the ideal ordering of its labels.
+
+        ``gain`` maps labels to gains and must be non-decreasing.
+        """
+        codes, labels, position = self._ideal
+        if k is not None:
+            top = position < k
+            codes, labels, position = codes[top], labels[top], position[top]
+        values = gain(labels) / np.log2(position + 2.0)
+        return np.bincount(codes, weights=values, minlength=self.n_groups)
 
 
 def _log_comb(n, k):
@@ -350,6 +396,7 @@ def rank(
     *,
     tiebreak=None,
     group_weights=None,
+    judgments=None,
 ) -> Ranking:
     """Sort checked rows by query, then score descending, then the tie policy.
 
@@ -383,6 +430,7 @@ def rank(
         group_ids,
         ties,
         group_weights,
+        judgments,
     )
 
 

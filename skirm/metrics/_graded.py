@@ -35,7 +35,7 @@ def _dcg(ranking, k, gain, log_base=2.0):
 
 def _ndcg(ranking, k, gain):
     dcg, empty = _dcg(ranking, k, gain)
-    ideal = ranking.group_sum(_gain(ranking.ideal_labels, gain) * ranking.discount(), k)
+    ideal = ranking.ideal_dcg(lambda labels: _gain(labels, gain), k)
     out = np.zeros(ranking.n_groups)
     np.divide(dcg, ideal, out=out, where=ideal > 0)
     return np.minimum(out, 1.0), empty

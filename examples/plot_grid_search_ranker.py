@@ -17,7 +17,9 @@ from skirm.datasets import make_ranking
 from skirm.metrics import evaluate
 
 X, y, groups = make_ranking(n_groups=200, random_state=0)
-train, test = next(GroupShuffleSplit(test_size=0.25, random_state=0).split(X, y, groups))
+train, test = next(
+    GroupShuffleSplit(test_size=0.25, random_state=0).split(X, y, groups)
+)
 
 # %%
 # A regressor trained on the labels gives one score per row; skirm ranks the

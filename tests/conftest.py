@@ -25,7 +25,9 @@ def pytest_runtest_makereport(item, call):
         and item.get_closest_marker("oracle") is not None
     ):
         report.outcome = "failed"
-        report.longrepr = f"oracle test skipped under SKIRM_STRICT_ORACLES=1: {item.nodeid}"
+        report.longrepr = (
+            f"oracle test skipped under SKIRM_STRICT_ORACLES=1: {item.nodeid}"
+        )
 
 
 @pytest.fixture

@@ -347,8 +347,7 @@ class Ranking:
         key = ("discount", log_base)
         disc = self._rel_cache.get(key)
         if disc is None:
-            table = np.log(log_base) / np.log(np.arange(2, self.max_size + 2))
-            disc = table[self.position]
+            disc = _discount(np.arange(self.max_size), log_base)[self.position]
             self._rel_cache[key] = disc
         return disc
 
@@ -374,8 +373,16 @@ class Ranking:
         if k is not None:
             top = position < k
             codes, labels, position = codes[top], labels[top], position[top]
-        values = gain(labels) / np.log2(position + 2.0)
+        values = gain(labels) * _discount(position)
         return np.bincount(codes, weights=values, minlength=self.n_groups)
+
+
+def _discount(position, log_base=2.0):
+    """``1 / log_b(position + 2)``, the DCG discount of a 0-based position.
+
+    Written as scikit-learn writes it, so that values agree to the last bit.
+    """
+    return 1.0 / (np.log(position + 2.0) / np.log(log_base))
 
 
 def _log_comb(n, k):

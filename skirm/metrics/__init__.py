@@ -24,10 +24,17 @@ from skirm.metrics._graded import (
     ndcg_score,
 )
 from skirm.metrics._registry import Metric, get_metric, metric_names
+from skirm.metrics._scorer import (
+    RankingScorer,
+    get_scorer,
+    get_scorer_names,
+    make_ranking_scorer,
+)
 
 __all__ = [
     "EvaluationResult",
     "Metric",
+    "RankingScorer",
     "capped_recall_at_k_score",
     "cumulative_gain_score",
     "dcg_score",
@@ -35,7 +42,10 @@ __all__ = [
     "expected_reciprocal_rank_score",
     "f1_at_k_score",
     "get_metric",
+    "get_scorer",
+    "get_scorer_names",
     "hit_rate_at_k_score",
+    "make_ranking_scorer",
     "mean_average_precision_score",
     "mean_reciprocal_rank_score",
     "metric_names",

@@ -1,0 +1,608 @@
+"""Scorers: skirm metrics in scikit-learn's ``scoring=`` slot.
+
+A scorer is called as ``scorer(estimator, X, y_true, groups=..., sample_weight=...)``
+by :class:`~sklearn.model_selection.GridSearchCV`, ``cross_validate`` and
+friends. It gets one response from the estimator, ranks the rows once, and
+reduces that ranking for every metric it holds; it never computes a metric
+itself.
+
+Where the query ids come from, in order:
+
+1. ``groups`` passed to the call: with metadata routing enabled the scorer
+   requests ``groups`` by default, so ``GridSearchCV.fit(X, y, groups=qid)``
+   feeds it per fold;
+2. a pandas ``X`` whose index has a level named ``groups_from`` (default
+   ``"qid"``), or that has a column of that name;
+3. otherwise a ValueError naming both fixes.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+from sklearn.base import is_classifier
+from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
+
+from skirm._ranking import TIES, rank_input
+from skirm._validation import check_choice, check_no_relevant, describe
+from skirm.metrics._base import PARAM_CHECKS
+from skirm.metrics._registry import Metric, get_metric, spec_for
+
+__all__ = [
+    "RankingScorer",
+    "get_scorer",
+    "get_scorer_names",
+    "make_ranking_scorer",
+]
+
+RESPONSE_METHODS = ("predict", "decision_function", "predict_proba")
+_AUTO_REGRESSOR = ("predict", "decision_function", "predict_proba")
+_AUTO_CLASSIFIER = ("decision_function", "predict_proba")
+_DEFAULT_REQUEST = {"groups": True, "sample_weight": None}
+
+
+# --------------------------------------------------------------------------
+# Argument parsing
+# --------------------------------------------------------------------------
+
+
+def _check_response_method(response_method):
+    if isinstance(response_method, str):
+        if response_method == "auto":
+            return "auto"
+        methods = (response_method,)
+    elif isinstance(response_method, (list, tuple)) and response_method:
+        methods = tuple(response_method)
+    else:
+        methods = (response_method,)
+    for method in methods:
+        if not isinstance(method, str) or method not in RESPONSE_METHODS:
+            raise ValueError(
+                "`response_method` must be 'auto', one of "
+                f"{', '.join(repr(m) for m in RESPONSE_METHODS)}, or a non-empty "
+                f"list of them in order of preference, got {describe(response_method)}"
+            )
+    return methods
+
+
+def _bind(metric, params, where):
+    """One metric (name, Metric or registered function) bound to ``params``."""
+    if isinstance(metric, (str, Metric)):
+        if params.get("k") is not None:
+            raise TypeError(
+                f"`k` is only for metric functions; put the cutoff in the name "
+                f"(e.g. 'ndcg@{params['k']}'), got k={params['k']!r} with {metric!r}"
+            )
+        parsed = get_metric(metric)
+        options = {key: value for key, value in params.items() if key != "k"}
+    elif callable(metric):
+        try:
+            spec = spec_for(metric)
+        except ValueError:
+            raise ValueError(
+                f"{where} must be a metric name, a skirm.metrics.get_metric() "
+                "result or a skirm metric function (e.g. skirm.metrics.ndcg_score), "
+                f"got {describe(metric)}; to score with another function use "
+                "sklearn.metrics.make_scorer"
+            ) from None
+        k = params.get("k")
+        if k is not None and not spec.takes_k:
+            raise TypeError(f"{spec.name} takes no `k`, got k={k!r}")
+        parsed = Metric(spec, k) if k is None else get_metric(f"{spec.name}@{k}")
+        options = {key: value for key, value in params.items() if key != "k"}
+    else:
+        raise TypeError(
+            f"{where} must be a metric name, a Metric or a skirm metric function, "
+            f"got {describe(metric)}"
+        )
+    options = {
+        key: value for key, value in options.items() if key in parsed.spec.params
+    }
+    bound = get_metric(parsed, **options) if options else parsed
+    return bound
+
+
+def _parse_metrics(metric, params):
+    """``(metrics dict label -> Metric, multi)`` from the user's ``metric``."""
+    if isinstance(metric, (str, Metric)) or callable(metric):
+        return {"score": _bind(metric, params, "`metric`")}, False
+    if isinstance(metric, dict):
+        items = list(metric.items())
+        for label, _ in items:
+            if not isinstance(label, str):
+                raise TypeError(
+                    "the keys of a `metric` dict must be strings, got "
+                    f"{describe(label)}"
+                )
+    elif isinstance(metric, (list, tuple)):
+        items = []
+        for m in metric:
+            if isinstance(m, str):
+                label = m
+            elif isinstance(m, Metric):
+                label = m.name
+            else:
+                raise TypeError(
+                    "a `metric` list must hold metric names or Metric objects (use a "
+                    f"dict to name metric functions), got {describe(m)}"
+                )
+            items.append((label, m))
+    else:
+        raise TypeError(
+            "`metric` must be a metric name, a Metric, a skirm metric function, or a "
+            f"list, tuple or dict of them, got {describe(metric)}"
+        )
+    if not items:
+        raise ValueError("`metric` must name at least one metric, got none")
+    bound = {}
+    for label, m in items:
+        if label in bound:
+            raise ValueError(f"`metric` names {label!r} twice")
+        bound[label] = _bind(m, params, f"`metric[{label!r}]`")
+    return bound, True
+
+
+def _check_params(params, metrics):
+    for key, value in params.items():
+        if key == "ignore_ties":
+            raise TypeError(
+                "make_ranking_scorer() takes no `ignore_ties`; pass ties='first' to "
+                "break ties in input order"
+            )
+        if key == "k":
+            continue
+        if key not in PARAM_CHECKS:
+            raise TypeError(
+                f"make_ranking_scorer() got an unexpected keyword argument {key!r}"
+            )
+        PARAM_CHECKS[key](value)
+        if not any(key in m.spec.params for m in metrics.values()):
+            raise TypeError(
+                f"option {key!r} is taken by none of the scorer's metrics "
+                f"({', '.join(m.name for m in metrics.values())})"
+            )
+
+
+def _metric_repr(metric):
+    if isinstance(metric, (str, Metric)):
+        return repr(metric)
+    if isinstance(metric, (list, tuple)):
+        body = ", ".join(_metric_repr(m) for m in metric)
+        return f"[{body}]" if isinstance(metric, list) else f"({body})"
+    if isinstance(metric, dict):
+        body = ", ".join(f"{k!r}: {_metric_repr(v)}" for k, v in metric.items())
+        return "{" + body + "}"
+    return getattr(metric, "__name__", repr(metric))
+
+
+# --------------------------------------------------------------------------
+# Reading the inputs
+# --------------------------------------------------------------------------
+
+
+def groups_from_frame(X, groups_from):
+    """Per-row query ids from a pandas index level or column, else None."""
+    index = getattr(X, "index", None)
+    names = getattr(index, "names", None)
+    if names is not None and groups_from in list(names):
+        return np.asarray(index.get_level_values(groups_from))
+    columns = getattr(X, "columns", None)
+    if columns is not None and getattr(X, "ndim", 0) == 2:
+        try:
+            if groups_from in columns:
+                return np.asarray(X[groups_from])
+        except TypeError:  # pragma: no cover - unhashable column labels
+            return None
+    return None
+
+
+def missing_groups_message(owner, groups_from):
+    return (
+        f"{owner} needs the query of each row, but got no `groups` and X has no "
+        f"index level or column named {groups_from!r}. Either enable metadata "
+        "routing (sklearn.set_config(enable_metadata_routing=True)) and pass "
+        "groups=<query ids> to fit (GridSearchCV.fit(X, y, groups=qid), or "
+        "cross_validate(..., params={'groups': qid})); or give X as a pandas "
+        f"DataFrame whose index has a level named {groups_from!r} (e.g. "
+        f"X.set_index(pd.Index(qid, name={groups_from!r}))). While setting up a "
+        "search, pass error_score='raise' so such errors are not hidden as NaN."
+    )
+
+
+def _response(estimator, X, methods):
+    if methods == "auto":
+        methods = _AUTO_CLASSIFIER if is_classifier(estimator) else _AUTO_REGRESSOR
+    for method in methods:
+        fn = getattr(estimator, method, None)
+        if fn is None:
+            continue
+        y_score = np.asarray(fn(X))
+        if method == "predict_proba":
+            y_score = y_score[:, -1]
+        elif y_score.ndim == 2 and y_score.shape[1] == 1:
+            y_score = y_score[:, 0]
+        if y_score.ndim != 1:
+            raise ValueError(
+                f"{type(estimator).__name__}.{method} returned an array of shape "
+                f"{y_score.shape}; a ranking scorer needs one score per row"
+            )
+        return y_score
+    raise TypeError(
+        f"{type(estimator).__name__} has none of the response methods "
+        f"{list(methods)} the scorer tries (`response_method`)"
+    )
+
+
+# --------------------------------------------------------------------------
+# The scorer
+# --------------------------------------------------------------------------
+
+
+class RankingScorer:
+    """A scorer computing one or several skirm metrics from one ranking.
+
+    Build one with :func:`make_ranking_scorer` or :func:`get_scorer`; the
+    constructor takes the same arguments as :func:`make_ranking_scorer`.
+    Calling it as ``scorer(estimator, X, y_true, groups=None,
+    sample_weight=None)`` returns a float (one metric) or a dict of floats
+    (several metrics, usable with ``GridSearchCV(refit=<name>)``).
+
+    The scorer requests ``groups`` (and not ``sample_weight``) for ``score``
+    by default under metadata routing; change that with
+    :meth:`set_score_request`.
+
+    See Also
+    --------
+    make_ranking_scorer : The factory, with the full parameter description.
+
+    Examples
+    --------
+    >>> from skirm.metrics import RankingScorer
+    >>> RankingScorer(["ndcg@10", "map"], no_relevant=1.0)
+    make_ranking_scorer(['ndcg@10', 'map'], no_relevant=1.0)
+    """
+
+    def __init__(
+        self,
+        metric,
+        *,
+        response_method="auto",
+        groups_from="qid",
+        ties="average",
+        no_relevant=0.0,
+        **params,
+    ):
+        self._metrics, self._multi = _parse_metrics(metric, params)
+        _check_params(params, self._metrics)
+        self._methods = _check_response_method(response_method)
+        if not isinstance(groups_from, str) or not groups_from:
+            raise TypeError(
+                "`groups_from` must be the name of a pandas index level or column "
+                f"(a non-empty string), got {describe(groups_from)}"
+            )
+        self._metric = metric
+        self._response_method = response_method
+        self._groups_from = groups_from
+        self._ties = check_choice(ties, "ties", TIES)
+        self._no_relevant = check_no_relevant(no_relevant)
+        self._params = dict(params)
+        self._request = dict(_DEFAULT_REQUEST)
+
+    # -- introspection -------------------------------------------------------
+
+    @property
+    def metrics(self) -> dict:
+        """The bound metrics by result name (``{"score": m}`` for one metric)."""
+        return dict(self._metrics)
+
+    @property
+    def multimetric(self) -> bool:
+        """True when calls return a dict of scores."""
+        return self._multi
+
+    def __repr__(self):
+        parts = [_metric_repr(self._metric)]
+        if self._response_method != "auto":
+            parts.append(f"response_method={self._response_method!r}")
+        if self._groups_from != "qid":
+            parts.append(f"groups_from={self._groups_from!r}")
+        if self._ties != "average":
+            parts.append(f"ties={self._ties!r}")
+        if self._no_relevant != 0.0:
+            parts.append(f"no_relevant={self._no_relevant!r}")
+        parts.extend(f"{key}={value!r}" for key, value in self._params.items())
+        text = f"make_ranking_scorer({', '.join(parts)})"
+        changed = {
+            key: value
+            for key, value in self._request.items()
+            if _DEFAULT_REQUEST[key] != value
+        }
+        if changed:
+            body = ", ".join(f"{key}={value!r}" for key, value in changed.items())
+            text += f".set_score_request({body})"
+        return text
+
+    def _routing_repr(self):
+        return repr(self)
+
+    def __sklearn_clone__(self):
+        return copy.deepcopy(self)
+
+    # -- metadata routing ----------------------------------------------------
+
+    def get_metadata_routing(self):
+        """The metadata this scorer requests for ``score``.
+
+        Returns
+        -------
+        request : sklearn.utils.metadata_routing.MetadataRequest
+            ``groups`` requested (``True``) and ``sample_weight`` not set
+            (``None``) unless changed by :meth:`set_score_request`.
+        """
+        request = MetadataRequest(owner=self)
+        for param, alias in self._request.items():
+            request.score.add_request(param=param, alias=alias)
+        return request
+
+    def set_score_request(self, *, groups=UNCHANGED, sample_weight=UNCHANGED):
+        """Set which routed metadata the scorer receives.
+
+        Unlike scikit-learn's own scorers this also works while routing is
+        disabled (the setting only matters once it is enabled).
+
+        Parameters
+        ----------
+        groups, sample_weight : bool, None or str, default=UNCHANGED
+            ``True`` to request, ``False`` to refuse, ``None`` to raise if
+            passed, or an alias (the name of the metadata to use instead). The
+            parameter's current setting is kept when it is not given.
+
+        Returns
+        -------
+        self : RankingScorer
+
+        Examples
+        --------
+        >>> from skirm.metrics import make_ranking_scorer
+        >>> make_ranking_scorer("ndcg@10").set_score_request(sample_weight=True)
+        make_ranking_scorer('ndcg@10').set_score_request(sample_weight=True)
+        """
+        given = {"groups": groups, "sample_weight": sample_weight}
+        for key in [key for key, value in given.items() if value is not UNCHANGED]:
+            probe = MetadataRequest(owner=self)
+            probe.score.add_request(param=key, alias=given[key])
+            self._request[key] = given[key]
+        return self
+
+    def _accept_sample_weight(self):
+        # scikit-learn's legacy (routing disabled) path asks every scorer.
+        return True
+
+    # -- scoring -------------------------------------------------------------
+
+    def __call__(self, estimator, X, y_true, *, groups=None, sample_weight=None):
+        """Score ``estimator`` on ``X`` against ``y_true``, per query.
+
+        Parameters
+        ----------
+        estimator : object
+            A fitted model with one of the response methods.
+        X : array-like or pandas DataFrame
+            The rows to score; a DataFrame may carry the query ids in an index
+            level or column named ``groups_from``.
+        y_true : array-like of shape (n_samples,)
+            Relevance labels.
+        groups : array-like of shape (n_samples,), default=None
+            The query of each row.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Query weights given per row, constant within each query.
+
+        Returns
+        -------
+        score : float or dict of str to float
+        """
+        if groups is None:
+            groups = groups_from_frame(X, self._groups_from)
+            if groups is None:
+                raise ValueError(missing_groups_message(repr(self), self._groups_from))
+        y_score = _response(estimator, X, self._methods)
+        ranking = rank_input(
+            y_true,
+            y_score,
+            groups=groups,
+            sample_weight=sample_weight,
+            ties=self._ties,
+        )
+        scores = {
+            label: metric.per_query(ranking, self._no_relevant)[0]
+            for label, metric in self._metrics.items()
+        }
+        if self._multi:
+            return scores
+        return scores["score"]
+
+
+def make_ranking_scorer(
+    metric,
+    *,
+    response_method="auto",
+    groups_from="qid",
+    ties="average",
+    no_relevant=0.0,
+    **params,
+):
+    """Make a scorer from skirm metrics for scikit-learn's model selection.
+
+    The scorer gets one response from the estimator, ranks the rows of every
+    query once and computes all its metrics on that ranking. It is a
+    module-level object: picklable (``n_jobs``, dask), clonable, and its
+    ``repr`` reads like this call.
+
+    Parameters
+    ----------
+    metric : str, Metric, callable, or list, tuple or dict of them
+        A registered name (``"ndcg@10"``, see
+        :func:`skirm.metrics.metric_names`), a
+        :func:`skirm.metrics.get_metric` result, or a skirm metric function
+        (``skirm.metrics.ndcg_score``, its cutoff given as ``k=``). A list or
+        tuple of names, or a dict mapping result names to metrics, gives a
+        multi-metric scorer returning a dict: use it with
+        ``GridSearchCV(..., refit=<name>)``.
+
+    response_method : "auto", str or list of str, default="auto"
+        The estimator method giving the scores, or several in order of
+        preference, from ``"predict"``, ``"decision_function"`` and
+        ``"predict_proba"`` (its last column). ``"auto"`` tries ``predict``,
+        ``decision_function``, then ``predict_proba``; for classifiers it skips
+        ``predict`` (class labels rank poorly).
+
+    groups_from : str, default="qid"
+        Where to read the query ids when none are passed: the pandas index
+        level of ``X`` of that name, or else its column of that name.
+
+    ties : {"average", "first", "optimistic", "pessimistic"}, default="average"
+        How tied scores are ordered (see :func:`skirm.metrics.ndcg_score`).
+
+    no_relevant : float in [0, 1], "skip" or "raise", default=0.0
+        The value of a query without relevant rows: ``0.0`` as scikit-learn
+        and trec_eval, ``1.0`` as LightGBM's and XGBoost's ``ndcg@k``.
+
+    **params
+        Metric options (``gain``, ``relevance_threshold``, ``p``, ...),
+        applied to every metric that takes them; ``k`` for a metric function.
+
+    Returns
+    -------
+    scorer : RankingScorer
+        Called as ``scorer(estimator, X, y, groups=None, sample_weight=None)``.
+
+    Raises
+    ------
+    ValueError
+        When called with no query ids: no ``groups`` passed (routing disabled,
+        or nothing routed) and no pandas index level or column
+        ``groups_from``. The message names both fixes.
+
+    Notes
+    -----
+    Under metadata routing the scorer requests ``groups`` by default, like
+    scikit-learn's group splitters, so ``GridSearchCV.fit(X, y, groups=qid)``
+    gives each fold's query ids to the splitter, the scorer and (if it asks)
+    the estimator. ``sample_weight`` (query weights given per row) is routed
+    like scikit-learn's scorers: request it with
+    ``set_score_request(sample_weight=True)``. With routing disabled,
+    scikit-learn passes ``sample_weight`` to the scorer and nothing else, so
+    the query ids must travel inside ``X``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from skirm.metrics import make_ranking_scorer
+    >>> X = np.array([[0.0], [1.0], [2.0], [0.0], [1.0], [2.0]])
+    >>> y = np.array([0, 1, 2, 2, 0, 0])
+    >>> groups = np.array([1, 1, 1, 2, 2, 2])
+    >>> model = LinearRegression().fit(X[:3], y[:3])   # higher x, higher label
+    >>> scorer = make_ranking_scorer(["ndcg@2", "mrr"])
+    >>> scorer
+    make_ranking_scorer(['ndcg@2', 'mrr'])
+    >>> scores = scorer(model, X, y, groups=groups)
+    >>> {name: round(value, 4) for name, value in scores.items()}
+    {'ndcg@2': 0.5, 'mrr': 0.6667}
+
+    Without ``groups`` the query ids come from a pandas index level:
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame(X, index=pd.Index(groups, name="qid"))
+    >>> model = LinearRegression().fit(frame.iloc[:3], y[:3])
+    >>> round(make_ranking_scorer("ndcg@2")(model, frame, y), 4)
+    0.5
+    """
+    return RankingScorer(
+        metric,
+        response_method=response_method,
+        groups_from=groups_from,
+        ties=ties,
+        no_relevant=no_relevant,
+        **params,
+    )
+
+
+#: Ready scorers: names scikit-learn users would try first.
+_READY = (
+    "ndcg",
+    "ndcg@1",
+    "ndcg@3",
+    "ndcg@5",
+    "ndcg@10",
+    "ndcg@20",
+    "dcg@10",
+    "map",
+    "map@10",
+    "mrr",
+    "mrr@10",
+    "precision@1",
+    "precision@5",
+    "precision@10",
+    "recall@10",
+    "recall@100",
+    "hit_rate@10",
+    "r_precision",
+    "err@10",
+)
+_SCORERS = {name: RankingScorer(name) for name in _READY}
+
+
+def get_scorer_names():
+    """The names of the ready ranking scorers.
+
+    :func:`get_scorer` also accepts any other registered metric name.
+
+    Returns
+    -------
+    names : list of str
+        Sorted names.
+
+    Examples
+    --------
+    >>> from skirm.metrics import get_scorer_names
+    >>> "ndcg@10" in get_scorer_names()
+    True
+    """
+    return sorted(_SCORERS)
+
+
+def get_scorer(scoring):
+    """A ranking scorer from a metric name, such as ``"ndcg@10"``.
+
+    Parameters
+    ----------
+    scoring : str or RankingScorer
+        A ready name (:func:`get_scorer_names`) or any registered metric name;
+        a scorer is returned as a copy.
+
+    Returns
+    -------
+    scorer : RankingScorer
+        A fresh copy: changing its requests leaves the ready one untouched.
+
+    Examples
+    --------
+    >>> from skirm.metrics import get_scorer
+    >>> get_scorer("ndcg@10")
+    make_ranking_scorer('ndcg@10')
+    >>> get_scorer("P@3")
+    make_ranking_scorer('P@3')
+    """
+    if isinstance(scoring, RankingScorer):
+        return copy.deepcopy(scoring)
+    if not isinstance(scoring, str):
+        raise TypeError(
+            f"`scoring` must be a metric name or a RankingScorer, got "
+            f"{describe(scoring)}"
+        )
+    ready = _SCORERS.get(scoring)
+    if ready is not None:
+        return copy.deepcopy(ready)
+    return RankingScorer(scoring)

@@ -1,0 +1,340 @@
+"""A slow, obviously-correct reference implementation of every registered metric.
+
+Written from the definitions in the metric table (issue 2, section 3), not from
+the engine: plain Python loops over queries and over ranked positions, one
+explicit ordering at a time. ``ties="average"`` is the mean over every ordering
+of the rows with equal scores, enumerated with ``itertools.permutations``
+within each tie block and ``itertools.product`` over the blocks (equal label
+sequences are counted with their multiplicity, which changes nothing in the
+mean but keeps the enumeration cheap). Meant for small inputs only.
+
+Public helpers:
+
+``query_value(name, ranked, k=None, **params)``
+    The value of one query whose labels are given in rank order.
+``reference_per_query(name, y_true, y_score, groups, ...)``
+    ``(group_ids, values, empty)`` with the ``no_relevant`` policy not applied.
+``reference_score(name, y_true, y_score, groups, ...)``
+    The (weighted) mean over queries, raising ``ValueError`` where skirm must.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+
+#: Registry name -> the options the metric takes (with their defaults).
+OPTIONS = {
+    "ndcg": {"gain": "linear"},
+    "dcg": {"gain": "linear", "log_base": 2.0},
+    "cg": {"gain": "linear"},
+    "precision": {"relevance_threshold": None},
+    "recall": {"relevance_threshold": None},
+    "r_cap": {"relevance_threshold": None},
+    "f1": {"relevance_threshold": None},
+    "hit_rate": {"relevance_threshold": None},
+    "r_precision": {"relevance_threshold": None},
+    "mrr": {"relevance_threshold": None},
+    "map": {"relevance_threshold": None, "denominator": "R"},
+    "err": {"max_grade": None},
+    "rbp": {"relevance_threshold": None, "p": 0.8},
+}
+TAKES_K = {name: name != "r_precision" for name in OPTIONS}
+GRADED = {"ndcg", "dcg", "cg", "err"}
+
+
+# --------------------------------------------------------------------------
+# One query, one ordering
+# --------------------------------------------------------------------------
+
+
+def gain_of(label, gain="linear"):
+    if gain == "linear":
+        return float(label)
+    if gain == "exponential":
+        return 2.0 ** float(label) - 1.0
+    raise ValueError(gain)
+
+
+def is_relevant(label, relevance_threshold=None):
+    if relevance_threshold is None:
+        return label > 0
+    return label >= relevance_threshold
+
+
+def top(ranked, k):
+    return list(ranked) if k is None else list(ranked)[:k]
+
+
+def dcg(ranked, k=None, gain="linear", log_base=2.0):
+    total = 0.0
+    for i, label in enumerate(top(ranked, k), start=1):
+        total += gain_of(label, gain) / (math.log(i + 1) / math.log(log_base))
+    return total
+
+
+def ndcg(ranked, k=None, gain="linear"):
+    ideal = dcg(sorted(ranked, reverse=True), k, gain)
+    if ideal == 0:
+        return 0.0
+    return dcg(ranked, k, gain) / ideal
+
+
+def cg(ranked, k=None, gain="linear"):
+    return sum(gain_of(label, gain) for label in top(ranked, k))
+
+
+def n_relevant(ranked, relevance_threshold=None):
+    return sum(1 for label in ranked if is_relevant(label, relevance_threshold))
+
+
+def hits(ranked, k=None, relevance_threshold=None):
+    return n_relevant(top(ranked, k), relevance_threshold)
+
+
+def precision(ranked, k=None, relevance_threshold=None):
+    depth = len(ranked) if k is None else k
+    return hits(ranked, k, relevance_threshold) / depth
+
+
+def recall(ranked, k=None, relevance_threshold=None):
+    R = n_relevant(ranked, relevance_threshold)
+    return 0.0 if R == 0 else hits(ranked, k, relevance_threshold) / R
+
+
+def r_cap(ranked, k=None, relevance_threshold=None):
+    R = n_relevant(ranked, relevance_threshold)
+    if R == 0:
+        return 0.0
+    return hits(ranked, k, relevance_threshold) / (R if k is None else min(k, R))
+
+
+def f1(ranked, k=None, relevance_threshold=None):
+    p = precision(ranked, k, relevance_threshold)
+    r = recall(ranked, k, relevance_threshold)
+    return 0.0 if p + r == 0 else 2.0 * p * r / (p + r)
+
+
+def hit_rate(ranked, k=None, relevance_threshold=None):
+    return 1.0 if hits(ranked, k, relevance_threshold) > 0 else 0.0
+
+
+def r_precision(ranked, relevance_threshold=None):
+    R = n_relevant(ranked, relevance_threshold)
+    return 0.0 if R == 0 else hits(ranked, R, relevance_threshold) / R
+
+
+def mrr(ranked, k=None, relevance_threshold=None):
+    for i, label in enumerate(top(ranked, k), start=1):
+        if is_relevant(label, relevance_threshold):
+            return 1.0 / i
+    return 0.0
+
+
+def average_precision(ranked, k=None, relevance_threshold=None, denominator="R"):
+    R = n_relevant(ranked, relevance_threshold)
+    if R == 0:
+        return 0.0
+    found = 0
+    total = 0.0
+    for i, label in enumerate(top(ranked, k), start=1):
+        if is_relevant(label, relevance_threshold):
+            found += 1
+            total += found / i  # precision@i at a relevant rank
+    if denominator == "R" or k is None:
+        return total / R
+    return total / min(k, R)
+
+
+def err(ranked, k=None, max_grade=3.0):
+    not_stopped = 1.0
+    total = 0.0
+    for i, label in enumerate(top(ranked, k), start=1):
+        satisfied = (2.0 ** float(label) - 1.0) / 2.0**max_grade
+        total += not_stopped * satisfied / i
+        not_stopped *= 1.0 - satisfied
+    return total
+
+
+def rbp(ranked, k=None, relevance_threshold=None, p=0.8):
+    total = 0.0
+    for i, label in enumerate(top(ranked, k), start=1):
+        if is_relevant(label, relevance_threshold):
+            total += p ** (i - 1)
+    return (1.0 - p) * total
+
+
+_FUNCTIONS = {
+    "ndcg": ndcg,
+    "dcg": dcg,
+    "cg": cg,
+    "precision": precision,
+    "recall": recall,
+    "r_cap": r_cap,
+    "f1": f1,
+    "hit_rate": hit_rate,
+    "r_precision": r_precision,
+    "mrr": mrr,
+    "map": average_precision,
+    "err": err,
+    "rbp": rbp,
+}
+
+
+def query_value(name, ranked, k=None, **params):
+    """One query's metric value; ``ranked`` holds its labels in rank order."""
+    options = {**OPTIONS[name], **params}
+    if name == "err" and options["max_grade"] is None:
+        options["max_grade"] = float(max(ranked))
+    if TAKES_K[name]:
+        return _FUNCTIONS[name](list(ranked), k, **options)
+    return _FUNCTIONS[name](list(ranked), **options)
+
+
+def query_is_empty(name, labels, relevance_threshold=None):
+    """Whether ``no_relevant`` applies: no relevant row (graded: no label > 0)."""
+    if name in GRADED:
+        return not any(label > 0 for label in labels)
+    return not any(is_relevant(label, relevance_threshold) for label in labels)
+
+
+# --------------------------------------------------------------------------
+# Orderings of one query under a tie policy
+# --------------------------------------------------------------------------
+
+
+def orderings(labels, scores, ties="average"):
+    """Label sequences in rank order with their probabilities.
+
+    ``labels`` and ``scores`` are one query's rows in input order. Returns a
+    list of ``(ranked_labels, probability)``.
+    """
+    rows = list(range(len(labels)))
+    if ties == "first":
+        ranked = sorted(rows, key=lambda i: -scores[i])  # sorted() is stable
+        return [(tuple(labels[i] for i in ranked), 1.0)]
+    if ties == "optimistic":
+        ranked = sorted(rows, key=lambda i: (-scores[i], -labels[i]))
+        return [(tuple(labels[i] for i in ranked), 1.0)]
+    if ties == "pessimistic":
+        ranked = sorted(rows, key=lambda i: (-scores[i], labels[i]))
+        return [(tuple(labels[i] for i in ranked), 1.0)]
+    if ties != "average":
+        raise ValueError(ties)
+    by_score = sorted(rows, key=lambda i: -scores[i])
+    blocks = [
+        [labels[i] for i in block]
+        for _, block in itertools.groupby(by_score, key=lambda i: scores[i])
+    ]
+    # Every ordering of the rows within each block, counted by label sequence.
+    block_counts = [Counter(itertools.permutations(block)) for block in blocks]
+    n_orderings = math.prod(math.factorial(len(block)) for block in blocks)
+    out = []
+    for parts in itertools.product(*(counts.items() for counts in block_counts)):
+        ranked = tuple(label for seq, _ in parts for label in seq)
+        count = math.prod(c for _, c in parts)
+        out.append((ranked, count / n_orderings))
+    return out
+
+
+def expected_query_value(name, labels, scores, ties="average", k=None, **params):
+    """The metric's value of one query, averaged over its tie orderings."""
+    return sum(
+        prob * query_value(name, ranked, k, **params)
+        for ranked, prob in orderings(labels, scores, ties)
+    )
+
+
+# --------------------------------------------------------------------------
+# Many queries
+# --------------------------------------------------------------------------
+
+
+def split_queries(y_true, y_score, groups):
+    """``{group id: (labels, scores, row indices)}`` keeping input order."""
+    queries = {}
+    for i, g in enumerate(groups):
+        labels, scores, idx = queries.setdefault(g, ([], [], []))
+        labels.append(float(y_true[i]))
+        scores.append(float(y_score[i]))
+        idx.append(i)
+    return queries
+
+
+def reference_per_query(
+    name, y_true, y_score, groups, *, k=None, ties="average", **params
+):
+    """``(group_ids, values, empty)``: per-query values before ``no_relevant``."""
+    params = {key: value for key, value in params.items() if key in OPTIONS[name]}
+    if name == "err" and params.get("max_grade") is None:
+        # The default maximum grade is the largest label of the whole input.
+        params["max_grade"] = float(max(float(v) for v in y_true))
+    queries = split_queries(y_true, y_score, groups)
+    group_ids = sorted(queries)
+    values, empty = [], []
+    for g in group_ids:
+        labels, scores, _ = queries[g]
+        values.append(
+            expected_query_value(
+                name, labels, scores, ties, k if TAKES_K[name] else None, **params
+            )
+        )
+        empty.append(query_is_empty(name, labels, params.get("relevance_threshold")))
+    return group_ids, values, empty
+
+
+def apply_no_relevant(values, empty, no_relevant=0.0, weights=None):
+    """Mean over queries under the ``no_relevant`` policy.
+
+    Raises ValueError for ``"raise"`` with an empty query and for ``"skip"``
+    when every query is empty.
+    """
+    if weights is None:
+        weights = [1.0] * len(values)
+    kept_values, kept_weights = [], []
+    for value, is_empty, weight in zip(values, empty, weights, strict=True):
+        if is_empty:
+            if no_relevant == "raise":
+                raise ValueError("a query has no relevant row")
+            if no_relevant == "skip":
+                continue
+            value = float(no_relevant)
+        kept_values.append(value)
+        kept_weights.append(weight)
+    if not kept_values:
+        raise ValueError("every query is skipped")
+    total = sum(kept_weights)
+    if total <= 0:
+        raise ValueError("the weights sum to zero")
+    return sum(w * v for w, v in zip(kept_weights, kept_values, strict=True)) / total
+
+
+def query_weights(group_ids, groups, sample_weight):
+    """One weight per query: the weight of its first row."""
+    if sample_weight is None:
+        return None
+    first = {}
+    for g, w in zip(groups, sample_weight, strict=True):
+        first.setdefault(g, float(w))
+    return [first[g] for g in group_ids]
+
+
+def reference_score(
+    name,
+    y_true,
+    y_score,
+    groups,
+    *,
+    k=None,
+    ties="average",
+    no_relevant=0.0,
+    sample_weight=None,
+    **params,
+):
+    """The metric as skirm's public function defines it, computed slowly."""
+    group_ids, values, empty = reference_per_query(
+        name, y_true, y_score, groups, k=k, ties=ties, **params
+    )
+    weights = query_weights(group_ids, groups, sample_weight)
+    return apply_no_relevant(values, empty, no_relevant, weights)

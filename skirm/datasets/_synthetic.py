@@ -38,6 +38,7 @@ def make_ranking(
     noise=0.5,
     no_relevant_fraction=0.05,
     random_state=None,
+    as_frame=False,
 ):
     """Generate a learning-to-rank problem: features, graded labels, queries.
 
@@ -67,6 +68,12 @@ def make_ranking(
         Fraction of queries whose labels are all 0.
     random_state : int, RandomState instance or None, default=None
         Seed for reproducible output.
+    as_frame : bool, default=False
+        Return a :class:`~sklearn.utils.Bunch` of pandas objects instead of
+        the ``(X, y, groups)`` tuple: ``data`` is a DataFrame whose index is
+        the query id (an index level named ``"qid"``, which skirm's scorers,
+        splitters and rankers read when no ``groups`` is passed). Requires
+        pandas.
 
     Returns
     -------
@@ -76,6 +83,12 @@ def make_ranking(
         Integer relevance labels.
     groups : ndarray of shape (n_samples,)
         Integer query ids, non-decreasing.
+    data : sklearn.utils.Bunch
+        Only with ``as_frame=True``, instead of the tuple: ``data``
+        (DataFrame of features ``feature_0``... indexed by ``qid``),
+        ``target`` (Series ``relevance``, same index), ``groups`` (ndarray of
+        query ids), ``frame`` (features and ``relevance`` in one DataFrame),
+        ``feature_names`` and ``target_names``.
 
     Examples
     --------
@@ -86,8 +99,19 @@ def make_ranking(
     ((12, 2), (12,), [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2])
     >>> int(y.max()) < 5
     True
+
+    With ``as_frame=True`` the query ids travel in the index:
+
+    >>> data = make_ranking(n_groups=3, group_size=2, n_features=2,
+    ...                     random_state=0, as_frame=True)
+    >>> data.data.index.names, list(data.data.columns)
+    (FrozenList(['qid']), ['feature_0', 'feature_1'])
+    >>> data.target.name, data.groups.tolist()
+    ('relevance', [0, 0, 1, 1, 2, 2])
     """
     n_groups = _check_int(n_groups, "n_groups", 1)
+    if not isinstance(as_frame, (bool, np.bool_)):
+        raise TypeError(f"`as_frame` must be True or False, got {describe(as_frame)}")
     n_features = _check_int(n_features, "n_features", 1)
     n_levels = _check_int(n_relevance_levels, "n_relevance_levels", 2)
     no_relevant_fraction = _check_fraction(no_relevant_fraction, "no_relevant_fraction")
@@ -130,4 +154,31 @@ def make_ranking(
     y = np.searchsorted(cuts, latent, side="right")
     empty = rng.rand(n_groups) < no_relevant_fraction
     y[empty[groups]] = 0
-    return X, y.astype(np.int64), groups
+    y = y.astype(np.int64)
+    if as_frame:
+        return _as_frame(X, y, groups)
+    return X, y, groups
+
+
+def _as_frame(X, y, groups):
+    try:
+        import pandas as pd
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "make_ranking(as_frame=True) requires pandas; install it with "
+            "`pip install skirm[pandas]`"
+        ) from exc
+    from sklearn.utils import Bunch
+
+    feature_names = [f"feature_{i}" for i in range(X.shape[1])]
+    index = pd.Index(groups, name="qid")
+    data = pd.DataFrame(X, columns=feature_names, index=index)
+    target = pd.Series(y, index=index, name="relevance")
+    return Bunch(
+        data=data,
+        target=target,
+        groups=groups,
+        frame=data.assign(relevance=target),
+        feature_names=feature_names,
+        target_names=["relevance"],
+    )

@@ -1,0 +1,120 @@
+"""Sphinx configuration for the skirm documentation.
+
+Build with ``sphinx-build -W --keep-going -b html docs docs/_build/html``.
+The build needs no network: links to other projects' documentation
+(intersphinx) are fetched only when ``SKIRM_DOCS_INTERSPHINX=1`` is set.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "_ext"))
+
+import skirm
+
+project = "skirm"
+author = "The skirm developers"
+copyright = "The skirm developers"
+version = release = skirm.__version__
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.intersphinx",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
+    "numpydoc",
+    "sphinx_gallery.gen_gallery",
+    "myst_parser",
+    "metric_table",
+]
+
+source_suffix = {".rst": "restructuredtext"}
+root_doc = "index"
+exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py"]
+templates_path = ["_templates"]
+default_role = "literal"
+
+# A reference to a skirm object that does not exist is an error (with -W).
+# References to other projects resolve only when intersphinx is enabled; they
+# are never errors.
+nitpicky = True
+nitpick_ignore_regex = [
+    (r"py:.*", r"(sklearn|numpy|scipy|pandas|matplotlib|lightgbm|xgboost|catboost)"
+     r"(\..*)?"),
+    (r"py:.*", r"(np|pd)\..*"),
+]
+
+# -- API reference -----------------------------------------------------------
+autosummary_generate = True
+autosummary_imported_members = True
+autodoc_default_options = {"members": True, "inherited-members": False}
+autodoc_typehints = "none"
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_attributes_as_param_list = True
+numpydoc_xref_param_type = False
+
+# -- Links to other projects -------------------------------------------------
+# Inventories are only downloaded on request, so an offline build (CI) neither
+# fails nor warns; references to other projects then render as plain text.
+if os.environ.get("SKIRM_DOCS_INTERSPHINX") == "1":
+    intersphinx_mapping = {
+        "python": ("https://docs.python.org/3", None),
+        "numpy": ("https://numpy.org/doc/stable", None),
+        "scipy": ("https://docs.scipy.org/doc/scipy", None),
+        "pandas": ("https://pandas.pydata.org/docs", None),
+        "sklearn": ("https://scikit-learn.org/stable", None),
+    }
+else:
+    intersphinx_mapping = {}
+intersphinx_timeout = 10
+
+# -- Gallery -----------------------------------------------------------------
+sphinx_gallery_conf = {
+    "examples_dirs": "../examples",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",
+    "within_subsection_order": "FileNameSortKey",
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "reference_url": {"skirm": None},
+    "doc_module": ("skirm",),
+    "backreferences_dir": None,
+    "plot_gallery": os.environ.get("SKIRM_DOCS_PLOT_GALLERY", "True"),
+}
+
+# -- Markdown (the benchmark README is included as is) -----------------------
+myst_enable_extensions = ["dollarmath"]
+myst_heading_anchors = 3
+
+# -- HTML ----------------------------------------------------------------------
+html_theme = "pydata_sphinx_theme"
+html_title = f"skirm {version}"
+html_static_path = []
+html_show_sourcelink = False
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "secondary_sidebar_items": ["page-toc"],
+    "footer_start": ["copyright"],
+}
+html_sidebars = {"index": []}
+
+
+def _skip_generated_request_methods(app, what, name, obj, skip, options):
+    """Leave out the ``set_*_request`` methods scikit-learn generates.
+
+    Their docstrings are scikit-learn's and point into its glossary; the
+    metadata-routing behaviour of skirm's objects is described in their own
+    docstrings and in the user guide.
+    """
+    if "RequestMethod" in getattr(obj, "__qualname__", ""):
+        return True
+    return skip
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_generated_request_methods)

@@ -42,8 +42,11 @@ default_role = "literal"
 # are never errors.
 nitpicky = True
 nitpick_ignore_regex = [
-    (r"py:.*", r"(sklearn|numpy|scipy|pandas|matplotlib|lightgbm|xgboost|catboost)"
-     r"(\..*)?"),
+    (
+        r"py:.*",
+        r"(sklearn|numpy|scipy|pandas|matplotlib|lightgbm|xgboost|catboost)"
+        r"(\..*)?",
+    ),
     (r"py:.*", r"(np|pd)\..*"),
 ]
 

@@ -1,0 +1,312 @@
+"""The ``skirm`` command line: ``skirm eval QRELS RUN [RUN ...]``."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+
+from skirm.io._trec import read_qrels, read_run
+from skirm.metrics._registry import metric_names
+from skirm.trec._evaluate import _parse_metrics, evaluate_run, trec_measure_names
+from skirm.trec._measures import MEASURES
+
+__all__ = ["main"]
+
+_EPILOG = """\
+measures (-m), trec_eval names and nicknames:
+  {trec}
+  Parameters as in trec_eval: P.5,10  ndcg_cut.10  map_cut.100  recall.1000
+  iprec_at_recall.0.5  Rprec_mult.1.0  utility.1,-1,0,0  set_F.0.5
+  ndcg.1=3,2=9 (custom gains); also P_10 (pytrec_eval style) and P@10.
+  judged.k is the fraction of the top k that is in the qrels.
+  Not supported: relstring, ndcg_rel, Rndcg (experimental trec_eval measures).
+
+skirm metric names (computed with trec_eval's tie order, R from the qrels):
+  {skirm}
+
+exit status: 0 on success, 1 on an input error (unreadable or malformed file,
+no query in common), 2 on a usage error (bad option or measure name).
+"""
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _wrap(names, width=76):
+    lines, line = [], ""
+    for name in names:
+        if line and len(line) + 1 + len(name) > width:
+            lines.append(line)
+            line = name
+        else:
+            line = f"{line} {name}" if line else name
+    lines.append(line)
+    return "\n  ".join(lines)
+
+
+def _build_parser():
+    parser = _Parser(
+        prog="skirm",
+        description="Information-retrieval and learning-to-rank metrics.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    ev = sub.add_parser(
+        "eval",
+        help="evaluate TREC runs against qrels (a trec_eval replacement)",
+        description="Evaluate TREC runs against qrels with trec_eval 9.0.x "
+        "semantics: ties broken by docno descending, R and the ideal DCG "
+        "from the qrels, queries missing from the qrels ignored.",
+        epilog=_EPILOG.format(
+            trec=_wrap(trec_measure_names()), skirm=_wrap(metric_names())
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ev.add_argument("qrels", metavar="QRELS", help="qrels file (qid iter docno rel)")
+    ev.add_argument(
+        "runs",
+        metavar="RUN",
+        nargs="+",
+        help="run file(s) (qid iter docno rank score run_id); .gz is read "
+        "transparently",
+    )
+    ev.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        action="append",
+        metavar="MEASURE",
+        help="a measure to compute (repeatable); default: official",
+    )
+    ev.add_argument(
+        "-q", "--per-query", action="store_true", help="also print per-query values"
+    )
+    ev.add_argument(
+        "-l",
+        "--relevance-level",
+        type=int,
+        default=1,
+        metavar="LEVEL",
+        help="qrels level at or above which a document is relevant (default 1)",
+    )
+    ev.add_argument(
+        "-c",
+        "--all-queries",
+        action="store_true",
+        help="average over every qrels query; missing ones count as 0",
+    )
+    ev.add_argument(
+        "-M",
+        "--max-docs",
+        type=int,
+        metavar="N",
+        help="evaluate only the top N documents of each query",
+    )
+    ev.add_argument(
+        "-J",
+        "--judged-only",
+        action="store_true",
+        help="drop documents missing from the qrels before evaluating",
+    )
+    ev.add_argument(
+        "--format",
+        choices=("table", "trec", "json", "csv"),
+        default="table",
+        help="output layout: a table with one column per run (default), "
+        "trec_eval's exact layout, JSON or CSV",
+    )
+    return parser
+
+
+# --------------------------------------------------------------------------
+# Output
+# --------------------------------------------------------------------------
+
+
+def _is_integer(name, base):
+    return base is not None and MEASURES[base].integer
+
+
+def _fmt(value, integer):
+    return f"{round(value)}" if integer else f"{value:6.4f}"
+
+
+def _trec_lines(result, outputs, per_query):
+    bases = {
+        name: (base if kind == "trec" else None) for name, kind, base, _ in outputs
+    }
+    names = [n for n in result.means]
+    lines = []
+    if per_query:
+        for i, qid in enumerate(result.group_ids.tolist()):
+            for name in names:
+                base = bases[name]
+                if base is not None and not MEASURES[base].per_query:
+                    continue
+                value = result.per_query[name][i]
+                lines.append(
+                    f"{name:<22}\t{qid}\t{_fmt(value, _is_integer(name, base))}"
+                )
+    if "runid" in bases:
+        lines.append(f"{'runid':<22}\tall\t{result.run_id}")
+    for name in names:
+        base = bases[name]
+        lines.append(
+            f"{name:<22}\tall\t{_fmt(result.means[name], _is_integer(name, base))}"
+        )
+    return lines
+
+
+def _table(results, labels, outputs, per_query):
+    bases = {
+        name: (base if kind == "trec" else None) for name, kind, base, _ in outputs
+    }
+    names = list(results[0].means)
+    rows = [["measure", *(["query"] if per_query else []), *labels]]
+    if per_query:
+        qids = sorted({q for r in results for q in r.group_ids.tolist()})
+        for qid in qids:
+            for name in names:
+                base = bases[name]
+                if base is not None and not MEASURES[base].per_query:
+                    continue
+                cells = []
+                for r in results:
+                    index = {q: i for i, q in enumerate(r.group_ids.tolist())}
+                    i = index.get(qid)
+                    cells.append(
+                        "-"
+                        if i is None
+                        else _fmt(r.per_query[name][i], _is_integer(name, base)).strip()
+                    )
+                rows.append([name, qid, *cells])
+    for name in names:
+        base = bases[name]
+        cells = [_fmt(r.means[name], _is_integer(name, base)).strip() for r in results]
+        rows.append([name, *(["all"] if per_query else []), *cells])
+    widths = [max(len(row[j]) for row in rows) for j in range(len(rows[0]))]
+    n_left = 2 if per_query else 1
+    out = []
+    for row in rows:
+        cells = [
+            c.ljust(w) if j < n_left else c.rjust(w)
+            for j, (c, w) in enumerate(zip(row, widths, strict=True))
+        ]
+        out.append("  ".join(cells).rstrip())
+    return out
+
+
+def _records(result, per_query):
+    if per_query:
+        for i, qid in enumerate(result.group_ids.tolist()):
+            for name, values in result.per_query.items():
+                yield qid, name, float(values[i])
+    for name, value in result.means.items():
+        yield "all", name, float(value)
+
+
+# --------------------------------------------------------------------------
+# Entry point
+# --------------------------------------------------------------------------
+
+
+def _run_eval(args, out):
+    measures = args.measures or ["official"]
+    try:
+        outputs = _parse_metrics(measures)
+    except (ValueError, TypeError) as exc:
+        raise _UsageError(str(exc)) from None
+    if args.relevance_level < 1:
+        raise _UsageError(f"-l must be an integer >= 1, got {args.relevance_level}")
+    if args.max_docs is not None and args.max_docs < 1:
+        raise _UsageError(f"-M must be a positive integer, got {args.max_docs}")
+    qrels = read_qrels(args.qrels)
+    results = []
+    for path in args.runs:
+        run = read_run(path)
+        results.append(
+            evaluate_run(
+                qrels,
+                run,
+                measures,
+                relevance_level=args.relevance_level,
+                judged_only=args.judged_only,
+                max_docs=args.max_docs,
+                all_queries=args.all_queries,
+            )
+        )
+    labels = [r.run_id for r in results]
+    if len(set(labels)) != len(labels):
+        labels = list(args.runs)
+    if args.format == "trec":
+        for result in results:
+            out.write("\n".join(_trec_lines(result, outputs, args.per_query)) + "\n")
+    elif args.format == "table":
+        out.write("\n".join(_table(results, labels, outputs, args.per_query)) + "\n")
+    elif args.format == "json":
+        doc = []
+        for path, result in zip(args.runs, results, strict=True):
+            entry = {"file": path, "run_id": result.run_id, "summary": result.means}
+            if args.per_query:
+                entry["per_query"] = {
+                    qid: {n: float(v[i]) for n, v in result.per_query.items()}
+                    for i, qid in enumerate(result.group_ids.tolist())
+                }
+            doc.append(entry)
+        json.dump(doc, out, indent=2)
+        out.write("\n")
+    else:
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["run", "query", "measure", "value"])
+        for label, result in zip(labels, results, strict=True):
+            for qid, name, value in _records(result, args.per_query):
+                writer.writerow([label, qid, name, repr(value)])
+
+
+def main(argv=None) -> int:
+    """Run the ``skirm`` command line; returns the exit status.
+
+    Parameters
+    ----------
+    argv : list of str, default=None
+        The arguments (``sys.argv[1:]`` by default).
+
+    Returns
+    -------
+    status : int
+        0 on success, 1 on an input error, 2 on a usage error.
+
+    Examples
+    --------
+    >>> from skirm._cli import main
+    >>> main(["eval", "no-such-qrels", "no-such-run"])  # the error goes to stderr
+    1
+    """
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    try:
+        _run_eval(args, sys.stdout)
+    except _UsageError as exc:
+        parser.print_usage(sys.stderr)
+        print(f"skirm eval: error: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError, TypeError) as exc:
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if isinstance(exc, OSError) and exc.filename is not None:
+            text = f"cannot read {exc.filename}: {exc.strerror}"
+        print(f"skirm eval: error: {text}", file=sys.stderr)
+        return 1
+    return 0

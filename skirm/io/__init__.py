@@ -1,0 +1,10 @@
+"""Reading and writing TREC files: qrels, runs.
+
+:func:`read_qrels` and :func:`read_run` return light column-oriented records
+(:class:`Qrels`, :class:`Run`) that :func:`skirm.trec.evaluate_run` takes;
+:func:`write_run` turns a model's scores into a run file.
+"""
+
+from skirm.io._trec import Qrels, Run, read_qrels, read_run, write_run
+
+__all__ = ["Qrels", "Run", "read_qrels", "read_run", "write_run"]

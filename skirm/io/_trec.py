@@ -1,0 +1,504 @@
+"""TREC qrels and run files: vectorised readers and a writer.
+
+A qrels line is ``qid iter docno rel``; a run line is
+``qid iter docno rank score run_id [ignored...]``. Blank lines and lines
+starting with ``#`` are skipped. The readers tokenise the whole file with
+numpy (one pass over the bytes for the line structure, one C-level split for
+the tokens), so parsing has no Python loop per line.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+
+import numpy as np
+
+__all__ = ["Qrels", "Run", "read_qrels", "read_run", "write_run"]
+
+_WHITESPACE = np.zeros(256, dtype=bool)
+_WHITESPACE[[9, 10, 11, 12, 13, 32]] = True  # what bytes.split() splits on
+
+
+class TrecFormatError(ValueError):
+    """Malformed TREC input; the message starts with ``file:line``."""
+
+
+# --------------------------------------------------------------------------
+# Records
+# --------------------------------------------------------------------------
+
+
+class _Records:
+    _columns: tuple = ()
+
+    def __len__(self) -> int:
+        return int(self.query_ids.shape[0])
+
+    def to_frame(self):
+        """The records as a pandas DataFrame, one row per line.
+
+        Requires pandas (``pip install skirm[pandas]``).
+        """
+        try:
+            import pandas as pd
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError(
+                f"{type(self).__name__}.to_frame requires pandas; install it with "
+                "`pip install skirm[pandas]`"
+            ) from exc
+        return pd.DataFrame({name: getattr(self, name) for name in self._columns})
+
+    def _factorized(self):
+        """Cached ``(query codes, query ids, doc codes, doc ids)``; ids sorted."""
+        cache = self.__dict__.get("_factors")
+        if cache is None:
+            q_ids, q_codes = _factorize(self.query_ids)
+            d_ids, d_codes = _factorize(self.doc_ids)
+            cache = (q_codes, q_ids, d_codes, d_ids)
+            self.__dict__["_factors"] = cache
+        return cache
+
+
+class Qrels(_Records):
+    """Relevance judgements: one row per ``(query, document)`` pair.
+
+    Parameters
+    ----------
+    query_ids, doc_ids : array-like of str, shape (n,)
+        Query and document ids.
+    labels : array-like of int, shape (n,)
+        Relevance levels. Negative values mean "judged non-relevant" (in the
+        pool but without a usable judgement).
+
+    Attributes
+    ----------
+    query_ids, doc_ids : ndarray of str
+    labels : ndarray of int64
+
+    Examples
+    --------
+    >>> from skirm.io import Qrels
+    >>> qrels = Qrels(["q1", "q1"], ["d1", "d2"], [1, 0])
+    >>> len(qrels), qrels.labels.tolist()
+    (2, [1, 0])
+    """
+
+    _columns = ("query_ids", "doc_ids", "labels")
+
+    def __init__(self, query_ids, doc_ids, labels):
+        self.query_ids = _as_str_array(query_ids, "query_ids")
+        self.doc_ids = _as_str_array(doc_ids, "doc_ids")
+        labels = np.asarray(labels)
+        if labels.dtype.kind == "f" and np.all(labels == np.round(labels)):
+            labels = labels.astype(np.int64)
+        if labels.dtype.kind not in "biu":
+            raise TypeError(
+                f"`labels` must hold integer relevance levels, got dtype {labels.dtype}"
+            )
+        self.labels = labels.astype(np.int64, copy=False).reshape(-1)
+        _check_lengths(self, ("query_ids", "doc_ids", "labels"))
+
+    def __repr__(self):
+        n_q = np.unique(self.query_ids).shape[0] if len(self) else 0
+        return f"Qrels(n_judgments={len(self)}, n_queries={n_q})"
+
+
+class Run(_Records):
+    """A ranked retrieval run: one scored document per row.
+
+    Parameters
+    ----------
+    query_ids, doc_ids : array-like of str, shape (n,)
+        Query and document ids.
+    scores : array-like of float, shape (n,)
+        Retrieval scores; higher ranks first.
+    run_id : str, default="skirm"
+        The run's name (the last column of a run file).
+
+    Attributes
+    ----------
+    query_ids, doc_ids : ndarray of str
+    scores : ndarray of float64
+    run_id : str
+
+    Examples
+    --------
+    >>> from skirm.io import Run
+    >>> run = Run(["q1", "q1"], ["d1", "d2"], [0.5, 1.5], run_id="bm25")
+    >>> run
+    Run(run_id='bm25', n_rows=2, n_queries=1)
+    """
+
+    _columns = ("query_ids", "doc_ids", "scores")
+
+    def __init__(self, query_ids, doc_ids, scores, run_id="skirm"):
+        self.query_ids = _as_str_array(query_ids, "query_ids")
+        self.doc_ids = _as_str_array(doc_ids, "doc_ids")
+        scores = np.asarray(scores)
+        if scores.dtype.kind not in "biuf":
+            raise TypeError(f"`scores` must be real numbers, got dtype {scores.dtype}")
+        self.scores = scores.astype(np.float64, copy=False).reshape(-1)
+        if np.isnan(self.scores).any():
+            raise ValueError("`scores` must not contain NaN")
+        if not isinstance(run_id, str):
+            raise TypeError(f"`run_id` must be a string, got {type(run_id).__name__}")
+        self.run_id = run_id
+        _check_lengths(self, ("query_ids", "doc_ids", "scores"))
+
+    def to_frame(self):
+        frame = super().to_frame()
+        frame["run_id"] = self.run_id
+        return frame
+
+    to_frame.__doc__ = _Records.to_frame.__doc__
+
+    def __repr__(self):
+        n_q = np.unique(self.query_ids).shape[0] if len(self) else 0
+        return f"Run(run_id={self.run_id!r}, n_rows={len(self)}, n_queries={n_q})"
+
+
+def _as_str_array(values, name):
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"`{name}` must be 1-D, got shape {arr.shape}")
+    if arr.dtype.kind == "S":
+        return np.char.decode(arr, "utf-8")
+    if arr.dtype.kind != "U":
+        arr = arr.astype(str)
+    return arr
+
+
+def _check_lengths(record, names):
+    lengths = {name: getattr(record, name).shape[0] for name in names}
+    if len(set(lengths.values())) > 1:
+        raise ValueError(f"columns must have the same length, got {lengths}")
+
+
+def _factorize(values):
+    """Sorted unique values and the code of each value."""
+    if values.shape[0] == 0:
+        return values, np.zeros(0, dtype=np.intp)
+    uniques, codes = np.unique(values, return_inverse=True)
+    return uniques, codes.reshape(-1)
+
+
+# --------------------------------------------------------------------------
+# Reading
+# --------------------------------------------------------------------------
+
+
+def _read_bytes(source):
+    """``(bytes, name)`` of a path (``.gz`` transparently) or an open file."""
+    if isinstance(source, (str, os.PathLike)):
+        name = os.fspath(source)
+        with open(name, "rb") as fh:
+            data = fh.read()
+    elif hasattr(source, "read"):
+        name = getattr(source, "name", None)
+        name = name if isinstance(name, str) else "<file>"
+        data = source.read()
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+    else:
+        raise TypeError(
+            "expected a path or an open file, got "
+            f"{type(source).__name__}: {source!r:.60}"
+        )
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    return data, name
+
+
+class _Table:
+    """The whitespace-separated tokens of a text file, with line numbers."""
+
+    def __init__(self, data: bytes, name: str):
+        self.data = data
+        self.name = name
+        a = np.frombuffer(data, dtype=np.uint8)
+        n = a.shape[0]
+        newlines = np.flatnonzero(a == 10)
+        line_starts = np.concatenate(([0], newlines + 1))
+        if line_starts[-1] == n:
+            line_starts = line_starts[:-1]
+        self.line_starts = line_starts
+        self.line_ends = np.append(newlines, n)[: line_starts.shape[0]]
+        if n == 0:
+            self.counts = np.zeros(0, dtype=np.intp)
+            self.tokens = []
+            self.lines = np.zeros(0, dtype=np.intp)
+            self.first = np.zeros(0, dtype=np.intp)
+            return
+        ws = _WHITESPACE[a]
+        start = ~ws
+        start[1:] &= ws[:-1]
+        counts = np.add.reduceat(start, line_starts, dtype=np.intp)
+        comment = a[line_starts] == ord("#")
+        self.tokens = data.split()
+        keep_line = (counts > 0) & ~comment
+        first = np.cumsum(counts) - counts  # index of each line's first token
+        self.lines = np.flatnonzero(keep_line)  # 0-based data line numbers
+        self.first = first[self.lines]
+        self.counts = counts[self.lines]
+
+    def text(self, line):
+        s, e = self.line_starts[line], self.line_ends[line]
+        return self.data[s:e].decode("utf-8", "replace").rstrip("\r")
+
+    def error(self, row, expected):
+        line = int(self.lines[row])
+        return TrecFormatError(
+            f"{self.name}:{line + 1}: {expected}, got {self.text(line)!r}"
+        )
+
+    def check_counts(self, n_min, n_max, what):
+        bad = (self.counts < n_min) | (self.counts > n_max)
+        if bad.any():
+            row = int(np.argmax(bad))
+            n = int(self.counts[row])
+            few = "too few" if n < n_min else "too many"
+            raise self.error(row, f"{few} fields ({n}); expected {what}")
+
+    def column(self, j):
+        """The j-th token of every data line, as an object array of bytes."""
+        if not self.tokens:
+            return np.zeros(0, dtype=object)
+        if not hasattr(self, "_all"):
+            self._all = np.empty(len(self.tokens), dtype=object)
+            self._all[:] = self.tokens
+        return self._all[self.first + j]
+
+    def strings(self, j):
+        col = self.column(j).astype(bytes)
+        if self.data.isascii():
+            return col.astype(str)
+        return np.char.decode(col, "utf-8")
+
+    def numbers(self, j, dtype, expected):
+        col = self.column(j)
+        try:
+            return col.astype(bytes).astype(dtype)
+        except (ValueError, OverflowError):
+            pass
+        for row, token in enumerate(col):  # error path only
+            try:
+                dtype(token)
+            except (ValueError, OverflowError):
+                raise self.error(row, expected) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _check_duplicates(table, record, what):
+    q_codes, _, d_codes, d_ids = record._factorized()
+    if q_codes.shape[0] < 2:
+        return
+    key = q_codes.astype(np.int64) * max(d_ids.shape[0], 1) + d_codes
+    order = np.argsort(key, kind="stable")
+    same = key[order[1:]] == key[order[:-1]]
+    if same.any():
+        i = int(np.argmax(same))
+        first, second = order[i], order[i + 1]
+        raise table.error(
+            second,
+            f"duplicate docno {record.doc_ids[second]!r} for query "
+            f"{record.query_ids[second]!r} (first at line "
+            f"{int(table.lines[first]) + 1}); expected each docno once per "
+            f"query in {what}",
+        )
+
+
+def read_qrels(source) -> Qrels:
+    """Read a TREC qrels file (``qid iter docno rel`` per line).
+
+    Parameters
+    ----------
+    source : str, path-like or file
+        A path (``.gz`` is decompressed transparently) or an open file (text
+        or binary).
+
+    Returns
+    -------
+    qrels : Qrels
+        Column arrays ``query_ids``, ``doc_ids`` (strings) and ``labels``
+        (int64); ``qrels.to_frame()`` gives a pandas DataFrame.
+
+    Raises
+    ------
+    ValueError
+        For a malformed line: a message ``file:line: ...`` with the offending
+        text and what was expected (four fields, an integer label, each docno
+        once per query).
+
+    Examples
+    --------
+    >>> import io
+    >>> from skirm.io import read_qrels
+    >>> qrels = read_qrels(io.StringIO("# topic 1\\n1 0 d1 2\\n1 0 d2 0\\n"))
+    >>> qrels.doc_ids.tolist(), qrels.labels.tolist()
+    (['d1', 'd2'], [2, 0])
+    """
+    data, name = _read_bytes(source)
+    table = _Table(data, name)
+    table.check_counts(4, 4, "4 fields: qid iter docno rel")
+    labels = table.numbers(3, np.int64, "expected an integer relevance label")
+    qrels = Qrels.__new__(Qrels)
+    qrels.query_ids = table.strings(0)
+    qrels.doc_ids = table.strings(2)
+    qrels.labels = labels
+    _check_duplicates(table, qrels, "the qrels")
+    return qrels
+
+
+def read_run(source) -> Run:
+    """Read a TREC run file (``qid iter docno rank score run_id`` per line).
+
+    The ``iter`` and ``rank`` columns are ignored (documents are ranked by
+    score) and so is anything after ``run_id``. The run id is taken from the
+    last line, as trec_eval does.
+
+    Parameters
+    ----------
+    source : str, path-like or file
+        A path (``.gz`` is decompressed transparently) or an open file (text
+        or binary).
+
+    Returns
+    -------
+    run : Run
+        Column arrays ``query_ids``, ``doc_ids`` (strings), ``scores``
+        (float64) and the ``run_id``; ``run.to_frame()`` gives a DataFrame.
+
+    Raises
+    ------
+    ValueError
+        For a malformed line: a message ``file:line: ...`` with the offending
+        text and what was expected (at least six fields, a numeric score,
+        each docno once per query).
+
+    Examples
+    --------
+    >>> import io
+    >>> from skirm.io import read_run
+    >>> run = read_run(io.StringIO("1 Q0 d1 1 2.5 bm25\\n1 Q0 d2 2 1.0 bm25\\n"))
+    >>> run.run_id, run.scores.tolist()
+    ('bm25', [2.5, 1.0])
+    """
+    data, name = _read_bytes(source)
+    table = _Table(data, name)
+    table.check_counts(
+        6, np.iinfo(np.intp).max, "6 fields: qid iter docno rank score run_id"
+    )
+    scores = table.numbers(4, np.float64, "expected a numeric score")
+    if np.isnan(scores).any():
+        raise table.error(int(np.argmax(np.isnan(scores))), "expected a numeric score")
+    run = Run.__new__(Run)
+    run.query_ids = table.strings(0)
+    run.doc_ids = table.strings(2)
+    run.scores = scores
+    if len(table.lines):
+        last = table.tokens[table.first[-1] + 5]
+        run.run_id = last.decode("utf-8", "replace")
+    else:
+        run.run_id = ""
+    _check_duplicates(table, run, "a run")
+    return run
+
+
+# --------------------------------------------------------------------------
+# Writing
+# --------------------------------------------------------------------------
+
+
+def write_run(
+    file, query_ids, doc_ids, scores, *, run_id="skirm", max_docs=None
+) -> None:
+    """Write scored documents as a TREC run, ranked by score within each query.
+
+    Rows are sorted by query id, then score descending, then docno descending
+    (trec_eval's tie order), and given ranks 1, 2, ... per query.
+
+    Parameters
+    ----------
+    file : str, path-like or file
+        Output path (``.gz`` is compressed) or an open text file.
+    query_ids, doc_ids : array-like of shape (n,)
+        Query and document id of each row (e.g. a model's ``groups`` and the
+        ids of ``X``'s rows). Converted to strings.
+    scores : array-like of shape (n,)
+        Scores, e.g. ``model.predict(X)``.
+    run_id : str, default="skirm"
+        The run id written in the last column. Must not contain whitespace.
+    max_docs : int, default=None
+        Keep only the top ``max_docs`` documents of each query.
+
+    Examples
+    --------
+    >>> import io
+    >>> from skirm.io import write_run
+    >>> out = io.StringIO()
+    >>> write_run(out, ["q1", "q1", "q2"], ["d1", "d2", "d7"], [0.2, 0.9, 0.5])
+    >>> print(out.getvalue(), end="")
+    q1 Q0 d2 1 0.9 skirm
+    q1 Q0 d1 2 0.2 skirm
+    q2 Q0 d7 1 0.5 skirm
+    """
+    run = Run(query_ids, doc_ids, scores, run_id=run_id)
+    if not run_id or any(c.isspace() for c in run_id):
+        raise ValueError(f"`run_id` must be a non-empty word, got {run_id!r}")
+    if max_docs is not None and (
+        isinstance(max_docs, bool)
+        or not isinstance(max_docs, (int, np.integer))
+        or max_docs < 1
+    ):
+        raise ValueError(
+            f"`max_docs` must be a positive integer or None, got {max_docs!r}"
+        )
+    for name in ("query_ids", "doc_ids"):
+        values = getattr(run, name)
+        empty = (np.char.str_len(values) == 0).any()
+        spaced = any((np.char.find(values, c) >= 0).any() for c in " \t\n\r")
+        if empty or spaced:
+            raise ValueError(
+                f"`{name}` must be non-empty strings without whitespace, got "
+                f"{values[np.argmax(np.char.str_len(values) == 0)]!r}"
+                if empty
+                else f"`{name}` must be non-empty strings without whitespace"
+            )
+    q_codes, _, d_codes, _ = run._factorized()
+    order = np.lexsort((-d_codes, -run.scores, q_codes))
+    q = q_codes[order]
+    new = np.ones(q.shape[0], dtype=bool)
+    new[1:] = q[1:] != q[:-1]
+    starts = np.flatnonzero(new)
+    ranks = (
+        np.arange(q.shape[0])
+        - np.repeat(starts, np.diff(np.append(starts, q.shape[0])))
+        + 1
+    )
+    if max_docs is not None:
+        keep = ranks <= max_docs
+        order, ranks = order[keep], ranks[keep]
+    qs = run.query_ids[order].tolist()
+    ds = run.doc_ids[order].tolist()
+    ss = [repr(s) for s in run.scores[order].tolist()]
+    rs = ranks.tolist()
+    text = "".join(
+        f"{a} Q0 {b} {r} {s} {run_id}\n"
+        for a, b, r, s in zip(qs, ds, rs, ss, strict=True)
+    )
+    if isinstance(file, (str, os.PathLike)):
+        path = os.fspath(file)
+        if path.endswith(".gz"):
+            with gzip.open(path, "wt", encoding="utf-8") as fh:
+                fh.write(text)
+        else:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+    elif isinstance(file, io.TextIOBase) or hasattr(file, "write"):
+        file.write(text)
+    else:
+        raise TypeError(
+            f"`file` must be a path or an open text file, got {type(file).__name__}"
+        )

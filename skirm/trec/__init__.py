@@ -1,0 +1,11 @@
+"""trec_eval-exact evaluation of TREC runs.
+
+:func:`evaluate_run` evaluates a run against qrels with trec_eval 9.0.x
+semantics (ties by docno, R and the ideal DCG from the qrels, ``-l``, ``-J``,
+``-M``, ``-c``) on the same ranking engine as :func:`skirm.metrics.evaluate`.
+Files are read with :mod:`skirm.io`.
+"""
+
+from skirm.trec._evaluate import evaluate_run, trec_measure_names
+
+__all__ = ["evaluate_run", "trec_measure_names"]

@@ -1,0 +1,317 @@
+"""trec_eval-exact evaluation of a run against qrels, on the shared engine."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from skirm._ranking import Judgments, Ranking, rank
+from skirm.io._trec import Qrels, Run, read_qrels, read_run
+from skirm.metrics._evaluate import EvaluationResult
+from skirm.metrics._registry import Metric, get_metric
+from skirm.trec._measures import (
+    MEASURES,
+    ORDER,
+    Context,
+    check_supported,
+    parse_trec_name,
+    summarize,
+)
+
+__all__ = ["evaluate_run", "trec_measure_names"]
+
+
+def trec_measure_names() -> list[str]:
+    """The trec_eval measure names and nicknames :func:`evaluate_run` accepts.
+
+    Parameterised measures are also accepted with parameters (``P.5,10``,
+    ``P_10``, ``P@10``, ``iprec_at_recall.0.5``, ``ndcg.1=3,2=9``), and every
+    :func:`skirm.metrics.metric_names` name works too.
+
+    Returns
+    -------
+    names : list of str
+        Measure names in trec_eval's print order, then the nicknames.
+
+    Examples
+    --------
+    >>> from skirm.trec import trec_measure_names
+    >>> names = trec_measure_names()
+    >>> "bpref" in names, "all_trec" in names, "relstring" in names
+    (True, True, False)
+    """
+    names = [n for n, d in MEASURES.items() if not d.unsupported]
+    return [*names, "all_trec", "official", "set"]
+
+
+def _as_qrels(qrels):
+    if isinstance(qrels, Qrels):
+        return qrels
+    return read_qrels(qrels)
+
+
+def _as_run(run):
+    if isinstance(run, Run):
+        return run
+    return read_run(run)
+
+
+def _parse_metrics(metrics):
+    """``[(output name, kind, request or Metric, parameter)]`` in print order."""
+    if isinstance(metrics, (str, Metric)):
+        metrics = [metrics]
+    metrics = list(metrics)
+    if not metrics:
+        raise ValueError("`metrics` must name at least one measure, got none")
+    trec, other = {}, []
+    for metric in metrics:
+        requests = parse_trec_name(metric) if isinstance(metric, str) else None
+        if requests is None:
+            try:
+                parsed = get_metric(metric)
+            except ValueError:
+                raise ValueError(
+                    f"unknown measure {metric!r}; valid trec_eval names: "
+                    f"{', '.join(trec_measure_names())}; or a skirm metric name "
+                    "(see skirm.metrics.metric_names())"
+                ) from None
+            label = metric if isinstance(metric, str) else parsed.name
+            other.append((label, parsed))
+            continue
+        nickname = len(requests) > 1
+        for request in requests:
+            if MEASURES[request.base].unsupported:
+                if nickname:
+                    continue
+                check_supported(request)
+            for name, param in request.outputs():
+                trec.setdefault(name, (request.base, param))
+    ordered = sorted(
+        trec.items(),
+        key=lambda item: (ORDER[item[1][0]], _param_key(item[1][1])),
+    )
+    out = [(name, "trec", base, param) for name, (base, param) in ordered]
+    seen = set(trec)
+    for label, parsed in other:
+        if label in seen:
+            raise ValueError(f"`metrics` names {label!r} twice")
+        seen.add(label)
+        out.append((label, "skirm", parsed, None))
+    return out
+
+
+def _param_key(param):
+    if isinstance(param, (int, float)):
+        return (0, param)
+    return (1, str(param))
+
+
+def _check_level(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"`relevance_level` must be an integer >= 1, got {value!r}")
+    return int(value)
+
+
+def _join(qrels, run):
+    """Evaluated queries and, per kept run row, its trec_eval relevance value."""
+    rq_codes, rq_ids, rd_codes, rd_ids = run._factorized()
+    qq_codes, qq_ids, _, _ = qrels._factorized()
+    # Queries of the run that are in the qrels are evaluated; others ignored.
+    pos = np.searchsorted(qq_ids, rq_ids)
+    pos_c = np.minimum(pos, max(qq_ids.shape[0] - 1, 0))
+    in_qrels = (pos < qq_ids.shape[0]) & (
+        qq_ids[pos_c] == rq_ids if qq_ids.shape[0] else False
+    )
+    eval_ids = rq_ids[in_qrels]
+    n_eval = eval_ids.shape[0]
+    run_to_eval = np.full(rq_ids.shape[0], -1, dtype=np.int64)
+    run_to_eval[in_qrels] = np.arange(n_eval)
+    qrels_to_eval = np.full(qq_ids.shape[0], -1, dtype=np.int64)
+    qrels_to_eval[pos[in_qrels]] = np.arange(n_eval)
+
+    rows = run_to_eval[rq_codes]
+    keep = np.flatnonzero(rows >= 0)
+    codes = rows[keep]
+    dcodes = rd_codes[keep]
+
+    # Judgements of the evaluated queries; their docnos as run docno codes.
+    j_eval = qrels_to_eval[qq_codes]
+    jk = j_eval >= 0
+    j_codes = j_eval[jk]
+    j_raw = qrels.labels[jk]
+    j_docs = qrels.doc_ids[jk]
+    dpos = np.searchsorted(rd_ids, j_docs)
+    dpos_c = np.minimum(dpos, max(rd_ids.shape[0] - 1, 0))
+    found = (dpos < rd_ids.shape[0]) & (rd_ids[dpos_c] == j_docs)
+    n_docs = max(rd_ids.shape[0], 1)
+    jkey = j_codes[found] * n_docs + dpos[found]
+    jlab = j_raw[found]
+    o = np.argsort(jkey, kind="stable")
+    jkey, jlab = jkey[o], jlab[o]
+    rkey = codes * n_docs + dcodes
+    idx = np.searchsorted(jkey, rkey)
+    idx_c = np.minimum(idx, max(jkey.shape[0] - 1, 0))
+    hit = (idx < jkey.shape[0]) & (jkey[idx_c] == rkey if jkey.shape[0] else False)
+    raw = np.full(keep.shape[0], -1, dtype=np.int64)
+    raw[hit] = np.where(jlab[idx_c[hit]] >= 0, jlab[idx_c[hit]], -2)
+    return eval_ids, qq_ids.shape[0], keep, codes, dcodes, raw, j_codes, j_raw
+
+
+def _trec_ranking(qrels, run, level, judged_only, max_docs):
+    eval_ids, n_topics, keep, codes, dcodes, raw, j_codes, j_raw = _join(qrels, run)
+    if eval_ids.shape[0] == 0:
+        raise ValueError(
+            "no query of the run appears in the qrels: nothing to evaluate "
+            f"(run queries e.g. {run.query_ids[:3].tolist()}, qrels queries e.g. "
+            f"{np.unique(qrels.query_ids)[:3].tolist()})"
+        )
+    judgments = Judgments(j_codes, np.maximum(j_raw, 0).astype(np.float64))
+    y_true = np.maximum(raw, 0).astype(np.float64)
+    ranking = rank(
+        y_true,
+        run.scores[keep],
+        codes,
+        eval_ids,
+        ties="first",
+        tiebreak=-dcodes,  # ascending -code: larger docno first
+        judgments=judgments,
+    )
+    ranked_raw = raw[ranking.order]
+    cut = None
+    if max_docs is not None:
+        cut = ranking.position < max_docs
+    if judged_only:
+        judged = ranked_raw >= 0
+        cut = judged if cut is None else cut & judged
+    if cut is not None and not cut.all():
+        ranking = Ranking(
+            ranking.order[cut],
+            ranking.codes[cut],
+            ranking.labels[cut],
+            ranking.scores[cut],
+            ranking.group_ids,
+            "first",
+            judgments=judgments,
+        )
+        ranked_raw = ranked_raw[cut]
+    return Context(ranking, ranked_raw, level, j_codes, j_raw), n_topics
+
+
+def evaluate_run(
+    qrels,
+    run,
+    metrics="official",
+    *,
+    relevance_level=1,
+    judged_only=False,
+    max_docs=None,
+    all_queries=False,
+):
+    """Evaluate a TREC run against qrels exactly as trec_eval 9.0.x does.
+
+    Documents are ranked by score descending, ties broken by docno descending
+    (byte order). R and the ideal DCG come from the qrels, so relevant
+    documents the run missed count. Retrieved documents missing from the qrels
+    are unjudged: non-relevant for most measures, skipped by bpref and infAP.
+    Negative qrels labels are judged non-relevant. Queries of the run missing
+    from the qrels are ignored; qrels queries without relevant documents are
+    evaluated (most measures are 0 for them).
+
+    The ranking is built once by the same engine as
+    :func:`skirm.metrics.evaluate`, and measures the array API has are
+    computed by its registered kernels.
+
+    Parameters
+    ----------
+    qrels : Qrels, str or path-like
+        Judgements (see :func:`skirm.io.read_qrels`).
+    run : Run, str or path-like
+        The run (see :func:`skirm.io.read_run`).
+    metrics : str or sequence of str, default="official"
+        trec_eval measure names (``map``, ``P_10``, ``P.5,10``,
+        ``ndcg_cut.10``, ``map_cut.100``, ``recall.1000``, ``bpref``,
+        ``infAP``, ``iprec_at_recall``, ``11pt_avg``, ``set_F``, ``judged.10``
+        ...), the nicknames ``official``, ``all_trec`` and ``set``, or skirm
+        metric names (``ndcg@10``, ``err@20``, ``rbp``). See
+        :func:`trec_measure_names`.
+    relevance_level : int, default=1
+        trec_eval ``-l``: a document is relevant when its qrels level is at
+        least this. Binary measures only; ``ndcg`` uses the raw levels as
+        gains regardless.
+    judged_only : bool, default=False
+        trec_eval ``-J``: drop unjudged documents from the ranking first.
+    max_docs : int, default=None
+        trec_eval ``-M``: only the top ``max_docs`` documents of each query.
+    all_queries : bool, default=False
+        trec_eval ``-c``: queries of the qrels missing from the run count as 0
+        in the summary (``means``); they have no per-query values.
+
+    Returns
+    -------
+    result : EvaluationResult
+        ``result.group_ids`` are the evaluated queries (in the run and the
+        qrels, sorted), ``result.per_query[name]`` their values and
+        ``result.means[name]`` trec_eval's summary ("all"): the mean for
+        most measures, the sum for ``num_ret``, ``num_rel``, ``num_rel_ret``
+        and ``num_nonrel_judged_ret``, the query count for ``num_q`` and the
+        geometric mean for ``gm_map`` and ``gm_bpref`` (whose per-query values
+        are AP and bpref). ``result.run_id`` holds the run id.
+
+    Examples
+    --------
+    >>> from skirm.io import Qrels, Run
+    >>> from skirm.trec import evaluate_run
+    >>> qrels = Qrels(["q1", "q1", "q1"], ["d1", "d2", "d3"], [1, 0, 2])
+    >>> run = Run(["q1", "q1", "q1"], ["d1", "d2", "d9"], [0.5, 0.5, 0.9])
+    >>> result = evaluate_run(qrels, run, ["map", "P_3", "bpref", "num_rel"])
+    >>> result.means
+    {'num_rel': 2.0, 'map': 0.1666..., 'bpref': 0.0, 'P_3': 0.3333...}
+
+    The unjudged ``d9`` ranks first; the tie between ``d1`` and ``d2`` goes to
+    ``d2`` (docno descending), so the relevant ``d1`` is third. ``d3`` was not
+    retrieved but counts in R, hence AP = (1/3) / 2. bpref skips ``d9`` and
+    sees the judged non-relevant ``d2`` above ``d1``: 0.
+    """
+    outputs = _parse_metrics(metrics)
+    level = _check_level(relevance_level)
+    if max_docs is not None:
+        if isinstance(max_docs, bool) or not isinstance(max_docs, numbers.Integral):
+            raise TypeError(
+                f"`max_docs` must be a positive integer or None, got {max_docs!r}"
+            )
+        if max_docs < 1:
+            raise ValueError(
+                f"`max_docs` must be a positive integer or None, got {max_docs}"
+            )
+    qrels = _as_qrels(qrels)
+    run = _as_run(run)
+    ctx, n_topics = _trec_ranking(qrels, run, level, bool(judged_only), max_docs)
+    n_eval = ctx.n
+    n_total = n_topics if all_queries else n_eval
+    n_missing = n_total - n_eval
+    per_query, means = {}, {}
+    for name, kind, what, param in outputs:
+        if kind == "skirm":
+            params = {}
+            if "relevance_threshold" in what.spec.params and not what.params.get(
+                "relevance_threshold"
+            ):
+                params["relevance_threshold"] = level
+            metric = get_metric(what, **params) if params else what
+            values = metric.per_query(ctx.ranking, 0.0)[1]
+            summary = "mean"
+        else:
+            if what == "runid":
+                continue
+            values = ctx.value(what, param)
+            summary = MEASURES[what].summary
+        per_query[name] = np.asarray(values, dtype=np.float64)
+        if what == "num_rel" and all_queries:
+            # trec_eval -c recounts num_rel over every qrels topic, rel > 0.
+            means[name] = float(np.count_nonzero(qrels.labels > 0))
+        else:
+            means[name] = summarize(summary, per_query[name], n_total, n_missing)
+    result = EvaluationResult(np.asarray(ctx.ranking.group_ids), per_query, means)
+    result.run_id = run.run_id
+    return result

@@ -1,0 +1,507 @@
+"""trec_eval's measures: names, parameters and the kernels skirm lacks.
+
+Measures the array API already has (P, recall, map, map_cut, Rprec,
+recip_rank, success, ndcg, ndcg_cut, relative_P) are computed by the
+registered kernels of :mod:`skirm.metrics` on the shared ranking. This module
+holds the name grammar and the kernels of the trec_eval-only measures, all
+vectorised over :class:`skirm._ranking.Ranking` (no loop over queries).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from skirm.metrics._registry import get_metric
+
+GM_FLOOR = 1e-5  # trec_eval's floor for the geometric means
+INFAP_EPSILON = 1e-5
+
+
+@dataclass(frozen=True)
+class MeasureDef:
+    name: str
+    params: str  # "none", "cutoffs", "float_cutoffs", "floats", "pairs"
+    default: tuple = ()
+    summary: str = "mean"  # "mean", "sum", "count", "gm", "none"
+    per_query: bool = True  # printed per query by trec_eval -q
+    integer: bool = False
+    unsupported: str = ""  # why skirm does not compute it
+
+
+_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+#: trec_eval's measures in its print order (v9.0.x), plus ``judged``.
+MEASURES = {
+    m.name: m
+    for m in (
+        MeasureDef("runid", "none", summary="none", per_query=False),
+        MeasureDef("num_q", "none", summary="count", per_query=False, integer=True),
+        MeasureDef("num_ret", "none", summary="sum", integer=True),
+        MeasureDef("num_rel", "none", summary="sum", integer=True),
+        MeasureDef("num_rel_ret", "none", summary="sum", integer=True),
+        MeasureDef("map", "none"),
+        MeasureDef("gm_map", "none", summary="gm", per_query=False),
+        MeasureDef("Rprec", "none"),
+        MeasureDef("bpref", "none"),
+        MeasureDef("recip_rank", "none"),
+        MeasureDef("iprec_at_recall", "float_cutoffs", _RECALL_LEVELS),
+        MeasureDef("P", "cutoffs", _CUTS),
+        MeasureDef(
+            "relstring",
+            "cutoffs",
+            (10,),
+            unsupported="a string of relevance values, not a number",
+        ),
+        MeasureDef("recall", "cutoffs", _CUTS),
+        MeasureDef("infAP", "none"),
+        MeasureDef("gm_bpref", "none", summary="gm", per_query=False),
+        MeasureDef(
+            "Rprec_mult",
+            "float_cutoffs",
+            (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
+        ),
+        MeasureDef("utility", "floats", (1.0, -1.0, 0.0, 0.0)),
+        MeasureDef("11pt_avg", "floats", _RECALL_LEVELS),
+        MeasureDef("binG", "none"),
+        MeasureDef("G", "none"),
+        MeasureDef("ndcg", "pairs"),
+        MeasureDef(
+            "ndcg_rel",
+            "pairs",
+            unsupported="experimental trec_eval measure (ndcg averaged over "
+            "relevant documents), not implemented",
+        ),
+        MeasureDef(
+            "Rndcg",
+            "pairs",
+            unsupported="experimental trec_eval measure (ndcg averaged at R "
+            "levels), not implemented",
+        ),
+        MeasureDef("ndcg_cut", "cutoffs", _CUTS),
+        MeasureDef("map_cut", "cutoffs", _CUTS),
+        MeasureDef("relative_P", "cutoffs", _CUTS),
+        MeasureDef("success", "cutoffs", (1, 5, 10)),
+        MeasureDef("set_P", "none"),
+        MeasureDef("set_relative_P", "none"),
+        MeasureDef("set_recall", "none"),
+        MeasureDef("set_map", "none"),
+        MeasureDef("set_F", "floats", (1.0,)),
+        MeasureDef("num_nonrel_judged_ret", "none", summary="sum", integer=True),
+        MeasureDef("judged", "cutoffs", (5, 10, 20)),
+    )
+}
+
+ORDER = {name: i for i, name in enumerate(MEASURES)}
+
+NICKNAMES = {
+    "official": (
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "map",
+        "gm_map",
+        "Rprec",
+        "bpref",
+        "recip_rank",
+        "iprec_at_recall",
+        "P",
+    ),
+    "set": (
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "utility",
+        "set_P",
+        "set_relative_P",
+        "set_recall",
+        "set_map",
+        "set_F",
+    ),
+    "all_trec": tuple(n for n in MEASURES if n != "judged"),
+}
+
+_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+
+
+# --------------------------------------------------------------------------
+# Parsing measure names
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Request:
+    """One requested trec measure: a base name and its parameters."""
+
+    base: str
+    values: tuple  # cutoffs / floats / ((level, gain), ...)
+    text: str | None  # the parameter text as given, or None for the defaults
+    label: str | None = None  # the user's name for '@' requests
+
+    def outputs(self):
+        """``[(output name, parameter)]`` in print order."""
+        d = MEASURES[self.base]
+        if d.params == "cutoffs":
+            if self.label is not None:
+                return [(self.label, self.values[0])]
+            return [(f"{self.base}_{k}", k) for k in self.values]
+        if d.params == "float_cutoffs":
+            return [(f"{self.base}_{x:3.2f}", x) for x in self.values]
+        if self.text is None:
+            return [(self.base, self.values)]
+        return [(f"{self.base}_{self.text}", self.values)]
+
+
+def _parse_params(base, text, name):
+    d = MEASURES[base]
+    if d.params == "none":
+        raise ValueError(f"measure {base!r} takes no parameters, got {name!r}")
+    if d.params == "pairs":
+        pairs = []
+        for item in text.split(","):
+            level, _, gain = item.partition("=")
+            try:
+                pairs.append((int(level), float(gain)))
+            except ValueError:
+                raise ValueError(
+                    f"malformed parameters in {name!r}: expected level=gain "
+                    "pairs such as ndcg.1=3,2=9"
+                ) from None
+        return tuple(pairs)
+    items = text.split(",")
+    if not all(_NUMBER.fullmatch(item) for item in items):
+        raise ValueError(
+            f"malformed parameters in {name!r}: expected comma-separated numbers"
+        )
+    if d.params == "cutoffs":
+        values = [int(float(item)) for item in items]  # trec_eval uses atol
+        if any(v <= 0 for v in values) or len(set(values)) != len(values):
+            raise ValueError(
+                f"cutoffs of {name!r} must be distinct positive integers, got {text!r}"
+            )
+        return tuple(sorted(values))
+    values = [float(item) for item in items]
+    if d.params == "float_cutoffs":
+        if len(set(values)) != len(values) or any(v < 0 for v in values):
+            raise ValueError(
+                f"cutoffs of {name!r} must be distinct non-negative numbers, "
+                f"got {text!r}"
+            )
+        return tuple(sorted(values))
+    if base == "utility" and len(values) != 4:
+        raise ValueError(f"utility takes 4 coefficients, got {name!r}")
+    if base == "set_F" and len(values) != 1:
+        raise ValueError(f"set_F takes one parameter (beta squared), got {name!r}")
+    return tuple(values)
+
+
+def parse_trec_name(name):
+    """A :class:`Request` for a trec_eval-style name, or None if it is not one."""
+    if name in MEASURES:
+        return [Request(name, MEASURES[name].default, None)]
+    if name in NICKNAMES:
+        return [Request(b, MEASURES[b].default, None) for b in NICKNAMES[name]]
+    base, sep, k = name.partition("@")
+    if sep and base in MEASURES and MEASURES[base].params == "cutoffs":
+        if not re.fullmatch(r"[1-9][0-9]*", k):
+            raise ValueError(f"malformed cutoff in {name!r}: expected {base}@K, K >= 1")
+        return [Request(base, (int(k),), k, label=name)]
+    base, sep, text = name.partition(".")
+    if sep and base in MEASURES:
+        return [Request(base, _parse_params(base, text, name), text)]
+    base, sep, text = name.rpartition("_")
+    if sep and base in MEASURES and _NUMBER.fullmatch(text):
+        return [Request(base, _parse_params(base, text, name), text)]
+    return None
+
+
+def check_supported(request):
+    d = MEASURES[request.base]
+    if d.unsupported:
+        raise ValueError(
+            f"trec_eval measure {request.base!r} is not supported: {d.unsupported}"
+        )
+
+
+# --------------------------------------------------------------------------
+# Per-query computations
+# --------------------------------------------------------------------------
+
+
+def _divide(num, den):
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    out = np.zeros(np.broadcast(num, den).shape)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+class Context:
+    """The shared ranking plus the TREC facts the array kernels do not hold.
+
+    ``raw`` is trec_eval's relevance value of each ranked row: the qrels level
+    if judged with a level >= 0, -1 if the docno is not in the qrels, -2 if its
+    qrels level is negative.
+    """
+
+    def __init__(self, ranking, raw, level, judged_codes, judged_raw):
+        self.ranking = ranking
+        self.raw = raw
+        self.level = level
+        self.judged_codes = judged_codes
+        self.judged_raw = judged_raw
+        self.n = ranking.n_groups
+        self.rel = ranking.relevant(level)
+        self.R = ranking.n_relevant(level)
+        self.num_ret = ranking.sizes.astype(np.float64)
+        self.num_rel_ret = ranking.group_sum(self.rel)
+        self._cache = {}
+
+    def count(self, mask):
+        return np.bincount(self.ranking.codes, weights=mask, minlength=self.n)
+
+    def registry(self, name, **params):
+        metric = get_metric(name, **params)
+        return metric.per_query(self.ranking, 0.0)[1]
+
+    def binary(self, name):
+        return self.registry(name, relevance_threshold=self.level)
+
+    # -- trec_eval-only measures ------------------------------------------
+
+    def map(self):
+        if "map" not in self._cache:
+            self._cache["map"] = self.binary("map")
+        return self._cache["map"]
+
+    def bpref(self):
+        if "bpref" not in self._cache:
+            r = self.ranking
+            nonrel = (self.raw >= 0) & (self.raw < self.level)
+            above = r.before(nonrel)
+            qnonrel = (self.judged_raw >= 0) & (self.judged_raw < self.level)
+            N = np.bincount(self.judged_codes, weights=qnonrel, minlength=self.n)
+            R = self.R[r.codes]
+            den = np.maximum(np.minimum(N[r.codes], R), 1.0)
+            contrib = np.where(above > 0, 1.0 - np.minimum(above, R) / den, 1.0)
+            total = r.group_sum(np.where(self.rel, contrib, 0.0))
+            self._cache["bpref"] = _divide(total, self.R)
+        return self._cache["bpref"]
+
+    def infAP(self):
+        r = self.ranking
+        judged = self.raw >= 0
+        nonrel = judged & ~self.rel
+        pool_unjudged = self.raw == -2
+        rel_so_far = r.before(self.rel) + 1  # including this row
+        n = r.before(nonrel)
+        u = r.before(pool_unjudged)
+        j = r.position.astype(np.float64)
+        fj = np.maximum(j, 1.0)
+        a = rel_so_far - 1.0
+        term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((a + n + u) / fj) * (
+            (a + INFAP_EPSILON) / (a + n + 2 * INFAP_EPSILON)
+        )
+        term = np.where(j == 0, 1.0, term)
+        total = r.group_sum(np.where(self.rel, term, 0.0))
+        return _divide(total, self.R)
+
+    def _rel_rows(self):
+        """Relevant ranked rows: precision there and its suffix maximum."""
+        if "rel_rows" not in self._cache:
+            r = self.ranking
+            idx = np.flatnonzero(self.rel)
+            codes = r.codes[idx]
+            count = r.before(self.rel)[idx] + 1.0
+            prec = count / (r.position[idx] + 1.0)
+            self._cache["rel_rows"] = _segment_suffix_max(prec, codes)
+        return self._cache["rel_rows"]
+
+    def iprec(self, x):
+        imax = self._rel_rows()
+        nrr = self.num_rel_ret.astype(np.int64)
+        start = np.cumsum(nrr) - nrr
+        c = np.floor(x * self.R + 0.9).astype(np.int64)  # v9: (long)(x R + 0.9)
+        c = np.maximum(c, 1)
+        ok = c <= nrr
+        out = np.zeros(self.n)
+        out[ok] = imax[start[ok] + c[ok] - 1]
+        return out
+
+    def Rprec_mult(self, x):
+        r = self.ranking
+        c = np.floor(x * self.R + 0.9)
+        inside = r.position < c[r.codes]
+        hits = self.count(self.rel & inside)
+        return _divide(hits, c)
+
+    def binG(self):
+        r = self.ranking
+        nonrel_above = r.position - r.before(self.rel)
+        term = 1.0 / np.log2(2.0 + nonrel_above)
+        return _divide(r.group_sum(np.where(self.rel, term, 0.0)), self.R)
+
+    def _ideal_gain_at(self, gains_of_judged):
+        """Gain of the ideal ordering at each ranked position (0 beyond)."""
+        r = self.ranking
+        order = np.lexsort((-gains_of_judged, self.judged_codes))
+        sorted_gains = gains_of_judged[order]
+        n_j = np.bincount(self.judged_codes, minlength=self.n)
+        start = np.cumsum(n_j) - n_j
+        pos = r.position
+        ok = pos < n_j[r.codes]
+        out = np.zeros(r.n_rows)
+        out[ok] = sorted_gains[start[r.codes[ok]] + pos[ok]]
+        return out
+
+    def G(self):
+        r = self.ranking
+        gains_j = np.maximum(self.judged_raw, 0).astype(np.float64)
+        gain = np.maximum(self.raw, 0).astype(np.float64)
+        ideal = self._ideal_gain_at(gains_j)
+        cost = np.maximum(ideal, 1.0)
+        sum_cost = r.before(cost) + cost
+        sum_results = r.before(gain) + gain
+        with np.errstate(divide="ignore", invalid="ignore"):
+            term = np.where(gain != 0, gain / np.log2(2.0 + sum_cost - sum_results), 0)
+        total_ideal = np.bincount(self.judged_codes, weights=gains_j, minlength=self.n)
+        return _divide(r.group_sum(term), total_ideal)
+
+    def ndcg_gains(self, pairs):
+        """trec_eval ndcg with custom ``level=gain`` pairs."""
+        r = self.ranking
+        top = int(max(self.judged_raw.max(initial=0), max(p[0] for p in pairs)))
+        table = np.arange(top + 1, dtype=np.float64)
+        for level, gain in pairs:
+            if level >= 0:
+                table[level] = gain
+        gain = np.where(self.raw >= 0, table[np.maximum(self.raw, 0)], 0.0)
+        dcg = r.group_sum(gain * r.discount())
+        gj = np.where(self.judged_raw >= 0, table[np.maximum(self.judged_raw, 0)], 0.0)
+        gj = np.maximum(gj, 0.0)
+        order = np.lexsort((-gj, self.judged_codes))
+        codes, gs = self.judged_codes[order], gj[order]
+        n_j = np.bincount(codes, minlength=self.n)
+        pos = np.arange(codes.shape[0]) - (np.cumsum(n_j) - n_j)[codes]
+        ideal = np.bincount(codes, weights=gs / np.log2(pos + 2.0), minlength=self.n)
+        return _divide(dcg, ideal)
+
+    def judged(self, k):
+        r = self.ranking
+        inside = (r.position < k) & (self.raw != -1)
+        return _divide(self.count(inside), np.minimum(self.num_ret, k))
+
+    def set_measures(self):
+        P = _divide(self.num_rel_ret, self.num_ret)
+        rec = _divide(self.num_rel_ret, self.R)
+        return P, rec
+
+    def value(self, base, param):
+        """Per-query values of one output of a trec measure."""
+        if base == "num_q":
+            return np.ones(self.n)
+        if base == "num_ret":
+            return self.num_ret
+        if base == "num_rel":
+            return self.R
+        if base == "num_rel_ret":
+            return self.num_rel_ret
+        if base == "num_nonrel_judged_ret":
+            unjudged = self.count(self.raw < 0)
+            return self.num_ret - unjudged - self.num_rel_ret
+        if base in ("map", "gm_map"):
+            return self.map()
+        if base in ("bpref", "gm_bpref"):
+            return self.bpref()
+        if base == "Rprec":
+            return self.binary("rprec")
+        if base == "recip_rank":
+            return self.binary("mrr")
+        if base == "P":
+            return self.binary(f"precision@{param}")
+        if base == "recall":
+            return self.binary(f"recall@{param}")
+        if base == "map_cut":
+            return self.binary(f"map@{param}")
+        if base == "success":
+            return self.binary(f"hit_rate@{param}")
+        if base == "relative_P":
+            return self.binary(f"r_cap@{param}")
+        if base == "ndcg_cut":
+            return self.registry(f"ndcg@{param}")
+        if base == "ndcg":
+            if param:
+                return self.ndcg_gains(param)
+            return self.registry("ndcg")
+        if base == "infAP":
+            return self.infAP()
+        if base == "iprec_at_recall":
+            return self.iprec(param)
+        if base == "11pt_avg":
+            return np.mean([self.iprec(x) for x in param], axis=0)
+        if base == "Rprec_mult":
+            return self.Rprec_mult(param)
+        if base == "binG":
+            return self.binG()
+        if base == "G":
+            return self.G()
+        if base == "judged":
+            return self.judged(param)
+        P, rec = self.set_measures()
+        if base == "set_P":
+            return P
+        if base == "set_recall":
+            return rec
+        if base == "set_relative_P":
+            return _divide(self.num_rel_ret, np.minimum(self.num_ret, self.R))
+        if base == "set_map":
+            return P * rec
+        if base == "set_F":
+            beta2 = param[0]
+            return np.where(
+                self.num_rel_ret > 0,
+                _divide((beta2 + 1.0) * P * rec, beta2 * P + rec),
+                0.0,
+            )
+        if base == "utility":
+            p1, p2, p3, p4 = param
+            a = self.num_rel_ret
+            b = self.num_ret - a
+            c = self.R - a
+            d = a - self.num_ret - self.R  # trec_eval's -N defaults to 0
+            return p1 * a + p2 * b + p3 * c + p4 * d
+        raise AssertionError(f"no kernel for {base}")  # pragma: no cover
+
+
+def _segment_suffix_max(values, codes):
+    """Maximum of ``values`` over each position and the later ones of its
+    segment (``codes`` non-decreasing): pointer doubling, O(n log n)."""
+    out = values.copy()
+    n = out.shape[0]
+    step = 1
+    while step < n:
+        same = codes[step:] == codes[:-step]
+        if not same.any():
+            break
+        np.maximum(out[:-step], np.where(same, out[step:], -np.inf), out=out[:-step])
+        step *= 2
+    return out
+
+
+def summarize(kind, values, n_total, n_missing):
+    """trec_eval's summary of per-query values (``-c``: ``n_missing`` zeros)."""
+    if kind == "sum":
+        return float(np.sum(values))
+    if kind == "count":
+        return float(n_total)
+    if kind == "gm":
+        logs = np.log(np.maximum(values, GM_FLOOR))
+        return float(math.exp((logs.sum() + n_missing * math.log(GM_FLOOR)) / n_total))
+    return float(np.sum(values) / n_total)

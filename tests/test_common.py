@@ -1,0 +1,847 @@
+"""Registry-driven common tests: every registered metric, the same checks.
+
+Invariances (row permutation, group relabelling, strictly increasing score
+transforms), bounds, the ideal ranking, ``k`` beyond every query, the return
+type, untouched inputs, agreement of the three entry points (function,
+``get_metric``, ``evaluate``), the registry's classification and name parsing,
+and every bad input of the specification raising with a message that names
+the argument.
+"""
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from _reference import query_value
+
+from skirm.metrics import evaluate, get_metric, metric_names
+from skirm.metrics._registry import SPECS
+
+SPEC_IDS = [spec.name for spec in SPECS]
+BOUNDED = [spec for spec in SPECS if spec.bounded]
+TIES = ("average", "first", "optimistic", "pessimistic")
+NO_RELEVANT = (0.0, 1.0, 0.5, "skip")
+
+
+def _spec(name):
+    return next(spec for spec in SPECS if spec.name == name)
+
+
+def _names(spec, ks=(None, 1, 3)):
+    if not spec.takes_k:
+        return [spec.name]
+    return [spec.name if k is None else f"{spec.name}@{k}" for k in ks]
+
+
+def _data(seed=0, n_groups=6, max_rows=9, n_scores=4, empty_query=True):
+    """Interleaved queries with frequent ties; one query without relevant rows."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, max_rows + 1, size=n_groups)
+    groups = np.repeat(np.arange(n_groups), sizes)
+    y_true = rng.integers(0, 4, size=groups.shape[0]).astype(float)
+    y_true[groups == 0] = 0.0 if empty_query else 1.0
+    y_true[groups == 1] = np.maximum(y_true[groups == 1], 1.0)
+    y_score = rng.integers(0, n_scores, size=groups.shape[0]).astype(float)
+    perm = rng.permutation(groups.shape[0])
+    return y_true[perm], y_score[perm], groups[perm]
+
+
+# --------------------------------------------------------------------------
+# Classification and names
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", SPEC_IDS)
+def test_every_spec_is_classified(name):
+    spec = _spec(name)
+    assert spec.kind in ("binary", "graded")
+    assert isinstance(spec.takes_k, bool)
+    assert isinstance(spec.bounded, bool)
+    assert isinstance(spec.definition, str) and spec.definition.strip()
+    assert callable(spec.function) and callable(spec.kernel)
+    assert spec.function.__doc__ and "Examples" in spec.function.__doc__
+    # Binary metrics take a relevance threshold, graded ones do not.
+    assert ("relevance_threshold" in spec.params) == (spec.kind == "binary")
+    for alias in spec.names:
+        assert get_metric(alias).spec is spec
+        assert alias in metric_names()
+        if spec.takes_k:
+            assert f"{alias}@k" in metric_names()
+            assert get_metric(f"{alias}@7").k == 7
+        else:
+            assert f"{alias}@k" not in metric_names()
+
+
+def test_registry_names_are_unique_and_complete():
+    names = [n for spec in SPECS for n in spec.names]
+    assert len(names) == len(set(names))
+    assert {s.name for s in SPECS} == {
+        "ndcg",
+        "dcg",
+        "cg",
+        "precision",
+        "recall",
+        "r_cap",
+        "f1",
+        "hit_rate",
+        "r_precision",
+        "mrr",
+        "map",
+        "err",
+        "rbp",
+    }
+    assert metric_names() == sorted(metric_names())
+    for alias, canonical in [
+        ("p", "precision"),
+        ("r", "recall"),
+        ("success", "hit_rate"),
+        ("rprec", "r_precision"),
+        ("NDCG", "ndcg"),
+        ("P@5", "precision"),
+    ]:
+        assert get_metric(alias).spec.name == canonical
+
+
+def test_unknown_metric_lists_valid_names():
+    with pytest.raises(ValueError, match=r"unknown metric.*valid names:.*ndcg@k"):
+        get_metric("ndgc@10")
+    with pytest.raises(ValueError, match=r"unknown metric.*rprec"):
+        get_metric("auc")
+
+
+def test_cutoff_on_metric_without_k_is_rejected():
+    with pytest.raises(ValueError, match=r"'r_precision' takes no cutoff"):
+        get_metric("r_precision@5")
+    with pytest.raises(ValueError, match=r"takes no cutoff"):
+        get_metric("rprec@1")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ndcg@0",
+        "ndcg@",
+        "ndcg@-1",
+        "ndcg@01",
+        "@5",
+        "ndcg@5.0",
+        " ndcg",
+        "ndcg@5@3",
+        "ndcg@k",
+        "",
+        "ndcg 10",
+        "5ndcg",
+    ],
+)
+def test_malformed_metric_names_are_rejected(name):
+    with pytest.raises(ValueError, match=r"malformed metric name"):
+        get_metric(name)
+
+
+def test_metric_name_must_be_a_string():
+    with pytest.raises(TypeError, match=r"metric name must be a string"):
+        get_metric(10)
+
+
+def test_unknown_option_for_a_metric():
+    with pytest.raises(TypeError, match=r"ndcg got unexpected option\(s\) \['p'\]"):
+        get_metric("ndcg@5", p=0.5)
+
+
+# --------------------------------------------------------------------------
+# Invariances
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", SPEC_IDS)
+def test_row_permutation_invariance(name):
+    spec = _spec(name)
+    y_true, y_score, groups = _data(1)
+    perm = np.random.default_rng(2).permutation(y_true.shape[0])
+    for label in _names(spec):
+        metric = get_metric(label)
+        # "first" depends on the input order among ties, by definition.
+        for ties in ("average", "optimistic", "pessimistic"):
+            for no_relevant in NO_RELEVANT:
+                a = metric(
+                    y_true, y_score, groups=groups, ties=ties, no_relevant=no_relevant
+                )
+                b = metric(
+                    y_true[perm],
+                    y_score[perm],
+                    groups=groups[perm],
+                    ties=ties,
+                    no_relevant=no_relevant,
+                )
+                assert a == pytest.approx(b, rel=1e-12, abs=1e-15), (label, ties)
+
+
+def _relabellings(groups):
+    """Other label sets for the same partition of the rows."""
+    ids = np.unique(groups)
+    yield "strings", np.array([f"query {g}" for g in groups])
+    yield "non_contiguous", groups * 1000 - 7
+    yield "negative", -groups - 1
+    yield "reversed_order", (ids.max() - groups)
+    yield "large_ints", groups.astype(np.int64) * (2**40) + 3
+    yield "uint8", groups.astype(np.uint8)
+    yield "floats", groups * 0.5 + 0.25
+    yield "objects", np.array([f"o{g}" for g in groups], dtype=object)
+    yield "list", [int(g) for g in groups]
+    yield (
+        "series",
+        pd.Series([f"s{g}" for g in groups], index=np.arange(len(groups))[::-1]),
+    )
+    yield "categorical", pd.Categorical([f"c{g}" for g in groups])
+    yield "categorical_series", pd.Series(pd.Categorical(groups % 7 * 10 + groups))
+
+
+@pytest.mark.parametrize("name", SPEC_IDS)
+def test_group_relabelling_invariance(name):
+    spec = _spec(name)
+    y_true, y_score, groups = _data(3)
+    for label in _names(spec):
+        metric = get_metric(label)
+        for ties in TIES:
+            expected = metric(y_true, y_score, groups=groups, ties=ties)
+            for kind, relabelled in _relabellings(groups):
+                got = metric(y_true, y_score, groups=relabelled, ties=ties)
+                assert got == pytest.approx(expected, rel=1e-12, abs=1e-15), (
+                    label,
+                    ties,
+                    kind,
+                )
+
+
+@pytest.mark.parametrize("name", SPEC_IDS)
+def test_contiguous_and_interleaved_layouts_agree(name):
+    # The same queries, rows sorted by query or interleaved across queries.
+    spec = _spec(name)
+    y_true, y_score, groups = _data(4)
+    order = np.argsort(groups, kind="stable")
+    for label in _names(spec):
+        metric = get_metric(label)
+        for ties in TIES:  # a stable sort keeps input order among ties
+            a = metric(y_true, y_score, groups=groups, ties=ties)
+            b = metric(y_true[order], y_score[order], groups=groups[order], ties=ties)
+            assert a == pytest.approx(b, rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("name", SPEC_IDS)
+def test_strictly_increasing_score_transform_invariance(name):
+    spec = _spec(name)
+    y_true, y_score, groups = _data(5)
+    y_score = y_score + np.random.default_rng(6).integers(0, 2, y_score.shape) * 0.25
+    transforms = [
+        lambda s: 3.0 * s - 11.0,
+        lambda s: np.exp(s / 2.0),
+        lambda s: s**3,
+        lambda s: np.where(s == s.max(), np.inf, s),  # the top score becomes inf
+        lambda s: np.where(s == s.min(), -np.inf, s),
+    ]
+    for label in _names(spec):
+        metric = get_metric(label)
+        for ties in TIES:
+            expected = metric(y_true, y_score, groups=groups, ties=ties)
+            for transform in transforms:
+                got = metric(y_true, transform(y_score), groups=groups, ties=ties)
+                assert got == pytest.approx(expected, rel=1e-12, abs=1e-15), label
+
+
+# --------------------------------------------------------------------------
+# Values
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [s.name for s in BOUNDED])
+def test_bounded_metrics_lie_in_unit_interval(name):
+    spec = _spec(name)
+    for seed in range(8):
+        y_true, y_score, groups = _data(10 + seed, n_scores=2 + seed % 3)
+        for label in _names(spec, (None, 1, 2, 5, 50)):
+            metric = get_metric(label)
+            for ties in TIES:
+                for no_relevant in NO_RELEVANT:
+                    value = metric(
+                        y_true,
+                        y_score,
+                        groups=groups,
+                        ties=ties,
+                        no_relevant=no_relevant,
+                    )
+                    assert 0.0 <= value <= 1.0, (label, ties, no_relevant)
+                # Per query too.
+                result = evaluate(
+                    y_true, y_score, groups=groups, metrics=[label], ties=ties
+                )
+                assert np.all(
+                    (result.per_query[label] >= 0) & (result.per_query[label] <= 1)
+                )
+
+
+def _ideal_value(spec, k, labels):
+    """What the ideal ordering of one query scores, by the metric's definition."""
+    R = int(np.sum(labels > 0))
+    n = labels.shape[0]
+    depth = n if k is None else k
+    if spec.name == "precision":
+        return min(R, depth) / depth
+    if spec.name == "f1":
+        return 2.0 * min(R, depth) / (depth + R)
+    if spec.name == "recall":
+        return min(R, depth) / R
+    if spec.name == "map":
+        return min(R, depth) / R
+    if spec.name == "rbp":
+        return 1.0 - 0.8 ** min(R, depth)
+    if spec.name == "err":
+        return query_value("err", sorted(labels, reverse=True), k, max_grade=3.0)
+    # Normalised metrics: the ideal ordering scores exactly 1.
+    return 1.0
+
+
+@pytest.mark.parametrize("name", [s.name for s in BOUNDED])
+def test_ideal_ranking(name):
+    # Scores equal to the labels rank every query ideally (ties among equal
+    # labels change nothing). Normalised metrics (ndcg, r_cap, hit_rate,
+    # r_precision, mrr) score 1 at every k; the others reach their ideal value.
+    spec = _spec(name)
+    y_true, _, groups = _data(20, empty_query=False)
+    y_true[0] = 3.0  # the largest grade occurs, for ERR's default max_grade
+    ids = np.unique(groups)
+    assert all((y_true[groups == g] > 0).any() for g in ids)
+    for label in _names(spec, (None, 1, 2, 4, 20)):
+        metric = get_metric(label)
+        expected = np.mean(
+            [_ideal_value(spec, metric.k, y_true[groups == g]) for g in ids]
+        )
+        for ties in TIES:
+            got = metric(y_true, y_true, groups=groups, ties=ties)
+            assert got == pytest.approx(expected, rel=1e-12), (label, ties)
+            if spec.name in ("ndcg", "r_cap", "hit_rate", "r_precision", "mrr"):
+                assert got == pytest.approx(1.0, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", [s.name for s in BOUNDED])
+def test_ideal_ranking_is_best_ordering(name):
+    # No ordering of a query beats the ideal one (brute force over orderings).
+    spec = _spec(name)
+    labels = np.array([0, 2, 1, 0, 3, 1], dtype=float)
+    groups = np.zeros(6, dtype=int)
+    for label in _names(spec, (None, 1, 2, 4)):
+        metric = get_metric(label, **({"max_grade": 3} if name == "err" else {}))
+        ideal = metric(labels, labels, groups=groups)
+        for perm in itertools.permutations(range(6)):
+            scores = -np.array(perm, dtype=float)
+            assert metric(labels, scores, groups=groups) <= ideal + 1e-12
+
+
+@pytest.mark.parametrize("name", [s.name for s in SPECS if s.takes_k])
+def test_k_beyond_every_query_equals_k_none(name):
+    spec = _spec(name)
+    y_true, y_score, groups = _data(30)
+    longest = int(np.max(np.bincount(groups)))
+    for ties in TIES:
+        for no_relevant in NO_RELEVANT:
+            common = dict(groups=groups, ties=ties, no_relevant=no_relevant)
+            whole = spec.function(y_true, y_score, k=None, **common)
+            for k in (longest, longest + 1, 1000):
+                beyond = spec.function(y_true, y_score, k=k, **common)
+                if name not in ("precision", "f1"):
+                    assert beyond == pytest.approx(whole, rel=1e-12, abs=1e-15)
+    # precision@k divides by k even for shorter queries (trec_eval), while
+    # k=None divides by the query's size; f1 follows precision. So with k
+    # beyond every query they equal the k=None value rescaled per query.
+    result = evaluate(y_true, y_score, groups=groups, metrics=[name, f"{name}@1000"])
+    sizes = np.bincount(groups)
+    R = np.bincount(groups, weights=y_true > 0)
+    per_none, per_k = result.per_query[name], result.per_query[f"{name}@1000"]
+    if name == "precision":
+        np.testing.assert_allclose(per_k, per_none * sizes / 1000, rtol=1e-12)
+    elif name == "f1":
+        hits_none = per_none * (sizes + R) / 2
+        np.testing.assert_allclose(per_k, 2 * hits_none / (1000 + R), rtol=1e-12)
+    else:
+        np.testing.assert_allclose(per_k, per_none, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", SPEC_IDS)
+def test_returns_python_float(name):
+    spec = _spec(name)
+    y_true, y_score, groups = _data(40)
+    values = [
+        spec.function(y_true, y_score, groups=groups),
+        spec.function(y_true.tolist(), y_score.tolist(), groups=groups.tolist()),
+        spec.function(
+            y_true.astype(np.float32), y_score.astype(np.float32), groups=groups
+        ),
+        spec.function(y_true.astype(int), y_score.astype(int), groups=groups),
+        spec.function(y_true.reshape(1, -1), y_score.reshape(1, -1)),
+        get_metric(spec.name)(y_true, y_score, groups=groups),
+    ]
+    for value in values:
+        assert type(value) is float
+
+
+@pytest.mark.parametrize("name", SPEC_IDS)
+def test_inputs_are_not_modified(name):
+    spec = _spec(name)
+    y_true, y_score, groups = _data(41)
+    weights = np.array([1.0 + g for g in groups])
+    variants = {
+        "numpy": (y_true.copy(), y_score.copy(), groups.copy(), weights.copy()),
+        "lists": (y_true.tolist(), y_score.tolist(), groups.tolist(), weights.tolist()),
+        "pandas": (
+            pd.Series(y_true, index=np.arange(len(y_true))[::-1]),
+            pd.Series(y_score),
+            pd.Series(groups).astype("category"),
+            pd.Series(weights),
+        ),
+        "float32_readonly": tuple(
+            a.astype(np.float32) if a.dtype.kind == "f" else a.copy()
+            for a in (y_true, y_score, groups, weights)
+        ),
+    }
+    for a in variants["float32_readonly"]:
+        a.flags.writeable = False
+    for kind, (yt, ys, g, w) in variants.items():
+        before = [
+            x.copy(deep=True) if isinstance(x, pd.Series) else np.array(x, copy=True)
+            for x in (yt, ys, g, w)
+        ]
+        for ties in TIES:
+            spec.function(
+                yt, ys, groups=g, sample_weight=w, ties=ties, no_relevant="skip"
+            )
+        evaluate(yt, ys, groups=g, metrics=_names(spec), sample_weight=w)
+        for old, new in zip(before, (yt, ys, g, w), strict=True):
+            if isinstance(old, pd.Series):
+                pd.testing.assert_series_equal(old, new)
+            else:
+                np.testing.assert_array_equal(old, np.asarray(new), err_msg=kind)
+
+
+@pytest.mark.parametrize("name", SPEC_IDS)
+def test_function_get_metric_and_evaluate_agree(name):
+    spec = _spec(name)
+    y_true, y_score, groups = _data(50)
+    weights = 1.0 + (groups % 3)
+    labels = _names(spec, (None, 1, 3))
+    for ties in TIES:
+        for no_relevant in NO_RELEVANT:
+            for sample_weight in (None, weights):
+                common = dict(
+                    groups=groups,
+                    ties=ties,
+                    no_relevant=no_relevant,
+                    sample_weight=sample_weight,
+                )
+                result = evaluate(y_true, y_score, metrics=labels, **common)
+                for label in labels:
+                    metric = get_metric(label)
+                    kwargs = {"k": metric.k} if spec.takes_k else {}
+                    direct = spec.function(y_true, y_score, **kwargs, **common)
+                    assert metric(y_true, y_score, **common) == direct
+                    assert result.means[label] == pytest.approx(direct, rel=1e-12)
+
+
+# --------------------------------------------------------------------------
+# Bad input
+# --------------------------------------------------------------------------
+
+Y_TRUE = [1.0, 0.0, 2.0, 0.0]
+Y_SCORE = [0.4, 0.3, 0.2, 0.1]
+GROUPS = ["a", "a", "b", "b"]
+
+# (description, changes to the call, exception, message pattern)
+BAD_INPUTS = [
+    (
+        "lengths",
+        dict(y_score=[0.4, 0.3, 0.2]),
+        ValueError,
+        r"`y_true` and `y_score` must have the same shape",
+    ),
+    (
+        "groups_length",
+        dict(groups=["a", "a", "b"]),
+        ValueError,
+        r"`groups` must have one label per row: expected length 4, got 3",
+    ),
+    (
+        "empty",
+        dict(y_true=[], y_score=[], groups=[]),
+        ValueError,
+        r"`y_true` must not be empty",
+    ),
+    (
+        "empty_2d",
+        dict(y_true=np.zeros((0, 3)), y_score=np.zeros((0, 3)), groups=None),
+        ValueError,
+        r"must not be empty",
+    ),
+    (
+        "nan_score",
+        dict(y_score=[0.4, np.nan, 0.2, 0.1]),
+        ValueError,
+        r"`y_score` must not contain NaN",
+    ),
+    (
+        "nan_true",
+        dict(y_true=[1.0, np.nan, 0.0, 0.0]),
+        ValueError,
+        r"`y_true` must hold finite relevance labels, got (np\.float64\()?nan",
+    ),
+    (
+        "inf_true",
+        dict(y_true=[1.0, np.inf, 0.0, 0.0]),
+        ValueError,
+        r"`y_true` must hold finite relevance labels, got (np\.float64\()?inf",
+    ),
+    (
+        "negative_true",
+        dict(y_true=[1.0, -1.0, 0.0, 0.0]),
+        ValueError,
+        r"`y_true` must hold non-negative relevance labels, got (np\.float64\()?-1",
+    ),
+    (
+        "string_true",
+        dict(y_true=["1", "0", "2", "0"]),
+        TypeError,
+        r"`y_true` must be an array-like of real numbers",
+    ),
+    (
+        "object_true",
+        dict(y_true=[1, "x", 0, 0]),
+        TypeError,
+        r"`y_true` must be an array-like of real numbers",
+    ),
+    (
+        "none_true",
+        dict(y_true=None),
+        TypeError,
+        r"`y_true` must be an array-like of numbers, got None",
+    ),
+    (
+        "string_score",
+        dict(y_score=["a", "b", "c", "d"]),
+        TypeError,
+        r"`y_score` must be an array-like of real numbers",
+    ),
+    (
+        "complex_score",
+        dict(y_score=np.ones(4) * 1j),
+        TypeError,
+        r"`y_score` must be an array-like of real numbers",
+    ),
+    (
+        "3d",
+        dict(y_true=np.zeros((1, 2, 2)), y_score=np.zeros((1, 2, 2)), groups=None),
+        ValueError,
+        r"`y_true` must be 1-D or 2-D, got shape \(1, 2, 2\)",
+    ),
+    (
+        "scalar",
+        dict(y_true=1.0, y_score=1.0, groups=None),
+        ValueError,
+        r"`y_true` must be 1-D or 2-D, got shape \(\)",
+    ),
+    (
+        "ties",
+        dict(ties="random"),
+        ValueError,
+        r"`ties` must be one of 'average', 'first', .*'pessimistic', got 'random'",
+    ),
+    ("ties_none", dict(ties=None), ValueError, r"`ties` must be one of .* got None"),
+    (
+        "no_relevant_word",
+        dict(no_relevant="ignore"),
+        ValueError,
+        r"`no_relevant` must be a number in \[0, 1\], 'skip' or 'raise', got 'ignore'",
+    ),
+    (
+        "no_relevant_big",
+        dict(no_relevant=2.0),
+        ValueError,
+        r"`no_relevant` must be a number in \[0, 1\].*got 2.0",
+    ),
+    (
+        "no_relevant_negative",
+        dict(no_relevant=-0.5),
+        ValueError,
+        r"`no_relevant` must be .*got -0.5",
+    ),
+    (
+        "no_relevant_bool",
+        dict(no_relevant=True),
+        ValueError,
+        r"`no_relevant` must be .*got True",
+    ),
+    (
+        "no_relevant_nan",
+        dict(no_relevant=np.nan),
+        ValueError,
+        r"`no_relevant` must be .*got nan",
+    ),
+    (
+        "groups_2d",
+        dict(groups=np.array([["a", "a"], ["b", "b"]])),
+        ValueError,
+        r"`groups` must be 1-D \(one query label per row\), got shape \(2, 2\)",
+    ),
+    (
+        "groups_none_value",
+        dict(groups=["a", None, "b", "b"]),
+        ValueError,
+        r"`groups` must not contain missing values, got None at index 1",
+    ),
+    (
+        "groups_nan",
+        dict(groups=[1.0, 1.0, np.nan, 2.0]),
+        ValueError,
+        r"`groups` must not contain missing values, got NaN at index 2",
+    ),
+    (
+        "groups_object_nan",
+        dict(groups=np.array(["a", "a", float("nan"), "b"], dtype=object)),
+        ValueError,
+        r"`groups` must not contain missing values.*index 2",
+    ),
+    (
+        "groups_pandas_na",
+        dict(groups=pd.Series([1, 1, pd.NA, 2], dtype="Int64")),
+        ValueError,
+        r"`groups` must not contain missing values.*index 2",
+    ),
+    (
+        "groups_series_none",
+        dict(groups=pd.Series(["a", None, "b", "b"])),
+        ValueError,
+        r"`groups` must not contain missing values.*index 1",
+    ),
+    (
+        "groups_categorical_nan",
+        dict(groups=pd.Categorical(["a", "a", np.nan, "b"])),
+        ValueError,
+        r"`groups` must not contain missing values, got a missing category at index 2",
+    ),
+    (
+        "groups_categorical_series",
+        dict(groups=pd.Series(pd.Categorical(["a", np.nan, "b", "b"]))),
+        ValueError,
+        r"`groups` must not contain missing values, got a missing category at index 1",
+    ),
+    (
+        "groups_mixed",
+        dict(groups=np.array([1, "a", 1, "a"], dtype=object)),
+        TypeError,
+        r"`groups` labels must be mutually comparable",
+    ),
+    (
+        "groups_with_2d",
+        dict(y_true=[[1, 0], [2, 0]], y_score=[[1, 2], [3, 4]], groups=[0, 1]),
+        ValueError,
+        r"`groups` must be None when `y_true` and `y_score` are 2-D",
+    ),
+    (
+        "no_groups_1d",
+        dict(groups=None),
+        ValueError,
+        r"`groups` is required for 1-D `y_true`.*single query.*groups=np.zeros\(",
+    ),
+    (
+        "shape_2d_vs_1d",
+        dict(y_true=[[1, 0, 2, 0]], groups=None),
+        ValueError,
+        r"must have the same shape, got \(1, 4\) and \(4,\)",
+    ),
+    (
+        "weight_varies",
+        dict(sample_weight=[1.0, 1.0, 2.0, 3.0]),
+        ValueError,
+        r"`sample_weight` must be constant within .*query (np\.str_\()?'b'",
+    ),
+    (
+        "weight_length",
+        dict(sample_weight=[1.0, 1.0]),
+        ValueError,
+        r"`sample_weight` must be 1-D with one weight per row \(length 4\), got",
+    ),
+    (
+        "weight_negative",
+        dict(sample_weight=[-1.0, -1.0, 1.0, 1.0]),
+        ValueError,
+        r"`sample_weight` must hold finite, non-negative numbers",
+    ),
+    (
+        "weight_nan",
+        dict(sample_weight=[np.nan] * 4),
+        ValueError,
+        r"`sample_weight` must hold finite, non-negative numbers",
+    ),
+    (
+        "weight_zero",
+        dict(sample_weight=[0.0] * 4),
+        ValueError,
+        r"query weights \(`sample_weight`\) of the scored queries sum to zero",
+    ),
+    (
+        "raise_empty_query",
+        dict(y_true=[1.0, 0.0, 0.0, 0.0], no_relevant="raise"),
+        ValueError,
+        r"query (np\.str_\()?'b'\)? has no relevant row \(no_relevant='raise'\)",
+    ),
+    (
+        "skip_all_empty",
+        dict(y_true=[0.0] * 4, no_relevant="skip"),
+        ValueError,
+        r"every query has no relevant row, so with no_relevant='skip' there is",
+    ),
+]
+
+BAD_K = [
+    (0, ValueError, r"`k` must be a positive integer or None, got 0"),
+    (-3, ValueError, r"`k` must be a positive integer or None, got -3"),
+    (2.5, TypeError, r"`k` must be a positive integer or None, got 2.5 \(float\)"),
+    (3.0, TypeError, r"`k` must be a positive integer or None, got 3.0 \(float\)"),
+    (True, TypeError, r"`k` must be a positive integer or None, got True \(bool\)"),
+    ("3", TypeError, r"`k` must be a positive integer or None, got '3' \(str\)"),
+    (np.float64(2.0), TypeError, r"`k` must be a positive integer or None"),
+]
+
+BAD_OPTIONS = [
+    (
+        "gain",
+        "log",
+        ValueError,
+        r"`gain` must be one of 'linear', 'exponential', got 'log'",
+    ),
+    ("log_base", 1, ValueError, r"`log_base` must be a number > 1, got 1"),
+    ("log_base", "e", ValueError, r"`log_base` must be a number > 1"),
+    (
+        "relevance_threshold",
+        0,
+        ValueError,
+        r"`relevance_threshold` must be None or a positive number, got 0",
+    ),
+    (
+        "relevance_threshold",
+        -1.0,
+        ValueError,
+        r"`relevance_threshold` must be None or a positive number",
+    ),
+    (
+        "relevance_threshold",
+        "2",
+        ValueError,
+        r"`relevance_threshold` must be None or a positive number",
+    ),
+    ("p", 1.0, ValueError, r"`p` must be a number in \(0, 1\), got 1.0"),
+    ("p", 0, ValueError, r"`p` must be a number in \(0, 1\)"),
+    ("max_grade", -1, ValueError, r"`max_grade` must be None or a non-negative number"),
+    (
+        "max_grade",
+        1,
+        ValueError,
+        r"`max_grade` must be at least the largest label \(2\), got 1",
+    ),
+    (
+        "denominator",
+        "k",
+        ValueError,
+        r"`denominator` must be one of 'R', 'min_k', got 'k'",
+    ),
+    ("ignore_ties", "yes", TypeError, r"`ignore_ties` must be True or False"),
+]
+
+
+def _call(spec, **changes):
+    kwargs = dict(y_true=Y_TRUE, y_score=Y_SCORE, groups=GROUPS)
+    kwargs.update(changes)
+    y_true = kwargs.pop("y_true")
+    y_score = kwargs.pop("y_score")
+    return spec.function(y_true, y_score, **kwargs)
+
+
+def test_the_good_call_works():
+    for spec in SPECS:
+        assert isinstance(_call(spec), float)
+
+
+@pytest.mark.parametrize("name", SPEC_IDS)
+@pytest.mark.parametrize(
+    "changes, error, match", [c[1:] for c in BAD_INPUTS], ids=[c[0] for c in BAD_INPUTS]
+)
+def test_bad_input_raises(name, changes, error, match):
+    spec = _spec(name)
+    with pytest.raises(error, match=match):
+        _call(spec, **changes)
+
+
+@pytest.mark.parametrize("name", SPEC_IDS)
+@pytest.mark.parametrize("k, error, match", BAD_K, ids=[repr(c[0]) for c in BAD_K])
+def test_bad_k_raises(name, k, error, match):
+    spec = _spec(name)
+    if not spec.takes_k:
+        with pytest.raises(TypeError, match=r"unexpected keyword argument 'k'"):
+            _call(spec, k=3)
+        return
+    with pytest.raises(error, match=match):
+        _call(spec, k=k)
+
+
+@pytest.mark.parametrize("name", SPEC_IDS)
+def test_bad_metric_options_raise(name):
+    spec = _spec(name)
+    checked = 0
+    for option, value, error, match in BAD_OPTIONS:
+        if option not in spec.params:
+            continue
+        with pytest.raises(error, match=match):
+            _call(spec, **{option: value})
+        with pytest.raises(error, match=match):
+            get_metric(spec.name, **{option: value})(Y_TRUE, Y_SCORE, groups=GROUPS)
+        checked += 1
+    assert checked > 0 or not spec.params
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a missing value of pandas' string dtype (pd.NA) in groups reaches "
+    "the encoder and raises 'boolean value of NA is ambiguous'",
+)
+def test_pandas_string_na_in_groups_is_named():
+    groups = pd.Series(["a", "a", None, "b"], dtype="string")
+    with pytest.raises(ValueError, match=r"`groups` must not contain missing values"):
+        _call(_spec("ndcg"), groups=groups)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="NaT in datetime groups is accepted as a query label instead of "
+    "being rejected as a missing value",
+)
+def test_nat_in_groups_is_rejected():
+    groups = np.array(["2020-01-01", "2020-01-01", "NaT", "NaT"], dtype="datetime64[D]")
+    with pytest.raises(ValueError, match=r"`groups` must not contain missing values"):
+        _call(_spec("ndcg"), groups=groups)
+
+
+def test_datetime_groups_without_missing_values_work():
+    groups = np.array(["2020-01-01"] * 2 + ["2020-01-03"] * 2, dtype="datetime64[D]")
+    assert _call(_spec("mrr"), groups=groups) == _call(_spec("mrr"))
+
+
+@pytest.mark.parametrize("name", SPEC_IDS)
+def test_infinite_scores_are_ordered_naturally(name):
+    spec = _spec(name)
+    y_true = [0.0, 2.0, 1.0, 0.0, 3.0, 0.0]
+    groups = [0, 0, 0, 1, 1, 1]
+    finite = [-1e300, 1e300, 0.0, 5.0, 7.0, -5.0]
+    infinite = [-np.inf, np.inf, 0.0, 5.0, np.inf, -np.inf]
+    for label in _names(spec):
+        metric = get_metric(label)
+        for ties in TIES:
+            assert metric(y_true, infinite, groups=groups, ties=ties) == pytest.approx(
+                metric(y_true, finite, groups=groups, ties=ties), rel=1e-12
+            )

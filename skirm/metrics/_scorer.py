@@ -25,7 +25,7 @@ from sklearn.base import is_classifier
 from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
 from skirm._ranking import TIES, rank_input
-from skirm._validation import check_choice, check_no_relevant, describe
+from skirm._validation import check_choice, check_k, check_no_relevant, describe
 from skirm.metrics._base import PARAM_CHECKS
 from skirm.metrics._registry import Metric, get_metric, spec_for
 
@@ -89,7 +89,7 @@ def _bind(metric, params, where):
         k = params.get("k")
         if k is not None and not spec.takes_k:
             raise TypeError(f"{spec.name} takes no `k`, got k={k!r}")
-        parsed = Metric(spec, k) if k is None else get_metric(f"{spec.name}@{k}")
+        parsed = Metric(spec, check_k(k))
         options = {key: value for key, value in params.items() if key != "k"}
     else:
         raise TypeError(

@@ -264,7 +264,7 @@ class QueryGroupKFold(BaseCrossValidator):
         test : ndarray
             The test indices, ascending.
         """
-        X, y, groups = indexable(X, y, groups)
+        (X,) = indexable(X)
         rng = check_random_state(self.random_state) if self.shuffle else None
         fold_of_row, n_splits = self._fold_of_row(X, y, groups, rng)
         for fold in range(n_splits):
@@ -458,7 +458,7 @@ class QueryGroupShuffleSplit(BaseCrossValidator):
         test_size = _check_size(self.test_size, "test_size")
         train_size = _check_size(self.train_size, "train_size")
         _check_groups_from(self.groups_from)
-        X, y, groups = indexable(X, y, groups)
+        (X,) = indexable(X)
         codes, n_groups = _resolve_groups(
             type(self).__name__, X, groups, self.groups_from
         )
@@ -539,6 +539,12 @@ def train_test_split_groups(
     """
     if not arrays:
         raise ValueError("train_test_split_groups() needs at least one array")
+    lengths = [_num_samples(a) for a in arrays]
+    if len(set(lengths)) > 1:
+        raise ValueError(
+            "train_test_split_groups() needs arrays with the same number of rows, "
+            f"got lengths {lengths}"
+        )
     arrays = indexable(*arrays)
     cv = QueryGroupShuffleSplit(
         n_splits=1,

@@ -6,7 +6,7 @@ import pytest
 
 import skirm
 
-NAMESPACES = ["skirm", "skirm.metrics", "skirm.datasets"]
+NAMESPACES = ["skirm", "skirm.metrics", "skirm.datasets", "skirm.io", "skirm.trec"]
 
 
 @pytest.mark.parametrize("module_name", NAMESPACES)

@@ -302,8 +302,8 @@ def _check_duplicates(table, record, what):
         first, second = order[i], order[i + 1]
         raise table.error(
             second,
-            f"duplicate docno {record.doc_ids[second]!r} for query "
-            f"{record.query_ids[second]!r} (first at line "
+            f"duplicate docno {str(record.doc_ids[second])!r} for query "
+            f"{str(record.query_ids[second])!r} (first at line "
             f"{int(table.lines[first]) + 1}); expected each docno once per "
             f"query in {what}",
         )

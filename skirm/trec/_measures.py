@@ -70,18 +70,8 @@ MEASURES = {
         MeasureDef("binG", "none"),
         MeasureDef("G", "none"),
         MeasureDef("ndcg", "pairs"),
-        MeasureDef(
-            "ndcg_rel",
-            "pairs",
-            unsupported="experimental trec_eval measure (ndcg averaged over "
-            "relevant documents), not implemented",
-        ),
-        MeasureDef(
-            "Rndcg",
-            "pairs",
-            unsupported="experimental trec_eval measure (ndcg averaged at R "
-            "levels), not implemented",
-        ),
+        MeasureDef("ndcg_rel", "none"),
+        MeasureDef("Rndcg", "none"),
         MeasureDef("ndcg_cut", "cutoffs", _CUTS),
         MeasureDef("map_cut", "cutoffs", _CUTS),
         MeasureDef("relative_P", "cutoffs", _CUTS),
@@ -393,6 +383,80 @@ class Context:
         ideal = np.bincount(codes, weights=gs / np.log2(pos + 2.0), minlength=self.n)
         return _divide(dcg, ideal)
 
+    def _ideal_cumulative(self):
+        """Per query: the positive qrels gains sorted descending, their count,
+        the ideal DCG at every cutoff and a lookup ``idcg(q, p)``."""
+        if "ideal" not in self._cache:
+            gains = np.maximum(self.judged_raw, 0).astype(np.float64)
+            positive = gains > 0
+            codes, g = self.judged_codes[positive], gains[positive]
+            order = np.lexsort((-g, codes))
+            codes, g = codes[order], g[order]
+            n_pos = np.bincount(codes, minlength=self.n)
+            start = np.cumsum(n_pos) - n_pos
+            position = np.arange(codes.shape[0]) - start[codes]
+            cum = _segment_cumsum(g / np.log2(position + 2.0), codes, start)
+
+            def idcg(q, p):
+                """Ideal DCG of query q at cutoff p (p >= 1, beyond n_pos ok)."""
+                p = np.minimum(p, n_pos[q])
+                out = np.zeros(np.shape(q))
+                ok = p > 0
+                out[ok] = cum[start[q[ok]] + p[ok] - 1]
+                return out
+
+            self._cache["ideal"] = (codes, g, n_pos, start, position, idcg)
+        return self._cache["ideal"]
+
+    def _dcg_cumulative(self):
+        """Per ranked row: the DCG (trec gains) of its query up to it."""
+        r = self.ranking
+        gain = np.maximum(self.raw, 0).astype(np.float64)
+        value = gain / np.log2(r.position + 2.0)
+        return gain, _segment_cumsum(value, r.codes, r.starts[:-1])
+
+    def ndcg_rel(self):
+        r = self.ranking
+        _, _, n_pos, _, _, idcg = self._ideal_cumulative()
+        gain, cum = self._dcg_cumulative()
+        rows = np.flatnonzero(gain > 0)
+        q = r.codes[rows]
+        ratio = _divide(cum[rows], idcg(q, r.position[rows] + 1))
+        total = np.bincount(q, weights=ratio, minlength=self.n)
+        n_pos_ret = np.bincount(q, minlength=self.n)
+        dcg_all = r.group_sum(gain / np.log2(r.position + 2.0))
+        idcg_all = idcg(np.arange(self.n), n_pos)
+        total += (n_pos - n_pos_ret) * _divide(dcg_all, idcg_all)
+        return np.where(total > 0, _divide(total, n_pos), 0.0)
+
+    def Rndcg(self):
+        r = self.ranking
+        codes, g, n_pos, _, position, idcg = self._ideal_cumulative()
+        _, cum = self._dcg_cumulative()
+        num_ret = r.sizes
+
+        def dcg_at(q, c):
+            c = np.minimum(c, num_ret[q])
+            out = np.zeros(np.shape(q))
+            ok = c > 0
+            out[ok] = cum[r.starts[q[ok]] + c[ok] - 1]
+            return out
+
+        # Change points of the ideal gain: p = position where the gain drops
+        # (including the drop to 0 after the last positive gain).
+        last = position == n_pos[codes] - 1
+        nxt = np.append(g[1:], 0.0)
+        change = last | (nxt != g)
+        q = codes[change]
+        p = position[change] + 1
+        total = np.bincount(q, weights=dcg_at(q, p) / idcg(q, p), minlength=self.n)
+        count = np.bincount(q, minlength=self.n).astype(np.float64)
+        extra = num_ret > n_pos + 1
+        qs = np.flatnonzero(extra)
+        total[qs] += _divide(dcg_at(qs, num_ret[qs]), idcg(qs, n_pos[qs]))
+        count[qs] += 1
+        return np.where(self.R > 0, _divide(total, count), 0.0)
+
     def judged(self, k):
         r = self.ranking
         inside = (r.position < k) & (self.raw != -1)
@@ -452,6 +516,10 @@ class Context:
             return self.binG()
         if base == "G":
             return self.G()
+        if base == "ndcg_rel":
+            return self.ndcg_rel()
+        if base == "Rndcg":
+            return self.Rndcg()
         if base == "judged":
             return self.judged(param)
         P, rec = self.set_measures()
@@ -493,6 +561,13 @@ def _segment_suffix_max(values, codes):
         np.maximum(out[:-step], np.where(same, out[step:], -np.inf), out=out[:-step])
         step *= 2
     return out
+
+
+def _segment_cumsum(values, codes, starts):
+    """Inclusive cumulative sum of ``values`` within segments of ``codes``."""
+    cum = np.cumsum(values)
+    before = np.concatenate(([0.0], cum))[starts]  # total before each segment
+    return cum - before[codes] if values.shape[0] else cum
 
 
 def summarize(kind, values, n_total, n_missing):

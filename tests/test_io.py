@@ -1,0 +1,241 @@
+"""TREC qrels/run readers and the run writer."""
+
+import gzip
+import io
+
+import numpy as np
+import pytest
+
+from skirm.io import Qrels, Run, read_qrels, read_run, write_run
+from skirm.trec import evaluate_run
+
+QRELS = """\
+# a comment line
+q1 0 d1 1
+q1 0 d2 0
+
+q1 0 d#3 2
+# two comment lines
+# in a row
+q2 0 d1 -1
+"""
+
+RUN = """\
+q1 Q0 d1 1 1.5 sys extra columns are ignored
+q1 Q0 d#3 2 0.5 sys
+# comment
+q2 Q0 d9 1 -2e-1 sys
+
+q2 Q0 d1 2 7 final
+"""
+
+
+def _write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_read_qrels_columns_comments_and_blank_lines(tmp_path):
+    qrels = read_qrels(_write(tmp_path, "qrels.txt", QRELS))
+    assert qrels.query_ids.tolist() == ["q1", "q1", "q1", "q2"]
+    assert qrels.doc_ids.tolist() == ["d1", "d2", "d#3", "d1"]  # '#' inside kept
+    assert qrels.labels.tolist() == [1, 0, 2, -1]
+    assert qrels.labels.dtype == np.int64
+    assert qrels.query_ids.dtype.kind == "U"
+    assert repr(qrels) == "Qrels(n_judgments=4, n_queries=2)"
+
+
+def test_read_run_columns_run_id_from_last_line(tmp_path):
+    run = read_run(_write(tmp_path, "run.txt", RUN))
+    assert run.query_ids.tolist() == ["q1", "q1", "q2", "q2"]
+    assert run.doc_ids.tolist() == ["d1", "d#3", "d9", "d1"]
+    np.testing.assert_array_equal(run.scores, [1.5, 0.5, -0.2, 7.0])
+    assert run.run_id == "final"
+
+
+@pytest.mark.parametrize("kind", ["path", "str", "text", "binary", "stringio"])
+def test_sources(tmp_path, kind):
+    path = _write(tmp_path, "run.txt", RUN)
+    if kind == "path":
+        run = read_run(path)
+    elif kind == "str":
+        run = read_run(str(path))
+    elif kind == "text":
+        with open(path) as fh:
+            run = read_run(fh)
+    elif kind == "binary":
+        with open(path, "rb") as fh:
+            run = read_run(fh)
+    else:
+        run = read_run(io.StringIO(RUN))
+    assert run.doc_ids.tolist() == ["d1", "d#3", "d9", "d1"]
+
+
+def test_gzip_is_transparent(tmp_path):
+    path = tmp_path / "qrels.gz"
+    with gzip.open(path, "wt") as fh:
+        fh.write(QRELS)
+    assert read_qrels(path).labels.tolist() == [1, 0, 2, -1]
+    with open(path, "rb") as fh:
+        assert read_qrels(fh).labels.tolist() == [1, 0, 2, -1]
+
+
+def test_crlf_and_non_ascii_ids():
+    run = read_run(io.BytesIO("q1 Q0 dé 1 1 r\r\nq1 Q0 d2 2 0 r\r\n".encode()))
+    assert run.doc_ids.tolist() == ["dé", "d2"]
+    assert run.run_id == "r"
+
+
+def test_empty_file():
+    run = read_run(io.StringIO("# nothing\n\n"))
+    assert len(run) == 0
+    qrels = read_qrels(io.StringIO(""))
+    assert len(qrels) == 0
+
+
+def test_to_frame(tmp_path):
+    run = read_run(io.StringIO(RUN))
+    frame = run.to_frame()
+    assert list(frame.columns) == ["query_ids", "doc_ids", "scores", "run_id"]
+    assert frame.shape == (4, 4)
+    frame = read_qrels(io.StringIO(QRELS)).to_frame()
+    assert list(frame.columns) == ["query_ids", "doc_ids", "labels"]
+
+
+# --------------------------------------------------------------------------
+# Errors: file:line, the offending text, what was expected
+# --------------------------------------------------------------------------
+
+
+def test_run_too_few_fields(tmp_path):
+    path = _write(tmp_path, "bad.run", "q1 Q0 d1 1 1.0 r\n\nq1 Q0 d2 2 0.5\n")
+    with pytest.raises(
+        ValueError,
+        match=r"bad\.run:3: too few fields \(5\); expected 6 fields: qid iter docno "
+        r"rank score run_id, got 'q1 Q0 d2 2 0\.5'",
+    ):
+        read_run(path)
+
+
+def test_qrels_wrong_number_of_fields(tmp_path):
+    path = _write(tmp_path, "bad.qrels", "# c\nq1 0 d1 1\nq1 0 d2\n")
+    with pytest.raises(ValueError, match=r"bad\.qrels:3: too few fields \(3\)"):
+        read_qrels(path)
+    path = _write(tmp_path, "bad2.qrels", "q1 0 d1 1 extra\n")
+    with pytest.raises(ValueError, match=r"bad2\.qrels:1: too many fields \(5\)"):
+        read_qrels(path)
+
+
+def test_run_non_numeric_score(tmp_path):
+    path = _write(tmp_path, "bad.run", "q1 Q0 d1 1 1.0 r\nq1 Q0 d2 2 high r\n")
+    with pytest.raises(
+        ValueError,
+        match=r"bad\.run:2: expected a numeric score, got 'q1 Q0 d2 2 high r'",
+    ):
+        read_run(path)
+    path = _write(tmp_path, "nan.run", "q1 Q0 d1 1 nan r\n")
+    with pytest.raises(ValueError, match=r"nan\.run:1: expected a numeric score"):
+        read_run(path)
+
+
+def test_qrels_non_integer_label(tmp_path):
+    path = _write(tmp_path, "bad.qrels", "q1 0 d1 1\nq1 0 d2 0.5\n")
+    with pytest.raises(
+        ValueError,
+        match=r"bad\.qrels:2: expected an integer relevance label, got 'q1 0 d2 0\.5'",
+    ):
+        read_qrels(path)
+
+
+def test_duplicate_docno_within_a_query(tmp_path):
+    path = _write(
+        tmp_path, "dup.run", "q1 Q0 d1 1 1 r\nq2 Q0 d1 1 1 r\nq1 Q0 d1 2 0 r\n"
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"dup\.run:3: duplicate docno 'd1' for query 'q1' \(first at line 1\)",
+    ):
+        read_run(path)
+    path = _write(tmp_path, "dup.qrels", "q1 0 d1 1\nq1 0 d1 0\n")
+    with pytest.raises(ValueError, match=r"dup\.qrels:2: duplicate docno 'd1'"):
+        read_qrels(path)
+
+
+def test_error_names_an_open_file():
+    with pytest.raises(ValueError, match=r"<file>:1: too few fields"):
+        read_qrels(io.BytesIO(b"q1 0 d1\n"))
+
+
+def test_bad_source_type():
+    with pytest.raises(TypeError, match="expected a path or an open file, got int"):
+        read_run(3)
+
+
+# --------------------------------------------------------------------------
+# Records and the writer
+# --------------------------------------------------------------------------
+
+
+def test_record_constructors_validate():
+    with pytest.raises(ValueError, match="columns must have the same length"):
+        Qrels(["q"], ["d", "e"], [1, 0])
+    with pytest.raises(TypeError, match="`labels` must hold integer relevance"):
+        Qrels(["q"], ["d"], [0.5])
+    with pytest.raises(TypeError, match="`scores` must be real numbers"):
+        Run(["q"], ["d"], ["high"])
+    with pytest.raises(ValueError, match="`scores` must not contain NaN"):
+        Run(["q"], ["d"], [np.nan])
+    with pytest.raises(TypeError, match="`run_id` must be a string"):
+        Run(["q"], ["d"], [1.0], run_id=3)
+    assert Qrels([1, 1], [10, 11], [1.0, 0.0]).query_ids.tolist() == ["1", "1"]
+
+
+def test_write_run_ranks_by_score_then_docno_descending():
+    out = io.StringIO()
+    write_run(
+        out,
+        ["q2", "q1", "q1", "q1"],
+        ["a", "d1", "d2", "d3"],
+        [1.0, 0.5, 0.5, 0.9],
+        run_id="model",
+    )
+    assert out.getvalue().splitlines() == [
+        "q1 Q0 d3 1 0.9 model",
+        "q1 Q0 d2 2 0.5 model",
+        "q1 Q0 d1 3 0.5 model",
+        "q2 Q0 a 1 1.0 model",
+    ]
+
+
+def test_write_run_round_trip(tmp_path):
+    rng = np.random.default_rng(0)
+    qids = np.repeat([f"q{i}" for i in range(5)], 20)
+    docs = np.array([f"doc{i}" for i in range(100)])
+    scores = rng.normal(size=100)
+    path = tmp_path / "run.txt.gz"
+    write_run(path, qids, docs, scores, run_id="rt", max_docs=10)
+    run = read_run(path)
+    assert run.run_id == "rt"
+    assert len(run) == 50
+    np.testing.assert_array_equal(np.unique(run.query_ids), np.unique(qids))
+    top = {q: sorted(scores[qids == q])[-10:] for q in np.unique(qids)}
+    for q in np.unique(qids):
+        np.testing.assert_array_equal(
+            np.sort(run.scores[run.query_ids == q]), np.sort(top[q])
+        )  # scores survive the text round trip exactly
+    qrels = Qrels(qids, docs, (scores > 1).astype(int))
+    full = evaluate_run(qrels, Run(qids, docs, scores), ["P_10", "map_cut_10"])
+    written = evaluate_run(qrels, run, ["P_10", "map_cut_10"])
+    assert full.means == written.means
+
+
+def test_write_run_validates():
+    with pytest.raises(ValueError, match="`doc_ids` must be non-empty strings"):
+        write_run(io.StringIO(), ["q"], ["a b"], [1.0])
+    with pytest.raises(ValueError, match="`run_id` must be a non-empty word"):
+        write_run(io.StringIO(), ["q"], ["d"], [1.0], run_id="my run")
+    with pytest.raises(ValueError, match="`max_docs` must be a positive integer"):
+        write_run(io.StringIO(), ["q"], ["d"], [1.0], max_docs=0)
+    with pytest.raises(TypeError, match="`file` must be a path or an open text"):
+        write_run(3, ["q"], ["d"], [1.0])

@@ -6,7 +6,15 @@ import pytest
 
 import skirm
 
-NAMESPACES = ["skirm", "skirm.metrics", "skirm.datasets", "skirm.io", "skirm.trec"]
+NAMESPACES = [
+    "skirm",
+    "skirm.metrics",
+    "skirm.datasets",
+    "skirm.io",
+    "skirm.trec",
+    "skirm.model_selection",
+    "skirm.ranker",
+]
 
 
 @pytest.mark.parametrize("module_name", NAMESPACES)

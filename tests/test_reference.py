@@ -31,7 +31,7 @@ NO_RELEVANT = (0.0, 1.0, 0.25, "skip", "raise")
 SCORES = (-math.inf, 0.0, 0.5, 1.0, 2.0, math.inf)
 SPEC_BY_NAME = {spec.name: spec for spec in SPECS}
 
-SETTINGS = settings(max_examples=30, deadline=None, derandomize=True)
+SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
 
 
 @st.composite

@@ -131,3 +131,26 @@ def test_ragged_queries_match_sklearn_on_the_padded_matrix(seed):
             got = function(flat_true, flat_score, groups=groups, k=k)
             expected = reference(y_true, y_score, k=k)
             assert got == pytest.approx(expected, rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ignore_ties_on_flat_input_keeps_input_order(seed):
+    # For 1-D input, scikit-learn's ignore_ties=True becomes "input order among
+    # ties", whatever ``ties`` says.
+    rng = np.random.default_rng(300 + seed)
+    y_true = rng.integers(0, 4, size=12).astype(float)
+    y_score = rng.integers(0, 2, size=12).astype(float)
+    groups = np.repeat([0, 1], 6)
+    for function in (skirm.ndcg_score, skirm.dcg_score):
+        for k in (None, 2, 4):
+            first = function(y_true, y_score, groups=groups, k=k, ties="first")
+            for ties in ("average", "optimistic", "pessimistic"):
+                got = function(
+                    y_true, y_score, groups=groups, k=k, ties=ties, ignore_ties=True
+                )
+                assert got == first
+    # And on the matrix it equals scikit-learn's, ties broken its way.
+    matrix_true, matrix_score = y_true.reshape(2, 6), y_score.reshape(2, 6)
+    assert skirm.ndcg_score(matrix_true, matrix_score, ignore_ties=True) == (
+        pytest.approx(skm.ndcg_score(matrix_true, matrix_score, ignore_ties=True))
+    )

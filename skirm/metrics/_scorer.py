@@ -21,8 +21,6 @@ from __future__ import annotations
 import copy
 
 import numpy as np
-from sklearn.base import is_classifier
-from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
 from skirm._ranking import TIES, rank_input
 from skirm._validation import check_choice, check_k, check_no_relevant, describe
@@ -40,6 +38,9 @@ RESPONSE_METHODS = ("predict", "decision_function", "predict_proba")
 _AUTO_REGRESSOR = ("predict", "decision_function", "predict_proba")
 _AUTO_CLASSIFIER = ("decision_function", "predict_proba")
 _DEFAULT_REQUEST = {"groups": True, "sample_weight": None}
+#: scikit-learn's "leave this request as it is" marker (its value, so that
+#: importing skirm does not import scikit-learn).
+UNCHANGED = "$UNCHANGED$"
 
 
 # --------------------------------------------------------------------------
@@ -211,6 +212,8 @@ def missing_groups_message(owner, groups_from):
 
 
 def _response(estimator, X, methods):
+    from sklearn.base import is_classifier
+
     if methods == "auto":
         methods = _AUTO_CLASSIFIER if is_classifier(estimator) else _AUTO_REGRESSOR
     for method in methods:
@@ -340,6 +343,8 @@ class RankingScorer:
             ``groups`` requested (``True``) and ``sample_weight`` not set
             (``None``) unless changed by :meth:`set_score_request`.
         """
+        from sklearn.utils.metadata_routing import MetadataRequest
+
         request = MetadataRequest(owner=self)
         for param, alias in self._request.items():
             request.score.add_request(param=param, alias=alias)
@@ -368,6 +373,8 @@ class RankingScorer:
         >>> make_ranking_scorer("ndcg@10").set_score_request(sample_weight=True)
         make_ranking_scorer('ndcg@10').set_score_request(sample_weight=True)
         """
+        from sklearn.utils.metadata_routing import MetadataRequest
+
         given = {"groups": groups, "sample_weight": sample_weight}
         for key in [key for key, value in given.items() if value is not UNCHANGED]:
             probe = MetadataRequest(owner=self)

@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "as_python",
     "check_choice",
     "check_groups",
     "check_k",
@@ -23,6 +24,11 @@ __all__ = [
     "check_y_true",
     "describe",
 ]
+
+
+def as_python(value):
+    """A numpy scalar as the plain Python value, for readable messages."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def describe(value) -> str:
@@ -60,7 +66,7 @@ def check_y_true(y_true, name: str = "y_true") -> np.ndarray:
     if arr.size == 0:
         raise ValueError(f"`{name}` must not be empty, got shape {arr.shape}")
     if not np.isfinite(arr).all():
-        bad = arr[~np.isfinite(arr)].flat[0]
+        bad = as_python(arr[~np.isfinite(arr)].flat[0])
         raise ValueError(
             f"`{name}` must hold finite relevance labels, got {bad!r} "
             f"at {int(np.argmax(~np.isfinite(arr.ravel())))} (flat index)"
@@ -68,7 +74,7 @@ def check_y_true(y_true, name: str = "y_true") -> np.ndarray:
     if (arr < 0).any():
         raise ValueError(
             f"`{name}` must hold non-negative relevance labels, got "
-            f"{arr.min()!r} (treat unjudged rows as 0, or drop them)"
+            f"{as_python(arr.min())!r} (treat unjudged rows as 0, or drop them)"
         )
     return arr
 
@@ -111,29 +117,48 @@ def check_groups(groups, n_samples: int, name: str = "groups") -> np.ndarray:
             f"`{name}` must have one label per row: expected length {n_samples}, "
             f"got {arr.shape[0]}"
         )
-    if arr.dtype.kind == "f":
-        if np.isnan(arr).any():
-            raise ValueError(
-                f"`{name}` must not contain missing values, got NaN at index "
-                f"{int(np.argmax(np.isnan(arr)))}"
-            )
-    elif arr.dtype.kind == "O":
-        missing = np.fromiter(
-            (g is None or (isinstance(g, float) and g != g) for g in arr),
-            dtype=bool,
-            count=arr.shape[0],
-        )
-        if missing.any():
-            raise ValueError(
-                f"`{name}` must not contain missing values, got "
-                f"{arr[int(np.argmax(missing))]!r} at index {int(np.argmax(missing))}"
-            )
-    elif arr.dtype.kind not in "biuUSM":
+    if arr.dtype.kind not in "biufUSMmO":
         raise TypeError(
             f"`{name}` must hold hashable query labels (ints or strings), "
             f"got {describe(arr)}"
         )
+    missing = _missing(groups, arr)
+    if missing is not None and missing.any():
+        at = int(np.argmax(missing))
+        value = as_python(arr[at])
+        text = "NaN" if isinstance(value, float) else repr(value)
+        raise ValueError(
+            f"`{name}` must not contain missing values, got {text} at index {at}"
+        )
     return arr
+
+
+_MISSING_TYPES = ("NAType", "NaTType")
+
+
+def _missing(original, arr):
+    """Boolean mask of missing labels (None, NaN, NaT, pandas NA), or None."""
+    isna = getattr(original, "isna", None)
+    if callable(isna):  # pandas Series, Index and extension arrays
+        return np.asarray(isna(), dtype=bool)
+    kind = arr.dtype.kind
+    if kind == "f":
+        return np.isnan(arr)
+    if kind in "Mm":
+        return np.isnat(arr)
+    if kind == "O":
+        return np.fromiter(
+            (
+                g is None
+                or (isinstance(g, float) and g != g)
+                or type(g).__name__ in _MISSING_TYPES
+                or (isinstance(g, np.datetime64 | np.timedelta64) and np.isnat(g))
+                for g in arr
+            ),
+            dtype=bool,
+            count=arr.shape[0],
+        )
+    return None
 
 
 def _categorical_values(groups):

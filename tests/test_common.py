@@ -805,22 +805,12 @@ def test_bad_metric_options_raise(name):
     assert checked > 0 or not spec.params
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a missing value of pandas' string dtype (pd.NA) in groups reaches "
-    "the encoder and raises 'boolean value of NA is ambiguous'",
-)
 def test_pandas_string_na_in_groups_is_named():
     groups = pd.Series(["a", "a", None, "b"], dtype="string")
     with pytest.raises(ValueError, match=r"`groups` must not contain missing values"):
         _call(_spec("ndcg"), groups=groups)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="NaT in datetime groups is accepted as a query label instead of "
-    "being rejected as a missing value",
-)
 def test_nat_in_groups_is_rejected():
     groups = np.array(["2020-01-01", "2020-01-01", "NaT", "NaT"], dtype="datetime64[D]")
     with pytest.raises(ValueError, match=r"`groups` must not contain missing values"):

@@ -11,6 +11,7 @@ import numpy as np
 
 from skirm._ranking import Ranking, rank_input
 from skirm._validation import (
+    as_python,
     check_choice,
     check_k,
     check_no_relevant,
@@ -96,7 +97,7 @@ class MetricSpec:
     kernel: Callable
     kind: str  # "binary" or "graded"
     takes_k: bool
-    bounded: bool  # values lie in [0, 1] and the ideal ranking scores 1
+    bounded: bool  # values lie in [0, 1]
     definition: str
     aliases: tuple = ()
     params: dict = field(default_factory=dict)  # option name -> default
@@ -144,7 +145,7 @@ def mean_over_queries(values, empty, ranking: Ranking, no_relevant, name: str):
     keep = None
     if empty.any():
         if no_relevant == "raise":
-            bad = ranking.group_ids[int(np.argmax(empty))]
+            bad = as_python(ranking.group_ids[int(np.argmax(empty))])
             raise ValueError(
                 f"{name}: query {bad!r} has no relevant row (no_relevant='raise'); "
                 "pass no_relevant=0.0, 1.0 or 'skip' to score such queries"

@@ -248,6 +248,23 @@ def test_get_set_params_clone_pickle_repr(data):
     np.testing.assert_array_equal(again.predict(X), fitted.predict(X))
 
 
+# SkipTestWarning: check_estimator skips its array-API check without
+# SCIPY_ARRAY_API; that skip is scikit-learn's, not ours.
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.SkipTestWarning")
+def test_query_ranker_passes_check_estimator_except_score_without_groups():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    results = check_estimator(QueryRanker(Ridge()), on_fail=None)
+    failed = {r["check_name"] for r in results if r["status"] == "failed"}
+    # These two call score(X, y) with numpy X and no groups: a ranking score
+    # needs the queries, so they must fail, with skirm's error.
+    assert failed == {"check_fit_score_takes_y", "check_pipeline_consistency"}
+    for r in results:
+        if r["status"] == "failed":
+            assert "needs the query of each row" in str(r["exception"])
+    assert sum(r["status"] == "passed" for r in results) >= 40
+
+
 @pytest.mark.parametrize(
     "model, kwargs, error, match",
     [

@@ -275,6 +275,7 @@ class PairwiseRanker(MetaEstimatorMixin, BaseEstimator):
         -------
         score : float
         """
+        y_score = self.predict(X)
         groups = self._groups(X, groups)
         metric = get_metric(self.metric)
-        return metric(y, self.predict(X), groups=groups, sample_weight=sample_weight)
+        return metric(y, y_score, groups=groups, sample_weight=sample_weight)

@@ -276,9 +276,10 @@ default="auto"
         -------
         score : float
         """
+        y_score = self.predict(X)
         groups = self._groups(X, groups, required=True)
         metric = get_metric(self.metric)
-        return metric(y, self.predict(X), groups=groups, sample_weight=sample_weight)
+        return metric(y, y_score, groups=groups, sample_weight=sample_weight)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

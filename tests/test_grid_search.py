@@ -41,6 +41,16 @@ def _by_hand(name, y_true, y_score, groups):
     return mean_reciprocal_rank_score(y_true, y_score, groups=groups, k=10)
 
 
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """One OpenMP/BLAS thread per fit: CI has 2 shared cores, and the searches
+    with n_jobs=2 would otherwise oversubscribe them."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        yield
+
+
 @pytest.fixture(scope="module")
 def routing():
     """A context manager turning metadata routing on for one block."""
@@ -322,3 +332,29 @@ def test_routing_off_numpy_x_fails_with_both_fixes():
     search = _search(*MODELS["hgb"])
     with pytest.raises(ValueError, match=r"enable metadata routing.*index has a level"):
         search.fit(X, y, groups=qid)
+
+
+def test_pipeline_routes_groups_to_the_ranker(routing):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y, qid = _synthetic()
+    pipe = make_pipeline(StandardScaler(), PairwiseRanker(random_state=0))
+    grid = {"pairwiseranker__max_pairs_per_group": [5, 50]}
+    with routing():
+        search = GridSearchCV(
+            pipe,
+            grid,
+            cv=QueryGroupKFold(3),
+            scoring=make_ranking_scorer("ndcg@10"),
+            error_score="raise",
+        ).fit(X, y, groups=qid)
+    for c, params in enumerate(search.cv_results_["params"]):
+        for i, (train, test) in enumerate(QueryGroupKFold(3).split(X, y, qid)):
+            est = clone(pipe).set_params(**params)
+            with routing():
+                est.fit(X[train], y[train], groups=qid[train])
+            expected = ndcg_score(y[test], est.predict(X[test]), groups=qid[test], k=10)
+            assert search.cv_results_[f"split{i}_test_score"][c] == pytest.approx(
+                expected, rel=1e-12
+            )

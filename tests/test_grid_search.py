@@ -358,3 +358,27 @@ def test_pipeline_routes_groups_to_the_ranker(routing):
             assert search.cv_results_[f"split{i}_test_score"][c] == pytest.approx(
                 expected, rel=1e-12
             )
+
+
+def test_readme_story_runs():
+    """The README's GridSearchCV section runs as written (with smaller models)."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = text[text.index("## Tuning a ranker with GridSearchCV") :]
+    end = section.find("\n## ", 3)  # the next section, if any
+    if end != -1:
+        section = section[:end]
+    code = "\n".join(re.findall(r"```python\n(.*?)```", section, re.S))
+    assert "search.fit(X, y, groups=qid)" in code and "search.fit(X_frame, y)" in code
+    code = code.replace(
+        "LGBMRanker()", "LGBMRanker(n_estimators=5, verbose=-1, n_jobs=1)"
+    )
+    namespace = {"print": lambda *args: None}
+    with sklearn.config_context():  # restores the routing flag the code sets
+        exec(compile(code, "README.md", "exec"), namespace)
+    search = namespace["search"]
+    assert set(search.cv_results_) >= {"mean_test_ndcg@10", "mean_test_map"}
+    assert np.isfinite(search.cv_results_["mean_test_mrr@10"]).all()
+    assert not sklearn.get_config()["enable_metadata_routing"]

@@ -29,6 +29,7 @@ extensions = [
     "sphinx_gallery.gen_gallery",
     "myst_parser",
     "metric_table",
+    "optional_include",
 ]
 
 source_suffix = {".rst": "restructuredtext"}
@@ -92,6 +93,8 @@ sphinx_gallery_conf = {
 # -- Markdown (the benchmark README is included as is) -----------------------
 myst_enable_extensions = ["dollarmath"]
 myst_heading_anchors = 3
+# Links in that README point to files of the repository, not to pages.
+suppress_warnings = ["myst.xref_missing"]
 
 # -- HTML ----------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"

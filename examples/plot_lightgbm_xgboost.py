@@ -109,11 +109,12 @@ plt.show()
 # %%
 # Notes
 # -----
-# * LightGBM and XGBoost report NDCG with exponential gain and score queries
-#   without relevant rows as 1 during training; the numbers above use
-#   skirm's defaults (linear gain, such queries score 0). To reproduce the
-#   boosters' own numbers use ``make_ranking_scorer("ndcg@10",
-#   gain="exponential", no_relevant=1.0)``.
+# * LightGBM and XGBoost report NDCG with exponential gain, score queries
+#   without relevant rows as 1 and break tied scores by row order during
+#   training; the numbers above use skirm's defaults (linear gain, such
+#   queries score 0, ties averaged). To reproduce the boosters' own numbers
+#   use ``make_ranking_scorer("ndcg@10", gain="exponential",
+#   no_relevant=1.0, ties="first")``.
 # * To tune either model, put the ``QueryRanker`` in
 #   :class:`~sklearn.model_selection.GridSearchCV` with grid keys such as
 #   ``estimator__num_leaves``; see the grid-search example.

@@ -118,6 +118,16 @@ class TieBlocks(NamedTuple):
     block_of: np.ndarray  # (n,) block index of each ranked row
 
 
+class Rows(NamedTuple):
+    """A subset of the ranked rows, in rank order."""
+
+    index: np.ndarray  # positions in the ranked arrays
+    codes: np.ndarray  # query code of each
+    position: np.ndarray  # 0-based rank within its query
+    above: np.ndarray | None = None  # relevant rows above it (relevant_rows)
+    counts: np.ndarray | None = None  # rows per query (relevant_rows)
+
+
 class Ranking:
     """Rows of every query in rank order, with the per-query reductions.
 
@@ -155,6 +165,9 @@ class Ranking:
         ties,
         group_weights=None,
         judgments=None,
+        *,
+        sizes=None,
+        starts=None,
     ):
         self.order = order
         self.codes = codes
@@ -165,9 +178,13 @@ class Ranking:
         self.ties = ties
         self.group_weights = group_weights
         self.judgments = judgments
-        self.sizes = np.bincount(codes, minlength=self.n_groups)
-        self.starts = np.zeros(self.n_groups + 1, dtype=np.intp)
-        np.cumsum(self.sizes, out=self.starts[1:])
+        if sizes is None:
+            sizes = np.bincount(codes, minlength=self.n_groups)
+        if starts is None:
+            starts = np.zeros(self.n_groups + 1, dtype=np.intp)
+            np.cumsum(sizes, out=starts[1:])
+        self.sizes = sizes
+        self.starts = starts
         self._top_cache = {}
         self._rel_cache = {}
 
@@ -194,19 +211,34 @@ class Ranking:
 
     def _top(self, k):
         """Indices of the ranked rows with ``position < k`` (cached)."""
-        idx = self._top_cache.get(k)
-        if idx is None:
-            idx = np.flatnonzero(self.position < k)
-            self._top_cache[k] = idx
-        return idx
+        return self.top(k).index
+
+    def top(self, k) -> Rows:
+        """The ranked rows with ``position < k``: index, query code, position.
+
+        Built from the query sizes in ``O(n_groups * k)``, without a pass over
+        all rows; cached per ``k``.
+        """
+        rows = self._top_cache.get(k)
+        if rows is None:
+            cut = np.minimum(self.sizes, k)
+            first = np.zeros(self.n_groups, dtype=np.intp)
+            np.cumsum(cut[:-1], out=first[1:])
+            total = int(first[-1] + cut[-1]) if self.n_groups else 0
+            position = np.arange(total, dtype=np.intp)
+            position -= np.repeat(first, cut)
+            codes = np.repeat(np.arange(self.n_groups, dtype=np.intp), cut)
+            rows = Rows(position + self.starts[codes], codes, position)
+            self._top_cache[k] = rows
+        return rows
 
     def group_sum(self, values, k=None) -> np.ndarray:
         """Per-query sum of ``values`` over the top ``k`` positions."""
         if k is None or k >= self.max_size:
             return np.bincount(self.codes, weights=values, minlength=self.n_groups)
-        idx = self._top(k)
+        top = self.top(k)
         return np.bincount(
-            self.codes[idx], weights=values[idx], minlength=self.n_groups
+            top.codes, weights=values[top.index], minlength=self.n_groups
         )
 
     # -- tie blocks ----------------------------------------------------------
@@ -214,13 +246,10 @@ class Ranking:
     @cached_property
     def _blocks(self):
         """Tie blocks (``None`` when every row is its own block)."""
-        if self.ties != "average":
+        if self.ties != "average" or self.n_rows == 0:
             return None
         n = self.n_rows
-        new = np.empty(n, dtype=bool)
-        new[0] = True
-        np.not_equal(self.scores[1:], self.scores[:-1], out=new[1:])
-        new[self.starts[:-1]] = True
+        new = _block_starts(self.scores, self.starts)
         start = np.flatnonzero(new)
         if start.shape[0] == n:
             return None
@@ -272,16 +301,19 @@ class Ranking:
     def before_block(self, values) -> np.ndarray:
         """Per-row sum of ``values`` over the earlier positions of its query
         that are outside its tie block (all earlier positions without ties)."""
+        if self._blocks is None:
+            return self.before(values)
         return self._before(values, np.arange(self.n_rows) - self.block_offset)
 
     def before(self, values) -> np.ndarray:
         """Per-row sum of ``values`` over the earlier positions of its query."""
-        return self._before(values, np.arange(self.n_rows))
+        return self._before(values, None)
 
     def _before(self, values, upto):
         csum = np.zeros(self.n_rows + 1, dtype=np.result_type(values, np.int64))
         np.cumsum(values, out=csum[1:])
-        return csum[upto] - csum[self.starts[self.codes]]
+        ahead = csum[:-1] if upto is None else csum[upto]
+        return ahead - np.repeat(csum[self.starts[:-1]], self.sizes)
 
     # -- relevance -----------------------------------------------------------
 
@@ -305,13 +337,34 @@ class Ranking:
             self._rel_cache[key] = exp_rel
         return exp_rel
 
+    def relevant_rows(self, threshold=None) -> Rows:
+        """The relevant ranked rows: index, query code, position, and ``above``,
+        the number of relevant rows ranked above each one in its query (cached).
+        """
+        key = ("rows", threshold)
+        rows = self._rel_cache.get(key)
+        if rows is None:
+            index = np.flatnonzero(self.relevant(threshold))
+            codes = self.codes[index]
+            counts = np.bincount(codes, minlength=self.n_groups)
+            first = np.zeros(self.n_groups, dtype=np.intp)
+            np.cumsum(counts[:-1], out=first[1:])
+            above = np.arange(index.shape[0], dtype=np.intp)
+            above -= np.repeat(first, counts)
+            position = index - self.starts[codes]
+            rows = Rows(index, codes, position, above, counts)
+            self._rel_cache[key] = rows
+        return rows
+
     def n_relevant(self, threshold=None) -> np.ndarray:
         """R: the number of relevant rows of each query."""
         key = ("R", threshold)
         R = self._rel_cache.get(key)
         if R is None:
             if self.judgments is None:
-                codes, rel = self.codes, self.relevant(threshold)
+                R = self.relevant_rows(threshold).counts.astype(np.float64)
+                self._rel_cache[key] = R
+                return R
             else:
                 codes, labels = self.judgments
                 rel = labels > 0 if threshold is None else labels >= threshold
@@ -347,9 +400,66 @@ class Ranking:
         key = ("discount", log_base)
         disc = self._rel_cache.get(key)
         if disc is None:
-            disc = _discount(np.arange(self.max_size), log_base)[self.position]
+            disc = self.discount_table(log_base)[self.position]
             self._rel_cache[key] = disc
         return disc
+
+    def discount_table(self, log_base=2.0) -> np.ndarray:
+        """``1 / log_b(rank + 1)`` for positions 0 .. max_size - 1 (cached)."""
+        key = ("discount_table", log_base)
+        table = self._rel_cache.get(key)
+        if table is None:
+            table = _discount(np.arange(self.max_size), log_base)
+            self._rel_cache[key] = table
+        return table
+
+    @cached_property
+    def _label_counts(self):
+        """Per-query counts of each label value ``(n_groups, n_levels)``, when
+        the labels ordered ideally are small non-negative integers; else None.
+        """
+        if self.judgments is None:
+            codes, labels = self.codes, self.labels
+        else:
+            codes, labels = self.judgments
+        if labels.shape[0] == 0:
+            return None
+        top = labels.max()
+        if not top <= 255 or self.n_groups * (top + 1.0) > 4 * labels.shape[0] + 4096:
+            return None
+        levels = labels.astype(np.uint8)
+        if not np.array_equal(levels, labels):
+            return None
+        n_levels = int(top) + 1
+        key = codes * n_levels
+        key += levels
+        counts = np.bincount(key, minlength=self.n_groups * n_levels)
+        return counts.reshape(self.n_groups, n_levels)
+
+    def _ideal_top(self, k):
+        """The ideal ordering's relevant rows within the top ``k`` (all if
+        None), from the label counts: (codes, labels, position), or None."""
+        counts = self._label_counts
+        if counts is None:
+            return None
+        n_levels = counts.shape[1]
+        # Levels from the highest down; rows of level 0 add nothing.
+        desc = counts[:, :0:-1]
+        end = np.cumsum(desc, axis=1)
+        if k is not None:
+            end = np.minimum(end, k)
+        take = np.diff(end, axis=1, prepend=0).ravel()
+        labels = np.repeat(
+            np.tile(np.arange(n_levels - 1, 0, -1, dtype=np.float64), self.n_groups),
+            take,
+        )
+        per_query = end[:, -1] if end.shape[1] else np.zeros(self.n_groups, np.intp)
+        codes = np.repeat(np.arange(self.n_groups, dtype=np.intp), per_query)
+        first = np.zeros(self.n_groups, dtype=np.intp)
+        np.cumsum(per_query[:-1], out=first[1:])
+        position = np.arange(codes.shape[0], dtype=np.intp)
+        position -= np.repeat(first, per_query)
+        return codes, labels, position
 
     @cached_property
     def _ideal(self):
@@ -369,6 +479,13 @@ class Ranking:
 
         ``gain`` maps labels to gains and must be non-decreasing.
         """
+        if float(gain(np.zeros(1))[0]) == 0.0:
+            # Rows of label 0 add exactly nothing: sum the relevant ones only.
+            ideal = self._ideal_top(k)
+            if ideal is not None:
+                codes, labels, position = ideal
+                values = gain(labels) * _discount(position)
+                return np.bincount(codes, weights=values, minlength=self.n_groups)
         codes, labels, position = self._ideal
         if k is not None:
             top = position < k
@@ -410,35 +527,119 @@ def rank(
     ``tiebreak``, when given, is a per-row key whose *ascending* order breaks
     ties in score (used by the TREC path, where ties go by document id); the
     tie policy then acts as ``"first"``.
+
+    The rows are ordered by one grouped sort of the scores in which tied
+    scores land in no particular order (see :func:`_grouped_order`); a tie
+    policy other than ``"average"`` then reorders the rows of each run of
+    equal scores, and only those rows.
     """
-    neg = -y_score
+    n_groups = int(group_ids.shape[0])
+    sizes = np.bincount(codes, minlength=n_groups)
+    starts = np.zeros(n_groups + 1, dtype=np.intp)
+    np.cumsum(sizes, out=starts[1:])
+    order = _grouped_order(y_score, codes, sizes, starts)
+    scores = y_score[order]
+    labels = y_true[order]
     if tiebreak is not None:
-        o = np.lexsort((tiebreak, neg))
         ties = "first"
-    elif ties == "average":
-        o = np.argsort(neg)
-    elif ties == "first":
-        o = np.argsort(neg, kind="stable")
-    elif ties == "optimistic":
-        o = np.lexsort((-y_true, neg))
-    else:  # pessimistic
-        o = np.lexsort((y_true, neg))
-    n_groups = group_ids.shape[0]
-    key = codes[o]
-    if n_groups <= np.iinfo(np.uint16).max + 1:
-        # A stable sort of 16-bit keys is a radix sort: linear time.
-        key = key.astype(np.uint16)
-    order = o[np.argsort(key, kind="stable")]
+    if ties != "average":
+        new = _block_starts(scores, starts)
+        if not new.all():
+            # Rows inside a tie block of two rows or more.
+            tied = ~new
+            tied[:-1] |= tied[1:]
+            idx = np.flatnonzero(tied)
+            block = np.cumsum(new)[idx]
+            rows = order[idx]
+            if tiebreak is not None:
+                perm = np.lexsort((rows, tiebreak[rows], block))
+            elif ties == "first":
+                # Block ids ascend along ``idx``: one key (block, row) is unique.
+                perm = np.argsort(block * order.shape[0] + rows)
+            elif ties == "optimistic":
+                perm = np.lexsort((rows, -labels[idx], block))
+            else:  # pessimistic
+                perm = np.lexsort((rows, labels[idx], block))
+            sel = idx[perm]
+            order[idx] = order[sel]
+            labels[idx] = labels[sel]
+            scores[idx] = scores[sel]
+    ranked_codes = np.repeat(np.arange(n_groups, dtype=np.intp), sizes)
     return Ranking(
         order,
-        codes[order],
-        y_true[order],
-        y_score[order],
+        ranked_codes,
+        labels,
+        scores,
         group_ids,
         ties,
         group_weights,
         judgments,
+        sizes=sizes,
+        starts=starts,
     )
+
+
+def _block_starts(scores, starts):
+    """True where a ranked row starts a tie block (a new score or a new query)."""
+    new = np.empty(scores.shape[0], dtype=bool)
+    new[0] = True
+    np.not_equal(scores[1:], scores[:-1], out=new[1:])
+    new[starts[:-1][starts[:-1] < scores.shape[0]]] = True
+    return new
+
+
+#: The segmented sort pads each query to the largest size; it is used while
+#: the padded matrix holds at most this many cells per row.
+_MAX_PADDING = 3
+
+
+def _grouped_order(y_score, codes, sizes, starts):
+    """Row order by query code, then score descending; ties in any order.
+
+    When the queries are of similar sizes, the scores go into a matrix with
+    one query per line, padded with NaN (which sorts last), and each line is
+    sorted on its own: short, cache-resident sorts instead of one sort of all
+    rows. Otherwise one argsort of all the scores is followed by a stable sort
+    of the query codes (a radix sort on 16-bit keys).
+    """
+    n = y_score.shape[0]
+    n_groups = sizes.shape[0]
+    max_size = int(sizes.max())
+    if n_groups * max_size <= _MAX_PADDING * n + 1024:
+        if n < 2 or np.all(codes[1:] >= codes[:-1]):
+            perm = None  # rows are already grouped by code, in code order
+            neg = np.negative(y_score)
+        else:
+            perm = _stable_code_sort(codes, n_groups)
+            neg = np.negative(y_score[perm])
+        shift = np.arange(n_groups, dtype=np.intp) * max_size - starts[:-1]
+        target = np.arange(n, dtype=np.intp)
+        target += np.repeat(shift, sizes)
+        padded = np.full(n_groups * max_size, np.nan)
+        padded[target] = neg
+        del target, neg
+        line_order = padded.reshape(n_groups, max_size).argsort(axis=1)
+        del padded
+        line_order += starts[:-1, None]
+        order = line_order[np.arange(max_size) < sizes[:, None]]
+        return order if perm is None else perm[order]
+    o = np.argsort(np.negative(y_score))
+    return o[_stable_code_sort(codes[o], n_groups)]
+
+
+def _stable_code_sort(keys, n_groups):
+    """``np.argsort(keys, kind="stable")`` for codes in ``[0, n_groups)``.
+
+    Stable sorts of 16-bit keys are radix sorts; codes up to 2**32 take two
+    such passes (least significant half first).
+    """
+    if n_groups <= 1 << 16:
+        return np.argsort(keys.astype(np.uint16), kind="stable")
+    if n_groups <= 1 << 32:
+        low = np.argsort(keys.astype(np.uint16), kind="stable")
+        high = (keys[low] >> 16).astype(np.uint16)
+        return low[np.argsort(high, kind="stable")]
+    return np.argsort(keys, kind="stable")  # pragma: no cover - > 2**32 queries
 
 
 def rank_input(

@@ -18,7 +18,21 @@ _BINARY = {"relevance_threshold": None}
 
 
 def _hits(ranking, k, threshold):
+    if not ranking.has_ties:
+        # Count the relevant rows in the top k (sums of ones: exact).
+        rows = ranking.relevant_rows(threshold)
+        codes = rows.codes if k is None else rows.codes[rows.position < k]
+        return np.bincount(codes, minlength=ranking.n_groups).astype(np.float64)
     return ranking.group_sum(ranking.expected_relevance(threshold), k)
+
+
+def _first_relevant(ranking, threshold):
+    """Without ties: each query's first relevant position, -1 if none."""
+    rows = ranking.relevant_rows(threshold)
+    first = np.full(ranking.n_groups, -1, dtype=np.intp)
+    found = rows.counts > 0
+    first[found] = rows.position[np.cumsum(rows.counts)[found] - rows.counts[found]]
+    return first
 
 
 def _depth(ranking, k):
@@ -63,12 +77,21 @@ def _f1(ranking, k, relevance_threshold):
 
 def _hit_rate(ranking, k, relevance_threshold):
     R = ranking.n_relevant(relevance_threshold)
+    if not ranking.has_ties:
+        first = _first_relevant(ranking, relevance_threshold)
+        hit = (first >= 0) if k is None else (first >= 0) & (first < k)
+        return hit.astype(np.float64), R == 0
     first = ranking.first_relevant_probability(relevance_threshold)
     return np.minimum(ranking.group_sum(first, k), 1.0), R == 0
 
 
 def _r_precision(ranking, relevance_threshold):
     R = ranking.n_relevant(relevance_threshold)
+    if not ranking.has_ties:
+        rows = ranking.relevant_rows(relevance_threshold)
+        inside = rows.position < R[rows.codes]
+        hits = np.bincount(rows.codes[inside], minlength=ranking.n_groups)
+        return _safe_divide(hits.astype(np.float64), R), R == 0
     inside = ranking.position < R[ranking.codes]
     hits = np.bincount(
         ranking.codes[inside],
@@ -80,6 +103,12 @@ def _r_precision(ranking, relevance_threshold):
 
 def _reciprocal_rank(ranking, k, relevance_threshold):
     R = ranking.n_relevant(relevance_threshold)
+    if not ranking.has_ties:
+        first = _first_relevant(ranking, relevance_threshold)
+        found = first >= 0 if k is None else (first >= 0) & (first < k)
+        rr = np.zeros(ranking.n_groups)
+        np.divide(1.0, first + 1.0, out=rr, where=found)
+        return rr, R == 0
     first = ranking.first_relevant_probability(relevance_threshold)
     return ranking.group_sum(first / (ranking.position + 1.0), k), R == 0
 
@@ -89,8 +118,19 @@ def _average_precision(ranking, k, relevance_threshold, denominator):
     # m rows with r relevant, H relevant above it, the row at offset t is
     # relevant with probability r / m and then has 1 + t (r - 1) / (m - 1)
     # expected relevant rows at or above it within the block.
-    rel = ranking.relevant(relevance_threshold)
     R = ranking.n_relevant(relevance_threshold)
+    den = R if denominator == "R" or k is None else np.minimum(R, k)
+    if not ranking.has_ties:
+        # Only relevant rows add a term: (relevant rows up to it) / rank.
+        rows = ranking.relevant_rows(relevance_threshold)
+        terms = (rows.above + 1.0) / (rows.position + 1.0)
+        codes = rows.codes
+        if k is not None:
+            inside = rows.position < k
+            codes, terms = codes[inside], terms[inside]
+        total = np.bincount(codes, weights=terms, minlength=ranking.n_groups)
+        return _safe_divide(total, den), R == 0
+    rel = ranking.relevant(relevance_threshold)
     above = ranking.before_block(rel)
     r = ranking.block_sum(rel.astype(np.int64))
     m = ranking.block_size
@@ -98,12 +138,20 @@ def _average_precision(ranking, k, relevance_threshold, denominator):
     within = t * (r - 1) / np.maximum(m - 1, 1)
     terms = (r / m) * (above + 1.0 + within) / (ranking.position + 1.0)
     total = ranking.group_sum(terms, k)
-    den = R if denominator == "R" or k is None else np.minimum(R, k)
     return _safe_divide(total, den), R == 0
 
 
 def _rank_biased_precision(ranking, k, relevance_threshold, p):
     R = ranking.n_relevant(relevance_threshold)
+    if not ranking.has_ties:
+        rows = ranking.relevant_rows(relevance_threshold)
+        codes, position = rows.codes, rows.position
+        if k is not None:
+            inside = position < k
+            codes, position = codes[inside], position[inside]
+        weights = (1.0 - p) * p ** position.astype(np.float64)
+        total = np.bincount(codes, weights=weights, minlength=ranking.n_groups)
+        return total, R == 0
     weights = (1.0 - p) * p ** ranking.position.astype(np.float64)
     exp_rel = ranking.expected_relevance(relevance_threshold)
     return ranking.group_sum(exp_rel * weights, k), R == 0

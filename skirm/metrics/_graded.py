@@ -27,6 +27,13 @@ def _cumulative_gain(ranking, k, gain):
 
 
 def _dcg(ranking, k, gain, log_base=2.0):
+    if not ranking.has_ties and k is not None and k < ranking.max_size:
+        # Only the top k rows count: touch only them.
+        top = ranking.top(k)
+        table = ranking.discount_table(log_base)
+        values = _gain(ranking.labels[top.index], gain) * table[top.position]
+        dcg = np.bincount(top.codes, weights=values, minlength=ranking.n_groups)
+        return dcg, _no_gain(ranking)
     expected = ranking.block_mean(_gain(ranking.labels, gain))
     return ranking.group_sum(expected * ranking.discount(log_base), k), _no_gain(
         ranking

@@ -2,9 +2,10 @@
 
 A qrels line is ``qid iter docno rel``; a run line is
 ``qid iter docno rank score run_id [ignored...]``. Blank lines and lines
-starting with ``#`` are skipped. The readers tokenise the whole file with
-numpy (one pass over the bytes for the line structure, one C-level split for
-the tokens), so parsing has no Python loop per line.
+starting with ``#`` are skipped. The readers tokenise the whole file with a
+few vectorised passes over its bytes and parse plain decimal numbers with
+numpy as well: no Python object is created per line, and id strings are
+built only when asked for.
 """
 
 from __future__ import annotations
@@ -15,10 +16,9 @@ import os
 
 import numpy as np
 
-__all__ = ["Qrels", "Run", "read_qrels", "read_run", "write_run"]
+from skirm.io._tokens import PAD, Tokens, mix, parse_decimals
 
-_WHITESPACE = np.zeros(256, dtype=bool)
-_WHITESPACE[[9, 10, 11, 12, 13, 32]] = True  # what bytes.split() splits on
+__all__ = ["Qrels", "Run", "read_qrels", "read_run", "write_run"]
 
 
 class TrecFormatError(ValueError):
@@ -32,9 +32,35 @@ class TrecFormatError(ValueError):
 
 class _Records:
     _columns: tuple = ()
+    _query_ids = _doc_ids = _q = _d = None
+
+    @property
+    def query_ids(self):
+        """Query id of each row (str)."""
+        if self._query_ids is None:
+            self._query_ids = self._q.strings()
+        return self._query_ids
+
+    @property
+    def doc_ids(self):
+        """Document id of each row (str)."""
+        if self._doc_ids is None:
+            self._doc_ids = self._d.strings()
+        return self._doc_ids
+
+    def _q_tokens(self):
+        if self._q is None:
+            self._q = Tokens.from_strings(self._query_ids)
+        return self._q
+
+    def _d_tokens(self):
+        if self._d is None:
+            self._d = Tokens.from_strings(self._doc_ids)
+        return self._d
 
     def __len__(self) -> int:
-        return int(self.query_ids.shape[0])
+        q = self._query_ids if self._query_ids is not None else self._q
+        return len(q)
 
     def to_frame(self):
         """The records as a pandas DataFrame, one row per line.
@@ -50,11 +76,42 @@ class _Records:
             ) from exc
         return pd.DataFrame({name: getattr(self, name) for name in self._columns})
 
+    def _query_codes(self):
+        """Cached ``(codes, ids)``: sorted distinct query ids and each row's
+        index into them. Contiguous rows of a query are grouped with exact
+        byte comparisons; only one id per block is turned into a string."""
+        cache = self.__dict__.get("_qcodes")
+        if cache is None:
+            tok = self._q_tokens()
+            n = len(tok)
+            if n == 0:
+                cache = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=str))
+            else:
+                same = tok.adjacent_equal()
+                starts = np.flatnonzero(np.concatenate(([True], ~same)))
+                ids, inverse = np.unique(tok.strings(starts), return_inverse=True)
+                sizes = np.diff(np.append(starts, n))
+                cache = (np.repeat(inverse.reshape(-1), sizes), ids)
+            self.__dict__["_qcodes"] = cache
+        return cache
+
+    def _keys(self):
+        """Cached ``(key, order)``: a 64-bit hash of each row's (query, docno)
+        and the order that sorts it. Equal keys are only candidates; callers
+        verify them byte for byte."""
+        cache = self.__dict__.get("_keycache")
+        if cache is None:
+            codes, _ = self._query_codes()
+            key = mix(self._d_tokens().hash(), codes)
+            cache = (key, np.argsort(key))
+            self.__dict__["_keycache"] = cache
+        return cache
+
     def _factorized(self):
         """Cached ``(query codes, query ids, doc codes, doc ids)``; ids sorted."""
         cache = self.__dict__.get("_factors")
         if cache is None:
-            q_ids, q_codes = _factorize(self.query_ids)
+            q_codes, q_ids = self._query_codes()
             d_ids, d_codes = _factorize(self.doc_ids)
             cache = (q_codes, q_ids, d_codes, d_ids)
             self.__dict__["_factors"] = cache
@@ -88,8 +145,8 @@ class Qrels(_Records):
     _columns = ("query_ids", "doc_ids", "labels")
 
     def __init__(self, query_ids, doc_ids, labels):
-        self.query_ids = _as_str_array(query_ids, "query_ids")
-        self.doc_ids = _as_str_array(doc_ids, "doc_ids")
+        self._query_ids = _as_str_array(query_ids, "query_ids")
+        self._doc_ids = _as_str_array(doc_ids, "doc_ids")
         labels = np.asarray(labels)
         if labels.dtype.kind == "f" and np.all(labels == np.round(labels)):
             labels = labels.astype(np.int64)
@@ -101,8 +158,10 @@ class Qrels(_Records):
         _check_lengths(self, ("query_ids", "doc_ids", "labels"))
 
     def __repr__(self):
-        n_q = np.unique(self.query_ids).shape[0] if len(self) else 0
-        return f"Qrels(n_judgments={len(self)}, n_queries={n_q})"
+        return (
+            f"Qrels(n_judgments={len(self)}, "
+            f"n_queries={self._query_codes()[1].shape[0]})"
+        )
 
 
 class Run(_Records):
@@ -134,8 +193,8 @@ class Run(_Records):
     _columns = ("query_ids", "doc_ids", "scores")
 
     def __init__(self, query_ids, doc_ids, scores, run_id="skirm"):
-        self.query_ids = _as_str_array(query_ids, "query_ids")
-        self.doc_ids = _as_str_array(doc_ids, "doc_ids")
+        self._query_ids = _as_str_array(query_ids, "query_ids")
+        self._doc_ids = _as_str_array(doc_ids, "doc_ids")
         scores = np.asarray(scores)
         if scores.dtype.kind not in "biuf":
             raise TypeError(f"`scores` must be real numbers, got dtype {scores.dtype}")
@@ -155,8 +214,10 @@ class Run(_Records):
     to_frame.__doc__ = _Records.to_frame.__doc__
 
     def __repr__(self):
-        n_q = np.unique(self.query_ids).shape[0] if len(self) else 0
-        return f"Run(run_id={self.run_id!r}, n_rows={len(self)}, n_queries={n_q})"
+        return (
+            f"Run(run_id={self.run_id!r}, n_rows={len(self)}, "
+            f"n_queries={self._query_codes()[1].shape[0]})"
+        )
 
 
 def _as_str_array(values, name):
@@ -171,7 +232,7 @@ def _as_str_array(values, name):
 
 
 def _check_lengths(record, names):
-    lengths = {name: getattr(record, name).shape[0] for name in names}
+    lengths = {name: len(getattr(record, name)) for name in names}
     if len(set(lengths.values())) > 1:
         raise ValueError(f"columns must have the same length, got {lengths}")
 
@@ -212,34 +273,38 @@ def _read_bytes(source):
 
 
 class _Table:
-    """The whitespace-separated tokens of a text file, with line numbers."""
+    """The tokens of a text file (fields separated by whitespace), with line
+    numbers, found by a few vectorised passes over the bytes."""
 
     def __init__(self, data: bytes, name: str):
         self.data = data
         self.name = name
-        a = np.frombuffer(data, dtype=np.uint8)
-        n = a.shape[0]
+        n = len(data)
+        self.buf = np.frombuffer(data + b"\0" * PAD, dtype=np.uint8)
+        self.ascii_only = data.isascii()
+        a = self.buf[:n]
         newlines = np.flatnonzero(a == 10)
         line_starts = np.concatenate(([0], newlines + 1))
         if line_starts[-1] == n:
             line_starts = line_starts[:-1]
         self.line_starts = line_starts
         self.line_ends = np.append(newlines, n)[: line_starts.shape[0]]
-        if n == 0:
-            self.counts = np.zeros(0, dtype=np.intp)
-            self.tokens = []
-            self.lines = np.zeros(0, dtype=np.intp)
-            self.first = np.zeros(0, dtype=np.intp)
-            return
-        ws = _WHITESPACE[a]
-        start = ~ws
-        start[1:] &= ws[:-1]
-        counts = np.add.reduceat(start, line_starts, dtype=np.intp)
-        comment = a[line_starts] == ord("#")
-        self.tokens = data.split()
-        keep_line = (counts > 0) & ~comment
-        first = np.cumsum(counts) - counts  # index of each line's first token
-        self.lines = np.flatnonzero(keep_line)  # 0-based data line numbers
+        sep = a <= 32  # space, tab, CR, LF and other control bytes separate
+        # Token boundaries: starts and ends alternate in ``edges``.
+        change = np.empty(n + 1, dtype=bool)
+        if n:
+            change[0] = not sep[0]
+            np.not_equal(sep[1:], sep[:-1], out=change[1:n])
+            change[n] = not sep[n - 1]
+        edges = np.flatnonzero(change)
+        self.tok_start = edges[0::2]
+        self.tok_end = edges[1::2]
+        # A line starts on a token (a start edge) or inside a separator run
+        # (the next edge is a start): halving the edge index gives the token.
+        first = np.searchsorted(edges, line_starts) // 2
+        counts = np.append(first[1:], self.tok_start.shape[0]) - first
+        comment = a[line_starts] == ord("#") if n else np.zeros(0, dtype=bool)
+        self.lines = np.flatnonzero((counts > 0) & ~comment)  # data lines, 0-based
         self.first = first[self.lines]
         self.counts = counts[self.lines]
 
@@ -261,52 +326,64 @@ class _Table:
             few = "too few" if n < n_min else "too many"
             raise self.error(row, f"{few} fields ({n}); expected {what}")
 
-    def column(self, j):
-        """The j-th token of every data line, as an object array of bytes."""
-        if not self.tokens:
-            return np.zeros(0, dtype=object)
-        if not hasattr(self, "_all"):
-            self._all = np.empty(len(self.tokens), dtype=object)
-            self._all[:] = self.tokens
-        return self._all[self.first + j]
-
-    def strings(self, j):
-        col = self.column(j).astype(bytes)
-        if self.data.isascii():
-            return col.astype(str)
-        return np.char.decode(col, "utf-8")
+    def tokens(self, j) -> Tokens:
+        """The j-th field of every data line."""
+        idx = self.first + j
+        return Tokens(self.buf, self.tok_start[idx], self.tok_end[idx], self.ascii_only)
 
     def numbers(self, j, dtype, expected):
-        col = self.column(j)
-        try:
-            return col.astype(bytes).astype(dtype)
-        except (ValueError, OverflowError):
-            pass
-        for row, token in enumerate(col):  # error path only
-            try:
-                dtype(token)
-            except (ValueError, OverflowError):
-                raise self.error(row, expected) from None
-        raise AssertionError("unreachable")  # pragma: no cover
+        """The j-th field of every data line parsed as numbers: plain decimals
+        by a vectorised parser, anything else (exponents, inf) by Python."""
+        tokens = self.tokens(j)
+        integer = dtype is np.int64
+        values, ok = parse_decimals(tokens, integer=integer)
+        rows = np.flatnonzero(~ok)
+        if rows.shape[0]:
+            parse = int if integer else float
+            texts = tokens.strings(rows).tolist()
+            parsed = []
+            for row, text in zip(rows.tolist(), texts, strict=True):
+                try:
+                    parsed.append(parse(text))
+                except (ValueError, OverflowError):
+                    raise self.error(row, expected) from None
+            values[rows] = parsed
+        return values
 
 
 def _check_duplicates(table, record, what):
-    q_codes, _, d_codes, d_ids = record._factorized()
-    if q_codes.shape[0] < 2:
+    """Each docno at most once per query: hashed, then verified exactly."""
+    codes, _ = record._query_codes()
+    if codes.shape[0] < 2:
         return
-    key = q_codes.astype(np.int64) * max(d_ids.shape[0], 1) + d_codes
-    order = np.argsort(key, kind="stable")
-    same = key[order[1:]] == key[order[:-1]]
-    if same.any():
-        i = int(np.argmax(same))
-        first, second = order[i], order[i + 1]
-        raise table.error(
-            second,
-            f"duplicate docno {str(record.doc_ids[second])!r} for query "
-            f"{str(record.query_ids[second])!r} (first at line "
-            f"{int(table.lines[first]) + 1}); expected each docno once per "
-            f"query in {what}",
-        )
+    docs = record._d_tokens()
+    key, order = record._keys()
+    sorted_key = key[order]
+    same = np.flatnonzero(sorted_key[1:] == sorted_key[:-1])
+    if not same.shape[0]:
+        return
+    i, j = order[same], order[same + 1]
+    truly = (codes[i] == codes[j]) & docs.equal(i, docs, j)
+    if not truly.all():  # a hash collision: decide on the strings
+        q_codes, _, d_codes, d_ids = record._factorized()
+        key = q_codes.astype(np.int64) * max(d_ids.shape[0], 1) + d_codes
+        order = np.argsort(key, kind="stable")
+        same = np.flatnonzero(key[order[1:]] == key[order[:-1]])
+        if not same.shape[0]:
+            return
+        i, j = order[same], order[same + 1]
+        truly = np.ones(i.shape[0], dtype=bool)
+    first, second = np.minimum(i, j)[truly], np.maximum(i, j)[truly]
+    k = int(np.argmin(second))
+    first, second = int(first[k]), int(second[k])
+    doc = str(docs.strings(np.array([second]))[0])
+    query = str(record._q_tokens().strings(np.array([second]))[0])
+    raise table.error(
+        second,
+        f"duplicate docno {doc!r} for query {query!r} (first at line "
+        f"{int(table.lines[first]) + 1}); expected each docno once per query "
+        f"in {what}",
+    )
 
 
 def read_qrels(source) -> Qrels:
@@ -342,11 +419,10 @@ def read_qrels(source) -> Qrels:
     data, name = _read_bytes(source)
     table = _Table(data, name)
     table.check_counts(4, 4, "4 fields: qid iter docno rel")
-    labels = table.numbers(3, np.int64, "expected an integer relevance label")
     qrels = Qrels.__new__(Qrels)
-    qrels.query_ids = table.strings(0)
-    qrels.doc_ids = table.strings(2)
-    qrels.labels = labels
+    qrels.labels = table.numbers(3, np.int64, "expected an integer relevance label")
+    qrels._q = table.tokens(0)
+    qrels._d = table.tokens(2)
     _check_duplicates(table, qrels, "the qrels")
     return qrels
 
@@ -394,12 +470,13 @@ def read_run(source) -> Run:
     if np.isnan(scores).any():
         raise table.error(int(np.argmax(np.isnan(scores))), "expected a numeric score")
     run = Run.__new__(Run)
-    run.query_ids = table.strings(0)
-    run.doc_ids = table.strings(2)
     run.scores = scores
-    if len(table.lines):
-        last = table.tokens[table.first[-1] + 5]
-        run.run_id = last.decode("utf-8", "replace")
+    run._q = table.tokens(0)
+    run._d = table.tokens(2)
+    if table.lines.shape[0]:
+        k = table.first[-1] + 5
+        s, e = table.tok_start[k], table.tok_end[k]
+        run.run_id = data[s:e].decode("utf-8", "replace")
     else:
         run.run_id = ""
     _check_duplicates(table, run, "a run")

@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 
 from skirm._ranking import Judgments, Ranking, rank
+from skirm.io._tokens import mix
 from skirm.io._trec import Qrels, Run, read_qrels, read_run
 from skirm.metrics._evaluate import EvaluationResult
 from skirm.metrics._registry import Metric, get_metric
@@ -113,8 +114,69 @@ def _check_level(value):
     return int(value)
 
 
+def _evaluated_queries(qrels, run):
+    """Queries of the run that are in the qrels, and both sides' maps to them."""
+    rq_codes, rq_ids = run._query_codes()
+    qq_codes, qq_ids = qrels._query_codes()
+    pos = np.searchsorted(qq_ids, rq_ids)
+    pos_c = np.minimum(pos, max(qq_ids.shape[0] - 1, 0))
+    in_qrels = (pos < qq_ids.shape[0]) & (
+        qq_ids[pos_c] == rq_ids if qq_ids.shape[0] else False
+    )
+    eval_ids = rq_ids[in_qrels]
+    run_to_eval = np.full(rq_ids.shape[0], -1, dtype=np.int64)
+    run_to_eval[in_qrels] = np.arange(eval_ids.shape[0])
+    qrels_to_eval = np.full(qq_ids.shape[0], -1, dtype=np.int64)
+    qrels_to_eval[pos[in_qrels]] = np.arange(eval_ids.shape[0])
+    return eval_ids, qq_ids.shape[0], run_to_eval[rq_codes], qrels_to_eval[qq_codes]
+
+
 def _join(qrels, run):
-    """Evaluated queries and, per kept run row, its trec_eval relevance value."""
+    """Evaluated queries and, per kept run row, its trec_eval relevance value.
+
+    Rows are matched to judgements on a 64-bit hash of (query, docno) and
+    every match is verified byte for byte; a hash collision among the
+    judgements falls back to matching the strings.
+    """
+    eval_ids, n_topics, rows, j_eval = _evaluated_queries(qrels, run)
+    keep = np.flatnonzero(rows >= 0)
+    codes = rows[keep]
+    jk = np.flatnonzero(j_eval >= 0)
+    j_codes = j_eval[jk]
+    j_raw = qrels.labels[jk]
+    run_docs, qrels_docs = run._d_tokens(), qrels._d_tokens()
+    # Judgements keyed with the run's own query codes, so that the run's
+    # keys (already sorted by the duplicate check) can be merged in order.
+    run_codes, _ = run._query_codes()
+    eval_to_run = np.empty(eval_ids.shape[0], dtype=np.int64)
+    eval_to_run[codes] = run_codes[keep]
+    jkey = mix(qrels_docs.hash()[jk], eval_to_run[j_codes])
+    o = np.argsort(jkey)
+    jkey = jkey[o]
+    if (jkey[1:] == jkey[:-1]).any():
+        return _join_exact(qrels, run)
+    rkey, rorder = run._keys()
+    sorted_rkey = rkey[rorder]
+    idx = np.searchsorted(jkey, sorted_rkey)
+    idx_c = np.minimum(idx, max(jkey.shape[0] - 1, 0))
+    cand = np.flatnonzero(
+        (idx < jkey.shape[0]) & (jkey[idx_c] == sorted_rkey if jkey.shape[0] else False)
+    )
+    run_row = rorder[cand]
+    judged_at = o[idx_c[cand]]  # index into jk
+    ok = (rows[run_row] == j_codes[judged_at]) & run_docs.equal(
+        run_row, qrels_docs, jk[judged_at]
+    )
+    run_row, judged_at = run_row[ok], judged_at[ok]
+    kept_index = np.full(rows.shape[0], -1, dtype=np.int64)
+    kept_index[keep] = np.arange(keep.shape[0])
+    raw = np.full(keep.shape[0], -1, dtype=np.int64)
+    raw[kept_index[run_row]] = np.where(j_raw[judged_at] >= 0, j_raw[judged_at], -2)
+    return eval_ids, n_topics, keep, codes, raw, j_codes, j_raw
+
+
+def _join_exact(qrels, run):
+    """:func:`_join` on the strings (slower; used after a hash collision)."""
     rq_codes, rq_ids, rd_codes, rd_ids = run._factorized()
     qq_codes, qq_ids, _, _ = qrels._factorized()
     # Queries of the run that are in the qrels are evaluated; others ignored.
@@ -155,11 +217,36 @@ def _join(qrels, run):
     hit = (idx < jkey.shape[0]) & (jkey[idx_c] == rkey if jkey.shape[0] else False)
     raw = np.full(keep.shape[0], -1, dtype=np.int64)
     raw[hit] = np.where(jlab[idx_c[hit]] >= 0, jlab[idx_c[hit]], -2)
-    return eval_ids, qq_ids.shape[0], keep, codes, dcodes, raw, j_codes, j_raw
+    return eval_ids, qq_ids.shape[0], keep, codes, raw, j_codes, j_raw
+
+
+def _docno_tie_order(ranking, docs, keep):
+    """The ranked order with ties in score broken by docno, descending.
+
+    ``ranking`` keeps input order among equal scores; only the rows of tie
+    blocks are reordered, comparing docnos as big-endian 64-bit words (byte
+    order, as strcmp). Returns None when no query has tied scores.
+    """
+    scores, codes = ranking.scores, ranking.codes
+    tie = (scores[1:] == scores[:-1]) & (codes[1:] == codes[:-1])
+    if not tie.any():
+        return None
+    tied = np.zeros(scores.shape[0], dtype=bool)
+    tied[:-1] |= tie
+    tied[1:] |= tie
+    positions = np.flatnonzero(tied)
+    block = np.cumsum(np.concatenate(([True], ~tie)))[positions]
+    rows = ranking.order[positions]
+    words = docs.order_words(keep[rows])
+    # within each tie block (contiguous positions), docno descending
+    perm = np.lexsort([*(~w for w in reversed(words)), block])
+    order = ranking.order.copy()
+    order[positions] = rows[perm]
+    return order
 
 
 def _trec_ranking(qrels, run, level, judged_only, max_docs):
-    eval_ids, n_topics, keep, codes, dcodes, raw, j_codes, j_raw = _join(qrels, run)
+    eval_ids, n_topics, keep, codes, raw, j_codes, j_raw = _join(qrels, run)
     if eval_ids.shape[0] == 0:
         raise ValueError(
             "no query of the run appears in the qrels: nothing to evaluate "
@@ -168,15 +255,19 @@ def _trec_ranking(qrels, run, level, judged_only, max_docs):
         )
     judgments = Judgments(j_codes, np.maximum(j_raw, 0).astype(np.float64))
     y_true = np.maximum(raw, 0).astype(np.float64)
-    ranking = rank(
-        y_true,
-        run.scores[keep],
-        codes,
-        eval_ids,
-        ties="first",
-        tiebreak=-dcodes,  # ascending -code: larger docno first
-        judgments=judgments,
-    )
+    scores = run.scores[keep]
+    ranking = rank(y_true, scores, codes, eval_ids, ties="first", judgments=judgments)
+    order = _docno_tie_order(ranking, run._d_tokens(), keep)
+    if order is not None:
+        ranking = Ranking(
+            order,
+            ranking.codes,
+            y_true[order],
+            ranking.scores,
+            ranking.group_ids,
+            "first",
+            judgments=judgments,
+        )
     ranked_raw = raw[ranking.order]
     cut = None
     if max_docs is not None:

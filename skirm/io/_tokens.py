@@ -1,0 +1,205 @@
+"""Byte tokens in one shared buffer, handled eight bytes at a time.
+
+A :class:`Tokens` column stores ``start`` and ``end`` offsets into a byte
+buffer instead of Python strings. Reading a 1,000,000-line file then creates
+no Python object per line: equality, exact byte order and hashing work on
+64-bit words gathered with numpy, and strings are built only when asked for.
+Hashes only speed up grouping; every conclusion drawn from them (a match, a
+duplicate) is verified byte for byte.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+PAD = 16  # zero bytes after the data, so that 8-byte reads never overrun
+
+_MASKS = np.array(
+    [0] + [(1 << (8 * r)) - 1 for r in range(1, 8)] + [(1 << 64) - 1],
+    dtype=np.uint64,
+)
+_K0 = np.uint64(0x9E3779B97F4A7C15)
+_K1 = np.uint64(0xBF58476D1CE4E5B9)
+_K2 = np.uint64(0x94D049BB133111EB)
+_S = np.uint64(31)
+
+
+class Tokens:
+    """A column of byte strings: ``buf[start[i]:end[i]]``.
+
+    ``buf`` is a uint8 array followed by at least :data:`PAD` zero bytes.
+    """
+
+    def __init__(self, buf, start, end, ascii_only):
+        self.buf = buf
+        self.start = start.astype(np.int64, copy=False)
+        self.end = end.astype(np.int64, copy=False)
+        self.length = self.end - self.start
+        self.ascii_only = ascii_only
+        self._words = None
+        self._hash = None
+
+    @classmethod
+    def from_strings(cls, values):
+        """Tokens of a 1-D array of str."""
+        items = values.tolist()
+        joined = "".join(items)
+        ascii_only = joined.isascii()
+        if ascii_only:
+            lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+        else:
+            lengths = np.fromiter(
+                (len(s.encode("utf-8")) for s in items),
+                dtype=np.int64,
+                count=len(items),
+            )
+        data = joined.encode("utf-8") + b"\0" * PAD
+        end = np.cumsum(lengths)
+        return cls(np.frombuffer(data, dtype=np.uint8), end - lengths, end, ascii_only)
+
+    def __len__(self):
+        return int(self.start.shape[0])
+
+    @property
+    def n_words(self) -> int:
+        if not len(self):
+            return 0
+        return int(-(-int(self.length.max()) // 8))
+
+    def _view(self):
+        if self._words is None:
+            self._words = np.ndarray(
+                shape=(self.buf.shape[0] - 7,),
+                dtype="<u8",
+                buffer=self.buf,
+                strides=(1,),
+            )
+        return self._words
+
+    def word(self, k, rows=None):
+        """Bytes ``8k .. 8k+7`` of each token (zero past its end), as a
+        little-endian uint64."""
+        start = self.start if rows is None else self.start[rows]
+        length = self.length if rows is None else self.length[rows]
+        view = self._view()
+        if k:
+            at = np.minimum(start + 8 * k, view.shape[0] - 1)
+            left = np.maximum(length - 8 * k, 0)
+        else:
+            at, left = start, length
+        return view[at] & _MASKS[np.minimum(left, 8)]
+
+    def hash(self):
+        """A 64-bit hash of every token (cached)."""
+        if self._hash is None:
+            h = (self.length.astype(np.uint64) + np.uint64(1)) * _K0
+            for k in range(self.n_words):
+                rows = None if k == 0 else np.flatnonzero(self.length > 8 * k)
+                w = self.word(k, rows)
+                part = h if rows is None else h[rows]
+                part = (part ^ w) * _K1
+                part ^= part >> _S
+                if rows is None:
+                    h = part
+                else:
+                    h[rows] = part
+            self._hash = h
+        return self._hash
+
+    def equal(self, rows, other, other_rows):
+        """Exact equality of ``self[rows]`` and ``other[other_rows]``."""
+        eq = self.length[rows] == other.length[other_rows]
+        for k in range(min(self.n_words, other.n_words)):
+            todo = np.flatnonzero(eq & (self.length[rows] > 8 * k))
+            if not todo.shape[0]:
+                break
+            eq[todo] = self.word(k, rows[todo]) == other.word(k, other_rows[todo])
+        return eq
+
+    def adjacent_equal(self):
+        """Exact equality of each token with the previous one (n - 1 values)."""
+        eq = self.length[1:] == self.length[:-1]
+        for k in range(self.n_words):
+            w = self.word(k)
+            eq &= w[1:] == w[:-1]
+        return eq
+
+    def order_words(self, rows):
+        """Big-endian words of the tokens: their lexicographic order is the
+        byte order of the tokens (``strcmp``)."""
+        return [self.word(k, rows).byteswap() for k in range(self.n_words)]
+
+    def strings(self, rows=None):
+        """The tokens as a str array (all of them, or ``rows``)."""
+        m = len(self) if rows is None else len(rows)
+        n_words = max(self.n_words, 1)
+        out = np.zeros((m, n_words), dtype="<u8")
+        for k in range(self.n_words):
+            out[:, k] = self.word(k, rows)
+        raw = out.view(f"S{8 * n_words}").reshape(-1)
+        if self.ascii_only:
+            return raw.astype(str)
+        return np.char.decode(raw, "utf-8")
+
+
+def mix(h, codes):
+    """Combine token hashes with integer codes (e.g. query codes)."""
+    out = (h ^ (codes.astype(np.uint64) * _K2)) * _K1
+    out ^= out >> _S
+    return out
+
+
+_POW10 = np.array([float(10**k) for k in range(23)])
+
+
+def parse_decimals(tokens, integer=False):
+    """Parse plain decimal tokens (``[+-]digits[.digits]``) without Python.
+
+    Returns ``(values, ok)``: ``ok`` is False for the tokens this fast path
+    does not handle (exponents, inf, more than 15 digits, anything malformed),
+    which the caller parses otherwise. For the others the value is exactly
+    what ``float(token)`` gives: the digits form an integer below 2**53 and
+    a power of ten up to 1e15 is exact, so the one division is correctly
+    rounded.
+    """
+    n = len(tokens)
+    length = tokens.length
+    ok = (length > 0) & (length <= 16)
+    if not n:
+        return np.zeros(0), ok
+    width = int(min(length.max(), 16))
+    words = np.zeros((n, 2), dtype="<u8")
+    words[:, 0] = tokens.word(0)
+    if width > 8:
+        words[:, 1] = tokens.word(1)
+    chars = np.ascontiguousarray(words.view(np.uint8)[:, :width].T)  # (width, n)
+    first = chars[0]
+    negative = first == 45
+    signed = negative | (first == 43)
+    acc = np.zeros(n)
+    n_digits = np.zeros(n, dtype=np.int8)
+    n_frac = np.zeros(n, dtype=np.int8)
+    n_dots = np.zeros(n, dtype=np.int8)
+    for j in range(width):
+        c = chars[j]
+        digit = c - np.uint8(48)
+        is_digit = digit < 10
+        is_dot = c == 46
+        active = length > j
+        bad = active & ~is_digit & ~is_dot
+        if j == 0:
+            bad &= ~signed
+        ok &= ~bad
+        acc *= np.where(is_digit, 10.0, 1.0)
+        acc += np.where(is_digit, digit, 0)
+        n_digits += is_digit
+        n_frac += is_digit & (n_dots > 0)
+        n_dots += is_dot
+    ok &= (n_digits > 0) & (n_digits <= 15) & (n_dots <= (0 if integer else 1))
+    if integer:
+        values = acc.astype(np.int64)
+        np.negative(values, out=values, where=negative)
+        return values, ok
+    values = acc / _POW10[n_frac]
+    np.negative(values, out=values, where=negative)
+    return values, ok

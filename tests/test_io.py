@@ -239,3 +239,80 @@ def test_write_run_validates():
         write_run(io.StringIO(), ["q"], ["d"], [1.0], max_docs=0)
     with pytest.raises(TypeError, match="`file` must be a path or an open text"):
         write_run(3, ["q"], ["d"], [1.0])
+
+
+# --------------------------------------------------------------------------
+# The byte-level machinery behind the readers
+# --------------------------------------------------------------------------
+
+
+def test_decimal_parser_is_exact():
+    from skirm.io._tokens import Tokens, parse_decimals
+
+    rng = np.random.default_rng(0)
+    values = np.concatenate(
+        [rng.normal(size=2000) * 10.0 ** rng.integers(-3, 6, size=2000), [0.0, -0.0]]
+    )
+    texts = [
+        f"{v:.{d}f}" for v, d in zip(values, rng.integers(0, 9, 2002), strict=True)
+    ]
+    texts += ["+3", "007.100", ".5", "1.", "1e5", "inf", "-nan", "1.2.3", "-", "x1"]
+    texts += ["1234567890123456", "123456789012345"]
+    parsed, ok = parse_decimals(Tokens.from_strings(np.array(texts)))
+    for text, value, good in zip(texts, parsed, ok, strict=True):
+        if good:
+            assert value == float(text) and str(value) == str(float(text)), text
+    # exponents, inf, nan, malformed and 16-digit numbers are left to Python
+    assert ok[-12:-8].all() and not ok[-8:-1].any() and ok[-1]
+    assert ok[:-12].mean() > 0.8  # the others unless they have > 15 digits
+
+
+def test_scores_the_fast_parser_skips_are_still_read():
+    run = read_run(
+        io.StringIO("q Q0 a 1 1e-3 r\nq Q0 b 2 -inf r\nq Q0 c 3 12345678901234567 r\n")
+    )
+    np.testing.assert_array_equal(run.scores, [1e-3, -np.inf, 12345678901234567.0])
+
+
+def test_token_order_is_byte_order():
+    from skirm.io._tokens import Tokens
+
+    rng = np.random.default_rng(1)
+    alphabet = np.array(list("ab-_09Zé"))
+    texts = [
+        "".join(rng.choice(alphabet, size=rng.integers(1, 20))) for _ in range(300)
+    ]
+    tokens = Tokens.from_strings(np.array(texts))
+    rows = np.arange(len(texts))
+    words = tokens.order_words(rows)
+    order = np.lexsort(list(reversed(words)))
+    assert [texts[i] for i in order] == sorted(texts, key=lambda t: t.encode())
+    assert tokens.strings().tolist() == texts
+    assert tokens.equal(rows, tokens, rows).all()
+    assert not tokens.equal(rows[:-1], tokens, rows[1:])[
+        np.array(texts[:-1]) != np.array(texts[1:])
+    ].any()
+
+
+def test_hash_collisions_fall_back_to_exact_strings(monkeypatch, shared_data):
+    """With every key colliding, reading and evaluating give the same results."""
+    import skirm.io._trec
+    import skirm.trec._evaluate
+
+    folder = shared_data / "trec_eval-v9.0.8-test"
+    measures = ["map", "P_10", "bpref", "ndcg_cut_10", "num_rel_ret"]
+    expected = evaluate_run(
+        read_qrels(folder / "qrels.test"), read_run(folder / "results.test"), measures
+    )
+
+    def collide(h, codes):
+        return np.zeros(h.shape[0], dtype=np.uint64)
+
+    monkeypatch.setattr(skirm.io._trec, "mix", collide)
+    monkeypatch.setattr(skirm.trec._evaluate, "mix", collide)
+    got = evaluate_run(
+        read_qrels(folder / "qrels.test"), read_run(folder / "results.test"), measures
+    )
+    assert got.means == expected.means
+    with pytest.raises(ValueError, match=r"<file>:3: duplicate docno 'd1' for query"):
+        read_run(io.StringIO("q Q0 d1 1 1 r\nq Q0 d2 1 1 r\nq Q0 d1 1 1 r\n"))

@@ -94,3 +94,12 @@ def test_page_examples(page):
     )
     assert attempted > 0
     assert failures == 0, f"{failures} of {attempted} examples failed in {page.name}"
+
+
+def test_readme_links_to_files_that_exist():
+    root = DOCS.parent
+    text = (root / "README.md").read_text()
+    targets = re.findall(r"\]\(([^)#\s]+)\)", text)
+    local = [t for t in targets if "://" not in t]
+    missing = [t for t in local if not (root / t).exists()]
+    assert missing == [], f"README.md links to missing files: {missing}"

@@ -20,8 +20,8 @@ measures (-m), trec_eval names and nicknames:
   Parameters as in trec_eval: P.5,10  ndcg_cut.10  map_cut.100  recall.1000
   iprec_at_recall.0.5  Rprec_mult.1.0  utility.1,-1,0,0  set_F.0.5
   ndcg.1=3,2=9 (custom gains); also P_10 (pytrec_eval style) and P@10.
-  judged.k is the fraction of the top k that is in the qrels.
-  Not supported: relstring, ndcg_rel, Rndcg (experimental trec_eval measures).
+  judged.k: the fraction of the top min(k, retrieved) documents that are in
+  the qrels. Not supported: relstring (a string, not a number).
 
 skirm metric names (computed with trec_eval's tie order, R from the qrels):
   {skirm}
@@ -64,9 +64,9 @@ def _build_parser():
     ev = sub.add_parser(
         "eval",
         help="evaluate TREC runs against qrels (a trec_eval replacement)",
-        description="Evaluate TREC runs against qrels with trec_eval 9.0.x "
-        "semantics: ties broken by docno descending, R and the ideal DCG "
-        "from the qrels, queries missing from the qrels ignored.",
+        description="Evaluate TREC runs against qrels with trec_eval 9.0.x\n"
+        "semantics: ties broken by docno descending, R and the ideal DCG from\n"
+        "the qrels, queries missing from the qrels ignored.",
         epilog=_EPILOG.format(
             trec=_wrap(trec_measure_names()), skirm=_wrap(metric_names())
         ),

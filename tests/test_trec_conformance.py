@@ -8,11 +8,14 @@ not a number), so ``-mrelstring.20`` is left out of the ``out.test.aql``
 command.
 """
 
+import math
+
+import numpy as np
 import pytest
 
 from skirm._cli import main
-
-pytestmark = pytest.mark.oracle
+from skirm.io import Qrels, Run
+from skirm.trec import evaluate_run, trec_measure_names
 
 MEAS_PARAMS = (
     "-q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 "
@@ -53,6 +56,7 @@ def _parse(text):
     return lines
 
 
+@pytest.mark.oracle
 @pytest.mark.parametrize("expected_file", sorted(CASES))
 def test_matches_trec_eval_output(shared_data, expected_file, capsys):
     folder = shared_data / "trec_eval-v9.0.8-test"
@@ -64,6 +68,7 @@ def test_matches_trec_eval_output(shared_data, expected_file, capsys):
     assert [e[3] for e in supported] == [g[3] for g in got]
 
 
+@pytest.mark.oracle
 def test_every_measure_of_the_suite_is_covered(shared_data, capsys):
     """The measures compared above: everything in the files but relstring."""
     folder = shared_data / "trec_eval-v9.0.8-test"
@@ -74,3 +79,117 @@ def test_every_measure_of_the_suite_is_covered(shared_data, capsys):
     unsupported = {n for n in names if n.startswith("relstring")}
     assert unsupported == {"relstring", "relstring_20"}
     assert len(names - unsupported) > 100
+
+
+# --------------------------------------------------------------------------
+# Hand-checked semantics on small inputs
+# --------------------------------------------------------------------------
+
+QRELS = Qrels(
+    ["q1", "q1", "q1", "q1", "q2", "q2", "q3"],
+    ["d1", "d2", "d3", "d4", "d1", "d5", "d1"],
+    [1, 0, -1, 2, 0, 1, 0],
+)
+RUN = Run(
+    ["q1", "q1", "q1", "q1", "q2", "q2", "q9"],
+    ["d9", "d1", "d3", "d8", "d5", "d6", "d1"],
+    [0.9, 0.8, 0.7, 0.6, 0.5, 0.5, 1.0],
+    run_id="hand",
+)
+
+
+def test_judged_at_k():
+    result = evaluate_run(QRELS, RUN, ["judged.2,3,10", "judged@1"])
+    # q1 ranks d9 (unjudged), d1, d3 (negative label: judged), d8 (unjudged);
+    # q2 ties d6 and d5: d6 (unjudged) first.
+    np.testing.assert_allclose(result.per_query["judged_2"], [1 / 2, 1 / 2])
+    np.testing.assert_allclose(result.per_query["judged_3"], [2 / 3, 1 / 2])
+    np.testing.assert_allclose(result.per_query["judged_10"], [2 / 4, 1 / 2])
+    np.testing.assert_allclose(result.per_query["judged@1"], [0.0, 0.0])
+
+
+def test_queries_and_counts():
+    result = evaluate_run(QRELS, RUN, ["num_q", "num_ret", "num_rel", "map"])
+    # q9 is not in the qrels: ignored; q3 is not in the run: skipped.
+    assert result.group_ids.tolist() == ["q1", "q2"]
+    assert result.means["num_q"] == 2 and result.means["num_ret"] == 6
+    assert result.means["num_rel"] == 3  # summed: d1, d4 for q1; d5 for q2
+    # q1: d1 relevant at rank 2, d4 never retrieved: AP = (1/2) / 2
+    # q2: d5 (relevant) loses the tie to d6: AP = 1/2
+    np.testing.assert_allclose(result.per_query["map"], [0.25, 0.5])
+    assert result.means["map"] == pytest.approx(0.375)
+    assert result.run_id == "hand"
+
+
+def test_all_queries_counts_missing_queries_as_zero():
+    result = evaluate_run(
+        QRELS, RUN, ["num_q", "map", "gm_map", "num_rel"], all_queries=True
+    )
+    assert result.group_ids.tolist() == ["q1", "q2"]  # no per-query values for q3
+    assert result.means["num_q"] == 3
+    assert result.means["map"] == pytest.approx(0.75 / 3)
+    expected = math.exp((math.log(0.25) + math.log(0.5) + math.log(1e-5)) / 3)
+    assert result.means["gm_map"] == pytest.approx(expected)
+    assert result.means["num_rel"] == 3  # recounted over the qrels, rel > 0
+
+
+def test_relevance_level_judged_only_and_max_docs():
+    level2 = evaluate_run(QRELS, RUN, ["num_rel", "P_5", "ndcg"], relevance_level=2)
+    assert level2.per_query["num_rel"].tolist() == [1.0, 0.0]  # only d4 of q1
+    assert level2.per_query["P_5"].tolist() == [0.0, 0.0]
+    default = evaluate_run(QRELS, RUN, ["ndcg"])
+    # -l does not change ndcg's gains
+    np.testing.assert_array_equal(level2.per_query["ndcg"], default.per_query["ndcg"])
+    judged = evaluate_run(QRELS, RUN, ["num_ret", "recip_rank"], judged_only=True)
+    # -J drops d9, d8 (not in the qrels) and d3 (negative label) from q1
+    assert judged.per_query["num_ret"].tolist() == [1.0, 1.0]
+    assert judged.per_query["recip_rank"].tolist() == [1.0, 1.0]
+    top1 = evaluate_run(QRELS, RUN, ["num_ret", "P_1"], max_docs=1)
+    assert top1.per_query["num_ret"].tolist() == [1.0, 1.0]
+    assert top1.per_query["P_1"].tolist() == [0.0, 0.0]
+
+
+def test_measure_names():
+    names = ["P_2", "P.2", "P@2", "precision@2", "ndcg@3", "ndcg_cut.3", "rprec"]
+    result = evaluate_run(QRELS, RUN, names)
+    # trec names in trec_eval's order (P.2 is P_2 again), then skirm names
+    assert list(result.means) == [
+        "P_2",
+        "P@2",
+        "ndcg_cut_3",
+        "precision@2",
+        "ndcg@3",
+        "rprec",
+    ]
+    assert result.means["P_2"] == result.means["P@2"] == result.means["precision@2"]
+    assert result.means["ndcg_cut_3"] == result.means["ndcg@3"]
+    assert "bpref" in trec_measure_names() and "relstring" not in trec_measure_names()
+
+
+@pytest.mark.parametrize(
+    "metrics, error, message",
+    [
+        ("nope", ValueError, "unknown measure 'nope'; valid trec_eval names"),
+        ("relstring", ValueError, "'relstring' is not supported"),
+        ("P.0,5", ValueError, "must be distinct positive integers"),
+        ("P.5,5", ValueError, "must be distinct positive integers"),
+        ("map.5", ValueError, "measure 'map' takes no parameters"),
+        ("utility.1,2", ValueError, "utility takes 4 coefficients"),
+        ("ndcg.1-3", ValueError, "expected level=gain pairs"),
+        ([], ValueError, "`metrics` must name at least one measure"),
+    ],
+)
+def test_bad_measure_names(metrics, error, message):
+    with pytest.raises(error, match=message):
+        evaluate_run(QRELS, RUN, metrics)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="`relevance_level` must be an integer >= 1"):
+        evaluate_run(QRELS, RUN, "map", relevance_level=0)
+    with pytest.raises(TypeError, match="`max_docs` must be a positive integer"):
+        evaluate_run(QRELS, RUN, "map", max_docs=2.5)
+    with pytest.raises(ValueError, match="`max_docs` must be a positive integer"):
+        evaluate_run(QRELS, RUN, "map", max_docs=0)
+    with pytest.raises(ValueError, match="no query of the run appears in the qrels"):
+        evaluate_run(QRELS, Run(["zz"], ["d1"], [1.0]), "map")

@@ -37,6 +37,7 @@ class Tokens:
         self.length = self.end - self.start
         self.ascii_only = ascii_only
         self._words = None
+        self._all_words = None
         self._hash = None
 
     @classmethod
@@ -89,31 +90,33 @@ class Tokens:
             at, left = start, length
         return view[at] & _MASKS[np.minimum(left, 8)]
 
+    def words(self):
+        """Every word of every token (``n_words`` arrays, cached)."""
+        if self._all_words is None:
+            self._all_words = [self.word(k) for k in range(self.n_words)]
+        return self._all_words
+
     def hash(self):
         """A 64-bit hash of every token (cached)."""
         if self._hash is None:
             h = (self.length.astype(np.uint64) + np.uint64(1)) * _K0
-            for k in range(self.n_words):
-                rows = None if k == 0 else np.flatnonzero(self.length > 8 * k)
-                w = self.word(k, rows)
-                part = h if rows is None else h[rows]
-                part = (part ^ w) * _K1
-                part ^= part >> _S
-                if rows is None:
-                    h = part
-                else:
-                    h[rows] = part
+            for w in self.words():
+                h ^= w
+                h *= _K1
+                h ^= h >> _S
             self._hash = h
         return self._hash
+
+    def _words_of(self, k, rows):
+        if self._all_words is not None:
+            return self._all_words[k][rows]
+        return self.word(k, rows)
 
     def equal(self, rows, other, other_rows):
         """Exact equality of ``self[rows]`` and ``other[other_rows]``."""
         eq = self.length[rows] == other.length[other_rows]
         for k in range(min(self.n_words, other.n_words)):
-            todo = np.flatnonzero(eq & (self.length[rows] > 8 * k))
-            if not todo.shape[0]:
-                break
-            eq[todo] = self.word(k, rows[todo]) == other.word(k, other_rows[todo])
+            eq &= self._words_of(k, rows) == other._words_of(k, other_rows)
         return eq
 
     def adjacent_equal(self):
@@ -127,7 +130,7 @@ class Tokens:
     def order_words(self, rows):
         """Big-endian words of the tokens: their lexicographic order is the
         byte order of the tokens (``strcmp``)."""
-        return [self.word(k, rows).byteswap() for k in range(self.n_words)]
+        return [self._words_of(k, rows).byteswap() for k in range(self.n_words)]
 
     def strings(self, rows=None):
         """The tokens as a str array (all of them, or ``rows``)."""

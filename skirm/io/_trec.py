@@ -274,42 +274,74 @@ def _read_bytes(source):
 
 class _Table:
     """The tokens of a text file (fields separated by whitespace), with line
-    numbers, found by a few vectorised passes over the bytes."""
+    numbers, found by a few vectorised passes over the bytes.
 
-    def __init__(self, data: bytes, name: str):
+    The file is processed in chunks of whole lines that fit in the CPU cache;
+    only the start and end offsets of the ``fields`` asked for are kept.
+    """
+
+    CHUNK = 1 << 20
+
+    def __init__(self, data: bytes, name: str, fields):
         self.data = data
         self.name = name
         n = len(data)
         self.buf = np.frombuffer(data + b"\0" * PAD, dtype=np.uint8)
         self.ascii_only = data.isascii()
-        a = self.buf[:n]
-        newlines = np.flatnonzero(a == 10)
-        line_starts = np.concatenate(([0], newlines + 1))
-        if line_starts[-1] == n:
-            line_starts = line_starts[:-1]
-        self.line_starts = line_starts
-        self.line_ends = np.append(newlines, n)[: line_starts.shape[0]]
-        sep = a <= 32  # space, tab, CR, LF and other control bytes separate
-        # Token boundaries: starts and ends alternate in ``edges``.
-        change = np.empty(n + 1, dtype=bool)
-        if n:
+        cap = data.count(b"\n") + 1
+        self.line_starts = np.empty(cap, dtype=np.int64)
+        self.lines = np.empty(cap, dtype=np.int64)  # data lines, 0-based
+        self.counts = np.empty(cap, dtype=np.int64)
+        self.field_start = {f: np.empty(cap, dtype=np.int64) for f in fields}
+        self.field_end = {f: np.empty(cap, dtype=np.int64) for f in fields}
+        n_lines = n_data = 0
+        c0 = 0
+        while c0 < n:
+            c1 = data.find(b"\n", min(c0 + self.CHUNK, n) - 1)
+            c1 = n if c1 < 0 else c1 + 1
+            a = self.buf[c0:c1]
+            m = c1 - c0
+            line_starts = np.flatnonzero(a[:-1] == 10) + 1
+            line_starts = np.concatenate(([0], line_starts))
+            sep = a <= 32  # space, tab, CR, LF and other control bytes separate
+            # Token boundaries: starts and ends alternate in ``edges``.
+            change = np.empty(m + 1, dtype=bool)
             change[0] = not sep[0]
-            np.not_equal(sep[1:], sep[:-1], out=change[1:n])
-            change[n] = not sep[n - 1]
-        edges = np.flatnonzero(change)
-        self.tok_start = edges[0::2]
-        self.tok_end = edges[1::2]
-        # A line starts on a token (a start edge) or inside a separator run
-        # (the next edge is a start): halving the edge index gives the token.
-        first = np.searchsorted(edges, line_starts) // 2
-        counts = np.append(first[1:], self.tok_start.shape[0]) - first
-        comment = a[line_starts] == ord("#") if n else np.zeros(0, dtype=bool)
-        self.lines = np.flatnonzero((counts > 0) & ~comment)  # data lines, 0-based
-        self.first = first[self.lines]
-        self.counts = counts[self.lines]
+            np.not_equal(sep[1:], sep[:-1], out=change[1:m])
+            change[m] = not sep[m - 1]
+            edges = np.flatnonzero(change)
+            # A line starts on a token (a start edge) or inside a separator
+            # run (the next edge is a start): half the edge index is the token.
+            first = np.searchsorted(edges, line_starts) // 2
+            counts = np.append(first[1:], edges.shape[0] // 2) - first
+            data_line = (counts > 0) & (a[line_starts] != ord("#"))
+            keep = np.flatnonzero(data_line)
+            first, counts = first[keep], counts[keep]
+            last = edges.shape[0] - 2
+            d0, d1 = n_data, n_data + keep.shape[0]
+            for f in fields:
+                at = np.minimum(2 * (first + f), last)  # short lines: checked later
+                np.add(edges[at], c0, out=self.field_start[f][d0:d1])
+                np.add(edges[at + 1], c0, out=self.field_end[f][d0:d1])
+            np.add(
+                line_starts, c0, out=self.line_starts[n_lines:][: line_starts.shape[0]]
+            )
+            np.add(keep, n_lines, out=self.lines[d0:d1])
+            self.counts[d0:d1] = counts
+            n_lines += line_starts.shape[0]
+            n_data = d1
+            c0 = c1
+        self.line_starts = self.line_starts[:n_lines]
+        self.lines = self.lines[:n_data]
+        self.counts = self.counts[:n_data]
+        for f in fields:
+            self.field_start[f] = self.field_start[f][:n_data]
+            self.field_end[f] = self.field_end[f][:n_data]
 
     def text(self, line):
-        s, e = self.line_starts[line], self.line_ends[line]
+        s = int(self.line_starts[line])
+        e = self.data.find(b"\n", s)
+        e = len(self.data) if e < 0 else e
         return self.data[s:e].decode("utf-8", "replace").rstrip("\r")
 
     def error(self, row, expected):
@@ -328,8 +360,7 @@ class _Table:
 
     def tokens(self, j) -> Tokens:
         """The j-th field of every data line."""
-        idx = self.first + j
-        return Tokens(self.buf, self.tok_start[idx], self.tok_end[idx], self.ascii_only)
+        return Tokens(self.buf, self.field_start[j], self.field_end[j], self.ascii_only)
 
     def numbers(self, j, dtype, expected):
         """The j-th field of every data line parsed as numbers: plain decimals
@@ -417,7 +448,7 @@ def read_qrels(source) -> Qrels:
     (['d1', 'd2'], [2, 0])
     """
     data, name = _read_bytes(source)
-    table = _Table(data, name)
+    table = _Table(data, name, (0, 2, 3))
     table.check_counts(4, 4, "4 fields: qid iter docno rel")
     qrels = Qrels.__new__(Qrels)
     qrels.labels = table.numbers(3, np.int64, "expected an integer relevance label")
@@ -462,7 +493,7 @@ def read_run(source) -> Run:
     ('bm25', [2.5, 1.0])
     """
     data, name = _read_bytes(source)
-    table = _Table(data, name)
+    table = _Table(data, name, (0, 2, 4, 5))
     table.check_counts(
         6, np.iinfo(np.intp).max, "6 fields: qid iter docno rank score run_id"
     )
@@ -474,8 +505,7 @@ def read_run(source) -> Run:
     run._q = table.tokens(0)
     run._d = table.tokens(2)
     if table.lines.shape[0]:
-        k = table.first[-1] + 5
-        s, e = table.tok_start[k], table.tok_end[k]
+        s, e = table.field_start[5][-1], table.field_end[5][-1]
         run.run_id = data[s:e].decode("utf-8", "replace")
     else:
         run.run_id = ""

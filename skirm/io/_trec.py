@@ -251,25 +251,43 @@ def _factorize(values):
 
 
 def _read_bytes(source):
-    """``(bytes, name)`` of a path (``.gz`` transparently) or an open file."""
+    """``(padded, n, name)``: the bytes of a path (``.gz`` transparently) or an
+    open file in a bytearray of ``n + PAD`` bytes whose last ``PAD`` are 0."""
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)
         with open(name, "rb") as fh:
-            data = fh.read()
+            size = os.fstat(fh.fileno()).st_size
+            padded = bytearray(size + PAD)
+            view = memoryview(padded)
+            n = 0
+            while n < size:
+                got = fh.readinto(view[n:size])
+                if not got:
+                    break
+                n += got
+            rest = fh.read()  # a file that grew while being read
+        if rest:
+            data = bytes(view[:n]) + rest
+            padded, n = bytearray(data) + bytearray(PAD), len(data)
+        view.release()
     elif hasattr(source, "read"):
         name = getattr(source, "name", None)
         name = name if isinstance(name, str) else "<file>"
         data = source.read()
         if isinstance(data, str):
             data = data.encode("utf-8")
+        n = len(data)
+        padded = bytearray(data) + bytearray(PAD)
     else:
         raise TypeError(
             "expected a path or an open file, got "
             f"{type(source).__name__}: {source!r:.60}"
         )
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    return data, name
+    if padded[:2] == b"\x1f\x8b":
+        data = gzip.decompress(padded[:n])
+        n = len(data)
+        padded = bytearray(data) + bytearray(PAD)
+    return padded, n, name
 
 
 class _Table:
@@ -282,13 +300,13 @@ class _Table:
 
     CHUNK = 1 << 20
 
-    def __init__(self, data: bytes, name: str, fields):
-        self.data = data
+    def __init__(self, data: bytearray, n: int, name: str, fields):
+        self.data = data  # n bytes of text, then PAD zero bytes
+        self.n = n
         self.name = name
-        n = len(data)
-        self.buf = np.frombuffer(data + b"\0" * PAD, dtype=np.uint8)
+        self.buf = np.frombuffer(data, dtype=np.uint8)
         self.ascii_only = data.isascii()
-        cap = data.count(b"\n") + 1
+        cap = data.count(b"\n", 0, n) + 1
         self.line_starts = np.empty(cap, dtype=np.int64)
         self.lines = np.empty(cap, dtype=np.int64)  # data lines, 0-based
         self.counts = np.empty(cap, dtype=np.int64)
@@ -297,7 +315,7 @@ class _Table:
         n_lines = n_data = 0
         c0 = 0
         while c0 < n:
-            c1 = data.find(b"\n", min(c0 + self.CHUNK, n) - 1)
+            c1 = data.find(b"\n", min(c0 + self.CHUNK, n) - 1, n)
             c1 = n if c1 < 0 else c1 + 1
             a = self.buf[c0:c1]
             m = c1 - c0
@@ -340,8 +358,8 @@ class _Table:
 
     def text(self, line):
         s = int(self.line_starts[line])
-        e = self.data.find(b"\n", s)
-        e = len(self.data) if e < 0 else e
+        e = self.data.find(b"\n", s, self.n)
+        e = self.n if e < 0 else e
         return self.data[s:e].decode("utf-8", "replace").rstrip("\r")
 
     def error(self, row, expected):
@@ -447,8 +465,8 @@ def read_qrels(source) -> Qrels:
     >>> qrels.doc_ids.tolist(), qrels.labels.tolist()
     (['d1', 'd2'], [2, 0])
     """
-    data, name = _read_bytes(source)
-    table = _Table(data, name, (0, 2, 3))
+    data, n, name = _read_bytes(source)
+    table = _Table(data, n, name, (0, 2, 3))
     table.check_counts(4, 4, "4 fields: qid iter docno rel")
     qrels = Qrels.__new__(Qrels)
     qrels.labels = table.numbers(3, np.int64, "expected an integer relevance label")
@@ -492,8 +510,8 @@ def read_run(source) -> Run:
     >>> run.run_id, run.scores.tolist()
     ('bm25', [2.5, 1.0])
     """
-    data, name = _read_bytes(source)
-    table = _Table(data, name, (0, 2, 4, 5))
+    data, n, name = _read_bytes(source)
+    table = _Table(data, n, name, (0, 2, 4, 5))
     table.check_counts(
         6, np.iinfo(np.intp).max, "6 fields: qid iter docno rank score run_id"
     )

@@ -81,6 +81,12 @@ def skirm_parse_run(qrels_path, run_path):
     return read_run(run_path)
 
 
+def skirm_evaluate_only(qrels, run):
+    from skirm.trec import evaluate_run
+
+    return evaluate_run(qrels, run, MEASURES)
+
+
 def pytrec_end_to_end(qrels_path, run_path):
     import pytrec_eval
 
@@ -124,6 +130,11 @@ def main():
         t_pytrec, ref = timed(
             pytrec_end_to_end, qrels_path, run_path, repeats=args.repeats
         )
+        from skirm.io import read_qrels, read_run
+
+        t_qrels, qrels = timed(read_qrels, qrels_path, repeats=args.repeats)
+        run = read_run(run_path)
+        t_eval, _ = timed(skirm_evaluate_only, qrels, run, repeats=args.repeats)
     worst = 0.0
     names = {"ndcg_cut.10": "ndcg_cut_10", "P.10": "P_10", "recall.100": "recall_100"}
     for name in MEASURES:
@@ -141,6 +152,8 @@ def main():
         f"{t_pytrec / t_skirm:.1f}x |"
     )
     print(f"| skirm: read_run alone ({n_lines:,} lines) | {t_parse:.2f} | |")
+    print(f"| skirm: read_qrels alone ({len(qrels):,} lines) | {t_qrels:.2f} | |")
+    print(f"| skirm: evaluate_run alone (files already read) | {t_eval:.2f} | |")
 
 
 if __name__ == "__main__":

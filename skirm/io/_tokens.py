@@ -206,3 +206,49 @@ def parse_decimals(tokens, integer=False):
     values = acc / _POW10[n_frac]
     np.negative(values, out=values, where=negative)
     return values, ok
+
+
+def find_sorted(sorted_keys, needles):
+    """Index of each needle in ``sorted_keys`` (distinct, ascending), or -1.
+
+    The top bits of sorted keys are sorted too, so a table of bucket starts
+    indexed by them replaces a binary search by one lookup and a short scan.
+    """
+    out = np.full(needles.shape[0], -1, dtype=np.int64)
+    m = sorted_keys.shape[0]
+    if not m or not needles.shape[0]:
+        return out
+    bits = max(int(m - 1).bit_length() + 1, 1)
+    shift = np.uint64(64 - bits)
+    bucket = (sorted_keys >> shift).astype(np.int64)
+    starts = np.searchsorted(bucket, np.arange((1 << bits) + 1))
+    b = (needles >> shift).astype(np.int64)
+    lo, hi = starts[b], starts[b + 1]
+    todo = np.flatnonzero(lo < hi)
+    at = lo[todo]
+    while todo.shape[0]:
+        hit = sorted_keys[at] == needles[todo]
+        out[todo[hit]] = at[hit]
+        at += 1
+        more = ~hit & (at < hi[todo])
+        todo, at = todo[more], at[more]
+    return out
+
+
+def equal_key_pairs(keys):
+    """Pairs ``(i, j)`` of rows with equal keys, i before j in sorted order.
+
+    Rows alone in their hash bucket cannot have an equal key, so only the
+    others are sorted.
+    """
+    n = keys.shape[0]
+    if n < 2:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    bits = int(n - 1).bit_length() + 2
+    bucket = (keys >> np.uint64(64 - bits)).astype(np.int64)
+    crowded = np.flatnonzero(np.bincount(bucket, minlength=1 << bits)[bucket] > 1)
+    order = crowded[np.argsort(keys[crowded])]
+    sorted_keys = keys[order]
+    same = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
+    return order[same], order[same + 1]

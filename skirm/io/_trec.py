@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-from skirm.io._tokens import PAD, Tokens, mix, parse_decimals
+from skirm.io._tokens import PAD, Tokens, equal_key_pairs, mix, parse_decimals
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run", "write_run"]
 
@@ -96,16 +96,14 @@ class _Records:
         return cache
 
     def _keys(self):
-        """Cached ``(key, order)``: a 64-bit hash of each row's (query, docno)
-        and the order that sorts it. Equal keys are only candidates; callers
-        verify them byte for byte."""
-        cache = self.__dict__.get("_keycache")
-        if cache is None:
+        """Cached 64-bit hash of each row's (query, docno). Equal keys are
+        only candidates; callers verify them byte for byte."""
+        key = self.__dict__.get("_keycache")
+        if key is None:
             codes, _ = self._query_codes()
             key = mix(self._d_tokens().hash(), codes)
-            cache = (key, np.argsort(key))
-            self.__dict__["_keycache"] = cache
-        return cache
+            self.__dict__["_keycache"] = key
+        return key
 
     def _factorized(self):
         """Cached ``(query codes, query ids, doc codes, doc ids)``; ids sorted."""
@@ -406,12 +404,9 @@ def _check_duplicates(table, record, what):
     if codes.shape[0] < 2:
         return
     docs = record._d_tokens()
-    key, order = record._keys()
-    sorted_key = key[order]
-    same = np.flatnonzero(sorted_key[1:] == sorted_key[:-1])
-    if not same.shape[0]:
+    i, j = equal_key_pairs(record._keys())
+    if not i.shape[0]:
         return
-    i, j = order[same], order[same + 1]
     truly = (codes[i] == codes[j]) & docs.equal(i, docs, j)
     if not truly.all():  # a hash collision: decide on the strings
         q_codes, _, d_codes, d_ids = record._factorized()

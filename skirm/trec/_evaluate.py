@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 
 from skirm._ranking import Judgments, Ranking, rank
-from skirm.io._tokens import mix
+from skirm.io._tokens import find_sorted, mix
 from skirm.io._trec import Qrels, Run, read_qrels, read_run
 from skirm.metrics._evaluate import EvaluationResult
 from skirm.metrics._registry import Metric, get_metric
@@ -155,23 +155,16 @@ def _join(qrels, run):
     jkey = jkey[o]
     if (jkey[1:] == jkey[:-1]).any():
         return _join_exact(qrels, run)
-    rkey, rorder = run._keys()
-    sorted_rkey = rkey[rorder]
-    idx = np.searchsorted(jkey, sorted_rkey)
-    idx_c = np.minimum(idx, max(jkey.shape[0] - 1, 0))
-    cand = np.flatnonzero(
-        (idx < jkey.shape[0]) & (jkey[idx_c] == sorted_rkey if jkey.shape[0] else False)
-    )
-    run_row = rorder[cand]
-    judged_at = o[idx_c[cand]]  # index into jk
-    ok = (rows[run_row] == j_codes[judged_at]) & run_docs.equal(
+    found = find_sorted(jkey, run._keys()[keep])
+    cand = np.flatnonzero(found >= 0)
+    run_row = keep[cand]
+    judged_at = o[found[cand]]  # index into jk
+    same = (rows[run_row] == j_codes[judged_at]) & run_docs.equal(
         run_row, qrels_docs, jk[judged_at]
-    )
-    run_row, judged_at = run_row[ok], judged_at[ok]
-    kept_index = np.full(rows.shape[0], -1, dtype=np.int64)
-    kept_index[keep] = np.arange(keep.shape[0])
+    )  # a key equal by chance is no match: the judgement keys are distinct
+    cand, judged_at = cand[same], judged_at[same]
     raw = np.full(keep.shape[0], -1, dtype=np.int64)
-    raw[kept_index[run_row]] = np.where(j_raw[judged_at] >= 0, j_raw[judged_at], -2)
+    raw[cand] = np.where(j_raw[judged_at] >= 0, j_raw[judged_at], -2)
     return eval_ids, n_topics, keep, codes, raw, j_codes, j_raw
 
 

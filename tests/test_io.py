@@ -316,3 +316,31 @@ def test_hash_collisions_fall_back_to_exact_strings(monkeypatch, shared_data):
     assert got.means == expected.means
     with pytest.raises(ValueError, match=r"<file>:3: duplicate docno 'd1' for query"):
         read_run(io.StringIO("q Q0 d1 1 1 r\nq Q0 d2 1 1 r\nq Q0 d1 1 1 r\n"))
+
+
+def test_key_index_helpers():
+    from skirm.io._tokens import equal_key_pairs, find_sorted
+
+    rng = np.random.default_rng(2)
+    keys = np.unique(rng.integers(0, 2**63, size=5000, dtype=np.uint64))
+    keys[:50] = np.arange(50, dtype=np.uint64)  # a crowded bucket near 0
+    keys = np.unique(keys)
+    needles = np.concatenate([keys[::7], rng.integers(0, 2**63, 300, dtype=np.uint64)])
+    found = find_sorted(keys, needles)
+    position = np.searchsorted(keys, needles)
+    inside = position < keys.shape[0]
+    expected = np.where(
+        inside & (keys[np.minimum(position, keys.shape[0] - 1)] == needles),
+        position,
+        -1,
+    )
+    np.testing.assert_array_equal(found, expected)
+    assert (found[: keys[::7].shape[0]] >= 0).all()
+    dup = np.concatenate([keys, keys[[3, 10, 3000]]])
+    i, j = equal_key_pairs(dup)
+    assert sorted(map(tuple, np.sort(np.stack([i, j], 1), axis=1).tolist())) == [
+        (3, keys.shape[0]),
+        (10, keys.shape[0] + 1),
+        (3000, keys.shape[0] + 2),
+    ]
+    assert equal_key_pairs(keys)[0].shape == (0,)

@@ -183,18 +183,23 @@ def parse_decimals(tokens, integer=False):
     n_digits = np.zeros(n, dtype=np.int8)
     n_frac = np.zeros(n, dtype=np.int8)
     n_dots = np.zeros(n, dtype=np.int8)
+    digit = np.empty(n, dtype=np.uint8)
+    is_digit = np.empty(n, dtype=bool)
+    is_dot = np.empty(n, dtype=bool)
     for j in range(width):
         c = chars[j]
-        digit = c - np.uint8(48)
-        is_digit = digit < 10
-        is_dot = c == 46
-        active = length > j
-        bad = active & ~is_digit & ~is_dot
+        np.subtract(c, np.uint8(48), out=digit)
+        np.less(digit, 10, out=is_digit)
+        np.equal(c, 46, out=is_dot)
+        # a byte inside the token that is neither a digit nor a dot (nor
+        # the sign, first) makes the token one for the slow path
+        bad = ~(is_digit | is_dot)
+        bad &= length > j
         if j == 0:
             bad &= ~signed
         ok &= ~bad
-        acc *= np.where(is_digit, 10.0, 1.0)
-        acc += np.where(is_digit, digit, 0)
+        np.multiply(acc, 10.0, out=acc, where=is_digit)
+        np.add(acc, digit, out=acc, where=is_digit)
         n_digits += is_digit
         n_frac += is_digit & (n_dots > 0)
         n_dots += is_dot

@@ -344,3 +344,19 @@ def test_key_index_helpers():
         (3000, keys.shape[0] + 2),
     ]
     assert equal_key_pairs(keys)[0].shape == (0,)
+
+
+def test_many_short_lines_and_chunks(monkeypatch):
+    """Blank lines beyond the first guess of the line count, and lines spread
+    over several chunks, keep their numbers."""
+    from skirm.io._trec import _Table
+
+    monkeypatch.setattr(_Table, "CHUNK", 64)
+    text = "\n" * 100 + "".join(f"q{i % 3} Q0 d{i} {i} {i / 8} r\n" for i in range(40))
+    text += "\n" * 30 + "q1 Q0 d1 1 0.5\n"
+    with pytest.raises(ValueError, match=r"<file>:171: too few fields \(5\)"):
+        read_run(io.BytesIO(text.encode()))
+    run = read_run(io.BytesIO(text.rsplit("q1 Q0 d1 1", 1)[0].encode()))
+    assert len(run) == 40
+    assert run.doc_ids.tolist() == [f"d{i}" for i in range(40)]
+    np.testing.assert_array_equal(run.scores, np.arange(40) / 8)

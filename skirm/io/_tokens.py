@@ -30,12 +30,11 @@ class Tokens:
     ``buf`` is a uint8 array followed by at least :data:`PAD` zero bytes.
     """
 
-    def __init__(self, buf, start, end, ascii_only):
+    def __init__(self, buf, start, end):
         self.buf = buf
         self.start = start.astype(np.int64, copy=False)
         self.end = end.astype(np.int64, copy=False)
         self.length = self.end - self.start
-        self.ascii_only = ascii_only
         self._words = None
         self._all_words = None
         self._hash = None
@@ -56,7 +55,7 @@ class Tokens:
             )
         data = joined.encode("utf-8") + b"\0" * PAD
         end = np.cumsum(lengths)
-        return cls(np.frombuffer(data, dtype=np.uint8), end - lengths, end, ascii_only)
+        return cls(np.frombuffer(data, dtype=np.uint8), end - lengths, end)
 
     def __len__(self):
         return int(self.start.shape[0])
@@ -140,9 +139,10 @@ class Tokens:
         for k in range(self.n_words):
             out[:, k] = self.word(k, rows)
         raw = out.view(f"S{8 * n_words}").reshape(-1)
-        if self.ascii_only:
-            return raw.astype(str)
-        return np.char.decode(raw, "utf-8")
+        try:
+            return raw.astype(str)  # ASCII
+        except UnicodeDecodeError:
+            return np.char.decode(raw, "utf-8")
 
 
 def mix(h, codes):

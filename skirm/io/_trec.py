@@ -303,13 +303,8 @@ class _Table:
         self.n = n
         self.name = name
         self.buf = np.frombuffer(data, dtype=np.uint8)
-        self.ascii_only = data.isascii()
-        cap = data.count(b"\n", 0, n) + 1
-        self.line_starts = np.empty(cap, dtype=np.int64)
-        self.lines = np.empty(cap, dtype=np.int64)  # data lines, 0-based
-        self.counts = np.empty(cap, dtype=np.int64)
-        self.field_start = {f: np.empty(cap, dtype=np.int64) for f in fields}
-        self.field_end = {f: np.empty(cap, dtype=np.int64) for f in fields}
+        # Room for a line per 8 bytes (grown if a file has shorter lines).
+        self._allocate(n // 8 + 2, fields)
         n_lines = n_data = 0
         c0 = 0
         while c0 < n:
@@ -334,6 +329,8 @@ class _Table:
             keep = np.flatnonzero(data_line)
             first, counts = first[keep], counts[keep]
             last = edges.shape[0] - 2
+            if n_lines + line_starts.shape[0] > self.line_starts.shape[0]:
+                self._allocate(2 * (n_lines + line_starts.shape[0]), fields)
             d0, d1 = n_data, n_data + keep.shape[0]
             for f in fields:
                 at = np.minimum(2 * (first + f), last)  # short lines: checked later
@@ -353,6 +350,26 @@ class _Table:
         for f in fields:
             self.field_start[f] = self.field_start[f][:n_data]
             self.field_end[f] = self.field_end[f][:n_data]
+
+    def _allocate(self, size, fields):
+        """(Re)allocate the per-line arrays with room for ``size`` lines."""
+        old = getattr(self, "line_starts", None)
+        arrays = {"line_starts": None, "lines": None, "counts": None}
+        arrays.update({("start", f): None for f in fields})
+        arrays.update({("end", f): None for f in fields})
+        if old is None:
+            self.field_start, self.field_end = {}, {}
+        for key in arrays:
+            new = np.empty(size, dtype=np.int64)
+            if isinstance(key, tuple):
+                target = self.field_start if key[0] == "start" else self.field_end
+                if key[1] in target:
+                    new[: target[key[1]].shape[0]] = target[key[1]]
+                target[key[1]] = new
+            else:
+                if old is not None:
+                    new[: getattr(self, key).shape[0]] = getattr(self, key)
+                setattr(self, key, new)
 
     def text(self, line):
         s = int(self.line_starts[line])
@@ -376,7 +393,7 @@ class _Table:
 
     def tokens(self, j) -> Tokens:
         """The j-th field of every data line."""
-        return Tokens(self.buf, self.field_start[j], self.field_end[j], self.ascii_only)
+        return Tokens(self.buf, self.field_start[j], self.field_end[j])
 
     def numbers(self, j, dtype, expected):
         """The j-th field of every data line parsed as numbers: plain decimals

@@ -82,11 +82,16 @@ class Tokens:
         start = self.start if rows is None else self.start[rows]
         length = self.length if rows is None else self.length[rows]
         view = self._view()
-        if k:
-            at = np.minimum(start + 8 * k, view.shape[0] - 1)
-            left = np.maximum(length - 8 * k, 0)
-        else:
-            at, left = start, length
+        if not start.shape[0]:
+            return np.zeros(0, dtype=np.uint64)
+        left = length - 8 * k if k else length
+        shortest = int(left.min())
+        at = start + 8 * k if k else start
+        if shortest <= 0:  # some tokens end before this word: keep in bounds
+            at = np.minimum(at, view.shape[0] - 1)
+            left = np.maximum(left, 0)
+        if shortest >= 8:
+            return view[at]
         return view[at] & _MASKS[np.minimum(left, 8)]
 
     def words(self):

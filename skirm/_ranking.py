@@ -59,7 +59,14 @@ def encode_groups(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         g = groups.astype(np.int64, copy=False)
         gmin, gmax = int(g.min()), int(g.max())
         if gmax - gmin <= 4 * n + 1024:
-            present = np.bincount(g - gmin, minlength=gmax - gmin + 1) > 0
+            shifted = g - gmin if gmin else g
+            present = np.bincount(shifted, minlength=gmax - gmin + 1) > 0
+            if present.all():  # every label in the range is used: no lookup
+                uniques = np.arange(gmin, gmax + 1).astype(groups.dtype, copy=False)
+                if shifted is groups:  # never hand out the caller's array
+                    shifted = shifted.view()
+                    shifted.flags.writeable = False
+                return shifted, uniques
             lookup = np.cumsum(present) - 1
             uniques = np.flatnonzero(present) + gmin
             return lookup[g - gmin], uniques.astype(groups.dtype, copy=False)
@@ -201,7 +208,12 @@ class Ranking:
     @cached_property
     def position(self) -> np.ndarray:
         """0-based rank of each ranked row within its query."""
-        return np.arange(self.n_rows) - self.starts[self.codes]
+        return np.arange(self.n_rows) - self.row_start
+
+    @cached_property
+    def row_start(self) -> np.ndarray:
+        """Ranked position of the first row of each ranked row's query."""
+        return np.repeat(self.starts[:-1], self.sizes)
 
     def cutoff(self, k) -> np.ndarray:
         """Per-query effective cutoff: ``min(k, size)``, or the size if k is None."""
@@ -310,7 +322,17 @@ class Ranking:
         return self._before(values, None)
 
     def _before(self, values, upto):
-        csum = np.zeros(self.n_rows + 1, dtype=np.result_type(values, np.int64))
+        dtype = np.result_type(values, np.int64)
+        if dtype.kind == "f" and self.n_groups * self.max_size <= 3 * self.n_rows:
+            # Floats: sums restart at each query (a cumulative sum along the
+            # lines of a padded matrix), so they carry no rounding from the
+            # rows of other queries.
+            lines = np.zeros((self.n_groups, self.max_size + 1), dtype=dtype)
+            lines[self.codes, self.position + 1] = values
+            np.cumsum(lines, axis=1, out=lines)
+            col = self.position if upto is None else upto - self.row_start
+            return lines[self.codes, col]
+        csum = np.zeros(self.n_rows + 1, dtype=dtype)
         np.cumsum(values, out=csum[1:])
         ahead = csum[:-1] if upto is None else csum[upto]
         return ahead - np.repeat(csum[self.starts[:-1]], self.sizes)
@@ -419,13 +441,17 @@ class Ranking:
         the labels ordered ideally are small non-negative integers; else None.
         """
         if self.judgments is None:
-            codes, labels = self.codes, self.labels
+            # Rows of label 0 are not counted (the ideal ordering needs the
+            # counts of labels 1 and up only): take the relevant rows.
+            rows = self.relevant_rows(None)
+            codes, labels = rows.codes, self.labels[rows.index]
         else:
             codes, labels = self.judgments
         if labels.shape[0] == 0:
             return None
         top = labels.max()
-        if not top <= 255 or self.n_groups * (top + 1.0) > 4 * labels.shape[0] + 4096:
+        size = max(labels.shape[0], self.n_rows)
+        if not top <= 255 or self.n_groups * (top + 1.0) > 4 * size + 4096:
             return None
         levels = labels.astype(np.uint8)
         if not np.array_equal(levels, labels):
@@ -591,38 +617,69 @@ def _block_starts(scores, starts):
 #: The segmented sort pads each query to the largest size; it is used while
 #: the padded matrix holds at most this many cells per row.
 _MAX_PADDING = 3
+_NOT_SIGN = np.uint64((1 << 63) - 1)
 
 
 def _grouped_order(y_score, codes, sizes, starts):
     """Row order by query code, then score descending; ties in any order.
 
-    When the queries are of similar sizes, the scores go into a matrix with
-    one query per line, padded with NaN (which sorts last), and each line is
-    sorted on its own: short, cache-resident sorts instead of one sort of all
-    rows. Otherwise one argsort of all the scores is followed by a stable sort
-    of the query codes (a radix sort on 16-bit keys).
+    When the queries are of similar sizes (the usual case), each row gets a
+    64-bit key: the score's bits, mapped so that unsigned order is descending
+    score order, with the low bits replaced by the row's position in its
+    query. The keys go into a matrix with one query per line, padded with the
+    largest key, and each line is sorted on its own: short, cache-resident
+    sorts of plain integers instead of an argsort of all rows. Scores whose
+    keys collide after the low bits are dropped (they differ by less than
+    about ``2**-36`` relative) send the rows to the general path: one argsort
+    of all the scores, then a stable sort of the query codes (a radix sort
+    on 16-bit keys).
     """
     n = y_score.shape[0]
     n_groups = sizes.shape[0]
-    max_size = int(sizes.max())
-    if n_groups * max_size <= _MAX_PADDING * n + 1024:
+    width = int(sizes.max())
+    if n_groups * width <= _MAX_PADDING * n + 1024 and width <= 1 << 16:
         if n < 2 or np.all(codes[1:] >= codes[:-1]):
             perm = None  # rows are already grouped by code, in code order
-            neg = np.negative(y_score)
+            scores = y_score
         else:
             perm = _stable_code_sort(codes, n_groups)
-            neg = np.negative(y_score[perm])
-        shift = np.arange(n_groups, dtype=np.intp) * max_size - starts[:-1]
-        target = np.arange(n, dtype=np.intp)
-        target += np.repeat(shift, sizes)
-        padded = np.full(n_groups * max_size, np.nan)
-        padded[target] = neg
-        del target, neg
-        line_order = padded.reshape(n_groups, max_size).argsort(axis=1)
-        del padded
-        line_order += starts[:-1, None]
-        order = line_order[np.arange(max_size) < sizes[:, None]]
-        return order if perm is None else perm[order]
+            scores = y_score[perm]
+        bits = max(int(width - 1).bit_length(), 1)
+        low = np.uint64((1 << bits) - 1)
+        # ``+ 0.0`` turns -0.0 into 0.0, so that the two get the same key.
+        raw = np.add(scores, 0.0, dtype=np.float64).view(np.uint64)
+        # Negative scores keep their bits; the others get ``~bits`` without
+        # the sign bit: unsigned order is then descending score order.
+        keys = raw >> np.uint64(63)
+        keys -= np.uint64(1)
+        keys &= _NOT_SIGN
+        keys ^= raw
+        del raw
+        first = np.repeat(starts[:-1], sizes)
+        column = np.arange(n, dtype=np.intp)
+        column -= first
+        keys &= ~low
+        keys |= column.astype(np.uint64)
+        column += np.repeat(np.arange(n_groups, dtype=np.intp) * width, sizes)
+        lines = np.full(n_groups * width, np.iinfo(np.uint64).max, dtype=np.uint64)
+        lines[column] = keys
+        del keys
+        lines.reshape(n_groups, width).sort(axis=1)
+        # The first size[q] cells of line q, in order: the cells written above.
+        ranked = lines[column]
+        del lines, column
+        high = ranked >> np.uint64(bits)
+        same = high[1:] == high[:-1]
+        boundary = starts[1:-1]
+        same[boundary[(boundary > 0) & (boundary < n)] - 1] = False  # two queries
+        order = (ranked & low).astype(np.intp)
+        order += first
+        if same.any():
+            pairs = np.flatnonzero(same)
+            if np.any(scores[order[pairs]] != scores[order[pairs + 1]]):
+                order = None  # a collision of distinct scores
+        if order is not None:
+            return order if perm is None else perm[order]
     o = np.argsort(np.negative(y_score))
     return o[_stable_code_sort(codes[o], n_groups)]
 

@@ -34,6 +34,13 @@ def _dcg(ranking, k, gain, log_base=2.0):
         values = _gain(ranking.labels[top.index], gain) * table[top.position]
         dcg = np.bincount(top.codes, weights=values, minlength=ranking.n_groups)
         return dcg, _no_gain(ranking)
+    if not ranking.has_ties and k is None:
+        # Rows of label 0 have gain 0 (either gain): sum the relevant rows only.
+        rows = ranking.relevant_rows(None)
+        table = ranking.discount_table(log_base)
+        values = _gain(ranking.labels[rows.index], gain) * table[rows.position]
+        dcg = np.bincount(rows.codes, weights=values, minlength=ranking.n_groups)
+        return dcg, _no_gain(ranking)
     expected = ranking.block_mean(_gain(ranking.labels, gain))
     return ranking.group_sum(expected * ranking.discount(log_base), k), _no_gain(
         ranking
@@ -58,10 +65,47 @@ def _expected_reciprocal_rank(ranking, k, max_grade):
             f"`max_grade` must be at least the largest label ({top:g}), got "
             f"{max_grade:g}"
         )
+    if not ranking.has_ties and k is not None and k < ranking.max_size:
+        # Only the top k rows count, and the user's path to them: touch only them.
+        top = ranking.top(k)
+        satisfy = np.exp2(labels[top.index] - max_grade) - np.exp2(-max_grade)
+        stop = satisfy * _passed(
+            1.0 - satisfy, lambda v: _exclusive(v, top, ranking.n_groups, k)
+        )
+        err = np.bincount(
+            top.codes, weights=stop / (top.position + 1.0), minlength=ranking.n_groups
+        )
+        return err, _no_gain(ranking)
     # Probability that a row satisfies the user: (2^g - 1) / 2^g_max < 1.
     satisfy = np.exp2(labels - max_grade) - np.exp2(-max_grade)
     stop = _stop_probability(ranking, satisfy, k)
     return ranking.group_sum(stop / (ranking.position + 1.0), k), _no_gain(ranking)
+
+
+def _exclusive(values, rows, n_groups, k):
+    """Per row of ``rows`` (the top k of each query), the sum of ``values``
+    over the earlier rows of its query.
+
+    Sums restart at each query (a cumulative sum along the lines of a
+    ``(n_groups, k)`` matrix), so they carry no rounding from other queries.
+    """
+    n = values.shape[0]
+    if n_groups * k <= 2 * n + 1024:
+        lines = np.zeros((n_groups, k + 1), dtype=np.result_type(values, np.int64))
+        lines[rows.codes, rows.position + 1] = values
+        np.cumsum(lines, axis=1, out=lines)
+        return lines[rows.codes, rows.position]
+    csum = np.zeros(n + 1, dtype=np.result_type(values, np.int64))
+    np.cumsum(values, out=csum[1:])
+    return csum[:-1] - csum[np.arange(n) - rows.position]
+
+
+def _passed(w, before):
+    """``prod_{j < i} w_j`` over the earlier rows of each query, through
+    ``before`` (sum over earlier rows); exactly 0 after any ``w_j <= 0``."""
+    zero = w <= 0.0
+    log_w = np.log(np.where(zero, 1.0, w))
+    return np.where(before(zero.astype(np.int64)) > 0, 0.0, np.exp(before(log_w)))
 
 
 def _stop_probability(ranking, satisfy, k):

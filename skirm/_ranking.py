@@ -510,7 +510,8 @@ class Ranking:
             ideal = self._ideal_top(k)
             if ideal is not None:
                 codes, labels, position = ideal
-                values = gain(labels) * _discount(position)
+                table = _discount(np.arange(int(position.max(initial=0)) + 1))
+                values = gain(labels) * table[position]
                 return np.bincount(codes, weights=values, minlength=self.n_groups)
         codes, labels, position = self._ideal
         if k is not None:
@@ -655,25 +656,29 @@ def _grouped_order(y_score, codes, sizes, starts):
         keys &= _NOT_SIGN
         keys ^= raw
         del raw
-        first = np.repeat(starts[:-1], sizes)
-        column = np.arange(n, dtype=np.intp)
-        column -= first
         keys &= ~low
-        keys |= column.astype(np.uint64)
-        column += np.repeat(np.arange(n_groups, dtype=np.intp) * width, sizes)
+        # Cell of each row: its line, then its position in the query.
+        cell = np.arange(n, dtype=np.intp)
+        cell += np.repeat(
+            np.arange(n_groups, dtype=np.intp) * width - starts[:-1], sizes
+        )
         lines = np.full(n_groups * width, np.iinfo(np.uint64).max, dtype=np.uint64)
-        lines[column] = keys
+        lines[cell] = keys
         del keys
-        lines.reshape(n_groups, width).sort(axis=1)
+        lines = lines.reshape(n_groups, width)
+        lines |= np.arange(width, dtype=np.uint64)  # the column in the low bits
+        lines.sort(axis=1)
         # The first size[q] cells of line q, in order: the cells written above.
-        ranked = lines[column]
-        del lines, column
-        high = ranked >> np.uint64(bits)
-        same = high[1:] == high[:-1]
+        ranked = lines.reshape(-1)[cell]
+        del lines, cell
+        # Equal high bits within a query: possibly distinct scores that collide.
+        same = ranked[1:] ^ ranked[:-1]
+        same = same <= low
         boundary = starts[1:-1]
         same[boundary[(boundary > 0) & (boundary < n)] - 1] = False  # two queries
-        order = (ranked & low).astype(np.intp)
-        order += first
+        ranked &= low
+        order = ranked.view(np.int64).astype(np.intp, copy=False)
+        order += np.repeat(starts[:-1], sizes)
         if same.any():
             pairs = np.flatnonzero(same)
             if np.any(scores[order[pairs]] != scores[order[pairs + 1]]):

@@ -149,7 +149,8 @@ def _rank_biased_precision(ranking, k, relevance_threshold, p):
         if k is not None:
             inside = position < k
             codes, position = codes[inside], position[inside]
-        weights = (1.0 - p) * p ** position.astype(np.float64)
+        table = (1.0 - p) * p ** np.arange(ranking.max_size, dtype=np.float64)
+        weights = table[position]
         total = np.bincount(codes, weights=weights, minlength=ranking.n_groups)
         return total, R == 0
     weights = (1.0 - p) * p ** ranking.position.astype(np.float64)

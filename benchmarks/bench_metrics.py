@@ -154,20 +154,25 @@ def grouped_keys(y_score, groups):
     starts = np.zeros(sizes.shape[0], dtype=np.intp)
     np.cumsum(sizes[:-1], out=starts[1:])
     width = int(sizes.max())
-    bits = max(int(width - 1).bit_length(), 1)
-    low = np.uint64((1 << bits) - 1)
-    raw = (y_score + 0.0).view(np.uint64)
-    keys = np.where(raw >> np.uint64(63), raw, ~raw & np.uint64((1 << 63) - 1))
-    first = np.repeat(starts, sizes)
-    column = np.arange(n) - first
-    keys = (keys & ~low) | column.astype(np.uint64)
-    column += np.repeat(np.arange(sizes.shape[0]) * width, sizes)
+    low = np.uint64((1 << max(int(width - 1).bit_length(), 1)) - 1)
+    raw = np.add(y_score, 0.0).view(np.uint64)
+    keys = raw >> np.uint64(63)
+    keys -= np.uint64(1)
+    keys &= np.uint64((1 << 63) - 1)
+    keys ^= raw
+    keys &= ~low
+    cell = np.arange(n)
+    cell += np.repeat(np.arange(sizes.shape[0]) * width - starts, sizes)
     lines = np.full(sizes.shape[0] * width, np.iinfo(np.uint64).max, np.uint64)
-    lines[column] = keys
+    lines[cell] = keys
     lines = lines.reshape(-1, width)
+    lines |= np.arange(width, dtype=np.uint64)
     lines.sort(axis=1)
-    ranked = lines[np.arange(width) < sizes[:, None]]
-    return (ranked & low).astype(np.intp) + first
+    ranked = lines.reshape(-1)[cell]
+    ranked &= low
+    order = ranked.view(np.int64)
+    order += np.repeat(starts, sizes)
+    return order
 
 
 def floor_tasks(y_score, groups):
@@ -725,18 +730,19 @@ def bench_scaling(out, small, big, repeat):
     for n in (small, big):
         y_true, y_score, groups = data[n]
         tasks[("floor", n)] = lambda y=y_score, g=groups: grouped_keys(y, g)
+        tasks[("argsort", n)] = lambda y=y_score: np.argsort(y)
     timing = run_side_by_side(tasks, repeat)
     rows = []
     ratios = {}
-    for key in (*TIES, "floor"):
+    names = {
+        "floor": "grouped sort (segmented sort of 64-bit keys)",
+        "argsort": "np.argsort(scores)",
+    }
+    for key in (*TIES, "floor", "argsort"):
         a, b = timing[(key, small)], timing[(key, big)]
-        name = (
-            "grouped sort (segmented sort of 64-bit keys)"
-            if key == "floor"
-            else f"evaluate(ndcg@10, map, mrr), ties={key}"
-        )
+        name = names.get(key, f"evaluate(ndcg@10, map, mrr), ties={key}")
         rows.append((name, fmt(a), fmt(b), f"{b / a:.1f}x"))
-        if key != "floor":
+        if key in TIES:
             ratios[key] = b / a
     out(f"## Scaling, median of {repeat} runs, side by side")
     out()

@@ -564,12 +564,12 @@ def rank(
     sizes = np.bincount(codes, minlength=n_groups)
     starts = np.zeros(n_groups + 1, dtype=np.intp)
     np.cumsum(sizes, out=starts[1:])
-    order = _grouped_order(y_score, codes, sizes, starts)
+    order, distinct = _grouped_order(y_score, codes, sizes, starts)
     scores = y_score[order]
     labels = y_true[order]
     if tiebreak is not None:
         ties = "first"
-    if ties != "average":
+    if ties != "average" and not distinct:
         new = _block_starts(scores, starts)
         if not new.all():
             # Rows inside a tie block of two rows or more.
@@ -592,7 +592,7 @@ def rank(
             labels[idx] = labels[sel]
             scores[idx] = scores[sel]
     ranked_codes = np.repeat(np.arange(n_groups, dtype=np.intp), sizes)
-    return Ranking(
+    ranking = Ranking(
         order,
         ranked_codes,
         labels,
@@ -604,6 +604,9 @@ def rank(
         sizes=sizes,
         starts=starts,
     )
+    if distinct:
+        ranking.__dict__["_blocks"] = None  # no tie blocks: nothing to look for
+    return ranking
 
 
 def _block_starts(scores, starts):
@@ -623,6 +626,9 @@ _NOT_SIGN = np.uint64((1 << 63) - 1)
 
 def _grouped_order(y_score, codes, sizes, starts):
     """Row order by query code, then score descending; ties in any order.
+
+    Returns ``(order, distinct)``; ``distinct`` is True when the scores of
+    each query are known to be all different (no ties), False if unknown.
 
     When the queries are of similar sizes (the usual case), each row gets a
     64-bit key: the score's bits, mapped so that unsigned order is descending
@@ -679,14 +685,17 @@ def _grouped_order(y_score, codes, sizes, starts):
         ranked &= low
         order = ranked.view(np.int64).astype(np.intp, copy=False)
         order += np.repeat(starts[:-1], sizes)
-        if same.any():
+        collide = bool(same.any())
+        if collide:
             pairs = np.flatnonzero(same)
             if np.any(scores[order[pairs]] != scores[order[pairs + 1]]):
                 order = None  # a collision of distinct scores
         if order is not None:
-            return order if perm is None else perm[order]
+            # Equal scores have equal keys: without any pair of equal high
+            # bits, the scores of each query are all different.
+            return (order if perm is None else perm[order]), not collide
     o = np.argsort(np.negative(y_score))
-    return o[_stable_code_sort(codes[o], n_groups)]
+    return o[_stable_code_sort(codes[o], n_groups)], False
 
 
 def _stable_code_sort(keys, n_groups):

@@ -564,12 +564,14 @@ def rank(
     sizes = np.bincount(codes, minlength=n_groups)
     starts = np.zeros(n_groups + 1, dtype=np.intp)
     np.cumsum(sizes, out=starts[1:])
-    order, distinct = _grouped_order(y_score, codes, sizes, starts)
+    order, distinct, stable = _grouped_order(y_score, codes, sizes, starts)
     scores = y_score[order]
     labels = y_true[order]
     if tiebreak is not None:
         ties = "first"
-    if ties != "average" and not distinct:
+    # With ``stable``, tied rows are already in input order: "first" is done.
+    done = distinct or (stable and ties == "first" and tiebreak is None)
+    if ties != "average" and not done:
         new = _block_starts(scores, starts)
         if not new.all():
             # Rows inside a tie block of two rows or more.
@@ -627,8 +629,10 @@ _NOT_SIGN = np.uint64((1 << 63) - 1)
 def _grouped_order(y_score, codes, sizes, starts):
     """Row order by query code, then score descending; ties in any order.
 
-    Returns ``(order, distinct)``; ``distinct`` is True when the scores of
-    each query are known to be all different (no ties), False if unknown.
+    Returns ``(order, distinct, stable)``: ``distinct`` is True when the
+    scores of each query are known to be all different (no ties), and
+    ``stable`` when tied rows are in input order (as a stable sort leaves
+    them).
 
     When the queries are of similar sizes (the usual case), each row gets a
     64-bit key: the score's bits, mapped so that unsigned order is descending
@@ -693,9 +697,11 @@ def _grouped_order(y_score, codes, sizes, starts):
         if order is not None:
             # Equal scores have equal keys: without any pair of equal high
             # bits, the scores of each query are all different.
-            return (order if perm is None else perm[order]), not collide
+            # Equal scores have equal high bits and are ordered by the low
+            # bits, their position in the query in input order: stable.
+            return (order if perm is None else perm[order]), not collide, True
     o = np.argsort(np.negative(y_score))
-    return o[_stable_code_sort(codes[o], n_groups)], False
+    return o[_stable_code_sort(codes[o], n_groups)], False, False
 
 
 def _stable_code_sort(keys, n_groups):

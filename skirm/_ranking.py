@@ -394,6 +394,25 @@ class Ranking:
             self._rel_cache[key] = R
         return R
 
+    def relevant_above_block(self, threshold=None) -> np.ndarray:
+        """Per row, the relevant rows of its query ranked above its tie block
+        (above the row itself without ties); cached."""
+        key = ("above_block", threshold)
+        above = self._rel_cache.get(key)
+        if above is None:
+            above = self.before_block(self.relevant(threshold))
+            self._rel_cache[key] = above
+        return above
+
+    def relevant_in_block(self, threshold=None) -> np.ndarray:
+        """Per row, the relevant rows of its tie block (int64); cached."""
+        key = ("in_block", threshold)
+        r = self._rel_cache.get(key)
+        if r is None:
+            r = self.block_sum(self.relevant(threshold).astype(np.int64))
+            self._rel_cache[key] = r
+        return r
+
     def first_relevant_probability(self, threshold=None) -> np.ndarray:
         """Probability that each ranked row is its query's first relevant row.
 
@@ -403,10 +422,10 @@ class Ranking:
         ``t`` with probability ``C(m - t - 1, r - 1) / C(m, r)``.
         """
         rel = self.relevant(threshold)
-        above = self.before_block(rel)
+        above = self.relevant_above_block(threshold)
         if self._blocks is None:
             return (rel & (above == 0)).astype(np.float64)
-        r = self.block_sum(rel.astype(np.int64))
+        r = self.relevant_in_block(threshold)
         m = self.block_size
         t = self.block_offset
         ok = (above == 0) & (r > 0) & (t <= m - r)

@@ -130,9 +130,8 @@ def _average_precision(ranking, k, relevance_threshold, denominator):
             codes, terms = codes[inside], terms[inside]
         total = np.bincount(codes, weights=terms, minlength=ranking.n_groups)
         return _safe_divide(total, den), R == 0
-    rel = ranking.relevant(relevance_threshold)
-    above = ranking.before_block(rel)
-    r = ranking.block_sum(rel.astype(np.int64))
+    above = ranking.relevant_above_block(relevance_threshold)
+    r = ranking.relevant_in_block(relevance_threshold)
     m = ranking.block_size
     t = ranking.block_offset
     within = t * (r - 1) / np.maximum(m - 1, 1)

@@ -30,6 +30,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from skirm._validation import (
+    as_python,
     check_choice,
     check_groups,
     check_sample_weight,
@@ -55,7 +56,11 @@ def encode_groups(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     the labels are integers in a compact range or already contiguous.
     """
     n = groups.shape[0]
-    if groups.dtype.kind in "biu":
+    if groups.dtype.kind in "biu" and not (
+        groups.dtype.kind == "u"
+        and groups.dtype.itemsize == 8
+        and groups.max() > np.iinfo(np.int64).max
+    ):
         g = groups.astype(np.int64, copy=False)
         gmin, gmax = int(g.min()), int(g.max())
         if gmax - gmin <= 4 * n + 1024:
@@ -811,7 +816,7 @@ def _query_weights(ranking: Ranking, sample_weight: np.ndarray) -> np.ndarray:
     first = w[ranking.starts[:-1]]
     varies = w != first[ranking.codes]
     if varies.any():
-        bad = ranking.group_ids[ranking.codes[np.argmax(varies)]]
+        bad = as_python(ranking.group_ids[ranking.codes[np.argmax(varies)]])
         raise ValueError(
             "`sample_weight` must be constant within each query (it is a query "
             f"weight), but it varies within query {bad!r}"

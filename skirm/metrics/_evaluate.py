@@ -24,6 +24,18 @@ class EvaluationResult:
         Each metric's (weighted) mean over queries.
     weights : ndarray of shape (n_groups,) or None
         The query weights, if ``sample_weight`` was given.
+
+    Examples
+    --------
+    >>> from skirm.metrics import evaluate
+    >>> result = evaluate([1, 0, 0, 1], [2, 1, 2, 1], groups=["b", "b", "a", "a"],
+    ...                   metrics=["mrr", "precision@1"])
+    >>> result
+    EvaluationResult(n_queries=2, means={'mrr': 0.7500, 'precision@1': 0.5000})
+    >>> result.group_ids.tolist(), result.per_query["mrr"].tolist()
+    (['a', 'b'], [0.5, 1.0])
+    >>> result["precision@1"]
+    0.5
     """
 
     def __init__(self, group_ids, per_query, means, weights=None):

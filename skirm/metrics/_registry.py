@@ -32,7 +32,7 @@ SPECS: tuple[MetricSpec, ...] = (
 
 _BY_NAME = {name: spec for spec in SPECS for name in spec.names}
 _BY_FUNCTION = {spec.function: spec for spec in SPECS}
-_GRAMMAR = re.compile(r"(?P<base>[A-Za-z][A-Za-z0-9_]*)(?:@(?P<k>[1-9][0-9]*))?")
+_GRAMMAR = re.compile(r"(?P<base>[A-Za-z][A-Za-z0-9_]*)(?:@(?P<k>[0-9]+))?")
 
 
 def metric_names() -> list[str]:
@@ -88,6 +88,15 @@ class Metric:
         The cutoff.
     params : dict
         Metric-specific options (``gain``, ``relevance_threshold``, ...).
+
+    Examples
+    --------
+    >>> from skirm.metrics import get_metric
+    >>> p5 = get_metric("p@5")
+    >>> p5.name, p5.k
+    ('precision@5', 5)
+    >>> p5([1, 0, 1], [3, 2, 1], groups=[0, 0, 0])
+    0.4
     """
 
     def __init__(self, spec: MetricSpec, k=None, params=None, name=None):
@@ -198,5 +207,10 @@ def get_metric(name, **params) -> Metric:
     if k is not None:
         if not spec.takes_k:
             raise ValueError(f"metric {spec.name!r} takes no cutoff, got {name!r}")
+        if k.startswith("0"):
+            raise ValueError(
+                f"malformed metric name {name!r}: the cutoff k must be a positive "
+                f"integer without leading zeros, got {k!r}"
+            )
         k = int(k)
     return Metric(spec, k, params)

@@ -22,6 +22,7 @@ import copy
 
 import numpy as np
 
+from skirm._query_ids import check_groups_from, resolve_groups
 from skirm._ranking import TIES, rank_input
 from skirm._validation import check_choice, check_k, check_no_relevant, describe
 from skirm.metrics._base import PARAM_CHECKS
@@ -182,35 +183,6 @@ def _metric_repr(metric):
 # --------------------------------------------------------------------------
 
 
-def groups_from_frame(X, groups_from):
-    """Per-row query ids from a pandas index level or column, else None."""
-    index = getattr(X, "index", None)
-    names = getattr(index, "names", None)
-    if names is not None and groups_from in list(names):
-        return np.asarray(index.get_level_values(groups_from))
-    columns = getattr(X, "columns", None)
-    if columns is not None and getattr(X, "ndim", 0) == 2:
-        try:
-            if groups_from in columns:
-                return np.asarray(X[groups_from])
-        except TypeError:  # pragma: no cover - unhashable column labels
-            return None
-    return None
-
-
-def missing_groups_message(owner, groups_from):
-    return (
-        f"{owner} needs the query of each row, but got no `groups` and X has no "
-        f"index level or column named {groups_from!r}. Either enable metadata "
-        "routing (sklearn.set_config(enable_metadata_routing=True)) and pass "
-        "groups=<query ids> to fit (GridSearchCV.fit(X, y, groups=qid), or "
-        "cross_validate(..., params={'groups': qid})); or give X as a pandas "
-        f"DataFrame whose index has a level named {groups_from!r} (e.g. "
-        f"X.set_index(pd.Index(qid, name={groups_from!r}))). While setting up a "
-        "search, pass error_score='raise' so such errors are not hidden as NaN."
-    )
-
-
 def _response(estimator, X, methods):
     from sklearn.base import is_classifier
 
@@ -279,14 +251,9 @@ class RankingScorer:
         self._metrics, self._multi = _parse_metrics(metric, params)
         _check_params(params, self._metrics)
         self._methods = _check_response_method(response_method)
-        if not isinstance(groups_from, str) or not groups_from:
-            raise TypeError(
-                "`groups_from` must be the name of a pandas index level or column "
-                f"(a non-empty string), got {describe(groups_from)}"
-            )
         self._metric = metric
         self._response_method = response_method
-        self._groups_from = groups_from
+        self._groups_from = check_groups_from(groups_from)
         self._ties = check_choice(ties, "ties", TIES)
         self._no_relevant = check_no_relevant(no_relevant)
         self._params = dict(params)
@@ -410,9 +377,7 @@ class RankingScorer:
         score : float or dict of str to float
         """
         if groups is None:
-            groups = groups_from_frame(X, self._groups_from)
-            if groups is None:
-                raise ValueError(missing_groups_message(repr(self), self._groups_from))
+            groups = resolve_groups(repr(self), X, None, self._groups_from)
         y_score = _response(estimator, X, self._methods)
         ranking = rank_input(
             y_true,

@@ -17,9 +17,9 @@ from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state, indexable
 from sklearn.utils.validation import _num_samples
 
+from skirm._query_ids import check_groups_from, resolve_groups
 from skirm._ranking import encode_groups
-from skirm._validation import check_groups, describe
-from skirm.metrics._scorer import groups_from_frame
+from skirm._validation import describe
 
 __all__ = [
     "QueryGroupKFold",
@@ -39,28 +39,9 @@ def _check_int(value, name, low):
     return int(value)
 
 
-def _check_groups_from(groups_from):
-    if not isinstance(groups_from, str) or not groups_from:
-        raise TypeError(
-            "`groups_from` must be the name of a pandas index level or column "
-            f"(a non-empty string), got {describe(groups_from)}"
-        )
-    return groups_from
-
-
 def _resolve_groups(owner, X, groups, groups_from):
     """Per-row query codes and the number of queries."""
-    n_samples = _num_samples(X)
-    if groups is None:
-        groups = groups_from_frame(X, groups_from)
-        if groups is None:
-            raise ValueError(
-                f"{owner} needs the query of each row: pass groups=<query ids> to "
-                f"split (GridSearchCV.fit(X, y, groups=qid) does so), or give X as "
-                f"a pandas DataFrame whose index has a level named {groups_from!r}"
-            )
-    groups = check_groups(groups, n_samples)
-    codes, uniques = encode_groups(groups)
+    codes, uniques = encode_groups(resolve_groups(owner, X, groups, groups_from))
     return codes, uniques.shape[0]
 
 
@@ -194,7 +175,7 @@ class QueryGroupKFold(BaseCrossValidator):
                 "`stratify` must be None, 'has_relevant' or 'size', got "
                 f"{describe(self.stratify)}"
             )
-        _check_groups_from(self.groups_from)
+        check_groups_from(self.groups_from)
         return n_splits
 
     def _fold_of_group(self, codes, n_groups, y, n_splits, rng):
@@ -457,7 +438,7 @@ class QueryGroupShuffleSplit(BaseCrossValidator):
         n_splits = _check_int(self.n_splits, "n_splits", 1)
         test_size = _check_size(self.test_size, "test_size")
         train_size = _check_size(self.train_size, "train_size")
-        _check_groups_from(self.groups_from)
+        check_groups_from(self.groups_from)
         (X,) = indexable(X)
         codes, n_groups = _resolve_groups(
             type(self).__name__, X, groups, self.groups_from

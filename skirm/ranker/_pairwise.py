@@ -9,12 +9,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from skirm._query_ids import resolve_groups
 from skirm._ranking import encode_groups
-from skirm._validation import check_groups, check_sample_weight, check_y_true, describe
+from skirm._validation import check_sample_weight, check_y_true, describe
 from skirm.metrics._registry import get_metric
-from skirm.metrics._scorer import groups_from_frame, missing_groups_message
 
 __all__ = ["PairwiseRanker", "sample_pairs"]
 
@@ -160,18 +160,7 @@ class PairwiseRanker(MetaEstimatorMixin, BaseEstimator):
         self.groups_from = groups_from
 
     def _groups(self, X, groups):
-        if groups is None:
-            if not isinstance(self.groups_from, str) or not self.groups_from:
-                raise TypeError(
-                    "`groups_from` must be the name of a pandas index level or "
-                    f"column (a non-empty string), got {describe(self.groups_from)}"
-                )
-            groups = groups_from_frame(X, self.groups_from)
-            if groups is None:
-                raise ValueError(
-                    missing_groups_message(type(self).__name__, self.groups_from)
-                )
-        return check_groups(groups, _num_samples(X))
+        return resolve_groups(type(self).__name__, X, groups, self.groups_from)
 
     def fit(self, X, y, groups=None, sample_weight=None):
         """Fit the classifier on within-query pair differences.

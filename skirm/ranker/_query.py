@@ -8,10 +8,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
+from skirm._query_ids import resolve_groups
 from skirm._ranking import encode_groups
-from skirm._validation import check_groups, check_sample_weight, describe
+from skirm._validation import check_sample_weight, describe
 from skirm.metrics._registry import get_metric
-from skirm.metrics._scorer import groups_from_frame, missing_groups_message
 
 __all__ = ["LIBRARIES", "QueryRanker"]
 
@@ -144,20 +144,8 @@ default="auto"
         self.groups_from = groups_from
 
     def _groups(self, X, groups, *, required):
-        if groups is None:
-            if not isinstance(self.groups_from, str) or not self.groups_from:
-                raise TypeError(
-                    "`groups_from` must be the name of a pandas index level or "
-                    f"column (a non-empty string), got {describe(self.groups_from)}"
-                )
-            groups = groups_from_frame(X, self.groups_from)
-            if groups is None:
-                if not required:
-                    return None
-                raise ValueError(
-                    missing_groups_message(type(self).__name__, self.groups_from)
-                )
-        return check_groups(groups, _num_samples(X))
+        owner = type(self).__name__
+        return resolve_groups(owner, X, groups, self.groups_from, required=required)
 
     def _library(self):
         if self.library not in LIBRARIES or not isinstance(self.library, str):

@@ -1,0 +1,75 @@
+"""Where the adapters find the query of each row: ``groups``, else ``X``.
+
+Scorers, splitters and rankers take per-row query ids as ``groups`` (routed
+by scikit-learn when metadata routing is enabled). Without routing, the ids
+travel inside ``X``: a pandas index level (or column) named ``groups_from``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skirm._validation import check_groups, describe
+
+__all__ = [
+    "check_groups_from",
+    "groups_from_frame",
+    "missing_groups_message",
+    "resolve_groups",
+]
+
+
+def check_groups_from(groups_from) -> str:
+    """``groups_from``: the name of an index level or column."""
+    if not isinstance(groups_from, str) or not groups_from:
+        raise TypeError(
+            "`groups_from` must be the name of a pandas index level or column "
+            f"(a non-empty string), got {describe(groups_from)}"
+        )
+    return groups_from
+
+
+def groups_from_frame(X, groups_from):
+    """Per-row query ids from a pandas index level or column, else None."""
+    index = getattr(X, "index", None)
+    names = getattr(index, "names", None)
+    if names is not None and groups_from in list(names):
+        return np.asarray(index.get_level_values(groups_from))
+    columns = getattr(X, "columns", None)
+    if columns is not None and getattr(X, "ndim", 0) == 2:
+        try:
+            if groups_from in columns:
+                return np.asarray(X[groups_from])
+        except TypeError:  # pragma: no cover - unhashable column labels
+            return None
+    return None
+
+
+def missing_groups_message(owner, groups_from) -> str:
+    """The error text when no query ids were passed or found in ``X``."""
+    return (
+        f"{owner} needs the query of each row, but got no `groups` and X has no "
+        f"index level or column named {groups_from!r}. Either enable metadata "
+        "routing (sklearn.set_config(enable_metadata_routing=True)) and pass "
+        "groups=<query ids> to fit (GridSearchCV.fit(X, y, groups=qid), or "
+        "cross_validate(..., params={'groups': qid})); or give X as a pandas "
+        f"DataFrame whose index has a level named {groups_from!r} (e.g. "
+        f"X.set_index(pd.Index(qid, name={groups_from!r}))). While setting up a "
+        "search, pass error_score='raise' so such errors are not hidden as NaN."
+    )
+
+
+def resolve_groups(owner, X, groups, groups_from, *, required=True):
+    """Checked per-row query labels from ``groups``, else from ``X``.
+
+    Returns None when nothing is found and ``required`` is False; raises a
+    ValueError naming both fixes when it is True.
+    """
+    if groups is None:
+        groups = groups_from_frame(X, check_groups_from(groups_from))
+        if groups is None:
+            if not required:
+                return None
+            raise ValueError(missing_groups_message(owner, groups_from))
+    shape = getattr(X, "shape", None)
+    return check_groups(groups, shape[0] if shape else len(X))

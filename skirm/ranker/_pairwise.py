@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numbers
-from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
@@ -11,10 +10,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from skirm._query_ids import resolve_groups
 from skirm._ranking import encode_groups
 from skirm._validation import check_sample_weight, check_y_true, describe
 from skirm.metrics._registry import get_metric
+from skirm.ranker._base import QueryScoreMixin
 
 __all__ = ["PairwiseRanker", "sample_pairs"]
 
@@ -80,7 +79,7 @@ def sample_pairs(codes, max_pairs_per_group=None, random_state=None):
     return order[starts[group] + i], order[starts[group] + j]
 
 
-class PairwiseRanker(MetaEstimatorMixin, BaseEstimator):
+class PairwiseRanker(QueryScoreMixin, MetaEstimatorMixin, BaseEstimator):
     """A learning-to-rank model in pure scikit-learn: the pairwise transform.
 
     For pairs of rows of the same query with different labels, a binary
@@ -141,9 +140,6 @@ class PairwiseRanker(MetaEstimatorMixin, BaseEstimator):
     True
     """
 
-    __metadata_request__fit: ClassVar[dict] = {"groups": True}
-    __metadata_request__score: ClassVar[dict] = {"groups": True}
-
     def __init__(
         self,
         estimator=None,
@@ -158,9 +154,6 @@ class PairwiseRanker(MetaEstimatorMixin, BaseEstimator):
         self.random_state = random_state
         self.metric = metric
         self.groups_from = groups_from
-
-    def _groups(self, X, groups):
-        return resolve_groups(type(self).__name__, X, groups, self.groups_from)
 
     def fit(self, X, y, groups=None, sample_weight=None):
         """Fit the classifier on within-query pair differences.
@@ -246,25 +239,3 @@ class PairwiseRanker(MetaEstimatorMixin, BaseEstimator):
         if hasattr(est, "predict_proba"):
             return np.asarray(est.predict_proba(X))[:, -1]
         return np.asarray(est.predict(X), dtype=np.float64)
-
-    def score(self, X, y, groups=None, sample_weight=None):
-        """The metric (NDCG@10 by default) of the predictions, per query.
-
-        Parameters
-        ----------
-        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Relevance labels.
-        groups : array-like of shape (n_samples,), default=None
-            The query of each row; read from ``X`` when None.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Query weights given per row, constant within each query.
-
-        Returns
-        -------
-        score : float
-        """
-        y_score = self.predict(X)
-        groups = self._groups(X, groups)
-        metric = get_metric(self.metric)
-        return metric(y, y_score, groups=groups, sample_weight=sample_weight)

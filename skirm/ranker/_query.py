@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
-from skirm._query_ids import resolve_groups
 from skirm._ranking import encode_groups
 from skirm._validation import check_sample_weight, describe
 from skirm.metrics._registry import get_metric
+from skirm.ranker._base import QueryScoreMixin
 
 __all__ = ["LIBRARIES", "QueryRanker"]
 
@@ -49,7 +47,7 @@ def _take(X, rows):
     return X[rows]
 
 
-class QueryRanker(MetaEstimatorMixin, BaseEstimator):
+class QueryRanker(QueryScoreMixin, MetaEstimatorMixin, BaseEstimator):
     """Fit a ranker (or any regressor) per query, inside scikit-learn tools.
 
     ``fit(X, y, groups=...)`` takes the query of each row, as scikit-learn's
@@ -132,9 +130,6 @@ default="auto"
     True
     """
 
-    __metadata_request__fit: ClassVar[dict] = {"groups": True}
-    __metadata_request__score: ClassVar[dict] = {"groups": True}
-
     def __init__(
         self, estimator, *, library="auto", metric="ndcg@10", groups_from="qid"
     ):
@@ -142,10 +137,6 @@ default="auto"
         self.library = library
         self.metric = metric
         self.groups_from = groups_from
-
-    def _groups(self, X, groups, *, required):
-        owner = type(self).__name__
-        return resolve_groups(owner, X, groups, self.groups_from, required=required)
 
     def _library(self):
         if self.library not in LIBRARIES or not isinstance(self.library, str):
@@ -246,28 +237,6 @@ default="auto"
         if y_score.ndim == 2 and y_score.shape[1] == 1:
             y_score = y_score[:, 0]
         return y_score
-
-    def score(self, X, y, groups=None, sample_weight=None):
-        """The metric (NDCG@10 by default) of the predictions, per query.
-
-        Parameters
-        ----------
-        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Relevance labels.
-        groups : array-like of shape (n_samples,), default=None
-            The query of each row; read from ``X`` when None.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Query weights given per row, constant within each query.
-
-        Returns
-        -------
-        score : float
-        """
-        y_score = self.predict(X)
-        groups = self._groups(X, groups, required=True)
-        metric = get_metric(self.metric)
-        return metric(y, y_score, groups=groups, sample_weight=sample_weight)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

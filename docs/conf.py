@@ -54,7 +54,14 @@ nitpick_ignore_regex = [
 # -- API reference -----------------------------------------------------------
 autosummary_generate = True
 autosummary_imported_members = True
-autodoc_default_options = {"members": True, "inherited-members": False}
+autodoc_default_options = {
+    "members": True,
+    # Members of skirm's own mixins; none from scikit-learn's bases or object.
+    "inherited-members": (
+        "BaseEstimator, MetaEstimatorMixin, BaseCrossValidator, "
+        "_MetadataRequester, object"
+    ),
+}
 autodoc_typehints = "none"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False

@@ -15,6 +15,7 @@ __all__ = [
     "check_groups_from",
     "groups_from_frame",
     "missing_groups_message",
+    "n_rows",
     "resolve_groups",
 ]
 
@@ -71,5 +72,19 @@ def resolve_groups(owner, X, groups, groups_from, *, required=True):
             if not required:
                 return None
             raise ValueError(missing_groups_message(owner, groups_from))
+    return check_groups(groups, n_rows(X))
+
+
+def n_rows(X) -> int:
+    """Number of rows of an array, sparse matrix, DataFrame or sequence."""
     shape = getattr(X, "shape", None)
-    return check_groups(groups, shape[0] if shape else len(X))
+    if shape:
+        return int(shape[0])
+    if hasattr(X, "__array__"):
+        return int(np.asarray(X).shape[0])
+    try:
+        return len(X)
+    except TypeError:
+        raise TypeError(
+            f"expected an array-like with rows, got {describe(X)}"
+        ) from None

@@ -15,9 +15,8 @@ from typing import ClassVar
 import numpy as np
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state, indexable
-from sklearn.utils.validation import _num_samples
 
-from skirm._query_ids import check_groups_from, resolve_groups
+from skirm._query_ids import check_groups_from, n_rows, resolve_groups
 from skirm._ranking import encode_groups
 from skirm._validation import describe
 
@@ -520,7 +519,7 @@ def train_test_split_groups(
     """
     if not arrays:
         raise ValueError("train_test_split_groups() needs at least one array")
-    lengths = [_num_samples(a) for a in arrays]
+    lengths = [n_rows(a) for a in arrays]
     if len(set(lengths)) > 1:
         raise ValueError(
             "train_test_split_groups() needs arrays with the same number of rows, "

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
-from sklearn.utils.validation import _num_samples, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
+from skirm._query_ids import n_rows
 from skirm._ranking import encode_groups
 from skirm._validation import check_sample_weight, describe
 from skirm.metrics._registry import get_metric
@@ -175,7 +176,7 @@ default="auto"
                 f"{describe(self.estimator)}"
             )
         get_metric(self.metric)  # fail early on a bad name
-        n_samples = _num_samples(X)
+        n_samples = n_rows(X)
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != n_samples:
             raise ValueError(

@@ -7,7 +7,7 @@ import csv
 import json
 import sys
 
-from skirm.io._trec import read_qrels, read_run
+from skirm.io._trec import read_qrels
 from skirm.metrics._registry import metric_names
 from skirm.trec._evaluate import _parse_metrics, evaluate_run, trec_measure_names
 from skirm.trec._measures import MEASURES
@@ -233,11 +233,10 @@ def _run_eval(args, out):
     qrels = read_qrels(args.qrels)
     results = []
     for path in args.runs:
-        run = read_run(path)
         results.append(
             evaluate_run(
                 qrels,
-                run,
+                path,  # streamed block by block
                 measures,
                 relevance_level=args.relevance_level,
                 judged_only=args.judged_only,

@@ -297,7 +297,7 @@ def test_token_order_is_byte_order():
 def test_hash_collisions_fall_back_to_exact_strings(monkeypatch, shared_data):
     """With every key colliding, reading and evaluating give the same results."""
     import skirm.io._trec
-    import skirm.trec._evaluate
+    import skirm.trec._join
 
     folder = shared_data / "trec_eval-v9.0.8-test"
     measures = ["map", "P_10", "bpref", "ndcg_cut_10", "num_rel_ret"]
@@ -309,11 +309,13 @@ def test_hash_collisions_fall_back_to_exact_strings(monkeypatch, shared_data):
         return np.zeros(h.shape[0], dtype=np.uint64)
 
     monkeypatch.setattr(skirm.io._trec, "mix", collide)
-    monkeypatch.setattr(skirm.trec._evaluate, "mix", collide)
+    monkeypatch.setattr(skirm.trec._join, "mix", collide)
     got = evaluate_run(
         read_qrels(folder / "qrels.test"), read_run(folder / "results.test"), measures
     )
     assert got.means == expected.means
+    streamed = evaluate_run(folder / "qrels.test", folder / "results.test", measures)
+    assert streamed.means == expected.means
     with pytest.raises(ValueError, match=r"<file>:3: duplicate docno 'd1' for query"):
         read_run(io.StringIO("q Q0 d1 1 1 r\nq Q0 d2 1 1 r\nq Q0 d1 1 1 r\n"))
 

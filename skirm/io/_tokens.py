@@ -41,7 +41,16 @@ class Tokens:
 
     @classmethod
     def from_strings(cls, values):
-        """Tokens of a 1-D array of str."""
+        """Tokens of a 1-D array of str.
+
+        ASCII arrays are converted with numpy alone: each fixed-width string
+        becomes one slot of a byte buffer, whatever its own length.
+        """
+        values = np.asarray(values)
+        if values.dtype.kind == "U" and values.shape[0]:
+            tokens = cls._from_ascii(values)
+            if tokens is not None:
+                return tokens
         items = values.tolist()
         joined = "".join(items)
         ascii_only = joined.isascii()
@@ -57,8 +66,78 @@ class Tokens:
         end = np.cumsum(lengths)
         return cls(np.frombuffer(data, dtype=np.uint8), end - lengths, end)
 
+    @classmethod
+    def _from_ascii(cls, values):
+        """Tokens of an ASCII str array (None if any character is not ASCII)."""
+        width = values.dtype.itemsize // 4
+        if width == 0:
+            zero = np.zeros(values.shape[0], dtype=np.int64)
+            return cls(np.zeros(PAD, dtype=np.uint8), zero, zero)
+        codes = np.ascontiguousarray(values).view(np.uint32)
+        if codes.max() >= 128:
+            return None
+        buf = np.zeros(codes.shape[0] + PAD, dtype=np.uint8)
+        buf[: codes.shape[0]] = codes
+        start = np.arange(0, codes.shape[0], width, dtype=np.int64)
+        length = np.strings.str_len(values).astype(np.int64, copy=False)
+        return cls(buf, start, start + length)
+
     def __len__(self):
         return int(self.start.shape[0])
+
+    def take(self, rows):
+        """The tokens ``rows`` (an index array), sharing the buffer."""
+        return Tokens(self.buf, self.start[rows], self.end[rows])
+
+    def compact(self):
+        """The same tokens in a new buffer that holds only their bytes."""
+        n = len(self)
+        length = self.length
+        end = np.cumsum(length)
+        start = end - length
+        total = int(end[-1]) if n else 0
+        buf = np.zeros(total + PAD, dtype=np.uint8)
+        if total:
+            # source offset of every byte: its token's start plus its place
+            src = np.arange(total, dtype=np.int64)
+            src += np.repeat(self.start - start, length)
+            buf[:total] = self.buf[src]
+        return Tokens(buf, start, end)
+
+    @classmethod
+    def concat(cls, parts):
+        """One column of the tokens of ``parts`` (compacted), in order."""
+        parts = [p.compact() for p in parts]
+        sizes = [int(p.end[-1]) if len(p) else 0 for p in parts]
+        buf = np.zeros(sum(sizes) + PAD, dtype=np.uint8)
+        offsets = np.cumsum([0, *sizes])
+        starts, ends = [], []
+        for p, off, size in zip(parts, offsets.tolist(), sizes, strict=False):
+            buf[off : off + size] = p.buf[:size]
+            starts.append(p.start + off)
+            ends.append(p.end + off)
+        if not parts:
+            zero = np.zeros(0, dtype=np.int64)
+            return cls(buf, zero, zero)
+        return cls(buf, np.concatenate(starts), np.concatenate(ends))
+
+    def codes(self):
+        """``(codes, ids)``: the sorted distinct tokens as str and each
+        token's index into them. Runs of equal adjacent tokens (a run file's
+        queries) are found with byte comparisons; one string is built per
+        run."""
+        n = len(self)
+        if n == 0:
+            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=str)
+        starts = self.run_starts()
+        ids, inverse = np.unique(self.strings(starts), return_inverse=True)
+        sizes = np.diff(np.append(starts, n))
+        return np.repeat(inverse.reshape(-1), sizes), ids
+
+    def run_starts(self):
+        """First index of every run of equal adjacent tokens."""
+        same = self.adjacent_equal()
+        return np.flatnonzero(np.concatenate(([True], ~same)))
 
     @property
     def n_words(self) -> int:
@@ -101,17 +180,29 @@ class Tokens:
         return self._all_words
 
     def hash(self):
-        """A 64-bit hash of every token (cached)."""
+        """A 64-bit hash of every token (cached).
+
+        It depends on the token's bytes alone, never on the other tokens of
+        the column (their lengths, the block they were read in): a word past
+        the end of a token leaves its hash unchanged.
+        """
         if self._hash is None:
             h = (self.length.astype(np.uint64) + np.uint64(1)) * _K0
-            for w in self.words():
-                h ^= w
-                h *= _K1
-                h ^= h >> _S
+            shortest = int(self.length.min()) if len(self) else 0
+            for k in range(self.n_words):
+                mixed = h ^ self.word(k)
+                mixed *= _K1
+                mixed ^= mixed >> _S
+                if shortest > 8 * k:
+                    h = mixed
+                else:
+                    np.copyto(h, mixed, where=self.length > 8 * k)
             self._hash = h
         return self._hash
 
     def _words_of(self, k, rows):
+        if rows is None:
+            return self.words()[k] if self._all_words is not None else self.word(k)
         if self._all_words is not None:
             return self._all_words[k][rows]
         return self.word(k, rows)

@@ -48,19 +48,20 @@ class _Records:
             self._doc_ids = self._d.strings()
         return self._doc_ids
 
-    def _q_tokens(self):
+    def _tokens(self):
+        """``(query tokens, docno tokens)``, built from the strings once."""
         if self._q is None:
             self._q = Tokens.from_strings(self._query_ids)
-        return self._q
-
-    def _d_tokens(self):
         if self._d is None:
             self._d = Tokens.from_strings(self._doc_ids)
-        return self._d
+        return self._q, self._d
 
     def __len__(self) -> int:
         q = self._query_ids if self._query_ids is not None else self._q
         return len(q)
+
+    def _n_queries(self) -> int:
+        return int(self._tokens()[0].codes()[1].shape[0])
 
     def to_frame(self):
         """The records as a pandas DataFrame, one row per line.
@@ -75,45 +76,6 @@ class _Records:
                 "`pip install skirm[pandas]`"
             ) from exc
         return pd.DataFrame({name: getattr(self, name) for name in self._columns})
-
-    def _query_codes(self):
-        """Cached ``(codes, ids)``: sorted distinct query ids and each row's
-        index into them. Contiguous rows of a query are grouped with exact
-        byte comparisons; only one id per block is turned into a string."""
-        cache = self.__dict__.get("_qcodes")
-        if cache is None:
-            tok = self._q_tokens()
-            n = len(tok)
-            if n == 0:
-                cache = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=str))
-            else:
-                same = tok.adjacent_equal()
-                starts = np.flatnonzero(np.concatenate(([True], ~same)))
-                ids, inverse = np.unique(tok.strings(starts), return_inverse=True)
-                sizes = np.diff(np.append(starts, n))
-                cache = (np.repeat(inverse.reshape(-1), sizes), ids)
-            self.__dict__["_qcodes"] = cache
-        return cache
-
-    def _keys(self):
-        """Cached 64-bit hash of each row's (query, docno). Equal keys are
-        only candidates; callers verify them byte for byte."""
-        key = self.__dict__.get("_keycache")
-        if key is None:
-            codes, _ = self._query_codes()
-            key = mix(self._d_tokens().hash(), codes)
-            self.__dict__["_keycache"] = key
-        return key
-
-    def _factorized(self):
-        """Cached ``(query codes, query ids, doc codes, doc ids)``; ids sorted."""
-        cache = self.__dict__.get("_factors")
-        if cache is None:
-            q_codes, q_ids = self._query_codes()
-            d_ids, d_codes = _factorize(self.doc_ids)
-            cache = (q_codes, q_ids, d_codes, d_ids)
-            self.__dict__["_factors"] = cache
-        return cache
 
 
 class Qrels(_Records):
@@ -156,10 +118,7 @@ class Qrels(_Records):
         _check_lengths(self, ("query_ids", "doc_ids", "labels"))
 
     def __repr__(self):
-        return (
-            f"Qrels(n_judgments={len(self)}, "
-            f"n_queries={self._query_codes()[1].shape[0]})"
-        )
+        return f"Qrels(n_judgments={len(self)}, n_queries={self._n_queries()})"
 
 
 class Run(_Records):
@@ -214,7 +173,7 @@ class Run(_Records):
     def __repr__(self):
         return (
             f"Run(run_id={self.run_id!r}, n_rows={len(self)}, "
-            f"n_queries={self._query_codes()[1].shape[0]})"
+            f"n_queries={self._n_queries()})"
         )
 
 
@@ -244,64 +203,119 @@ def _factorize(values):
 
 
 # --------------------------------------------------------------------------
-# Reading
+# Bytes
+# --------------------------------------------------------------------------
+
+#: Bytes read at a time when a run is streamed: a few times the CPU cache,
+#: small next to the file.
+BLOCK_BYTES = 1 << 24
+#: Bytes of a run file per part when it is not grouped by query and is read
+#: in parts (:func:`iter_run_parts`).
+PART_BYTES = 1 << 27
+
+
+class _Source:
+    """A path (``.gz`` transparently) or an open file, read as bytes."""
+
+    def __init__(self, source):
+        self.owned = None
+        self.pending = b""
+        if isinstance(source, (str, os.PathLike)):
+            self.name = os.fspath(source)
+            fh = self.owned = open(self.name, "rb")
+            self.size = os.fstat(fh.fileno()).st_size
+            magic = fh.read(2)
+            fh.seek(0)
+            if magic == b"\x1f\x8b":
+                fh = gzip.GzipFile(fileobj=fh, mode="rb")
+                self.size = None
+        elif hasattr(source, "read"):
+            name = getattr(source, "name", None)
+            self.name = name if isinstance(name, str) else "<file>"
+            self.size = None
+            fh = source
+            first = _as_bytes(fh.read(2))
+            if first[:2] == b"\x1f\x8b":
+                fh = gzip.GzipFile(fileobj=io.BytesIO(first + _as_bytes(fh.read())))
+            else:
+                self.pending = first
+        else:
+            raise TypeError(
+                "expected a path or an open file, got "
+                f"{type(source).__name__}: {source!r:.60}"
+            )
+        self.fh = fh
+        self.binary = hasattr(fh, "readinto") and not isinstance(fh, io.TextIOBase)
+
+    def fill(self, view):
+        """Read into ``view`` until it is full or the input ends; the count."""
+        n = 0
+        if self.pending:
+            k = min(len(self.pending), len(view))
+            view[:k] = self.pending[:k]
+            self.pending = self.pending[k:]
+            n = k
+        while n < len(view):
+            if self.binary:
+                got = self.fh.readinto(view[n:])
+            else:
+                data = _as_bytes(self.fh.read(len(view) - n))
+                got = min(len(data), len(view) - n)
+                view[n : n + got] = data[:got]
+                self.pending = data[got:]
+            if not got:
+                break
+            n += got
+        return n
+
+    def read_all(self):
+        """``(data, n)``: the rest of the input, then :data:`PAD` zero bytes."""
+        if self.size is not None:
+            size = self.size + 1  # one byte more tells whether it grew
+            data = bytearray(size + PAD)
+            n = self.fill(memoryview(data)[:size])
+            if n < size:
+                return data, n
+            rest = self.pending + _as_bytes(self.fh.read())
+            self.pending = b""
+            data = data[:n] + rest
+        else:
+            data = bytearray(self.pending + _as_bytes(self.fh.read()))
+            self.pending = b""
+        n = len(data)
+        return data + bytearray(PAD), n
+
+    def close(self):
+        if self.owned is not None:
+            self.owned.close()
+
+
+def _as_bytes(data):
+    return data.encode("utf-8") if isinstance(data, str) else data
+
+
+# --------------------------------------------------------------------------
+# Tokens of lines
 # --------------------------------------------------------------------------
 
 
-def _read_bytes(source):
-    """``(padded, n, name)``: the bytes of a path (``.gz`` transparently) or an
-    open file in a bytearray of ``n + PAD`` bytes whose last ``PAD`` are 0."""
-    if isinstance(source, (str, os.PathLike)):
-        name = os.fspath(source)
-        with open(name, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            padded = bytearray(size + PAD)
-            view = memoryview(padded)
-            n = 0
-            while n < size:
-                got = fh.readinto(view[n:size])
-                if not got:
-                    break
-                n += got
-            rest = fh.read()  # a file that grew while being read
-        if rest:
-            data = bytes(view[:n]) + rest
-            padded, n = bytearray(data) + bytearray(PAD), len(data)
-        view.release()
-    elif hasattr(source, "read"):
-        name = getattr(source, "name", None)
-        name = name if isinstance(name, str) else "<file>"
-        data = source.read()
-        if isinstance(data, str):
-            data = data.encode("utf-8")
-        n = len(data)
-        padded = bytearray(data) + bytearray(PAD)
-    else:
-        raise TypeError(
-            "expected a path or an open file, got "
-            f"{type(source).__name__}: {source!r:.60}"
-        )
-    if padded[:2] == b"\x1f\x8b":
-        data = gzip.decompress(padded[:n])
-        n = len(data)
-        padded = bytearray(data) + bytearray(PAD)
-    return padded, n, name
-
-
 class _Table:
-    """The tokens of a text file (fields separated by whitespace), with line
+    """The tokens of a text block (fields separated by whitespace), with line
     numbers, found by a few vectorised passes over the bytes.
 
-    The file is processed in chunks of whole lines that fit in the CPU cache;
-    only the start and end offsets of the ``fields`` asked for are kept.
+    The block is processed in chunks of whole lines that fit in the CPU
+    cache; only the start and end offsets of the ``fields`` asked for are
+    kept. ``line0`` is the number of lines before the block in its file.
     """
 
     CHUNK = 1 << 20
 
-    def __init__(self, data: bytearray, n: int, name: str, fields):
+    def __init__(self, data: bytearray, n: int, name: str, fields, line0=0):
         self.data = data  # n bytes of text, then PAD zero bytes
         self.n = n
         self.name = name
+        self.line0 = line0
+        self.fields = fields
         self.buf = np.frombuffer(data, dtype=np.uint8)
         # Room for a line per 8 bytes (grown if a file has shorter lines).
         self._allocate(n // 8 + 2, fields)
@@ -345,11 +359,15 @@ class _Table:
             n_data = d1
             c0 = c1
         self.line_starts = self.line_starts[:n_lines]
-        self.lines = self.lines[:n_data]
-        self.counts = self.counts[:n_data]
-        for f in fields:
-            self.field_start[f] = self.field_start[f][:n_data]
-            self.field_end[f] = self.field_end[f][:n_data]
+        self.head(n_data)
+
+    def head(self, m):
+        """Keep the first ``m`` data lines only."""
+        self.lines = self.lines[:m]
+        self.counts = self.counts[:m]
+        for f in self.fields:
+            self.field_start[f] = self.field_start[f][:m]
+            self.field_end[f] = self.field_end[f][:m]
 
     def _allocate(self, size, fields):
         """(Re)allocate the per-line arrays with room for ``size`` lines."""
@@ -380,7 +398,7 @@ class _Table:
     def error(self, row, expected):
         line = int(self.lines[row])
         return TrecFormatError(
-            f"{self.name}:{line + 1}: {expected}, got {self.text(line)!r}"
+            f"{self.name}:{self.line0 + line + 1}: {expected}, got {self.text(line)!r}"
         )
 
     def check_counts(self, n_min, n_max, what):
@@ -414,20 +432,202 @@ class _Table:
             values[rows] = parsed
         return values
 
+    def file_lines(self):
+        """The 0-based line number in the file of every data line."""
+        return self.lines + self.line0
 
-def _check_duplicates(table, record, what):
-    """Each docno at most once per query: hashed, then verified exactly."""
-    codes, _ = record._query_codes()
-    if codes.shape[0] < 2:
+
+# --------------------------------------------------------------------------
+# Run rows, read whole or block by block
+# --------------------------------------------------------------------------
+
+_RUN_FIELDS = (0, 2, 4, 5)
+_RUN_SHAPE = "6 fields: qid iter docno rank score run_id"
+
+
+class RunBlock:
+    """Rows of a run: query and docno tokens, scores, and where they came
+    from (file name and 0-based line of every row, for messages).
+
+    A block from :func:`iter_run_blocks` holds every row of its queries.
+    """
+
+    __slots__ = ("d", "lines", "name", "q", "run_id", "scores")
+
+    def __init__(self, q, d, scores, lines, name, run_id):
+        self.q, self.d, self.scores = q, d, scores
+        self.lines, self.name, self.run_id = lines, name, run_id
+
+    def __len__(self):
+        return len(self.q)
+
+    @classmethod
+    def of_run(cls, run):
+        """The rows of a :class:`Run` as one block."""
+        q, d = run._tokens()
+        return cls(q, d, run.scores, None, "<run>", run.run_id)
+
+
+def _run_table(data, n, name, line0):
+    """Tokens and scores of the run lines in ``data[:n]`` (checked)."""
+    table = _Table(data, n, name, _RUN_FIELDS, line0)
+    table.check_counts(6, np.iinfo(np.intp).max, _RUN_SHAPE)
+    return table
+
+
+def _run_block(table, name):
+    scores = table.numbers(4, np.float64, "expected a numeric score")
+    if np.isnan(scores).any():
+        raise table.error(int(np.argmax(np.isnan(scores))), "expected a numeric score")
+    run_id = None
+    if table.lines.shape[0]:
+        s, e = table.field_start[5][-1], table.field_end[5][-1]
+        run_id = table.data[s:e].decode("utf-8", "replace")
+    return RunBlock(
+        table.tokens(0), table.tokens(2), scores, table.file_lines(), name, run_id
+    )
+
+
+class RunNotGrouped(ValueError):
+    """A streamed run whose rows of one query are not contiguous."""
+
+    def __init__(self, name, line, query):
+        self.name, self.line, self.query = name, line, query
+        super().__init__(
+            f"{name}:{line + 1}: query {query!r} appears again after other "
+            "queries; a run streamed query by query must keep each query's "
+            "lines together"
+        )
+
+
+def iter_run_blocks(source, block_bytes=None):
+    """Blocks of a run file, each holding every row of its queries.
+
+    The file is read ``block_bytes`` at a time, so memory stays bounded
+    whatever its size. The lines of the last query of a block go to the next
+    block, so that no query is split; hence each query's lines must be
+    contiguous (TREC runs are grouped by query): :class:`RunNotGrouped` is
+    raised on the first query that appears again after another.
+    Each block's duplicate docnos are checked (its queries are complete).
+    """
+    size = block_bytes or BLOCK_BYTES
+    src = _Source(source)
+    try:
+        carry, line0, seen = b"", 0, set()
+        while True:
+            data = bytearray(len(carry) + size + PAD)
+            data[: len(carry)] = carry
+            got = src.fill(memoryview(data)[len(carry) : len(carry) + size])
+            n = len(carry) + got
+            eof = got < size
+            end = n if eof else data.rfind(b"\n", 0, n) + 1
+            table = _run_table(data, end, src.name, line0) if end else None
+            rows = table.lines.shape[0] if table is not None else 0
+            cut = rows if eof else _last_query_start(table)
+            if not cut and not eof:  # one query (or line) fills the block
+                carry, size = bytes(data[:n]), 2 * size
+                continue
+            if cut:
+                if cut < rows:
+                    byte = int(table.line_starts[table.lines[cut]])
+                    line0 += int(table.lines[cut])
+                    carry = bytes(data[byte:n])
+                else:
+                    line0 += table.line_starts.shape[0]
+                    carry = bytes(data[end:n])
+                table.head(cut)
+                block = _run_block(table, src.name)
+                _check_grouped(block, seen)
+                _check_duplicates(block, "a run")
+                yield block
+            if eof:
+                return
+    finally:
+        src.close()
+
+
+def _last_query_start(table):
+    """Row where the block's last query starts (0 if it has one query)."""
+    if table is None or not table.lines.shape[0]:
+        return 0
+    return int(table.tokens(0).run_starts()[-1])
+
+
+def _check_grouped(block, seen):
+    """Each query of ``block`` in one run of rows and not in ``seen``."""
+    starts = block.q.run_starts()
+    ids = block.q.strings(starts).tolist()
+    new = set(ids)
+    if len(new) == len(ids) and seen.isdisjoint(new):
+        seen.update(new)
         return
-    docs = record._d_tokens()
-    i, j = equal_key_pairs(record._keys())
+    earlier = set(seen)
+    for start, query in zip(starts.tolist(), ids, strict=True):
+        if query in earlier:
+            raise RunNotGrouped(block.name, int(block.lines[start]), query)
+        earlier.add(query)
+
+
+def iter_run_parts(source, n_parts):
+    """The run in ``n_parts`` blocks: a hash of the query id picks the block
+    of each row, so every block holds all rows of its queries, in any order.
+
+    The file is read ``n_parts`` times; each pass keeps a copy of its own
+    rows only, so memory is bounded by the largest part.
+    """
+    for part in range(n_parts):
+        qs, ds, scores, lines = [], [], [], []
+        name, run_id = "<file>", None
+        src = _Source(source)
+        try:
+            name = src.name
+            line0, carry = 0, b""
+            while True:
+                data = bytearray(len(carry) + BLOCK_BYTES + PAD)
+                data[: len(carry)] = carry
+                got = src.fill(memoryview(data)[len(carry) :][:BLOCK_BYTES])
+                n = len(carry) + got
+                end = n if got < BLOCK_BYTES else data.rfind(b"\n", 0, n) + 1
+                if end:
+                    table = _run_table(data, end, name, line0)
+                    line0 += table.line_starts.shape[0]
+                    block = _run_block(table, name)
+                    run_id = block.run_id if block.run_id is not None else run_id
+                    mine = np.flatnonzero(block.q.hash() % np.uint64(n_parts) == part)
+                    qs.append(block.q.take(mine).compact())
+                    ds.append(block.d.take(mine).compact())
+                    scores.append(block.scores[mine])
+                    lines.append(block.lines[mine])
+                carry = bytes(data[end:n])
+                if got < BLOCK_BYTES:
+                    break
+        finally:
+            src.close()
+        block = RunBlock(
+            Tokens.concat(qs),
+            Tokens.concat(ds),
+            np.concatenate(scores) if scores else np.zeros(0),
+            np.concatenate(lines) if lines else np.zeros(0, dtype=np.int64),
+            name,
+            run_id,
+        )
+        _check_duplicates(block, "a run")
+        yield block
+
+
+def _check_duplicates(block, what, q_codes=None):
+    """Each docno at most once per query: hashed, then verified exactly."""
+    q, d = block.q, block.d
+    if len(q) < 2:
+        return
+    codes = q.codes()[0] if q_codes is None else q_codes
+    i, j = equal_key_pairs(mix(d.hash(), codes))
     if not i.shape[0]:
         return
-    truly = (codes[i] == codes[j]) & docs.equal(i, docs, j)
+    truly = (codes[i] == codes[j]) & d.equal(i, d, j)
     if not truly.all():  # a hash collision: decide on the strings
-        q_codes, _, d_codes, d_ids = record._factorized()
-        key = q_codes.astype(np.int64) * max(d_ids.shape[0], 1) + d_codes
+        _, d_codes = _factorize(d.strings())
+        key = codes.astype(np.int64) * max(len(d), 1) + d_codes
         order = np.argsort(key, kind="stable")
         same = np.flatnonzero(key[order[1:]] == key[order[:-1]])
         if not same.shape[0]:
@@ -437,13 +637,12 @@ def _check_duplicates(table, record, what):
     first, second = np.minimum(i, j)[truly], np.maximum(i, j)[truly]
     k = int(np.argmin(second))
     first, second = int(first[k]), int(second[k])
-    doc = str(docs.strings(np.array([second]))[0])
-    query = str(record._q_tokens().strings(np.array([second]))[0])
-    raise table.error(
-        second,
-        f"duplicate docno {doc!r} for query {query!r} (first at line "
-        f"{int(table.lines[first]) + 1}); expected each docno once per query "
-        f"in {what}",
+    doc = str(d.strings(np.array([second]))[0])
+    query = str(q.strings(np.array([second]))[0])
+    line, line1 = int(block.lines[second]), int(block.lines[first])
+    raise TrecFormatError(
+        f"{block.name}:{line + 1}: duplicate docno {doc!r} for query {query!r} "
+        f"(first at line {line1 + 1}); expected each docno once per query in {what}"
     )
 
 
@@ -477,14 +676,19 @@ def read_qrels(source) -> Qrels:
     >>> qrels.doc_ids.tolist(), qrels.labels.tolist()
     (['d1', 'd2'], [2, 0])
     """
-    data, n, name = _read_bytes(source)
-    table = _Table(data, n, name, (0, 2, 3))
+    src = _Source(source)
+    try:
+        data, n = src.read_all()
+    finally:
+        src.close()
+    table = _Table(data, n, src.name, (0, 2, 3))
     table.check_counts(4, 4, "4 fields: qid iter docno rel")
     qrels = Qrels.__new__(Qrels)
     qrels.labels = table.numbers(3, np.int64, "expected an integer relevance label")
     qrels._q = table.tokens(0)
     qrels._d = table.tokens(2)
-    _check_duplicates(table, qrels, "the qrels")
+    block = RunBlock(qrels._q, qrels._d, None, table.file_lines(), src.name, None)
+    _check_duplicates(block, "the qrels")
     return qrels
 
 
@@ -522,24 +726,17 @@ def read_run(source) -> Run:
     >>> run.run_id, run.scores.tolist()
     ('bm25', [2.5, 1.0])
     """
-    data, n, name = _read_bytes(source)
-    table = _Table(data, n, name, (0, 2, 4, 5))
-    table.check_counts(
-        6, np.iinfo(np.intp).max, "6 fields: qid iter docno rank score run_id"
-    )
-    scores = table.numbers(4, np.float64, "expected a numeric score")
-    if np.isnan(scores).any():
-        raise table.error(int(np.argmax(np.isnan(scores))), "expected a numeric score")
+    src = _Source(source)
+    try:
+        data, n = src.read_all()
+    finally:
+        src.close()
+    block = _run_block(_run_table(data, n, src.name, 0), src.name)
+    _check_duplicates(block, "a run")
     run = Run.__new__(Run)
-    run.scores = scores
-    run._q = table.tokens(0)
-    run._d = table.tokens(2)
-    if table.lines.shape[0]:
-        s, e = table.field_start[5][-1], table.field_end[5][-1]
-        run.run_id = data[s:e].decode("utf-8", "replace")
-    else:
-        run.run_id = ""
-    _check_duplicates(table, run, "a run")
+    run.scores = block.scores
+    run._q, run._d = block.q, block.d
+    run.run_id = "" if block.run_id is None else block.run_id
     return run
 
 
@@ -603,7 +800,8 @@ def write_run(
                 if empty
                 else f"`{name}` must be non-empty strings without whitespace"
             )
-    q_codes, _, d_codes, _ = run._factorized()
+    _, q_codes = _factorize(run.query_ids)
+    _, d_codes = _factorize(run.doc_ids)
     order = np.lexsort((-d_codes, -run.scores, q_codes))
     q = q_codes[order]
     new = np.ones(q.shape[0], dtype=bool)

@@ -3,22 +3,34 @@
 from __future__ import annotations
 
 import numbers
+import os
+import warnings
 
 import numpy as np
 
-from skirm._ranking import Judgments, Ranking, rank
-from skirm.io._tokens import find_sorted, mix
-from skirm.io._trec import Qrels, Run, read_qrels, read_run
+from skirm.io._trec import (
+    PART_BYTES,
+    Qrels,
+    Run,
+    RunBlock,
+    RunNotGrouped,
+    iter_run_blocks,
+    iter_run_parts,
+    read_qrels,
+    read_run,
+)
 from skirm.metrics._evaluate import EvaluationResult
 from skirm.metrics._registry import Metric, get_metric
+from skirm.trec._join import QrelsIndex, join
 from skirm.trec._measures import (
     MEASURES,
     ORDER,
-    Context,
     check_supported,
+    measure,
     parse_trec_name,
-    summarize,
 )
+from skirm.trec._rank import trec_ranking
+from skirm.trec._summary import concatenate, summarize
 
 __all__ = ["evaluate_run", "trec_measure_names"]
 
@@ -44,18 +56,6 @@ def trec_measure_names() -> list[str]:
     """
     names = [n for n, d in MEASURES.items() if not d.unsupported]
     return [*names, "all_trec", "official", "set"]
-
-
-def _as_qrels(qrels):
-    if isinstance(qrels, Qrels):
-        return qrels
-    return read_qrels(qrels)
-
-
-def _as_run(run):
-    if isinstance(run, Run):
-        return run
-    return read_run(run)
 
 
 def _parse_metrics(metrics):
@@ -114,172 +114,47 @@ def _check_level(value):
     return int(value)
 
 
-def _evaluated_queries(qrels, run):
-    """Queries of the run that are in the qrels, and both sides' maps to them."""
-    rq_codes, rq_ids = run._query_codes()
-    qq_codes, qq_ids = qrels._query_codes()
-    pos = np.searchsorted(qq_ids, rq_ids)
-    pos_c = np.minimum(pos, max(qq_ids.shape[0] - 1, 0))
-    in_qrels = (pos < qq_ids.shape[0]) & (
-        qq_ids[pos_c] == rq_ids if qq_ids.shape[0] else False
-    )
-    eval_ids = rq_ids[in_qrels]
-    run_to_eval = np.full(rq_ids.shape[0], -1, dtype=np.int64)
-    run_to_eval[in_qrels] = np.arange(eval_ids.shape[0])
-    qrels_to_eval = np.full(qq_ids.shape[0], -1, dtype=np.int64)
-    qrels_to_eval[pos[in_qrels]] = np.arange(eval_ids.shape[0])
-    return eval_ids, qq_ids.shape[0], run_to_eval[rq_codes], qrels_to_eval[qq_codes]
+def _as_qrels(qrels):
+    if isinstance(qrels, Qrels):
+        return qrels
+    return read_qrels(qrels)
 
 
-def _join(qrels, run):
-    """Evaluated queries and, per kept run row, its trec_eval relevance value.
+def _blocks(run):
+    """The run's blocks (each with all rows of its queries), and a restart.
 
-    Rows are matched to judgements on a 64-bit hash of (query, docno) and
-    every match is verified byte for byte; a hash collision among the
-    judgements falls back to matching the strings.
+    A path is streamed block by block; if its queries turn out not to be
+    grouped, ``restart()`` gives the run again in parts by query hash (read
+    in passes, memory bounded by the largest part). An open file is read
+    whole.
     """
-    eval_ids, n_topics, rows, j_eval = _evaluated_queries(qrels, run)
-    keep = np.flatnonzero(rows >= 0)
-    codes = rows[keep]
-    jk = np.flatnonzero(j_eval >= 0)
-    j_codes = j_eval[jk]
-    j_raw = qrels.labels[jk]
-    run_docs, qrels_docs = run._d_tokens(), qrels._d_tokens()
-    # Judgements keyed with the run's own query codes, so that the run's
-    # keys (already sorted by the duplicate check) can be merged in order.
-    run_codes, _ = run._query_codes()
-    eval_to_run = np.empty(eval_ids.shape[0], dtype=np.int64)
-    eval_to_run[codes] = run_codes[keep]
-    jkey = mix(qrels_docs.hash()[jk], eval_to_run[j_codes])
-    o = np.argsort(jkey)
-    jkey = jkey[o]
-    if (jkey[1:] == jkey[:-1]).any():
-        return _join_exact(qrels, run)
-    found = find_sorted(jkey, run._keys()[keep])
-    cand = np.flatnonzero(found >= 0)
-    run_row = keep[cand]
-    judged_at = o[found[cand]]  # index into jk
-    same = (rows[run_row] == j_codes[judged_at]) & run_docs.equal(
-        run_row, qrels_docs, jk[judged_at]
-    )  # a key equal by chance is no match: the judgement keys are distinct
-    cand, judged_at = cand[same], judged_at[same]
-    raw = np.full(keep.shape[0], -1, dtype=np.int64)
-    raw[cand] = np.where(j_raw[judged_at] >= 0, j_raw[judged_at], -2)
-    return eval_ids, n_topics, keep, codes, raw, j_codes, j_raw
+    if isinstance(run, Run):
+        return [RunBlock.of_run(run)], None
+    if not isinstance(run, (str, os.PathLike)):
+        return [RunBlock.of_run(read_run(run))], None
+
+    def restart(exc):
+        n_parts = max(1, -(-os.path.getsize(run) // PART_BYTES))
+        if n_parts > 1:
+            warnings.warn(
+                f"{exc}; evaluating the run in {n_parts} passes over the file "
+                "instead of one (sort it by query to stream it in one pass)",
+                UserWarning,
+                stacklevel=4,
+            )
+        return iter_run_parts(run, n_parts)
+
+    return iter_run_blocks(run), restart
 
 
-def _join_exact(qrels, run):
-    """:func:`_join` on the strings (slower; used after a hash collision)."""
-    rq_codes, rq_ids, rd_codes, rd_ids = run._factorized()
-    qq_codes, qq_ids, _, _ = qrels._factorized()
-    # Queries of the run that are in the qrels are evaluated; others ignored.
-    pos = np.searchsorted(qq_ids, rq_ids)
-    pos_c = np.minimum(pos, max(qq_ids.shape[0] - 1, 0))
-    in_qrels = (pos < qq_ids.shape[0]) & (
-        qq_ids[pos_c] == rq_ids if qq_ids.shape[0] else False
-    )
-    eval_ids = rq_ids[in_qrels]
-    n_eval = eval_ids.shape[0]
-    run_to_eval = np.full(rq_ids.shape[0], -1, dtype=np.int64)
-    run_to_eval[in_qrels] = np.arange(n_eval)
-    qrels_to_eval = np.full(qq_ids.shape[0], -1, dtype=np.int64)
-    qrels_to_eval[pos[in_qrels]] = np.arange(n_eval)
-
-    rows = run_to_eval[rq_codes]
-    keep = np.flatnonzero(rows >= 0)
-    codes = rows[keep]
-    dcodes = rd_codes[keep]
-
-    # Judgements of the evaluated queries; their docnos as run docno codes.
-    j_eval = qrels_to_eval[qq_codes]
-    jk = j_eval >= 0
-    j_codes = j_eval[jk]
-    j_raw = qrels.labels[jk]
-    j_docs = qrels.doc_ids[jk]
-    dpos = np.searchsorted(rd_ids, j_docs)
-    dpos_c = np.minimum(dpos, max(rd_ids.shape[0] - 1, 0))
-    found = (dpos < rd_ids.shape[0]) & (rd_ids[dpos_c] == j_docs)
-    n_docs = max(rd_ids.shape[0], 1)
-    jkey = j_codes[found] * n_docs + dpos[found]
-    jlab = j_raw[found]
-    o = np.argsort(jkey, kind="stable")
-    jkey, jlab = jkey[o], jlab[o]
-    rkey = codes * n_docs + dcodes
-    idx = np.searchsorted(jkey, rkey)
-    idx_c = np.minimum(idx, max(jkey.shape[0] - 1, 0))
-    hit = (idx < jkey.shape[0]) & (jkey[idx_c] == rkey if jkey.shape[0] else False)
-    raw = np.full(keep.shape[0], -1, dtype=np.int64)
-    raw[hit] = np.where(jlab[idx_c[hit]] >= 0, jlab[idx_c[hit]], -2)
-    return eval_ids, qq_ids.shape[0], keep, codes, raw, j_codes, j_raw
-
-
-def _docno_tie_order(ranking, docs, keep):
-    """The ranked order with ties in score broken by docno, descending.
-
-    ``ranking`` keeps input order among equal scores; only the rows of tie
-    blocks are reordered, comparing docnos as big-endian 64-bit words (byte
-    order, as strcmp). Returns None when no query has tied scores.
-    """
-    scores, codes = ranking.scores, ranking.codes
-    tie = (scores[1:] == scores[:-1]) & (codes[1:] == codes[:-1])
-    if not tie.any():
-        return None
-    tied = np.zeros(scores.shape[0], dtype=bool)
-    tied[:-1] |= tie
-    tied[1:] |= tie
-    positions = np.flatnonzero(tied)
-    block = np.cumsum(np.concatenate(([True], ~tie)))[positions]
-    rows = ranking.order[positions]
-    words = docs.order_words(keep[rows])
-    # within each tie block (contiguous positions), docno descending
-    perm = np.lexsort([*(~w for w in reversed(words)), block])
-    order = ranking.order.copy()
-    order[positions] = rows[perm]
-    return order
-
-
-def _trec_ranking(qrels, run, level, judged_only, max_docs):
-    eval_ids, n_topics, keep, codes, raw, j_codes, j_raw = _join(qrels, run)
-    if eval_ids.shape[0] == 0:
-        raise ValueError(
-            "no query of the run appears in the qrels: nothing to evaluate "
-            f"(run queries e.g. {run.query_ids[:3].tolist()}, qrels queries e.g. "
-            f"{np.unique(qrels.query_ids)[:3].tolist()})"
-        )
-    judgments = Judgments(j_codes, np.maximum(j_raw, 0).astype(np.float64))
-    y_true = np.maximum(raw, 0).astype(np.float64)
-    scores = run.scores[keep]
-    ranking = rank(y_true, scores, codes, eval_ids, ties="first", judgments=judgments)
-    order = _docno_tie_order(ranking, run._d_tokens(), keep)
-    if order is not None:
-        ranking = Ranking(
-            order,
-            ranking.codes,
-            y_true[order],
-            ranking.scores,
-            ranking.group_ids,
-            "first",
-            judgments=judgments,
-        )
-    ranked_raw = raw[ranking.order]
-    cut = None
-    if max_docs is not None:
-        cut = ranking.position < max_docs
-    if judged_only:
-        judged = ranked_raw >= 0
-        cut = judged if cut is None else cut & judged
-    if cut is not None and not cut.all():
-        ranking = Ranking(
-            ranking.order[cut],
-            ranking.codes[cut],
-            ranking.labels[cut],
-            ranking.scores[cut],
-            ranking.group_ids,
-            "first",
-            judgments=judgments,
-        )
-        ranked_raw = ranked_raw[cut]
-    return Context(ranking, ranked_raw, level, j_codes, j_raw), n_topics
+def _map_blocks(step, blocks, restart):
+    """``[step(block)]`` over the run's blocks, restarted if not grouped."""
+    try:
+        return [step(block) for block in blocks]
+    except RunNotGrouped as exc:
+        if restart is None:  # pragma: no cover - only streams raise it
+            raise
+        return [step(block) for block in restart(exc)]
 
 
 def evaluate_run(
@@ -369,33 +244,40 @@ def evaluate_run(
                 f"`max_docs` must be a positive integer or None, got {max_docs}"
             )
     qrels = _as_qrels(qrels)
-    run = _as_run(run)
-    ctx, n_topics = _trec_ranking(qrels, run, level, bool(judged_only), max_docs)
-    n_eval = ctx.n
-    n_total = n_topics if all_queries else n_eval
+    index = QrelsIndex(qrels)
+    judged_only = bool(judged_only)
+
+    def step(block):
+        joined = join(index, block)
+        if not joined.eval_ids.shape[0]:
+            return None, None, block.run_id, block.q.codes()[1][:3].tolist()
+        ctx = trec_ranking(joined, block, level, judged_only, max_docs)
+        return joined.eval_ids, measure(ctx, outputs, level), block.run_id, None
+
+    parts = _map_blocks(step, *_blocks(run))
+    run_id = next((p[2] for p in reversed(parts) if p[2] is not None), "")
+    found = [p[:2] for p in parts if p[0] is not None]
+    if not found:
+        sample = next((p[3] for p in parts if p[3]), [])
+        raise ValueError(
+            "no query of the run appears in the qrels: nothing to evaluate "
+            f"(run queries e.g. {sample}, qrels queries e.g. "
+            f"{index.topic_ids[:3].tolist()})"
+        )
+    ids, per_query = concatenate(found)
+    n_eval = ids.shape[0]
+    n_total = index.n_topics if all_queries else n_eval
     n_missing = n_total - n_eval
-    per_query, means = {}, {}
-    for name, kind, what, param in outputs:
-        if kind == "skirm":
-            params = {}
-            if "relevance_threshold" in what.spec.params and not what.params.get(
-                "relevance_threshold"
-            ):
-                params["relevance_threshold"] = level
-            metric = get_metric(what, **params) if params else what
-            values = metric.per_query(ctx.ranking, 0.0)[1]
-            summary = "mean"
-        else:
-            if what == "runid":
-                continue
-            values = ctx.value(what, param)
-            summary = MEASURES[what].summary
-        per_query[name] = np.asarray(values, dtype=np.float64)
+    means = {}
+    for name, kind, what, _ in outputs:
+        if name not in per_query:
+            continue
         if what == "num_rel" and all_queries:
             # trec_eval -c recounts num_rel over every qrels topic, rel > 0.
             means[name] = float(np.count_nonzero(qrels.labels > 0))
         else:
+            summary = MEASURES[what].summary if kind == "trec" else "mean"
             means[name] = summarize(summary, per_query[name], n_total, n_missing)
-    result = EvaluationResult(np.asarray(ctx.ranking.group_ids), per_query, means)
-    result.run_id = run.run_id
+    result = EvaluationResult(ids, per_query, means)
+    result.run_id = run_id
     return result

@@ -9,7 +9,6 @@ vectorised over :class:`skirm._ranking.Ranking` (no loop over queries).
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
@@ -17,7 +16,6 @@ import numpy as np
 
 from skirm.metrics._registry import get_metric
 
-GM_FLOOR = 1e-5  # trec_eval's floor for the geometric means
 INFAP_EPSILON = 1e-5
 
 
@@ -570,13 +568,26 @@ def _segment_cumsum(values, codes, starts):
     return cum - before[codes] if values.shape[0] else cum
 
 
-def summarize(kind, values, n_total, n_missing):
-    """trec_eval's summary of per-query values (``-c``: ``n_missing`` zeros)."""
-    if kind == "sum":
-        return float(np.sum(values))
-    if kind == "count":
-        return float(n_total)
-    if kind == "gm":
-        logs = np.log(np.maximum(values, GM_FLOOR))
-        return float(math.exp((logs.sum() + n_missing * math.log(GM_FLOOR)) / n_total))
-    return float(np.sum(values) / n_total)
+def measure(ctx, outputs, level):
+    """``{output name: per-query values}`` of a block, in ``outputs`` order.
+
+    ``outputs`` are :func:`skirm.trec._evaluate._parse_metrics` entries:
+    trec_eval measures by their kernels here, skirm metrics by the registry
+    (binary ones at the relevance level ``level``).
+    """
+    values = {}
+    for name, kind, what, param in outputs:
+        if kind == "skirm":
+            params = {}
+            if "relevance_threshold" in what.spec.params and not what.params.get(
+                "relevance_threshold"
+            ):
+                params["relevance_threshold"] = level
+            metric = get_metric(what, **params) if params else what
+            out = metric.per_query(ctx.ranking, 0.0)[1]
+        elif what == "runid":
+            continue
+        else:
+            out = ctx.value(what, param)
+        values[name] = np.asarray(out, dtype=np.float64)
+    return values

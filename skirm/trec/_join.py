@@ -1,0 +1,146 @@
+"""Join: each run row's trec_eval relevance value, from an index of the qrels.
+
+The qrels are indexed once (:class:`QrelsIndex`); every block of run rows is
+then joined to it on its own (:func:`join`). Rows are matched to judgements
+on a 64-bit hash of (query, docno) and every match is verified byte for
+byte; when two judgements share a hash, blocks are joined on the strings.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from skirm.io._tokens import find_sorted, mix
+
+
+class QrelsIndex:
+    """The judgements grouped by topic, with sorted (topic, docno) keys.
+
+    Attributes
+    ----------
+    topic_ids : ndarray of str
+        Sorted distinct topics of the qrels.
+    codes, labels : ndarray
+        Topic code and label of each judgement, in topic order.
+    """
+
+    def __init__(self, qrels):
+        q, d = qrels._tokens()
+        codes, self.topic_ids = q.codes()
+        order = np.argsort(codes, kind="stable")
+        self.codes = codes[order]
+        self.labels = qrels.labels[order]
+        self.docs = d.take(order)
+        self.n_topics = int(self.topic_ids.shape[0])
+        self.topic_start = np.searchsorted(self.codes, np.arange(self.n_topics + 1))
+        keys = mix(self.docs.hash(), self.codes)
+        self.key_order = np.argsort(keys)
+        self.keys = keys[self.key_order]
+        self.collision = bool((self.keys[1:] == self.keys[:-1]).any())
+        self._doc_strings = None
+
+    def topics(self, ids):
+        """Topic code of each id in ``ids`` (sorted str), -1 if absent."""
+        pos = np.searchsorted(self.topic_ids, ids)
+        inside = pos < self.n_topics
+        found = np.zeros(ids.shape[0], dtype=bool)
+        found[inside] = self.topic_ids[pos[inside]] == ids[inside]
+        return np.where(found, pos, -1)
+
+    def judgments(self, topics):
+        """Rows of the judgements of ``topics`` (codes), and each one's index
+        into ``topics``."""
+        lo, hi = self.topic_start[topics], self.topic_start[topics + 1]
+        sizes = hi - lo
+        which = np.repeat(np.arange(topics.shape[0]), sizes)
+        offset = lo - (np.cumsum(sizes) - sizes)
+        rows = np.arange(which.shape[0]) + np.repeat(offset, sizes)
+        return rows, which
+
+    def doc_strings(self):
+        if self._doc_strings is None:
+            self._doc_strings = self.docs.strings()
+        return self._doc_strings
+
+
+class Joined(NamedTuple):
+    """A block of run rows joined to the qrels.
+
+    ``keep`` are the block's rows whose query is in the qrels, ``codes`` their
+    query's index into ``eval_ids`` (sorted), ``raw`` their trec_eval
+    relevance value (the qrels level if >= 0, -1 if not in the qrels, -2 if
+    judged with a negative level); ``j_codes``, ``j_raw`` every judgement of
+    the evaluated queries.
+    """
+
+    eval_ids: np.ndarray
+    keep: np.ndarray
+    codes: np.ndarray
+    raw: np.ndarray
+    j_codes: np.ndarray
+    j_raw: np.ndarray
+
+
+def join(index, block):
+    """:class:`Joined` rows of a run block (every row of its queries)."""
+    run_codes, run_ids = block.q.codes()
+    topic_of = index.topics(run_ids)
+    in_qrels = topic_of >= 0
+    eval_ids = run_ids[in_qrels]
+    eval_of = np.full(run_ids.shape[0], -1, dtype=np.int64)
+    eval_of[in_qrels] = np.arange(eval_ids.shape[0])
+    rows = eval_of[run_codes]
+    keep = np.flatnonzero(rows >= 0)
+    codes = rows[keep]
+    topics = topic_of[in_qrels]
+    j_rows, j_codes = index.judgments(topics)
+    j_raw = index.labels[j_rows]
+    if index.collision:
+        raw = _raw_by_strings(index, block, keep, codes, topics, j_rows, j_codes)
+    else:
+        raw = _raw_by_keys(index, block, keep, topics[codes])
+    return Joined(eval_ids, keep, codes, raw, j_codes, j_raw)
+
+
+def _raw_by_keys(index, block, keep, row_topics):
+    """Relevance values of the kept rows through the hashed keys."""
+    docs = block.d.take(keep)
+    found = find_sorted(index.keys, mix(docs.hash(), row_topics))
+    hit = np.flatnonzero(found >= 0)
+    judged = index.key_order[found[hit]]
+    # A key equal by chance is no match: the judgement keys are distinct.
+    same = (index.codes[judged] == row_topics[hit]) & docs.equal(
+        hit, index.docs, judged
+    )
+    hit, judged = hit[same], judged[same]
+    return _raw(keep.shape[0], hit, index.labels[judged])
+
+
+def _raw_by_strings(index, block, keep, codes, topics, j_rows, j_codes):
+    """Relevance values of the kept rows by comparing docno strings."""
+    run_docs = block.d.take(keep).strings()
+    doc_ids, dcodes = np.unique(run_docs, return_inverse=True)
+    j_docs = index.doc_strings()[j_rows]
+    dpos = np.searchsorted(doc_ids, j_docs)
+    dpos_c = np.minimum(dpos, max(doc_ids.shape[0] - 1, 0))
+    found = (dpos < doc_ids.shape[0]) & (doc_ids[dpos_c] == j_docs)
+    n_docs = max(doc_ids.shape[0], 1)
+    jkey = j_codes[found] * n_docs + dpos[found]
+    jlab = index.labels[j_rows][found]
+    o = np.argsort(jkey, kind="stable")
+    jkey, jlab = jkey[o], jlab[o]
+    rkey = codes * n_docs + dcodes.reshape(-1)
+    idx = np.searchsorted(jkey, rkey)
+    idx_c = np.minimum(idx, max(jkey.shape[0] - 1, 0))
+    hit = (idx < jkey.shape[0]) & (jkey[idx_c] == rkey if jkey.shape[0] else False)
+    hit = np.flatnonzero(hit)
+    return _raw(keep.shape[0], hit, jlab[idx_c[hit]])
+
+
+def _raw(n, hit, labels):
+    """-1 everywhere, the label at ``hit`` (-2 for a negative label)."""
+    raw = np.full(n, -1, dtype=np.int64)
+    raw[hit] = np.where(labels >= 0, labels, -2)
+    return raw

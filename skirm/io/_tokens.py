@@ -38,6 +38,7 @@ class Tokens:
         self._words = None
         self._all_words = None
         self._hash = None
+        self._runs = None
 
     @classmethod
     def from_strings(cls, values):
@@ -86,8 +87,12 @@ class Tokens:
         return int(self.start.shape[0])
 
     def take(self, rows):
-        """The tokens ``rows`` (an index array), sharing the buffer."""
-        return Tokens(self.buf, self.start[rows], self.end[rows])
+        """The tokens ``rows`` (an index array), sharing the buffer (and the
+        hashes, if computed)."""
+        out = Tokens(self.buf, self.start[rows], self.end[rows])
+        if self._hash is not None:
+            out._hash = self._hash[rows]
+        return out
 
     def compact(self):
         """The same tokens in a new buffer that holds only their bytes."""
@@ -135,9 +140,11 @@ class Tokens:
         return np.repeat(inverse.reshape(-1), sizes), ids
 
     def run_starts(self):
-        """First index of every run of equal adjacent tokens."""
-        same = self.adjacent_equal()
-        return np.flatnonzero(np.concatenate(([True], ~same)))
+        """First index of every run of equal adjacent tokens (cached)."""
+        if self._runs is None:
+            same = self.adjacent_equal()
+            self._runs = np.flatnonzero(np.concatenate(([True], ~same)))
+        return self._runs
 
     @property
     def n_words(self) -> int:
@@ -309,31 +316,44 @@ def parse_decimals(tokens, integer=False):
     return values, ok
 
 
-def find_sorted(sorted_keys, needles):
-    """Index of each needle in ``sorted_keys`` (distinct, ascending), or -1.
+class SortedKeys:
+    """Distinct ascending 64-bit keys, indexed for lookups.
 
     The top bits of sorted keys are sorted too, so a table of bucket starts
     indexed by them replaces a binary search by one lookup and a short scan.
+    The table is built once; :meth:`find` is then linear in the needles.
     """
-    out = np.full(needles.shape[0], -1, dtype=np.int64)
-    m = sorted_keys.shape[0]
-    if not m or not needles.shape[0]:
+
+    def __init__(self, sorted_keys):
+        self.keys = sorted_keys
+        m = sorted_keys.shape[0]
+        bits = max(int(m - 1).bit_length() + 1, 1) if m else 1
+        self.shift = np.uint64(64 - bits)
+        bucket = (sorted_keys >> self.shift).astype(np.int64)
+        self.starts = np.searchsorted(bucket, np.arange((1 << bits) + 1))
+
+    def find(self, needles):
+        """Index of each needle in the keys, or -1."""
+        keys = self.keys
+        out = np.full(needles.shape[0], -1, dtype=np.int64)
+        if not keys.shape[0] or not needles.shape[0]:
+            return out
+        b = (needles >> self.shift).astype(np.int64)
+        lo, hi = self.starts[b], self.starts[b + 1]
+        todo = np.flatnonzero(lo < hi)
+        at = lo[todo]
+        while todo.shape[0]:
+            hit = keys[at] == needles[todo]
+            out[todo[hit]] = at[hit]
+            at += 1
+            more = ~hit & (at < hi[todo])
+            todo, at = todo[more], at[more]
         return out
-    bits = max(int(m - 1).bit_length() + 1, 1)
-    shift = np.uint64(64 - bits)
-    bucket = (sorted_keys >> shift).astype(np.int64)
-    starts = np.searchsorted(bucket, np.arange((1 << bits) + 1))
-    b = (needles >> shift).astype(np.int64)
-    lo, hi = starts[b], starts[b + 1]
-    todo = np.flatnonzero(lo < hi)
-    at = lo[todo]
-    while todo.shape[0]:
-        hit = sorted_keys[at] == needles[todo]
-        out[todo[hit]] = at[hit]
-        at += 1
-        more = ~hit & (at < hi[todo])
-        todo, at = todo[more], at[more]
-    return out
+
+
+def find_sorted(sorted_keys, needles):
+    """Index of each needle in ``sorted_keys`` (distinct, ascending), or -1."""
+    return SortedKeys(sorted_keys).find(needles)
 
 
 def equal_key_pairs(keys):

@@ -208,7 +208,7 @@ def _factorize(values):
 
 #: Bytes read at a time when a run is streamed: a few times the CPU cache,
 #: small next to the file.
-BLOCK_BYTES = 1 << 24
+BLOCK_BYTES = 1 << 22
 #: Bytes of a run file per part when it is not grouped by query and is read
 #: in parts (:func:`iter_run_parts`).
 PART_BYTES = 1 << 27
@@ -317,8 +317,7 @@ class _Table:
         self.line0 = line0
         self.fields = fields
         self.buf = np.frombuffer(data, dtype=np.uint8)
-        # Room for a line per 8 bytes (grown if a file has shorter lines).
-        self._allocate(n // 8 + 2, fields)
+        self._allocate(data.count(b"\n", 0, n) + 1, fields)
         n_lines = n_data = 0
         c0 = 0
         while c0 < n:
@@ -343,8 +342,6 @@ class _Table:
             keep = np.flatnonzero(data_line)
             first, counts = first[keep], counts[keep]
             last = edges.shape[0] - 2
-            if n_lines + line_starts.shape[0] > self.line_starts.shape[0]:
-                self._allocate(2 * (n_lines + line_starts.shape[0]), fields)
             d0, d1 = n_data, n_data + keep.shape[0]
             for f in fields:
                 at = np.minimum(2 * (first + f), last)  # short lines: checked later
@@ -370,24 +367,12 @@ class _Table:
             self.field_end[f] = self.field_end[f][:m]
 
     def _allocate(self, size, fields):
-        """(Re)allocate the per-line arrays with room for ``size`` lines."""
-        old = getattr(self, "line_starts", None)
-        arrays = {"line_starts": None, "lines": None, "counts": None}
-        arrays.update({("start", f): None for f in fields})
-        arrays.update({("end", f): None for f in fields})
-        if old is None:
-            self.field_start, self.field_end = {}, {}
-        for key in arrays:
-            new = np.empty(size, dtype=np.int64)
-            if isinstance(key, tuple):
-                target = self.field_start if key[0] == "start" else self.field_end
-                if key[1] in target:
-                    new[: target[key[1]].shape[0]] = target[key[1]]
-                target[key[1]] = new
-            else:
-                if old is not None:
-                    new[: getattr(self, key).shape[0]] = getattr(self, key)
-                setattr(self, key, new)
+        """The per-line arrays, with room for ``size`` lines."""
+        self.line_starts = np.empty(size, dtype=np.int64)
+        self.lines = np.empty(size, dtype=np.int64)
+        self.counts = np.empty(size, dtype=np.int64)
+        self.field_start = {f: np.empty(size, dtype=np.int64) for f in fields}
+        self.field_end = {f: np.empty(size, dtype=np.int64) for f in fields}
 
     def text(self, line):
         s = int(self.line_starts[line])
@@ -452,11 +437,18 @@ class RunBlock:
     A block from :func:`iter_run_blocks` holds every row of its queries.
     """
 
-    __slots__ = ("d", "lines", "name", "q", "run_id", "scores")
+    __slots__ = ("_queries", "d", "lines", "name", "q", "run_id", "scores")
 
     def __init__(self, q, d, scores, lines, name, run_id):
         self.q, self.d, self.scores = q, d, scores
         self.lines, self.name, self.run_id = lines, name, run_id
+        self._queries = None
+
+    def queries(self):
+        """``(codes, ids)``: sorted distinct query ids, each row's index."""
+        if self._queries is None:
+            self._queries = self.q.codes()
+        return self._queries
 
     def __len__(self):
         return len(self.q)
@@ -615,12 +607,12 @@ def iter_run_parts(source, n_parts):
         yield block
 
 
-def _check_duplicates(block, what, q_codes=None):
+def _check_duplicates(block, what):
     """Each docno at most once per query: hashed, then verified exactly."""
     q, d = block.q, block.d
     if len(q) < 2:
         return
-    codes = q.codes()[0] if q_codes is None else q_codes
+    codes = block.queries()[0]
     i, j = equal_key_pairs(mix(d.hash(), codes))
     if not i.shape[0]:
         return

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import collections
+import concurrent.futures
 import numbers
 import os
 import warnings
@@ -33,6 +35,9 @@ from skirm.trec._rank import trec_ranking
 from skirm.trec._summary import concatenate, summarize
 
 __all__ = ["evaluate_run", "trec_measure_names"]
+
+#: Threads that evaluate the blocks of a streamed run (at most).
+MAX_THREADS = 4
 
 
 def trec_measure_names() -> list[str]:
@@ -150,11 +155,35 @@ def _blocks(run):
 def _map_blocks(step, blocks, restart):
     """``[step(block)]`` over the run's blocks, restarted if not grouped."""
     try:
-        return [step(block) for block in blocks]
+        return _threaded_map(step, blocks)
     except RunNotGrouped as exc:
         if restart is None:  # pragma: no cover - only streams raise it
             raise
-        return [step(block) for block in restart(exc)]
+        return _threaded_map(step, restart(exc))
+
+
+def _n_threads():
+    try:
+        return min(len(os.sched_getaffinity(0)), MAX_THREADS)
+    except AttributeError:  # pragma: no cover - not on Linux
+        return min(os.cpu_count() or 1, MAX_THREADS)
+
+
+def _threaded_map(step, blocks):
+    """``[step(block)]`` in order; blocks are evaluated by worker threads
+    while the next ones are read (numpy releases the GIL in its loops). At
+    most one block per thread waits, so memory stays bounded."""
+    n = _n_threads()
+    if n < 2 or isinstance(blocks, list):
+        return [step(block) for block in blocks]
+    out, pending = [], collections.deque()
+    with concurrent.futures.ThreadPoolExecutor(n) as pool:
+        for block in blocks:
+            pending.append(pool.submit(step, block))
+            while len(pending) > n:
+                out.append(pending.popleft().result())
+        out.extend(future.result() for future in pending)
+    return out
 
 
 def evaluate_run(

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from skirm.io._tokens import find_sorted, mix
+from skirm.io._tokens import SortedKeys, mix
 
 
 class QrelsIndex:
@@ -37,8 +37,9 @@ class QrelsIndex:
         self.topic_start = np.searchsorted(self.codes, np.arange(self.n_topics + 1))
         keys = mix(self.docs.hash(), self.codes)
         self.key_order = np.argsort(keys)
-        self.keys = keys[self.key_order]
-        self.collision = bool((self.keys[1:] == self.keys[:-1]).any())
+        keys = keys[self.key_order]
+        self.collision = bool((keys[1:] == keys[:-1]).any())
+        self.keys = SortedKeys(keys)
         self._doc_strings = None
 
     def topics(self, ids):
@@ -85,7 +86,7 @@ class Joined(NamedTuple):
 
 def join(index, block):
     """:class:`Joined` rows of a run block (every row of its queries)."""
-    run_codes, run_ids = block.q.codes()
+    run_codes, run_ids = block.queries()
     topic_of = index.topics(run_ids)
     in_qrels = topic_of >= 0
     eval_ids = run_ids[in_qrels]
@@ -106,8 +107,8 @@ def join(index, block):
 
 def _raw_by_keys(index, block, keep, row_topics):
     """Relevance values of the kept rows through the hashed keys."""
-    docs = block.d.take(keep)
-    found = find_sorted(index.keys, mix(docs.hash(), row_topics))
+    docs = block.d if keep.shape[0] == len(block) else block.d.take(keep)
+    found = index.keys.find(mix(docs.hash(), row_topics))
     hit = np.flatnonzero(found >= 0)
     judged = index.key_order[found[hit]]
     # A key equal by chance is no match: the judgement keys are distinct.

@@ -560,6 +560,11 @@ def _check_grouped(block, seen):
         earlier.add(query)
 
 
+def count_parts(path):
+    """Parts of :data:`PART_BYTES` in the file at ``path`` (at least 1)."""
+    return max(1, -(-os.path.getsize(path) // PART_BYTES))
+
+
 def iter_run_parts(source, n_parts):
     """The run in ``n_parts`` blocks: a hash of the query id picks the block
     of each row, so every block holds all rows of its queries, in any order.

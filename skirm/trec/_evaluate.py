@@ -11,11 +11,11 @@ import warnings
 import numpy as np
 
 from skirm.io._trec import (
-    PART_BYTES,
     Qrels,
     Run,
     RunBlock,
     RunNotGrouped,
+    count_parts,
     iter_run_blocks,
     iter_run_parts,
     read_qrels,
@@ -139,7 +139,7 @@ def _blocks(run):
         return [RunBlock.of_run(read_run(run))], None
 
     def restart(exc):
-        n_parts = max(1, -(-os.path.getsize(run) // PART_BYTES))
+        n_parts = count_parts(run)
         if n_parts > 1:
             warnings.warn(
                 f"{exc}; evaluating the run in {n_parts} passes over the file "

@@ -9,9 +9,9 @@ about equal parts, inside every query:
 * plain integers: ``880019750``.
 
 Scores have four decimals (so some documents of a query tie and the docno
-breaks the tie). The qrels judge about 15% of the retrieved documents plus
-50 documents per query that the run missed, graded 0-3 with a few -1
-("judged non-relevant"). Every qrels query appears in the run, as trec_eval
+breaks the tie). The qrels judge a fraction ``judged`` (15%) of the retrieved
+documents plus 50 documents per query that the run missed, graded 0-3 with a
+few -1 ("judged non-relevant"). Every qrels query appears in the run, as trec_eval
 10.0 requires, and the run is grouped by query as TREC runs are.
 """
 
@@ -43,7 +43,7 @@ def _docnos(rng, n):
     return out
 
 
-def write_trec_files(folder, n_queries, n_docs, *, seed=0, name="mixed"):
+def write_trec_files(folder, n_queries, n_docs, *, judged=0.15, seed=0, name="mixed"):
     """Write ``{name}.run`` and ``{name}.qrels`` into ``folder``; return paths.
 
     Docnos are unique within a query (a counter suffix is never needed:
@@ -66,11 +66,11 @@ def write_trec_files(folder, n_queries, n_docs, *, seed=0, name="mixed"):
                         zip(retrieved, scores.tolist(), strict=True), start=1
                     )
                 ]
-                judged = [d for d in retrieved if rng.random() < 0.15] + missed
-                labels = rng.choice([-1, 0, 0, 0, 1, 1, 2, 3], size=len(judged))
+                pool = [d for d in retrieved if rng.random() < judged] + missed
+                labels = rng.choice([-1, 0, 0, 0, 1, 1, 2, 3], size=len(pool))
                 qrels_lines += [
                     f"{qid} 0 {d} {label}\n"
-                    for d, label in zip(judged, labels.tolist(), strict=True)
+                    for d, label in zip(pool, labels.tolist(), strict=True)
                 ]
             run_fh.write("".join(run_lines))
             qrels_fh.write("".join(qrels_lines))

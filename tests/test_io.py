@@ -148,18 +148,22 @@ def test_qrels_non_integer_label(tmp_path):
         read_qrels(path)
 
 
-def test_duplicate_docno_within_a_query(tmp_path):
-    path = _write(
+def test_duplicate_docno_within_an_evaluated_query(tmp_path):
+    # Read as trec_eval reads them; an error where a query is evaluated.
+    run_path = _write(
         tmp_path, "dup.run", "q1 Q0 d1 1 1 r\nq2 Q0 d1 1 1 r\nq1 Q0 d1 2 0 r\n"
     )
-    with pytest.raises(
-        ValueError,
-        match=r"dup\.run:3: duplicate docno 'd1' for query 'q1' \(first at line 1\)",
-    ):
-        read_run(path)
-    path = _write(tmp_path, "dup.qrels", "q1 0 d1 1\nq1 0 d1 0\n")
+    qrels_path = _write(tmp_path, "ok.qrels", "q1 0 d1 1\nq2 0 d1 0\n")
+    run = read_run(run_path)
+    assert len(run) == 3
+    message = r"dup\.run:3: duplicate docno 'd1' for query 'q1' \(first at line 1\)"
+    with pytest.raises(ValueError, match=message):
+        evaluate_run(qrels_path, run, "map")
+    with pytest.raises(ValueError, match=message):
+        evaluate_run(qrels_path, run_path, "map")  # streamed
+    dup_qrels = _write(tmp_path, "dup.qrels", "q1 0 d1 1\nq1 0 d1 0\n")
     with pytest.raises(ValueError, match=r"dup\.qrels:2: duplicate docno 'd1'"):
-        read_qrels(path)
+        evaluate_run(dup_qrels, _write(tmp_path, "ok.run", "q1 Q0 d1 1 1 r\n"), "map")
 
 
 def test_error_names_an_open_file():
@@ -296,7 +300,7 @@ def test_token_order_is_byte_order():
 
 def test_hash_collisions_fall_back_to_exact_strings(monkeypatch, shared_data):
     """With every key colliding, reading and evaluating give the same results."""
-    import skirm.io._trec
+    import skirm.io._tokens
     import skirm.trec._join
 
     folder = shared_data / "trec_eval-v9.0.8-test"
@@ -308,7 +312,7 @@ def test_hash_collisions_fall_back_to_exact_strings(monkeypatch, shared_data):
     def collide(h, codes):
         return np.zeros(h.shape[0], dtype=np.uint64)
 
-    monkeypatch.setattr(skirm.io._trec, "mix", collide)
+    monkeypatch.setattr(skirm.io._tokens, "mix", collide)
     monkeypatch.setattr(skirm.trec._join, "mix", collide)
     got = evaluate_run(
         read_qrels(folder / "qrels.test"), read_run(folder / "results.test"), measures
@@ -316,8 +320,15 @@ def test_hash_collisions_fall_back_to_exact_strings(monkeypatch, shared_data):
     assert got.means == expected.means
     streamed = evaluate_run(folder / "qrels.test", folder / "results.test", measures)
     assert streamed.means == expected.means
+    got_run = Run(["q"], ["d1"], [1.0])
     with pytest.raises(ValueError, match=r"<file>:3: duplicate docno 'd1' for query"):
-        read_run(io.StringIO("q Q0 d1 1 1 r\nq Q0 d2 1 1 r\nq Q0 d1 1 1 r\n"))
+        evaluate_run(
+            Qrels(["q"], ["d1"], [1]),
+            read_run(io.StringIO("q Q0 d1 1 1 r\nq Q0 d2 1 1 r\nq Q0 d1 1 1 r\n")),
+            "map",
+        )
+    with pytest.raises(ValueError, match=r"<file>:2: duplicate docno 'd1' for query"):
+        evaluate_run(read_qrels(io.StringIO("q 0 d1 1\nq 0 d1 0\n")), got_run, "map")
 
 
 def test_key_index_helpers():

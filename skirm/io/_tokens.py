@@ -373,3 +373,35 @@ def equal_key_pairs(keys):
     sorted_keys = keys[order]
     same = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
     return order[same], order[same + 1]
+
+
+def first_duplicate(codes, tokens, rows=None):
+    """The first repeated ``(code, token)`` pair, or None.
+
+    Returns ``(first, second)``: ``second`` is the smallest index that
+    repeats an earlier one, ``first`` that earlier one; with ``rows`` (an
+    index of each position, e.g. its line), those of the positions. Pairs are
+    found on hashes and verified byte for byte (on the strings after a
+    collision).
+    """
+    if codes.shape[0] < 2:
+        return None
+    i, j = equal_key_pairs(mix(tokens.hash(), codes))
+    if not i.shape[0]:
+        return None
+    truly = (codes[i] == codes[j]) & tokens.equal(i, tokens, j)
+    if not truly.all():  # a hash collision: decide on the strings
+        _, d_codes = np.unique(tokens.strings(), return_inverse=True)
+        key = codes.astype(np.int64) * max(len(tokens), 1) + d_codes.reshape(-1)
+        order = np.argsort(key, kind="stable")
+        same = np.flatnonzero(key[order[1:]] == key[order[:-1]])
+        if not same.shape[0]:
+            return None
+        i, j = order[same], order[same + 1]
+        truly = np.ones(i.shape[0], dtype=bool)
+    i, j = i[truly], j[truly]
+    if rows is not None:
+        i, j = rows[i], rows[j]
+    first, second = np.minimum(i, j), np.maximum(i, j)
+    k = int(np.argmin(second))
+    return int(first[k]), int(second[k])

@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-from skirm.io._tokens import PAD, Tokens, equal_key_pairs, mix, parse_decimals
+from skirm.io._tokens import PAD, Tokens, parse_decimals
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run", "write_run"]
 
@@ -33,6 +33,8 @@ class TrecFormatError(ValueError):
 class _Records:
     _columns: tuple = ()
     _query_ids = _doc_ids = _q = _d = None
+    _lines = None  # 0-based file line of each row, when read from a file
+    _source = "<records>"
 
     @property
     def query_ids(self):
@@ -457,7 +459,7 @@ class RunBlock:
     def of_run(cls, run):
         """The rows of a :class:`Run` as one block."""
         q, d = run._tokens()
-        return cls(q, d, run.scores, None, "<run>", run.run_id)
+        return cls(q, d, run.scores, run._lines, run._source, run.run_id)
 
 
 def _run_table(data, n, name, line0):
@@ -500,7 +502,6 @@ def iter_run_blocks(source, block_bytes=None):
     block, so that no query is split; hence each query's lines must be
     contiguous (TREC runs are grouped by query): :class:`RunNotGrouped` is
     raised on the first query that appears again after another.
-    Each block's duplicate docnos are checked (its queries are complete).
     """
     size = block_bytes or BLOCK_BYTES
     src = _Source(source)
@@ -530,7 +531,6 @@ def iter_run_blocks(source, block_bytes=None):
                 table.head(cut)
                 block = _run_block(table, src.name)
                 _check_grouped(block, seen)
-                _check_duplicates(block, "a run")
                 yield block
             if eof:
                 return
@@ -608,38 +608,24 @@ def iter_run_parts(source, n_parts):
             name,
             run_id,
         )
-        _check_duplicates(block, "a run")
         yield block
 
 
-def _check_duplicates(block, what):
-    """Each docno at most once per query: hashed, then verified exactly."""
-    q, d = block.q, block.d
-    if len(q) < 2:
-        return
-    codes = block.queries()[0]
-    i, j = equal_key_pairs(mix(d.hash(), codes))
-    if not i.shape[0]:
-        return
-    truly = (codes[i] == codes[j]) & d.equal(i, d, j)
-    if not truly.all():  # a hash collision: decide on the strings
-        _, d_codes = _factorize(d.strings())
-        key = codes.astype(np.int64) * max(len(d), 1) + d_codes
-        order = np.argsort(key, kind="stable")
-        same = np.flatnonzero(key[order[1:]] == key[order[:-1]])
-        if not same.shape[0]:
-            return
-        i, j = order[same], order[same + 1]
-        truly = np.ones(i.shape[0], dtype=bool)
-    first, second = np.minimum(i, j)[truly], np.maximum(i, j)[truly]
-    k = int(np.argmin(second))
-    first, second = int(first[k]), int(second[k])
+def duplicate_error(q, d, pair, lines, name, what):
+    """The ValueError for a docno repeated in a query: ``pair`` are the rows
+    of both copies (see :func:`~skirm.io._tokens.first_duplicate`), ``lines``
+    their 0-based file lines (None for records built from arrays)."""
+    first, second = pair
     doc = str(d.strings(np.array([second]))[0])
     query = str(q.strings(np.array([second]))[0])
-    line, line1 = int(block.lines[second]), int(block.lines[first])
-    raise TrecFormatError(
-        f"{block.name}:{line + 1}: duplicate docno {doc!r} for query {query!r} "
-        f"(first at line {line1 + 1}); expected each docno once per query in {what}"
+    if lines is not None:
+        where = f"{name}:{int(lines[second]) + 1}: "
+        at = f"line {int(lines[first]) + 1}"
+    else:
+        where, at = "", f"row {first}"
+    return TrecFormatError(
+        f"{where}duplicate docno {doc!r} for query {query!r} (first at {at}); "
+        f"expected each docno once per evaluated query in {what}"
     )
 
 
@@ -662,8 +648,9 @@ def read_qrels(source) -> Qrels:
     ------
     ValueError
         For a malformed line: a message ``file:line: ...`` with the offending
-        text and what was expected (four fields, an integer label, each docno
-        once per query).
+        text and what was expected (four fields, an integer label). A docno
+        twice in a query is an error only when that query is evaluated (see
+        :func:`skirm.trec.evaluate_run`).
 
     Examples
     --------
@@ -684,8 +671,7 @@ def read_qrels(source) -> Qrels:
     qrels.labels = table.numbers(3, np.int64, "expected an integer relevance label")
     qrels._q = table.tokens(0)
     qrels._d = table.tokens(2)
-    block = RunBlock(qrels._q, qrels._d, None, table.file_lines(), src.name, None)
-    _check_duplicates(block, "the qrels")
+    qrels._lines, qrels._source = table.file_lines(), src.name
     return qrels
 
 
@@ -712,8 +698,7 @@ def read_run(source) -> Run:
     ------
     ValueError
         For a malformed line: a message ``file:line: ...`` with the offending
-        text and what was expected (at least six fields, a numeric score,
-        each docno once per query).
+        text and what was expected (at least six fields, a numeric score).
 
     Examples
     --------
@@ -729,11 +714,11 @@ def read_run(source) -> Run:
     finally:
         src.close()
     block = _run_block(_run_table(data, n, src.name, 0), src.name)
-    _check_duplicates(block, "a run")
     run = Run.__new__(Run)
     run.scores = block.scores
     run._q, run._d = block.q, block.d
     run.run_id = "" if block.run_id is None else block.run_id
+    run._lines, run._source = block.lines, src.name
     return run
 
 

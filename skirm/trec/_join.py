@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from skirm.io._tokens import SortedKeys, mix
+from skirm.io._trec import duplicate_error
 
 
 class QrelsIndex:
@@ -38,9 +39,47 @@ class QrelsIndex:
         keys = mix(self.docs.hash(), self.codes)
         self.key_order = np.argsort(keys)
         keys = keys[self.key_order]
-        self.collision = bool((keys[1:] == keys[:-1]).any())
         self.keys = SortedKeys(keys)
         self._doc_strings = None
+        self._qrels, self._order = qrels, order
+        self._find_duplicates(np.flatnonzero(keys[1:] == keys[:-1]))
+
+    def _find_duplicates(self, same):
+        """Judgements repeated in a topic, and whether distinct judgements
+        share a key (then joins compare strings). ``dup_topics`` (sorted
+        codes) and ``dup_pairs`` (the qrels rows of two copies) are kept."""
+        a, b = self.key_order[same], self.key_order[same + 1]
+        truly = (self.codes[a] == self.codes[b]) & self.docs.equal(a, self.docs, b)
+        self.collision = not truly.all()
+        if self.collision:  # decide on the strings
+            _, d_codes = np.unique(self.doc_strings(), return_inverse=True)
+            key = self.codes * max(len(self.docs), 1) + d_codes.reshape(-1)
+            o = np.argsort(key, kind="stable")
+            same = np.flatnonzero(key[o[1:]] == key[o[:-1]])
+            a, b = o[same], o[same + 1]
+        else:
+            a, b = a[truly], b[truly]
+        topics = self.codes[a]
+        rows_a, rows_b = self._order[a], self._order[b]  # rows of the qrels
+        first, second = np.minimum(rows_a, rows_b), np.maximum(rows_a, rows_b)
+        o = np.lexsort((second, topics))  # per topic, the earliest repeat
+        new = np.ones(o.shape[0], dtype=bool)
+        new[1:] = topics[o[1:]] != topics[o[:-1]]
+        self.dup_topics = topics[o][new]
+        self.dup_pairs = np.stack([first[o][new], second[o][new]], axis=1)
+
+    def check_duplicates(self, topics):
+        """Raise for the first docno repeated in one of ``topics`` (codes),
+        as trec_eval does for the topics it evaluates."""
+        if not self.dup_topics.shape[0]:
+            return
+        hit = np.isin(self.dup_topics, topics)
+        if hit.any():
+            pairs = self.dup_pairs[hit]
+            first, second = pairs[int(np.argmin(pairs[:, 1]))].tolist()
+            q, d = self._qrels._tokens()
+            lines, name = self._qrels._lines, self._qrels._source
+            raise duplicate_error(q, d, (first, second), lines, name, "the qrels")
 
     def topics(self, ids):
         """Topic code of each id in ``ids`` (sorted str), -1 if absent."""
@@ -96,6 +135,7 @@ def join(index, block):
     keep = np.flatnonzero(rows >= 0)
     codes = rows[keep]
     topics = topic_of[in_qrels]
+    index.check_duplicates(topics)
     j_rows, j_codes = index.judgments(topics)
     j_raw = index.labels[j_rows]
     if index.collision:

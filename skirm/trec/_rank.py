@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from skirm._ranking import Judgments, Ranking, rank
+from skirm.io._tokens import first_duplicate
+from skirm.io._trec import duplicate_error
 from skirm.trec._measures import Context
 
 
@@ -38,6 +40,7 @@ def trec_ranking(joined, block, level, judged_only, max_docs):
     cut = None
     if max_docs is not None:
         cut = ranking.position < max_docs
+    _check_duplicates(block, joined.keep, ranking, cut)
     if judged_only:
         judged = ranked_raw >= 0
         cut = judged if cut is None else cut & judged
@@ -53,6 +56,18 @@ def trec_ranking(joined, block, level, judged_only, max_docs):
         )
         ranked_raw = ranked_raw[cut]
     return Context(ranking, ranked_raw, level, joined.j_codes, joined.j_raw)
+
+
+def _check_duplicates(block, keep, ranking, inside):
+    """Each docno at most once per evaluated query, within ``max_docs``
+    (``inside``), as trec_eval checks."""
+    order = ranking.order if inside is None else ranking.order[inside]
+    codes = ranking.codes if inside is None else ranking.codes[inside]
+    rows = keep[order]
+    pair = first_duplicate(codes, block.d.take(rows), rows)
+    if pair is not None:
+        q, d, lines, name = block.q, block.d, block.lines, block.name
+        raise duplicate_error(q, d, pair, lines, name, "the run")
 
 
 def _docno_tie_order(ranking, docs):

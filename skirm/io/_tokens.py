@@ -101,13 +101,21 @@ class Tokens:
         return self._all_words
 
     def hash(self):
-        """A 64-bit hash of every token (cached)."""
+        """A 64-bit hash of every token (cached).
+
+        A token's hash depends on its own bytes alone: word ``k`` is mixed in
+        only for tokens longer than ``8k`` bytes, so the same token hashes
+        the same in every column, whatever the lengths of its neighbours.
+        """
         if self._hash is None:
             h = (self.length.astype(np.uint64) + np.uint64(1)) * _K0
-            for w in self.words():
-                h ^= w
-                h *= _K1
-                h ^= h >> _S
+            for k, w in enumerate(self.words()):
+                mixed = (h ^ w) * _K1
+                mixed ^= mixed >> _S
+                if k == 0:
+                    h = mixed  # every token has its first word (zero if empty)
+                else:
+                    h = np.where(self.length > 8 * k, mixed, h)
             self._hash = h
         return self._hash
 

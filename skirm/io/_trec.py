@@ -1,8 +1,12 @@
 """TREC qrels and run files: vectorised readers and a writer.
 
 A qrels line is ``qid iter docno rel``; a run line is
-``qid iter docno rank score run_id [ignored...]``. Blank lines and lines
-starting with ``#`` are skipped. The readers tokenise the whole file with a
+``qid iter docno rank score run_id [ignored...]``. Blank lines are skipped,
+and so are comment lines as trec_eval 10.0 reads them: in a run, a line whose
+first non-blank character is ``#``; in qrels, a line starting with ``#``
+(a ``#`` inside a docno is kept). A docno may appear twice for a query: as in
+trec_eval, that is an error only where the query is evaluated (see
+:func:`skirm.trec.evaluate_run`). The readers tokenise the whole file with a
 few vectorised passes over its bytes and parse plain decimal numbers with
 numpy as well: no Python object is created per line, and id strings are
 built only when asked for.
@@ -96,6 +100,12 @@ class Qrels(_Records):
     query_ids, doc_ids : ndarray of str
     labels : ndarray of int64
 
+    Notes
+    -----
+    A docno may be listed twice for a query, as in a file; like trec_eval,
+    :func:`skirm.trec.evaluate_run` then raises ValueError if that query is
+    evaluated.
+
     Examples
     --------
     >>> from skirm.io import Qrels
@@ -140,6 +150,13 @@ class Run(_Records):
     query_ids, doc_ids : ndarray of str
     scores : ndarray of float64
     run_id : str
+
+    Notes
+    -----
+    A docno may be listed twice for a query, as in a file; like trec_eval,
+    :func:`skirm.trec.evaluate_run` then raises ValueError if that query is
+    evaluated and both copies are within its ``max_docs`` (it never counts a
+    document twice).
 
     Examples
     --------
@@ -312,7 +329,12 @@ class _Table:
 
     CHUNK = 1 << 20
 
-    def __init__(self, data: bytearray, n: int, name: str, fields, line0=0):
+    def __init__(
+        self, data: bytearray, n: int, name: str, fields, line0=0, indented=False
+    ):
+        # ``indented``: a line whose first token starts with ``#`` is a
+        # comment (trec_eval 10.0's rule for runs); otherwise only a ``#`` in
+        # the line's first byte is (its rule for qrels).
         self.data = data  # n bytes of text, then PAD zero bytes
         self.n = n
         self.name = name
@@ -340,10 +362,14 @@ class _Table:
             # run (the next edge is a start): half the edge index is the token.
             first = np.searchsorted(edges, line_starts) // 2
             counts = np.append(first[1:], edges.shape[0] // 2) - first
-            data_line = (counts > 0) & (a[line_starts] != ord("#"))
+            last = edges.shape[0] - 2
+            if indented and last >= 0:
+                lead = a[edges[np.minimum(2 * first, last)]]
+            else:
+                lead = a[line_starts]
+            data_line = (counts > 0) & (lead != ord("#"))
             keep = np.flatnonzero(data_line)
             first, counts = first[keep], counts[keep]
-            last = edges.shape[0] - 2
             d0, d1 = n_data, n_data + keep.shape[0]
             for f in fields:
                 at = np.minimum(2 * (first + f), last)  # short lines: checked later
@@ -408,7 +434,7 @@ class _Table:
         values, ok = parse_decimals(tokens, integer=integer)
         rows = np.flatnonzero(~ok)
         if rows.shape[0]:
-            parse = int if integer else float
+            parse = _parse_label if integer else float
             texts = tokens.strings(rows).tolist()
             parsed = []
             for row, text in zip(rows.tolist(), texts, strict=True):
@@ -464,7 +490,7 @@ class RunBlock:
 
 def _run_table(data, n, name, line0):
     """Tokens and scores of the run lines in ``data[:n]`` (checked)."""
-    table = _Table(data, n, name, _RUN_FIELDS, line0)
+    table = _Table(data, n, name, _RUN_FIELDS, line0, indented=True)
     table.check_counts(6, np.iinfo(np.intp).max, _RUN_SHAPE)
     return table
 
@@ -611,6 +637,16 @@ def iter_run_parts(source, n_parts):
         yield block
 
 
+def _parse_label(text):
+    """An integer label, also written as a decimal with a zero fraction
+    (``1.0``, ``2.``, ``-1.00``), which trec_eval's ``atol`` reads alike.
+    Other fractions (``0.5``) are errors: ``atol`` would truncate them."""
+    head, dot, tail = text.partition(".")
+    if dot and tail.strip("0") == "" and head not in ("", "+", "-"):
+        text = head
+    return int(text)
+
+
 def duplicate_error(q, d, pair, lines, name, what):
     """The ValueError for a docno repeated in a query: ``pair`` are the rows
     of both copies (see :func:`~skirm.io._tokens.first_duplicate`), ``lines``
@@ -648,7 +684,8 @@ def read_qrels(source) -> Qrels:
     ------
     ValueError
         For a malformed line: a message ``file:line: ...`` with the offending
-        text and what was expected (four fields, an integer label). A docno
+        text and what was expected (four fields, an integer label). A label
+        may be written as a decimal with a zero fraction (``1.0``). A docno
         twice in a query is an error only when that query is evaluated (see
         :func:`skirm.trec.evaluate_run`).
 

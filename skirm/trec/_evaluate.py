@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 
+from skirm.io._tokens import Tokens
 from skirm.io._trec import (
     Qrels,
     Run,
@@ -63,7 +64,7 @@ def trec_measure_names() -> list[str]:
     return [*names, "all_trec", "official", "set"]
 
 
-def _parse_metrics(metrics):
+def _parse_metrics(metrics, compat="10.0"):
     """``[(output name, kind, request or Metric, parameter)]`` in print order."""
     if isinstance(metrics, (str, Metric)):
         metrics = [metrics]
@@ -72,7 +73,7 @@ def _parse_metrics(metrics):
         raise ValueError("`metrics` must name at least one measure, got none")
     trec, other = {}, []
     for metric in metrics:
-        requests = parse_trec_name(metric) if isinstance(metric, str) else None
+        requests = parse_trec_name(metric, compat) if isinstance(metric, str) else None
         if requests is None:
             try:
                 parsed = get_metric(metric)
@@ -152,6 +153,32 @@ def _blocks(run):
     return iter_run_blocks(run), restart
 
 
+def _absent_topics(index, parts):
+    """The qrels topics that no block of the run evaluated (sorted)."""
+    return np.setdiff1d(index.topic_ids, np.concatenate([p[0] for p in parts]))
+
+
+def _placeholder_part(step, topics, outputs):
+    """trec_eval 10.0 ``-c``: each qrels topic missing from the run is
+    evaluated on a ranking of one document, :data:`PLACEHOLDER_DOCNO`
+    (unjudged unless the qrels judge that docno), scored 1; a few measures
+    are then set to 0 (:data:`PLACEHOLDER_ZEROS`)."""
+    n = topics.shape[0]
+    block = RunBlock(
+        Tokens.from_strings(topics),
+        Tokens.from_strings(np.full(n, PLACEHOLDER_DOCNO)),
+        np.ones(n),
+        None,
+        "<placeholder>",
+        None,
+    )
+    ids, values, _, _ = step(block)
+    for name, kind, what, _ in outputs:
+        if kind == "trec" and what in PLACEHOLDER_ZEROS and name in values:
+            values[name] = np.zeros_like(values[name])
+    return ids, values
+
+
 def _map_blocks(step, blocks, restart):
     """``[step(block)]`` over the run's blocks, restarted if not grouped."""
     try:
@@ -186,6 +213,24 @@ def _threaded_map(step, blocks):
     return out
 
 
+#: The trec_eval versions whose semantics :func:`evaluate_run` follows.
+COMPAT = ("10.0", "9.0")
+
+#: trec_eval 10.0's placeholder ranking for a qrels topic the run lacks (-c).
+PLACEHOLDER_DOCNO = "ceci_nest_pas_un_docno"
+#: Measures trec_eval 10.0 sets to 0 for such a topic.
+PLACEHOLDER_ZEROS = {"num_ret", "utility", "unj", "rbp_resid"}
+
+
+def _check_compat(compat):
+    if compat not in COMPAT:
+        raise ValueError(
+            "`compat` must be '10.0' (trec_eval 10.0, the default) or '9.0' "
+            f"(trec_eval 9.0.x, as pytrec_eval), got {compat!r}"
+        )
+    return compat
+
+
 def evaluate_run(
     qrels,
     run,
@@ -195,8 +240,9 @@ def evaluate_run(
     judged_only=False,
     max_docs=None,
     all_queries=False,
+    compat="10.0",
 ):
-    """Evaluate a TREC run against qrels exactly as trec_eval 9.0.x does.
+    """Evaluate a TREC run against qrels exactly as trec_eval does.
 
     Documents are ranked by score descending, ties broken by docno descending
     (byte order). R and the ideal DCG come from the qrels, so relevant
@@ -204,7 +250,8 @@ def evaluate_run(
     are unjudged: non-relevant for most measures, skipped by bpref and infAP.
     Negative qrels labels are judged non-relevant. Queries of the run missing
     from the qrels are ignored; qrels queries without relevant documents are
-    evaluated (most measures are 0 for them).
+    evaluated (most measures are 0 for them). A docno twice in an evaluated
+    query (within the top ``max_docs``) is an error, as in trec_eval.
 
     The ranking is built once by the same engine as
     :func:`skirm.metrics.evaluate`, and measures the array API has are
@@ -219,10 +266,10 @@ def evaluate_run(
     metrics : str or sequence of str, default="official"
         trec_eval measure names (``map``, ``P_10``, ``P.5,10``,
         ``ndcg_cut.10``, ``map_cut.100``, ``recall.1000``, ``bpref``,
-        ``infAP``, ``iprec_at_recall``, ``11pt_avg``, ``set_F``, ``judged.10``
-        ...), the nicknames ``official``, ``all_trec`` and ``set``, or skirm
-        metric names (``ndcg@10``, ``err@20``, ``rbp``). See
-        :func:`trec_measure_names`.
+        ``infAP``, ``iprec_at_recall``, ``11pt_avg``, ``set_F``, ``rbp``,
+        ``unj.5``, ``judged.10`` ...), the nicknames ``official``,
+        ``all_trec`` and ``set``, or skirm metric names (``ndcg@10``,
+        ``err@20``). See :func:`trec_measure_names`.
     relevance_level : int, default=1
         trec_eval ``-l``: a document is relevant when its qrels level is at
         least this. Binary measures only; ``ndcg`` uses the raw levels as
@@ -232,19 +279,36 @@ def evaluate_run(
     max_docs : int, default=None
         trec_eval ``-M``: only the top ``max_docs`` documents of each query.
     all_queries : bool, default=False
-        trec_eval ``-c``: queries of the qrels missing from the run count as 0
-        in the summary (``means``); they have no per-query values.
+        trec_eval ``-c``: every query of the qrels counts in the summary. A
+        query missing from the run is scored (10.0) as a ranking of one
+        unjudged document, with ``num_ret`` 0, and has per-query values;
+        with ``compat="9.0"`` it counts as 0 in the summary only.
+    compat : {"10.0", "9.0"}, default="10.0"
+        The trec_eval version to follow. ``"10.0"``: the current release.
+        ``"9.0"``: trec_eval 9.0.x, which pytrec_eval bundles and most
+        published numbers used: scores compared as C floats (``12.25000004``
+        and ``12.25000001`` tie), the older recall cutoffs of
+        ``iprec_at_recall`` and ``11pt_avg``, qrels queries missing from the
+        run left out, and ``all_trec`` without ``rbp``, ``rbp_resid`` and
+        ``unj``. The user guide's TREC page lists every difference.
 
     Returns
     -------
     result : EvaluationResult
-        ``result.group_ids`` are the evaluated queries (in the run and the
-        qrels, sorted), ``result.per_query[name]`` their values and
-        ``result.means[name]`` trec_eval's summary ("all"): the mean for
-        most measures, the sum for ``num_ret``, ``num_rel``, ``num_rel_ret``
-        and ``num_nonrel_judged_ret``, the query count for ``num_q`` and the
+        ``result.group_ids`` are the evaluated queries (sorted),
+        ``result.per_query[name]`` their values and ``result.means[name]``
+        trec_eval's summary ("all"): the mean for most measures, the sum for
+        ``num_ret``, ``num_rel``, ``num_rel_ret`` and
+        ``num_nonrel_judged_ret``, the query count for ``num_q`` and the
         geometric mean for ``gm_map`` and ``gm_bpref`` (whose per-query values
         are AP and bpref). ``result.run_id`` holds the run id.
+
+    Raises
+    ------
+    ValueError
+        For a docno twice in an evaluated query of the run or the qrels, no
+        query in common, or (``compat="10.0"`` without ``all_queries``) qrels
+        queries missing from the run, on which trec_eval 10.0 stops.
 
     Examples
     --------
@@ -260,8 +324,17 @@ def evaluate_run(
     ``d2`` (docno descending), so the relevant ``d1`` is third. ``d3`` was not
     retrieved but counts in R, hence AP = (1/3) / 2. bpref skips ``d9`` and
     sees the judged non-relevant ``d2`` above ``d1``: 0.
+
+    Scores that differ only beyond a C float's precision tie in 9.0.x:
+
+    >>> run = Run(["q1", "q1"], ["d1", "d2"], [12.25000004, 12.25000001])
+    >>> evaluate_run(qrels, run, "recip_rank").means
+    {'recip_rank': 1.0}
+    >>> evaluate_run(qrels, run, "recip_rank", compat="9.0").means
+    {'recip_rank': 0.5}
     """
-    outputs = _parse_metrics(metrics)
+    compat = _check_compat(compat)
+    outputs = _parse_metrics(metrics, compat)
     level = _check_level(relevance_level)
     if max_docs is not None:
         if isinstance(max_docs, bool) or not isinstance(max_docs, numbers.Integral):
@@ -280,7 +353,7 @@ def evaluate_run(
         joined = join(index, block)
         if not joined.eval_ids.shape[0]:
             return None, None, block.run_id, block.q.codes()[1][:3].tolist()
-        ctx = trec_ranking(joined, block, level, judged_only, max_docs)
+        ctx = trec_ranking(joined, block, level, judged_only, max_docs, compat)
         return joined.eval_ids, measure(ctx, outputs, level), block.run_id, None
 
     parts = _map_blocks(step, *_blocks(run))
@@ -293,6 +366,16 @@ def evaluate_run(
             f"(run queries e.g. {sample}, qrels queries e.g. "
             f"{index.topic_ids[:3].tolist()})"
         )
+    absent = _absent_topics(index, found)
+    if absent.shape[0] and compat == "10.0":
+        if not all_queries:
+            raise ValueError(
+                f"{absent.shape[0]} qrels queries are missing from the run (e.g. "
+                f"{absent[:3].tolist()}); trec_eval 10.0 stops on them. Pass "
+                "all_queries=True (trec_eval -c) to score them as empty rankings, "
+                "or compat='9.0' to leave them out as trec_eval 9.0.x did"
+            )
+        found.append(_placeholder_part(step, absent, outputs))
     ids, per_query = concatenate(found)
     n_eval = ids.shape[0]
     n_total = index.n_topics if all_queries else n_eval

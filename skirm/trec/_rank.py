@@ -15,13 +15,16 @@ from skirm.io._trec import duplicate_error
 from skirm.trec._measures import Context
 
 
-def trec_ranking(joined, block, level, judged_only, max_docs):
+def trec_ranking(joined, block, level, judged_only, max_docs, compat="10.0"):
     """The :class:`~skirm.trec._measures.Context` of a joined run block."""
     gains = np.maximum(joined.j_raw, 0).astype(np.float64)
     judgments = Judgments(joined.j_codes, gains)
     raw = joined.raw
     y_true = np.maximum(raw, 0).astype(np.float64)
     scores = block.scores[joined.keep]
+    if compat == "9.0":  # trec_eval 9.0.x holds scores as C floats
+        with np.errstate(over="ignore"):
+            scores = scores.astype(np.float32).astype(np.float64)
     ranking = rank(
         y_true, scores, joined.codes, joined.eval_ids, ties="first", judgments=judgments
     )
@@ -55,7 +58,9 @@ def trec_ranking(joined, block, level, judged_only, max_docs):
             judgments=judgments,
         )
         ranked_raw = ranked_raw[cut]
-    return Context(ranking, ranked_raw, level, joined.j_codes, joined.j_raw)
+    return Context(
+        ranking, ranked_raw, level, joined.j_codes, joined.j_raw, compat=compat
+    )
 
 
 def _check_duplicates(block, keep, ranking, inside):

@@ -336,10 +336,11 @@ class SortedKeys:
     def __init__(self, sorted_keys):
         self.keys = sorted_keys
         m = sorted_keys.shape[0]
-        bits = max(int(m - 1).bit_length() + 1, 1) if m else 1
+        bits = max(int(m - 1).bit_length(), 1) if m else 1  # m to 2m buckets
         self.shift = np.uint64(64 - bits)
         bucket = (sorted_keys >> self.shift).astype(np.int64)
-        self.starts = np.searchsorted(bucket, np.arange((1 << bits) + 1))
+        starts = np.searchsorted(bucket, np.arange((1 << bits) + 1))
+        self.starts = starts.astype(np.int32) if m < 1 << 31 else starts
 
     def find(self, needles):
         """Index of each needle in the keys, or -1."""

@@ -33,10 +33,10 @@ class QrelsIndex:
         order = np.argsort(codes, kind="stable")
         self.codes = codes[order]
         self.labels = qrels.labels[order]
-        self.docs = d.take(order)
+        self.docs = d  # in the qrels' own row order (``order`` maps to it)
         self.n_topics = int(self.topic_ids.shape[0])
         self.topic_start = np.searchsorted(self.codes, np.arange(self.n_topics + 1))
-        keys = mix(self.docs.hash(), self.codes)
+        keys = mix(d.hash()[order], self.codes)
         self.key_order = np.argsort(keys)
         keys = keys[self.key_order]
         self.keys = SortedKeys(keys)
@@ -49,7 +49,8 @@ class QrelsIndex:
         share a key (then joins compare strings). ``dup_topics`` (sorted
         codes) and ``dup_pairs`` (the qrels rows of two copies) are kept."""
         a, b = self.key_order[same], self.key_order[same + 1]
-        truly = (self.codes[a] == self.codes[b]) & self.docs.equal(a, self.docs, b)
+        docs, order = self.docs, self._order
+        truly = (self.codes[a] == self.codes[b]) & docs.equal(order[a], docs, order[b])
         self.collision = not truly.all()
         if self.collision:  # decide on the strings
             _, d_codes = np.unique(self.doc_strings(), return_inverse=True)
@@ -101,7 +102,7 @@ class QrelsIndex:
 
     def doc_strings(self):
         if self._doc_strings is None:
-            self._doc_strings = self.docs.strings()
+            self._doc_strings = self.docs.strings(self._order)
         return self._doc_strings
 
 
@@ -153,7 +154,7 @@ def _raw_by_keys(index, block, keep, row_topics):
     judged = index.key_order[found[hit]]
     # A key equal by chance is no match: the judgement keys are distinct.
     same = (index.codes[judged] == row_topics[hit]) & docs.equal(
-        hit, index.docs, judged
+        hit, index.docs, index._order[judged]
     )
     hit, judged = hit[same], judged[same]
     return _raw(keep.shape[0], hit, index.labels[judged])

@@ -336,7 +336,7 @@ class SortedKeys:
     def __init__(self, sorted_keys):
         self.keys = sorted_keys
         m = sorted_keys.shape[0]
-        bits = max(int(m - 1).bit_length(), 1) if m else 1  # m to 2m buckets
+        bits = int(m).bit_length() + 1  # 2m to 4m buckets
         self.shift = np.uint64(64 - bits)
         bucket = (sorted_keys >> self.shift).astype(np.int64)
         starts = np.searchsorted(bucket, np.arange((1 << bits) + 1))

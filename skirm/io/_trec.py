@@ -542,7 +542,8 @@ def iter_run_blocks(source, block_bytes=None):
             end = n if eof else data.rfind(b"\n", 0, n) + 1
             table = _run_table(data, end, src.name, line0) if end else None
             rows = table.lines.shape[0] if table is not None else 0
-            cut = rows if eof else _last_query_start(table)
+            starts = table.tokens(0).run_starts() if rows else np.zeros(1, int)
+            cut = rows if eof else int(starts[-1])  # where the last query starts
             if not cut and not eof:  # one query (or line) fills the block
                 carry, size = bytes(data[:n]), 2 * size
                 continue
@@ -556,19 +557,13 @@ def iter_run_blocks(source, block_bytes=None):
                     carry = bytes(data[end:n])
                 table.head(cut)
                 block = _run_block(table, src.name)
+                block.q._runs = starts[starts < cut]  # its queries' first rows
                 _check_grouped(block, seen)
                 yield block
             if eof:
                 return
     finally:
         src.close()
-
-
-def _last_query_start(table):
-    """Row where the block's last query starts (0 if it has one query)."""
-    if table is None or not table.lines.shape[0]:
-        return 0
-    return int(table.tokens(0).run_starts()[-1])
 
 
 def _check_grouped(block, seen):

@@ -520,6 +520,38 @@ class RunNotGrouped(ValueError):
         )
 
 
+class _Blocks:
+    """Whole lines of a source, ``size`` bytes at a time.
+
+    :meth:`read` returns a new buffer whose first ``end`` bytes are whole
+    lines (the rest of the input at its end); the bytes after them come
+    first in the next buffer, and :meth:`put_back` adds more of them.
+    """
+
+    def __init__(self, src, size):
+        self.src, self.size = src, size
+        self.carry, self.eof, self.line0 = b"", False, 0
+
+    def read(self):
+        carry = self.carry
+        data = bytearray(len(carry) + self.size + PAD)
+        data[: len(carry)] = carry
+        got = self.src.fill(memoryview(data)[len(carry) : len(carry) + self.size])
+        n = len(carry) + got
+        self.eof = got < self.size
+        end = n if self.eof else data.rfind(b"\n", 0, n) + 1
+        self.data, self.n, self.carry = data, n, bytes(data[end:n])
+        return data, end
+
+    def put_back(self, start):
+        """Read the bytes from ``start`` of the last buffer again."""
+        self.carry = bytes(self.data[start : self.n])
+
+    def table(self, data, end, name):
+        """The run lines of ``data[:end]``, numbered from :attr:`line0`."""
+        return _run_table(data, end, name, self.line0) if end else None
+
+
 def iter_run_blocks(source, block_bytes=None):
     """Blocks of a run file, each holding every row of its queries.
 
@@ -529,38 +561,31 @@ def iter_run_blocks(source, block_bytes=None):
     contiguous (TREC runs are grouped by query): :class:`RunNotGrouped` is
     raised on the first query that appears again after another.
     """
-    size = block_bytes or BLOCK_BYTES
     src = _Source(source)
+    blocks, seen = _Blocks(src, block_bytes or BLOCK_BYTES), set()
     try:
-        carry, line0, seen = b"", 0, set()
         while True:
-            data = bytearray(len(carry) + size + PAD)
-            data[: len(carry)] = carry
-            got = src.fill(memoryview(data)[len(carry) : len(carry) + size])
-            n = len(carry) + got
-            eof = got < size
-            end = n if eof else data.rfind(b"\n", 0, n) + 1
-            table = _run_table(data, end, src.name, line0) if end else None
+            data, end = blocks.read()
+            table = blocks.table(data, end, src.name)
             rows = table.lines.shape[0] if table is not None else 0
             starts = table.tokens(0).run_starts() if rows else np.zeros(1, int)
-            cut = rows if eof else int(starts[-1])  # where the last query starts
-            if not cut and not eof:  # one query (or line) fills the block
-                carry, size = bytes(data[:n]), 2 * size
+            cut = rows if blocks.eof else int(starts[-1])  # the last query
+            if not cut and not blocks.eof:  # one query (or line) fills it
+                blocks.put_back(0)
+                blocks.size *= 2
                 continue
             if cut:
-                if cut < rows:
-                    byte = int(table.line_starts[table.lines[cut]])
-                    line0 += int(table.lines[cut])
-                    carry = bytes(data[byte:n])
+                if cut < rows:  # the last query goes to the next block
+                    blocks.put_back(int(table.line_starts[table.lines[cut]]))
+                    blocks.line0 += int(table.lines[cut])
                 else:
-                    line0 += table.line_starts.shape[0]
-                    carry = bytes(data[end:n])
+                    blocks.line0 += table.line_starts.shape[0]
                 table.head(cut)
                 block = _run_block(table, src.name)
                 block.q._runs = starts[starts < cut]  # its queries' first rows
                 _check_grouped(block, seen)
                 yield block
-            if eof:
+            if blocks.eof:
                 return
     finally:
         src.close()
@@ -594,42 +619,41 @@ def iter_run_parts(source, n_parts):
     rows only, so memory is bounded by the largest part.
     """
     for part in range(n_parts):
-        qs, ds, scores, lines = [], [], [], []
-        name, run_id = "<file>", None
         src = _Source(source)
         try:
-            name = src.name
-            line0, carry = 0, b""
-            while True:
-                data = bytearray(len(carry) + BLOCK_BYTES + PAD)
-                data[: len(carry)] = carry
-                got = src.fill(memoryview(data)[len(carry) :][:BLOCK_BYTES])
-                n = len(carry) + got
-                end = n if got < BLOCK_BYTES else data.rfind(b"\n", 0, n) + 1
-                if end:
-                    table = _run_table(data, end, name, line0)
-                    line0 += table.line_starts.shape[0]
-                    block = _run_block(table, name)
-                    run_id = block.run_id if block.run_id is not None else run_id
-                    mine = np.flatnonzero(block.q.hash() % np.uint64(n_parts) == part)
-                    qs.append(block.q.take(mine).compact())
-                    ds.append(block.d.take(mine).compact())
-                    scores.append(block.scores[mine])
-                    lines.append(block.lines[mine])
-                carry = bytes(data[end:n])
-                if got < BLOCK_BYTES:
-                    break
+            yield _run_part(src, part, n_parts)
         finally:
             src.close()
-        block = RunBlock(
-            Tokens.concat(qs),
-            Tokens.concat(ds),
-            np.concatenate(scores) if scores else np.zeros(0),
-            np.concatenate(lines) if lines else np.zeros(0, dtype=np.int64),
-            name,
-            run_id,
-        )
-        yield block
+
+
+def _run_part(src, part, n_parts):
+    """The rows of ``part`` (by query hash) of the run read from ``src``."""
+    blocks, kept, run_id = _Blocks(src, BLOCK_BYTES), [], None
+    while True:
+        data, end = blocks.read()
+        table = blocks.table(data, end, src.name)
+        if table is not None:
+            blocks.line0 += table.line_starts.shape[0]
+            block = _run_block(table, src.name)
+            run_id = block.run_id if block.run_id is not None else run_id
+            mine = np.flatnonzero(block.q.hash() % np.uint64(n_parts) == part)
+            q, d = block.q.take(mine).compact(), block.d.take(mine).compact()
+            kept.append((q, d, block.scores[mine], block.lines[mine]))
+        if blocks.eof:
+            break
+    if not kept:
+        zero = np.zeros(0, dtype=np.int64)
+        empty = Tokens(np.zeros(PAD, dtype=np.uint8), zero, zero)
+        return RunBlock(empty, empty, np.zeros(0), zero, src.name, run_id)
+    q, d, scores, lines = zip(*kept, strict=True)
+    return RunBlock(
+        Tokens.concat(q),
+        Tokens.concat(d),
+        np.concatenate(scores),
+        np.concatenate(lines),
+        src.name,
+        run_id,
+    )
 
 
 def _parse_label(text):

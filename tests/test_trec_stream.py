@@ -126,6 +126,7 @@ def test_ungrouped_run_is_read_in_parts(tmp_path, monkeypatch):
     monkeypatch.setattr(trec_io, "BLOCK_BYTES", 4096)
     _same(evaluate_run(qrels_path, run_path, MEASURES8), whole)  # one part
     monkeypatch.setattr(trec_io, "PART_BYTES", 20_000)
+    monkeypatch.setattr(trec_io, "PART_BLOCK_ROWS", 500)  # several per part
     n_parts = -(-run_path.stat().st_size // 20_000)
     with pytest.warns(UserWarning, match=rf"appears again .* in {n_parts} passes"):
         _same(evaluate_run(qrels_path, run_path, MEASURES8), whole)

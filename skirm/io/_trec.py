@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import os
 
 import numpy as np
@@ -231,6 +232,8 @@ BLOCK_BYTES = 1 << 22
 #: Bytes of a run file per part when it is not grouped by query and is read
 #: in parts (:func:`iter_run_parts`).
 PART_BYTES = 1 << 27
+#: Rows per block when a part is evaluated.
+PART_BLOCK_ROWS = 1 << 17
 
 
 class _Source:
@@ -621,9 +624,29 @@ def iter_run_parts(source, n_parts):
     for part in range(n_parts):
         src = _Source(source)
         try:
-            yield _run_part(src, part, n_parts)
+            block = _run_part(src, part, n_parts)
         finally:
             src.close()
+        yield from _split_by_query(block, PART_BLOCK_ROWS)
+
+
+def _split_by_query(block, n_rows):
+    """``block`` in blocks of whole queries, about ``n_rows`` rows each."""
+    codes, _ = block.queries()
+    order = np.argsort(codes, kind="stable")
+    ends = np.cumsum(np.bincount(codes))  # row count up to each query
+    cuts = np.unique(np.searchsorted(ends, np.arange(n_rows, len(block), n_rows)))
+    bounds = [0, *ends[cuts[cuts < ends.shape[0] - 1]].tolist(), len(block)]
+    for lo, hi in itertools.pairwise(bounds):
+        rows = order[lo:hi]
+        yield RunBlock(
+            block.q.take(rows),
+            block.d.take(rows),
+            block.scores[rows],
+            block.lines[rows],
+            block.name,
+            block.run_id,
+        )
 
 
 def _run_part(src, part, n_parts):

@@ -261,8 +261,13 @@ def evaluate_run(
     ----------
     qrels : Qrels, str or path-like
         Judgements (see :func:`skirm.io.read_qrels`).
-    run : Run, str or path-like
-        The run (see :func:`skirm.io.read_run`).
+    run : Run, str, path-like or file
+        The run (see :func:`skirm.io.read_run`). A path is streamed: read a
+        few MiB at a time, each block of whole queries evaluated on its own
+        (by worker threads), so memory does not grow with the run. That needs
+        each query's lines together, as in TREC runs; a run whose queries are
+        interleaved is read again in parts by query (a ``UserWarning`` says
+        so when that takes more than one pass over the file).
     metrics : str or sequence of str, default="official"
         trec_eval measure names (``map``, ``P_10``, ``P.5,10``,
         ``ndcg_cut.10``, ``map_cut.100``, ``recall.1000``, ``bpref``,

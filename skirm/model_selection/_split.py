@@ -44,7 +44,7 @@ def _resolve_groups(owner, X, groups, groups_from):
     return codes, uniques.shape[0]
 
 
-def _check_size(value, name):
+def check_size(value, name):
     """``test_size``/``train_size``: None, a fraction in (0, 1) or a count >= 1."""
     if value is None:
         return None
@@ -435,8 +435,8 @@ class QueryGroupShuffleSplit(BaseCrossValidator):
             Ascending indices.
         """
         n_splits = _check_int(self.n_splits, "n_splits", 1)
-        test_size = _check_size(self.test_size, "test_size")
-        train_size = _check_size(self.train_size, "train_size")
+        test_size = check_size(self.test_size, "test_size")
+        train_size = check_size(self.train_size, "train_size")
         check_groups_from(self.groups_from)
         (X,) = indexable(X)
         codes, n_groups = _resolve_groups(

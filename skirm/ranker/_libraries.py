@@ -113,16 +113,16 @@ def validation_fit_kwargs(library, estimator, X_val, y_val, codes_val, rounds, n
 
 
 def _lightgbm_validation(estimator, X_val, y_val, codes_val, rounds, name):
+    import lightgbm  # the estimator is a LightGBM model: installed
+
     kwargs = {"eval_group": [np.bincount(codes_val)], "eval_names": [VALIDATION]}
-    if _accepts(estimator.fit, "eval_X"):
+    if _accepts(lightgbm.LGBMRanker.fit, "eval_X"):  # 4.7 renamed eval_set
         kwargs.update(eval_X=(X_val,), eval_y=(y_val,))
     else:  # pragma: no cover - LightGBM before 4.7
         kwargs["eval_set"] = [(X_val, y_val)]
     if name is not None:
         kwargs.update(eval_metric="ndcg", eval_at=[int(name.split("@")[1])])
     if rounds is not None:
-        import lightgbm
-
         kwargs["callbacks"] = [
             lightgbm.early_stopping(rounds, first_metric_only=True, verbose=False)
         ]

@@ -72,11 +72,11 @@ def _check_positive_int(value, name):
     return int(value)
 
 
-def _check_y(y, n_samples, name):
+def _check_y(y, n_samples, name, rows="of X"):
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != n_samples:
         raise ValueError(
-            f"`{name}` must be 1-D with one label per row of X (length "
+            f"`{name}` must be 1-D with one label per row {rows} (length "
             f"{n_samples}), got shape {y.shape}"
         )
     return y
@@ -434,7 +434,7 @@ default="auto"
             )
         X_val, y_val, groups_val = eval_set
         n_val = n_rows(X_val)
-        y_val = _check_y(y_val, n_val, "eval_set's y_val")
+        y_val = _check_y(y_val, n_val, "y_val", "of X_val")
         owner = f"{type(self).__name__} (eval_set)"
         groups_val = resolve_groups(owner, X_val, groups_val, self.groups_from)
         codes, _ = encode_groups(np.concatenate([train_groups, groups_val]))

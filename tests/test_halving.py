@@ -129,8 +129,14 @@ def test_query_halving_fits_whole_queries_routing_on_off_and_by_hand():
     with sklearn.config_context(enable_metadata_routing=True):
         on = _halving(model).fit(X, y, groups=qid)
     assert len(FITS) > 20 and _cut_queries(qid) == 0
+    # The refit (the last fit) saw every query, like a row search's refit.
+    assert np.unique(FITS[-1][0]).size == 60
+    assert on.best_estimator_.max_queries is None
+    assert on.best_params_["max_queries"] == 60 and on.refit_time_ > 0
     frame = pd.DataFrame(X, index=pd.Index(qid, name="qid"))
+    FITS.clear()
     off = _halving(model).fit(frame, y)
+    assert np.unique(FITS[-1][0]).size == 60 and off.refit is True
     for key, value in on.cv_results_.items():
         if "time" not in key:
             np.testing.assert_array_equal(value, off.cv_results_[key], err_msg=key)
@@ -168,6 +174,38 @@ def test_query_halving_is_deterministic_and_grows_nested_query_sets():
         clone(model).set_params(max_queries=budget).fit(X, y, qid)
         seen[budget] = set(FITS[0][0].tolist())
     assert seen[7] < seen[14] < seen[28]
+
+
+def test_query_halving_refits_on_every_query_even_with_a_smaller_budget():
+    X, y, qid = _data()
+    model = QueryRanker(_SizesRecorder(), library="lightgbm", random_state=0)
+    search = QueryHalvingRandomSearchCV(
+        model,
+        {"estimator__alpha": [0.01, 0.1, 1.0, 10.0]},
+        n_candidates=4,
+        min_resources=10,
+        factor=2,
+        cv=3,
+        scoring=make_ranking_scorer("ndcg@10"),
+        random_state=0,
+        error_score="raise",
+    )
+    FITS.clear()
+    with sklearn.config_context(enable_metadata_routing=True):
+        search.fit(X, y, groups=qid)
+    assert search.n_resources_ == [10, 20, 40]
+    assert search.best_params_["max_queries"] == 40  # the deciding budget
+    assert np.unique(FITS[-1][0]).size == 60  # the refit: every query
+    expected = clone(model).set_params(**{**search.best_params_, "max_queries": None})
+    expected.fit(X, y, groups=qid)
+    np.testing.assert_array_equal(search.predict(X), expected.predict(X))
+    # A callable refit is scikit-learn's: the best parameters, budget included.
+    FITS.clear()
+    search.set_params(refit=lambda results: 0)
+    with sklearn.config_context(enable_metadata_routing=True):
+        search.fit(X, y, groups=qid)
+    assert search.best_estimator_.max_queries == 40
+    assert np.unique(FITS[-1][0]).size == 40
 
 
 def test_query_halving_random_search_over_boosting_rounds():

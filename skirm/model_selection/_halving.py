@@ -12,14 +12,18 @@ are never subsampled.
 from __future__ import annotations
 
 import contextlib
+import time
 
 import numpy as np
+import sklearn
+from sklearn.base import clone
 from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 from sklearn.model_selection import (
     HalvingGridSearchCV,
     HalvingRandomSearchCV,
     check_cv,
 )
+from sklearn.utils.metadata_routing import process_routing
 
 from skirm._query_ids import resolve_groups
 from skirm._ranking import encode_groups
@@ -96,10 +100,30 @@ class _QueryHalvingMixin:
             )
         cv = check_cv(self._query_cv(), y, classifier=False)
         values = {"cv": cv}
-        if self.max_resources == "auto" and _is_query_resource(self.resource):
+        on_queries = _is_query_resource(self.resource)
+        if self.max_resources == "auto" and on_queries:
             values["max_resources"] = self._n_queries(X, params)
+        refit_all = on_queries and self.refit is True
+        if refit_all:
+            values["refit"] = False  # refitted below, on every query
         with self._resolved(**values):
-            return super().fit(X, y, **params)
+            super().fit(X, y, **params)
+        if refit_all:
+            self._refit_on_every_query(X, y, params)
+        return self
+
+    def _refit_on_every_query(self, X, y, params):
+        """Refit the best candidate with ``max_queries=None``: every query."""
+        if sklearn.get_config()["enable_metadata_routing"]:
+            fit_params = process_routing(self, "fit", **params)["estimator"]["fit"]
+        else:  # as scikit-learn's searches: groups go to the splitter only
+            fit_params = {key: v for key, v in params.items() if key != "groups"}
+        best = clone(self.estimator).set_params(
+            **{**self.best_params_, self.resource: None}
+        )
+        start = time.perf_counter()
+        self.best_estimator_ = best.fit(X, y, **fit_params)
+        self.refit_time_ = time.perf_counter() - start
 
 
 _SEARCH_NOTES = """
@@ -111,11 +135,10 @@ _SEARCH_NOTES = """
     by the ranker's ``random_state``), and scored on the whole test fold.
     With ``max_resources="auto"`` the largest budget is the number of
     queries in ``X``: a fit given more queries than its training fold holds
-    uses them all. As scikit-learn does for every parameter resource, the
-    refit uses ``best_params_``, the resource included; the last iteration
-    (with ``min_resources="exhaust"``) is close to all queries, and
-    ``refit=False`` followed by fitting the best parameters with
-    ``max_queries=None`` refits on every query. Any other estimator parameter
+    uses them all. The refit (``refit=True``) fits the best candidate on
+    every query (``max_queries=None``), as scikit-learn's row resource refits
+    on every row; ``best_params_`` still shows the budget of the iteration
+    that chose it. Any other estimator parameter
     (for instance ``"estimator__n_estimators"``, boosting rounds) works as in
     scikit-learn, with an explicit ``max_resources``.
 

@@ -3,7 +3,9 @@
 ``cross_val_predict``, ``validation_curve`` and ``learning_curve`` route
 ``groups`` (metadata routing, ``params={"groups": qid}``); each is checked
 against a fold-by-fold computation. ``permutation_importance`` routes
-nothing, so the queries travel in the index of ``X``.
+nothing, so the queries travel in the index of ``X``; skirm's
+``permutation_importance`` takes them as an argument and permutes within
+queries (or across, reproducing scikit-learn's numbers).
 """
 
 import numpy as np
@@ -17,6 +19,7 @@ from sklearn.linear_model import LinearRegression
 from sklearn.model_selection import cross_val_predict, learning_curve, validation_curve
 
 from skirm.datasets import make_ranking
+from skirm.inspection import permutation_importance as skirm_permutation_importance
 from skirm.metrics import make_ranking_scorer, ndcg_score
 from skirm.model_selection import QueryGroupKFold
 from skirm.ranker import QueryRanker
@@ -147,3 +150,119 @@ def test_permutation_importance_permutes_across_queries_with_index_groups():
     expected = base - ndcg_score(y, model.predict(shuffled), groups=qid, k=10)
     assert result.importances[0, 0] == pytest.approx(expected, rel=1e-12)
     assert result.importances_mean[:2].max() > 0.05  # the informative features
+
+
+# --------------------------------------------------------------------------
+# skirm.inspection.permutation_importance
+# --------------------------------------------------------------------------
+
+
+def _importance_data():
+    X, y, qid = make_ranking(
+        n_groups=40, n_features=4, noise=0.1, no_relevant_fraction=0.0, random_state=3
+    )
+    query_level = np.random.default_rng(0).normal(size=np.unique(qid).size)[qid]
+    X = np.column_stack([X, query_level])
+    perm = np.random.default_rng(1).permutation(y.shape[0])  # queries interleaved
+    return X[perm], y[perm], qid[perm]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("scoring", ["ndcg@10", ["ndcg@10", "map"]])
+def test_permute_all_equals_sklearn(scoring):
+    X, y, qid = _importance_data()
+    frame = pd.DataFrame(X, index=pd.Index(qid, name="qid"))
+    model = QueryRanker(LinearRegression()).fit(frame, y)
+    ours = skirm_permutation_importance(
+        model, frame, y, scoring=scoring, permute="all", n_repeats=4, random_state=7
+    )
+    theirs = permutation_importance(
+        model,
+        frame,
+        y,
+        scoring=make_ranking_scorer(scoring),
+        n_repeats=4,
+        random_state=7,
+    )
+    if isinstance(scoring, str):
+        ours, theirs = {"score": ours}, {"score": theirs}
+    assert ours.keys() == theirs.keys()
+    for name in ours:
+        np.testing.assert_array_equal(ours[name].importances, theirs[name].importances)
+        np.testing.assert_array_equal(
+            ours[name].importances_mean, theirs[name].importances_mean
+        )
+
+
+def test_permutations_stay_within_queries():
+    from skirm.inspection._permutation import _permutations
+
+    rng = np.random.default_rng(5)
+    for trial in range(20):
+        groups = rng.integers(0, rng.integers(1, 12), size=rng.integers(1, 60))
+        n = groups.shape[0]
+        for perm in _permutations(groups, n, 3, "query", trial):
+            assert np.array_equal(np.sort(perm), np.arange(n))  # a permutation
+            assert np.array_equal(groups[perm], groups)  # within each query
+    # Queries with several rows do get shuffled.
+    groups = np.repeat(np.arange(10), 8)
+    (perm,) = _permutations(groups, 80, 1, "query", 0)
+    assert (perm != np.arange(80)).mean() > 0.5
+
+
+@pytest.mark.oracle
+def test_permute_query_by_hand_and_query_level_feature_is_zero():
+    from skirm.inspection._permutation import _permutations
+
+    X, y, qid = _importance_data()
+    model = QueryRanker(
+        LGBMRanker(n_estimators=10, num_leaves=7, n_jobs=1, verbose=-1)
+    ).fit(X, y, groups=qid)
+    X_before = X.copy()
+    result = skirm_permutation_importance(
+        model, X, y, groups=qid, n_repeats=3, random_state=4
+    )
+    np.testing.assert_array_equal(X, X_before)  # input untouched
+    # By hand: the seed scikit-learn's way, repeats applied one after another.
+    seed = np.random.RandomState(4).randint(np.iinfo(np.int32).max + 1)
+    perms = _permutations(qid, y.shape[0], 3, "query", seed)
+    base = ndcg_score(y, model.predict(X), groups=qid, k=10)
+    for j in range(X.shape[1]):
+        column = X[:, j].copy()
+        for r, perm in enumerate(perms):
+            column = column[perm]
+            X_perm = X.copy()
+            X_perm[:, j] = column
+            drop = base - ndcg_score(y, model.predict(X_perm), groups=qid, k=10)
+            assert result.importances[j, r] == pytest.approx(drop, abs=1e-12)
+    # The query-level feature never moves within a query: exactly 0, even for
+    # trees; permuted across queries it does move, and matters.
+    np.testing.assert_array_equal(result.importances[-1], 0.0)
+    across = skirm_permutation_importance(
+        model, X, y, groups=qid, n_repeats=3, permute="all", random_state=4
+    )
+    assert np.abs(across.importances[-1]).max() > 0
+    assert result.importances_mean[:2].max() > 0.05  # the informative features
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"permute": "rows"}, ValueError, "`permute` must be one of"),
+        ({"n_repeats": 0}, ValueError, "`n_repeats` must be a positive integer"),
+        ({"n_repeats": 2.0}, TypeError, "`n_repeats` must be a positive integer"),
+        ({"scoring": len}, TypeError, "`scoring` must be None, a metric name"),
+        ({"groups": None}, ValueError, "needs the query of each row"),
+        ({"X": "sparse"}, TypeError, "got a sparse matrix"),
+    ],
+)
+def test_skirm_permutation_importance_errors(kwargs, error, match):
+    import scipy.sparse as sp
+
+    X, y, qid = _importance_data()
+    model = QueryRanker(LinearRegression()).fit(X, y)
+    args = {"groups": qid, **kwargs}
+    if args.pop("X", None) == "sparse":
+        X = sp.csr_matrix(X)
+    with pytest.raises(error, match=match):
+        skirm_permutation_importance(model, X, y, **args)

@@ -192,7 +192,9 @@ default="auto"
     early_stopping_rounds : int or None, default=None
         Stop boosting when the validation metric has not improved for this
         many rounds; the model then predicts with its best round. Needs a
-        validation set (``validation_fraction`` or ``eval_set``).
+        validation set (``validation_fraction`` or ``eval_set``). Set early
+        stopping here, not on the wrapped estimator: for XGBoost this value
+        replaces the estimator's own ``early_stopping_rounds``.
     eval_metric : {None, "ndcg@k"}, default=None
         The validation metric that stops the boosting: ``"ndcg@10"`` sets
         LightGBM's ``ndcg`` with ``eval_at=[10]``, XGBoost's ``ndcg@10``,

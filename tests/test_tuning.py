@@ -218,12 +218,19 @@ def test_validation_split_is_seeded():
 # --------------------------------------------------------------------------
 
 
+#: A small grid per library.
+GRIDS = {
+    "lightgbm": {"estimator__num_leaves": [3, 7]},
+    "xgboost": {"estimator__max_depth": [2, 3]},
+    "catboost": {"estimator__depth": [2, 3]},
+}
+
+
 def _es_search(model, **kwargs):
+    library = type(model.estimator).__module__.split(".")[0]
     return GridSearchCV(
         model,
-        {"estimator__num_leaves": [3, 7]}
-        if isinstance(model.estimator, LGBMRanker)
-        else {"estimator__max_depth": [2, 3]},
+        GRIDS[library],
         cv=QueryGroupKFold(3, shuffle=True, random_state=0),
         scoring=make_ranking_scorer(["ndcg@10", "map"]),
         refit="ndcg@10",
@@ -241,12 +248,12 @@ def _results(search):
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize("library", ["lightgbm", "xgboost"])
+@pytest.mark.parametrize("library", ["lightgbm", "xgboost", "catboost"])
 def test_grid_search_with_early_stopping_routing_on_off_and_by_hand(library):
     X, y, qid = _synthetic()
-    build = _lightgbm if library == "lightgbm" else _xgboost
+    build = {"lightgbm": _lightgbm, "xgboost": _xgboost, "catboost": _catboost}
     model = QueryRanker(
-        build(),
+        build[library](),
         validation_fraction=0.25,
         early_stopping_rounds=3,
         eval_metric="ndcg@10",

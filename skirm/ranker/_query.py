@@ -372,7 +372,6 @@ default="auto"
         sw = check_sample_weight(sample_weight, n_samples)
         need_groups = library != "pointwise" or max_queries is not None
         groups = self._groups(X, groups, required=need_groups)
-        estimator = clone(self.estimator)
         rng = check_random_state(self.random_state)
         train = _draw_queries(groups, n_samples, max_queries, rng)
         validation = None
@@ -381,32 +380,37 @@ default="auto"
             validation = (_take(X, held_out), y[held_out], groups[held_out])
         elif eval_set is not None:
             validation = self._check_eval_set(eval_set, groups[train])
+        w = None if sw is None else sw[train]
+        estimator = clone(self.estimator)
         if library == "pointwise":
-            X_fit, y_fit, w = X, y, sw
             if train.shape[0] < n_samples:  # max_queries drew a subset
-                X_fit, y_fit = _take(X, train), y[train]
-                w = None if sw is None else sw[train]
+                X, y = _take(X, train), y[train]
             kwargs = {} if w is None else {"sample_weight": w}
-            estimator.fit(X_fit, y_fit, **kwargs)
+            estimator.fit(X, y, **kwargs)
         else:
-            X_fit = self._features(_take(X, train), library)
-            w = None if sw is None else sw[train]
-            X_fit, y_fit, codes, w = _sorted_by_query(X_fit, y[train], groups[train], w)
-            kwargs = query_fit_kwargs(library, codes, w)
-            if validation is not None:
-                X_val, y_val, codes_val, _ = _sorted_by_query(
-                    self._features(validation[0], library), *validation[1:], None
-                )
-                kwargs.update(
-                    validation_fit_kwargs(
-                        library, estimator, X_val, y_val, codes_val, rounds, eval_name
-                    )
-                )
-            estimator.fit(X_fit, y_fit, **kwargs)
+            data = (_take(X, train), y[train], groups[train], w)
+            self._fit_ranker(estimator, library, data, validation, rounds, eval_name)
         self.estimator_ = estimator
         self.library_ = library
         self._record(estimator, library, rounds, validation)
         return self
+
+    def _fit_ranker(self, estimator, library, data, validation, rounds, eval_name):
+        """Fit a library ranker on rows sorted by query, with the validation set."""
+        X, y, groups, w = data
+        X, y, codes, w = _sorted_by_query(self._features(X, library), y, groups, w)
+        kwargs = query_fit_kwargs(library, codes, w)
+        if validation is not None:
+            X_val, y_val, groups_val = validation
+            X_val, y_val, codes_val, _ = _sorted_by_query(
+                self._features(X_val, library), y_val, groups_val, None
+            )
+            kwargs.update(
+                validation_fit_kwargs(
+                    library, estimator, X_val, y_val, codes_val, rounds, eval_name
+                )
+            )
+        estimator.fit(X, y, **kwargs)
 
     def _record(self, estimator, library, rounds, validation):
         """Fitted attributes: features seen, and the validation history."""

@@ -37,7 +37,11 @@ from skirm.metrics import make_ranking_scorer
 from skirm.model_selection import QueryGroupKFold, QueryHalvingGridSearchCV
 from skirm.ranker import QueryRanker
 
-path = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mq2008"
+try:
+    examples = Path(__file__).resolve().parent
+except NameError:  # the documentation build runs examples from their folder
+    examples = Path.cwd()
+path = examples.parent.parent / "shared" / "data" / "mq2008"
 if (path / "vali.txt").exists():
     X, y, groups = load_svmlight_ranking(path / "vali.txt", return_X_y=True)
     X = X.toarray()

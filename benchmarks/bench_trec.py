@@ -252,11 +252,20 @@ def stream(args, trec_eval):
 
 def _print_process_table(table):
     base = next((v for k, v in table.items() if k.startswith("trec_eval")), None)
-    print("| whole process | wall (s) | CPU (s) | peak RSS (MiB) | wall vs trec_eval |")
-    print("| --- | ---: | ---: | ---: | ---: |")
+    print(
+        "| whole process | wall (s) | CPU (s) | peak RSS (MiB) "
+        "| trec_eval ÷ it, wall | CPU | memory |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name, (wall, cpu, rss) in table.items():
-        ratio = f"{base[0] / wall:.2f}x faster" if base else ""
-        print(f"| {name} | {wall:.2f} | {cpu:.2f} | {rss / 2**20:.0f} | {ratio} |")
+        ratios = ["", "", ""]
+        if base:
+            ratios = [f"{base[i] / v:.2f}x" for i, v in enumerate((wall, cpu, rss))]
+        print(
+            f"| {name} | {wall:.2f} | {cpu:.2f} | {rss / 2**20:.0f} | "
+            + " | ".join(ratios)
+            + " |"
+        )
     print()
 
 

@@ -25,6 +25,12 @@ class QrelsIndex:
         Sorted distinct topics of the qrels.
     codes, labels : ndarray
         Topic code and label of each judgement, in topic order.
+    rows : ndarray
+        The qrels row of each judgement in topic order.
+    docs : Tokens
+        The qrels' docnos, in the qrels' own row order (``docs[rows]``).
+    keys, key_order : SortedKeys, ndarray
+        The sorted (topic, docno) hashes and the judgement of each.
     """
 
     def __init__(self, qrels):
@@ -33,7 +39,7 @@ class QrelsIndex:
         order = np.argsort(codes, kind="stable")
         self.codes = codes[order]
         self.labels = qrels.labels[order]
-        self.docs = d  # in the qrels' own row order (``order`` maps to it)
+        self.docs, self.rows = d, order
         self.n_topics = int(self.topic_ids.shape[0])
         self.topic_start = np.searchsorted(self.codes, np.arange(self.n_topics + 1))
         keys = mix(d.hash()[order], self.codes)
@@ -41,7 +47,7 @@ class QrelsIndex:
         keys = keys[self.key_order]
         self.keys = SortedKeys(keys)
         self._doc_strings = None
-        self._qrels, self._order = qrels, order
+        self._qrels = qrels
         self._find_duplicates(np.flatnonzero(keys[1:] == keys[:-1]))
 
     def _find_duplicates(self, same):
@@ -49,7 +55,7 @@ class QrelsIndex:
         share a key (then joins compare strings). ``dup_topics`` (sorted
         codes) and ``dup_pairs`` (the qrels rows of two copies) are kept."""
         a, b = self.key_order[same], self.key_order[same + 1]
-        docs, order = self.docs, self._order
+        docs, order = self.docs, self.rows
         truly = (self.codes[a] == self.codes[b]) & docs.equal(order[a], docs, order[b])
         self.collision = not truly.all()
         if self.collision:  # decide on the strings
@@ -61,7 +67,7 @@ class QrelsIndex:
         else:
             a, b = a[truly], b[truly]
         topics = self.codes[a]
-        rows_a, rows_b = self._order[a], self._order[b]  # rows of the qrels
+        rows_a, rows_b = self.rows[a], self.rows[b]  # rows of the qrels
         first, second = np.minimum(rows_a, rows_b), np.maximum(rows_a, rows_b)
         o = np.lexsort((second, topics))  # per topic, the earliest repeat
         new = np.ones(o.shape[0], dtype=bool)
@@ -102,7 +108,7 @@ class QrelsIndex:
 
     def doc_strings(self):
         if self._doc_strings is None:
-            self._doc_strings = self.docs.strings(self._order)
+            self._doc_strings = self.docs.strings(self.rows)
         return self._doc_strings
 
 
@@ -148,13 +154,14 @@ def join(index, block):
 
 def _raw_by_keys(index, block, keep, row_topics):
     """Relevance values of the kept rows through the hashed keys."""
+    block.d.hash()  # of every row: the rank stage's duplicate check reuses it
     docs = block.d if keep.shape[0] == len(block) else block.d.take(keep)
     found = index.keys.find(mix(docs.hash(), row_topics))
     hit = np.flatnonzero(found >= 0)
     judged = index.key_order[found[hit]]
     # A key equal by chance is no match: the judgement keys are distinct.
     same = (index.codes[judged] == row_topics[hit]) & docs.equal(
-        hit, index.docs, index._order[judged]
+        hit, index.docs, index.rows[judged]
     )
     hit, judged = hit[same], judged[same]
     return _raw(keep.shape[0], hit, index.labels[judged])

@@ -28,7 +28,7 @@ def trec_ranking(joined, block, level, judged_only, max_docs, compat="10.0"):
     ranking = rank(
         y_true, scores, joined.codes, joined.eval_ids, ties="first", judgments=judgments
     )
-    order = _docno_tie_order(ranking, block.d.take(joined.keep))
+    order = _docno_tie_order(ranking, block.d, joined.keep)
     if order is not None:
         ranking = Ranking(
             order,
@@ -75,8 +75,9 @@ def _check_duplicates(block, keep, ranking, inside):
         raise duplicate_error(q, d, pair, lines, name, "the run")
 
 
-def _docno_tie_order(ranking, docs):
-    """The ranked order with ties in score broken by docno, descending.
+def _docno_tie_order(ranking, docs, keep):
+    """The ranked order with ties in score broken by docno (``docs[keep]``
+    are the ranked rows' docnos), descending.
 
     ``ranking`` keeps input order among equal scores; only the rows of tie
     blocks are reordered, comparing docnos as big-endian 64-bit words (byte
@@ -92,7 +93,7 @@ def _docno_tie_order(ranking, docs):
     positions = np.flatnonzero(tied)
     block = np.cumsum(np.concatenate(([True], ~tie)))[positions]
     rows = ranking.order[positions]
-    words = docs.take(rows).order_words(None)
+    words = docs.take(keep[rows]).order_words(None)
     # within each tie block (contiguous positions), docno descending
     perm = np.lexsort([*(~w for w in reversed(words)), block])
     order = ranking.order.copy()

@@ -219,10 +219,19 @@ class Tokens:
 
         Tokens of equal length have the same number of words, at most the
         smaller column's ``n_words``: the words past it need no comparison.
+        Word ``k`` is compared only for the pairs still equal that have it.
         """
-        eq = self.length[rows] == other.length[other_rows]
+        length = self.length[rows]
+        eq = length == other.length[other_rows]
+        todo = np.flatnonzero(eq)  # equal so far, words left to compare
         for k in range(min(self.n_words, other.n_words)):
-            eq &= self._words_of(k, rows) == other._words_of(k, other_rows)
+            todo = todo[length[todo] > 8 * k]
+            if not todo.shape[0]:
+                break
+            a = self._words_of(k, rows[todo])
+            same = a == other._words_of(k, other_rows[todo])
+            eq[todo[~same]] = False
+            todo = todo[same]
         return eq
 
     def adjacent_equal(self):

@@ -348,8 +348,9 @@ class SortedKeys:
         bits = int(m).bit_length() + 1  # 2m to 4m buckets
         self.shift = np.uint64(64 - bits)
         bucket = (sorted_keys >> self.shift).astype(np.int64)
-        starts = np.searchsorted(bucket, np.arange((1 << bits) + 1))
-        self.starts = starts.astype(np.int32) if m < 1 << 31 else starts
+        dtype = np.int32 if m < 1 << 31 else np.int64
+        self.starts = np.zeros((1 << bits) + 1, dtype=dtype)
+        np.cumsum(np.bincount(bucket, minlength=1 << bits), out=self.starts[1:])
 
     def find(self, needles):
         """Index of each needle in the keys, or -1."""

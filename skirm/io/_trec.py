@@ -344,7 +344,9 @@ class _Table:
         self.line0 = line0
         self.fields = fields
         self.buf = np.frombuffer(data, dtype=np.uint8)
-        self._allocate(data.count(b"\n", 0, n) + 1, fields)
+        # Room for a line per 16 bytes (untouched pages cost no memory);
+        # grown if the lines are shorter.
+        self._allocate(n // 16 + 2, fields)
         n_lines = n_data = 0
         c0 = 0
         while c0 < n:
@@ -373,6 +375,8 @@ class _Table:
             data_line = (counts > 0) & (lead != ord("#"))
             keep = np.flatnonzero(data_line)
             first, counts = first[keep], counts[keep]
+            if n_lines + line_starts.shape[0] > self.line_starts.shape[0]:
+                self._allocate(2 * (n_lines + line_starts.shape[0]), fields)
             d0, d1 = n_data, n_data + keep.shape[0]
             for f in fields:
                 at = np.minimum(2 * (first + f), last)  # short lines: checked later
@@ -398,12 +402,23 @@ class _Table:
             self.field_end[f] = self.field_end[f][:m]
 
     def _allocate(self, size, fields):
-        """The per-line arrays, with room for ``size`` lines."""
-        self.line_starts = np.empty(size, dtype=np.int64)
-        self.lines = np.empty(size, dtype=np.int64)
-        self.counts = np.empty(size, dtype=np.int64)
-        self.field_start = {f: np.empty(size, dtype=np.int64) for f in fields}
-        self.field_end = {f: np.empty(size, dtype=np.int64) for f in fields}
+        """(Re)allocate the per-line arrays with room for ``size`` lines,
+        keeping what they hold."""
+        old = self.__dict__.get("line_starts")
+
+        def grown(array):
+            new = np.empty(size, dtype=np.int64)
+            if array is not None:
+                new[: array.shape[0]] = array
+            return new
+
+        self.line_starts = grown(old)
+        self.lines = grown(self.__dict__.get("lines"))
+        self.counts = grown(self.__dict__.get("counts"))
+        starts = self.__dict__.get("field_start", {})
+        ends = self.__dict__.get("field_end", {})
+        self.field_start = {f: grown(starts.get(f)) for f in fields}
+        self.field_end = {f: grown(ends.get(f)) for f in fields}
 
     def text(self, line):
         s = int(self.line_starts[line])

@@ -221,9 +221,14 @@ class Ranking:
         return np.repeat(self.starts[:-1], self.sizes)
 
     def cutoff(self, k) -> np.ndarray:
-        """Per-query effective cutoff: ``min(k, size)``, or the size if k is None."""
+        """Per-query effective cutoff: ``min(k, size)``, or the size if k is None.
+
+        With an array of cutoffs, one column per cutoff.
+        """
         if k is None:
             return self.sizes
+        if np.ndim(k):
+            return np.minimum(self.sizes[:, None], k)
         return np.minimum(self.sizes, k)
 
     def _top(self, k):
@@ -250,7 +255,16 @@ class Ranking:
         return rows
 
     def group_sum(self, values, k=None) -> np.ndarray:
-        """Per-query sum of ``values`` over the top ``k`` positions."""
+        """Per-query sum of ``values`` over the top ``k`` positions.
+
+        ``k`` may be an array of cutoffs: the result then has one column per
+        cutoff, from one cumulative sum along each query.
+        """
+        if k is not None and np.ndim(k):
+            top = self.top(int(np.max(k)))
+            return prefix_sums(
+                top.codes, top.position, values[top.index], k, self.n_groups
+            )
         if k is None or k >= self.max_size:
             return np.bincount(self.codes, weights=values, minlength=self.n_groups)
         top = self.top(k)
@@ -529,20 +543,53 @@ class Ranking:
 
         ``gain`` maps labels to gains and must be non-decreasing.
         """
+        many = k is not None and bool(np.ndim(k))
+        deepest = int(np.max(k)) if many else k
         if float(gain(np.zeros(1))[0]) == 0.0:
             # Rows of label 0 add exactly nothing: sum the relevant ones only.
-            ideal = self._ideal_top(k)
+            ideal = self._ideal_top(deepest)
             if ideal is not None:
                 codes, labels, position = ideal
                 table = _discount(np.arange(int(position.max(initial=0)) + 1))
                 values = gain(labels) * table[position]
+                if many:
+                    return prefix_sums(codes, position, values, k, self.n_groups)
                 return np.bincount(codes, weights=values, minlength=self.n_groups)
         codes, labels, position = self._ideal
         if k is not None:
-            top = position < k
+            top = position < deepest
             codes, labels, position = codes[top], labels[top], position[top]
         values = gain(labels) * _discount(position)
+        if many:
+            return prefix_sums(codes, position, values, k, self.n_groups)
         return np.bincount(codes, weights=values, minlength=self.n_groups)
+
+
+def prefix_sums(codes, position, values, ks, n_groups) -> np.ndarray:
+    """Per-query sums of ``values`` over positions ``< k``, for each ``k`` of ``ks``.
+
+    ``codes`` and ``position`` place each value (rows of a query in position
+    order, every position below ``max(ks)``). Returns ``(n_groups, len(ks))``.
+    The sums run along each query from its first position, in the order a
+    per-cutoff ``bincount`` adds them, so each column equals the single-cutoff
+    sum; a long cumulative sum across queries is used only when the padded
+    matrix would be much larger than the rows.
+    """
+    ks = np.asarray(ks, dtype=np.intp)
+    depth = int(ks.max())
+    n = values.shape[0]
+    if n_groups * (depth + 1.0) <= 4 * n + 65536:
+        lines = np.zeros((n_groups, depth + 1))
+        lines[codes, position + 1] = values
+        np.cumsum(lines, axis=1, out=lines)
+        return lines[:, ks]
+    counts = np.bincount(codes, minlength=n_groups)
+    first = np.zeros(n_groups + 1, dtype=np.intp)
+    np.cumsum(counts, out=first[1:])
+    csum = np.zeros(n + 1)
+    np.cumsum(values, out=csum[1:])
+    end = first[:-1, None] + np.minimum(counts[:, None], ks[None, :])
+    return csum[end] - csum[first[:-1], None]
 
 
 def _discount(position, log_base=2.0):

@@ -17,8 +17,18 @@ from skirm.metrics._base import MetricSpec, fill_doc, score
 _BINARY = {"relevance_threshold": None}
 
 
+def _many(k) -> bool:
+    """Whether ``k`` is an array of cutoffs (one result column per cutoff)."""
+    return k is not None and bool(np.ndim(k))
+
+
+def _per_query(values, k):
+    """A per-query array, as a column when ``k`` is an array of cutoffs."""
+    return values[:, None] if _many(k) else values
+
+
 def _hits(ranking, k, threshold):
-    if not ranking.has_ties:
+    if not ranking.has_ties and not _many(k):
         # Count the relevant rows in the top k (sums of ones: exact).
         rows = ranking.relevant_rows(threshold)
         codes = rows.codes if k is None else rows.codes[rows.position < k]
@@ -37,7 +47,9 @@ def _first_relevant(ranking, threshold):
 
 def _depth(ranking, k):
     """The precision denominator: k, or the query size when k is None."""
-    return ranking.sizes.astype(np.float64) if k is None else float(k)
+    if k is None:
+        return ranking.sizes.astype(np.float64)
+    return np.asarray(k, dtype=np.float64) if _many(k) else float(k)
 
 
 def _safe_divide(num, den):
@@ -58,12 +70,13 @@ def _precision(ranking, k, relevance_threshold):
 
 def _recall(ranking, k, relevance_threshold):
     R = ranking.n_relevant(relevance_threshold)
-    return _safe_divide(_hits(ranking, k, relevance_threshold), R), R == 0
+    hits = _hits(ranking, k, relevance_threshold)
+    return _safe_divide(hits, _per_query(R, k)), R == 0
 
 
 def _capped_recall(ranking, k, relevance_threshold):
     R = ranking.n_relevant(relevance_threshold)
-    den = R if k is None else np.minimum(R, k)
+    den = R if k is None else np.minimum(_per_query(R, k), k)
     return _safe_divide(_hits(ranking, k, relevance_threshold), den), R == 0
 
 
@@ -72,13 +85,13 @@ def _f1(ranking, k, relevance_threshold):
     # linear in hits, so exact in expectation under tied orderings.
     R = ranking.n_relevant(relevance_threshold)
     hits = _hits(ranking, k, relevance_threshold)
-    return 2.0 * hits / (_depth(ranking, k) + R), R == 0
+    return 2.0 * hits / (_depth(ranking, k) + _per_query(R, k)), R == 0
 
 
 def _hit_rate(ranking, k, relevance_threshold):
     R = ranking.n_relevant(relevance_threshold)
     if not ranking.has_ties:
-        first = _first_relevant(ranking, relevance_threshold)
+        first = _per_query(_first_relevant(ranking, relevance_threshold), k)
         hit = (first >= 0) if k is None else (first >= 0) & (first < k)
         return hit.astype(np.float64), R == 0
     first = ranking.first_relevant_probability(relevance_threshold)
@@ -104,10 +117,10 @@ def _r_precision(ranking, relevance_threshold):
 def _reciprocal_rank(ranking, k, relevance_threshold):
     R = ranking.n_relevant(relevance_threshold)
     if not ranking.has_ties:
-        first = _first_relevant(ranking, relevance_threshold)
+        first = _per_query(_first_relevant(ranking, relevance_threshold), k)
         found = first >= 0 if k is None else (first >= 0) & (first < k)
-        rr = np.zeros(ranking.n_groups)
-        np.divide(1.0, first + 1.0, out=rr, where=found)
+        rr = np.zeros(found.shape)
+        np.divide(1.0, np.broadcast_to(first + 1.0, found.shape), out=rr, where=found)
         return rr, R == 0
     first = ranking.first_relevant_probability(relevance_threshold)
     return ranking.group_sum(first / (ranking.position + 1.0), k), R == 0
@@ -119,8 +132,10 @@ def _average_precision(ranking, k, relevance_threshold, denominator):
     # relevant with probability r / m and then has 1 + t (r - 1) / (m - 1)
     # expected relevant rows at or above it within the block.
     R = ranking.n_relevant(relevance_threshold)
-    den = R if denominator == "R" or k is None else np.minimum(R, k)
-    if not ranking.has_ties:
+    den = _per_query(R, k)
+    if denominator != "R" and k is not None:
+        den = np.minimum(den, k)
+    if not ranking.has_ties and not _many(k):
         # Only relevant rows add a term: (relevant rows up to it) / rank.
         rows = ranking.relevant_rows(relevance_threshold)
         terms = (rows.above + 1.0) / (rows.position + 1.0)
@@ -142,7 +157,7 @@ def _average_precision(ranking, k, relevance_threshold, denominator):
 
 def _rank_biased_precision(ranking, k, relevance_threshold, p):
     R = ranking.n_relevant(relevance_threshold)
-    if not ranking.has_ties:
+    if not ranking.has_ties and not _many(k):
         rows = ranking.relevant_rows(relevance_threshold)
         codes, position = rows.codes, rows.position
         if k is not None:

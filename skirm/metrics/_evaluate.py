@@ -6,7 +6,7 @@ import numpy as np
 
 from skirm._ranking import rank_input
 from skirm._validation import check_no_relevant
-from skirm.metrics._base import PARAM_CHECKS
+from skirm.metrics._base import PARAM_CHECKS, mean_over_queries
 from skirm.metrics._registry import Metric, get_metric
 
 
@@ -70,6 +70,23 @@ class EvaluationResult:
             ) from exc
         index = pd.Index(self.group_ids, name="query")
         return pd.DataFrame(self.per_query, index=index)
+
+
+def _batches(bound):
+    """Group the requested metrics that differ only in their cutoff.
+
+    Yields ``(labels, metrics)``; a metric without a cutoff, or alone with
+    its options, forms a batch of one.
+    """
+    groups = {}
+    for label, metric in bound.items():
+        key = (label,)
+        if metric.k is not None:
+            key = (id(metric.spec), tuple(sorted(metric.params.items(), key=str)))
+        groups.setdefault(key, ([], []))
+        groups[key][0].append(label)
+        groups[key][1].append(metric)
+    return list(groups.values())
 
 
 def evaluate(
@@ -158,9 +175,34 @@ def evaluate(
     ranking = rank_input(
         y_true, y_score, groups=groups, sample_weight=sample_weight, ties=ties
     )
-    per_query, means = {}, {}
-    for label, metric in bound.items():
-        means[label], per_query[label] = metric.per_query(ranking, no_relevant)
+    means, per_query = compute_metrics(bound, ranking, no_relevant)
     return EvaluationResult(
         np.asarray(ranking.group_ids), per_query, means, ranking.group_weights
     )
+
+
+def compute_metrics(bound, ranking, no_relevant):
+    """``(means, per_query)`` of bound metrics (label -> Metric) on one ranking.
+
+    Metrics that differ only in their cutoff are computed together, in one
+    pass over the ranking.
+    """
+    per_query, means = {}, {}
+    for labels, batch in _batches(bound):
+        if len(batch) == 1:
+            means[labels[0]], per_query[labels[0]] = batch[0].per_query(
+                ranking, no_relevant
+            )
+            continue
+        # One metric at several cutoffs: one kernel call, one column per cutoff.
+        first = batch[0]
+        values, empty = first.spec.values(
+            ranking, np.array([m.k for m in batch]), first.params
+        )
+        for j, (label, metric) in enumerate(zip(labels, batch, strict=True)):
+            means[label], per_query[label] = mean_over_queries(
+                values[:, j], empty, ranking, no_relevant, metric.name
+            )
+    per_query = {label: per_query[label] for label in bound}
+    means = {label: means[label] for label in bound}
+    return means, per_query

@@ -33,7 +33,12 @@ def test_batched_cutoffs_equal_single_cutoffs(
     y_true, y_score, groups = _data(7, ties=tied_scores)
     names = [f"{spec.name}@{k}" for k in CUTOFF_SETS[cutoffs]]
     batched = evaluate(
-        y_true, y_score, groups=groups, metrics=names, ties=ties, no_relevant=no_relevant
+        y_true,
+        y_score,
+        groups=groups,
+        metrics=names,
+        ties=ties,
+        no_relevant=no_relevant,
     )
     for name in names:
         alone = evaluate(
@@ -60,7 +65,11 @@ def test_batches_keep_the_requested_order_and_options():
         alone = get_metric(name)(y_true, y_score, groups=groups)
         assert result[name] == pytest.approx(alone, rel=1e-13)
     exponential = evaluate(
-        y_true, y_score, groups=groups, metrics=["ndcg@5", "ndcg@10"], gain="exponential"
+        y_true,
+        y_score,
+        groups=groups,
+        metrics=["ndcg@5", "ndcg@10"],
+        gain="exponential",
     )
     expected = get_metric("ndcg@10", gain="exponential")(y_true, y_score, groups=groups)
     assert exponential["ndcg@10"] == pytest.approx(expected, rel=1e-13)

@@ -568,12 +568,12 @@ class Ranking:
 def prefix_sums(codes, position, values, ks, n_groups) -> np.ndarray:
     """Per-query sums of ``values`` over positions ``< k``, for each ``k`` of ``ks``.
 
-    ``codes`` and ``position`` place each value (rows of a query in position
-    order, every position below ``max(ks)``). Returns ``(n_groups, len(ks))``.
-    The sums run along each query from its first position, in the order a
-    per-cutoff ``bincount`` adds them, so each column equals the single-cutoff
-    sum; a long cumulative sum across queries is used only when the padded
-    matrix would be much larger than the rows.
+    ``codes`` and ``position`` place each value (sorted by query, then
+    position; positions may skip, as for the relevant rows only). Returns
+    ``(n_groups, len(ks))``. The sums run along each query from its first
+    position, in the order a per-cutoff ``bincount`` adds them, so each column
+    equals the single-cutoff sum; a cumulative sum across queries is used
+    only when the padded matrix would be much larger than the values.
     """
     ks = np.asarray(ks, dtype=np.intp)
     depth = int(ks.max())
@@ -583,13 +583,14 @@ def prefix_sums(codes, position, values, ks, n_groups) -> np.ndarray:
         lines[codes, position + 1] = values
         np.cumsum(lines, axis=1, out=lines)
         return lines[:, ks]
-    counts = np.bincount(codes, minlength=n_groups)
-    first = np.zeros(n_groups + 1, dtype=np.intp)
-    np.cumsum(counts, out=first[1:])
+    # Where each query's values end at each cutoff: search the sorted keys.
+    keys = codes.astype(np.int64) * (depth + 1) + position
+    base = np.arange(n_groups, dtype=np.int64) * (depth + 1)
+    end = np.searchsorted(keys, base[:, None] + ks[None, :])
+    begin = np.searchsorted(keys, base)
     csum = np.zeros(n + 1)
     np.cumsum(values, out=csum[1:])
-    end = first[:-1, None] + np.minimum(counts[:, None], ks[None, :])
-    return csum[end] - csum[first[:-1], None]
+    return csum[end] - csum[begin][:, None]
 
 
 def _discount(position, log_base=2.0):

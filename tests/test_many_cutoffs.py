@@ -4,6 +4,7 @@ each must equal the metric computed alone at that cutoff."""
 import numpy as np
 import pytest
 
+from skirm._ranking import prefix_sums
 from skirm.metrics import evaluate, get_metric
 from skirm.metrics._registry import SPECS
 
@@ -83,3 +84,24 @@ def test_k_beyond_every_query_in_a_batch():
     for name in names:
         alone = evaluate(y_true, y_score, groups=groups, metrics=[name])
         assert batched[name] == pytest.approx(alone[name], rel=1e-13)
+
+
+@pytest.mark.parametrize("n_groups", [50, 200_000])  # padded matrix; key search
+def test_prefix_sums_equal_per_cutoff_sums(n_groups):
+    rng = np.random.default_rng(n_groups)
+    n = 100_000
+    codes = np.sort(rng.integers(0, n_groups, n))
+    # Increasing, skipping positions within each query (as relevant rows do).
+    steps = rng.integers(1, 4, n)
+    csum = np.cumsum(steps)
+    starts = np.searchsorted(codes, codes, side="left")
+    position = csum - csum[starts] + steps[starts] - 1
+    values = rng.random(n)
+    ks = np.array([1, 2, 5, 9, 30])
+    below = position < ks.max()  # the rows the kernels pass: above the deepest k
+    codes, position, values = codes[below], position[below], values[below]
+    got = prefix_sums(codes, position, values, ks, n_groups)
+    for j, k in enumerate(ks):
+        inside = position < k
+        expected = np.bincount(codes[inside], values[inside], minlength=n_groups)
+        np.testing.assert_allclose(got[:, j], expected, rtol=1e-12, atol=1e-12)

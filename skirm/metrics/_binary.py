@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from skirm._ranking import prefix_sums
 from skirm.metrics._base import MetricSpec, fill_doc, score
 
 _BINARY = {"relevance_threshold": None}
@@ -27,12 +28,24 @@ def _per_query(values, k):
     return values[:, None] if _many(k) else values
 
 
+def _relevant_sum(ranking, threshold, k, values):
+    """Without ties: per-query sums of ``values`` (one per relevant row) over
+    the relevant rows in the top ``k``; one column per cutoff for an array."""
+    rows = ranking.relevant_rows(threshold)
+    codes, position = rows.codes, rows.position
+    if k is not None:
+        inside = position < (int(np.max(k)) if _many(k) else k)
+        codes, position, values = codes[inside], position[inside], values[inside]
+    if _many(k):
+        return prefix_sums(codes, position, values, k, ranking.n_groups)
+    return np.bincount(codes, weights=values, minlength=ranking.n_groups)
+
+
 def _hits(ranking, k, threshold):
-    if not ranking.has_ties and not _many(k):
+    if not ranking.has_ties:
         # Count the relevant rows in the top k (sums of ones: exact).
         rows = ranking.relevant_rows(threshold)
-        codes = rows.codes if k is None else rows.codes[rows.position < k]
-        return np.bincount(codes, minlength=ranking.n_groups).astype(np.float64)
+        return _relevant_sum(ranking, threshold, k, np.ones(rows.index.shape[0]))
     return ranking.group_sum(ranking.expected_relevance(threshold), k)
 
 
@@ -135,15 +148,11 @@ def _average_precision(ranking, k, relevance_threshold, denominator):
     den = _per_query(R, k)
     if denominator != "R" and k is not None:
         den = np.minimum(den, k)
-    if not ranking.has_ties and not _many(k):
+    if not ranking.has_ties:
         # Only relevant rows add a term: (relevant rows up to it) / rank.
         rows = ranking.relevant_rows(relevance_threshold)
         terms = (rows.above + 1.0) / (rows.position + 1.0)
-        codes = rows.codes
-        if k is not None:
-            inside = rows.position < k
-            codes, terms = codes[inside], terms[inside]
-        total = np.bincount(codes, weights=terms, minlength=ranking.n_groups)
+        total = _relevant_sum(ranking, relevance_threshold, k, terms)
         return _safe_divide(total, den), R == 0
     above = ranking.relevant_above_block(relevance_threshold)
     r = ranking.relevant_in_block(relevance_threshold)
@@ -157,15 +166,10 @@ def _average_precision(ranking, k, relevance_threshold, denominator):
 
 def _rank_biased_precision(ranking, k, relevance_threshold, p):
     R = ranking.n_relevant(relevance_threshold)
-    if not ranking.has_ties and not _many(k):
+    if not ranking.has_ties:
         rows = ranking.relevant_rows(relevance_threshold)
-        codes, position = rows.codes, rows.position
-        if k is not None:
-            inside = position < k
-            codes, position = codes[inside], position[inside]
         table = (1.0 - p) * p ** np.arange(ranking.max_size, dtype=np.float64)
-        weights = table[position]
-        total = np.bincount(codes, weights=weights, minlength=ranking.n_groups)
+        total = _relevant_sum(ranking, relevance_threshold, k, table[rows.position])
         return total, R == 0
     weights = (1.0 - p) * p ** ranking.position.astype(np.float64)
     exp_rel = ranking.expected_relevance(relevance_threshold)

@@ -45,15 +45,15 @@ def main(argv=None):
         for metric in ("ndcg", "precision", "map", "mrr", "err"):
             names = [f"{metric}@{k}" for k in ks]
 
-            def one():
+            def one(y_true=y_true, y_score=y_score, groups=groups, metric=metric):
                 return evaluate(
                     y_true, y_score, groups=groups, metrics=[f"{metric}@10"]
                 )
 
-            def computed():
+            def computed(y_true=y_true, y_score=y_score, groups=groups, names=names):
                 return evaluate(y_true, y_score, groups=groups, metrics=names)
 
-            def drawn():
+            def drawn(y_true=y_true, y_score=y_score, groups=groups, metric=metric):
                 MetricAtKDisplay.from_predictions(
                     y_true, y_score, groups=groups, metric=metric, k=ks
                 )

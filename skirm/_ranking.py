@@ -569,28 +569,27 @@ def prefix_sums(codes, position, values, ks, n_groups) -> np.ndarray:
     """Per-query sums of ``values`` over positions ``< k``, for each ``k`` of ``ks``.
 
     ``codes`` and ``position`` place each value (sorted by query, then
-    position; positions may skip, as for the relevant rows only). Returns
-    ``(n_groups, len(ks))``. The sums run along each query from its first
-    position, in the order a per-cutoff ``bincount`` adds them, so each column
-    equals the single-cutoff sum; a cumulative sum across queries is used
-    only when the padded matrix would be much larger than the values.
+    position, every position below ``max(ks)``; positions may skip, as for
+    the relevant rows only). Returns ``(n_groups, len(ks))``. Each query's
+    sums run along a line of a padded matrix from its first position, in the
+    order a per-cutoff ``bincount`` adds them, so each column equals the
+    single-cutoff sum, with no rounding carried from other queries. The
+    matrix is built for blocks of queries, so it stays within a few times
+    the size of ``values``.
     """
     ks = np.asarray(ks, dtype=np.intp)
-    depth = int(ks.max())
-    n = values.shape[0]
-    if n_groups * (depth + 1.0) <= 4 * n + 65536:
-        lines = np.zeros((n_groups, depth + 1))
-        lines[codes, position + 1] = values
+    width = int(ks.max()) + 1
+    out = np.empty((n_groups, ks.shape[0]))
+    block = max(1, (4 * values.shape[0] + 65536) // width)
+    bounds = np.searchsorted(codes, np.arange(0, n_groups + block, block))
+    for first in range(0, n_groups, block):  # one block of queries at a time
+        last = min(first + block, n_groups)
+        lo, hi = bounds[first // block], bounds[first // block + 1]
+        lines = np.zeros((last - first, width))
+        lines[codes[lo:hi] - first, position[lo:hi] + 1] = values[lo:hi]
         np.cumsum(lines, axis=1, out=lines)
-        return lines[:, ks]
-    # Where each query's values end at each cutoff: search the sorted keys.
-    keys = codes.astype(np.int64) * (depth + 1) + position
-    base = np.arange(n_groups, dtype=np.int64) * (depth + 1)
-    end = np.searchsorted(keys, base[:, None] + ks[None, :])
-    begin = np.searchsorted(keys, base)
-    csum = np.zeros(n + 1)
-    np.cumsum(values, out=csum[1:])
-    return csum[end] - csum[begin][:, None]
+        out[first:last] = lines[:, ks]
+    return out
 
 
 def _discount(position, log_base=2.0):

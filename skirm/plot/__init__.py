@@ -7,8 +7,14 @@ passing ``ax=display.ax_``. matplotlib is imported when a display draws:
 ``pip install skirm[plot]``.
 """
 
+from skirm.plot._comparison import ComparisonDisplay
 from skirm.plot._metric_at_k import MetricAtKDisplay
 from skirm.plot._per_query import PerQueryDisplay
 from skirm.plot._precision_recall import PrecisionRecallDisplay
 
-__all__ = ["MetricAtKDisplay", "PerQueryDisplay", "PrecisionRecallDisplay"]
+__all__ = [
+    "ComparisonDisplay",
+    "MetricAtKDisplay",
+    "PerQueryDisplay",
+    "PrecisionRecallDisplay",
+]

@@ -160,6 +160,8 @@ class PerQueryDisplay:
                         fontsize="x-small",
                     )
                 )
+        if self.labels_:
+            ax.margins(y=0.18)  # room for the query ids beyond the longest bars
         baseline = self.baseline_name or "baseline"
         ax.set_xlabel("queries, sorted by difference")
         ax.set_ylabel(f"{self.metric}: {name or 'system'} - {baseline}")

@@ -160,7 +160,7 @@ def _check_parts(results):
 def merge(parts) -> EvaluationResult:
     """The result of ``(group_ids, per_query, weights)`` parts of disjoint
     query sets with the same metrics: values in query order, means anew."""
-    group_ids, order = _merged_ids([p[0] for p in parts])
+    group_ids, order = merged_ids([p[0] for p in parts])
     weights = None
     if parts[0][2] is not None:
         weights = np.concatenate([p[2] for p in parts])[order]
@@ -170,7 +170,7 @@ def merge(parts) -> EvaluationResult:
     return assemble(group_ids, per_query, weights)
 
 
-def _merged_ids(parts):
+def merged_ids(parts):
     """The sorted query labels of disjoint parts and the order that sorts them."""
     kinds = {"b": "i", "i": "i", "u": "i"}
     found = {kinds.get(p.dtype.kind, p.dtype.kind) for p in parts}
@@ -308,7 +308,7 @@ def per_query_values(bound, checked, no_relevant, n_jobs=None):
 
     Queries left out by ``no_relevant="skip"`` hold NaN.
     """
-    bound = bind_input_wide(bound, checked.y_true)
+    bound = bind_input_wide(bound, lambda: checked.y_true.max())
     blocks = map_query_blocks(partial(_block_values, bound), checked, n_jobs)
     weights = None
     if checked.sample_weight is not None:
@@ -335,16 +335,17 @@ def assemble(group_ids, per_query, weights) -> EvaluationResult:
     return EvaluationResult(group_ids, per_query, means, weights)
 
 
-def bind_input_wide(bound, y_true):
+def bind_input_wide(bound, max_label):
     """Bind the options whose default is taken over all the rows.
 
     ERR's ``max_grade`` defaults to the largest label of the whole input, not
-    of one block of queries: it is fixed before the rows are split.
+    of one block of queries: it is fixed, from ``max_label()``, before the
+    rows are split.
     """
-    out = {}
+    out, top = {}, None
     for label, metric in bound.items():
         if "max_grade" in metric.params and metric.params["max_grade"] is None:
-            top = float(y_true.max()) if y_true.shape[0] else 0.0
+            top = float(max_label()) if top is None else top
             metric = get_metric(metric, max_grade=top)
         out[label] = metric
     return out

@@ -337,3 +337,45 @@ def test_evaluate_run_rejects_bad_runs(client, tmp_path):
     )
     with pytest.raises(ValueError, match="no query of the run appears in the qrels"):
         skirm.dask.evaluate_run(qrels, other)
+
+
+# -- model selection on the cluster, with the data scattered once --------------
+
+
+@pytest.mark.oracle
+def test_grid_search_on_dask_with_scattered_data(client, shared_data):
+    import sklearn
+    from joblib import parallel_config
+    from lightgbm import LGBMRanker
+    from sklearn.datasets import load_svmlight_file
+    from sklearn.model_selection import GridSearchCV
+
+    from skirm.metrics import make_ranking_scorer
+    from skirm.model_selection import QueryGroupKFold
+    from skirm.ranker import QueryRanker
+
+    X, y, qid = load_svmlight_file(shared_data / "mq2008" / "vali.txt", query_id=True)
+    keep = qid < np.unique(qid)[60]
+    X, y, qid = X[keep].toarray(), y[keep].astype(np.int64), qid[keep]
+
+    def search(**kwargs):
+        return GridSearchCV(
+            QueryRanker(LGBMRanker(n_estimators=5, n_jobs=1, verbose=-1)),
+            {"estimator__num_leaves": [3, 7]},
+            cv=QueryGroupKFold(3, shuffle=True, random_state=0),
+            scoring=make_ranking_scorer(["ndcg@10", "map"]),
+            refit="ndcg@10",
+            error_score="raise",
+            **kwargs,
+        )
+
+    with sklearn.config_context(enable_metadata_routing=True):
+        serial = search().fit(X, y, groups=qid)
+        # X and y go to every worker once; the tasks refer to them.
+        with parallel_config(backend="dask", scatter=[X, y]):
+            scattered = search(n_jobs=-1).fit(X, y, groups=qid)
+    for key, value in serial.cv_results_.items():
+        if "test_" in key:
+            np.testing.assert_array_equal(value, scattered.cv_results_[key], key)
+    assert scattered.best_params_ == serial.best_params_
+    assert serial.cv_results_["mean_test_ndcg@10"].min() > 0.3

@@ -184,6 +184,8 @@ def test_ties_first_on_partitions_holding_whole_queries(client):
         frame["label"], frame["score"], groups=frame["qid"].to_numpy(), **kwargs
     )
     _assert_close(result, expected)
+    with pytest.raises(ValueError, match="shuffle on the query id does not"):
+        skirm.dask.evaluate(rows["label"], rows["score"], groups=rows["qid"], **kwargs)
     # A query split over two partitions is caught, never averaged twice.
     split = dd.from_pandas(frame, npartitions=4)
     with pytest.raises(ValueError, match="appears in more than one result"):

@@ -178,6 +178,12 @@ def _values_frame(frame, bound, no_relevant, ties, sample_weight, shuffle):
     _, _, pd = _import_dask()
     no_relevant = check_no_relevant(no_relevant)
     if shuffle:
+        if ties == "first":
+            raise ValueError(
+                "`ties='first'` keeps the input order of tied rows, which the "
+                "shuffle on the query id does not preserve; pass shuffle=False "
+                "with partitions that hold whole queries, or another tie policy"
+            )
         frame = frame.shuffle(on="groups")
     weighted = sample_weight is not None
     meta = _empty_frame(pd, bound, weighted, frame["groups"].dtype)
@@ -227,9 +233,8 @@ def evaluate(
     sample_weight : dask.dataframe.Series or 1-D dask.array.Array, default=None
         Query weights given per row, constant within each query.
     ties : {"average", "first", "optimistic", "pessimistic"}, default="average"
-        The tie policy. ``"first"`` keeps the order of the rows within their
-        partition after the shuffle, which Dask does not promise to be the
-        input order: use it only with ``shuffle=False``.
+        The tie policy. ``"first"`` (input order among ties) needs
+        ``shuffle=False``: a shuffle does not keep the input order.
     no_relevant : float in [0, 1], "skip" or "raise", default=0.0
         The value of a query without relevant rows; ``"skip"`` leaves such
         queries out of the means across all partitions.

@@ -233,6 +233,9 @@ def test_bad_arguments_are_rejected_before_any_work():
         skirm.dask.evaluate(
             rows["label"], rows["score"], groups=rows["qid"], ties="random"
         )
+    empty = dd.from_pandas(frame.iloc[:0], npartitions=1)
+    with pytest.raises(ValueError, match="`y_true` must hold at least one row"):
+        skirm.dask.evaluate(empty["label"], empty["score"], groups=empty["qid"])
     with pytest.raises(ValueError, match="`y_score` must be a 1-D Dask array"):
         skirm.dask.evaluate(
             da.zeros(4), da.zeros((2, 2)), groups=da.zeros(4), metrics=["map"]
@@ -334,6 +337,9 @@ def test_evaluate_run_rejects_bad_runs(client, tmp_path):
         skirm.dask.evaluate_run(qrels, rows)
     with pytest.raises(TypeError, match="`run` must be a Dask DataFrame, a glob"):
         skirm.dask.evaluate_run(qrels, run)
+    rows = dd.from_pandas(run.to_frame(), 2)
+    with pytest.raises(ValueError, match="`max_docs` must be a positive integer"):
+        skirm.dask.evaluate_run(qrels, rows, max_docs=0)
     other = dd.from_pandas(
         Run(["x"], ["D1"], [1.0]).to_frame()[["query_ids", "doc_ids", "scores"]], 1
     )

@@ -280,7 +280,10 @@ def evaluate(
     values = _values_frame(frame, bound, no_relevant, ties, sample_weight, shuffle)
     parts = dask.compute(*values.to_delayed())
     weighted = sample_weight is not None
-    return merge([_as_part(p, bound, weighted) for p in parts if len(p)])
+    parts = [_as_part(p, bound, weighted) for p in parts if len(p)]
+    if not parts:
+        raise ValueError("`y_true` must hold at least one row, got none")
+    return merge(parts)
 
 
 def _as_part(frame, labels, weighted):
@@ -432,12 +435,14 @@ def evaluate_run(
     from skirm.trec._evaluate import (
         _as_qrels,
         _check_level,
+        _check_max_docs,
         _parse_metrics,
         summarize_outputs,
     )
 
     outputs = _parse_metrics(metrics)
     _check_level(relevance_level)
+    _check_max_docs(max_docs)
     qrels = _as_qrels(qrels)
     frame, run_id = _run_frame(run)
     if shuffle:

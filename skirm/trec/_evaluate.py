@@ -108,6 +108,19 @@ def _param_key(param):
     return (1, str(param))
 
 
+def _check_max_docs(max_docs):
+    if max_docs is None:
+        return
+    if isinstance(max_docs, bool) or not isinstance(max_docs, numbers.Integral):
+        raise TypeError(
+            f"`max_docs` must be a positive integer or None, got {max_docs!r}"
+        )
+    if max_docs < 1:
+        raise ValueError(
+            f"`max_docs` must be a positive integer or None, got {max_docs}"
+        )
+
+
 def _check_level(value):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(f"`relevance_level` must be an integer >= 1, got {value!r}")
@@ -359,15 +372,7 @@ def evaluate_run(
     """
     outputs = _parse_metrics(metrics)
     level = _check_level(relevance_level)
-    if max_docs is not None:
-        if isinstance(max_docs, bool) or not isinstance(max_docs, numbers.Integral):
-            raise TypeError(
-                f"`max_docs` must be a positive integer or None, got {max_docs!r}"
-            )
-        if max_docs < 1:
-            raise ValueError(
-                f"`max_docs` must be a positive integer or None, got {max_docs}"
-            )
+    _check_max_docs(max_docs)
     qrels = _as_qrels(qrels)
     run = _as_run(run)
     ctx, n_topics = _trec_ranking(qrels, run, level, bool(judged_only), max_docs)

@@ -915,12 +915,22 @@ def map_query_blocks(function, checked: CheckedInput, n_jobs=None, block_rows=No
     n, n_groups = codes.shape[0], checked.group_ids.shape[0]
     if n <= block_rows:
         return [function(rank_checked(checked))]
-    starts = np.zeros(n_groups + 1, dtype=np.intp)
-    np.cumsum(np.bincount(codes, minlength=n_groups), out=starts[1:])
+    # Every code in [0, n_groups) is used: the rows are grouped in code order
+    # (the usual layout) when the runs of equal codes are exactly 0, 1, 2...
+    change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+    if (
+        change.shape[0] == n_groups - 1
+        and codes[0] == 0
+        and np.array_equal(codes[change], np.arange(1, n_groups))
+    ):
+        starts = np.concatenate(([0], change, [n])).astype(np.intp, copy=False)
+        order = None
+    else:
+        starts = np.zeros(n_groups + 1, dtype=np.intp)
+        np.cumsum(np.bincount(codes, minlength=n_groups), out=starts[1:])
+        order = _stable_code_sort(codes, n_groups)
     cuts = np.searchsorted(starts[:-1], np.arange(block_rows, n, block_rows))
     edges = np.unique(np.concatenate(([0], cuts, [n_groups])))
-    grouped = bool(np.all(codes[1:] >= codes[:-1]))
-    order = None if grouped else _stable_code_sort(codes, n_groups)
 
     def block(b):
         c0, c1 = int(edges[b]), int(edges[b + 1])

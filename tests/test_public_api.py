@@ -15,6 +15,7 @@ NAMESPACES = [
     "skirm.model_selection",
     "skirm.ranker",
     "skirm.inspection",
+    "skirm.dask",
 ]
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
-from skirm._ranking import rank_input
-from skirm._validation import check_no_relevant
-from skirm.metrics._base import PARAM_CHECKS
+from skirm._ranking import check_input, map_query_blocks
+from skirm._validation import check_no_relevant, describe
+from skirm.metrics._base import PARAM_CHECKS, apply_no_relevant, average
 from skirm.metrics._registry import Metric, get_metric
 
 
@@ -56,6 +58,52 @@ class EvaluationResult:
         body = ", ".join(f"{name!r}: {value:.4f}" for name, value in self.means.items())
         return f"EvaluationResult(n_queries={len(self.group_ids)}, means={{{body}}})"
 
+    @classmethod
+    def concat(cls, results):
+        """Merge the results of disjoint query sets into one.
+
+        The per-query values are put in the order of the sorted query labels
+        and the means recomputed from them and the query weights, exactly as
+        :func:`evaluate` takes them: the merged result does not depend on how
+        the queries were split nor on the order of ``results``, and equals
+        the result of evaluating all the rows at once. A query in two results
+        is an error, never averaged twice.
+
+        Parameters
+        ----------
+        results : iterable of EvaluationResult
+            Results of the same metrics, all with query weights or all
+            without, on disjoint sets of queries.
+
+        Returns
+        -------
+        result : EvaluationResult
+
+        Raises
+        ------
+        ValueError
+            If a query appears in two results, the metrics differ, or some
+            results have query weights and others not.
+
+        Examples
+        --------
+        >>> from skirm.metrics import EvaluationResult, evaluate
+        >>> y_true, y_score = [1, 0, 0, 1, 1, 0], [2, 1, 2, 1, 3, 1]
+        >>> groups = ["a", "a", "b", "b", "c", "c"]
+        >>> whole = evaluate(y_true, y_score, groups=groups, metrics="mrr")
+        >>> left = evaluate(y_true[:2], y_score[:2], groups=groups[:2], metrics="mrr")
+        >>> right = evaluate(y_true[2:], y_score[2:], groups=groups[2:], metrics="mrr")
+        >>> merged = EvaluationResult.concat([right, left])
+        >>> merged.group_ids.tolist(), merged["mrr"] == whole["mrr"]
+        (['a', 'b', 'c'], True)
+        >>> EvaluationResult.concat([left, left])
+        Traceback (most recent call last):
+        ...
+        ValueError: query 'a' appears in more than one result...
+        """
+        results = _check_parts(results)
+        return merge([(r.group_ids, r.per_query, r.weights) for r in results])
+
     def to_frame(self):
         """The per-query values as a pandas DataFrame indexed by query.
 
@@ -72,6 +120,89 @@ class EvaluationResult:
         return pd.DataFrame(self.per_query, index=index)
 
 
+def _check_parts(results):
+    """The results :meth:`EvaluationResult.concat` can merge, as a list."""
+    if isinstance(results, EvaluationResult):
+        raise TypeError(
+            "`results` must be an iterable of EvaluationResult, got one "
+            "EvaluationResult; pass a list"
+        )
+    results = list(results)
+    if not results:
+        raise ValueError("`results` must hold at least one EvaluationResult, got none")
+    for result in results:
+        if not isinstance(result, EvaluationResult):
+            raise TypeError(
+                f"`results` must hold EvaluationResult objects, got {describe(result)}"
+            )
+        if hasattr(result, "run_id"):
+            raise ValueError(
+                "`results` must not hold results of skirm.trec.evaluate_run: "
+                "their summaries (sums, geometric means, -c) are not means of "
+                "the per-query values; use skirm.dask.evaluate_run for runs "
+                "split across partitions"
+            )
+    first = results[0]
+    for result in results[1:]:
+        if result.metrics != first.metrics:
+            raise ValueError(
+                "`results` must hold the same metrics in the same order, got "
+                f"{first.metrics} and {result.metrics}"
+            )
+        if (result.weights is None) != (first.weights is None):
+            raise ValueError(
+                "`results` must all have query weights (`sample_weight`) or all "
+                "have none, got a mix"
+            )
+    return results
+
+
+def merge(parts) -> EvaluationResult:
+    """The result of ``(group_ids, per_query, weights)`` parts of disjoint
+    query sets with the same metrics: values in query order, means anew."""
+    group_ids, order = merged_ids([p[0] for p in parts])
+    weights = None
+    if parts[0][2] is not None:
+        weights = np.concatenate([p[2] for p in parts])[order]
+    per_query = {
+        name: np.concatenate([p[1][name] for p in parts])[order] for name in parts[0][1]
+    }
+    return assemble(group_ids, per_query, weights)
+
+
+def merged_ids(parts):
+    """The sorted query labels of disjoint parts and the order that sorts them."""
+    kinds = {"b": "i", "i": "i", "u": "i"}
+    found = {kinds.get(p.dtype.kind, p.dtype.kind) for p in parts}
+    if len(found) > 1 or found <= {"f", "c"}:
+        raise TypeError(
+            "`results` must have query labels of one kind (integers, strings or "
+            f"objects), got dtypes {sorted({str(p.dtype) for p in parts})}"
+        )
+    group_ids = np.concatenate(parts)
+    if group_ids.dtype.kind == "f":  # int64 and uint64 labels: no common type
+        raise TypeError(
+            "`results` must have query labels of one integer type, got dtypes "
+            f"{sorted({str(p.dtype) for p in parts})}"
+        )
+    try:
+        order = np.argsort(group_ids, kind="stable")
+    except TypeError as exc:
+        raise TypeError(
+            f"`results` must have mutually comparable query labels: {exc}"
+        ) from None
+    group_ids = group_ids[order]
+    repeated = group_ids[1:] == group_ids[:-1]
+    if repeated.any():
+        query = group_ids[int(np.argmax(repeated))]
+        query = query.item() if isinstance(query, np.generic) else query
+        raise ValueError(
+            f"query {query!r} appears in more than one result; concat merges "
+            "results of disjoint query sets"
+        )
+    return group_ids, order
+
+
 def evaluate(
     y_true,
     y_score,
@@ -81,6 +212,7 @@ def evaluate(
     sample_weight=None,
     ties="average",
     no_relevant=0.0,
+    n_jobs=None,
     **params,
 ):
     """Compute several metrics from one ranking of the rows.
@@ -104,6 +236,10 @@ def evaluate(
         The tie policy, shared by all metrics.
     no_relevant : float in [0, 1], "skip" or "raise", default=0.0
         The value of a query without relevant rows, for every metric.
+    n_jobs : int, default=None
+        Threads ranking blocks of whole queries at once (``None`` is one,
+        ``-1`` all CPUs). The queries are cut into blocks of a fixed size,
+        whatever ``n_jobs``: the results are identical for any value.
     **params
         Metric options (``gain``, ``relevance_threshold``, ``p``, ...), given
         to each metric that takes them. An option no requested metric takes
@@ -131,12 +267,21 @@ def evaluate(
     >>> round(result["ndcg@2"], 4)
     0.3801
     """
+    bound = bind_metrics(metrics, params)
+    no_relevant = check_no_relevant(no_relevant)
+    checked = check_input(
+        y_true, y_score, groups=groups, sample_weight=sample_weight, ties=ties
+    )
+    return assemble(*per_query_values(bound, checked, no_relevant, n_jobs))
+
+
+def bind_metrics(metrics, params) -> dict:
+    """``{label: Metric}`` with the options routed to the metrics that take them."""
     if isinstance(metrics, (str, Metric)):
         metrics = [metrics]
     metrics = list(metrics)
     if not metrics:
         raise ValueError("`metrics` must name at least one metric, got none")
-    no_relevant = check_no_relevant(no_relevant)
     for key, value in params.items():
         if key not in PARAM_CHECKS or key == "ignore_ties":
             raise TypeError(f"evaluate() got an unexpected keyword argument {key!r}")
@@ -155,12 +300,57 @@ def evaluate(
                 f"option {key!r} is taken by none of the requested metrics "
                 f"({', '.join(bound)})"
             )
-    ranking = rank_input(
-        y_true, y_score, groups=groups, sample_weight=sample_weight, ties=ties
-    )
-    per_query, means = {}, {}
+    return bound
+
+
+def per_query_values(bound, checked, no_relevant, n_jobs=None):
+    """``(group_ids, per_query, weights)`` of checked rows, before any mean.
+
+    Queries left out by ``no_relevant="skip"`` hold NaN.
+    """
+    bound = bind_input_wide(bound, lambda: checked.y_true.max())
+    blocks = map_query_blocks(partial(_block_values, bound), checked, n_jobs)
+    weights = None
+    if checked.sample_weight is not None:
+        weights = np.concatenate([w for w, _ in blocks])
+    group_ids = np.asarray(checked.group_ids)
+    per_query = {}
+    for i, (label, metric) in enumerate(bound.items()):
+        values = np.concatenate([block[i][0] for _, block in blocks])
+        empty = np.concatenate([block[i][1] for _, block in blocks])
+        per_query[label] = apply_no_relevant(
+            values, empty, group_ids, no_relevant, metric.name
+        )
+    return group_ids, per_query, weights
+
+
+def assemble(group_ids, per_query, weights) -> EvaluationResult:
+    """The result of sorted, distinct queries: the means from the values."""
+    means = {}
+    for name, values in per_query.items():
+        skipped = np.isnan(values)
+        means[name] = average(
+            values, weights, name, ~skipped if skipped.any() else None
+        )
+    return EvaluationResult(group_ids, per_query, means, weights)
+
+
+def bind_input_wide(bound, max_label):
+    """Bind the options whose default is taken over all the rows.
+
+    ERR's ``max_grade`` defaults to the largest label of the whole input, not
+    of one block of queries: it is fixed, from ``max_label()``, before the
+    rows are split.
+    """
+    out, top = {}, None
     for label, metric in bound.items():
-        means[label], per_query[label] = metric.per_query(ranking, no_relevant)
-    return EvaluationResult(
-        np.asarray(ranking.group_ids), per_query, means, ranking.group_weights
-    )
+        if "max_grade" in metric.params and metric.params["max_grade"] is None:
+            top = float(max_label()) if top is None else top
+            metric = get_metric(metric, max_grade=top)
+        out[label] = metric
+    return out
+
+
+def _block_values(bound, ranking):
+    """Query weights and ``(values, empty)`` of each metric on one block."""
+    return ranking.group_weights, [metric.values(ranking) for metric in bound.values()]

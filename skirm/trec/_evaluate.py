@@ -115,6 +115,19 @@ def _param_key(param):
     return (1, str(param))
 
 
+def _check_max_docs(max_docs):
+    if max_docs is None:
+        return
+    if isinstance(max_docs, bool) or not isinstance(max_docs, numbers.Integral):
+        raise TypeError(
+            f"`max_docs` must be a positive integer or None, got {max_docs!r}"
+        )
+    if max_docs < 1:
+        raise ValueError(
+            f"`max_docs` must be a positive integer or None, got {max_docs}"
+        )
+
+
 def _check_level(value):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(f"`relevance_level` must be an integer >= 1, got {value!r}")
@@ -478,15 +491,7 @@ def evaluate_run(
     compat = _check_compat(compat)
     outputs = _parse_metrics(metrics, compat)
     level = _check_level(relevance_level)
-    if max_docs is not None:
-        if isinstance(max_docs, bool) or not isinstance(max_docs, numbers.Integral):
-            raise TypeError(
-                f"`max_docs` must be a positive integer or None, got {max_docs!r}"
-            )
-        if max_docs < 1:
-            raise ValueError(
-                f"`max_docs` must be a positive integer or None, got {max_docs}"
-            )
+    _check_max_docs(max_docs)
     qrels = _as_qrels(qrels)
     run = _as_run(run)
     ctx, n_topics, placeholder = _trec_ranking(
@@ -495,7 +500,7 @@ def evaluate_run(
     n_eval = ctx.n
     n_total = n_topics if all_queries else n_eval
     n_missing = n_total - n_eval
-    per_query, means = {}, {}
+    per_query = {}
     for name, kind, what, param in outputs:
         if kind == "skirm":
             params = {}
@@ -505,20 +510,31 @@ def evaluate_run(
                 params["relevance_threshold"] = level
             metric = get_metric(what, **params) if params else what
             values = metric.per_query(ctx.ranking, 0.0)[1]
-            summary = "mean"
         else:
             if what == "runid":
                 continue
             values = ctx.value(what, param)
             if what in PLACEHOLDER_ZEROS and placeholder.any():
                 values = np.where(placeholder, 0.0, values)
-            summary = MEASURES[what].summary
         per_query[name] = np.asarray(values, dtype=np.float64)
-        if what == "num_rel" and all_queries:
-            # trec_eval -c recounts num_rel over every qrels topic, rel > 0.
-            means[name] = float(np.count_nonzero(qrels.labels > 0))
-        else:
-            means[name] = summarize(summary, per_query[name], n_total, n_missing)
+    means = summarize_outputs(
+        outputs, per_query, n_total, n_missing, qrels, all_queries
+    )
     result = EvaluationResult(np.asarray(ctx.ranking.group_ids), per_query, means)
     result.run_id = run.run_id
     return result
+
+
+def summarize_outputs(outputs, per_query, n_total, n_missing, qrels, all_queries):
+    """trec_eval's summary ("all") of each measure's per-query values."""
+    means = {}
+    for name, kind, what, _ in outputs:
+        if name not in per_query:
+            continue  # runid
+        if what == "num_rel" and all_queries:
+            # trec_eval -c recounts num_rel over every qrels topic, rel > 0.
+            means[name] = float(np.count_nonzero(qrels.labels > 0))
+            continue
+        summary = "mean" if kind == "skirm" else MEASURES[what].summary
+        means[name] = summarize(summary, per_query[name], n_total, n_missing)
+    return means

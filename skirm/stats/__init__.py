@@ -8,6 +8,7 @@ as a table, Markdown or LaTeX. See :ref:`comparing_systems`.
 
 from skirm.stats._compare import compare
 from skirm.stats._correction import adjust_pvalues
+from skirm.stats._cv import cross_val_evaluate
 from skirm.stats._paired import PairedTestResult, paired_test
 from skirm.stats._report import Comparison
 from skirm.stats._tukey import TukeyHSDResult, tukey_hsd
@@ -18,6 +19,7 @@ __all__ = [
     "TukeyHSDResult",
     "adjust_pvalues",
     "compare",
+    "cross_val_evaluate",
     "paired_test",
     "tukey_hsd",
 ]

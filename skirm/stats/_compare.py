@@ -75,9 +75,10 @@ def _align(results, metrics, missing):
     if missing == "raise" and absent.any():
         s, j, q = (int(i[0]) for i in np.nonzero(absent))
         count = int(np.count_nonzero(absent.any(axis=(0, 1))))
+        query = union[q].item()
         raise ValueError(
             f"{count} of {union.size} queries lack a value in some system (first: "
-            f"query {union[q]!r} in {list(results)[s]!r}, metric {metrics[j]!r}); "
+            f"query {query!r} in {list(results)[s]!r}, metric {metrics[j]!r}); "
             "pass missing='intersect' to drop them or missing='zero' to score "
             "them 0"
         )

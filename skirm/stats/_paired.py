@@ -148,7 +148,8 @@ def bootstrap_interval(values, weights, boot, confidence, method, alternative):
     The same quantile rules as :func:`scipy.stats.bootstrap`: linear
     interpolation; BCa with the bias ``z0`` from the share of draws below
     (half of those equal to) the estimate and the acceleration from the
-    jackknife (Efron & Tibshirani 1993, 14.3).
+    jackknife (Efron & Tibshirani 1993, 14.3). Unlike scipy, a draw that
+    equals the estimate up to rounding counts as equal.
     """
     alpha = (1 - confidence) / 2 if alternative == "two-sided" else 1 - confidence
     ordered = np.sort(boot, axis=1)
@@ -167,8 +168,11 @@ def bootstrap_interval(values, weights, boot, confidence, method, alternative):
 
 def _bca_levels(values, weights, boot, alpha):
     estimate = rs.weighted_means(values, weights)[:, None]
-    below = np.count_nonzero(boot < estimate, axis=1)
-    at_or_below = np.count_nonzero(boot <= estimate, axis=1)
+    # Draws equal to the estimate in exact arithmetic (common with metrics'
+    # discrete values) count as equal despite rounding in the sums.
+    tol = TOLERANCE * values.shape[1] * np.abs(values).max(axis=1, keepdims=True)
+    below = np.count_nonzero(boot < estimate - tol, axis=1)
+    at_or_below = np.count_nonzero(boot <= estimate + tol, axis=1)
     z0 = _stats.norm.ppf((below + at_or_below) / (2.0 * boot.shape[1]))
     jack = rs.jackknife_means(values, weights)
     n = jack.shape[1]

@@ -241,7 +241,7 @@ class Comparison:
         -------
         frame : pandas.DataFrame
         """
-        kind = check_choice(kind, "kind", ("systems", "pairs"))
+        rows = self.to_records(kind)
         try:
             import pandas as pd
         except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -249,11 +249,25 @@ class Comparison:
                 "Comparison.to_frame requires pandas; install it with "
                 "`pip install skirm[pandas]`"
             ) from exc
-        rows = self._pair_rows() if kind == "pairs" else self._system_rows()
         frame = pd.DataFrame(rows)
         for column in ("wins", "ties", "losses"):
             frame[column] = frame[column].astype("Int64")
         return frame
+
+    def to_records(self, kind="systems"):
+        """The rows of :meth:`to_frame` as a list of dicts (no pandas needed).
+
+        Parameters
+        ----------
+        kind : {"systems", "pairs"}, default="systems"
+
+        Returns
+        -------
+        records : list of dict
+            Missing values are NaN, or None for the counts.
+        """
+        kind = check_choice(kind, "kind", ("systems", "pairs"))
+        return self._pair_rows() if kind == "pairs" else self._system_rows()
 
     def _pair_record(self, p, j):
         t = self._table

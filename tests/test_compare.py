@@ -178,23 +178,65 @@ def test_resampling_is_seeded(test):
     assert f"seed {cmp.random_state}" in cmp.to_latex()
 
 
-def test_one_draw_matrix_for_every_pair_and_metric():
-    """Each pair's p-value equals paired_test's with the same seed."""
-    results = _results(n_groups=30, noises=(2.0, 1.5, 1.2))
-    cmp = compare(
-        results, test="randomization", random_state=4, n_resamples=2000, correction=None
-    )
+@pytest.mark.parametrize("test", ["randomization", "bootstrap"])
+def test_one_draw_matrix_for_every_pair_and_metric(test):
+    """Each pair's p-value equals paired_test's with the same seed.
+
+    Four systems: the draws are applied to the 12 system rows and combined
+    into the 18 differences, where paired_test applies them to the one
+    difference; the p-values agree exactly.
+    """
+    results = _results(n_groups=30, noises=(2.0, 1.5, 1.2, 1.1))
+    cmp = compare(results, test=test, random_state=4, n_resamples=2000, correction=None)
     pairs = cmp.to_frame("pairs")
-    for metric in METRICS:
-        row = pairs[(pairs.metric == metric)].iloc[1]
+    assert len(pairs) == 18
+    for row in pairs.itertuples():
         ref = paired_test(
-            results[row.system].per_query[metric],
-            results[row.other].per_query[metric],
-            test="randomization",
+            results[row.system].per_query[row.metric],
+            results[row.other].per_query[row.metric],
+            test=test,
             random_state=4,
             n_resamples=2000,
         )
         assert row.p_value == ref.pvalue
+        assert row.ci_low == pytest.approx(ref.confidence_interval[0], abs=1e-12)
+
+
+@pytest.mark.oracle
+def test_randomization_with_few_nonzero_differences():
+    """Three queries differ: the null has 8 values, often equal to the observed.
+
+    Whether summed over the differences or combined from the systems'
+    sums, those equalities must be counted: the Monte Carlo p-value is
+    within three standard errors of the exact 2/8 (from the 8 sign patterns).
+    """
+    rng = np.random.default_rng(0)
+    n = 400
+    base = np.round(rng.random(n), 2)
+    other = base.copy()
+    other[[5, 50, 300]] += [0.3, 0.2, 0.4]
+    noise = np.round(rng.random((2, n)), 2)
+    results = {
+        name: _result(np.arange(n), v)
+        for name, v in [("a", base), ("b", other), ("c", noise[0]), ("d", noise[1])]
+    }
+    B = 4000
+    cmp = compare(
+        results,
+        test="randomization",
+        n_resamples=B,
+        random_state=1,
+        correction=None,
+        metrics=["m"],
+    )
+    assert len(cmp.pairs) > 4  # more differences than systems: combined sums
+    p = cmp.to_frame("pairs").set_index(["system", "other"]).p_value
+    exact = 2 / 8  # |mean| >= observed: all three signs equal
+    assert abs(p["a", "b"] - exact) <= 3 * np.sqrt(exact * (1 - exact) / B) + 1 / B
+    direct = paired_test(
+        other, base, test="randomization", n_resamples=B, random_state=1
+    )
+    assert abs(direct.pvalue - exact) <= 3 * np.sqrt(exact * (1 - exact) / B) + 1 / B
 
 
 def test_tukey_in_compare():

@@ -116,6 +116,14 @@ def test_monte_carlo_randomization_within_three_standard_errors(seed):
     assert abs(mc.pvalue - exact) <= 3 * se + 1 / B
 
 
+def test_exact_auto_rule():
+    a, b = _pair(0, 17)
+    assert not paired_test(a, b, test="randomization", random_state=0).exact
+    assert paired_test(a, b, test="randomization", n_resamples=2**17).exact
+    a, b = _pair(0, 1100)  # 2**n overflows a float
+    assert not paired_test(a, b, test="randomization", n_resamples=10).exact
+
+
 def test_monte_carlo_is_deterministic_and_never_zero():
     a, b = _pair(7, 300, shift=0.3)
     r1 = paired_test(a, b, test="randomization", n_resamples=999, random_state=3)

@@ -109,6 +109,16 @@ def _align_weights(results, weights):
     return np.nanmax(weights, axis=0)
 
 
+def _pair_matrix(pairs, n_systems, n_metrics):
+    """Rows ``(pair, metric)``: +1 on the system, -1 on the other, same metric."""
+    combine = np.zeros((len(pairs), n_metrics, n_systems, n_metrics))
+    metric = np.arange(n_metrics)
+    for p, (a, b) in enumerate(pairs):
+        combine[p, metric, a, metric] = 1.0
+        combine[p, metric, b, metric] = -1.0
+    return combine.reshape(len(pairs) * n_metrics, n_systems * n_metrics)
+
+
 def _check_alpha(alpha):
     ok = isinstance(alpha, numbers.Real) and not isinstance(alpha, bool)
     if not ok or not 0 < float(alpha) < 1:
@@ -269,10 +279,14 @@ def compare(
         pairs = [(a, 0) for a in range(1, len(systems))]
     correction = _check_correction(correction, test_name, len(pairs))
     seed, rng = rs.check_random_state(random_state)
-    first, second = (np.array(side) for side in zip(*pairs, strict=True))
     k, n_metrics, n = values.shape
-    diffs = (values[first] - values[second]).reshape(-1, n)
-    out = paired_tests(diffs, weights, settings, rng, extra=values.reshape(-1, n))
+    out = paired_tests(
+        values.reshape(-1, n),
+        _pair_matrix(pairs, k, n_metrics),
+        weights,
+        settings,
+        rng,
+    )
     table = {
         key: np.asarray(out[key]).reshape(len(pairs), n_metrics)
         for key in (
@@ -313,8 +327,8 @@ def compare(
         table=table,
         means=rs.weighted_means(values.reshape(-1, n), weights).reshape(k, n_metrics),
         ci=(
-            out["extra_low"].reshape(k, n_metrics),
-            out["extra_high"].reshape(k, n_metrics),
+            out["basis_low"].reshape(k, n_metrics),
+            out["basis_high"].reshape(k, n_metrics),
         ),
         test=test_name,
         settings=settings,

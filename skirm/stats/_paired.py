@@ -84,8 +84,8 @@ def _t_test(diffs, weights, alternative):
     return statistic, pvalue
 
 
-def _count_extreme(null, observed, alternative):
-    gamma = TOLERANCE * np.abs(observed)[:, None]
+def _count_extreme(null, observed, alternative, slack):
+    gamma = (TOLERANCE * np.abs(observed) + slack)[:, None]
     obs = observed[:, None]
     if alternative == "greater":
         hits = null >= obs - gamma
@@ -96,8 +96,8 @@ def _count_extreme(null, observed, alternative):
     return np.count_nonzero(hits, axis=1)
 
 
-def _resampled_pvalue(null, observed, alternative, exact):
-    count = _count_extreme(null, observed, alternative)
+def _resampled_pvalue(null, observed, alternative, exact, slack=0.0):
+    count = _count_extreme(null, observed, alternative, slack)
     if exact:
         return count / null.shape[1]
     return (count + 1.0) / (null.shape[1] + 1.0)
@@ -207,15 +207,20 @@ class Settings:
     zero_method: str = "wilcox"
 
 
-def paired_tests(diffs, weights, settings, rng, extra=None):
-    """Test every row of ``diffs`` (n_rows, n_queries) against a zero mean.
+def paired_tests(values, combine, weights, settings, rng):
+    """Test many differences against a zero mean, sharing every random draw.
 
-    ``extra`` (optional, shape (n_other, n_queries)) are further rows, such
-    as per-system values, whose bootstrap intervals are wanted from the same
-    draws. Returns a dict of arrays, one entry per row, and the extra rows'
-    intervals under ``"extra_low"`` and ``"extra_high"``.
+    ``values`` (n_basis, n_queries) are the basis rows (each system's values
+    for each metric); ``combine`` (n_rows, n_basis) makes the differences
+    tested, ``diffs = combine @ values`` (a row of +1 and -1 per pair and
+    metric). With ``combine=None`` the rows of ``values`` are the
+    differences. The resampled means are linear in the rows, so the draws
+    are applied to the few basis rows and then combined, rather than to
+    every pair. Returns a dict of arrays, one entry per difference, and the
+    basis rows' two-sided intervals under ``"basis_low"``/``"basis_high"``.
     """
     s = settings
+    diffs = values if combine is None else combine @ values
     mean, sd, _, _ = _moments(diffs, weights)
     wins = np.count_nonzero(diffs > 0, axis=1)
     losses = np.count_nonzero(diffs < 0, axis=1)
@@ -224,41 +229,72 @@ def paired_tests(diffs, weights, settings, rng, extra=None):
         "wins": wins,
         "ties": diffs.shape[1] - wins - losses,
         "losses": losses,
+        "exact": False,
     }
     with np.errstate(divide="ignore", invalid="ignore"):
         out["effect_size"] = np.where(sd > 0, mean / sd, np.nan)
-    exact = False
-    boot = None
-    need_boot = s.test == "bootstrap" or s.interval != "t"
     if s.test == "t":
         out["statistic"], out["pvalue"] = _t_test(diffs, weights, s.alternative)
     elif s.test == "randomization":
-        exact = rs.use_exact(diffs.shape[1], s.n_resamples, s.exact)
-        null, exact = rs.sign_flip_null(
-            diffs, weights, n_resamples=s.n_resamples, exact=exact, rng=rng
-        )
         out["statistic"] = mean
-        out["pvalue"] = _resampled_pvalue(null, mean, s.alternative, exact)
+        out["pvalue"], out["exact"] = _randomization(
+            values, combine, diffs, mean, weights, s, rng
+        )
     elif s.test == "wilcoxon":
         out["statistic"], out["pvalue"] = _wilcoxon(diffs, s.alternative, s.zero_method)
     elif s.test == "sign":
         out["statistic"], out["pvalue"] = _sign(wins, losses, s.alternative)
-    rows = diffs if extra is None else np.concatenate([diffs, extra])
-    if need_boot:
-        boot = rs.bootstrap_means(rows, weights, n_resamples=s.n_resamples, rng=rng)
-    if s.test == "bootstrap":
-        shifted = boot[: len(diffs)] - mean[:, None]
-        out["statistic"] = mean
-        out["pvalue"] = _resampled_pvalue(shifted, mean, s.alternative, False)
-    head = None if boot is None else boot[: len(diffs)]
-    out["ci_low"], out["ci_high"] = _interval(diffs, weights, head, s, s.alternative)
-    if extra is not None:
-        tail = None if boot is None else boot[len(diffs) :]
-        out["extra_low"], out["extra_high"] = _interval(
-            extra, weights, tail, s, "two-sided"
+    boot_basis = boot = None
+    if s.test == "bootstrap" or s.interval != "t":
+        boot_basis = rs.bootstrap_means(
+            values, weights, n_resamples=s.n_resamples, rng=rng
         )
-    out["exact"] = exact
+        boot = boot_basis if combine is None else combine @ boot_basis
+    if s.test == "bootstrap":
+        out["statistic"] = mean
+        shifted = boot - mean[:, None]
+        slack = _slack(values, combine, weights)
+        out["pvalue"] = _resampled_pvalue(shifted, mean, s.alternative, False, slack)
+    out["ci_low"], out["ci_high"] = _interval(diffs, weights, boot, s, s.alternative)
+    if combine is not None:
+        out["basis_low"], out["basis_high"] = _interval(
+            values, weights, boot_basis, s, "two-sided"
+        )
     return out
+
+
+def _slack(values, combine, weights):
+    """Bound on the rounding error of a resampled mean, per difference row.
+
+    Sums of ``n`` terms are exact to about ``n * eps * max|term|``; the
+    comparisons with the observed statistic allow that much on top of
+    scipy's relative tolerance, so that resampled statistics equal to the
+    observed one in exact arithmetic count as equal however they were summed.
+    """
+    n = values.shape[1]
+    scaled = np.abs(values if weights is None else values * weights)
+    total = n if weights is None else weights.sum()
+    bound = scaled.max(axis=1)
+    if combine is not None:
+        bound = np.abs(combine) @ bound
+    return 4 * np.finfo(np.float64).eps * n * bound / total
+
+
+def _randomization(values, combine, diffs, mean, weights, s, rng):
+    exact = rs.use_exact(diffs.shape[1], s.n_resamples, s.exact)
+    # The basis pays off when there are fewer basis rows than differences;
+    # exact enumeration (n <= 24) always works on the differences themselves.
+    via_basis = combine is not None and not exact and len(values) < len(diffs)
+    null = rs.sign_flip_null(
+        values if via_basis else diffs,
+        weights,
+        n_resamples=s.n_resamples,
+        exact=exact,
+        rng=rng,
+        combine=combine if via_basis else None,
+    )
+    slack = _slack(values, combine, weights)
+    return _resampled_pvalue(null, mean, s.alternative, exact, slack), exact
 
 
 def _interval(rows, weights, boot, s, alternative):
@@ -537,7 +573,7 @@ def paired_test(
         weights,
     )
     seed, rng = rs.check_random_state(random_state)
-    out = paired_tests((a - b)[None, :], weights, s, rng)
+    out = paired_tests((a - b)[None, :], None, weights, s, rng)
     n = a.shape[0]
     exact = bool(out["exact"])
     random = (s.test == "randomization" and not exact) or s.test == "bootstrap"

@@ -76,7 +76,9 @@ def weighted_means(values, weights):
 def use_exact(n_queries, n_resamples, exact):
     """Whether the sign-flip distribution is enumerated rather than sampled."""
     if exact == "auto":
-        return n_queries <= EXACT_MAX_QUERIES or 2.0**n_queries <= n_resamples
+        return n_queries <= EXACT_MAX_QUERIES or (
+            n_queries < 63 and (1 << n_queries) <= n_resamples
+        )
     if exact and n_queries > 24:
         raise ValueError(
             f"`exact=True` enumerates 2**n sign flips; n={n_queries} queries is too "
@@ -98,23 +100,25 @@ def _random_signs(rng, rows, n_queries):
     return 1.0 - 2.0 * bits
 
 
-def sign_flip_null(values, weights, *, n_resamples, exact, rng):
+def sign_flip_null(values, weights, *, n_resamples, exact, rng, combine=None):
     """Null distribution of the (weighted) mean under random sign flips.
 
-    Returns ``(null, exact)`` with ``null`` of shape (n_rows, n_draws): the
-    mean of each row with every value's sign flipped at random (or, when
-    ``exact``, under every one of the 2**n sign vectors).
+    Returns ``null`` of shape (n_rows, n_draws): the mean of each row with
+    every value's sign flipped at random (or, when ``exact``, under every one
+    of the 2**n sign vectors). With ``combine`` (n_rows, n_basis), ``values``
+    are basis rows and the rows of the result are ``combine @ values``'s,
+    computed as combinations of the basis rows' flipped means.
     """
     n_queries = values.shape[1]
     scaled = values if weights is None else values * weights
     total = n_queries if weights is None else weights.sum()
     if exact:
-        return (_all_signs(n_queries) @ scaled.T).T / total, True
-    parts = [
-        _random_signs(rng, rows, n_queries) @ scaled.T
-        for rows in _chunk_sizes(n_resamples, n_queries)
-    ]
-    return np.concatenate(parts, axis=0).T / total, False
+        return (_all_signs(n_queries) @ scaled.T).T / total
+    parts = []
+    for rows in _chunk_sizes(n_resamples, n_queries):
+        flipped = _random_signs(rng, rows, n_queries) @ scaled.T
+        parts.append(flipped if combine is None else flipped @ combine.T)
+    return np.concatenate(parts, axis=0).T / total
 
 
 def _bootstrap_counts(rng, rows, n_queries):

@@ -239,6 +239,29 @@ def test_randomization_with_few_nonzero_differences():
     assert abs(direct.pvalue - exact) <= 3 * np.sqrt(exact * (1 - exact) / B) + 1 / B
 
 
+@pytest.mark.oracle
+def test_system_intervals_share_scipys_bootstrap_draws():
+    """interval="percentile": every system's interval is scipy's, same seed."""
+    results = _results(n_groups=35, noises=(2.0, 1.0, 0.5))
+    cmp = compare(
+        results, interval="percentile", n_resamples=3000, random_state=8, confidence=0.9
+    )
+    frame = cmp.to_frame()
+    for row in frame.itertuples():
+        x = results[row.system].per_query[row.metric]
+        ref = stats.bootstrap(
+            (x,),
+            np.mean,
+            method="percentile",
+            n_resamples=3000,
+            confidence_level=0.9,
+            rng=np.random.default_rng(8),
+        )
+        low, high = ref.confidence_interval
+        assert (row.ci_low, row.ci_high) == pytest.approx((low, high), abs=1e-12)
+    assert "90% bootstrap percentile intervals" in cmp.describe_method()
+
+
 def test_tukey_in_compare():
     results = _results(noises=(2.0, 1.9, 0.5))
     cmp = compare(results, test="tukey_hsd")

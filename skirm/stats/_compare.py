@@ -119,6 +119,65 @@ def _pair_matrix(pairs, n_systems, n_metrics):
     return combine.reshape(len(pairs) * n_metrics, n_systems * n_metrics)
 
 
+def _check_test_settings(test_name, weights, *options):
+    """The settings of the per-pair computations (a Tukey test adds its own)."""
+    if test_name == "tukey_hsd" and weights is not None:
+        raise ValueError(
+            "test='tukey_hsd' does not support query weights; use "
+            "'randomized_tukey_hsd'"
+        )
+    settings = check_settings(
+        "t" if test_name in TUKEY else test_name, *options, weights
+    )
+    if test_name in TUKEY and settings.alternative != "two-sided":
+        raise ValueError(
+            f"test={test_name!r} is two-sided; got alternative={settings.alternative!r}"
+        )
+    return settings
+
+
+_PAIR_KEYS = (
+    "delta",
+    "wins",
+    "ties",
+    "losses",
+    "effect_size",
+    "statistic",
+    "pvalue",
+    "ci_low",
+    "ci_high",
+)
+
+
+def _test_pairs(values, weights, pairs, test_name, settings, rng):
+    """Per (pair, metric) arrays, and the raw outputs (the systems' intervals)."""
+    k, n_metrics, n = values.shape
+    out = paired_tests(
+        values.reshape(-1, n),
+        _pair_matrix(pairs, k, n_metrics),
+        weights,
+        settings,
+        rng,
+    )
+    table = {
+        key: np.asarray(out[key]).reshape(len(pairs), n_metrics) for key in _PAIR_KEYS
+    }
+    if test_name in TUKEY:
+        tukey = tukey_pairs(
+            np.moveaxis(values, 2, 0),
+            weights,
+            pairs,
+            method="paired" if test_name == "tukey_hsd" else "randomized",
+            confidence=settings.confidence,
+            n_resamples=settings.n_resamples,
+            rng=rng,
+        )
+        table.update(
+            {key: tukey[key] for key in ("statistic", "pvalue", "ci_low", "ci_high")}
+        )
+    return table, out
+
+
 def _check_alpha(alpha):
     ok = isinstance(alpha, numbers.Real) and not isinstance(alpha, bool)
     if not ok or not 0 < float(alpha) < 1:
@@ -252,68 +311,24 @@ def compare(
         results = {baseline: results[baseline], **results}
     systems = list(results)
     group_ids, values, weights = _align(results, metrics, missing)
-    settings = check_settings(
-        "t" if test_name in TUKEY else test_name,
+    settings = _check_test_settings(
+        test_name,
+        weights,
         alternative,
         n_resamples,
         exact,
         confidence,
         interval,
         zero_method,
-        weights if test_name != "tukey_hsd" else None,
     )
-    if test_name == "tukey_hsd" and weights is not None:
-        raise ValueError(
-            "test='tukey_hsd' does not support query weights; use "
-            "'randomized_tukey_hsd'"
-        )
-    if test_name in TUKEY and settings.alternative != "two-sided":
-        raise ValueError(
-            f"test={test_name!r} is two-sided; got alternative={settings.alternative!r}"
-        )
+    k, n_metrics, n = values.shape
     if baseline is None:
-        pairs = [
-            (a, b) for a in range(len(systems)) for b in range(a + 1, len(systems))
-        ]
+        pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
     else:
-        pairs = [(a, 0) for a in range(1, len(systems))]
+        pairs = [(a, 0) for a in range(1, k)]
     correction = _check_correction(correction, test_name, len(pairs))
     seed, rng = rs.check_random_state(random_state)
-    k, n_metrics, n = values.shape
-    out = paired_tests(
-        values.reshape(-1, n),
-        _pair_matrix(pairs, k, n_metrics),
-        weights,
-        settings,
-        rng,
-    )
-    table = {
-        key: np.asarray(out[key]).reshape(len(pairs), n_metrics)
-        for key in (
-            "delta",
-            "wins",
-            "ties",
-            "losses",
-            "effect_size",
-            "statistic",
-            "pvalue",
-            "ci_low",
-            "ci_high",
-        )
-    }
-    if test_name in TUKEY:
-        method = "paired" if test_name == "tukey_hsd" else "randomized"
-        tukey = tukey_pairs(
-            np.moveaxis(values, 2, 0),
-            weights,
-            pairs,
-            method=method,
-            confidence=settings.confidence,
-            n_resamples=settings.n_resamples,
-            rng=rng,
-        )
-        for key in ("statistic", "pvalue", "ci_low", "ci_high"):
-            table[key] = tukey[key]
+    table, out = _test_pairs(values, weights, pairs, test_name, settings, rng)
     table["p_adjusted"] = adjust_pvalues(table["pvalue"].T, correction).T
     table["significant"] = table["p_adjusted"] <= alpha
     return Comparison(

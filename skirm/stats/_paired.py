@@ -436,15 +436,14 @@ def check_settings(
     interval,
     zero_method,
     weights,
-    tests=TESTS,
 ):
-    test = check_choice(test, "test", tests)
+    test = check_choice(test, "test", TESTS)
     alternative = check_choice(alternative, "alternative", ALTERNATIVES)
     if interval is None:
         interval = "bca" if test == "bootstrap" else "t"
     interval = check_choice(interval, "interval", INTERVALS)
     zero_method = check_choice(zero_method, "zero_method", ZERO_METHODS)
-    if weights is not None and test in ("wilcoxon", "sign", "tukey_hsd"):
+    if weights is not None and test in ("wilcoxon", "sign"):
         raise ValueError(
             f"`sample_weight` is not supported by test={test!r}; use 't', "
             "'randomization' or 'bootstrap'"

@@ -320,6 +320,26 @@ def test_compare_rejects_non_results():
         compare({"a": 1, "b": 2})
 
 
+def test_query_ids_of_different_kinds():
+    a = _result([1, 2, 3], [0.1, 0.5, 0.2])
+    b = _result(["1", "2", "3"], [0.2, 0.4, 0.9])
+    with pytest.raises(ValueError, match="numbers in some results and strings"):
+        compare({"a": a, "b": b})
+
+
+def test_compare_does_not_modify_the_results():
+    results = _results(n_groups=20, noises=(2.0, 1.0))
+    before = {
+        n: {m: v.copy() for m, v in r.per_query.items()} for n, r in results.items()
+    }
+    cmp = compare(results, test="bootstrap", n_resamples=200, random_state=0)
+    for name, result in results.items():
+        for metric, values in result.per_query.items():
+            np.testing.assert_array_equal(values, before[name][metric])
+    cmp.per_query["s0"]["map"][0] = -1.0  # the comparison holds its own copy
+    assert results["s0"].per_query["map"][0] == before["s0"]["map"][0]
+
+
 def test_too_few_shared_queries():
     a = _result(["q1", "q2"], [0.1, 0.5])
     b = _result(["q2", "q3"], [0.2, 0.4])

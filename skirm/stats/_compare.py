@@ -61,6 +61,12 @@ def _check_metrics(results, metrics):
 def _align(results, metrics, missing):
     """Query ids and values (k, J, n) aligned by id, with the missing policy."""
     ids = [np.asarray(r.group_ids) for r in results.values()]
+    kinds = {"numbers" if i.dtype.kind in "biuf" else "strings" for i in ids}
+    if len(kinds) > 1:
+        raise ValueError(
+            "the results' query ids are numbers in some results and strings in "
+            "others; give every system the same kind of ids"
+        )
     union = np.unique(np.concatenate(ids))
     k, n_metrics = len(results), len(metrics)
     values = np.full((k, n_metrics, union.size), np.nan)

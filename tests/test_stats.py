@@ -354,6 +354,19 @@ def test_paired_tukey_with_two_systems_is_the_paired_t():
     )
 
 
+@pytest.mark.oracle
+def test_randomized_tukey_with_two_systems_is_the_randomization_test():
+    """Permuting two systems within a query flips the sign of its difference."""
+    a, b = _pair(21, 14, shift=0.05)
+    exact = paired_test(a, b, test="randomization").pvalue
+    B = 20_000
+    res = tukey_hsd(
+        np.stack([a, b]), method="randomized", n_resamples=B, random_state=0
+    )
+    assert 0.01 < exact < 0.99
+    assert abs(res.pvalue[0, 1] - exact) <= 3 * np.sqrt(exact * (1 - exact) / B) + 1 / B
+
+
 def test_studentized_range_near_zero_does_not_warn():
     from skirm.stats._tukey import range_sf
 
@@ -366,13 +379,13 @@ def test_randomized_tukey_against_a_loop():
     x = _systems(2, k=3, n=12)
     B = 500
     res = tukey_hsd(x, method="randomized", n_resamples=B, random_state=5)
-    draws = np.random.default_rng(5).random((B, 12, 3))
+    identity = np.broadcast_to(np.arange(3), (B, 12, 3))
+    orders = np.random.default_rng(5).permuted(identity, axis=2)
     ranges = []
     for b in range(B):
         means = np.zeros(3)
         for q in range(12):
-            order = np.argsort(draws[b, q])
-            means += x[order, q] / 12
+            means += x[orders[b, q], q] / 12
         ranges.append(means.max() - means.min())
     ranges = np.array(ranges)
     for i, j in itertools.combinations(range(3), 2):

@@ -169,9 +169,12 @@ def permuted_system_means(stacked, weights, *, n_resamples, rng):
     n_queries, n_systems, n_metrics = stacked.shape
     total = n_queries if weights is None else weights.sum()
     rows = np.arange(n_queries)[None, :, None]
+    identity = np.broadcast_to(np.arange(n_systems), (n_queries, n_systems))
     parts = []
     for chunk in _chunk_sizes(n_resamples, n_queries * n_systems * n_metrics):
-        order = np.argsort(rng.random((chunk, n_queries, n_systems)), axis=2)
+        order = rng.permuted(
+            np.broadcast_to(identity, (chunk, *identity.shape)), axis=2
+        )
         shuffled = stacked[rows, order]  # (chunk, n_queries, n_systems, n_metrics)
         if weights is None:
             parts.append(shuffled.sum(axis=1) / total)

@@ -357,7 +357,7 @@ def test_paired_tukey_with_two_systems_is_the_paired_t():
 @pytest.mark.oracle
 def test_randomized_tukey_with_two_systems_is_the_randomization_test():
     """Permuting two systems within a query flips the sign of its difference."""
-    a, b = _pair(21, 14, shift=0.05)
+    a, b = _pair(24, 14, shift=0.05)
     exact = paired_test(a, b, test="randomization").pvalue
     B = 20_000
     res = tukey_hsd(

@@ -16,6 +16,7 @@ NAMESPACES = [
     "skirm.ranker",
     "skirm.inspection",
     "skirm.dask",
+    "skirm.stats",
 ]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from skirm.io._convert import convert_qrels, convert_run
@@ -149,8 +151,10 @@ class RelevanceEvaluator:
         # pytrec_eval holds scores as C floats: equal in float32, tied.
         run = Run(run.query_ids, run.doc_ids, run.scores.astype(np.float32))
         judged = np.unique(self._qrels.query_ids)
+        queries = np.unique(run.query_ids)
+        queries = queries[np.isin(queries, judged)]
         out = {}
-        if len(run) and np.isin(run.query_ids, judged).any():
+        if queries.shape[0] and self._requests:
             result = evaluate_run(
                 self._qrels,
                 run,
@@ -159,6 +163,8 @@ class RelevanceEvaluator:
                 judged_only=self._judged_only,
             )
             out = _as_dict(result.group_ids, result.per_query, self._outputs)
+        elif queries.shape[0]:  # only runid / relstring: no number to compute
+            out = _as_dict(queries, {}, self._outputs)
         empty = _empty_queries(scores, judged)
         if empty.shape[0]:
             out.update(self._nothing_retrieved(empty))
@@ -275,7 +281,7 @@ def _key(base, output, params):
 
 def _empty_queries(scores, judged):
     """Judged queries the run names with no document (dict runs only)."""
-    if not hasattr(scores, "items") or not hasattr(scores, "values"):
+    if not isinstance(scores, Mapping):
         return np.zeros(0, dtype=str)
     empty = [q for q, docs in scores.items() if hasattr(docs, "__len__") and not docs]
     if not empty:

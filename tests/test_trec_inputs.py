@@ -48,9 +48,13 @@ def _tuples(records, value):
     )
 
 
+# ir_datasets' record types (same fields, same order)
+TrecQrel = namedtuple("TrecQrel", "query_id doc_id relevance iteration")
+GenericScoredDoc = namedtuple("GenericScoredDoc", "query_id doc_id score")
+
+
 def _shapes(qrels, run):
     """``{shape name: (qrels input, run input)}`` for the same judgements."""
-    import ir_datasets.formats as irds
     import ir_measures
 
     qd, rd = _dicts(qrels, run)
@@ -58,10 +62,10 @@ def _shapes(qrels, run):
 
     class Dataset:  # an ir_datasets dataset: qrels_iter() / scoreddocs_iter()
         def qrels_iter(self):
-            return (irds.TrecQrel(q, d, r, "0") for q, d, r in qt)
+            return (TrecQrel(q, d, r, "0") for q, d, r in qt)
 
         def scoreddocs_iter(self):
-            return (irds.GenericScoredDoc(q, d, s) for q, d, s in rt)
+            return (GenericScoredDoc(q, d, s) for q, d, s in rt)
 
     irm = (
         [ir_measures.Qrel(q, d, r) for q, d, r in qt],
@@ -175,6 +179,13 @@ def test_random_cases_every_shape_agrees(seed):
             _assert_same(expected, got)
         except AssertionError as exc:  # pragma: no cover - reports the shape
             raise AssertionError(f"shape {shape!r}: {exc}") from None
+
+
+def test_ir_datasets_records():
+    irds = pytest.importorskip("ir_datasets.formats")
+    qrels = [irds.TrecQrel("q", "a", 1, "0"), irds.TrecQrel("q", "b", 0, "0")]
+    run = [irds.GenericScoredDoc("q", "a", 0.5), irds.GenericScoredDoc("q", "b", 0.9)]
+    assert evaluate_run(qrels, run, "recip_rank").means["recip_rank"] == 0.5
 
 
 def test_integer_ids_are_their_decimal_text():

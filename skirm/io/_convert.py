@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from itertools import chain
-from operator import methodcaller
+from operator import itemgetter, methodcaller
 
 import numpy as np
 
@@ -212,10 +212,10 @@ def _from_dicts(obj, name, value):
         )
     sizes = np.fromiter(map(len, inner), dtype=np.intp, count=len(inner))
     n = int(sizes.sum())
-    queries = _ids(np.array(list(obj), dtype=object), name, "query ids")
+    queries = _ids(list(obj), name, "query ids")
     docs = list(chain.from_iterable(map(methodcaller("keys"), inner)))
     values = list(chain.from_iterable(map(methodcaller("values"), inner)))
-    docs = _ids(_array(docs, n), name, "doc ids")
+    docs = _ids(docs, name, "doc ids")
     return np.repeat(queries, sizes), docs, _array(values, n)
 
 
@@ -265,14 +265,8 @@ def _from_rows(obj, name, value, names):
             f"`{name}` must hold (qid, docid, {value}) tuples of 3 values; "
             f"row {bad} is {rows[bad]!r}"
         )
-    cols = list(zip(*rows, strict=True))
-    q, d, v = (cols[i] for i in at)
-    n = len(rows)
-    return (
-        _ids(np.array(q, dtype=object), name, "query ids"),
-        _ids(np.array(d, dtype=object), name, "doc ids"),
-        _array(v, n),
-    )
+    q, d, v = (list(map(itemgetter(i), rows)) for i in at)
+    return _ids(q, name, "query ids"), _ids(d, name, "doc ids"), _array(v, len(rows))
 
 
 def _array(values, n):
@@ -309,23 +303,32 @@ def _pick(available, role, given, name, what, value):
 _ID_TYPES = (str, int, np.str_, np.integer)
 
 
-def _ids(arr, name, what):
-    """Ids as a str array: strings and integers only (no floats, no None)."""
-    if arr.dtype.kind in "US":
-        return arr
-    if arr.shape[0] == 0:
-        return arr.astype(str)
-    if arr.dtype.kind in "iu":
-        return arr.astype(str)
-    if arr.dtype.kind == "O":
-        kinds = set(map(type, arr))
-        odd = [k for k in kinds if not issubclass(k, _ID_TYPES) or k is bool]
-        if not odd:
-            return arr.astype(str)
-        kind = odd[0].__name__
-    else:
-        kind = str(arr.dtype)
-    raise TypeError(f"`{name}`: {what} must be strings or integers, got {kind}")
+def _ids(values, name, what):
+    """Ids as a str array: strings and integers only (no floats, no None).
+
+    ``values`` is an array or a list of Python objects; a list goes through
+    an object array, much faster than numpy's own string inference.
+    """
+    if isinstance(values, np.ndarray) and values.dtype.kind != "O":
+        kind = values.dtype.kind
+        if kind in "US":
+            return values
+        if kind in "iu" or values.shape[0] == 0:
+            return values.astype(str)
+        raise TypeError(
+            f"`{name}`: {what} must be strings or integers, got {values.dtype}"
+        )
+    if isinstance(values, np.ndarray):
+        values = values.tolist()
+    if not values:
+        return np.zeros(0, dtype=str)
+    kinds = set(map(type, values))
+    odd = [k for k in kinds if not issubclass(k, _ID_TYPES) or k is bool]
+    if odd:
+        raise TypeError(
+            f"`{name}`: {what} must be strings or integers, got {odd[0].__name__}"
+        )
+    return np.array(values, dtype=object).astype(str)
 
 
 def _check_numbers(values, name, what, kinds):

@@ -119,7 +119,7 @@ class EvaluationResult:
 
         The shape of pytrec_eval's ``RelevanceEvaluator.evaluate``: one inner
         dict per query of ``group_ids`` (as Python scalars), metrics in
-        request order, values as Python floats. Means are in :attr:`means`.
+        request order, values as Python floats. Means are in ``means``.
         For ``gm_map`` and ``gm_bpref`` the per-query values are AP and
         bpref; :class:`skirm.trec.RelevanceEvaluator` gives pytrec_eval's
         logarithms.

@@ -54,8 +54,8 @@ class RelevanceEvaluator:
     query_relevance : dict of dicts, or any shape :func:`skirm.io.as_qrels` takes
         ``{qid: {docid: relevance}}`` with integer relevance levels.
     measures : iterable of str, or str
-        pytrec_eval measure names (:attr:`supported_measures`), nicknames
-        (:attr:`supported_nicknames`: ``official``, ``set``, ``all_trec``)
+        pytrec_eval measure names (``supported_measures``), nicknames
+        (``supported_nicknames``: ``official``, ``set``, ``all_trec``)
         and parameterised names (``P.5,10``, ``P_5``, ``ndcg_cut.10``,
         ``iprec_at_recall.0.25``, ``set_F.0.5``). As in pytrec_eval, a
         measure asked for with parameters is computed only at those: ``P``

@@ -172,9 +172,10 @@ def test_random_cases_every_shape_agrees(seed):
     text_q = "".join(f"{q} 0 {d} {r}\n" for q, d, r in qt)
     text_r = "".join(f"{q} Q0 {d} 1 {s!r} r\n" for q, d, s in rt)
     qrels, run = read_qrels(io.StringIO(text_q)), read_run(io.StringIO(text_r))
-    expected = evaluate_run(qrels, run, "all_trec")
+    # all_queries: some qrels queries are not in the run (trec_eval -c)
+    expected = evaluate_run(qrels, run, "all_trec", all_queries=True)
     for shape, (q_in, r_in) in _shapes(qrels, run).items():
-        got = evaluate_run(q_in, r_in, "all_trec")
+        got = evaluate_run(q_in, r_in, "all_trec", all_queries=True)
         try:
             _assert_same(expected, got)
         except AssertionError as exc:  # pragma: no cover - reports the shape
@@ -208,8 +209,8 @@ def test_inputs_are_not_modified():
     qd, rd = _dicts(as_qrels(qt), as_run(rt))
     frame = pd.DataFrame(rt, columns=["query_id", "doc_id", "score"])
     before = (copy.deepcopy(qd), copy.deepcopy(rd), frame.copy(), list(qt))
-    evaluate_run(qd, rd, "official")
-    evaluate_run(qt, frame, "official")
+    evaluate_run(qd, rd, "official", all_queries=True)
+    evaluate_run(qt, frame, "official", all_queries=True)
     assert (qd, rd, list(qt)) == (before[0], before[1], before[3])
     pd.testing.assert_frame_equal(frame, before[2])
 
@@ -305,7 +306,8 @@ def test_named_columns_must_exist():
 
 def test_to_dict_is_pytrec_eval_shaped():
     qt, rt = _random_case(3)
-    result = evaluate_run(qt, rt, ["map", "P.5,10", "ndcg_cut.10", "num_ret"])
+    metrics = ["map", "P.5,10", "ndcg_cut.10", "num_ret"]
+    result = evaluate_run(qt, rt, metrics, all_queries=True)
     values = result.to_dict()
     assert list(values) == result.group_ids.tolist()
     for i, qid in enumerate(result.group_ids.tolist()):
@@ -325,7 +327,7 @@ def test_to_dict_keys_are_python_scalars():
 @pytest.mark.oracle
 def test_tidy_frame_is_the_wide_frame_melted():
     qt, rt = _random_case(5)
-    result = evaluate_run(qt, rt, ["map", "P_5", "bpref"])
+    result = evaluate_run(qt, rt, ["map", "P_5", "bpref"], all_queries=True)
     tidy = result.to_frame(tidy=True)
     assert list(tidy.columns) == ["query", "metric", "value"]
     melted = (

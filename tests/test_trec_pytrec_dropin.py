@@ -211,11 +211,14 @@ _FAMILIES = [
 
 @pytest.mark.oracle
 @pytest.mark.parametrize("measure", _FAMILIES)
-def test_run_queries_without_documents(measure):
+@pytest.mark.parametrize(
+    "options", [{}, {"relevance_level": 2, "judged_docs_only_flag": True}]
+)
+def test_run_queries_without_documents(measure, options):
     qd, rd = _random_dicts(11, empty_queries=True)
     empty = [q for q, docs in rd.items() if not docs and q in qd and qd[q]]
     assert len(empty) >= 2
-    ours, theirs = both(qd, rd, {measure})
+    ours, theirs = both(qd, rd, {measure}, **options)
     assert set(empty) <= set(theirs)
     assert assert_same(ours, theirs) > 0
 

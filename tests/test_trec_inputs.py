@@ -221,6 +221,16 @@ def test_records_are_returned_as_they_are():
     assert as_qrels(qrels) is qrels and as_run(run) is run
 
 
+def test_records_round_trip_through_their_frames():
+    qrels = Qrels(["q1", "q1", "q2"], ["a", "b", "c"], [2, 0, 1])
+    run = Run(["q1", "q2"], ["a", "c"], [0.5, 0.25], run_id="x")
+    back_q, back_r = as_qrels(qrels.to_frame()), as_run(run.to_frame())
+    for before, after, value in ((qrels, back_q, "labels"), (run, back_r, "scores")):
+        assert after.query_ids.tolist() == before.query_ids.tolist()
+        assert after.doc_ids.tolist() == before.doc_ids.tolist()
+        assert getattr(after, value).tolist() == getattr(before, value).tolist()
+
+
 def test_run_id_and_file_inputs():
     assert as_run({"q": {"d": 1.0}}, run_id="bm25").run_id == "bm25"
     run = as_run(io.StringIO("q Q0 d 1 2.5 named\n"))

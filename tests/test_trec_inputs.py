@@ -307,6 +307,19 @@ def test_named_columns_must_exist():
     frame = pd.DataFrame({"topic": ["q"], "doc": ["d"], "grade": [1]})
     with pytest.raises(ValueError, match=r"`qrels` has no column 'rel' \(its columns"):
         as_qrels(frame, query_id="topic", doc_id="doc", relevance="rel")
+    with pytest.raises(ValueError, match=r"`run` is a dict of dicts, which has no"):
+        as_run({"q": {"d": 1.0}}, score="sim")
+    with pytest.raises(ValueError, match=r"`qrels` is plain tuples, .* got doc_id='d'"):
+        as_qrels([("q", "d", 1)], doc_id="d")
+
+
+def test_named_tuple_fields_can_be_named():
+    Judged = namedtuple("Judged", "topic doc grade")
+    rows = [Judged("q", "a", 1), Judged("q", "b", 0)]
+    qrels = as_qrels(rows, query_id="topic", doc_id="doc", relevance="grade")
+    assert qrels.doc_ids.tolist() == ["a", "b"] and qrels.labels.tolist() == [1, 0]
+    with pytest.raises(ValueError, match=r"`qrels` has no query_id field"):
+        as_qrels(rows)
 
 
 # --------------------------------------------------------------------------

@@ -191,6 +191,7 @@ def _is_file(obj):
 def _columns(obj, name, value, names, cls):
     """``(query ids, doc ids, values)`` arrays of any non-file shape."""
     if isinstance(obj, Mapping):
+        _no_names(names, name, "a dict of dicts")
         return _from_dicts(obj, name, value)
     if hasattr(obj, "columns") and hasattr(obj, "__getitem__"):
         return _from_frame(obj, name, value, names)
@@ -258,6 +259,7 @@ def _from_rows(obj, name, value, names):
             for role in ("query_id", "doc_id", value)
         ]
     elif (lengths == 3).all():
+        _no_names(names, name, "plain tuples")
         at = [0, 1, 2]
     else:
         bad = int(np.argmax(lengths != 3))
@@ -267,6 +269,15 @@ def _from_rows(obj, name, value, names):
         )
     q, d, v = (list(map(itemgetter(i), rows)) for i in at)
     return _ids(q, name, "query ids"), _ids(d, name, "doc ids"), _array(v, len(rows))
+
+
+def _no_names(names, name, shape):
+    given = [f"{role}={col!r}" for role, col in names.items() if col is not None]
+    if given:
+        raise ValueError(
+            f"`{name}` is {shape}, which has no columns to name; got "
+            f"{', '.join(given)} (column names apply to DataFrames and named tuples)"
+        )
 
 
 def _array(values, n):

@@ -329,17 +329,18 @@ def _ids(values, name, what):
         raise TypeError(
             f"`{name}`: {what} must be strings or integers, got {values.dtype}"
         )
-    if isinstance(values, np.ndarray):
-        values = values.tolist()
-    if not values:
+    if not len(values):
         return np.zeros(0, dtype=str)
-    kinds = set(map(type, values))
+    items = values.tolist() if isinstance(values, np.ndarray) else values
+    kinds = set(map(type, items))
     odd = [k for k in kinds if not issubclass(k, _ID_TYPES) or k is bool]
     if odd:
         raise TypeError(
             f"`{name}`: {what} must be strings or integers, got {odd[0].__name__}"
         )
-    return np.array(values, dtype=object).astype(str)
+    if not isinstance(values, np.ndarray):
+        values = np.array(values, dtype=object)
+    return values.astype(str)
 
 
 def _check_numbers(values, name, what, kinds):

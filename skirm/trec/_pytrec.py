@@ -117,6 +117,7 @@ class RelevanceEvaluator:
         judged_docs_only_flag=False,
     ):
         self._qrels = convert_qrels(query_relevance, "query_relevance")
+        self._judged = np.unique(self._qrels.query_ids)
         self._level = _check_level(relevance_level)
         if not isinstance(judged_docs_only_flag, (bool, np.bool_, int)):
             raise TypeError(
@@ -150,11 +151,18 @@ class RelevanceEvaluator:
         run = convert_run(scores, "scores")
         # pytrec_eval holds scores as C floats: equal in float32, tied.
         run = Run(run.query_ids, run.doc_ids, run.scores.astype(np.float32))
-        judged = np.unique(self._qrels.query_ids)
-        queries = np.unique(run.query_ids)
-        queries = queries[np.isin(queries, judged)]
-        out = {}
-        if queries.shape[0] and self._requests:
+        out = self._evaluate(run) if len(run) else {}
+        empty = _empty_queries(scores, self._judged)
+        if empty.shape[0]:
+            out.update(self._nothing_retrieved(empty))
+        return out
+
+    def _evaluate(self, run):
+        """The values of the run's judged queries (``{}`` if none is)."""
+        if not self._requests:  # only runid / relstring: nothing to compute
+            queries = np.unique(run.query_ids)
+            return _as_dict(queries[np.isin(queries, self._judged)], {}, self._outputs)
+        try:
             result = evaluate_run(
                 self._qrels,
                 run,
@@ -162,13 +170,11 @@ class RelevanceEvaluator:
                 relevance_level=self._level,
                 judged_only=self._judged_only,
             )
-            out = _as_dict(result.group_ids, result.per_query, self._outputs)
-        elif queries.shape[0]:  # only runid / relstring: no number to compute
-            out = _as_dict(queries, {}, self._outputs)
-        empty = _empty_queries(scores, judged)
-        if empty.shape[0]:
-            out.update(self._nothing_retrieved(empty))
-        return out
+        except ValueError:
+            if np.isin(run.query_ids, self._judged).any():
+                raise
+            return {}  # no query of the run is judged: pytrec_eval gives {}
+        return _as_dict(result.group_ids, result.per_query, self._outputs)
 
     def _nothing_retrieved(self, queries):
         """The values of queries whose ranking is empty (all from the qrels)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 
 import numpy as np
 
@@ -23,17 +24,19 @@ _MEASURES = frozenset(
         "runid set_F set_P set_map set_recall set_relative_P success utility"
     ).split()
 )
-_NICKNAMES = {
-    "official": frozenset(
-        "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref "
-        "recip_rank iprec_at_recall P".split()
-    ),
-    "set": frozenset(
-        "runid num_q num_ret num_rel num_rel_ret utility set_P set_relative_P "
-        "set_recall set_map set_F".split()
-    ),
-    "all_trec": _MEASURES,
-}
+_NICKNAMES = MappingProxyType(
+    {
+        "official": frozenset(
+            "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref "
+            "recip_rank iprec_at_recall P".split()
+        ),
+        "set": frozenset(
+            "runid num_q num_ret num_rel num_rel_ret utility set_P set_relative_P "
+            "set_recall set_map set_F".split()
+        ),
+        "all_trec": _MEASURES,
+    }
+)
 # pytrec_eval returns 0.0 for the string-valued measures.
 _STRINGS = ("runid", "relstring")
 # Longest first, so that "ndcg_cut_10" is ndcg_cut with 10, not ndcg.
@@ -70,8 +73,8 @@ class RelevanceEvaluator:
     ----------
     supported_measures : frozenset of str
         The base names pytrec_eval knows (its ``pytrec_eval.supported_measures``).
-    supported_nicknames : dict of str to frozenset of str
-        The nicknames and the measures each stands for.
+    supported_nicknames : mapping of str to frozenset of str
+        The nicknames and the measures each stands for (read-only).
 
     See Also
     --------
@@ -87,7 +90,10 @@ class RelevanceEvaluator:
     are per-query logarithms (``log(max(AP, 1e-5))``), whose mean is the log
     of the geometric mean; ``runid`` and ``relstring`` are 0.0 (pytrec_eval
     cannot return strings). Unlike pytrec_eval, an unknown or malformed
-    name raises a ValueError naming it, and ids may also be integers.
+    name raises a ValueError naming it, and ids may also be integers. The
+    interpolated precision of a query that ``judged_docs_only_flag`` leaves
+    without documents (NaN in pytrec_eval, 0 / 0) is what
+    :func:`~skirm.trec.evaluate_run` gives for it.
 
     Examples
     --------

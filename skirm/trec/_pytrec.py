@@ -8,7 +8,6 @@ from types import MappingProxyType
 import numpy as np
 
 from skirm.io._convert import convert_qrels, convert_run
-from skirm.io._trec import Run
 from skirm.trec._evaluate import _check_level, evaluate_run
 from skirm.trec._measures import GM_FLOOR, MEASURES, ORDER, parse_trec_name
 
@@ -155,8 +154,6 @@ class RelevanceEvaluator:
             value (a float). Empty when no query of the run is judged.
         """
         run = convert_run(scores, "scores")
-        # pytrec_eval holds scores as C floats: equal in float32, tied.
-        run = Run(run.query_ids, run.doc_ids, run.scores.astype(np.float32))
         out = self._evaluate(run) if len(run) else {}
         empty = _empty_queries(scores, self._judged)
         if empty.shape[0]:
@@ -168,13 +165,14 @@ class RelevanceEvaluator:
         if not self._requests:  # only runid / relstring: nothing to compute
             queries = np.unique(run.query_ids)
             return _as_dict(queries[np.isin(queries, self._judged)], {}, self._outputs)
-        try:
+        try:  # trec_eval 9.0.x, as pytrec_eval (scores compared as C floats)
             result = evaluate_run(
                 self._qrels,
                 run,
                 self._requests,
                 relevance_level=self._level,
                 judged_only=self._judged_only,
+                compat="9.0",
             )
         except ValueError:
             if np.isin(run.query_ids, self._judged).any():

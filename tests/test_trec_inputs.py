@@ -367,6 +367,22 @@ def test_tidy_frame_is_the_wide_frame_melted():
     assert tidy.shape == (3 * len(result.group_ids), 3)
 
 
+def test_tidy_frame_keeps_string_values_apart():
+    from skirm.metrics import EvaluationResult
+
+    result = EvaluationResult(
+        np.array(["q1", "q2"]),
+        {"map": np.array([0.5, 0.25]), "relstring": np.array(["10", "01"])},
+        {"map": 0.375},
+    )
+    tidy = result.to_frame(tidy=True)
+    assert tidy["value"].tolist() == [0.5, "10", 0.25, "01"]
+    assert result.to_dict() == {
+        "q1": {"map": 0.5, "relstring": "10"},
+        "q2": {"map": 0.25, "relstring": "01"},
+    }
+
+
 def test_to_frame_tidy_must_be_a_bool():
     result = evaluate([1, 0], [0.3, 0.2], groups=[1, 1], metrics=["mrr"])
     with pytest.raises(TypeError, match="`tidy` must be True or False, got 'yes'"):

@@ -105,7 +105,11 @@ class EvaluationResult:
         names = list(self.per_query)
         n = len(self.group_ids)
         columns = [np.asarray(self.per_query[m]) for m in names]
-        values = np.stack(columns, axis=1).reshape(-1) if names else np.zeros(0)
+        numeric = all(c.dtype.kind in "biuf" for c in columns)
+        dtype = np.result_type(*columns) if numeric and columns else object
+        values = np.empty(n * len(names), dtype=dtype)
+        for j, column in enumerate(columns):  # one pass per metric
+            values[j :: len(names)] = column
         return pd.DataFrame(
             {
                 "query": np.repeat(np.asarray(self.group_ids), len(names)),

@@ -303,6 +303,15 @@ def test_bad_run_shapes(bad, error, message):
         evaluate_run({"q": {"d": 1}}, bad, "map")
 
 
+def test_duplicates_are_rejected_whatever_the_shape():
+    frame = pd.DataFrame({"qid": ["q", "q"], "docid": ["a", "a"], "score": [1, 2]})
+    for run in (frame, [("q", "a", 1.0), ("q", "a", 2.0)]):
+        with pytest.raises(ValueError, match=r"duplicate docno 'a' .* in the run"):
+            evaluate_run({"q": {"a": 1}}, run, "map")
+    with pytest.raises(ValueError, match=r"duplicate docno 'a' .* in the qrels"):
+        evaluate_run([("q", "a", 1), ("q", "a", 0)], {"q": {"a": 1.0}}, "map")
+
+
 def test_named_columns_must_exist():
     frame = pd.DataFrame({"topic": ["q"], "doc": ["d"], "grade": [1]})
     with pytest.raises(ValueError, match=r"`qrels` has no column 'rel' \(its columns"):

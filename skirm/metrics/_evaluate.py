@@ -115,14 +115,92 @@ class EvaluationResult:
         results = _check_parts(results)
         return merge([(r.group_ids, r.per_query, r.weights) for r in results])
 
-    def to_frame(self):
-        """The per-query values as a pandas DataFrame indexed by query.
+    def to_frame(self, tidy=False):
+        """The per-query values as a pandas DataFrame.
 
         Requires pandas (``pip install skirm[pandas]``).
+
+        Parameters
+        ----------
+        tidy : bool, default=False
+            False: one row per query (the index, named ``query``) and one
+            column per metric. True: one row per (query, metric) pair, with
+            columns ``query``, ``metric`` and ``value``, queries in
+            ``group_ids`` order and metrics in request order within each.
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+
+        Examples
+        --------
+        >>> from skirm.metrics import evaluate
+        >>> result = evaluate([1, 0, 0, 1], [2, 1, 2, 1], groups=["b", "b", "a", "a"],
+        ...                   metrics=["mrr", "precision@1"])
+        >>> result.to_frame()
+               mrr  precision@1
+        query
+        a      0.5          0.0
+        b      1.0          1.0
+        >>> result.to_frame(tidy=True)
+          query       metric  value
+        0     a          mrr    0.5
+        1     a  precision@1    0.0
+        2     b          mrr    1.0
+        3     b  precision@1    1.0
         """
         pd = _pandas("to_frame")
-        index = pd.Index(self.group_ids, name="query")
-        return pd.DataFrame(self.per_query, index=index)
+        if not isinstance(tidy, (bool, np.bool_)):
+            raise TypeError(f"`tidy` must be True or False, got {tidy!r}")
+        if not tidy:
+            index = pd.Index(self.group_ids, name="query")
+            return pd.DataFrame(self.per_query, index=index)
+        names = list(self.per_query)
+        n = len(self.group_ids)
+        columns = [np.asarray(self.per_query[m]) for m in names]
+        numeric = all(c.dtype.kind in "biuf" for c in columns)
+        dtype = np.result_type(*columns) if numeric and columns else object
+        values = np.empty(n * len(names), dtype=dtype)
+        for j, column in enumerate(columns):  # one pass per metric
+            values[j :: len(names)] = column
+        return pd.DataFrame(
+            {
+                "query": np.repeat(np.asarray(self.group_ids), len(names)),
+                "metric": np.tile(np.asarray(names, dtype=object), n),
+                "value": values,
+            }
+        )
+
+    def to_dict(self):
+        """The per-query values as ``{query: {metric: value}}``.
+
+        The shape of pytrec_eval's ``RelevanceEvaluator.evaluate``: one inner
+        dict per query of ``group_ids`` (as Python scalars), metrics in
+        request order, values as Python floats. Means are in ``means``.
+        For ``gm_map`` and ``gm_bpref`` the per-query values are AP and
+        bpref; :class:`skirm.trec.RelevanceEvaluator` gives pytrec_eval's
+        logarithms.
+
+        Returns
+        -------
+        values : dict of dict
+
+        Examples
+        --------
+        >>> from skirm.metrics import evaluate
+        >>> result = evaluate([1, 0, 0, 1], [2, 1, 2, 1], groups=["b", "b", "a", "a"],
+        ...                   metrics=["mrr", "precision@1"])
+        >>> result.to_dict()
+        {'a': {'mrr': 0.5, 'precision@1': 0.0}, 'b': {'mrr': 1.0, 'precision@1': 1.0}}
+        """
+        names = list(self.per_query)
+        columns = [np.asarray(self.per_query[m]).tolist() for m in names]
+        queries = np.asarray(self.group_ids).tolist()
+        rows = zip(*columns, strict=True) if names else [()] * len(queries)
+        return {
+            q: dict(zip(names, row, strict=True))
+            for q, row in zip(queries, rows, strict=True)
+        }
 
     def ci(self, method="t", confidence=0.95, *, n_resamples=10_000, random_state=None):
         """Confidence interval of each metric's mean over queries.

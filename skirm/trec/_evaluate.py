@@ -7,14 +7,11 @@ import numbers
 import numpy as np
 
 from skirm._ranking import Judgments, Ranking, rank
+from skirm.io._convert import convert_qrels, convert_run
 from skirm.io._tokens import Tokens, find_sorted, mix
 from skirm.io._trec import (
-    Qrels,
-    Run,
     duplicate_error,
     find_duplicate,
-    read_qrels,
-    read_run,
 )
 from skirm.metrics._evaluate import EvaluationResult
 from skirm.metrics._registry import Metric, get_metric
@@ -54,15 +51,11 @@ def trec_measure_names() -> list[str]:
 
 
 def _as_qrels(qrels):
-    if isinstance(qrels, Qrels):
-        return qrels
-    return read_qrels(qrels)
+    return convert_qrels(qrels, "qrels")
 
 
 def _as_run(run):
-    if isinstance(run, Run):
-        return run
-    return read_run(run)
+    return convert_run(run, "run")
 
 
 def _parse_metrics(metrics, compat="10.0"):
@@ -414,10 +407,14 @@ def evaluate_run(
 
     Parameters
     ----------
-    qrels : Qrels, str or path-like
-        Judgements (see :func:`skirm.io.read_qrels`).
-    run : Run, str or path-like
-        The run (see :func:`skirm.io.read_run`).
+    qrels : Qrels, path, file, dict, DataFrame, iterable or dataset
+        Judgements: a TREC qrels file (see :func:`skirm.io.read_qrels`), or
+        any shape :func:`skirm.io.as_qrels` takes (``{qid: {docid: rel}}``,
+        a DataFrame, ``(qid, docid, rel)`` tuples, an ir_datasets dataset).
+    run : Run, path, file, dict, DataFrame or iterable
+        The run: a TREC run file (see :func:`skirm.io.read_run`), or any
+        shape :func:`skirm.io.as_run` takes (``{qid: {docid: score}}``, a
+        DataFrame, ``(qid, docid, score)`` tuples).
     metrics : str or sequence of str, default="official"
         trec_eval measure names (``map``, ``P_10``, ``P.5,10``,
         ``ndcg_cut.10``, ``map_cut.100``, ``recall.1000``, ``bpref``,

@@ -47,7 +47,15 @@ def _as_numeric_array(values, name: str) -> np.ndarray:
     """Convert ``values`` to a float64 array without modifying it."""
     if values is None:
         raise TypeError(f"`{name}` must be an array-like of numbers, got None")
-    arr = np.asarray(values)
+    try:
+        arr = np.asarray(values)
+    except ValueError:
+        lengths = sorted({len(row) for row in values if hasattr(row, "__len__")})
+        raise ValueError(
+            f"`{name}` must be a 1-D array or a 2-D array of equal-length rows "
+            f"(one row per query), got rows of lengths {lengths}; for queries "
+            "of different sizes pass flat arrays with groups=<query of each row>"
+        ) from None
     if arr.dtype.kind in "biuf":
         return arr.astype(np.float64, copy=False)
     if arr.dtype.kind == "O":

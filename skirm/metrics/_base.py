@@ -221,7 +221,12 @@ COMMON_DOC = {
         Relevance labels: non-negative numbers (graded or binary), one per row.
 
     y_score : array-like of the same shape as ``y_true``
-        Scores; higher ranks first. ``+/-inf`` is allowed, NaN is not.""",
+        Scores; higher ranks first. ``+/-inf`` is allowed, NaN is not.
+
+        Only the rows given count: a query's relevant documents that are
+        not among its rows are not in R nor in the ideal ranking. For a
+        run scored against qrels (trec_eval's numbers, where judged but
+        unretrieved documents count), use :func:`skirm.trec.evaluate_run`.""",
     "groups": """groups : array-like of shape (n_samples,), default=None
         The query of each row: any hashable labels (ints, strings, a pandas
         Series or Categorical), in any order. Required for 1-D input. Must be

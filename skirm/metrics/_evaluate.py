@@ -49,6 +49,12 @@ class EvaluationResult:
     (['a', 'b'], [0.5, 1.0])
     >>> result["precision@1"]
     0.5
+
+    Queries left out of the means (``no_relevant="skip"``) are counted apart:
+
+    >>> evaluate([1, 0, 0, 0], [2, 1, 2, 1], groups=["b", "b", "a", "a"],
+    ...          metrics=["mrr"], no_relevant="skip")
+    EvaluationResult(n_queries=2, n_scored=1, means={'mrr': 1.0000})
     """
 
     def __init__(self, group_ids, per_query, means, weights=None):
@@ -67,7 +73,21 @@ class EvaluationResult:
 
     def __repr__(self):
         body = ", ".join(f"{name!r}: {value:.4f}" for name, value in self.means.items())
-        return f"EvaluationResult(n_queries={len(self.group_ids)}, means={{{body}}})"
+        n_queries = len(self.group_ids)
+        # Queries left out by no_relevant="skip" are in group_ids but not in
+        # the means: say over how many queries each mean is.
+        scored = {
+            name: int(np.count_nonzero(~np.isnan(values)))
+            for name, values in self.per_query.items()
+        }
+        counts = set(scored.values())
+        if counts == {n_queries} or not counts:
+            extra = ""
+        elif len(counts) == 1:
+            extra = f", n_scored={counts.pop()}"
+        else:
+            extra = f", n_scored={scored}"
+        return f"EvaluationResult(n_queries={n_queries}{extra}, means={{{body}}})"
 
     @classmethod
     def concat(cls, results):

@@ -9,6 +9,11 @@ import os
 import sys
 from pathlib import Path
 
+# One thread per library: the gallery's boosters and BLAS would otherwise
+# start a thread per core each and fight over a small build machine.
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "_ext"))
 
@@ -125,6 +130,11 @@ def _skip_generated_request_methods(app, what, name, obj, skip, options):
     docstrings and in the user guide.
     """
     if "RequestMethod" in getattr(obj, "__qualname__", ""):
+        return True
+    # The halving searches inherit scikit-learn's search methods; they are
+    # documented there (their docstrings point into scikit-learn's glossary).
+    module = getattr(getattr(obj, "fget", obj), "__module__", None) or ""
+    if module.startswith("sklearn.model_selection._search"):
         return True
     return skip
 

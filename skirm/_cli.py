@@ -1,15 +1,21 @@
-"""The ``skirm`` command line: ``skirm eval QRELS RUN [RUN ...]``."""
+"""The ``skirm`` command line: ``skirm eval`` and ``skirm compare``."""
 
 from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import sys
 
 from skirm.io._trec import read_qrels, read_run
 from skirm.metrics._registry import metric_names
-from skirm.trec._evaluate import _parse_metrics, evaluate_run, trec_measure_names
+from skirm.trec._evaluate import (
+    COMPAT,
+    _parse_metrics,
+    evaluate_run,
+    trec_measure_names,
+)
 from skirm.trec._measures import MEASURES
 
 __all__ = ["main"]
@@ -64,9 +70,10 @@ def _build_parser():
     ev = sub.add_parser(
         "eval",
         help="evaluate TREC runs against qrels (a trec_eval replacement)",
-        description="Evaluate TREC runs against qrels with trec_eval 9.0.x\n"
-        "semantics: ties broken by docno descending, R and the ideal DCG from\n"
-        "the qrels, queries missing from the qrels ignored.",
+        description="Evaluate TREC runs against qrels with trec_eval 10.0's\n"
+        "semantics (or 9.0.x's with --compat 9.0): ties broken by docno\n"
+        "descending, R and the ideal DCG from the qrels, run queries missing\n"
+        "from the qrels ignored. A RUN of '-' is read from standard input.",
         epilog=_EPILOG.format(
             trec=_wrap(trec_measure_names()), skirm=_wrap(metric_names())
         ),
@@ -78,7 +85,7 @@ def _build_parser():
         metavar="RUN",
         nargs="+",
         help="run file(s) (qid iter docno rank score run_id); .gz is read "
-        "transparently",
+        "transparently; '-' reads standard input",
     )
     ev.add_argument(
         "-m",
@@ -119,13 +126,107 @@ def _build_parser():
         help="drop documents missing from the qrels before evaluating",
     )
     ev.add_argument(
+        "--compat",
+        choices=COMPAT,
+        default=COMPAT[0],
+        help="the trec_eval version to follow: 10.0 (default) or 9.0 (9.0.x, as "
+        "pytrec_eval: scores compared as C floats, the older recall cutoffs of "
+        "iprec_at_recall and 11pt_avg, qrels queries missing from the run left "
+        "out, all_trec without rbp, rbp_resid and unj)",
+    )
+    ev.add_argument(
         "--format",
         choices=("table", "trec", "json", "csv"),
         default="table",
         help="output layout: a table with one column per run (default), "
         "trec_eval's exact layout, JSON or CSV",
     )
+    _add_compare_parser(sub)
     return parser
+
+
+_COMPARE_EPILOG = """\
+Tests: t (paired Student t), randomization (Fisher, sign flips), bootstrap
+(shift method), wilcoxon, sign; tukey_hsd and randomized_tukey_hsd over all
+runs. The correction applies per measure over the pairs compared (auto: Holm
+for several pairs, none for Tukey). Measures as in `skirm eval`; only
+measures with per-query values can be compared.
+"""
+
+
+def _add_compare_parser(sub):
+    from skirm.stats._compare import MISSING, TUKEY
+    from skirm.stats._paired import TESTS
+
+    cmp = sub.add_parser(
+        "compare",
+        help="compare TREC runs with paired significance tests",
+        description="Compare TREC runs on the same queries: paired tests,\n"
+        "multiple-comparison corrections, intervals and a report.",
+        epilog=_COMPARE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    cmp.add_argument("qrels", metavar="QRELS", help="qrels file (qid iter docno rel)")
+    cmp.add_argument("runs", metavar="RUN", nargs="+", help="two or more run files")
+    cmp.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        action="append",
+        metavar="MEASURE",
+        help="a measure to compare (repeatable); default: map and ndcg_cut.10",
+    )
+    cmp.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="compare every run with this one (its run id or file name); "
+        "default: every pair",
+    )
+    cmp.add_argument("--test", choices=(*TESTS, *TUKEY), default="t")
+    cmp.add_argument(
+        "--correction",
+        choices=("auto", "holm", "bonferroni", "fdr_bh", "none"),
+        default="auto",
+    )
+    cmp.add_argument("--alpha", type=float, default=0.05, help="default 0.05")
+    cmp.add_argument(
+        "--n-resamples", type=int, default=10_000, metavar="B", help="default 10000"
+    )
+    cmp.add_argument("--seed", type=int, metavar="SEED", help="seed of the draws")
+    cmp.add_argument(
+        "--missing",
+        choices=MISSING,
+        default="raise",
+        help="a query missing from a run: error (default), 0, or dropped",
+    )
+    cmp.add_argument(
+        "-c",
+        "--all-queries",
+        action="store_true",
+        help="every qrels query counts; one missing from a run scores 0 (trec_eval -c)",
+    )
+    cmp.add_argument(
+        "--compat",
+        choices=COMPAT,
+        default=COMPAT[0],
+        help="the trec_eval version to follow, as in `skirm eval` (with 9.0, "
+        "qrels queries missing from a run are left out: see --missing)",
+    )
+    cmp.add_argument(
+        "-l",
+        "--relevance-level",
+        type=int,
+        default=1,
+        metavar="LEVEL",
+        help="qrels level at or above which a document is relevant (default 1)",
+    )
+    cmp.add_argument(
+        "--format",
+        choices=("table", "markdown", "latex", "csv", "json"),
+        default="table",
+        help="output: a readable table (default), Markdown, LaTeX (booktabs), "
+        "CSV or JSON rows (one per run and measure)",
+    )
 
 
 # --------------------------------------------------------------------------
@@ -138,6 +239,8 @@ def _is_integer(name, base):
 
 
 def _fmt(value, integer):
+    if value != value:  # NaN, as C's printf shows trec_eval's 0.0 / 0.0
+        return "  -nan"
     return f"{round(value)}" if integer else f"{value:6.4f}"
 
 
@@ -220,20 +323,27 @@ def _records(result, per_query):
 # --------------------------------------------------------------------------
 
 
+def _source(path):
+    """A path, or standard input (bytes) for ``-``."""
+    return sys.stdin.buffer if path == "-" else path
+
+
 def _run_eval(args, out):
     measures = args.measures or ["official"]
     try:
-        outputs = _parse_metrics(measures)
+        outputs = _parse_metrics(measures, args.compat)
     except (ValueError, TypeError) as exc:
         raise _UsageError(str(exc)) from None
     if args.relevance_level < 1:
         raise _UsageError(f"-l must be an integer >= 1, got {args.relevance_level}")
     if args.max_docs is not None and args.max_docs < 1:
         raise _UsageError(f"-M must be a positive integer, got {args.max_docs}")
-    qrels = read_qrels(args.qrels)
+    if [args.qrels, *args.runs].count("-") > 1:
+        raise _UsageError("standard input ('-') can be read once only")
+    qrels = read_qrels(_source(args.qrels))
     results = []
     for path in args.runs:
-        run = read_run(path)
+        run = read_run(_source(path))
         results.append(
             evaluate_run(
                 qrels,
@@ -243,6 +353,7 @@ def _run_eval(args, out):
                 judged_only=args.judged_only,
                 max_docs=args.max_docs,
                 all_queries=args.all_queries,
+                compat=args.compat,
             )
         )
     labels = [r.run_id for r in results]
@@ -273,6 +384,132 @@ def _run_eval(args, out):
                 writer.writerow([label, qid, name, repr(value)])
 
 
+def _compare_measures(measures, compat):
+    try:
+        outputs = _parse_metrics(measures, compat)
+    except (ValueError, TypeError) as exc:
+        raise _UsageError(str(exc)) from None
+    for name, kind, base, _ in outputs:
+        if kind == "trec" and not MEASURES[base].per_query:
+            raise _UsageError(f"measure {name!r} has no per-query values to compare")
+    return [name for name, *_ in outputs]
+
+
+def _run_labels(results, paths):
+    labels = [r.run_id for r in results]
+    if len(set(labels)) != len(labels):
+        labels = list(paths)
+    if len(set(labels)) != len(labels):
+        raise _UsageError("give each run once")
+    return labels
+
+
+def _json_value(value):
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def _run_compare(args, out):
+    from skirm.stats import compare
+
+    measures = args.measures or ["map", "ndcg_cut.10"]
+    names = _compare_measures(measures, args.compat)
+    if len(args.runs) < 2:
+        raise _UsageError("compare needs at least two runs")
+    if args.relevance_level < 1:
+        raise _UsageError(f"-l must be an integer >= 1, got {args.relevance_level}")
+    qrels = read_qrels(args.qrels)
+    results = [
+        evaluate_run(
+            qrels,
+            read_run(path),
+            measures,
+            relevance_level=args.relevance_level,
+            all_queries=args.all_queries,
+            compat=args.compat,
+        )
+        for path in args.runs
+    ]
+    labels = _run_labels(results, args.runs)
+    baseline = args.baseline
+    if baseline is not None and baseline not in labels:
+        if baseline not in args.runs:
+            raise _UsageError(
+                f"--baseline must be one of the runs {labels}, got {baseline!r}"
+            )
+        baseline = labels[list(args.runs).index(baseline)]
+    correction = None if args.correction == "none" else args.correction
+    try:
+        comparison = compare(
+            dict(zip(labels, results, strict=True)),
+            baseline=baseline,
+            metrics=names,
+            test=args.test,
+            correction=correction,
+            alpha=args.alpha,
+            n_resamples=args.n_resamples,
+            missing="zero" if args.all_queries else args.missing,
+            random_state=args.seed,
+        )
+    except ValueError as exc:
+        if "`alpha`" in str(exc) or "`n_resamples`" in str(exc):
+            raise _UsageError(str(exc)) from None
+        raise
+    _write_comparison(comparison, args.format, out)
+
+
+def _write_comparison(comparison, fmt, out):
+    if fmt == "table":
+        out.write(str(comparison) + "\n")
+    elif fmt == "markdown":
+        out.write(comparison.to_markdown())
+    elif fmt == "latex":
+        out.write(comparison.to_latex())
+    else:
+        rows = comparison.to_records("systems")
+        if fmt == "csv":
+            writer = csv.writer(out, lineterminator="\n")
+            writer.writerow(list(rows[0]))
+            for row in rows:
+                writer.writerow(
+                    [" ".join(v) if isinstance(v, tuple) else v for v in row.values()]
+                )
+            return
+        doc = {
+            "systems": comparison.systems,
+            "baseline": comparison.baseline,
+            "metrics": comparison.metrics,
+            "test": comparison.test,
+            "correction": comparison.correction,
+            "alpha": comparison.alpha,
+            "seed": comparison.random_state,
+            "n_queries": comparison.n_queries,
+            "method": comparison.describe_method(),
+            "systems_table": [{k: _json_value(v) for k, v in r.items()} for r in rows],
+            "pairs_table": [
+                {k: _json_value(v) for k, v in r.items()}
+                for r in comparison.to_records("pairs")
+            ],
+        }
+        json.dump(doc, out, indent=2)
+        out.write("\n")
+
+
+def _write_out(text):
+    """Write to standard output; ids read from non-UTF-8 files go back out
+    as the bytes they were."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(text)
+        return
+    sys.stdout.flush()
+    buffer.write(text.encode("utf-8", "surrogateescape"))
+    buffer.flush()
+
+
 def main(argv=None) -> int:
     """Run the ``skirm`` command line; returns the exit status.
 
@@ -297,16 +534,20 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
+    run = _run_compare if args.command == "compare" else _run_eval
+    command = f"skirm {args.command}"
     try:
-        _run_eval(args, sys.stdout)
+        out = io.StringIO()
+        run(args, out)
+        _write_out(out.getvalue())
     except _UsageError as exc:
         parser.print_usage(sys.stderr)
-        print(f"skirm eval: error: {exc}", file=sys.stderr)
+        print(f"{command}: error: {exc}", file=sys.stderr)
         return 2
     except (OSError, ValueError, TypeError) as exc:
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if isinstance(exc, OSError) and exc.filename is not None:
             text = f"cannot read {exc.filename}: {exc.strerror}"
-        print(f"skirm eval: error: {text}", file=sys.stderr)
+        print(f"{command}: error: {text}", file=sys.stderr)
         return 1
     return 0

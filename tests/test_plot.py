@@ -61,16 +61,16 @@ def test_metric_at_k_line_equals_evaluate(data, metric):
 
 
 def test_metric_at_k_ranks_once(data, monkeypatch):
-    import skirm.metrics._evaluate as module
+    import skirm._ranking as engine
 
     calls = []
-    original = module.rank_input
+    original = engine.rank_checked
 
     def counting(*args, **kwargs):
         calls.append(1)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(module, "rank_input", counting)
+    monkeypatch.setattr(engine, "rank_checked", counting)
     X, y, groups = data
     MetricAtKDisplay.from_predictions(y, X[:, 0], groups=groups, k=range(1, 51))
     assert len(calls) == 1

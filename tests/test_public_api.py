@@ -14,6 +14,9 @@ NAMESPACES = [
     "skirm.trec",
     "skirm.model_selection",
     "skirm.ranker",
+    "skirm.inspection",
+    "skirm.dask",
+    "skirm.stats",
 ]
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm._ranking import prefix_sums
+from skirm._ranking import prefix_sums, sum_by
 from skirm.metrics._base import MetricSpec, fill_doc, score
 
 _BINARY = {"relevance_threshold": None}
@@ -38,7 +38,7 @@ def _relevant_sum(ranking, threshold, k, values):
         codes, position, values = codes[inside], position[inside], values[inside]
     if _many(k):
         return prefix_sums(codes, position, values, k, ranking.n_groups)
-    return np.bincount(codes, weights=values, minlength=ranking.n_groups)
+    return sum_by(codes, values, ranking.n_groups)
 
 
 def _hits(ranking, k, threshold):
@@ -119,10 +119,10 @@ def _r_precision(ranking, relevance_threshold):
         hits = np.bincount(rows.codes[inside], minlength=ranking.n_groups)
         return _safe_divide(hits.astype(np.float64), R), R == 0
     inside = ranking.position < R[ranking.codes]
-    hits = np.bincount(
+    hits = sum_by(
         ranking.codes[inside],
-        weights=ranking.expected_relevance(relevance_threshold)[inside],
-        minlength=ranking.n_groups,
+        ranking.expected_relevance(relevance_threshold)[inside],
+        ranking.n_groups,
     )
     return _safe_divide(hits, R), R == 0
 

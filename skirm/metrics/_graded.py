@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm._ranking import prefix_sums
+from skirm._ranking import prefix_sums, sum_by
 from skirm.metrics._base import MetricSpec, fill_doc, score
 
 
@@ -38,14 +38,14 @@ def _dcg(ranking, k, gain, log_base=2.0):
         if many:
             dcg = prefix_sums(top.codes, top.position, values, k, ranking.n_groups)
         else:
-            dcg = np.bincount(top.codes, weights=values, minlength=ranking.n_groups)
+            dcg = sum_by(top.codes, values, ranking.n_groups)
         return dcg, _no_gain(ranking)
     if not ranking.has_ties and k is None:
         # Rows of label 0 have gain 0 (either gain): sum the relevant rows only.
         rows = ranking.relevant_rows(None)
         table = ranking.discount_table(log_base)
         values = _gain(ranking.labels[rows.index], gain) * table[rows.position]
-        dcg = np.bincount(rows.codes, weights=values, minlength=ranking.n_groups)
+        dcg = sum_by(rows.codes, values, ranking.n_groups)
         return dcg, _no_gain(ranking)
     expected = ranking.block_mean(_gain(ranking.labels, gain))
     return ranking.group_sum(expected * ranking.discount(log_base), k), _no_gain(
@@ -84,7 +84,7 @@ def _expected_reciprocal_rank(ranking, k, max_grade):
         if many:
             err = prefix_sums(top.codes, top.position, values, k, ranking.n_groups)
         else:
-            err = np.bincount(top.codes, weights=values, minlength=ranking.n_groups)
+            err = sum_by(top.codes, values, ranking.n_groups)
         return err, _no_gain(ranking)
     # Probability that a row satisfies the user: (2^g - 1) / 2^g_max < 1.
     satisfy = np.exp2(labels - max_grade) - np.exp2(-max_grade)
@@ -305,6 +305,13 @@ def ndcg_score(
     >>> round(ndcg_score([[1, 0]], [[0.5, 0.5]]), 4)
     0.8155
     """
+    shape = np.shape(y_true)
+    if groups is None and len(shape) == 2 and shape[1] == 1:
+        # as scikit-learn: one document per query always scores 1
+        raise ValueError(
+            "NDCG is only meaningful with more than 1 document per query: 2-D "
+            f"`y_true` must have at least 2 columns, got shape {shape}"
+        )
     return score(
         NDCG,
         y_true,

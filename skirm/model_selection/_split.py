@@ -10,13 +10,19 @@ stays sorted in every fold (LightGBM and XGBoost need that).
 from __future__ import annotations
 
 import numbers
+import sys
 from typing import ClassVar
 
 import numpy as np
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state, indexable
 
-from skirm._query_ids import check_groups_from, n_rows, resolve_groups
+from skirm._query_ids import (
+    check_groups_from,
+    groups_from_frame,
+    n_rows,
+    resolve_groups,
+)
 from skirm._ranking import encode_groups
 from skirm._validation import describe
 
@@ -28,6 +34,37 @@ __all__ = [
 ]
 
 STRATIFY = (None, "has_relevant", "size")
+
+
+def _refuse_row_subsampling(owner):
+    """Raise when a halving search is about to draw rows out of the folds.
+
+    scikit-learn's ``HalvingGridSearchCV``/``HalvingRandomSearchCV`` with
+    ``resource="n_samples"`` wrap the splitter in a private meta-splitter that
+    keeps a random fraction of the rows of every fold, cutting queries apart.
+    The splitter cannot see that from its arguments, only from its caller: a
+    few frames up the stack, an object of that class with a fraction below 1.
+    Other callers (and a future scikit-learn that renames the class) are let
+    through.
+    """
+    frame = sys._getframe(2)
+    for _ in range(4):
+        if frame is None:
+            return
+        caller = frame.f_locals.get("self")
+        if (
+            type(caller).__name__ == "_SubsampleMetaSplitter"
+            and getattr(caller, "fraction", 1.0) < 1.0
+        ):
+            raise ValueError(
+                f"{owner} was wrapped by a halving search with "
+                "resource='n_samples', which keeps a random fraction of the rows "
+                "of every fold and so cuts queries apart. Use "
+                "skirm.model_selection.QueryHalvingGridSearchCV or "
+                "QueryHalvingRandomSearchCV (whole queries as the resource), or "
+                "resource='estimator__n_estimators' (boosting rounds)"
+            )
+        frame = frame.f_back
 
 
 def _check_int(value, name, low):
@@ -44,7 +81,7 @@ def _resolve_groups(owner, X, groups, groups_from):
     return codes, uniques.shape[0]
 
 
-def _check_size(value, name):
+def check_size(value, name):
     """``test_size``/``train_size``: None, a fraction in (0, 1) or a count >= 1."""
     if value is None:
         return None
@@ -244,6 +281,7 @@ class QueryGroupKFold(BaseCrossValidator):
         test : ndarray
             The test indices, ascending.
         """
+        _refuse_row_subsampling(type(self).__name__)
         (X,) = indexable(X)
         rng = check_random_state(self.random_state) if self.shuffle else None
         fold_of_row, n_splits = self._fold_of_row(X, y, groups, rng)
@@ -332,6 +370,7 @@ class RepeatedQueryGroupKFold(BaseCrossValidator):
         train, test : ndarray
             Ascending indices.
         """
+        _refuse_row_subsampling(type(self).__name__)
         n_repeats = _check_int(self.n_repeats, "n_repeats", 1)
         rng = check_random_state(self.random_state)
         for _ in range(n_repeats):
@@ -434,9 +473,10 @@ class QueryGroupShuffleSplit(BaseCrossValidator):
         train, test : ndarray
             Ascending indices.
         """
+        _refuse_row_subsampling(type(self).__name__)
         n_splits = _check_int(self.n_splits, "n_splits", 1)
-        test_size = _check_size(self.test_size, "test_size")
-        train_size = _check_size(self.train_size, "train_size")
+        test_size = check_size(self.test_size, "test_size")
+        train_size = check_size(self.train_size, "train_size")
         check_groups_from(self.groups_from)
         (X,) = indexable(X)
         codes, n_groups = _resolve_groups(
@@ -489,7 +529,11 @@ def train_test_split_groups(
         Lists, numpy arrays, scipy sparse matrices or pandas objects.
     groups : array-like of shape (n_samples,), default=None
         The query of each row. When None, read from the index level (or
-        column) ``groups_from`` of the first array, a DataFrame.
+        column) ``groups_from`` of the first array, a DataFrame; failing
+        that, the last of three or more arrays is taken as the query ids, so
+        ``train_test_split_groups(X, y, groups)`` works as
+        :func:`~sklearn.model_selection.train_test_split` does with the same
+        arrays (and returns the split query ids last).
     test_size, train_size : float, int or None, default=None
         Fractions or numbers of queries, as in
         :class:`QueryGroupShuffleSplit` (by default 20% of the queries go to
@@ -513,7 +557,7 @@ def train_test_split_groups(
     >>> y = np.array([1, 0, 2, 0, 1, 0])
     >>> groups = np.array(["a", "a", "b", "b", "c", "c"])
     >>> X_train, X_test, y_train, y_test, g_train, g_test = train_test_split_groups(
-    ...     X, y, groups, groups=groups, test_size=1, random_state=0)
+    ...     X, y, groups, test_size=1, random_state=0)
     >>> g_train.tolist(), g_test.tolist()
     (['a', 'a', 'b', 'b'], ['c', 'c'])
     """
@@ -526,6 +570,11 @@ def train_test_split_groups(
             f"got lengths {lengths}"
         )
     arrays = indexable(*arrays)
+    if groups is None and len(arrays) > 2:
+        # (X, y, groups) as train_test_split takes them; with two arrays the
+        # second is most likely y, so the query ids must be named.
+        found = groups_from_frame(arrays[0], check_groups_from(groups_from))
+        groups = arrays[-1] if found is None else found
     cv = QueryGroupShuffleSplit(
         n_splits=1,
         test_size=test_size,

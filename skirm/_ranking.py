@@ -242,9 +242,14 @@ class Ranking:
         return np.repeat(self.starts[:-1], self.sizes)
 
     def cutoff(self, k) -> np.ndarray:
-        """Per-query effective cutoff: ``min(k, size)``, or the size if k is None."""
+        """Per-query effective cutoff: ``min(k, size)``, or the size if k is None.
+
+        With an array of cutoffs, one column per cutoff.
+        """
         if k is None:
             return self.sizes
+        if np.ndim(k):
+            return np.minimum(self.sizes[:, None], k)
         return np.minimum(self.sizes, k)
 
     def _top(self, k):
@@ -271,7 +276,16 @@ class Ranking:
         return rows
 
     def group_sum(self, values, k=None) -> np.ndarray:
-        """Per-query sum of ``values`` over the top ``k`` positions."""
+        """Per-query sum of ``values`` over the top ``k`` positions.
+
+        ``k`` may be an array of cutoffs: the result then has one column per
+        cutoff, from one cumulative sum along each query.
+        """
+        if k is not None and np.ndim(k):
+            top = self.top(int(np.max(k)))
+            return prefix_sums(
+                top.codes, top.position, values[top.index], k, self.n_groups
+            )
         if k is None or k >= self.max_size:
             return sum_by(self.codes, values, self.n_groups)
         top = self.top(k)
@@ -548,20 +562,53 @@ class Ranking:
 
         ``gain`` maps labels to gains and must be non-decreasing.
         """
+        many = k is not None and bool(np.ndim(k))
+        deepest = int(np.max(k)) if many else k
         if float(gain(np.zeros(1))[0]) == 0.0:
             # Rows of label 0 add exactly nothing: sum the relevant ones only.
-            ideal = self._ideal_top(k)
+            ideal = self._ideal_top(deepest)
             if ideal is not None:
                 codes, labels, position = ideal
                 table = _discount(np.arange(int(position.max(initial=0)) + 1))
                 values = gain(labels) * table[position]
+                if many:
+                    return prefix_sums(codes, position, values, k, self.n_groups)
                 return sum_by(codes, values, self.n_groups)
         codes, labels, position = self._ideal
         if k is not None:
-            top = position < k
+            top = position < deepest
             codes, labels, position = codes[top], labels[top], position[top]
         values = gain(labels) * _discount(position)
+        if many:
+            return prefix_sums(codes, position, values, k, self.n_groups)
         return sum_by(codes, values, self.n_groups)
+
+
+def prefix_sums(codes, position, values, ks, n_groups) -> np.ndarray:
+    """Per-query sums of ``values`` over positions ``< k``, for each ``k`` of ``ks``.
+
+    ``codes`` and ``position`` place each value (sorted by query, then
+    position, every position below ``max(ks)``; positions may skip, as for
+    the relevant rows only). Returns ``(n_groups, len(ks))``. Each query's
+    sums run along a line of a padded matrix from its first position, in the
+    order a per-cutoff ``bincount`` adds them, so each column equals the
+    single-cutoff sum, with no rounding carried from other queries. The
+    matrix is built for blocks of queries, so it stays within a few times
+    the size of ``values``.
+    """
+    ks = np.asarray(ks, dtype=np.intp)
+    width = int(ks.max()) + 1
+    out = np.empty((n_groups, ks.shape[0]))
+    block = max(1, (4 * values.shape[0] + 65536) // width)
+    bounds = np.searchsorted(codes, np.arange(0, n_groups + block, block))
+    for first in range(0, n_groups, block):  # one block of queries at a time
+        last = min(first + block, n_groups)
+        lo, hi = bounds[first // block], bounds[first // block + 1]
+        lines = np.zeros((last - first, width))
+        lines[codes[lo:hi] - first, position[lo:hi] + 1] = values[lo:hi]
+        np.cumsum(lines, axis=1, out=lines)
+        out[first:last] = lines[:, ks]
+    return out
 
 
 def _discount(position, log_base=2.0):

@@ -231,7 +231,7 @@ def test_train_test_split_groups_takes_groups_positionally(data):
         X, y, groups, groups=groups, test_size=0.3, random_state=0
     )
     assert len(positional) == 6
-    for got, expected in zip(positional, keyword):
+    for got, expected in zip(positional, keyword, strict=True):
         np.testing.assert_array_equal(got, expected)
     assert np.intersect1d(positional[4], positional[5]).size == 0
     # Two arrays: the second is y, never mistaken for the query ids.

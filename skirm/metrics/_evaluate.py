@@ -8,7 +8,12 @@ import numpy as np
 
 from skirm._ranking import check_input, map_query_blocks
 from skirm._validation import check_no_relevant, describe
-from skirm.metrics._base import PARAM_CHECKS, apply_no_relevant, average
+from skirm.metrics._base import (
+    PARAM_CHECKS,
+    apply_no_relevant,
+    average,
+    mean_over_queries,
+)
 from skirm.metrics._registry import Metric, get_metric
 
 
@@ -424,6 +429,23 @@ def merged_ids(parts):
     return group_ids, order
 
 
+def _batches(bound):
+    """Group the requested metrics that differ only in their cutoff.
+
+    Yields ``(labels, metrics)``; a metric without a cutoff, or alone with
+    its options, forms a batch of one.
+    """
+    groups = {}
+    for label, metric in bound.items():
+        key = (label,)
+        if metric.k is not None:
+            key = (id(metric.spec), tuple(sorted(metric.params.items(), key=str)))
+        groups.setdefault(key, ([], []))
+        groups[key][0].append(label)
+        groups[key][1].append(metric)
+    return list(groups.values())
+
+
 def evaluate(
     y_true,
     y_score,
@@ -574,4 +596,34 @@ def bind_input_wide(bound, max_label):
 
 def _block_values(bound, ranking):
     """Query weights and ``(values, empty)`` of each metric on one block."""
-    return ranking.group_weights, [metric.values(ranking) for metric in bound.values()]
+    return ranking.group_weights, metric_values(bound, ranking)
+
+
+def metric_values(bound, ranking):
+    """``(values, empty)`` of each bound metric (label -> Metric) on one ranking.
+
+    Metrics that differ only in their cutoff are computed together, in one
+    pass over the ranking: one kernel call, one column per cutoff.
+    """
+    out = {}
+    for labels, batch in _batches(bound):
+        if len(batch) == 1:
+            out[labels[0]] = batch[0].values(ranking)
+            continue
+        first = batch[0]
+        cutoffs = np.array([metric.k for metric in batch])
+        values, empty = first.spec.values(ranking, cutoffs, first.params)
+        for j, label in enumerate(labels):
+            out[label] = (values[:, j], empty)
+    return [out[label] for label in bound]
+
+
+def compute_metrics(bound, ranking, no_relevant):
+    """``(means, per_query)`` of bound metrics on one ranking (the scorers')."""
+    means, per_query = {}, {}
+    pairs = zip(bound.items(), metric_values(bound, ranking), strict=True)
+    for (label, metric), (values, empty) in pairs:
+        means[label], per_query[label] = mean_over_queries(
+            values, empty, ranking, no_relevant, metric.name
+        )
+    return means, per_query

@@ -31,6 +31,7 @@ from skirm._query_ids import (
 from skirm._ranking import TIES, rank_input
 from skirm._validation import check_choice, check_k, check_no_relevant, describe
 from skirm.metrics._base import PARAM_CHECKS
+from skirm.metrics._evaluate import compute_metrics
 from skirm.metrics._registry import Metric, get_metric, spec_for
 
 __all__ = [
@@ -395,10 +396,7 @@ class RankingScorer:
             sample_weight=sample_weight,
             ties=self._ties,
         )
-        scores = {
-            label: metric.per_query(ranking, self._no_relevant)[0]
-            for label, metric in self._metrics.items()
-        }
+        scores, _ = compute_metrics(self._metrics, ranking, self._no_relevant)
         if self._multi:
             return scores
         return scores["score"]

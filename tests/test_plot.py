@@ -364,3 +364,56 @@ def test_without_matplotlib_the_error_names_the_extra():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert "pip install skirm[plot]" in out.stdout
+
+
+# --------------------------------------------------------------------------
+# ComparisonDisplay
+# --------------------------------------------------------------------------
+
+
+def test_comparison_display_draws_the_comparison(data):
+    from skirm.plot import ComparisonDisplay
+    from skirm.stats import compare
+
+    X, y, groups = data
+    results = {
+        f"f{j}": evaluate(y, X[:, j], groups=groups, metrics=["ndcg@10", "map"])
+        for j in range(4)
+    }
+    comparison = compare(results, baseline="f0", metrics=["ndcg@10", "map"])
+    display = ComparisonDisplay.from_comparison(comparison, metric="map")
+    rows = [r for r in comparison.to_records() if r["metric"] == "map"]
+    assert display.systems == [r["system"] for r in rows]
+    np.testing.assert_allclose(display.means, [r["mean"] for r in rows])
+    # The error bars span each system's interval; the first system on top.
+    segments = display.errorbar_.lines[2][0].get_segments()
+    for segment, row, y_pos in zip(segments, rows, [3, 2, 1, 0], strict=True):
+        (x0, y0), (x1, y1) = segment
+        assert (x0, x1) == pytest.approx((row["ci_low"], row["ci_high"]))
+        assert y0 == y1 == y_pos
+    labels = [t.get_text() for t in display.ax_.get_yticklabels()]
+    assert labels[0] == "f0 (baseline)"
+    for row, label in zip(rows[1:], labels[1:], strict=True):
+        assert label.endswith(" *") == row["significant"]
+    (baseline_line,) = [
+        line for line in display.ax_.get_lines() if line.get_linestyle() == "--"
+    ]
+    assert baseline_line.get_xdata()[0] == pytest.approx(rows[0]["mean"])
+    assert display.ax_.get_xlabel() == "map, mean over queries"
+    with pytest.raises(ValueError, match="`metric` 'mrr' is not among"):
+        ComparisonDisplay.from_comparison(comparison, metric="mrr")
+
+
+def test_comparison_display_without_baseline_lists_the_beaten(data):
+    from skirm.plot import ComparisonDisplay
+
+    X, y, groups = data
+    perfect = y + 0.01 * np.arange(y.size) / y.size  # labels as scores: best
+    results = {
+        "oracle": evaluate(y, perfect, groups=groups, metrics=["ndcg@10"]),
+        "f0": evaluate(y, X[:, 0], groups=groups, metrics=["ndcg@10"]),
+    }
+    display = ComparisonDisplay.from_evaluations(results, metric="ndcg@10")
+    labels = [t.get_text() for t in display.ax_.get_yticklabels()]
+    assert labels[0] == "oracle > f0"
+    assert "holm" in display.caption or "None" in display.caption

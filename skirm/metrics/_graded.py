@@ -305,7 +305,10 @@ def ndcg_score(
     >>> round(ndcg_score([[1, 0]], [[0.5, 0.5]]), 4)
     0.8155
     """
-    shape = np.shape(y_true)
+    try:
+        shape = np.shape(y_true)
+    except ValueError:  # ragged rows: the shared validation says what is wrong
+        shape = ()
     if groups is None and len(shape) == 2 and shape[1] == 1:
         # as scikit-learn: one document per query always scores 1
         raise ValueError(

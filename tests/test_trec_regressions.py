@@ -243,3 +243,26 @@ def test_ids_that_are_not_utf8_are_kept_as_bytes(tmp_path):
     assert done.stdout == (
         b"map                   \tq\xe9\t1.0000\nmap                   \tall\t1.0000\n"
     )
+
+
+def test_set_map_in_trec_eval_order_of_operations():
+    # 7 of 10 retrieved, R = 16: 49 / 160 = 0.30625 prints 0.3063 in
+    # trec_eval; (7 / 10) * (7 / 16) is one bit below and printed 0.3062.
+    qrels = "".join(f"q 0 r{i} 1\n" for i in range(16))
+    run = "".join(f"q Q0 r{i} {i} {20 - i} x\n" for i in range(7))
+    run += "".join(f"q Q0 n{i} {i} {10 - i} x\n" for i in range(3))
+    result = evaluate_run(
+        read_qrels(io.StringIO(qrels)), read_run(io.StringIO(run)), ["set_map"]
+    )
+    assert result.means["set_map"] == 49 / 160
+    assert f"{result.means['set_map']:6.4f}" == "0.3063"
+
+
+def test_means_are_summed_in_query_order():
+    from skirm.trec._measures import summarize
+
+    values = np.array([0.1] * 10 + [0.7, 1e-17, 0.3])
+    total = 0.0
+    for v in values:  # trec_eval's accumulation
+        total += v
+    assert summarize("mean", values, len(values), 0) == total / len(values)

@@ -19,8 +19,9 @@ variable away::
 
     SKIRM_FUZZ_CASES=10000 python -m pytest tests/test_trec_differential.py
 
-(the cases are spread over the dimensions, from seed 1000 up;
-``SKIRM_FUZZ_DUMP=DIR`` writes the files of every failing case to DIR).
+(the cases are spread over the dimensions, from seed 1000 up or from
+``SKIRM_FUZZ_FIRST_SEED``; ``SKIRM_FUZZ_DUMP=DIR`` writes the files of every
+failing case to DIR).
 Each failure ever found is kept in ``REGRESSIONS`` below, so it runs always.
 """
 
@@ -76,7 +77,8 @@ def _seeds():
     if total <= 0:
         return CI_SEEDS
     per_dimension = max(1, math.ceil(total / len(DIMENSIONS)))
-    return range(1000, 1000 + per_dimension)
+    first = int(os.environ.get("SKIRM_FUZZ_FIRST_SEED", "1000"))
+    return range(first, first + per_dimension)
 
 
 def _cases(dimension):

@@ -425,7 +425,9 @@ def evaluate_run(
         ``infAP``, ``iprec_at_recall``, ``11pt_avg``, ``set_F``, ``rbp``,
         ``unj.5``, ``judged.10`` ...), the nicknames ``official``,
         ``all_trec`` and ``set``, or skirm metric names (``ndcg@10``,
-        ``err@20``). See :func:`trec_measure_names`.
+        ``err@20``). See :func:`trec_measure_names`. A trec_eval name wins
+        over a skirm name: ``"rbp"`` is trec_eval's; pass
+        ``skirm.metrics.get_metric("rbp")`` for skirm's.
     relevance_level : int, default=1
         trec_eval ``-l``: a document is relevant when its qrels level is at
         least this. Binary measures only; ``ndcg`` uses the raw levels as

@@ -266,3 +266,19 @@ def test_means_are_summed_in_query_order():
     for v in values:  # trec_eval's accumulation
         total += v
     assert summarize("mean", values, len(values), 0) == total / len(values)
+
+
+def test_query_judged_only_with_negative_labels_is_evaluated():
+    # trec_eval 10.0 stops on it ("Can't calculate measure"); skirm scores
+    # it as a query without relevant documents.
+    means = _evaluate(
+        "q1 0 a -1\nq1 0 b -2\nq2 0 c 1\n",
+        "q1 Q0 a 1 1 r\nq2 Q0 c 1 1 r\n",
+        ["num_rel", "num_nonrel_judged_ret", "map", "bpref"],
+    )
+    assert means == {
+        "num_rel": 1.0,
+        "map": 0.5,
+        "bpref": 0.5,
+        "num_nonrel_judged_ret": 0.0,
+    }

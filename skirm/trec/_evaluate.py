@@ -376,8 +376,10 @@ def _trec_ranking(qrels, run, level, judged_only, max_docs, all_queries, compat)
     ranked_raw = raw[ranking.order]
     # trec_eval checks duplicates after -M and before -J
     cut = None if max_docs is None else ranking.position < max_docs
-    run_rows = keep[ranking.order] if cut is None else keep[ranking.order[cut]]
-    _check_no_duplicates(run, run_rows[run_rows >= 0], "the run")
+    run_rows = keep if cut is None else keep[ranking.order[cut]]
+    if placeholder.any():
+        run_rows = run_rows[run_rows >= 0]
+    _check_no_duplicates(run, run_rows, "the run")
     _check_no_duplicates(qrels, _judged_rows(qrels, eval_ids), "the qrels")
     if judged_only:
         cut = ranked_raw >= 0 if cut is None else cut & (ranked_raw >= 0)

@@ -282,3 +282,23 @@ def test_query_judged_only_with_negative_labels_is_evaluated():
         "bpref": 0.5,
         "num_nonrel_judged_ret": 0.0,
     }
+
+
+def test_placeholder_of_trec_eval_10_can_be_judged():
+    # -c ranks "ceci_nest_pas_un_docno" for a query missing from the run;
+    # trec_eval 10.0 looks it up in the qrels like any document.
+    result = evaluate_run(
+        read_qrels(
+            io.StringIO(
+                "q1 0 a 1\nq2 0 ceci_nest_pas_un_docno 2\nq2 0 b 1\n"
+                "q3 0 ceci_nest_pas_un_docno -1\n"
+            )
+        ),
+        read_run(io.StringIO("q1 Q0 a 1 1 r\n")),
+        ["num_ret", "num_rel_ret", "map"],
+        all_queries=True,
+    )
+    assert result.per_query["num_ret"].tolist() == [1.0, 0.0, 0.0]
+    assert result.per_query["num_rel_ret"].tolist() == [1.0, 1.0, 0.0]
+    assert result.per_query["map"].tolist() == [1.0, 0.5, 0.0]
+    assert result.means == {"num_ret": 1.0, "num_rel_ret": 2.0, "map": 0.5}

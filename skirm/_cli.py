@@ -29,11 +29,14 @@ measures (-m), trec_eval names and nicknames:
   judged.k: the fraction of the top min(k, retrieved) documents that are in
   the qrels. Not supported: relstring (a string, not a number).
 
-skirm metric names (computed with trec_eval's tie order, R from the qrels):
+skirm metric names (computed with trec_eval's tie order, R from the qrels;
+a trec_eval name such as rbp means trec_eval's measure):
   {skirm}
 
 exit status: 0 on success, 1 on an input error (unreadable or malformed file,
-no query in common), 2 on a usage error (bad option or measure name).
+a docno twice in an evaluated query, no query in common, qrels queries missing
+from the run without -c as in trec_eval 10.0), 2 on a usage error (bad option
+or measure name).
 """
 
 

@@ -312,9 +312,51 @@ def _check_no_duplicates(record, rows, what):
         raise duplicate_error(record, pair, what)
 
 
+def _missing_topics_error(qrels, eval_ids):
+    _, q_ids = qrels._query_codes()
+    absent = np.setdiff1d(q_ids, eval_ids)
+    return ValueError(
+        f"{absent.shape[0]} qrels queries are missing from the run (e.g. "
+        f"{absent[:3].tolist()}); trec_eval 10.0 stops on them. Pass "
+        "all_queries=True (trec_eval -c) to score them as empty rankings, "
+        "or compat='9.0' to leave them out as trec_eval 9.0.x did"
+    )
+
+
+def _ranked(y_true, scores, codes, eval_ids, judgments, docs, keep):
+    """The engine's ranking with trec_eval's tie order (docno descending)."""
+    ranking = rank(y_true, scores, codes, eval_ids, ties="first", judgments=judgments)
+    order = _docno_tie_order(ranking, docs, keep)
+    if order is None:
+        return ranking
+    return Ranking(
+        order,
+        ranking.codes,
+        y_true[order],
+        ranking.scores,
+        ranking.group_ids,
+        "first",
+        judgments=judgments,
+    )
+
+
+def _kept(ranking, keep_rows, judgments):
+    """The ranking restricted to the ranked positions ``keep_rows`` (-M, -J)."""
+    return Ranking(
+        ranking.order[keep_rows],
+        ranking.codes[keep_rows],
+        ranking.labels[keep_rows],
+        ranking.scores[keep_rows],
+        ranking.group_ids,
+        "first",
+        judgments=judgments,
+    )
+
+
 def _trec_ranking(qrels, run, level, judged_only, max_docs, all_queries, compat):
-    """The ranking of the evaluated queries (trec_eval's order, ``-M`` and
-    ``-J`` applied), the measure context and the placeholder topics."""
+    """The measure context of the evaluated queries (trec_eval's order, ``-M``
+    and ``-J`` applied), the number of qrels topics and the placeholder
+    topics of trec_eval 10.0's ``-c``."""
     eval_ids, n_topics, keep, codes, raw, j_codes, j_raw = _join(qrels, run)
     if eval_ids.shape[0] == 0:
         raise ValueError(
@@ -329,52 +371,26 @@ def _trec_ranking(qrels, run, level, judged_only, max_docs, all_queries, compat)
     placeholder = np.zeros(eval_ids.shape[0], dtype=bool)
     if eval_ids.shape[0] < n_topics and compat == "10.0":
         if not all_queries:
-            _, q_ids = qrels._query_codes()
-            absent = np.setdiff1d(q_ids, eval_ids)
-            raise ValueError(
-                f"{absent.shape[0]} qrels queries are missing from the run (e.g. "
-                f"{absent[:3].tolist()}); trec_eval 10.0 stops on them. Pass "
-                "all_queries=True (trec_eval -c) to score them as empty rankings, "
-                "or compat='9.0' to leave them out as trec_eval 9.0.x did"
-            )
+            raise _missing_topics_error(qrels, eval_ids)
         eval_ids, joined, j_codes, j_raw, placeholder = _placeholders(
             qrels, eval_ids, keep, codes, raw, scores
         )
         keep, codes, raw, scores = joined
     judgments = Judgments(j_codes, np.maximum(j_raw, 0).astype(np.float64))
     y_true = np.maximum(raw, 0).astype(np.float64)
-    ranking = rank(y_true, scores, codes, eval_ids, ties="first", judgments=judgments)
-    order = _docno_tie_order(ranking, run._d_tokens(), keep)
-    if order is not None:
-        ranking = Ranking(
-            order,
-            ranking.codes,
-            y_true[order],
-            ranking.scores,
-            ranking.group_ids,
-            "first",
-            judgments=judgments,
-        )
+    ranking = _ranked(y_true, scores, codes, eval_ids, judgments, run._d_tokens(), keep)
     ranked_raw = raw[ranking.order]
-    inside = None if max_docs is None else ranking.position < max_docs
-    run_rows = keep[ranking.order] if inside is None else keep[ranking.order[inside]]
-    _check_no_duplicates(run, run_rows[run_rows >= 0], "the run")
+    # trec_eval checks duplicates after -M and before -J
+    cut = None if max_docs is None else ranking.position < max_docs
+    run_rows = keep if cut is None else keep[ranking.order[cut]]
+    if placeholder.any():
+        run_rows = run_rows[run_rows >= 0]
+    _check_no_duplicates(run, run_rows, "the run")
     _check_no_duplicates(qrels, _judged_rows(qrels, eval_ids), "the qrels")
-    cut = inside
     if judged_only:
-        judged = ranked_raw >= 0
-        cut = judged if cut is None else cut & judged
+        cut = ranked_raw >= 0 if cut is None else cut & (ranked_raw >= 0)
     if cut is not None and not cut.all():
-        ranking = Ranking(
-            ranking.order[cut],
-            ranking.codes[cut],
-            ranking.labels[cut],
-            ranking.scores[cut],
-            ranking.group_ids,
-            "first",
-            judgments=judgments,
-        )
-        ranked_raw = ranked_raw[cut]
+        ranking, ranked_raw = _kept(ranking, cut, judgments), ranked_raw[cut]
     context = Context(ranking, ranked_raw, level, j_codes, j_raw, compat=compat)
     return context, n_topics, placeholder
 
@@ -421,7 +437,9 @@ def evaluate_run(
         ``infAP``, ``iprec_at_recall``, ``11pt_avg``, ``set_F``, ``rbp``,
         ``unj.5``, ``judged.10`` ...), the nicknames ``official``,
         ``all_trec`` and ``set``, or skirm metric names (``ndcg@10``,
-        ``err@20``). See :func:`trec_measure_names`.
+        ``err@20``). See :func:`trec_measure_names`. A trec_eval name wins
+        over a skirm name: ``"rbp"`` is trec_eval's; pass
+        ``skirm.metrics.get_metric("rbp")`` for skirm's.
     relevance_level : int, default=1
         trec_eval ``-l``: a document is relevant when its qrels level is at
         least this. Binary measures only; ``ndcg`` uses the raw levels as

@@ -67,8 +67,16 @@ class _Records:
         q = self._query_ids if self._query_ids is not None else self._q
         return len(q)
 
+    def _query_codes(self):
+        """``(codes, ids)``: the sorted distinct query ids and each row's
+        index into them (cached)."""
+        cache = self.__dict__.get("_qcodes")
+        if cache is None:
+            cache = self.__dict__["_qcodes"] = self._tokens()[0].codes()
+        return cache
+
     def _n_queries(self) -> int:
-        return int(self._tokens()[0].codes()[1].shape[0])
+        return int(self._query_codes()[1].shape[0])
 
     def to_frame(self):
         """The records as a pandas DataFrame, one row per line.

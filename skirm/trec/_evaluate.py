@@ -10,17 +10,14 @@ import warnings
 
 import numpy as np
 
+from skirm.io._convert import convert_qrels, convert_run
 from skirm.io._tokens import Tokens
 from skirm.io._trec import (
-    Qrels,
-    Run,
     RunBlock,
     RunNotGrouped,
     count_parts,
     iter_run_blocks,
     iter_run_parts,
-    read_qrels,
-    read_run,
 )
 from skirm.metrics._evaluate import EvaluationResult
 from skirm.metrics._registry import Metric, get_metric
@@ -33,7 +30,7 @@ from skirm.trec._measures import (
     parse_trec_name,
 )
 from skirm.trec._rank import trec_ranking
-from skirm.trec._summary import concatenate, summarize
+from skirm.trec._summary import concatenate, summarize_outputs
 
 __all__ = ["evaluate_run", "trec_measure_names"]
 
@@ -62,6 +59,14 @@ def trec_measure_names() -> list[str]:
     """
     names = [n for n, d in MEASURES.items() if not d.unsupported]
     return [*names, "all_trec", "official", "set"]
+
+
+def _as_qrels(qrels):
+    return convert_qrels(qrels, "qrels")
+
+
+def _as_run(run):
+    return convert_run(run, "run")
 
 
 def _parse_metrics(metrics, compat="10.0"):
@@ -114,16 +119,23 @@ def _param_key(param):
     return (1, str(param))
 
 
+def _check_max_docs(max_docs):
+    if max_docs is None:
+        return
+    if isinstance(max_docs, bool) or not isinstance(max_docs, numbers.Integral):
+        raise TypeError(
+            f"`max_docs` must be a positive integer or None, got {max_docs!r}"
+        )
+    if max_docs < 1:
+        raise ValueError(
+            f"`max_docs` must be a positive integer or None, got {max_docs}"
+        )
+
+
 def _check_level(value):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(f"`relevance_level` must be an integer >= 1, got {value!r}")
     return int(value)
-
-
-def _as_qrels(qrels):
-    if isinstance(qrels, Qrels):
-        return qrels
-    return read_qrels(qrels)
 
 
 def _blocks(run):
@@ -132,12 +144,10 @@ def _blocks(run):
     A path is streamed block by block; if its queries turn out not to be
     grouped, ``restart()`` gives the run again in parts by query hash (read
     in passes, memory bounded by the largest part). An open file is read
-    whole.
+    whole; so is every other shape :func:`skirm.io.as_run` takes.
     """
-    if isinstance(run, Run):
-        return [RunBlock.of_run(run)], None
     if not isinstance(run, (str, os.PathLike)):
-        return [RunBlock.of_run(read_run(run))], None
+        return [RunBlock.of_run(_as_run(run))], None
 
     def restart(exc):
         n_parts = count_parts(run)
@@ -259,11 +269,15 @@ def evaluate_run(
 
     Parameters
     ----------
-    qrels : Qrels, str or path-like
-        Judgements (see :func:`skirm.io.read_qrels`).
-    run : Run, str, path-like or file
-        The run (see :func:`skirm.io.read_run`). A path is streamed: read a
-        few MiB at a time, each block of whole queries evaluated on its own
+    qrels : Qrels, path, file, dict, DataFrame, iterable or dataset
+        Judgements: a TREC qrels file (see :func:`skirm.io.read_qrels`), or
+        any shape :func:`skirm.io.as_qrels` takes (``{qid: {docid: rel}}``,
+        a DataFrame, ``(qid, docid, rel)`` tuples, an ir_datasets dataset).
+    run : Run, path, file, dict, DataFrame or iterable
+        The run: a TREC run file (see :func:`skirm.io.read_run`), or any
+        shape :func:`skirm.io.as_run` takes (``{qid: {docid: score}}``, a
+        DataFrame, ``(qid, docid, score)`` tuples). A path is streamed: read
+        a few MiB at a time, each block of whole queries evaluated on its own
         (by worker threads), so memory does not grow with the run. That needs
         each query's lines together, as in TREC runs; a run whose queries are
         interleaved is read again in parts by query (a ``UserWarning`` says
@@ -274,7 +288,9 @@ def evaluate_run(
         ``infAP``, ``iprec_at_recall``, ``11pt_avg``, ``set_F``, ``rbp``,
         ``unj.5``, ``judged.10`` ...), the nicknames ``official``,
         ``all_trec`` and ``set``, or skirm metric names (``ndcg@10``,
-        ``err@20``). See :func:`trec_measure_names`.
+        ``err@20``). See :func:`trec_measure_names`. A trec_eval name wins
+        over a skirm name: ``"rbp"`` is trec_eval's; pass
+        ``skirm.metrics.get_metric("rbp")`` for skirm's.
     relevance_level : int, default=1
         trec_eval ``-l``: a document is relevant when its qrels level is at
         least this. Binary measures only; ``ndcg`` uses the raw levels as
@@ -341,15 +357,7 @@ def evaluate_run(
     compat = _check_compat(compat)
     outputs = _parse_metrics(metrics, compat)
     level = _check_level(relevance_level)
-    if max_docs is not None:
-        if isinstance(max_docs, bool) or not isinstance(max_docs, numbers.Integral):
-            raise TypeError(
-                f"`max_docs` must be a positive integer or None, got {max_docs!r}"
-            )
-        if max_docs < 1:
-            raise ValueError(
-                f"`max_docs` must be a positive integer or None, got {max_docs}"
-            )
+    _check_max_docs(max_docs)
     qrels = _as_qrels(qrels)
     index = QrelsIndex(qrels)
     judged_only = bool(judged_only)
@@ -385,16 +393,9 @@ def evaluate_run(
     n_eval = ids.shape[0]
     n_total = index.n_topics if all_queries else n_eval
     n_missing = n_total - n_eval
-    means = {}
-    for name, kind, what, _ in outputs:
-        if name not in per_query:
-            continue
-        if what == "num_rel" and all_queries:
-            # trec_eval -c recounts num_rel over every qrels topic, rel > 0.
-            means[name] = float(np.count_nonzero(qrels.labels > 0))
-        else:
-            summary = MEASURES[what].summary if kind == "trec" else "mean"
-            means[name] = summarize(summary, per_query[name], n_total, n_missing)
+    means = summarize_outputs(
+        outputs, per_query, n_total, n_missing, qrels, all_queries
+    )
     result = EvaluationResult(ids, per_query, means)
     result.run_id = run_id
     return result

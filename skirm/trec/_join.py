@@ -34,8 +34,8 @@ class QrelsIndex:
     """
 
     def __init__(self, qrels):
-        q, d = qrels._tokens()
-        codes, self.topic_ids = q.codes()
+        _, d = qrels._tokens()
+        codes, self.topic_ids = qrels._query_codes()
         order = np.argsort(codes, kind="stable")
         self.codes = codes[order]
         self.labels = qrels.labels[order]

@@ -2,18 +2,16 @@
 
 The blocks of a run hold disjoint queries; their values are put in the order
 of the query ids (``strcmp`` order, as trec_eval prints them) and reduced the
-way trec_eval does: the mean for most measures, the sum for the counts, the
-query count for ``num_q`` and the geometric mean for ``gm_map`` and
-``gm_bpref``.
+way trec_eval does (:func:`skirm.trec._measures.summarize`): the mean for
+most measures, the sum for the counts, the query count for ``num_q`` and the
+geometric mean for ``gm_map`` and ``gm_bpref``.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-GM_FLOOR = 1e-5  # trec_eval's floor for the geometric means
+from skirm.trec._measures import MEASURES, summarize
 
 
 def concatenate(parts):
@@ -27,13 +25,16 @@ def concatenate(parts):
     return ids[order], values
 
 
-def summarize(kind, values, n_total, n_missing):
-    """trec_eval's summary of per-query values (``-c``: ``n_missing`` zeros)."""
-    if kind == "sum":
-        return float(np.sum(values))
-    if kind == "count":
-        return float(n_total)
-    if kind == "gm":
-        logs = np.log(np.maximum(values, GM_FLOOR))
-        return float(math.exp((logs.sum() + n_missing * math.log(GM_FLOOR)) / n_total))
-    return float(np.sum(values) / n_total)
+def summarize_outputs(outputs, per_query, n_total, n_missing, qrels, all_queries):
+    """trec_eval's summary ("all") of each measure's per-query values."""
+    means = {}
+    for name, kind, what, _ in outputs:
+        if name not in per_query:
+            continue  # runid
+        if what == "num_rel" and all_queries:
+            # trec_eval -c recounts num_rel over every qrels topic, rel > 0.
+            means[name] = float(np.count_nonzero(qrels.labels > 0))
+            continue
+        summary = "mean" if kind == "skirm" else MEASURES[what].summary
+        means[name] = summarize(summary, per_query[name], n_total, n_missing)
+    return means

@@ -19,6 +19,7 @@ Where the query ids come from, in order:
 from __future__ import annotations
 
 import copy
+import sys
 import warnings
 
 import numpy as np
@@ -187,6 +188,25 @@ def _metric_repr(metric):
 # --------------------------------------------------------------------------
 # Reading the inputs
 # --------------------------------------------------------------------------
+
+
+def _caller_error_score():
+    """The ``error_score`` of the scikit-learn cross-validation loop calling
+    the scorer, or ``"raise"`` when it is called any other way.
+
+    scikit-learn gives a scorer no way to know whether a failure will be
+    raised or turned into a number, so the frame of its ``_score`` helper is
+    read; should that helper change, scorers fall back to raising.
+    """
+    frame = sys._getframe(2)
+    for _ in range(8):
+        if frame is None:
+            break
+        module = frame.f_globals.get("__name__", "")
+        if frame.f_code.co_name == "_score" and module.startswith("sklearn."):
+            return frame.f_locals.get("error_score", "raise")
+        frame = frame.f_back
+    return "raise"
 
 
 def _response(estimator, X, methods):
@@ -383,8 +403,9 @@ class RankingScorer:
         score : float or dict of str to float
         """
         if groups is None:
+            keep_keys = self._multi and _caller_error_score() != "raise"
             groups = resolve_groups(
-                repr(self), X, None, self._groups_from, required=not self._multi
+                repr(self), X, None, self._groups_from, required=not keep_keys
             )
             if groups is None:
                 return self._missing_groups_scores()
@@ -402,9 +423,10 @@ class RankingScorer:
         return scores["score"]
 
     def _missing_groups_scores(self):
-        # scikit-learn replaces a failing scorer's result with one number, so
-        # a multi-metric search would lose its keys (``test_ndcg@10`` becomes
-        # ``test_score``); keep them, each NaN, and say why.
+        # scikit-learn replaces a failing scorer's result with one number
+        # (its error_score), so a multi-metric search would lose its keys
+        # (``test_ndcg@10`` becomes ``test_score``); keep them, each NaN, and
+        # say why.
         warnings.warn(
             missing_groups_message(repr(self), self._groups_from, as_nan=True),
             UserWarning,

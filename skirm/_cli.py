@@ -63,7 +63,7 @@ def _wrap(names, width=76):
     return "\n  ".join(lines)
 
 
-def _build_parser():
+def _build_parser(compare_options=True):
     parser = _Parser(
         prog="skirm",
         description="Information-retrieval and learning-to-rank metrics.",
@@ -144,7 +144,7 @@ def _build_parser():
         help="output layout: a table with one column per run (default), "
         "trec_eval's exact layout, JSON or CSV",
     )
-    _add_compare_parser(sub)
+    _add_compare_parser(sub, compare_options)
     return parser
 
 
@@ -157,10 +157,7 @@ measures with per-query values can be compared.
 """
 
 
-def _add_compare_parser(sub):
-    from skirm.stats._compare import MISSING, TUKEY
-    from skirm.stats._paired import TESTS
-
+def _add_compare_parser(sub, options=True):
     cmp = sub.add_parser(
         "compare",
         help="compare TREC runs with paired significance tests",
@@ -169,6 +166,11 @@ def _add_compare_parser(sub):
         epilog=_COMPARE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    if not options:  # `skirm eval` needs neither them nor scipy.stats
+        return
+    from skirm.stats._compare import MISSING, TUKEY
+    from skirm.stats._paired import TESTS
+
     cmp.add_argument("qrels", metavar="QRELS", help="qrels file (qid iter docno rel)")
     cmp.add_argument("runs", metavar="RUN", nargs="+", help="two or more run files")
     cmp.add_argument(
@@ -531,7 +533,9 @@ def main(argv=None) -> int:
     >>> main(["eval", "no-such-qrels", "no-such-run"])  # the error goes to stderr
     1
     """
-    parser = _build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # importing skirm.stats (scipy.stats) costs more than most evaluations
+    parser = _build_parser(compare_options=argv[:1] != ["eval"])
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:

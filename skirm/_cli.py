@@ -8,9 +8,9 @@ import json
 import sys
 
 from skirm.io._trec import read_qrels, read_run
-from skirm.metrics._registry import metric_names
+from skirm.metrics._registry import get_metric, metric_names
 from skirm.trec._evaluate import _parse_metrics, evaluate_run, trec_measure_names
-from skirm.trec._measures import MEASURES
+from skirm.trec._measures import MEASURES, parse_trec_name
 
 __all__ = ["main"]
 
@@ -220,12 +220,23 @@ def _records(result, per_query):
 # --------------------------------------------------------------------------
 
 
+def _measure_error(measures, exc):
+    """The registry's own message for a name that is no trec_eval name."""
+    for name in measures:
+        try:
+            if parse_trec_name(name) is None:
+                get_metric(name)
+        except ValueError as err:
+            return str(err)
+    return str(exc)
+
+
 def _run_eval(args, out):
     measures = args.measures or ["official"]
     try:
         outputs = _parse_metrics(measures)
     except (ValueError, TypeError) as exc:
-        raise _UsageError(str(exc)) from None
+        raise _UsageError(_measure_error(measures, exc)) from None
     if args.relevance_level < 1:
         raise _UsageError(f"-l must be an integer >= 1, got {args.relevance_level}")
     if args.max_docs is not None and args.max_docs < 1:

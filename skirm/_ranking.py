@@ -759,7 +759,13 @@ def rank_input(
     :func:`sklearn.metrics.ndcg_score`). ``ignore_ties=True`` reproduces
     scikit-learn's option of that name: ties are broken by the order of
     ``np.argsort(y_score)[:, ::-1]`` for 2-D input, by input order for 1-D.
+    Ranked id lists (``y_true`` of relevant sets or dicts, or from
+    :func:`skirm._lists.from_lists`) are ranked by position.
     """
+    from skirm._lists import is_lists_input, rank_lists  # the lists floor is above
+
+    if is_lists_input(y_true):
+        return rank_lists(y_true, y_score, groups, sample_weight)
     check_choice(ties, "ties", TIES)
     tiebreak = None
     y_true = check_y_true(y_true)

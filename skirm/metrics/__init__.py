@@ -5,6 +5,7 @@ label per row (or 2-D arrays with one query per row), and returns a Python
 float: the mean over queries.
 """
 
+from skirm._lists import RankedLists, from_lists
 from skirm.metrics._binary import (
     capped_recall_at_k_score,
     f1_at_k_score,
@@ -34,6 +35,7 @@ from skirm.metrics._scorer import (
 __all__ = [
     "EvaluationResult",
     "Metric",
+    "RankedLists",
     "RankingScorer",
     "capped_recall_at_k_score",
     "cumulative_gain_score",
@@ -41,6 +43,7 @@ __all__ = [
     "evaluate",
     "expected_reciprocal_rank_score",
     "f1_at_k_score",
+    "from_lists",
     "get_metric",
     "get_scorer",
     "get_scorer_names",

@@ -7,6 +7,7 @@ import numpy as np
 from skirm._ranking import rank_input
 from skirm._validation import check_no_relevant
 from skirm.metrics._base import PARAM_CHECKS
+from skirm.metrics._conventions import apply_conventions, check_scores
 from skirm.metrics._registry import Metric, get_metric
 
 
@@ -81,6 +82,7 @@ def evaluate(
     sample_weight=None,
     ties="average",
     no_relevant=0.0,
+    conventions=None,
     **params,
 ):
     """Compute several metrics from one ranking of the rows.
@@ -104,6 +106,13 @@ def evaluate(
         The tie policy, shared by all metrics.
     no_relevant : float in [0, 1], "skip" or "raise", default=0.0
         The value of a query without relevant rows, for every metric.
+    conventions : {"sklearn", "lightgbm", "xgboost", "torchmetrics", "beir", \
+"spark"}, default=None
+        Reproduce another library's numbers: the preset sets ``ties``,
+        ``no_relevant`` and metric options (``gain``, ``denominator``) that
+        are left at their defaults; arguments given other values win. A
+        metric the library has no counterpart for raises ValueError. See
+        :ref:`conventions`.
     **params
         Metric options (``gain``, ``relevance_threshold``, ``p``, ...), given
         to each metric that takes them. An option no requested metric takes
@@ -130,6 +139,16 @@ def evaluate(
     array([1.        , 0.33333333])
     >>> round(result["ndcg@2"], 4)
     0.3801
+
+    trec_eval names and ir_measures strings work too, and a preset
+    reproduces another library (here LightGBM: gains ``2**label - 1``, input
+    order among ties, 1 for a query without relevant rows):
+
+    >>> evaluate(y_true, y_score, groups=groups, metrics=["ndcg_cut.2", "nDCG@2"])
+    EvaluationResult(n_queries=2, means={'ndcg_cut.2': 0.3801, 'nDCG@2': 0.3801})
+    >>> round(evaluate(y_true, y_score, groups=groups, metrics=["ndcg@2"],
+    ...                conventions="lightgbm")["ndcg@2"], 4)
+    0.4131
     """
     if isinstance(metrics, (str, Metric)):
         metrics = [metrics]
@@ -155,9 +174,15 @@ def evaluate(
                 f"option {key!r} is taken by none of the requested metrics "
                 f"({', '.join(bound)})"
             )
+    if conventions is not None:
+        bound, ties, no_relevant = apply_conventions(
+            conventions, bound, ties, no_relevant
+        )
     ranking = rank_input(
         y_true, y_score, groups=groups, sample_weight=sample_weight, ties=ties
     )
+    if conventions is not None:
+        check_scores(conventions, bound, ranking)
     per_query, means = {}, {}
     for label, metric in bound.items():
         means[label], per_query[label] = metric.per_query(ranking, no_relevant)

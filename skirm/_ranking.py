@@ -39,6 +39,7 @@ from skirm._validation import (
 )
 
 TIES = ("average", "first", "optimistic", "pessimistic")
+UNJUDGED = ("raise", "nonrelevant", "condensed")
 
 __all__ = ["TIES", "Judgments", "Ranking", "encode_groups", "rank", "rank_input"]
 
@@ -199,6 +200,11 @@ class Ranking:
         self.starts = starts
         self._top_cache = {}
         self._rel_cache = {}
+
+    #: Per ranked row, whether it was judged (None: every row was).
+    judged = None
+    #: Per query, the rows whose label was NaN (None: no NaN label was given).
+    n_unjudged = None
 
     # -- layout --------------------------------------------------------------
 
@@ -751,6 +757,7 @@ def rank_input(
     sample_weight=None,
     ties="average",
     ignore_ties=False,
+    unjudged="raise",
 ) -> Ranking:
     """Validate the public arguments once and rank the rows.
 
@@ -767,8 +774,9 @@ def rank_input(
     if is_lists_input(y_true):
         return rank_lists(y_true, y_score, groups, sample_weight)
     check_choice(ties, "ties", TIES)
+    check_choice(unjudged, "unjudged", UNJUDGED)
     tiebreak = None
-    y_true = check_y_true(y_true)
+    y_true, missing = _unjudged_labels(y_true, unjudged)
     y_score = check_scores(y_score)
     if y_true.ndim != y_score.ndim or y_true.shape != y_score.shape:
         raise ValueError(
@@ -810,9 +818,59 @@ def rank_input(
     sample_weight = check_sample_weight(sample_weight, y_true.shape[0])
     if ignore_ties and tiebreak is None:
         ties = "first"
+    if missing is not None and unjudged == "condensed":
+        return _condensed(
+            y_true, y_score, codes, group_ids, ties, tiebreak, sample_weight, missing
+        )
     ranking = rank(y_true, y_score, codes, group_ids, ties, tiebreak=tiebreak)
     if sample_weight is not None:
         ranking.group_weights = _query_weights(ranking, sample_weight)
+    if missing is not None:
+        ranking.judged = ~missing[ranking.order]
+        ranking.n_unjudged = np.bincount(codes[missing], minlength=ranking.n_groups)
+    return ranking
+
+
+def _unjudged_labels(y_true, unjudged):
+    """Checked labels, with NaN (unjudged) read as 0, and the NaN mask or None."""
+    if unjudged == "raise":
+        return check_y_true(y_true), None
+    arr = np.asarray(y_true)
+    if arr.dtype.kind != "f":
+        return check_y_true(y_true), None
+    missing = np.isnan(arr)
+    if not missing.any():
+        return check_y_true(arr), None
+    labels = check_y_true(np.where(missing, 0.0, arr))
+    return labels, missing.ravel()
+
+
+def _condensed(y_true, y_score, codes, group_ids, ties, tiebreak, weights, missing):
+    """Rank the judged rows only (Sakai's condensed lists, trec_eval ``-J``);
+    queries left without rows stay, empty."""
+    keep = ~missing
+    n_unjudged = np.bincount(codes[missing], minlength=group_ids.shape[0])
+    group_weights = None
+    if weights is not None:
+        group_weights = np.zeros(group_ids.shape[0])
+        group_weights[codes] = weights
+        varies = weights != group_weights[codes]
+        if varies.any():
+            bad = as_python(group_ids[codes[np.argmax(varies)]])
+            raise ValueError(
+                "`sample_weight` must be constant within each query (it is a "
+                f"query weight), but it varies within query {bad!r}"
+            )
+    ranking = rank(
+        y_true[keep],
+        y_score[keep],
+        codes[keep],
+        group_ids,
+        ties,
+        tiebreak=None if tiebreak is None else tiebreak[keep],
+        group_weights=group_weights,
+    )
+    ranking.n_unjudged = n_unjudged
     return ranking
 
 

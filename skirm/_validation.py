@@ -67,9 +67,15 @@ def check_y_true(y_true, name: str = "y_true") -> np.ndarray:
         raise ValueError(f"`{name}` must not be empty, got shape {arr.shape}")
     if not np.isfinite(arr).all():
         bad = as_python(arr[~np.isfinite(arr)].flat[0])
+        hint = ""
+        if bad != bad:
+            hint = (
+                "; NaN marks an unjudged row: pass unjudged='nonrelevant' or "
+                "'condensed' (skirm.metrics.evaluate) to score such rows"
+            )
         raise ValueError(
             f"`{name}` must hold finite relevance labels, got {bad!r} "
-            f"at {int(np.argmax(~np.isfinite(arr.ravel())))} (flat index)"
+            f"at {int(np.argmax(~np.isfinite(arr.ravel())))} (flat index){hint}"
         )
     if (arr < 0).any():
         raise ValueError(

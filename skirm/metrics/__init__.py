@@ -24,6 +24,7 @@ from skirm.metrics._graded import (
     expected_reciprocal_rank_score,
     ndcg_score,
 )
+from skirm.metrics._judged import judged_at_k_score
 from skirm.metrics._registry import Metric, get_metric, metric_names
 from skirm.metrics._scorer import (
     RankingScorer,
@@ -48,6 +49,7 @@ __all__ = [
     "get_scorer",
     "get_scorer_names",
     "hit_rate_at_k_score",
+    "judged_at_k_score",
     "make_ranking_scorer",
     "mean_average_precision_score",
     "mean_reciprocal_rank_score",

@@ -25,6 +25,9 @@ class EvaluationResult:
         Each metric's (weighted) mean over queries.
     weights : ndarray of shape (n_groups,) or None
         The query weights, if ``sample_weight`` was given.
+    n_unjudged : ndarray of shape (n_groups,) or None
+        The rows of each query whose label was NaN (unjudged), when
+        ``evaluate`` was given such labels with ``unjudged`` set.
 
     Examples
     --------
@@ -38,6 +41,8 @@ class EvaluationResult:
     >>> result["precision@1"]
     0.5
     """
+
+    n_unjudged = None
 
     def __init__(self, group_ids, per_query, means, weights=None):
         self.group_ids = group_ids
@@ -83,6 +88,7 @@ def evaluate(
     ties="average",
     no_relevant=0.0,
     conventions=None,
+    unjudged="raise",
     **params,
 ):
     """Compute several metrics from one ranking of the rows.
@@ -113,6 +119,12 @@ def evaluate(
         are left at their defaults; arguments given other values win. A
         metric the library has no counterpart for raises ValueError. See
         :ref:`conventions`.
+    unjudged : {"raise", "nonrelevant", "condensed"}, default="raise"
+        What a NaN label (an unjudged row) means: an error, a non-relevant
+        row (label 0, as trec_eval reads documents missing from the qrels),
+        or a row to drop before ranking (Sakai's condensed lists, trec_eval
+        ``-J``). ``result.n_unjudged`` counts such rows per query, and the
+        metric ``judged@k`` gives the share of judged rows in the top k.
     **params
         Metric options (``gain``, ``relevance_threshold``, ``p``, ...), given
         to each metric that takes them. An option no requested metric takes
@@ -179,13 +191,20 @@ def evaluate(
             conventions, bound, ties, no_relevant
         )
     ranking = rank_input(
-        y_true, y_score, groups=groups, sample_weight=sample_weight, ties=ties
+        y_true,
+        y_score,
+        groups=groups,
+        sample_weight=sample_weight,
+        ties=ties,
+        unjudged=unjudged,
     )
     if conventions is not None:
         check_scores(conventions, bound, ranking)
     per_query, means = {}, {}
     for label, metric in bound.items():
         means[label], per_query[label] = metric.per_query(ranking, no_relevant)
-    return EvaluationResult(
+    result = EvaluationResult(
         np.asarray(ranking.group_ids), per_query, means, ranking.group_weights
     )
+    result.n_unjudged = ranking.n_unjudged
+    return result

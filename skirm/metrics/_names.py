@@ -55,6 +55,7 @@ IR_MEASURES_NAMES = {
     "RBP": Alias("rbp", True, ("rel", "p")),
     "ERR": Alias("err", True, (), (("max_grade", 4.0),)),
     "Success": Alias("hit_rate", True, ("rel",)),
+    "Judged": Alias("judged", True),
     "Rprec": Alias("r_precision", False, ("rel",)),
     "SetP": Alias("precision", False, ("rel",)),
     "SetR": Alias("recall", False, ("rel",)),

@@ -10,7 +10,7 @@ the same records by :mod:`skirm.metrics._names`.
 from __future__ import annotations
 
 from skirm._validation import describe
-from skirm.metrics import _binary, _graded
+from skirm.metrics import _binary, _graded, _judged
 from skirm.metrics._base import MetricSpec, mean_over_queries, score
 from skirm.metrics._names import parse_name, suggest
 
@@ -29,6 +29,7 @@ SPECS: tuple[MetricSpec, ...] = (
     _binary.MAP,
     _graded.ERR,
     _binary.RBP,
+    _judged.JUDGED,
 )
 
 _BY_NAME = {name: spec for spec in SPECS for name in spec.names}

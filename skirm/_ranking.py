@@ -41,7 +41,15 @@ from skirm._validation import (
 TIES = ("average", "first", "optimistic", "pessimistic")
 UNJUDGED = ("raise", "nonrelevant", "condensed")
 
-__all__ = ["TIES", "Judgments", "Ranking", "encode_groups", "rank", "rank_input"]
+__all__ = [
+    "TIES",
+    "Judgments",
+    "Ranking",
+    "encode_groups",
+    "rank",
+    "rank_input",
+    "relabel",
+]
 
 
 # --------------------------------------------------------------------------
@@ -549,6 +557,25 @@ class Ranking:
             codes, labels, position = codes[top], labels[top], position[top]
         values = gain(labels) * _discount(position)
         return np.bincount(codes, weights=values, minlength=self.n_groups)
+
+
+def relabel(ranking: Ranking, labels: np.ndarray) -> Ranking:
+    """The same ranking (order, tie blocks) with other labels in rank order."""
+    other = Ranking(
+        ranking.order,
+        ranking.codes,
+        labels,
+        ranking.scores,
+        ranking.group_ids,
+        ranking.ties,
+        ranking.group_weights,
+        sizes=ranking.sizes,
+        starts=ranking.starts,
+    )
+    if "_blocks" in ranking.__dict__:
+        other.__dict__["_blocks"] = ranking.__dict__["_blocks"]
+    other.judged = ranking.judged
+    return other
 
 
 def _discount(position, log_base=2.0):

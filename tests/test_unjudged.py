@@ -199,3 +199,49 @@ def test_float_gains_match_scikit_learn(seed):
         values = list(got.means.values())
         assert values[0] == pytest.approx(sk_ndcg(y_true, y_score, k=k), abs=1e-12)
         assert values[1] == pytest.approx(dcg_score(y_true, y_score, k=k), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_judge_samples_give_each_judges_values_on_one_ranking(seed):
+    rng = np.random.default_rng(seed)
+    groups = np.repeat(np.arange(12), rng.integers(1, 10, size=12))
+    y_score = rng.integers(0, 4, size=groups.size).astype(float)  # ties
+    samples = rng.random((groups.size, 5)).round(1)  # five LLM judges
+    names = ["ndcg@3", "map", "err@5", "P(rel=0.5)@3"]
+    result = evaluate(
+        samples.mean(axis=1),
+        y_score,
+        groups=groups,
+        metrics=names,
+        label_samples=samples,
+    )
+    for name in names:
+        per_judge = [
+            evaluate(samples[:, j], y_score, groups=groups, metrics=[name])
+            for j in range(5)
+        ]
+        np.testing.assert_array_equal(
+            result.judge_means[name], [r[name] for r in per_judge]
+        )
+        np.testing.assert_array_equal(
+            result.judge_per_query[name],
+            np.column_stack([r.per_query[name] for r in per_judge]),
+        )
+        assert result.judge_spread[name] == pytest.approx(
+            np.std([r[name] for r in per_judge], ddof=1)
+        )
+    assert evaluate(samples[:, 0], y_score, groups=groups).judge_spread is None
+
+
+def test_judge_samples_errors():
+    y, s, g = [1.0, 0.0], [2.0, 1.0], [0, 0]
+    with pytest.raises(
+        ValueError,
+        match=r"`label_samples` must have shape \(n_samples, n_judges\) with one row "
+        r"per row of `y_true` \(2\), got shape \(3, 1\)",
+    ):
+        evaluate(y, s, groups=g, label_samples=[[1.0], [0.0], [1.0]])
+    with pytest.raises(ValueError, match=r"`label_samples` must hold non-negative"):
+        evaluate(y, s, groups=g, label_samples=[[1.0], [-1.0]])
+    with pytest.raises(ValueError, match=r"does not combine with ranked lists"):
+        evaluate([{1}], [[1, 2]], label_samples=[[1.0], [0.0]])

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm._ranking import rank_input
-from skirm._validation import check_no_relevant
+from skirm._ranking import rank_input, relabel
+from skirm._validation import check_no_relevant, check_y_true
 from skirm.metrics._base import PARAM_CHECKS
 from skirm.metrics._conventions import apply_conventions, check_scores
 from skirm.metrics._registry import Metric, get_metric
@@ -28,6 +28,14 @@ class EvaluationResult:
     n_unjudged : ndarray of shape (n_groups,) or None
         The rows of each query whose label was NaN (unjudged), when
         ``evaluate`` was given such labels with ``unjudged`` set.
+    judge_per_query : dict of str to ndarray of shape (n_groups, n_judges) or None
+        With ``label_samples``: each metric's per-query value under each
+        judge's labels.
+    judge_means : dict of str to ndarray of shape (n_judges,) or None
+        With ``label_samples``: each metric's mean under each judge's labels.
+    judge_spread : dict of str to float or None
+        With ``label_samples``: the standard deviation (``ddof=1``) of
+        ``judge_means``, the spread the judges induce (0 for one judge).
 
     Examples
     --------
@@ -43,6 +51,9 @@ class EvaluationResult:
     """
 
     n_unjudged = None
+    judge_per_query = None
+    judge_means = None
+    judge_spread = None
 
     def __init__(self, group_ids, per_query, means, weights=None):
         self.group_ids = group_ids
@@ -89,6 +100,7 @@ def evaluate(
     no_relevant=0.0,
     conventions=None,
     unjudged="raise",
+    label_samples=None,
     **params,
 ):
     """Compute several metrics from one ranking of the rows.
@@ -125,6 +137,13 @@ def evaluate(
         or a row to drop before ranking (Sakai's condensed lists, trec_eval
         ``-J``). ``result.n_unjudged`` counts such rows per query, and the
         metric ``judged@k`` gives the share of judged rows in the top k.
+    label_samples : array-like of shape (n_samples, n_judges), default=None
+        Several judgements of every row (human assessors, LLM judge samples),
+        for 1-D input. Each metric is also computed under each judge's labels
+        on the same ranking (one sort for all): ``result.judge_means[name]``
+        holds the mean per judge, ``result.judge_spread[name]`` their
+        standard deviation, ``result.judge_per_query[name]`` the per-query
+        values per judge.
     **params
         Metric options (``gain``, ``relevance_threshold``, ``p``, ...), given
         to each metric that takes them. An option no requested metric takes
@@ -207,4 +226,33 @@ def evaluate(
         np.asarray(ranking.group_ids), per_query, means, ranking.group_weights
     )
     result.n_unjudged = ranking.n_unjudged
+    if label_samples is not None:
+        _judge_spread(result, ranking, bound, no_relevant, label_samples, unjudged)
     return result
+
+
+def _judge_spread(result, ranking, bound, no_relevant, label_samples, unjudged):
+    """Every metric under every judge's labels, on the ranking already built."""
+    if ranking.judgments is not None or unjudged == "condensed":
+        raise ValueError(
+            "`label_samples` needs flat rows ranked as given: it does not combine "
+            "with ranked lists or unjudged='condensed'"
+        )
+    samples = check_y_true(label_samples, "label_samples")
+    if samples.ndim != 2 or samples.shape[0] != ranking.n_rows:
+        raise ValueError(
+            "`label_samples` must have shape (n_samples, n_judges) with one row "
+            f"per row of `y_true` ({ranking.n_rows}), got shape {samples.shape}"
+        )
+    ranked = samples[ranking.order]
+    result.judge_per_query, result.judge_means, result.judge_spread = {}, {}, {}
+    for label, metric in bound.items():
+        per_judge, means = [], []
+        for j in range(ranked.shape[1]):
+            mean, values = metric.per_query(relabel(ranking, ranked[:, j]), no_relevant)
+            per_judge.append(values)
+            means.append(mean)
+        result.judge_per_query[label] = np.column_stack(per_judge)
+        result.judge_means[label] = np.asarray(means)
+        spread = np.std(means, ddof=1) if len(means) > 1 else 0.0
+        result.judge_spread[label] = float(spread)

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Set
 
 import numpy as np
 
-from skirm._ranking import Judgments, encode_groups, rank
+from skirm._ranking import Judgments, Ranking, encode_groups
 from skirm._validation import as_python, check_groups, check_sample_weight, describe
 
 __all__ = ["RankedLists", "from_lists", "is_lists_input"]
@@ -80,15 +80,26 @@ class RankedLists:
         return self.labels.copy(), score, self.group_ids[codes]
 
     def ranking(self, group_weights=None):
-        """The engine's ranking of the lists (one grouped pass, no ties)."""
+        """The engine's ranking of the lists: already in rank order, no ties."""
+        n = self.labels.shape[0]
         codes = np.repeat(np.arange(self.n_queries, dtype=np.intp), self.sizes)
-        starts = np.cumsum(self.sizes) - self.sizes
-        score = (starts[codes] - np.arange(codes.shape[0])).astype(np.float64)
-        judgments = Judgments(self.judged_codes, self.judged_labels)
-        ranking = rank(
-            self.labels, score, codes, self.group_ids, "first", judgments=judgments
+        starts = np.zeros(self.n_queries + 1, dtype=np.intp)
+        np.cumsum(self.sizes, out=starts[1:])
+        # Scores only order the rows: minus the position within the list.
+        scores = (starts[:-1][codes] - np.arange(n)).astype(np.float64)
+        ranking = Ranking(
+            np.arange(n, dtype=np.intp),
+            codes,
+            self.labels,
+            scores,
+            self.group_ids,
+            "first",
+            group_weights,
+            Judgments(self.judged_codes, self.judged_labels),
+            sizes=self.sizes,
+            starts=starts,
         )
-        ranking.group_weights = group_weights
+        ranking.__dict__["_blocks"] = None  # positions are distinct: no ties
         return ranking
 
 
@@ -185,11 +196,10 @@ def from_lists(y_pred, y_true, *, groups=None, padding=None) -> RankedLists:
     truth_q = np.repeat(np.arange(n_queries, dtype=np.intp), truth_sizes)
     ids = _id_codes(pred_ids, truth_ids)
     n_ids = int(ids.max(initial=-1)) + 1
-    pred_key = pred_q * n_ids + ids[: pred_ids.shape[0]]
     truth_key = truth_q * n_ids + ids[pred_ids.shape[0] :]
-    _check_unique(pred_key, pred_q, "y_pred", "ranked list")
     _check_unique(truth_key, truth_q, "y_true", "ground truth")
-    labels = _lookup(pred_key, truth_key, grades)
+    sorted_key, rows = _sorted_lists(ids[: pred_ids.shape[0]], pred_q, sizes, n_ids)
+    labels = _lookup(sorted_key, rows, truth_key, grades)
     if order is not None:
         labels, sizes, codes_j, grades = _reorder(
             order, labels, sizes, truth_q, grades, truth_sizes
@@ -226,8 +236,24 @@ def _flatten_lists(y_pred, padding):
     sizes = np.fromiter(map(len, rows), dtype=np.intp, count=len(rows))
     if sizes.shape[0] == 0:
         raise ValueError("`y_pred` must hold at least one ranked list, got none")
+    ints = _int_ids(rows, int(sizes.sum()))
+    if ints is not None:
+        return ints, sizes
     flat = list(itertools.chain.from_iterable(map(_values, rows)))
     return _id_array(flat, "y_pred"), sizes
+
+
+def _int_ids(rows, total):
+    """Integer ids of Python lists read straight into int64, or None."""
+    first = next((row for row in rows if len(row)), None)
+    if not isinstance(first, list) or type(first[0]) is not int:
+        return None
+    try:
+        return np.fromiter(
+            itertools.chain.from_iterable(rows), dtype=np.int64, count=total
+        )
+    except (TypeError, ValueError, OverflowError):
+        return None  # not all ints: the general path says what is wrong
 
 
 def _flatten_padded(y_pred, padding):
@@ -360,16 +386,56 @@ def _check_unique(keys, queries, name, what):
         raise ValueError(f"`{name}` {what} {q} names the same id twice")
 
 
-def _lookup(pred_key, truth_key, grades):
+def _sorted_lists(id_codes, codes, sizes, n_ids):
+    """Every list's ``(query, id)`` keys sorted, with the row each came from.
+
+    Each list is sorted on its own: the id code and the position share one
+    64-bit key, the keys go into a matrix with one list per line, and the
+    lines are sorted (short, cache-resident sorts, as the ranking engine does
+    for scores). Queries ascend, so the keys are then sorted globally. A list
+    naming an id twice is an error.
+    """
+    n = id_codes.shape[0]
+    starts = np.cumsum(sizes) - sizes
+    width = int(sizes.max())
+    bits = max(int(width - 1).bit_length(), 1)
+    position = np.arange(n, dtype=np.intp) - starts[codes]
+    if sizes.shape[0] * width > 3 * n + 1024 or n_ids >= 1 << (63 - bits):
+        key = codes.astype(np.int64) * n_ids + id_codes
+        order = np.argsort(key, kind="stable")
+        sorted_key, rows = key[order], order
+    else:
+        lines = np.full(sizes.shape[0] * width, np.iinfo(np.uint64).max, np.uint64)
+        cell = codes * width
+        cell += position
+        # Non-negative int64 values: the uint64 views are the same numbers.
+        packed = np.left_shift(id_codes.astype(np.int64, copy=False), bits)
+        packed |= position
+        lines[cell] = packed.view(np.uint64)
+        lines = lines.reshape(-1, width)
+        lines.sort(axis=1)
+        packed = lines.reshape(-1)[cell].view(np.int64)
+        del lines, cell
+        rows = packed & ((1 << bits) - 1)
+        rows += starts[codes]
+        sorted_key = np.right_shift(packed, bits, out=packed)
+        sorted_key += codes * n_ids
+    same = sorted_key[1:] == sorted_key[:-1]
+    if same.any():
+        q = int(codes[1:][np.argmax(same)])
+        raise ValueError(f"`y_pred` ranked list {q} names the same id twice")
+    return sorted_key, rows
+
+
+def _lookup(sorted_key, rows, truth_key, grades):
     """The grade of each listed id (0 when the ground truth does not name it)."""
-    if truth_key.shape[0] == 0:
-        return np.zeros(pred_key.shape[0])
-    order = np.argsort(truth_key, kind="stable")
-    sorted_keys = truth_key[order]
-    at = np.searchsorted(sorted_keys, pred_key)
-    at = np.minimum(at, sorted_keys.shape[0] - 1)
-    found = sorted_keys[at] == pred_key
-    return np.where(found, grades[order[at]], 0.0)
+    labels = np.zeros(rows.shape[0])
+    if truth_key.shape[0] == 0 or rows.shape[0] == 0:
+        return labels
+    at = np.minimum(np.searchsorted(sorted_key, truth_key), rows.shape[0] - 1)
+    found = sorted_key[at] == truth_key
+    labels[rows[at[found]]] = grades[found]
+    return labels
 
 
 def _reorder(order, labels, sizes, truth_q, grades, truth_sizes):

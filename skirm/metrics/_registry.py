@@ -166,8 +166,10 @@ def get_metric(name, **params) -> Metric:
     Parameters
     ----------
     name : str or Metric
-        A registered name or alias, optionally with ``@k``. See
-        :func:`metric_names`.
+        A registered name or alias, optionally with ``@k`` (see
+        :func:`metric_names`); a trec_eval name (``ndcg_cut.10``, ``P_5``,
+        ``recip_rank``); or an ir_measures string (``nDCG@10``,
+        ``P(rel=2)@5``, ``AP``, ``RBP(p=0.8)``). See :ref:`names`.
     **params
         Metric-specific options bound to the metric, e.g. ``gain``,
         ``relevance_threshold``, ``p``.
@@ -193,6 +195,13 @@ def get_metric(name, **params) -> Metric:
     0.9639...
     >>> get_metric("P@5").name
     'precision@5'
+
+    trec_eval names and ir_measures strings parse to the same records:
+
+    >>> get_metric("ndcg_cut.10") == get_metric("nDCG@10") == get_metric("ndcg@10")
+    True
+    >>> get_metric("P(rel=2)@5")
+    get_metric('precision@5', relevance_threshold=2.0)
     """
     if isinstance(name, Metric):
         if not params:

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import sys
 
 from skirm.io._trec import read_qrels, read_run
 from skirm.metrics._registry import get_metric, metric_names
-from skirm.trec._evaluate import _parse_metrics, evaluate_run, trec_measure_names
+from skirm.trec._evaluate import (
+    COMPAT,
+    _parse_metrics,
+    evaluate_run,
+    trec_measure_names,
+)
 from skirm.trec._measures import MEASURES, parse_trec_name
 
 __all__ = ["main"]
@@ -64,9 +70,10 @@ def _build_parser():
     ev = sub.add_parser(
         "eval",
         help="evaluate TREC runs against qrels (a trec_eval replacement)",
-        description="Evaluate TREC runs against qrels with trec_eval 9.0.x\n"
-        "semantics: ties broken by docno descending, R and the ideal DCG from\n"
-        "the qrels, queries missing from the qrels ignored.",
+        description="Evaluate TREC runs against qrels with trec_eval 10.0's\n"
+        "semantics (or 9.0.x's with --compat 9.0): ties broken by docno\n"
+        "descending, R and the ideal DCG from the qrels, run queries missing\n"
+        "from the qrels ignored. A RUN of '-' is read from standard input.",
         epilog=_EPILOG.format(
             trec=_wrap(trec_measure_names()), skirm=_wrap(metric_names())
         ),
@@ -78,7 +85,7 @@ def _build_parser():
         metavar="RUN",
         nargs="+",
         help="run file(s) (qid iter docno rank score run_id); .gz is read "
-        "transparently",
+        "transparently; '-' reads standard input",
     )
     ev.add_argument(
         "-m",
@@ -119,6 +126,15 @@ def _build_parser():
         help="drop documents missing from the qrels before evaluating",
     )
     ev.add_argument(
+        "--compat",
+        choices=COMPAT,
+        default=COMPAT[0],
+        help="the trec_eval version to follow: 10.0 (default) or 9.0 (9.0.x, as "
+        "pytrec_eval: scores compared as C floats, the older recall cutoffs of "
+        "iprec_at_recall and 11pt_avg, qrels queries missing from the run left "
+        "out, all_trec without rbp, rbp_resid and unj)",
+    )
+    ev.add_argument(
         "--format",
         choices=("table", "trec", "json", "csv"),
         default="table",
@@ -138,6 +154,8 @@ def _is_integer(name, base):
 
 
 def _fmt(value, integer):
+    if value != value:  # NaN, as C's printf shows trec_eval's 0.0 / 0.0
+        return "  -nan"
     return f"{round(value)}" if integer else f"{value:6.4f}"
 
 
@@ -231,20 +249,27 @@ def _measure_error(measures, exc):
     return str(exc)
 
 
+def _source(path):
+    """A path, or standard input (bytes) for ``-``."""
+    return sys.stdin.buffer if path == "-" else path
+
+
 def _run_eval(args, out):
     measures = args.measures or ["official"]
     try:
-        outputs = _parse_metrics(measures)
+        outputs = _parse_metrics(measures, args.compat)
     except (ValueError, TypeError) as exc:
         raise _UsageError(_measure_error(measures, exc)) from None
     if args.relevance_level < 1:
         raise _UsageError(f"-l must be an integer >= 1, got {args.relevance_level}")
     if args.max_docs is not None and args.max_docs < 1:
         raise _UsageError(f"-M must be a positive integer, got {args.max_docs}")
-    qrels = read_qrels(args.qrels)
+    if [args.qrels, *args.runs].count("-") > 1:
+        raise _UsageError("standard input ('-') can be read once only")
+    qrels = read_qrels(_source(args.qrels))
     results = []
     for path in args.runs:
-        run = read_run(path)
+        run = read_run(_source(path))
         results.append(
             evaluate_run(
                 qrels,
@@ -254,6 +279,7 @@ def _run_eval(args, out):
                 judged_only=args.judged_only,
                 max_docs=args.max_docs,
                 all_queries=args.all_queries,
+                compat=args.compat,
             )
         )
     labels = [r.run_id for r in results]
@@ -284,6 +310,18 @@ def _run_eval(args, out):
                 writer.writerow([label, qid, name, repr(value)])
 
 
+def _write_out(text):
+    """Write to standard output; ids read from non-UTF-8 files go back out
+    as the bytes they were."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(text)
+        return
+    sys.stdout.flush()
+    buffer.write(text.encode("utf-8", "surrogateescape"))
+    buffer.flush()
+
+
 def main(argv=None) -> int:
     """Run the ``skirm`` command line; returns the exit status.
 
@@ -309,7 +347,9 @@ def main(argv=None) -> int:
     except SystemExit as exc:
         return int(exc.code or 0)
     try:
-        _run_eval(args, sys.stdout)
+        out = io.StringIO()
+        _run_eval(args, out)
+        _write_out(out.getvalue())
     except _UsageError as exc:
         parser.print_usage(sys.stderr)
         print(f"skirm eval: error: {exc}", file=sys.stderr)

@@ -7,8 +7,15 @@ import numbers
 import numpy as np
 
 from skirm._ranking import Judgments, Ranking, rank
-from skirm.io._tokens import find_sorted, mix
-from skirm.io._trec import Qrels, Run, read_qrels, read_run
+from skirm.io._tokens import Tokens, find_sorted, mix
+from skirm.io._trec import (
+    Qrels,
+    Run,
+    duplicate_error,
+    find_duplicate,
+    read_qrels,
+    read_run,
+)
 from skirm.metrics._evaluate import EvaluationResult
 from skirm.metrics._registry import Metric, get_metric
 from skirm.trec._measures import (
@@ -58,7 +65,7 @@ def _as_run(run):
     return read_run(run)
 
 
-def _parse_metrics(metrics):
+def _parse_metrics(metrics, compat="10.0"):
     """``[(output name, kind, request or Metric, parameter)]`` in print order."""
     if isinstance(metrics, (str, Metric)):
         metrics = [metrics]
@@ -67,7 +74,7 @@ def _parse_metrics(metrics):
         raise ValueError("`metrics` must name at least one measure, got none")
     trec, other = {}, []
     for metric in metrics:
-        requests = parse_trec_name(metric) if isinstance(metric, str) else None
+        requests = parse_trec_name(metric, compat) if isinstance(metric, str) else None
         if requests is None:
             try:
                 parsed = get_metric(metric)
@@ -238,7 +245,70 @@ def _docno_tie_order(ranking, docs, keep):
     return order
 
 
-def _trec_ranking(qrels, run, level, judged_only, max_docs):
+#: The trec_eval versions whose semantics :func:`evaluate_run` follows.
+COMPAT = ("10.0", "9.0")
+
+#: trec_eval 10.0's placeholder ranking for a qrels topic the run lacks (-c).
+PLACEHOLDER_DOCNO = "ceci_nest_pas_un_docno"
+#: Measures trec_eval 10.0 sets to 0 for such a topic.
+PLACEHOLDER_ZEROS = {"num_ret", "utility", "unj", "rbp_resid"}
+
+
+def _check_compat(compat):
+    if compat not in COMPAT:
+        raise ValueError(
+            "`compat` must be '10.0' (trec_eval 10.0, the default) or '9.0' "
+            f"(trec_eval 9.0.x, as pytrec_eval), got {compat!r}"
+        )
+    return compat
+
+
+def _placeholders(qrels, eval_ids, keep, codes, raw, scores):
+    """trec_eval 10.0 ``-c``: every qrels topic missing from the run is
+    evaluated on a ranking of one document, :data:`PLACEHOLDER_DOCNO`
+    (unjudged unless the qrels judge that docno), scored 1.
+
+    Returns the joined arrays over every qrels topic, the judgements and a
+    mask of the placeholder topics.
+    """
+    q_codes, q_ids = qrels._query_codes()
+    missing = np.ones(q_ids.shape[0], dtype=bool)
+    missing[np.searchsorted(q_ids, eval_ids)] = False
+    topics = np.flatnonzero(missing)
+    codes = np.searchsorted(q_ids, eval_ids)[codes]
+    label = np.full(q_ids.shape[0], -1, dtype=np.int64)
+    docs = qrels._d_tokens()
+    target = Tokens.from_strings(np.array([PLACEHOLDER_DOCNO])).hash()[0]
+    hits = np.flatnonzero(docs.hash() == target)
+    if hits.shape[0]:
+        hits = hits[docs.strings(hits) == PLACEHOLDER_DOCNO]
+        value = qrels.labels[hits]
+        label[q_codes[hits]] = np.where(value >= 0, value, -2)
+    order = np.argsort(np.concatenate([codes, topics]), kind="stable")
+    joined = (
+        np.concatenate([keep, np.full(topics.shape[0], -1)])[order],
+        np.concatenate([codes, topics])[order],
+        np.concatenate([raw, label[topics]])[order],
+        np.concatenate([scores, np.ones(topics.shape[0])])[order],
+    )
+    return q_ids, joined, q_codes, qrels.labels, missing
+
+
+def _judged_rows(qrels, eval_ids):
+    """Rows of the qrels whose query is evaluated."""
+    q_codes, q_ids = qrels._query_codes()
+    return np.flatnonzero(np.isin(q_ids, eval_ids)[q_codes])
+
+
+def _check_no_duplicates(record, rows, what):
+    pair = find_duplicate(record, rows)
+    if pair is not None:
+        raise duplicate_error(record, pair, what)
+
+
+def _trec_ranking(qrels, run, level, judged_only, max_docs, all_queries, compat):
+    """The ranking of the evaluated queries (trec_eval's order, ``-M`` and
+    ``-J`` applied), the measure context and the placeholder topics."""
     eval_ids, n_topics, keep, codes, raw, j_codes, j_raw = _join(qrels, run)
     if eval_ids.shape[0] == 0:
         raise ValueError(
@@ -246,9 +316,27 @@ def _trec_ranking(qrels, run, level, judged_only, max_docs):
             f"(run queries e.g. {run.query_ids[:3].tolist()}, qrels queries e.g. "
             f"{np.unique(qrels.query_ids)[:3].tolist()})"
         )
+    scores = run.scores[keep]
+    if compat == "9.0":  # trec_eval 9.0.x holds scores as C floats
+        with np.errstate(over="ignore"):
+            scores = scores.astype(np.float32).astype(np.float64)
+    placeholder = np.zeros(eval_ids.shape[0], dtype=bool)
+    if eval_ids.shape[0] < n_topics and compat == "10.0":
+        if not all_queries:
+            _, q_ids = qrels._query_codes()
+            absent = np.setdiff1d(q_ids, eval_ids)
+            raise ValueError(
+                f"{absent.shape[0]} qrels queries are missing from the run (e.g. "
+                f"{absent[:3].tolist()}); trec_eval 10.0 stops on them. Pass "
+                "all_queries=True (trec_eval -c) to score them as empty rankings, "
+                "or compat='9.0' to leave them out as trec_eval 9.0.x did"
+            )
+        eval_ids, joined, j_codes, j_raw, placeholder = _placeholders(
+            qrels, eval_ids, keep, codes, raw, scores
+        )
+        keep, codes, raw, scores = joined
     judgments = Judgments(j_codes, np.maximum(j_raw, 0).astype(np.float64))
     y_true = np.maximum(raw, 0).astype(np.float64)
-    scores = run.scores[keep]
     ranking = rank(y_true, scores, codes, eval_ids, ties="first", judgments=judgments)
     order = _docno_tie_order(ranking, run._d_tokens(), keep)
     if order is not None:
@@ -262,9 +350,11 @@ def _trec_ranking(qrels, run, level, judged_only, max_docs):
             judgments=judgments,
         )
     ranked_raw = raw[ranking.order]
-    cut = None
-    if max_docs is not None:
-        cut = ranking.position < max_docs
+    inside = None if max_docs is None else ranking.position < max_docs
+    run_rows = keep[ranking.order] if inside is None else keep[ranking.order[inside]]
+    _check_no_duplicates(run, run_rows[run_rows >= 0], "the run")
+    _check_no_duplicates(qrels, _judged_rows(qrels, eval_ids), "the qrels")
+    cut = inside
     if judged_only:
         judged = ranked_raw >= 0
         cut = judged if cut is None else cut & judged
@@ -279,7 +369,8 @@ def _trec_ranking(qrels, run, level, judged_only, max_docs):
             judgments=judgments,
         )
         ranked_raw = ranked_raw[cut]
-    return Context(ranking, ranked_raw, level, j_codes, j_raw), n_topics
+    context = Context(ranking, ranked_raw, level, j_codes, j_raw, compat=compat)
+    return context, n_topics, placeholder
 
 
 def evaluate_run(
@@ -291,8 +382,9 @@ def evaluate_run(
     judged_only=False,
     max_docs=None,
     all_queries=False,
+    compat="10.0",
 ):
-    """Evaluate a TREC run against qrels exactly as trec_eval 9.0.x does.
+    """Evaluate a TREC run against qrels exactly as trec_eval does.
 
     Documents are ranked by score descending, ties broken by docno descending
     (byte order). R and the ideal DCG come from the qrels, so relevant
@@ -300,7 +392,8 @@ def evaluate_run(
     are unjudged: non-relevant for most measures, skipped by bpref and infAP.
     Negative qrels labels are judged non-relevant. Queries of the run missing
     from the qrels are ignored; qrels queries without relevant documents are
-    evaluated (most measures are 0 for them).
+    evaluated (most measures are 0 for them). A docno twice in an evaluated
+    query (within the top ``max_docs``) is an error, as in trec_eval.
 
     The ranking is built once by the same engine as
     :func:`skirm.metrics.evaluate`, and measures the array API has are
@@ -315,10 +408,10 @@ def evaluate_run(
     metrics : str or sequence of str, default="official"
         trec_eval measure names (``map``, ``P_10``, ``P.5,10``,
         ``ndcg_cut.10``, ``map_cut.100``, ``recall.1000``, ``bpref``,
-        ``infAP``, ``iprec_at_recall``, ``11pt_avg``, ``set_F``, ``judged.10``
-        ...), the nicknames ``official``, ``all_trec`` and ``set``, or skirm
-        metric names (``ndcg@10``, ``err@20``, ``rbp``). See
-        :func:`trec_measure_names`.
+        ``infAP``, ``iprec_at_recall``, ``11pt_avg``, ``set_F``, ``rbp``,
+        ``unj.5``, ``judged.10`` ...), the nicknames ``official``,
+        ``all_trec`` and ``set``, or skirm metric names (``ndcg@10``,
+        ``err@20``). See :func:`trec_measure_names`.
     relevance_level : int, default=1
         trec_eval ``-l``: a document is relevant when its qrels level is at
         least this. Binary measures only; ``ndcg`` uses the raw levels as
@@ -328,19 +421,36 @@ def evaluate_run(
     max_docs : int, default=None
         trec_eval ``-M``: only the top ``max_docs`` documents of each query.
     all_queries : bool, default=False
-        trec_eval ``-c``: queries of the qrels missing from the run count as 0
-        in the summary (``means``); they have no per-query values.
+        trec_eval ``-c``: every query of the qrels counts in the summary. A
+        query missing from the run is scored (10.0) as a ranking of one
+        unjudged document, with ``num_ret`` 0, and has per-query values;
+        with ``compat="9.0"`` it counts as 0 in the summary only.
+    compat : {"10.0", "9.0"}, default="10.0"
+        The trec_eval version to follow. ``"10.0"``: the current release.
+        ``"9.0"``: trec_eval 9.0.x, which pytrec_eval bundles and most
+        published numbers used: scores compared as C floats (``12.25000004``
+        and ``12.25000001`` tie), the older recall cutoffs of
+        ``iprec_at_recall`` and ``11pt_avg``, qrels queries missing from the
+        run left out, and ``all_trec`` without ``rbp``, ``rbp_resid`` and
+        ``unj``. The user guide's TREC page lists every difference.
 
     Returns
     -------
     result : EvaluationResult
-        ``result.group_ids`` are the evaluated queries (in the run and the
-        qrels, sorted), ``result.per_query[name]`` their values and
-        ``result.means[name]`` trec_eval's summary ("all"): the mean for
-        most measures, the sum for ``num_ret``, ``num_rel``, ``num_rel_ret``
-        and ``num_nonrel_judged_ret``, the query count for ``num_q`` and the
+        ``result.group_ids`` are the evaluated queries (sorted),
+        ``result.per_query[name]`` their values and ``result.means[name]``
+        trec_eval's summary ("all"): the mean for most measures, the sum for
+        ``num_ret``, ``num_rel``, ``num_rel_ret`` and
+        ``num_nonrel_judged_ret``, the query count for ``num_q`` and the
         geometric mean for ``gm_map`` and ``gm_bpref`` (whose per-query values
         are AP and bpref). ``result.run_id`` holds the run id.
+
+    Raises
+    ------
+    ValueError
+        For a docno twice in an evaluated query of the run or the qrels, no
+        query in common, or (``compat="10.0"`` without ``all_queries``) qrels
+        queries missing from the run, on which trec_eval 10.0 stops.
 
     Examples
     --------
@@ -356,8 +466,17 @@ def evaluate_run(
     ``d2`` (docno descending), so the relevant ``d1`` is third. ``d3`` was not
     retrieved but counts in R, hence AP = (1/3) / 2. bpref skips ``d9`` and
     sees the judged non-relevant ``d2`` above ``d1``: 0.
+
+    Scores that differ only beyond a C float's precision tie in 9.0.x:
+
+    >>> run = Run(["q1", "q1"], ["d1", "d2"], [12.25000004, 12.25000001])
+    >>> evaluate_run(qrels, run, "recip_rank").means
+    {'recip_rank': 1.0}
+    >>> evaluate_run(qrels, run, "recip_rank", compat="9.0").means
+    {'recip_rank': 0.5}
     """
-    outputs = _parse_metrics(metrics)
+    compat = _check_compat(compat)
+    outputs = _parse_metrics(metrics, compat)
     level = _check_level(relevance_level)
     if max_docs is not None:
         if isinstance(max_docs, bool) or not isinstance(max_docs, numbers.Integral):
@@ -370,7 +489,9 @@ def evaluate_run(
             )
     qrels = _as_qrels(qrels)
     run = _as_run(run)
-    ctx, n_topics = _trec_ranking(qrels, run, level, bool(judged_only), max_docs)
+    ctx, n_topics, placeholder = _trec_ranking(
+        qrels, run, level, bool(judged_only), max_docs, bool(all_queries), compat
+    )
     n_eval = ctx.n
     n_total = n_topics if all_queries else n_eval
     n_missing = n_total - n_eval
@@ -389,6 +510,8 @@ def evaluate_run(
             if what == "runid":
                 continue
             values = ctx.value(what, param)
+            if what in PLACEHOLDER_ZEROS and placeholder.any():
+                values = np.where(placeholder, 0.0, values)
             summary = MEASURES[what].summary
         per_query[name] = np.asarray(values, dtype=np.float64)
         if what == "num_rel" and all_queries:

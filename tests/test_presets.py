@@ -310,3 +310,33 @@ def test_bad_presets(kwargs, message):
     kwargs = {"metrics": ["ndcg"], **kwargs}
     with pytest.raises(ValueError, match=message):
         evaluate([1, 0], [2, 1], groups=[0, 0], **kwargs)
+
+
+def test_scorer_takes_the_preset():
+    import pickle
+
+    from sklearn.base import BaseEstimator, clone
+
+    from skirm.metrics import make_ranking_scorer
+
+    class Fixed(BaseEstimator):
+        def predict(self, X):
+            return np.asarray(X, dtype=float)[:, 0]
+
+    X, y, groups, _ = _data(2)
+    scores = np.round(X[:, :1], 1)  # ties
+    scorer = make_ranking_scorer(["ndcg@5", "map@5"], conventions="lightgbm")
+    assert repr(scorer) == (
+        "make_ranking_scorer(['ndcg@5', 'map@5'], conventions='lightgbm')"
+    )
+    want = evaluate(
+        y,
+        scores[:, 0],
+        groups=groups,
+        metrics=["ndcg@5", "map@5"],
+        conventions="lightgbm",
+    ).means
+    for candidate in (scorer, clone(scorer), pickle.loads(pickle.dumps(scorer))):
+        assert candidate(Fixed(), scores, y, groups=groups) == want
+    with pytest.raises(ValueError, match=r"'mrr' has no sklearn counterpart"):
+        make_ranking_scorer("mrr", conventions="sklearn")

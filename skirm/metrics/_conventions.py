@@ -86,9 +86,10 @@ def apply_conventions(name, bound, ties, no_relevant):
     out = {}
     for label, metric in bound.items():
         if not _covers(preset, metric):
+            shown = metric.name if label == "score" else label
             raise ValueError(
                 f"conventions={name!r} reproduces {_covered(preset)} only; "
-                f"{label!r} has no {name} counterpart"
+                f"{shown!r} has no {name} counterpart"
             )
         options = {
             key: value

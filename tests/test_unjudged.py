@@ -245,3 +245,22 @@ def test_judge_samples_errors():
         evaluate(y, s, groups=g, label_samples=[[1.0], [-1.0]])
     with pytest.raises(ValueError, match=r"does not combine with ranked lists"):
         evaluate([{1}], [[1, 2]], label_samples=[[1.0], [0.0]])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_judged_at_k_averages_over_tied_orderings(seed):
+    import itertools
+
+    rng = np.random.default_rng(seed)
+    y_true = rng.choice([0.0, 1.0, np.nan], size=6)
+    y_score = rng.integers(0, 2, size=6).astype(float)
+    groups = np.zeros(6, dtype=int)
+    for k in (1, 2, 4):
+        orderings = [
+            judged_at_k_score(
+                y_true[list(p)], y_score[list(p)], groups=groups, k=k, ties="first"
+            )
+            for p in itertools.permutations(range(6))
+        ]
+        got = judged_at_k_score(y_true, y_score, groups=groups, k=k)
+        assert got == pytest.approx(np.mean(orderings), abs=1e-12)

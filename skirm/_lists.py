@@ -104,14 +104,21 @@ class RankedLists:
 
 
 def is_lists_input(y_true) -> bool:
-    """True for a :class:`RankedLists` or a sequence of sets / dicts."""
+    """True for a :class:`RankedLists` or a sequence of sets / dicts.
+
+    Looks at the first item only (numeric arrays and Series are never lists).
+    """
     if isinstance(y_true, RankedLists):
         return True
-    if isinstance(y_true, (np.ndarray, str, bytes)) or not hasattr(y_true, "__len__"):
+    if isinstance(y_true, (str, bytes)) or not hasattr(y_true, "__len__"):
         return False
+    kind = getattr(getattr(y_true, "dtype", None), "kind", "O")
+    if kind != "O" or len(y_true) == 0:
+        return False
+    items = getattr(y_true, "iloc", y_true)
     try:
-        first = next(iter(_values(y_true)), None)
-    except TypeError:
+        first = items[0]
+    except (TypeError, KeyError, IndexError):
         return False
     return isinstance(first, (Set, Mapping))
 

@@ -412,17 +412,20 @@ def _sorted_lists(id_codes, codes, sizes, n_ids):
         order = np.argsort(key, kind="stable")
         sorted_key, rows = key[order], order
     else:
-        lines = np.full(sizes.shape[0] * width, np.iinfo(np.uint64).max, np.uint64)
-        cell = codes * width
-        cell += position
         # Non-negative int64 values: the uint64 views are the same numbers.
         packed = np.left_shift(id_codes.astype(np.int64, copy=False), bits)
         packed |= position
-        lines[cell] = packed.view(np.uint64)
-        lines = lines.reshape(-1, width)
-        lines.sort(axis=1)
-        packed = lines.reshape(-1)[cell].view(np.int64)
-        del lines, cell
+        if n == sizes.shape[0] * width:  # every list full: no padding cells
+            packed.view(np.uint64).reshape(-1, width).sort(axis=1)
+        else:
+            lines = np.full(sizes.shape[0] * width, np.iinfo(np.uint64).max, np.uint64)
+            cell = codes * width
+            cell += position
+            lines[cell] = packed.view(np.uint64)
+            lines = lines.reshape(-1, width)
+            lines.sort(axis=1)
+            packed = lines.reshape(-1)[cell].view(np.int64)
+            del lines, cell
         rows = packed & ((1 << bits) - 1)
         rows += starts[codes]
         sorted_key = np.right_shift(packed, bits, out=packed)

@@ -284,3 +284,25 @@ def test_lists_object_takes_no_scores_or_groups():
         match=r"`sample_weight` must be 1-D with one weight per row \(length 1\)",
     ):
         ndcg_score(lists, None, sample_weight=[1.0, 2.0])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_full_lists_of_one_length_give_the_row_api_values(seed):
+    rng = np.random.default_rng(seed)
+    ranked = np.array([rng.choice(50, size=8, replace=False) for _ in range(20)])
+    truth = [
+        dict(zip(row[:5].tolist(), rng.integers(0, 3, size=5).tolist(), strict=True))
+        for row in ranked
+    ]
+    lists = from_lists(ranked, truth)
+    assert lists.sizes.tolist() == [8] * 20
+    rows = evaluate(
+        *lists.to_rows()[:2], groups=lists.to_rows()[2], metrics=["ndcg", "map"]
+    )
+    sets = evaluate(lists, None, metrics=["ndcg", "map"])
+    for name in ("ndcg", "map"):
+        np.testing.assert_array_equal(sets.per_query[name], rows.per_query[name])
+    with pytest.raises(
+        ValueError, match=r"`y_pred` ranked list 1 names the same id twice"
+    ):
+        from_lists(np.array([[1, 2], [3, 3]]), [{1}, {3}])

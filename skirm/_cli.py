@@ -9,14 +9,14 @@ import json
 import sys
 
 from skirm.io._trec import read_qrels, read_run
-from skirm.metrics._registry import metric_names
+from skirm.metrics._registry import get_metric, metric_names
 from skirm.trec._evaluate import (
     COMPAT,
     _parse_metrics,
     evaluate_run,
     trec_measure_names,
 )
-from skirm.trec._measures import MEASURES
+from skirm.trec._measures import MEASURES, parse_trec_name
 
 __all__ = ["main"]
 
@@ -326,6 +326,17 @@ def _records(result, per_query):
 # --------------------------------------------------------------------------
 
 
+def _measure_error(measures, exc):
+    """The registry's own message for a name that is no trec_eval name."""
+    for name in measures:
+        try:
+            if parse_trec_name(name) is None:
+                get_metric(name)
+        except ValueError as err:
+            return str(err)
+    return str(exc)
+
+
 def _source(path):
     """A path, or standard input (bytes) for ``-``."""
     return sys.stdin.buffer if path == "-" else path
@@ -336,7 +347,7 @@ def _run_eval(args, out):
     try:
         outputs = _parse_metrics(measures, args.compat)
     except (ValueError, TypeError) as exc:
-        raise _UsageError(str(exc)) from None
+        raise _UsageError(_measure_error(measures, exc)) from None
     if args.relevance_level < 1:
         raise _UsageError(f"-l must be an integer >= 1, got {args.relevance_level}")
     if args.max_docs is not None and args.max_docs < 1:

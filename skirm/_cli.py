@@ -7,10 +7,13 @@ import csv
 import json
 import sys
 
+from skirm.io._prefs import read_qrels_jg
 from skirm.io._trec import read_qrels, read_run
 from skirm.metrics._registry import metric_names
 from skirm.trec._evaluate import _parse_metrics, evaluate_run, trec_measure_names
+from skirm.trec._formats import REL_FORMATS, check_rel_format
 from skirm.trec._measures import MEASURES
+from skirm.trec._zscores import read_zscores
 
 __all__ = ["main"]
 
@@ -21,7 +24,13 @@ measures (-m), trec_eval names and nicknames:
   iprec_at_recall.0.5  Rprec_mult.1.0  utility.1,-1,0,0  set_F.0.5
   ndcg.1=3,2=9 (custom gains); also P_10 (pytrec_eval style) and P@10.
   judged.k: the fraction of the top min(k, retrieved) documents that are in
-  the qrels. Not supported: relstring (a string, not a number).
+  the qrels. relstring.N: the relevance values of the top N documents as a
+  string (per query only). yaap: log((1+S)/(1+R-S)), S the sum of precisions
+  at the relevant documents. utility.p1,p2,p3,p4 uses -N for the documents
+  neither retrieved nor relevant.
+  With -R qrels_jg (second qrels column = judgment group): map_avgjg,
+  P_avgjg, Rprec_mult_avgjg (nickname qrels_jg), averaged over the groups.
+  trec_eval's ndcg_p is not compiled into trec_eval 10.0 and not offered.
 
 skirm metric names (computed with trec_eval's tie order, R from the qrels):
   {skirm}
@@ -119,6 +128,29 @@ def _build_parser():
         help="drop documents missing from the qrels before evaluating",
     )
     ev.add_argument(
+        "-N",
+        "--collection-size",
+        type=int,
+        default=0,
+        metavar="N",
+        help="number of documents in the collection (for utility; default 0)",
+    )
+    ev.add_argument(
+        "-R",
+        "--rel-format",
+        choices=REL_FORMATS,
+        default="qrels",
+        help="format of QRELS: qrels (default) or qrels_jg (judgment groups "
+        "in the second column, for the *_avgjg measures)",
+    )
+    ev.add_argument(
+        "-Z",
+        "--zscores",
+        metavar="FILE",
+        help="print z-scores: per-query values standardised with the "
+        "'qid measure mean stddev' lines of FILE, before the summary",
+    )
+    ev.add_argument(
         "--format",
         choices=("table", "trec", "json", "csv"),
         default="table",
@@ -138,32 +170,39 @@ def _is_integer(name, base):
 
 
 def _fmt(value, integer):
+    if isinstance(value, str):
+        return f"'{value}'"
     return f"{round(value)}" if integer else f"{value:6.4f}"
+
+
+def _trec_line(name, qid, value, integer, zscored):
+    """One line as trec_eval prints it (``-Z``: a ``Z`` before the name and
+    every number with 4 decimals; strings are never converted)."""
+    if zscored and not isinstance(value, str):
+        return f"Z{name:<22}\t{qid}\t{value:6.4f}"
+    return f"{name:<22}\t{qid}\t{_fmt(value, integer)}"
 
 
 def _trec_lines(result, outputs, per_query):
     bases = {
         name: (base if kind == "trec" else None) for name, kind, base, _ in outputs
     }
-    names = [n for n in result.means]
+    zscored = getattr(result, "zscored", False)
     lines = []
     if per_query:
         for i, qid in enumerate(result.group_ids.tolist()):
-            for name in names:
+            for name, values in result.per_query.items():
                 base = bases[name]
                 if base is not None and not MEASURES[base].per_query:
                     continue
-                value = result.per_query[name][i]
-                lines.append(
-                    f"{name:<22}\t{qid}\t{_fmt(value, _is_integer(name, base))}"
-                )
+                value = values[i].item()
+                integer = _is_integer(name, base)
+                lines.append(_trec_line(name, qid, value, integer, zscored))
     if "runid" in bases:
         lines.append(f"{'runid':<22}\tall\t{result.run_id}")
-    for name in names:
-        base = bases[name]
-        lines.append(
-            f"{name:<22}\tall\t{_fmt(result.means[name], _is_integer(name, base))}"
-        )
+    for name, value in result.means.items():
+        integer = _is_integer(name, bases[name])
+        lines.append(_trec_line(name, "all", value, integer, zscored))
     return lines
 
 
@@ -171,7 +210,7 @@ def _table(results, labels, outputs, per_query):
     bases = {
         name: (base if kind == "trec" else None) for name, kind, base, _ in outputs
     }
-    names = list(results[0].means)
+    names = list(results[0].per_query)
     rows = [["measure", *(["query"] if per_query else []), *labels]]
     if per_query:
         qids = sorted({q for r in results for q in r.group_ids.tolist()})
@@ -187,10 +226,12 @@ def _table(results, labels, outputs, per_query):
                     cells.append(
                         "-"
                         if i is None
-                        else _fmt(r.per_query[name][i], _is_integer(name, base)).strip()
+                        else _fmt(
+                            r.per_query[name][i].item(), _is_integer(name, base)
+                        ).strip()
                     )
                 rows.append([name, qid, *cells])
-    for name in names:
+    for name in results[0].means:
         base = bases[name]
         cells = [_fmt(r.means[name], _is_integer(name, base)).strip() for r in results]
         rows.append([name, *(["all"] if per_query else []), *cells])
@@ -210,7 +251,7 @@ def _records(result, per_query):
     if per_query:
         for i, qid in enumerate(result.group_ids.tolist()):
             for name, values in result.per_query.items():
-                yield qid, name, float(values[i])
+                yield qid, name, values[i].item()
     for name, value in result.means.items():
         yield "all", name, float(value)
 
@@ -224,13 +265,18 @@ def _run_eval(args, out):
     measures = args.measures or ["official"]
     try:
         outputs = _parse_metrics(measures)
+        check_rel_format(args.rel_format, outputs)
     except (ValueError, TypeError) as exc:
         raise _UsageError(str(exc)) from None
     if args.relevance_level < 1:
         raise _UsageError(f"-l must be an integer >= 1, got {args.relevance_level}")
     if args.max_docs is not None and args.max_docs < 1:
         raise _UsageError(f"-M must be a positive integer, got {args.max_docs}")
-    qrels = read_qrels(args.qrels)
+    if args.collection_size < 0:
+        raise _UsageError(f"-N must be an integer >= 0, got {args.collection_size}")
+    reader = read_qrels_jg if args.rel_format == "qrels_jg" else read_qrels
+    qrels = reader(args.qrels)
+    zscores = read_zscores(args.zscores) if args.zscores is not None else None
     results = []
     for path in args.runs:
         run = read_run(path)
@@ -243,6 +289,9 @@ def _run_eval(args, out):
                 judged_only=args.judged_only,
                 max_docs=args.max_docs,
                 all_queries=args.all_queries,
+                rel_format=args.rel_format,
+                collection_size=args.collection_size,
+                zscores=zscores,
             )
         )
     labels = [r.run_id for r in results]
@@ -259,7 +308,7 @@ def _run_eval(args, out):
             entry = {"file": path, "run_id": result.run_id, "summary": result.means}
             if args.per_query:
                 entry["per_query"] = {
-                    qid: {n: float(v[i]) for n, v in result.per_query.items()}
+                    qid: {n: v[i].item() for n, v in result.per_query.items()}
                     for i, qid in enumerate(result.group_ids.tolist())
                 }
             doc.append(entry)
@@ -270,7 +319,8 @@ def _run_eval(args, out):
         writer.writerow(["run", "query", "measure", "value"])
         for label, result in zip(labels, results, strict=True):
             for qid, name, value in _records(result, args.per_query):
-                writer.writerow([label, qid, name, repr(value)])
+                text = value if isinstance(value, str) else repr(value)
+                writer.writerow([label, qid, name, text])
 
 
 def main(argv=None) -> int:

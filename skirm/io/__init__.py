@@ -5,6 +5,15 @@
 :func:`write_run` turns a model's scores into a run file.
 """
 
+from skirm.io._prefs import QrelsJG, read_qrels_jg
 from skirm.io._trec import Qrels, Run, read_qrels, read_run, write_run
 
-__all__ = ["Qrels", "Run", "read_qrels", "read_run", "write_run"]
+__all__ = [
+    "Qrels",
+    "QrelsJG",
+    "Run",
+    "read_qrels",
+    "read_qrels_jg",
+    "read_run",
+    "write_run",
+]

@@ -7,5 +7,6 @@ Files are read with :mod:`skirm.io`.
 """
 
 from skirm.trec._evaluate import evaluate_run, trec_measure_names
+from skirm.trec._zscores import ZScores, read_zscores
 
-__all__ = ["evaluate_run", "trec_measure_names"]
+__all__ = ["ZScores", "evaluate_run", "read_zscores", "trec_measure_names"]

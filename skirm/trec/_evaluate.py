@@ -11,14 +11,18 @@ from skirm.io._tokens import find_sorted, mix
 from skirm.io._trec import Qrels, Run, read_qrels, read_run
 from skirm.metrics._evaluate import EvaluationResult
 from skirm.metrics._registry import Metric, get_metric
+from skirm.trec._formats import MissingTopics, check_rel_format, group_values
+from skirm.trec._groups import as_qrels_jg, group_topics, split_topics
 from skirm.trec._measures import (
     MEASURES,
+    NICKNAMES,
     ORDER,
     Context,
     check_supported,
     parse_trec_name,
     summarize,
 )
+from skirm.trec._zscores import as_zscores, zscore_summary, zscore_values
 
 __all__ = ["evaluate_run", "trec_measure_names"]
 
@@ -40,10 +44,10 @@ def trec_measure_names() -> list[str]:
     >>> from skirm.trec import trec_measure_names
     >>> names = trec_measure_names()
     >>> "bpref" in names, "all_trec" in names, "relstring" in names
-    (True, True, False)
+    (True, True, True)
     """
     names = [n for n, d in MEASURES.items() if not d.unsupported]
-    return [*names, "all_trec", "official", "set"]
+    return [*names, *sorted(NICKNAMES)]
 
 
 def _as_qrels(qrels):
@@ -291,6 +295,9 @@ def evaluate_run(
     judged_only=False,
     max_docs=None,
     all_queries=False,
+    rel_format="qrels",
+    collection_size=0,
+    zscores=None,
 ):
     """Evaluate a TREC run against qrels exactly as trec_eval 9.0.x does.
 
@@ -330,6 +337,20 @@ def evaluate_run(
     all_queries : bool, default=False
         trec_eval ``-c``: queries of the qrels missing from the run count as 0
         in the summary (``means``); they have no per-query values.
+    rel_format : {"qrels", "qrels_jg"}, default="qrels"
+        trec_eval ``-R``: the format of ``qrels``. ``"qrels_jg"`` reads
+        judgment groups (:func:`skirm.io.read_qrels_jg`, the second column
+        names the group) for the measures ``map_avgjg``, ``P_avgjg`` and
+        ``Rprec_mult_avgjg`` (nickname ``qrels_jg``): each is computed
+        against every group of a query and averaged over its groups.
+    collection_size : int, default=0
+        trec_eval ``-N``: the number of documents in the collection, used by
+        ``utility`` for the non-relevant documents not retrieved.
+    zscores : ZScores, str, path-like or file, default=None
+        trec_eval ``-Z``: convert each per-query value into a z-score
+        ``(value - mean) / stddev`` with the reference means and standard
+        deviations of :func:`read_zscores`, before the summary. A query or
+        measure the z-scores lack gives -1000000, as in trec_eval.
 
     Returns
     -------
@@ -340,7 +361,10 @@ def evaluate_run(
         most measures, the sum for ``num_ret``, ``num_rel``, ``num_rel_ret``
         and ``num_nonrel_judged_ret``, the query count for ``num_q`` and the
         geometric mean for ``gm_map`` and ``gm_bpref`` (whose per-query values
-        are AP and bpref). ``result.run_id`` holds the run id.
+        are AP and bpref). ``result.run_id`` holds the run id. A string
+        measure (``relstring``) has per-query values of dtype str and no
+        entry in ``means``. ``result.zscored`` tells whether ``zscores``
+        converted the values.
 
     Examples
     --------
@@ -368,12 +392,22 @@ def evaluate_run(
             raise ValueError(
                 f"`max_docs` must be a positive integer or None, got {max_docs}"
             )
-    qrels = _as_qrels(qrels)
+    rel_format = check_rel_format(rel_format, outputs)
+    num_docs = _check_collection_size(collection_size)
+    zscores = as_zscores(zscores)
     run = _as_run(run)
-    ctx, n_topics = _trec_ranking(qrels, run, level, bool(judged_only), max_docs)
-    n_eval = ctx.n
+    if rel_format == "qrels_jg":
+        qrels, grouped, n_topics = group_topics(as_qrels_jg(qrels), run)
+        ctx, _ = _trec_ranking(qrels, grouped, level, bool(judged_only), max_docs)
+        query_ids, group_codes = split_topics(np.asarray(ctx.ranking.group_ids))
+    else:
+        qrels = _as_qrels(qrels)
+        ctx, n_topics = _trec_ranking(qrels, run, level, bool(judged_only), max_docs)
+        query_ids, group_codes = np.asarray(ctx.ranking.group_ids), None
+    ctx.num_docs = num_docs
+    n_eval = query_ids.shape[0]
     n_total = n_topics if all_queries else n_eval
-    n_missing = n_total - n_eval
+    missing = MissingTopics(qrels, query_ids, level, all_queries, group_codes)
     per_query, means = {}, {}
     for name, kind, what, param in outputs:
         if kind == "skirm":
@@ -388,14 +422,44 @@ def evaluate_run(
         else:
             if what == "runid":
                 continue
-            values = ctx.value(what, param)
+            if group_codes is not None:
+                values = group_values(ctx, what, param, group_codes, n_eval)
+            else:
+                values = ctx.value(what, param)
             summary = MEASURES[what].summary
+            if MEASURES[what].string:
+                per_query[name] = np.asarray(values, dtype=str)
+                continue
         per_query[name] = np.asarray(values, dtype=np.float64)
+        extra = missing.values(what if kind == "trec" else None)
+        if zscores is not None:
+            per_query[name] = zscore_values(
+                zscores, query_ids, name, summary, per_query[name]
+            )
+            extra = zscore_values(zscores, missing.query_ids, name, summary, extra)
         if what == "num_rel" and all_queries:
             # trec_eval -c recounts num_rel over every qrels topic, rel > 0.
             means[name] = float(np.count_nonzero(qrels.labels > 0))
+        elif zscores is not None:
+            means[name] = zscore_summary(
+                summary, np.concatenate([per_query[name], extra]), n_total
+            )
         else:
-            means[name] = summarize(summary, per_query[name], n_total, n_missing)
-    result = EvaluationResult(np.asarray(ctx.ranking.group_ids), per_query, means)
+            values = np.concatenate([per_query[name], extra])
+            means[name] = summarize(summary, values, n_total, 0)
+    result = EvaluationResult(query_ids, per_query, means)
     result.run_id = run.run_id
+    result.zscored = zscores is not None
     return result
+
+
+def _check_collection_size(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"`collection_size` must be a non-negative integer, got {value!r}"
+        )
+    if value < 0:
+        raise ValueError(
+            f"`collection_size` must be a non-negative integer, got {value}"
+        )
+    return int(value)

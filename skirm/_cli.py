@@ -171,14 +171,16 @@ def _is_integer(name, base):
 
 def _fmt(value, integer):
     if isinstance(value, str):
-        return f"'{value}'"
+        return value
     return f"{round(value)}" if integer else f"{value:6.4f}"
 
 
 def _trec_line(name, qid, value, integer, zscored):
     """One line as trec_eval prints it (``-Z``: a ``Z`` before the name and
     every number with 4 decimals; strings are never converted)."""
-    if zscored and not isinstance(value, str):
+    if isinstance(value, str):
+        return f"{name:<22}\t{qid}\t'{value}'"
+    if zscored:
         return f"Z{name:<22}\t{qid}\t{value:6.4f}"
     return f"{name:<22}\t{qid}\t{_fmt(value, integer)}"
 

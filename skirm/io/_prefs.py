@@ -64,13 +64,13 @@ class QrelsJG:
             if bad.any():
                 raise ValueError(
                     f"`{name}` must be non-empty strings without whitespace, got "
-                    f"{values[np.argmax(bad)]!r}"
+                    f"{str(values[np.argmax(bad)])!r}"
                 )
         dup = _first_duplicate(self.topics(), self.doc_ids)
         if dup is not None:
             raise ValueError(
-                f"duplicate docno {self.doc_ids[dup]!r} in group "
-                f"{self.groups[dup]!r} of query {self.query_ids[dup]!r}; "
+                f"duplicate docno {str(self.doc_ids[dup])!r} in group "
+                f"{str(self.groups[dup])!r} of query {str(self.query_ids[dup])!r}; "
                 "expected each docno once per query and group"
             )
 

@@ -431,7 +431,7 @@ def evaluate_run(
                 per_query[name] = np.asarray(values, dtype=str)
                 continue
         per_query[name] = np.asarray(values, dtype=np.float64)
-        extra = missing.values(what if kind == "trec" else None)
+        extra = missing.values(what if kind == "trec" else None, name, param, num_docs)
         if zscores is not None:
             per_query[name] = zscore_values(
                 zscores, query_ids, name, summary, per_query[name]

@@ -56,9 +56,13 @@ class MissingTopics:
     """``-c``: the qrels topics missing from the run, and their values.
 
     trec_eval 10.0 evaluates each such topic against a placeholder ranking of
-    one unjudged document, then zeroes ``num_ret`` and ``utility``: every
-    measure is 0 except ``num_q`` (1), ``num_rel`` (R) and ``yaap``
-    (log(1 / (1 + R))). These values enter the summary (and ``-Z``).
+    one unjudged document, then zeroes the outputs named exactly ``num_ret``
+    and ``utility`` and empties ``relstring``: every measure is 0 except
+    ``num_q`` (1), ``num_rel`` (R), ``yaap`` (log(1 / (1 + R))) and a
+    ``utility`` with explicit parameters (p2 + p3 R + p4 (N - 1 - R): its
+    name is not ``utility``, so it keeps the placeholder's one retrieved
+    document; likewise ``relstring.k`` shows ``-``). These values enter the
+    summary (and ``-Z``).
     """
 
     def __init__(self, qrels, evaluated, level, all_queries, group_codes):
@@ -76,8 +80,12 @@ class MissingTopics:
         miss = ~np.isin(ids, evaluated)
         self.query_ids, self.R = ids[miss], R[miss]
 
-    def values(self, base):
-        """The values of trec measure ``base`` (None: a skirm metric)."""
+    def values(self, base, name=None, param=None, num_docs=0):
+        """The values of trec measure ``base`` (None: a skirm metric) whose
+        output is called ``name``, with parameters ``param``."""
+        if base == "utility" and name != "utility":
+            _, p2, p3, p4 = param
+            return p2 + p3 * self.R + p4 * (num_docs - 1.0 - self.R)
         if base == "num_q":
             return np.ones(self.R.shape[0])
         if base == "num_rel":

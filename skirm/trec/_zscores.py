@@ -72,7 +72,7 @@ class ZScores:
             i = int(np.argmax(same))
             raise ValueError(
                 "each (query, measure) must appear once in the z-scores, got "
-                f"{self.query_ids[i]!r} {self.measures[i]!r} twice"
+                f"{str(self.query_ids[i])!r} {str(self.measures[i])!r} twice"
             )
 
     def __len__(self):

@@ -7,7 +7,7 @@ import csv
 import json
 import sys
 
-from skirm.io._prefs import read_qrels_jg
+from skirm.io._prefs import read_prefs, read_qrels_jg, read_qrels_prefs
 from skirm.io._trec import read_qrels, read_run
 from skirm.metrics._registry import metric_names
 from skirm.trec._evaluate import _parse_metrics, evaluate_run, trec_measure_names
@@ -30,6 +30,8 @@ measures (-m), trec_eval names and nicknames:
   neither retrieved nor relevant.
   With -R qrels_jg (second qrels column = judgment group): map_avgjg,
   P_avgjg, Rprec_mult_avgjg (nickname qrels_jg), averaged over the groups.
+  With -R prefs or -R qrels_prefs: the preference measures prefs_*
+  (nicknames all_prefs and prefs).
   trec_eval's ndcg_p is not compiled into trec_eval 10.0 and not offered.
 
 skirm metric names (computed with trec_eval's tie order, R from the qrels):
@@ -38,6 +40,14 @@ skirm metric names (computed with trec_eval's tie order, R from the qrels):
 exit status: 0 on success, 1 on an input error (unreadable or malformed file,
 no query in common), 2 on a usage error (bad option or measure name).
 """
+
+
+_READERS = {
+    "qrels": read_qrels,
+    "qrels_jg": read_qrels_jg,
+    "prefs": read_prefs,
+    "qrels_prefs": read_qrels_prefs,
+}
 
 
 class _UsageError(Exception):
@@ -140,8 +150,10 @@ def _build_parser():
         "--rel-format",
         choices=REL_FORMATS,
         default="qrels",
-        help="format of QRELS: qrels (default) or qrels_jg (judgment groups "
-        "in the second column, for the *_avgjg measures)",
+        help="format of QRELS: qrels (default); qrels_jg (judgment groups in "
+        "the second column, for the *_avgjg measures); prefs (qid jg jsg docno "
+        "level) or qrels_prefs (qrels read as preferences) for the prefs_* "
+        "measures",
     )
     ev.add_argument(
         "-Z",
@@ -276,8 +288,7 @@ def _run_eval(args, out):
         raise _UsageError(f"-M must be a positive integer, got {args.max_docs}")
     if args.collection_size < 0:
         raise _UsageError(f"-N must be an integer >= 0, got {args.collection_size}")
-    reader = read_qrels_jg if args.rel_format == "qrels_jg" else read_qrels
-    qrels = reader(args.qrels)
+    qrels = _READERS[args.rel_format](args.qrels)
     zscores = read_zscores(args.zscores) if args.zscores is not None else None
     results = []
     for path in args.runs:

@@ -22,6 +22,7 @@ from skirm.trec._measures import (
     parse_trec_name,
     summarize,
 )
+from skirm.trec._prefs import PrefsEvaluation, as_prefs
 from skirm.trec._zscores import as_zscores, zscore_summary, zscore_values
 
 __all__ = ["evaluate_run", "trec_measure_names"]
@@ -337,12 +338,17 @@ def evaluate_run(
     all_queries : bool, default=False
         trec_eval ``-c``: queries of the qrels missing from the run count as 0
         in the summary (``means``); they have no per-query values.
-    rel_format : {"qrels", "qrels_jg"}, default="qrels"
+    rel_format : {"qrels", "qrels_jg", "prefs", "qrels_prefs"}, default="qrels"
         trec_eval ``-R``: the format of ``qrels``. ``"qrels_jg"`` reads
         judgment groups (:func:`skirm.io.read_qrels_jg`, the second column
         names the group) for the measures ``map_avgjg``, ``P_avgjg`` and
         ``Rprec_mult_avgjg`` (nickname ``qrels_jg``): each is computed
         against every group of a query and averaged over its groups.
+        ``"prefs"`` (:func:`skirm.io.read_prefs`) and ``"qrels_prefs"`` (a
+        qrels file read as preferences, :func:`skirm.io.read_qrels_prefs`)
+        are for the preference measures ``prefs_*`` (nicknames ``all_prefs``
+        and ``prefs``); ``qrels`` may then also be a
+        :class:`~skirm.io.Prefs`.
     collection_size : int, default=0
         trec_eval ``-N``: the number of documents in the collection, used by
         ``utility`` for the non-relevant documents not retrieved.
@@ -400,6 +406,9 @@ def evaluate_run(
         qrels, grouped, n_topics = group_topics(as_qrels_jg(qrels), run)
         ctx, _ = _trec_ranking(qrels, grouped, level, bool(judged_only), max_docs)
         query_ids, group_codes = split_topics(np.asarray(ctx.ranking.group_ids))
+    elif rel_format in ("prefs", "qrels_prefs"):
+        ctx = PrefsEvaluation(as_prefs(qrels, rel_format), run, all_queries, max_docs)
+        query_ids, group_codes, n_topics = ctx.query_ids, None, ctx.n_topics
     else:
         qrels = _as_qrels(qrels)
         ctx, n_topics = _trec_ranking(qrels, run, level, bool(judged_only), max_docs)
@@ -407,7 +416,10 @@ def evaluate_run(
     ctx.num_docs = num_docs
     n_eval = query_ids.shape[0]
     n_total = n_topics if all_queries else n_eval
-    missing = MissingTopics(qrels, query_ids, level, all_queries, group_codes)
+    if isinstance(ctx, PrefsEvaluation):
+        missing = ctx.missing
+    else:
+        missing = MissingTopics(qrels, query_ids, level, all_queries, group_codes)
     per_query, means = {}, {}
     for name, kind, what, param in outputs:
         if kind == "skirm":

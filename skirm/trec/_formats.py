@@ -10,7 +10,15 @@ from skirm.trec._measures import MEASURES
 __all__ = ["REL_FORMATS", "MissingTopics", "check_rel_format", "group_values"]
 
 #: The formats of the relevance file, as trec_eval names them.
-REL_FORMATS = ("qrels", "qrels_jg")
+REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
+
+#: The measure family each format serves (MeasureDef.rel_format).
+_FAMILY = {
+    "qrels": "qrels",
+    "qrels_jg": "qrels_jg",
+    "prefs": "prefs",
+    "qrels_prefs": "prefs",
+}
 
 #: Measures that need no relevance information.
 _ANY_FORMAT = ("runid", "num_q")
@@ -28,18 +36,18 @@ def check_rel_format(rel_format, outputs):
         needs = "qrels" if kind == "skirm" else MEASURES[what].rel_format
         if kind == "trec" and what in _ANY_FORMAT:
             continue
-        if needs != rel_format:
+        if needs != _FAMILY[rel_format]:
             wrong.append(f"{name} (needs rel_format={needs!r})")
     if wrong:
         raise ValueError(
             f"with rel_format={rel_format!r} these measures cannot be computed: "
             f"{', '.join(wrong)}"
-            + (
-                "; the judgment-group measures are map_avgjg, P_avgjg and "
-                "Rprec_mult_avgjg (nickname qrels_jg)"
-                if rel_format == "qrels_jg"
-                else ""
-            )
+            + {
+                "qrels_jg": "; the judgment-group measures are map_avgjg, P_avgjg "
+                "and Rprec_mult_avgjg (nickname qrels_jg)",
+                "prefs": "; the preference measures are prefs_* (nicknames "
+                "all_prefs and prefs)",
+            }.get(_FAMILY[rel_format], "")
         )
     return rel_format
 

@@ -79,6 +79,31 @@ MEASURES = {
         MeasureDef("set_map", "none"),
         MeasureDef("set_F", "floats", (1.0,)),
         MeasureDef("num_nonrel_judged_ret", "none", summary="sum", integer=True),
+        *(
+            MeasureDef(
+                name,
+                "none",
+                summary="sum" if "_num_" in name else "mean",
+                integer="_num_" in name,
+                rel_format="prefs",
+            )
+            for name in (
+                "prefs_num_prefs_poss",
+                "prefs_num_prefs_ful",
+                "prefs_num_prefs_ful_ret",
+                "prefs_simp",
+                "prefs_pair",
+                "prefs_avgjg",
+                "prefs_avgjg_Rnonrel",
+                "prefs_simp_ret",
+                "prefs_pair_ret",
+                "prefs_avgjg_ret",
+                "prefs_avgjg_Rnonrel_ret",
+                "prefs_simp_imp",
+                "prefs_pair_imp",
+                "prefs_avgjg_imp",
+            )
+        ),
         MeasureDef("map_avgjg", "none", rel_format="qrels_jg"),
         MeasureDef("P_avgjg", "cutoffs", _CUTS, rel_format="qrels_jg"),
         MeasureDef(
@@ -127,6 +152,21 @@ NICKNAMES = {
         if n not in ("judged", "yaap") and d.rel_format == "qrels"
     ),
     "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
+    "all_prefs": (
+        "runid",
+        "num_q",
+        *(n for n, d in MEASURES.items() if d.rel_format == "prefs"),
+    ),
+    "prefs": (
+        "runid",
+        "num_q",
+        "prefs_num_prefs_poss",
+        "prefs_num_prefs_ful",
+        "prefs_num_prefs_ful_ret",
+        "prefs_simp",
+        "prefs_pair",
+        "prefs_avgjg",
+    ),
 }
 
 _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")

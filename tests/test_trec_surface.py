@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from skirm._cli import main
-from skirm.io import Qrels, QrelsJG, Run, read_qrels_jg
+from skirm.io import Prefs, Qrels, QrelsJG, Run, read_prefs, read_qrels_jg
 from skirm.trec import ZScores, evaluate_run, read_zscores
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
@@ -426,3 +426,123 @@ def test_against_trec_eval(trec_eval, tmp_path, capsys, seed, flags):
         assert [o[2] for o in ours if keep(o)] == want, measures
         compared += len(want)
     assert compared > 20
+
+
+# --------------------------------------------------------------------------
+# preferences
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("prefs_file", ["prefs.test", "prefs.comment.test"])
+def test_prefs_match_out_test_prefs(capsys, prefs_file):
+    """``-m all_prefs -q -R prefs prefs.test prefs.results.test``."""
+    argv = ["-q", "-m", "all_prefs", "-R", "prefs"]
+    got = _skirm([*argv, DATA / prefs_file, DATA / "prefs.results.test"], capsys)
+    assert got == (DATA / "out.test.prefs").read_text()
+
+
+@pytest.mark.oracle
+def test_qrels_prefs_match_out_test_qrels_prefs(capsys):
+    """``-m all_prefs -q -R qrels_prefs qrels.test results.test``."""
+    argv = ["-q", "-m", "all_prefs", "-R", "qrels_prefs"]
+    got = _skirm([*argv, DATA / "qrels.test", DATA / "results.test"], capsys)
+    assert got == (DATA / "out.test.qrels_prefs").read_text()
+
+
+def test_prefs_small_case():
+    # one judgment group, a > b > c; the run ranks b, a and misses c
+    prefs = Prefs(["q"] * 3, ["u"] * 3, ["s"] * 3, ["a", "b", "c"], [2, 1, 0])
+    run = Run(["q", "q"], ["b", "a"], [2.0, 1.0])
+    names = ["prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_simp_ret"]
+    result = evaluate_run(prefs, run, [*names, "prefs_pair"], rel_format="prefs")
+    # a>b not fulfilled; a>c and b>c fulfilled (implied: c not retrieved)
+    assert result.means == {
+        "prefs_num_prefs_poss": 3.0,
+        "prefs_num_prefs_ful": 2.0,
+        "prefs_simp_ret": 0.0,
+        "prefs_pair": 2 / 3,
+    }
+
+
+def test_prefs_errors():
+    run = Run(["q", "q"], ["a", "b"], [2.0, 1.0])
+    # a > b in one sub-group, b > a in another of the same group
+    cycle = Prefs(
+        ["q"] * 4, ["u"] * 4, ["s1", "s1", "s2", "s2"], ["a", "b", "a", "b"],
+        [2, 1, 1, 2],
+    )  # fmt: skip
+    with pytest.raises(ValueError, match="inconsistent preferences in one judgment"):
+        evaluate_run(cycle, run, "prefs_simp", rel_format="prefs")
+    zero = Prefs(
+        ["q"] * 4, ["u"] * 4, ["s1", "s1", "s2", "s2"], ["a", "b", "a", "c"],
+        [0, 1, 2, 1],
+    )  # fmt: skip
+    with pytest.raises(ValueError, match="'a' has both level 0 and a level above"):
+        evaluate_run(zero, run, "prefs_simp", rel_format="prefs")
+    with pytest.raises(ValueError, match="duplicate docno 'a' in sub-group 's'"):
+        Prefs(["q", "q"], ["u", "u"], ["s", "s"], ["a", "a"], [1, 0])
+    with pytest.raises(ValueError, match=r"<file>:1: too few fields \(4\)"):
+        read_prefs(io.StringIO("q u a 1\n"))
+    prefs = Prefs(["q", "q"], ["u", "u"], ["s", "s"], ["a", "b"], [1, 0])
+    with pytest.raises(ValueError, match=r"map \(needs rel_format='qrels'\)"):
+        evaluate_run(prefs, run, ["prefs_simp", "map"], rel_format="prefs")
+    with pytest.raises(ValueError, match="no query of the run appears in the pref"):
+        evaluate_run(prefs, Run(["z"], ["a"], [1.0]), "prefs", rel_format="prefs")
+
+
+def _generate_prefs(seed):
+    """A prefs file (single and multi sub-group groups, consistent by
+    construction: each group orders its documents by a hidden value and
+    each sub-group shows a monotone transform of it) and a run."""
+    rng = np.random.default_rng(seed)
+    qids = list(rng.choice(QIDS, size=int(rng.integers(2, 5)), replace=False))
+    lines, run = [], []
+    for k, q in enumerate(qids):
+        pool = sorted({_docno(rng) for _ in range(int(rng.integers(2, 25)))})
+        for g in range(int(rng.integers(1, 4))):
+            value = {d: int(rng.integers(0, 4)) for d in pool}
+            for s in range(int(rng.integers(1, 4))):
+                scale = (1.0, 2.5, 0.5)[s]
+                docs = [d for d in pool if rng.random() < 0.6]
+                for d in docs:
+                    lines.append(f"{q} jg{g} s{s} {d} {value[d] * scale}")
+        if k == 0 and seed % 2:
+            continue  # a query only in the preferences (for -c)
+        scores = rng.integers(0, 6, size=len(pool)) / 2  # ties: docno ascending
+        for d, score in zip(pool, scores, strict=True):
+            if rng.random() < 0.7:
+                run.append(f"{q} Q0 {d} 1 {score} r")
+        run.append(f"{q} Q0 unjudged{k} 1 1.0 r")
+    return "\n".join(lines) + "\n", "\n".join(run) + "\n"
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", range(12))
+def test_prefs_against_trec_eval(trec_eval, tmp_path, capsys, seed):
+    prefs, run = _generate_prefs(seed)
+    (tmp_path / "prefs").write_text(prefs)
+    (tmp_path / "run").write_text(run)
+    qrels, _, qrun, _ = _generate(seed, drop_a_topic=False)
+    # Not the negative labels: with a level below 0, trec_eval's
+    # prefs_avgjg_Rnonrel reads past the lowest level's documents when it
+    # has fewer than R (undefined; skirm counts the documents there are).
+    qrels = "".join(line for line in qrels.splitlines(True) if " -1\n" not in line)
+    (tmp_path / "qrels").write_text(qrels)
+    (tmp_path / "qrun").write_text(qrun)
+    compared = 0
+    for flags in ([], ["-M", "5"], ["-c"]):
+        if seed % 2 and "-c" not in flags:
+            continue  # trec_eval 10.0 stops when a query has no run lines
+        for inputs in (
+            ["-R", "prefs", "prefs", "run"],
+            ["-R", "qrels_prefs", "qrels", "qrun"],
+        ):
+            files = [tmp_path / name for name in inputs[2:]]
+            argv = ["-q", *flags, "-m", "all_prefs", *inputs[:2], *files]
+            theirs, ours = _both(trec_eval, argv, capsys)
+            keep = (lambda line: line[1] == "all") if "-c" in flags else None
+            want = [t[2] for t in theirs if keep is None or keep(t)]
+            assert [o[2] for o in ours if keep is None or keep(o)] == want, argv
+            compared += len(want)
+    assert compared > 14

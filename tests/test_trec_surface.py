@@ -546,3 +546,29 @@ def test_prefs_against_trec_eval(trec_eval, tmp_path, capsys, seed):
             assert [o[2] for o in ours if keep is None or keep(o)] == want, argv
             compared += len(want)
     assert compared > 14
+
+
+def test_cli_options_of_the_surface(tmp_path, capsys):
+    (tmp_path / "qrels").write_text("q1 0 a 1\nq1 0 b 0\n")
+    (tmp_path / "run").write_text("q1 Q0 b 1 2.0 r\nq1 Q0 a 2 1.0 r\n")
+    files = [str(tmp_path / "qrels"), str(tmp_path / "run")]
+    assert main(["eval", "-N", "-1", *files]) == 2
+    assert "-N must be an integer >= 0, got -1" in capsys.readouterr().err
+    assert main(["eval", "-R", "trec", *files]) == 2
+    assert "invalid choice: 'trec'" in capsys.readouterr().err
+    assert main(["eval", "-R", "qrels_jg", *files]) == 2  # official: not jg
+    assert "needs rel_format='qrels'" in capsys.readouterr().err
+    assert main(["eval", "-Z", str(tmp_path / "nope"), *files]) == 1
+    assert "cannot read" in capsys.readouterr().err
+    args = ["--format", "trec", "-m", "utility.1,-1,0,1", "-N", "10", *files]
+    assert main(["eval", *args]) == 0
+    # a = 1, b = 1, c = 0, d = 10 + 1 - 2 - 1 = 8
+    assert capsys.readouterr().out == "utility_1,-1,0,1      \tall\t8.0000\n"
+
+
+def test_string_measures_are_listed_in_metrics():
+    qrels = Qrels(["q"], ["a"], [1])
+    run = Run(["q"], ["a"], [1.0])
+    result = evaluate_run(qrels, run, ["map", "relstring"])
+    assert result.metrics == ["map", "relstring"]
+    assert list(result.means) == ["map"]

@@ -89,6 +89,7 @@ class PrefsCounts:
         pos = np.searchsorted(query_ids, prefs.query_ids)
         pos = np.minimum(pos, max(self.n - 1, 0))
         rows = np.flatnonzero(query_ids[pos] == prefs.query_ids) if self.n else pos
+        self._pairs_cache = None
         self._docids(prefs, run, pos[rows], rows, max_docs)
         self._groups(prefs, rows)
         self._pairs()
@@ -270,6 +271,11 @@ class PrefsCounts:
     def _pair_counts(self):
         """Per unordered pair of a query: how many groups prefer the higher
         ranked document, how many the lower, and where the two are."""
+        if self._pairs_cache is None:
+            self._pairs_cache = self._count_pairs()
+        return self._pairs_cache
+
+    def _count_pairs(self):
         q = self.group_query[self.pair_group]
         lo = np.minimum(self.pair_a, self.pair_b)
         hi = np.maximum(self.pair_a, self.pair_b)
@@ -498,11 +504,14 @@ class PrefsEvaluation:
         self.query_ids = topics[self.evaluated]
         self.n_topics = topics.shape[0]
         self.missing = _MissingPrefs(self, topics[~self.evaluated])
+        self._values = {}
 
     def topic_values(self, base):
         if base == "num_q":
             return np.ones(self.n_topics)
-        return self.counts.value(base)
+        if base not in self._values:
+            self._values[base] = self.counts.value(base)
+        return self._values[base]
 
     def value(self, base, param):
         return self.topic_values(base)[self.evaluated]

@@ -11,11 +11,16 @@ Three kinds of checks:
   ``-M 5``, ``-c``), comparing the printed lines byte for byte. The binary is
   built from the source kept in ``../shared/tools``; only these tests skip
   when it cannot be built.
+
+The generated cases use a fixed set of seeds in every run; a longer campaign
+(for a release) sets ``SKIRM_FUZZ_CASES``, e.g. ``SKIRM_FUZZ_CASES=10000``,
+which runs one case of each generator here per 20 cases asked for.
 """
 
 import io
 import json
 import math
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -340,6 +345,10 @@ def _docno(rng):
     return f"{stem}{int(rng.integers(0, 40))}" if rng.random() < 0.8 else stem
 
 
+def _judged(line, q):
+    return line.startswith(f"{q} ") and not line.endswith(" -1")
+
+
 def _generate(seed, drop_a_topic):
     """qrels, qrels_jg, run and z-scores texts: graded and negative labels,
     unjudged and tied documents, a query only in the run; every qrels topic
@@ -356,10 +365,12 @@ def _generate(seed, drop_a_topic):
             for d in pool:
                 if rng.random() < 0.6:
                     jg.append(f"{q} g{g} {d} {int(rng.integers(-1, 4))}")
-        if not any(line.startswith(f"{q} ") for line in qrels):
-            qrels.append(f"{q} 0 {pool[0]} 1")
-        if not any(line.startswith(f"{q} ") for line in jg):
-            jg.append(f"{q} g0 {pool[0]} 1")
+        # trec_eval 10.0 cannot evaluate a query whose labels are all
+        # negative ("Can't calculate measure"): give each one a label >= 0
+        if not any(_judged(line, q) for line in qrels):
+            qrels.append(f"{q} 0 {q}-judged 1")
+        if not any(_judged(line, q) for line in jg):
+            jg.append(f"{q} g0 {q}-judged 1")
         if drop_a_topic and k == 0:
             continue
         scores = rng.integers(0, 8, size=len(pool)) / 2  # heavy ties
@@ -381,6 +392,9 @@ def _generate(seed, drop_a_topic):
 
 FLAGS = [[], ["-l", "2"], ["-J"], ["-M", "5"], ["-c"]]
 
+#: Seeds of the generated cases: 10, or more for a campaign.
+SEEDS = range(max(10, int(os.environ.get("SKIRM_FUZZ_CASES", "0")) // 20))
+
 
 def _both(trec_eval, argv, capsys):
     done = subprocess.run(
@@ -391,7 +405,7 @@ def _both(trec_eval, argv, capsys):
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("flags", FLAGS, ids=lambda f: " ".join(f) or "default")
 def test_against_trec_eval(trec_eval, tmp_path, capsys, seed, flags):
     qrels, jg, run, z = _generate(seed, drop_a_topic="-c" in flags)
@@ -518,7 +532,7 @@ def _generate_prefs(seed):
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", SEEDS)
 def test_prefs_against_trec_eval(trec_eval, tmp_path, capsys, seed):
     prefs, run = _generate_prefs(seed)
     (tmp_path / "prefs").write_text(prefs)
@@ -531,7 +545,7 @@ def test_prefs_against_trec_eval(trec_eval, tmp_path, capsys, seed):
     (tmp_path / "qrels").write_text(qrels)
     (tmp_path / "qrun").write_text(qrun)
     compared = 0
-    for flags in ([], ["-M", "5"], ["-c"]):
+    for flags in ([], ["-M", "5"], ["-c"], ["-l", "2", "-J"]):
         if seed % 2 and "-c" not in flags:
             continue  # trec_eval 10.0 stops when a query has no run lines
         for inputs in (

@@ -586,3 +586,12 @@ def test_string_measures_are_listed_in_metrics():
     result = evaluate_run(qrels, run, ["map", "relstring"])
     assert result.metrics == ["map", "relstring"]
     assert list(result.means) == ["map"]
+
+
+def test_ndcg_p_is_not_a_trec_eval_10_measure():
+    qrels = Qrels(["q"], ["a"], [1])
+    run = Run(["q"], ["a"], [1.0])
+    with pytest.raises(ValueError, match="'ndcg_p' is not supported: trec_eval has"):
+        evaluate_run(qrels, run, "ndcg_p")
+    names = evaluate_run(qrels, run, "all_trec").metrics
+    assert "ndcg_p" not in names and "yaap" not in names and "relstring" in names

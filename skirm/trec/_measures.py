@@ -114,6 +114,13 @@ MEASURES = {
         ),
         MeasureDef("yaap", "none"),
         MeasureDef("judged", "cutoffs", (5, 10, 20)),
+        MeasureDef(
+            "ndcg_p",
+            "pairs",
+            unsupported="trec_eval has its source (m_ndcg_p.c) but does not "
+            "compile it: trec_eval 10.0 rejects -m ndcg_p too; use ndcg with "
+            "gains, e.g. ndcg.1=3,2=9",
+        ),
     )
 }
 
@@ -149,7 +156,7 @@ NICKNAMES = {
     "all_trec": tuple(
         n
         for n, d in MEASURES.items()
-        if n not in ("judged", "yaap") and d.rel_format == "qrels"
+        if n not in ("judged", "yaap", "ndcg_p") and d.rel_format == "qrels"
     ),
     "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
     "all_prefs": (

@@ -313,6 +313,9 @@ def test_judgment_group_errors():
         evaluate_run(qrels, run, "map", rel_format="qrels_jg")
     with pytest.raises(ValueError, match="`rel_format` must be one of"):
         evaluate_run(qrels, run, "map", rel_format="trec")
+    groups = QrelsJG(["q"], ["a"], ["d1"], [1])
+    with pytest.raises(TypeError, match="is a QrelsJG: pass rel_format='qrels_jg'"):
+        evaluate_run(groups, run, "num_q")
 
 
 # --------------------------------------------------------------------------

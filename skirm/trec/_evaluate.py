@@ -11,7 +11,12 @@ from skirm.io._tokens import find_sorted, mix
 from skirm.io._trec import Qrels, Run, read_qrels, read_run
 from skirm.metrics._evaluate import EvaluationResult
 from skirm.metrics._registry import Metric, get_metric
-from skirm.trec._formats import MissingTopics, check_rel_format, group_values
+from skirm.trec._formats import (
+    MissingTopics,
+    check_qrels_type,
+    check_rel_format,
+    group_values,
+)
 from skirm.trec._groups import as_qrels_jg, group_topics, split_topics
 from skirm.trec._measures import (
     MEASURES,
@@ -399,6 +404,7 @@ def evaluate_run(
                 f"`max_docs` must be a positive integer or None, got {max_docs}"
             )
     rel_format = check_rel_format(rel_format, outputs)
+    check_qrels_type(qrels, rel_format)
     num_docs = _check_collection_size(collection_size)
     zscores = as_zscores(zscores)
     run = _as_run(run)

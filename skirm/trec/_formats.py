@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from skirm.io._prefs import Prefs, QrelsJG
 from skirm.trec._groups import KERNELS, _query_part, average_over_groups
 from skirm.trec._measures import MEASURES
 
-__all__ = ["REL_FORMATS", "MissingTopics", "check_rel_format", "group_values"]
+__all__ = [
+    "REL_FORMATS",
+    "MissingTopics",
+    "check_qrels_type",
+    "check_rel_format",
+    "group_values",
+]
 
 #: The formats of the relevance file, as trec_eval names them.
 REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
@@ -50,6 +57,18 @@ def check_rel_format(rel_format, outputs):
             }.get(_FAMILY[rel_format], "")
         )
     return rel_format
+
+
+def check_qrels_type(qrels, rel_format):
+    """Judgment groups or preferences given with the wrong ``rel_format``."""
+    expected = {QrelsJG: ("qrels_jg",), Prefs: ("prefs", "qrels_prefs")}
+    for kind, formats in expected.items():
+        if isinstance(qrels, kind) and rel_format not in formats:
+            raise TypeError(
+                f"`qrels` is a {kind.__name__}: pass rel_format="
+                f"{' or '.join(map(repr, formats))} to evaluate it, got "
+                f"rel_format={rel_format!r}"
+            )
 
 
 def group_values(ctx, base, param, codes, n_queries):

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
+import math
 import sys
 
 from skirm.io._prefs import read_prefs, read_qrels_jg, read_qrels_prefs
 from skirm.io._trec import read_qrels, read_run
 from skirm.metrics._registry import metric_names
-from skirm.trec._evaluate import _parse_metrics, evaluate_run, trec_measure_names
+from skirm.trec._evaluate import (
+    COMPAT,
+    _parse_metrics,
+    evaluate_run,
+    trec_measure_names,
+)
 from skirm.trec._formats import REL_FORMATS, check_rel_format
 from skirm.trec._measures import MEASURES
 from skirm.trec._zscores import read_zscores
@@ -83,9 +90,10 @@ def _build_parser():
     ev = sub.add_parser(
         "eval",
         help="evaluate TREC runs against qrels (a trec_eval replacement)",
-        description="Evaluate TREC runs against qrels with trec_eval 9.0.x\n"
-        "semantics: ties broken by docno descending, R and the ideal DCG from\n"
-        "the qrels, queries missing from the qrels ignored.",
+        description="Evaluate TREC runs against qrels with trec_eval 10.0's\n"
+        "semantics (or 9.0.x's with --compat 9.0): ties broken by docno\n"
+        "descending, R and the ideal DCG from the qrels, run queries missing\n"
+        "from the qrels ignored. A RUN of '-' is read from standard input.",
         epilog=_EPILOG.format(
             trec=_wrap(trec_measure_names()), skirm=_wrap(metric_names())
         ),
@@ -97,7 +105,7 @@ def _build_parser():
         metavar="RUN",
         nargs="+",
         help="run file(s) (qid iter docno rank score run_id); .gz is read "
-        "transparently",
+        "transparently; '-' reads standard input",
     )
     ev.add_argument(
         "-m",
@@ -136,6 +144,15 @@ def _build_parser():
         "--judged-only",
         action="store_true",
         help="drop documents missing from the qrels before evaluating",
+    )
+    ev.add_argument(
+        "--compat",
+        choices=COMPAT,
+        default=COMPAT[0],
+        help="the trec_eval version to follow: 10.0 (default) or 9.0 (9.0.x, as "
+        "pytrec_eval: scores compared as C floats, the older recall cutoffs of "
+        "iprec_at_recall and 11pt_avg, qrels queries missing from the run left "
+        "out, all_trec without rbp, rbp_resid and unj)",
     )
     ev.add_argument(
         "-N",
@@ -184,7 +201,15 @@ def _is_integer(name, base):
 def _fmt(value, integer):
     if isinstance(value, str):
         return value
+    if value != value:  # NaN, as C's printf shows trec_eval's 0.0 / 0.0
+        return "  -nan"
     return f"{round(value)}" if integer else f"{value:6.4f}"
+
+
+def _nan(value):
+    """A NaN as C's printf shows it: ``-nan`` when its sign bit is set (the
+    result of 0.0 / 0.0), ``nan`` otherwise (``nan`` read from a file)."""
+    return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
 
 
 def _trec_line(name, qid, value, integer, zscored):
@@ -193,7 +218,8 @@ def _trec_line(name, qid, value, integer, zscored):
     if isinstance(value, str):
         return f"{name:<22}\t{qid}\t'{value}'"
     if zscored:
-        return f"Z{name:<22}\t{qid}\t{value:6.4f}"
+        text = f"{value:6.4f}" if value == value else _nan(value)
+        return f"Z{name:<22}\t{qid}\t{text}"
     return f"{name:<22}\t{qid}\t{_fmt(value, integer)}"
 
 
@@ -275,10 +301,15 @@ def _records(result, per_query):
 # --------------------------------------------------------------------------
 
 
+def _source(path):
+    """A path, or standard input (bytes) for ``-``."""
+    return sys.stdin.buffer if path == "-" else path
+
+
 def _run_eval(args, out):
     measures = args.measures or ["official"]
     try:
-        outputs = _parse_metrics(measures)
+        outputs = _parse_metrics(measures, args.compat)
         check_rel_format(args.rel_format, outputs)
     except (ValueError, TypeError) as exc:
         raise _UsageError(str(exc)) from None
@@ -288,11 +319,13 @@ def _run_eval(args, out):
         raise _UsageError(f"-M must be a positive integer, got {args.max_docs}")
     if args.collection_size < 0:
         raise _UsageError(f"-N must be an integer >= 0, got {args.collection_size}")
-    qrels = _READERS[args.rel_format](args.qrels)
+    if [args.qrels, *args.runs].count("-") > 1:
+        raise _UsageError("standard input ('-') can be read once only")
+    qrels = _READERS[args.rel_format](_source(args.qrels))
     zscores = read_zscores(args.zscores) if args.zscores is not None else None
     results = []
     for path in args.runs:
-        run = read_run(path)
+        run = read_run(_source(path))
         results.append(
             evaluate_run(
                 qrels,
@@ -305,6 +338,7 @@ def _run_eval(args, out):
                 rel_format=args.rel_format,
                 collection_size=args.collection_size,
                 zscores=zscores,
+                compat=args.compat,
             )
         )
     labels = [r.run_id for r in results]
@@ -336,6 +370,18 @@ def _run_eval(args, out):
                 writer.writerow([label, qid, name, text])
 
 
+def _write_out(text):
+    """Write to standard output; ids read from non-UTF-8 files go back out
+    as the bytes they were."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(text)
+        return
+    sys.stdout.flush()
+    buffer.write(text.encode("utf-8", "surrogateescape"))
+    buffer.flush()
+
+
 def main(argv=None) -> int:
     """Run the ``skirm`` command line; returns the exit status.
 
@@ -361,7 +407,9 @@ def main(argv=None) -> int:
     except SystemExit as exc:
         return int(exc.code or 0)
     try:
-        _run_eval(args, sys.stdout)
+        out = io.StringIO()
+        _run_eval(args, out)
+        _write_out(out.getvalue())
     except _UsageError as exc:
         parser.print_usage(sys.stderr)
         print(f"skirm eval: error: {exc}", file=sys.stderr)

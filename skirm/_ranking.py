@@ -111,6 +111,14 @@ def _encode_by_sort(groups):
 # --------------------------------------------------------------------------
 
 
+def sum_by(codes, weights, n):
+    """Per-code sums of ``weights`` over ``n`` codes, always float64 (numpy's
+    weighted ``bincount`` of no codes at all is int64)."""
+    return np.bincount(codes, weights=weights, minlength=n).astype(
+        np.float64, copy=False
+    )
+
+
 class Judgments(NamedTuple):
     """Every judged label of the ranked queries, retrieved or not.
 
@@ -252,11 +260,9 @@ class Ranking:
     def group_sum(self, values, k=None) -> np.ndarray:
         """Per-query sum of ``values`` over the top ``k`` positions."""
         if k is None or k >= self.max_size:
-            return np.bincount(self.codes, weights=values, minlength=self.n_groups)
+            return sum_by(self.codes, values, self.n_groups)
         top = self.top(k)
-        return np.bincount(
-            top.codes, weights=values[top.index], minlength=self.n_groups
-        )
+        return sum_by(top.codes, values[top.index], self.n_groups)
 
     # -- tie blocks ----------------------------------------------------------
 
@@ -395,7 +401,7 @@ class Ranking:
             else:
                 codes, labels = self.judgments
                 rel = labels > 0 if threshold is None else labels >= threshold
-            R = np.bincount(codes, weights=rel, minlength=self.n_groups)
+            R = sum_by(codes, rel, self.n_groups)
             self._rel_cache[key] = R
         return R
 
@@ -536,13 +542,13 @@ class Ranking:
                 codes, labels, position = ideal
                 table = _discount(np.arange(int(position.max(initial=0)) + 1))
                 values = gain(labels) * table[position]
-                return np.bincount(codes, weights=values, minlength=self.n_groups)
+                return sum_by(codes, values, self.n_groups)
         codes, labels, position = self._ideal
         if k is not None:
             top = position < k
             codes, labels, position = codes[top], labels[top], position[top]
         values = gain(labels) * _discount(position)
-        return np.bincount(codes, weights=values, minlength=self.n_groups)
+        return sum_by(codes, values, self.n_groups)
 
 
 def _discount(position, log_base=2.0):

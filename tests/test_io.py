@@ -148,18 +148,22 @@ def test_qrels_non_integer_label(tmp_path):
         read_qrels(path)
 
 
-def test_duplicate_docno_within_a_query(tmp_path):
-    path = _write(
+def test_duplicate_docno_within_an_evaluated_query(tmp_path):
+    # Read as trec_eval reads them; an error where a query is evaluated.
+    run_path = _write(
         tmp_path, "dup.run", "q1 Q0 d1 1 1 r\nq2 Q0 d1 1 1 r\nq1 Q0 d1 2 0 r\n"
     )
+    qrels_path = _write(tmp_path, "ok.qrels", "q1 0 d1 1\nq2 0 d1 0\n")
+    run = read_run(run_path)
+    assert len(run) == 3
     with pytest.raises(
         ValueError,
         match=r"dup\.run:3: duplicate docno 'd1' for query 'q1' \(first at line 1\)",
     ):
-        read_run(path)
-    path = _write(tmp_path, "dup.qrels", "q1 0 d1 1\nq1 0 d1 0\n")
+        evaluate_run(qrels_path, run, "map")
+    dup_qrels = _write(tmp_path, "dup.qrels", "q1 0 d1 1\nq1 0 d1 0\n")
     with pytest.raises(ValueError, match=r"dup\.qrels:2: duplicate docno 'd1'"):
-        read_qrels(path)
+        evaluate_run(dup_qrels, _write(tmp_path, "ok.run", "q1 Q0 d1 1 1 r\n"), "map")
 
 
 def test_error_names_an_open_file():
@@ -315,7 +319,11 @@ def test_hash_collisions_fall_back_to_exact_strings(monkeypatch, shared_data):
     )
     assert got.means == expected.means
     with pytest.raises(ValueError, match=r"<file>:3: duplicate docno 'd1' for query"):
-        read_run(io.StringIO("q Q0 d1 1 1 r\nq Q0 d2 1 1 r\nq Q0 d1 1 1 r\n"))
+        evaluate_run(
+            Qrels(["q"], ["d1"], [1]),
+            read_run(io.StringIO("q Q0 d1 1 1 r\nq Q0 d2 1 1 r\nq Q0 d1 1 1 r\n")),
+            "map",
+        )
 
 
 def test_key_index_helpers():

@@ -1,13 +1,21 @@
-"""trec_eval's own conformance suite through ``skirm eval --format trec``.
+"""trec_eval's own conformance suites through ``skirm eval --format trec``.
 
-Each expected output of trec_eval v9.0.8's ``test/`` folder is reproduced
-with the same arguments; every line of a numeric measure must match to the
-printed 4 decimals, in trec_eval's order. ``relstring`` lines (strings of
-relevance values) are compared in ``test_trec_surface.py``, so they are left
-out here and ``-mrelstring.20`` is left out of the ``out.test.aql`` command.
+Each expected output of trec_eval's ``test/`` folder is reproduced with the
+same arguments; every line of a measure skirm supports must match byte for
+byte (name padding, tabs, 4 decimals), in trec_eval's order:
+
+* trec_eval 10.0's files, kept in ``tests/data/trec_eval`` (with NIST's
+  notice), with skirm's default semantics;
+* trec_eval 9.0.8's files, from the shared reference data, with
+  ``--compat 9.0``.
+
+``relstring`` lines (strings of relevance values) are compared in
+``test_trec_surface.py``, so they are left out here.
 """
 
 import math
+from functools import partial
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +23,8 @@ import pytest
 from skirm._cli import main
 from skirm.io import Qrels, Run
 from skirm.trec import evaluate_run, trec_measure_names
+
+V10 = Path(__file__).resolve().parent / "data" / "trec_eval"
 
 MEAS_PARAMS = (
     "-q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 "
@@ -32,12 +42,16 @@ CASES = {
     "out.test.aql": "-m all_trec -q -l2 qrels.rel_level results.test",
     "out.test.meas_params": MEAS_PARAMS,
 }
+V10_CASES = {
+    **CASES,
+    "out.test (comments)": "qrels.test.with-comments results.test",
+}
 
 UNSUPPORTED = {"relstring"}
 
 
-def _run_cli(folder, args, capsys):
-    argv = ["eval", "--format", "trec"]
+def _run_cli(folder, args, capsys, extra=()):
+    argv = ["eval", "--format", "trec", *extra]
     for token in args.split():
         argv.append(str(folder / token) if (folder / token).is_file() else token)
     status = main(argv)
@@ -55,12 +69,9 @@ def _parse(text):
     return lines
 
 
-@pytest.mark.oracle
-@pytest.mark.parametrize("expected_file", sorted(CASES))
-def test_matches_trec_eval_output(shared_data, expected_file, capsys):
-    folder = shared_data / "trec_eval-v9.0.8-test"
-    expected = _parse((folder / expected_file).read_text())
-    got = _parse(_run_cli(folder, CASES[expected_file], capsys))
+def _check(folder, expected_file, args, capsys, extra=()):
+    expected = _parse((folder / expected_file.split()[0]).read_text())
+    got = _parse(_run_cli(folder, args, capsys, extra))
     got = [g for g in got if g[0].split("_")[0] not in UNSUPPORTED]
     supported = [e for e in expected if e[0].split("_")[0] not in UNSUPPORTED]
     assert len(supported) >= len(expected) - 3  # at most relstring per query
@@ -69,12 +80,24 @@ def test_matches_trec_eval_output(shared_data, expected_file, capsys):
 
 
 @pytest.mark.oracle
-def test_every_measure_of_the_suite_is_covered(shared_data, capsys):
-    """The measures compared above: everything in the files but relstring."""
+@pytest.mark.parametrize("expected_file", sorted(V10_CASES))
+def test_matches_trec_eval_10(expected_file, capsys):
+    _check(V10, expected_file, V10_CASES[expected_file], capsys)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("expected_file", sorted(CASES))
+def test_matches_trec_eval_9_with_compat(shared_data, expected_file, capsys):
     folder = shared_data / "trec_eval-v9.0.8-test"
+    _check(folder, expected_file, CASES[expected_file], capsys, ("--compat", "9.0"))
+
+
+@pytest.mark.oracle
+def test_every_measure_of_the_suite_is_covered():
+    """The measures compared above: everything in the files but relstring."""
     names = set()
     for expected_file in CASES:
-        for name, _, _, _ in _parse((folder / expected_file).read_text()):
+        for name, _, _, _ in _parse((V10 / expected_file).read_text()):
             names.add(name)
     unsupported = {n for n in names if n.startswith("relstring")}
     assert unsupported == {"relstring", "relstring_20"}
@@ -97,9 +120,41 @@ RUN = Run(
     run_id="hand",
 )
 
+# q3 of the qrels is missing from the run: trec_eval 9.0.x skips it, 10.0
+# stops on it (unless -c); these hand checks follow 9.0.x.
+_evaluate_9 = partial(evaluate_run, QRELS, RUN, compat="9.0")
+
+
+def test_qrels_query_missing_from_the_run_stops_trec_eval_10():
+    with pytest.raises(
+        ValueError,
+        match=r"1 qrels queries are missing from the run \(e\.g\. \['q3'\]\); "
+        r"trec_eval 10\.0 stops on them\. Pass all_queries=True",
+    ):
+        evaluate_run(QRELS, RUN, "map")
+
+
+def test_all_queries_scores_missing_queries_in_trec_eval_10():
+    result = evaluate_run(
+        QRELS,
+        RUN,
+        ["num_q", "num_ret", "num_rel", "map", "gm_map", "unj_5", "rbp_resid"],
+        all_queries=True,
+    )
+    # q3 is ranked as one unjudged placeholder document, reported with 0
+    # documents retrieved (trec_eval 10.0 prints its line with -q).
+    assert result.group_ids.tolist() == ["q1", "q2", "q3"]
+    assert result.per_query["num_ret"].tolist() == [4.0, 2.0, 0.0]
+    assert result.per_query["unj_5"].tolist()[2] == 0.0
+    assert result.per_query["map"].tolist() == [0.25, 0.5, 0.0]
+    assert result.means["num_q"] == 3 and result.means["num_ret"] == 6
+    expected = math.exp((math.log(0.25) + math.log(0.5) + math.log(1e-5)) / 3)
+    assert result.means["gm_map"] == pytest.approx(expected)
+    assert result.means == _evaluate_9(list(result.means), all_queries=True).means
+
 
 def test_judged_at_k():
-    result = evaluate_run(QRELS, RUN, ["judged.2,3,10", "judged@1"])
+    result = _evaluate_9(["judged.2,3,10", "judged@1"])
     # q1 ranks d9 (unjudged), d1, d3 (negative label: judged), d8 (unjudged);
     # q2 ties d6 and d5: d6 (unjudged) first.
     np.testing.assert_allclose(result.per_query["judged_2"], [1 / 2, 1 / 2])
@@ -109,7 +164,7 @@ def test_judged_at_k():
 
 
 def test_queries_and_counts():
-    result = evaluate_run(QRELS, RUN, ["num_q", "num_ret", "num_rel", "map"])
+    result = _evaluate_9(["num_q", "num_ret", "num_rel", "map"])
     # q9 is not in the qrels: ignored; q3 is not in the run: skipped.
     assert result.group_ids.tolist() == ["q1", "q2"]
     assert result.means["num_q"] == 2 and result.means["num_ret"] == 6
@@ -122,9 +177,7 @@ def test_queries_and_counts():
 
 
 def test_all_queries_counts_missing_queries_as_zero():
-    result = evaluate_run(
-        QRELS, RUN, ["num_q", "map", "gm_map", "num_rel"], all_queries=True
-    )
+    result = _evaluate_9(["num_q", "map", "gm_map", "num_rel"], all_queries=True)
     assert result.group_ids.tolist() == ["q1", "q2"]  # no per-query values for q3
     assert result.means["num_q"] == 3
     assert result.means["map"] == pytest.approx(0.75 / 3)
@@ -134,24 +187,24 @@ def test_all_queries_counts_missing_queries_as_zero():
 
 
 def test_relevance_level_judged_only_and_max_docs():
-    level2 = evaluate_run(QRELS, RUN, ["num_rel", "P_5", "ndcg"], relevance_level=2)
+    level2 = _evaluate_9(["num_rel", "P_5", "ndcg"], relevance_level=2)
     assert level2.per_query["num_rel"].tolist() == [1.0, 0.0]  # only d4 of q1
     assert level2.per_query["P_5"].tolist() == [0.0, 0.0]
-    default = evaluate_run(QRELS, RUN, ["ndcg"])
+    default = _evaluate_9(["ndcg"])
     # -l does not change ndcg's gains
     np.testing.assert_array_equal(level2.per_query["ndcg"], default.per_query["ndcg"])
-    judged = evaluate_run(QRELS, RUN, ["num_ret", "recip_rank"], judged_only=True)
+    judged = _evaluate_9(["num_ret", "recip_rank"], judged_only=True)
     # -J drops d9, d8 (not in the qrels) and d3 (negative label) from q1
     assert judged.per_query["num_ret"].tolist() == [1.0, 1.0]
     assert judged.per_query["recip_rank"].tolist() == [1.0, 1.0]
-    top1 = evaluate_run(QRELS, RUN, ["num_ret", "P_1"], max_docs=1)
+    top1 = _evaluate_9(["num_ret", "P_1"], max_docs=1)
     assert top1.per_query["num_ret"].tolist() == [1.0, 1.0]
     assert top1.per_query["P_1"].tolist() == [0.0, 0.0]
 
 
 def test_measure_names():
     names = ["P_2", "P.2", "P@2", "precision@2", "ndcg@3", "ndcg_cut.3", "rprec"]
-    result = evaluate_run(QRELS, RUN, names)
+    result = _evaluate_9(names)
     # trec names in trec_eval's order (P.2 is P_2 again), then skirm names
     assert list(result.means) == [
         "P_2",
@@ -181,15 +234,15 @@ def test_measure_names():
 )
 def test_bad_measure_names(metrics, error, message):
     with pytest.raises(error, match=message):
-        evaluate_run(QRELS, RUN, metrics)
+        _evaluate_9(metrics)
 
 
 def test_bad_arguments():
     with pytest.raises(ValueError, match="`relevance_level` must be an integer >= 1"):
-        evaluate_run(QRELS, RUN, "map", relevance_level=0)
+        _evaluate_9("map", relevance_level=0)
     with pytest.raises(TypeError, match="`max_docs` must be a positive integer"):
-        evaluate_run(QRELS, RUN, "map", max_docs=2.5)
+        _evaluate_9("map", max_docs=2.5)
     with pytest.raises(ValueError, match="`max_docs` must be a positive integer"):
-        evaluate_run(QRELS, RUN, "map", max_docs=0)
+        _evaluate_9("map", max_docs=0)
     with pytest.raises(ValueError, match="no query of the run appears in the qrels"):
         evaluate_run(QRELS, Run(["zz"], ["d1"], [1.0]), "map")

@@ -49,11 +49,11 @@ class Tokens:
             lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
         else:
             lengths = np.fromiter(
-                (len(s.encode("utf-8")) for s in items),
+                (len(s.encode("utf-8", "surrogateescape")) for s in items),
                 dtype=np.int64,
                 count=len(items),
             )
-        data = joined.encode("utf-8") + b"\0" * PAD
+        data = joined.encode("utf-8", "surrogateescape") + b"\0" * PAD
         end = np.cumsum(lengths)
         return cls(np.frombuffer(data, dtype=np.uint8), end - lengths, end)
 
@@ -101,13 +101,21 @@ class Tokens:
         return self._all_words
 
     def hash(self):
-        """A 64-bit hash of every token (cached)."""
+        """A 64-bit hash of every token (cached).
+
+        A token's hash depends on its own bytes alone: word ``k`` is mixed in
+        only for tokens longer than ``8k`` bytes, so the same token hashes
+        the same in every column, whatever the lengths of its neighbours.
+        """
         if self._hash is None:
             h = (self.length.astype(np.uint64) + np.uint64(1)) * _K0
-            for w in self.words():
-                h ^= w
-                h *= _K1
-                h ^= h >> _S
+            for k, w in enumerate(self.words()):
+                mixed = (h ^ w) * _K1
+                mixed ^= mixed >> _S
+                if k == 0:
+                    h = mixed  # every token has its first word (zero if empty)
+                else:
+                    h = np.where(self.length > 8 * k, mixed, h)
             self._hash = h
         return self._hash
 
@@ -117,7 +125,11 @@ class Tokens:
         return self.word(k, rows)
 
     def equal(self, rows, other, other_rows):
-        """Exact equality of ``self[rows]`` and ``other[other_rows]``."""
+        """Exact equality of ``self[rows]`` and ``other[other_rows]``.
+
+        Tokens of equal length have the same number of words, at most the
+        smaller column's ``n_words``: the words past it need no comparison.
+        """
         eq = self.length[rows] == other.length[other_rows]
         for k in range(min(self.n_words, other.n_words)):
             eq &= self._words_of(k, rows) == other._words_of(k, other_rows)
@@ -137,7 +149,12 @@ class Tokens:
         return [self._words_of(k, rows).byteswap() for k in range(self.n_words)]
 
     def strings(self, rows=None):
-        """The tokens as a str array (all of them, or ``rows``)."""
+        """The tokens as a str array (all of them, or ``rows``).
+
+        Bytes that are not UTF-8 (a Latin-1 file) become lone surrogates
+        (Python's ``surrogateescape``), so that every token, whatever its
+        neighbours, round-trips to its bytes.
+        """
         m = len(self) if rows is None else len(rows)
         n_words = max(self.n_words, 1)
         out = np.zeros((m, n_words), dtype="<u8")
@@ -147,7 +164,7 @@ class Tokens:
         try:
             return raw.astype(str)  # ASCII
         except UnicodeDecodeError:
-            return np.char.decode(raw, "utf-8")
+            return np.char.decode(raw, "utf-8", "surrogateescape")
 
 
 def mix(h, codes):

@@ -1,8 +1,12 @@
 """TREC qrels and run files: vectorised readers and a writer.
 
 A qrels line is ``qid iter docno rel``; a run line is
-``qid iter docno rank score run_id [ignored...]``. Blank lines and lines
-starting with ``#`` are skipped. The readers tokenise the whole file with a
+``qid iter docno rank score run_id [ignored...]``. Blank lines are skipped,
+and so are comment lines as trec_eval 10.0 reads them: in a run, a line whose
+first non-blank character is ``#``; in qrels, a line starting with ``#``
+(a ``#`` inside a docno is kept). A docno may appear twice for a query: as in
+trec_eval, that is an error only where the query is evaluated (see
+:func:`skirm.trec.evaluate_run`). The readers tokenise the whole file with a
 few vectorised passes over its bytes and parse plain decimal numbers with
 numpy as well: no Python object is created per line, and id strings are
 built only when asked for.
@@ -132,6 +136,12 @@ class Qrels(_Records):
     query_ids, doc_ids : ndarray of str
     labels : ndarray of int64
 
+    Notes
+    -----
+    A docno may be listed twice for a query, as in a file; like trec_eval,
+    :func:`skirm.trec.evaluate_run` then raises ValueError if that query is
+    evaluated.
+
     Examples
     --------
     >>> from skirm.io import Qrels
@@ -179,6 +189,13 @@ class Run(_Records):
     query_ids, doc_ids : ndarray of str
     scores : ndarray of float64
     run_id : str
+
+    Notes
+    -----
+    A docno may be listed twice for a query, as in a file; like trec_eval,
+    :func:`skirm.trec.evaluate_run` then raises ValueError if that query is
+    evaluated and both copies are within its ``max_docs`` (it never counts a
+    document twice).
 
     Examples
     --------
@@ -298,7 +315,10 @@ class _Table:
 
     CHUNK = 1 << 20
 
-    def __init__(self, data: bytearray, n: int, name: str, fields):
+    def __init__(self, data: bytearray, n: int, name: str, fields, indented=False):
+        # ``indented``: a line whose first token starts with ``#`` is a
+        # comment (trec_eval 10.0's rule for runs); otherwise only a ``#`` in
+        # the line's first byte is (its rule for qrels).
         self.data = data  # n bytes of text, then PAD zero bytes
         self.n = n
         self.name = name
@@ -325,10 +345,14 @@ class _Table:
             # run (the next edge is a start): half the edge index is the token.
             first = np.searchsorted(edges, line_starts) // 2
             counts = np.append(first[1:], edges.shape[0] // 2) - first
-            data_line = (counts > 0) & (a[line_starts] != ord("#"))
+            last = edges.shape[0] - 2
+            if indented and last >= 0:
+                lead = a[edges[np.minimum(2 * first, last)]]
+            else:
+                lead = a[line_starts]
+            data_line = (counts > 0) & (lead != ord("#"))
             keep = np.flatnonzero(data_line)
             first, counts = first[keep], counts[keep]
-            last = edges.shape[0] - 2
             if n_lines + line_starts.shape[0] > self.line_starts.shape[0]:
                 self._allocate(2 * (n_lines + line_starts.shape[0]), fields)
             d0, d1 = n_data, n_data + keep.shape[0]
@@ -403,7 +427,7 @@ class _Table:
         values, ok = parse_decimals(tokens, integer=integer)
         rows = np.flatnonzero(~ok)
         if rows.shape[0]:
-            parse = int if integer else float
+            parse = _parse_label if integer else float
             texts = tokens.strings(rows).tolist()
             parsed = []
             for row, text in zip(rows.tolist(), texts, strict=True):
@@ -415,35 +439,59 @@ class _Table:
         return values
 
 
-def _check_duplicates(table, record, what):
-    """Each docno at most once per query: hashed, then verified exactly."""
-    codes, _ = record._query_codes()
-    if codes.shape[0] < 2:
-        return
+def _parse_label(text):
+    """An integer label, also written as a decimal with a zero fraction
+    (``1.0``, ``2.``, ``-1.00``), which trec_eval's ``atol`` reads alike.
+    Other fractions (``0.5``) are errors: ``atol`` would truncate them."""
+    head, dot, tail = text.partition(".")
+    if dot and tail.strip("0") == "" and head not in ("", "+", "-"):
+        text = head
+    return int(text)
+
+
+def find_duplicate(record, rows):
+    """The first repeated (query, docno) among ``record``'s ``rows``.
+
+    Returns ``(first, second)`` row indices (``second`` the smallest row that
+    repeats an earlier one) or None. Hashed, then verified byte for byte.
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    if rows.shape[0] < 2:
+        return None
+    codes = record._query_codes()[0][rows]
     docs = record._d_tokens()
-    i, j = equal_key_pairs(record._keys())
+    i, j = equal_key_pairs(record._keys()[rows])
     if not i.shape[0]:
-        return
-    truly = (codes[i] == codes[j]) & docs.equal(i, docs, j)
+        return None
+    truly = (codes[i] == codes[j]) & docs.equal(rows[i], docs, rows[j])
     if not truly.all():  # a hash collision: decide on the strings
         q_codes, _, d_codes, d_ids = record._factorized()
-        key = q_codes.astype(np.int64) * max(d_ids.shape[0], 1) + d_codes
+        key = q_codes[rows].astype(np.int64) * max(d_ids.shape[0], 1) + d_codes[rows]
         order = np.argsort(key, kind="stable")
         same = np.flatnonzero(key[order[1:]] == key[order[:-1]])
         if not same.shape[0]:
-            return
+            return None
         i, j = order[same], order[same + 1]
         truly = np.ones(i.shape[0], dtype=bool)
-    first, second = np.minimum(i, j)[truly], np.maximum(i, j)[truly]
+    first, second = rows[np.minimum(i, j)[truly]], rows[np.maximum(i, j)[truly]]
     k = int(np.argmin(second))
-    first, second = int(first[k]), int(second[k])
-    doc = str(docs.strings(np.array([second]))[0])
+    return int(first[k]), int(second[k])
+
+
+def duplicate_error(record, pair, what):
+    """The ValueError for a repeated docno found by :func:`find_duplicate`."""
+    first, second = pair
+    doc = str(record._d_tokens().strings(np.array([second]))[0])
     query = str(record._q_tokens().strings(np.array([second]))[0])
-    raise table.error(
-        second,
-        f"duplicate docno {doc!r} for query {query!r} (first at line "
-        f"{int(table.lines[first]) + 1}); expected each docno once per query "
-        f"in {what}",
+    lines = record.__dict__.get("_lines")
+    if lines is not None:
+        where = f"{record._source}:{int(lines[second]) + 1}: "
+        at = f"line {int(lines[first]) + 1}"
+    else:
+        where, at = "", f"row {first}"
+    return ValueError(
+        f"{where}duplicate docno {doc!r} for query {query!r} (first at {at}); "
+        f"expected each docno once per evaluated query in {what}"
     )
 
 
@@ -466,8 +514,8 @@ def read_qrels(source) -> Qrels:
     ------
     ValueError
         For a malformed line: a message ``file:line: ...`` with the offending
-        text and what was expected (four fields, an integer label, each docno
-        once per query).
+        text and what was expected (four fields, an integer label). A label
+        may be written as a decimal with a zero fraction (``1.0``).
 
     Examples
     --------
@@ -484,7 +532,7 @@ def read_qrels(source) -> Qrels:
     qrels.labels = table.numbers(3, np.int64, "expected an integer relevance label")
     qrels._q = table.tokens(0)
     qrels._d = table.tokens(2)
-    _check_duplicates(table, qrels, "the qrels")
+    qrels._lines, qrels._source = table.lines, name
     return qrels
 
 
@@ -511,8 +559,7 @@ def read_run(source) -> Run:
     ------
     ValueError
         For a malformed line: a message ``file:line: ...`` with the offending
-        text and what was expected (at least six fields, a numeric score,
-        each docno once per query).
+        text and what was expected (at least six fields, a numeric score).
 
     Examples
     --------
@@ -523,7 +570,7 @@ def read_run(source) -> Run:
     ('bm25', [2.5, 1.0])
     """
     data, n, name = _read_bytes(source)
-    table = _Table(data, n, name, (0, 2, 4, 5))
+    table = _Table(data, n, name, (0, 2, 4, 5), indented=True)
     table.check_counts(
         6, np.iinfo(np.intp).max, "6 fields: qid iter docno rank score run_id"
     )
@@ -539,7 +586,7 @@ def read_run(source) -> Run:
         run.run_id = data[s:e].decode("utf-8", "replace")
     else:
         run.run_id = ""
-    _check_duplicates(table, run, "a run")
+    run._lines, run._source = table.lines, name
     return run
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from skirm._ranking import sum_by
 from skirm.metrics._base import MetricSpec, fill_doc, score
 
 _BINARY = {"relevance_threshold": None}
@@ -93,10 +94,10 @@ def _r_precision(ranking, relevance_threshold):
         hits = np.bincount(rows.codes[inside], minlength=ranking.n_groups)
         return _safe_divide(hits.astype(np.float64), R), R == 0
     inside = ranking.position < R[ranking.codes]
-    hits = np.bincount(
+    hits = sum_by(
         ranking.codes[inside],
-        weights=ranking.expected_relevance(relevance_threshold)[inside],
-        minlength=ranking.n_groups,
+        ranking.expected_relevance(relevance_threshold)[inside],
+        ranking.n_groups,
     )
     return _safe_divide(hits, R), R == 0
 
@@ -128,7 +129,7 @@ def _average_precision(ranking, k, relevance_threshold, denominator):
         if k is not None:
             inside = rows.position < k
             codes, terms = codes[inside], terms[inside]
-        total = np.bincount(codes, weights=terms, minlength=ranking.n_groups)
+        total = sum_by(codes, terms, ranking.n_groups)
         return _safe_divide(total, den), R == 0
     above = ranking.relevant_above_block(relevance_threshold)
     r = ranking.relevant_in_block(relevance_threshold)
@@ -150,7 +151,7 @@ def _rank_biased_precision(ranking, k, relevance_threshold, p):
             codes, position = codes[inside], position[inside]
         table = (1.0 - p) * p ** np.arange(ranking.max_size, dtype=np.float64)
         weights = table[position]
-        total = np.bincount(codes, weights=weights, minlength=ranking.n_groups)
+        total = sum_by(codes, weights, ranking.n_groups)
         return total, R == 0
     weights = (1.0 - p) * p ** ranking.position.astype(np.float64)
     exp_rel = ranking.expected_relevance(relevance_threshold)

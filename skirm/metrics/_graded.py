@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from skirm._ranking import sum_by
 from skirm.metrics._base import MetricSpec, fill_doc, score
 
 
@@ -32,14 +33,14 @@ def _dcg(ranking, k, gain, log_base=2.0):
         top = ranking.top(k)
         table = ranking.discount_table(log_base)
         values = _gain(ranking.labels[top.index], gain) * table[top.position]
-        dcg = np.bincount(top.codes, weights=values, minlength=ranking.n_groups)
+        dcg = sum_by(top.codes, values, ranking.n_groups)
         return dcg, _no_gain(ranking)
     if not ranking.has_ties and k is None:
         # Rows of label 0 have gain 0 (either gain): sum the relevant rows only.
         rows = ranking.relevant_rows(None)
         table = ranking.discount_table(log_base)
         values = _gain(ranking.labels[rows.index], gain) * table[rows.position]
-        dcg = np.bincount(rows.codes, weights=values, minlength=ranking.n_groups)
+        dcg = sum_by(rows.codes, values, ranking.n_groups)
         return dcg, _no_gain(ranking)
     expected = ranking.block_mean(_gain(ranking.labels, gain))
     return ranking.group_sum(expected * ranking.discount(log_base), k), _no_gain(
@@ -72,9 +73,7 @@ def _expected_reciprocal_rank(ranking, k, max_grade):
         stop = satisfy * _passed(
             1.0 - satisfy, lambda v: _exclusive(v, top, ranking.n_groups, k)
         )
-        err = np.bincount(
-            top.codes, weights=stop / (top.position + 1.0), minlength=ranking.n_groups
-        )
+        err = sum_by(top.codes, stop / (top.position + 1.0), ranking.n_groups)
         return err, _no_gain(ranking)
     # Probability that a row satisfies the user: (2^g - 1) / 2^g_max < 1.
     satisfy = np.exp2(labels - max_grade) - np.exp2(-max_grade)
@@ -293,6 +292,13 @@ def ndcg_score(
     >>> round(ndcg_score([[1, 0]], [[0.5, 0.5]]), 4)
     0.8155
     """
+    shape = np.shape(y_true)
+    if groups is None and len(shape) == 2 and shape[1] == 1:
+        # as scikit-learn: one document per query always scores 1
+        raise ValueError(
+            "NDCG is only meaningful with more than 1 document per query: 2-D "
+            f"`y_true` must have at least 2 columns, got shape {shape}"
+        )
     return score(
         NDCG,
         y_true,

@@ -1,8 +1,9 @@
 """trec_eval-exact evaluation of TREC runs.
 
-:func:`evaluate_run` evaluates a run against qrels with trec_eval 9.0.x
-semantics (ties by docno, R and the ideal DCG from the qrels, ``-l``, ``-J``,
-``-M``, ``-c``) on the same ranking engine as :func:`skirm.metrics.evaluate`.
+:func:`evaluate_run` evaluates a run against qrels with trec_eval 10.0's
+semantics, or 9.0.x's with ``compat="9.0"`` (ties by docno, R and the ideal
+DCG from the qrels, ``-l``, ``-J``, ``-M``, ``-c``) on the same ranking engine
+as :func:`skirm.metrics.evaluate`.
 Files are read with :mod:`skirm.io`.
 """
 

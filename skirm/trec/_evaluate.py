@@ -7,12 +7,18 @@ import numbers
 import numpy as np
 
 from skirm._ranking import Judgments, Ranking, rank
-from skirm.io._tokens import find_sorted, mix
-from skirm.io._trec import Qrels, Run, read_qrels, read_run
+from skirm.io._tokens import Tokens, find_sorted, mix
+from skirm.io._trec import (
+    Qrels,
+    Run,
+    duplicate_error,
+    find_duplicate,
+    read_qrels,
+    read_run,
+)
 from skirm.metrics._evaluate import EvaluationResult
 from skirm.metrics._registry import Metric, get_metric
 from skirm.trec._formats import (
-    MissingTopics,
     check_qrels_type,
     check_rel_format,
     group_values,
@@ -68,7 +74,7 @@ def _as_run(run):
     return read_run(run)
 
 
-def _parse_metrics(metrics):
+def _parse_metrics(metrics, compat="10.0"):
     """``[(output name, kind, request or Metric, parameter)]`` in print order."""
     if isinstance(metrics, (str, Metric)):
         metrics = [metrics]
@@ -77,7 +83,7 @@ def _parse_metrics(metrics):
         raise ValueError("`metrics` must name at least one measure, got none")
     trec, other = {}, []
     for metric in metrics:
-        requests = parse_trec_name(metric) if isinstance(metric, str) else None
+        requests = parse_trec_name(metric, compat) if isinstance(metric, str) else None
         if requests is None:
             try:
                 parsed = get_metric(metric)
@@ -248,7 +254,103 @@ def _docno_tie_order(ranking, docs, keep):
     return order
 
 
-def _trec_ranking(qrels, run, level, judged_only, max_docs):
+#: The trec_eval versions whose semantics :func:`evaluate_run` follows.
+COMPAT = ("10.0", "9.0")
+
+#: trec_eval 10.0's placeholder ranking for a qrels topic the run lacks (-c).
+PLACEHOLDER_DOCNO = "ceci_nest_pas_un_docno"
+#: Measures trec_eval 10.0 sets to 0 for such a topic.
+PLACEHOLDER_ZEROS = {"num_ret", "utility", "unj", "rbp_resid"}
+
+
+def _clear_placeholders(base, name, values, placeholder):
+    """trec_eval 10.0 clears some outputs of a placeholder topic by their
+    printed name: ``num_ret``, ``utility``, ``rbp_resid`` and ``relstring``
+    exactly, ``unj*`` by prefix; ``utility.1,-1,0,0`` or ``relstring.20`` keep
+    the placeholder's one unjudged document."""
+    if base not in PLACEHOLDER_ZEROS and base != "relstring":
+        return values
+    if name.startswith("unj") or name in ("num_ret", "utility", "rbp_resid"):
+        return np.where(placeholder, 0.0, values)
+    if name == "relstring":
+        return np.where(placeholder, "", values)
+    return values
+
+
+def _check_all_judged(judged_query_ids, run, all_queries, compat):
+    """trec_eval 10.0 stops on a judged query missing from the run (no -c)."""
+    if compat != "10.0" or all_queries:
+        return
+    judged = np.unique(judged_query_ids)
+    absent = np.setdiff1d(judged, np.asarray(run.query_ids))
+    if 0 < absent.shape[0] < judged.shape[0]:  # none in common: reported later
+        raise _missing_queries_error(absent)
+
+
+def _missing_queries_error(absent):
+    return ValueError(
+        f"{absent.shape[0]} qrels queries are missing from the run (e.g. "
+        f"{absent[:3].tolist()}); trec_eval 10.0 stops on them. Pass "
+        "all_queries=True (trec_eval -c) to score them as empty rankings, "
+        "or compat='9.0' to leave them out as trec_eval 9.0.x did"
+    )
+
+
+def _check_compat(compat):
+    if compat not in COMPAT:
+        raise ValueError(
+            "`compat` must be '10.0' (trec_eval 10.0, the default) or '9.0' "
+            f"(trec_eval 9.0.x, as pytrec_eval), got {compat!r}"
+        )
+    return compat
+
+
+def _placeholders(qrels, eval_ids, keep, codes, raw, scores):
+    """trec_eval 10.0 ``-c``: every qrels topic missing from the run is
+    evaluated on a ranking of one document, :data:`PLACEHOLDER_DOCNO`
+    (unjudged unless the qrels judge that docno), scored 1.
+
+    Returns the joined arrays over every qrels topic, the judgements and a
+    mask of the placeholder topics.
+    """
+    q_codes, q_ids = qrels._query_codes()
+    missing = np.ones(q_ids.shape[0], dtype=bool)
+    missing[np.searchsorted(q_ids, eval_ids)] = False
+    topics = np.flatnonzero(missing)
+    codes = np.searchsorted(q_ids, eval_ids)[codes]
+    label = np.full(q_ids.shape[0], -1, dtype=np.int64)
+    docs = qrels._d_tokens()
+    target = Tokens.from_strings(np.array([PLACEHOLDER_DOCNO])).hash()[0]
+    hits = np.flatnonzero(docs.hash() == target)
+    if hits.shape[0]:
+        hits = hits[docs.strings(hits) == PLACEHOLDER_DOCNO]
+        value = qrels.labels[hits]
+        label[q_codes[hits]] = np.where(value >= 0, value, -2)
+    order = np.argsort(np.concatenate([codes, topics]), kind="stable")
+    joined = (
+        np.concatenate([keep, np.full(topics.shape[0], -1)])[order],
+        np.concatenate([codes, topics])[order],
+        np.concatenate([raw, label[topics]])[order],
+        np.concatenate([scores, np.ones(topics.shape[0])])[order],
+    )
+    return q_ids, joined, q_codes, qrels.labels, missing
+
+
+def _judged_rows(qrels, eval_ids):
+    """Rows of the qrels whose query is evaluated."""
+    q_codes, q_ids = qrels._query_codes()
+    return np.flatnonzero(np.isin(q_ids, eval_ids)[q_codes])
+
+
+def _check_no_duplicates(record, rows, what):
+    pair = find_duplicate(record, rows)
+    if pair is not None:
+        raise duplicate_error(record, pair, what)
+
+
+def _trec_ranking(qrels, run, level, judged_only, max_docs, all_queries, compat):
+    """The ranking of the evaluated queries (trec_eval's order, ``-M`` and
+    ``-J`` applied), the measure context and the placeholder topics."""
     eval_ids, n_topics, keep, codes, raw, j_codes, j_raw = _join(qrels, run)
     if eval_ids.shape[0] == 0:
         raise ValueError(
@@ -256,9 +358,21 @@ def _trec_ranking(qrels, run, level, judged_only, max_docs):
             f"(run queries e.g. {run.query_ids[:3].tolist()}, qrels queries e.g. "
             f"{np.unique(qrels.query_ids)[:3].tolist()})"
         )
+    scores = run.scores[keep]
+    if compat == "9.0":  # trec_eval 9.0.x holds scores as C floats
+        with np.errstate(over="ignore"):
+            scores = scores.astype(np.float32).astype(np.float64)
+    placeholder = np.zeros(eval_ids.shape[0], dtype=bool)
+    if eval_ids.shape[0] < n_topics and compat == "10.0":
+        if not all_queries:
+            _, q_ids = qrels._query_codes()
+            raise _missing_queries_error(np.setdiff1d(q_ids, eval_ids))
+        eval_ids, joined, j_codes, j_raw, placeholder = _placeholders(
+            qrels, eval_ids, keep, codes, raw, scores
+        )
+        keep, codes, raw, scores = joined
     judgments = Judgments(j_codes, np.maximum(j_raw, 0).astype(np.float64))
     y_true = np.maximum(raw, 0).astype(np.float64)
-    scores = run.scores[keep]
     ranking = rank(y_true, scores, codes, eval_ids, ties="first", judgments=judgments)
     order = _docno_tie_order(ranking, run._d_tokens(), keep)
     if order is not None:
@@ -272,9 +386,11 @@ def _trec_ranking(qrels, run, level, judged_only, max_docs):
             judgments=judgments,
         )
     ranked_raw = raw[ranking.order]
-    cut = None
-    if max_docs is not None:
-        cut = ranking.position < max_docs
+    inside = None if max_docs is None else ranking.position < max_docs
+    run_rows = keep[ranking.order] if inside is None else keep[ranking.order[inside]]
+    _check_no_duplicates(run, run_rows[run_rows >= 0], "the run")
+    _check_no_duplicates(qrels, _judged_rows(qrels, eval_ids), "the qrels")
+    cut = inside
     if judged_only:
         judged = ranked_raw >= 0
         cut = judged if cut is None else cut & judged
@@ -289,7 +405,8 @@ def _trec_ranking(qrels, run, level, judged_only, max_docs):
             judgments=judgments,
         )
         ranked_raw = ranked_raw[cut]
-    return Context(ranking, ranked_raw, level, j_codes, j_raw), n_topics
+    context = Context(ranking, ranked_raw, level, j_codes, j_raw, compat=compat)
+    return context, n_topics, placeholder
 
 
 def evaluate_run(
@@ -304,8 +421,9 @@ def evaluate_run(
     rel_format="qrels",
     collection_size=0,
     zscores=None,
+    compat="10.0",
 ):
-    """Evaluate a TREC run against qrels exactly as trec_eval 9.0.x does.
+    """Evaluate a TREC run against qrels exactly as trec_eval does.
 
     Documents are ranked by score descending, ties broken by docno descending
     (byte order). R and the ideal DCG come from the qrels, so relevant
@@ -313,7 +431,8 @@ def evaluate_run(
     are unjudged: non-relevant for most measures, skipped by bpref and infAP.
     Negative qrels labels are judged non-relevant. Queries of the run missing
     from the qrels are ignored; qrels queries without relevant documents are
-    evaluated (most measures are 0 for them).
+    evaluated (most measures are 0 for them). A docno twice in an evaluated
+    query (within the top ``max_docs``) is an error, as in trec_eval.
 
     The ranking is built once by the same engine as
     :func:`skirm.metrics.evaluate`, and measures the array API has are
@@ -328,10 +447,10 @@ def evaluate_run(
     metrics : str or sequence of str, default="official"
         trec_eval measure names (``map``, ``P_10``, ``P.5,10``,
         ``ndcg_cut.10``, ``map_cut.100``, ``recall.1000``, ``bpref``,
-        ``infAP``, ``iprec_at_recall``, ``11pt_avg``, ``set_F``, ``judged.10``
-        ...), the nicknames ``official``, ``all_trec`` and ``set``, or skirm
-        metric names (``ndcg@10``, ``err@20``, ``rbp``). See
-        :func:`trec_measure_names`.
+        ``infAP``, ``iprec_at_recall``, ``11pt_avg``, ``set_F``, ``rbp``,
+        ``unj.5``, ``judged.10`` ...), the nicknames ``official``,
+        ``all_trec`` and ``set``, or skirm metric names (``ndcg@10``,
+        ``err@20``). See :func:`trec_measure_names`.
     relevance_level : int, default=1
         trec_eval ``-l``: a document is relevant when its qrels level is at
         least this. Binary measures only; ``ndcg`` uses the raw levels as
@@ -341,8 +460,18 @@ def evaluate_run(
     max_docs : int, default=None
         trec_eval ``-M``: only the top ``max_docs`` documents of each query.
     all_queries : bool, default=False
-        trec_eval ``-c``: queries of the qrels missing from the run count as 0
-        in the summary (``means``); they have no per-query values.
+        trec_eval ``-c``: every query of the qrels counts in the summary. A
+        query missing from the run is scored (10.0) as a ranking of one
+        unjudged document, with ``num_ret`` 0, and has per-query values;
+        with ``compat="9.0"`` it counts as 0 in the summary only.
+    compat : {"10.0", "9.0"}, default="10.0"
+        The trec_eval version to follow. ``"10.0"``: the current release.
+        ``"9.0"``: trec_eval 9.0.x, which pytrec_eval bundles and most
+        published numbers used: scores compared as C floats (``12.25000004``
+        and ``12.25000001`` tie), the older recall cutoffs of
+        ``iprec_at_recall`` and ``11pt_avg``, qrels queries missing from the
+        run left out, and ``all_trec`` without ``rbp``, ``rbp_resid`` and
+        ``unj``. The user guide's TREC page lists every difference.
     rel_format : {"qrels", "qrels_jg", "prefs", "qrels_prefs"}, default="qrels"
         trec_eval ``-R``: the format of ``qrels``. ``"qrels_jg"`` reads
         judgment groups (:func:`skirm.io.read_qrels_jg`, the second column
@@ -366,16 +495,23 @@ def evaluate_run(
     Returns
     -------
     result : EvaluationResult
-        ``result.group_ids`` are the evaluated queries (in the run and the
-        qrels, sorted), ``result.per_query[name]`` their values and
-        ``result.means[name]`` trec_eval's summary ("all"): the mean for
-        most measures, the sum for ``num_ret``, ``num_rel``, ``num_rel_ret``
-        and ``num_nonrel_judged_ret``, the query count for ``num_q`` and the
+        ``result.group_ids`` are the evaluated queries (sorted),
+        ``result.per_query[name]`` their values and ``result.means[name]``
+        trec_eval's summary ("all"): the mean for most measures, the sum for
+        ``num_ret``, ``num_rel``, ``num_rel_ret`` and
+        ``num_nonrel_judged_ret``, the query count for ``num_q`` and the
         geometric mean for ``gm_map`` and ``gm_bpref`` (whose per-query values
         are AP and bpref). ``result.run_id`` holds the run id. A string
         measure (``relstring``) has per-query values of dtype str and no
         entry in ``means``. ``result.zscored`` tells whether ``zscores``
         converted the values.
+
+    Raises
+    ------
+    ValueError
+        For a docno twice in an evaluated query of the run or the qrels, no
+        query in common, or (``compat="10.0"`` without ``all_queries``) qrels
+        queries missing from the run, on which trec_eval 10.0 stops.
 
     Examples
     --------
@@ -391,8 +527,17 @@ def evaluate_run(
     ``d2`` (docno descending), so the relevant ``d1`` is third. ``d3`` was not
     retrieved but counts in R, hence AP = (1/3) / 2. bpref skips ``d9`` and
     sees the judged non-relevant ``d2`` above ``d1``: 0.
+
+    Scores that differ only beyond a C float's precision tie in 9.0.x:
+
+    >>> run = Run(["q1", "q1"], ["d1", "d2"], [12.25000004, 12.25000001])
+    >>> evaluate_run(qrels, run, "recip_rank").means
+    {'recip_rank': 1.0}
+    >>> evaluate_run(qrels, run, "recip_rank", compat="9.0").means
+    {'recip_rank': 0.5}
     """
-    outputs = _parse_metrics(metrics)
+    compat = _check_compat(compat)
+    outputs = _parse_metrics(metrics, compat)
     level = _check_level(relevance_level)
     if max_docs is not None:
         if isinstance(max_docs, bool) or not isinstance(max_docs, numbers.Integral):
@@ -408,24 +553,33 @@ def evaluate_run(
     num_docs = _check_collection_size(collection_size)
     zscores = as_zscores(zscores)
     run = _as_run(run)
+    all_queries = bool(all_queries)
     if rel_format == "qrels_jg":
-        qrels, grouped, n_topics = group_topics(as_qrels_jg(qrels), run)
-        ctx, _ = _trec_ranking(qrels, grouped, level, bool(judged_only), max_docs)
+        qrels_jg = as_qrels_jg(qrels)
+        _check_all_judged(qrels_jg.query_ids, run, all_queries, compat)
+        qrels, grouped, n_topics = group_topics(qrels_jg, run)
+        ctx, _, _ = _trec_ranking(
+            qrels, grouped, level, bool(judged_only), max_docs, all_queries, compat
+        )
         query_ids, group_codes = split_topics(np.asarray(ctx.ranking.group_ids))
+        placeholder = np.zeros(query_ids.shape[0], dtype=bool)
     elif rel_format in ("prefs", "qrels_prefs"):
-        ctx = PrefsEvaluation(as_prefs(qrels, rel_format), run, all_queries, max_docs)
-        query_ids, group_codes, n_topics = ctx.query_ids, None, ctx.n_topics
+        prefs = as_prefs(qrels, rel_format)
+        _check_all_judged(prefs.query_ids, run, all_queries, compat)
+        ctx = PrefsEvaluation(prefs, run, all_queries and compat == "10.0", max_docs)
+        query_ids, group_codes = ctx.query_ids, None
+        n_topics = np.unique(prefs.query_ids).shape[0]
+        placeholder = np.zeros(query_ids.shape[0], dtype=bool)
     else:
         qrels = _as_qrels(qrels)
-        ctx, n_topics = _trec_ranking(qrels, run, level, bool(judged_only), max_docs)
+        ctx, n_topics, placeholder = _trec_ranking(
+            qrels, run, level, bool(judged_only), max_docs, all_queries, compat
+        )
         query_ids, group_codes = np.asarray(ctx.ranking.group_ids), None
     ctx.num_docs = num_docs
     n_eval = query_ids.shape[0]
     n_total = n_topics if all_queries else n_eval
-    if isinstance(ctx, PrefsEvaluation):
-        missing = ctx.missing
-    else:
-        missing = MissingTopics(qrels, query_ids, level, all_queries, group_codes)
+    n_missing = n_total - n_eval
     per_query, means = {}, {}
     for name, kind, what, param in outputs:
         if kind == "skirm":
@@ -444,27 +598,24 @@ def evaluate_run(
                 values = group_values(ctx, what, param, group_codes, n_eval)
             else:
                 values = ctx.value(what, param)
+            if placeholder.any():
+                values = _clear_placeholders(what, name, values, placeholder)
             summary = MEASURES[what].summary
             if MEASURES[what].string:
                 per_query[name] = np.asarray(values, dtype=str)
                 continue
         per_query[name] = np.asarray(values, dtype=np.float64)
-        extra = missing.values(what if kind == "trec" else None, name, param, num_docs)
         if zscores is not None:
             per_query[name] = zscore_values(
                 zscores, query_ids, name, summary, per_query[name]
             )
-            extra = zscore_values(zscores, missing.query_ids, name, summary, extra)
         if what == "num_rel" and all_queries:
             # trec_eval -c recounts num_rel over every qrels topic, rel > 0.
             means[name] = float(np.count_nonzero(qrels.labels > 0))
         elif zscores is not None:
-            means[name] = zscore_summary(
-                summary, np.concatenate([per_query[name], extra]), n_total
-            )
+            means[name] = zscore_summary(summary, per_query[name], n_total)
         else:
-            values = np.concatenate([per_query[name], extra])
-            means[name] = summarize(summary, values, n_total, 0)
+            means[name] = summarize(summary, per_query[name], n_total, n_missing)
     result = EvaluationResult(query_ids, per_query, means)
     result.run_id = run.run_id
     result.zscored = zscores is not None

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from skirm._ranking import sum_by
 from skirm.metrics._registry import get_metric
 
 GM_FLOOR = 1e-5  # trec_eval's floor for the geometric means
@@ -37,7 +38,7 @@ class MeasureDef:
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
-#: trec_eval's measures in its print order (v9.0.x), plus ``judged``.
+#: trec_eval's measures in its print order, plus skirm's ``judged``.
 MEASURES = {
     m.name: m
     for m in (
@@ -113,6 +114,9 @@ MEASURES = {
             rel_format="qrels_jg",
         ),
         MeasureDef("yaap", "none"),
+        MeasureDef("rbp", "none"),
+        MeasureDef("rbp_resid", "none"),
+        MeasureDef("unj", "cutoffs", (5, 10, 20)),
         MeasureDef("judged", "cutoffs", (5, 10, 20)),
         MeasureDef(
             "ndcg_p",
@@ -175,6 +179,9 @@ NICKNAMES = {
         "prefs_avgjg",
     ),
 }
+
+#: Measures trec_eval 10.0 added to ``all_trec`` (absent from 9.0.x).
+NEW_IN_10 = ("rbp", "rbp_resid", "unj")
 
 _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 
@@ -250,12 +257,18 @@ def _parse_params(base, text, name):
     return tuple(values)
 
 
-def parse_trec_name(name):
-    """A :class:`Request` for a trec_eval-style name, or None if it is not one."""
+def parse_trec_name(name, compat="10.0"):
+    """A :class:`Request` for a trec_eval-style name, or None if it is not one.
+
+    ``compat="9.0"`` leaves the measures added in 10.0 out of ``all_trec``.
+    """
     if name in MEASURES:
         return [Request(name, MEASURES[name].default, None)]
     if name in NICKNAMES:
-        return [Request(b, MEASURES[b].default, None) for b in NICKNAMES[name]]
+        bases = NICKNAMES[name]
+        if compat == "9.0":
+            bases = [b for b in bases if b not in NEW_IN_10]
+        return [Request(b, MEASURES[b].default, None) for b in bases]
     base, sep, k = name.partition("@")
     if sep and base in MEASURES and MEASURES[base].params == "cutoffs":
         if not re.fullmatch(r"[1-9][0-9]*", k):
@@ -301,7 +314,8 @@ class Context:
 
     num_docs = 0  # trec_eval -N: the collection size, for utility
 
-    def __init__(self, ranking, raw, level, judged_codes, judged_raw):
+    def __init__(self, ranking, raw, level, judged_codes, judged_raw, compat="10.0"):
+        self.compat = compat
         self.ranking = ranking
         self.raw = raw
         self.level = level
@@ -315,7 +329,7 @@ class Context:
         self._cache = {}
 
     def count(self, mask):
-        return np.bincount(self.ranking.codes, weights=mask, minlength=self.n)
+        return sum_by(self.ranking.codes, mask, self.n)
 
     def registry(self, name, **params):
         metric = get_metric(name, **params)
@@ -337,7 +351,7 @@ class Context:
             nonrel = (self.raw >= 0) & (self.raw < self.level)
             above = r.before(nonrel)
             qnonrel = (self.judged_raw >= 0) & (self.judged_raw < self.level)
-            N = np.bincount(self.judged_codes, weights=qnonrel, minlength=self.n)
+            N = sum_by(self.judged_codes, qnonrel, self.n)
             R = self.R[r.codes]
             den = np.maximum(np.minimum(N[r.codes], R), 1.0)
             contrib = np.where(above > 0, 1.0 - np.minimum(above, R) / den, 1.0)
@@ -374,16 +388,61 @@ class Context:
             self._cache["rel_rows"] = _segment_suffix_max(prec, codes)
         return self._cache["rel_rows"]
 
+    def _recall_cutoff(self, x):
+        """The number of relevant documents that recall ``x`` asks for."""
+        v = x * self.R
+        if self.compat == "9.0":
+            return np.floor(v + 0.9).astype(np.int64)  # (long)(x R + 0.9)
+        c = np.floor(v)
+        return (c + (v - c >= 0.5)).astype(np.int64)  # lround(x R), 10.0
+
     def iprec(self, x):
+        """Interpolated precision at recall ``x``. A cutoff of 0 relevant
+        documents takes the best precision at or below the first relevant
+        one, which trec_eval computes as 0 / 0 (NaN) for an empty ranking
+        (``-J`` can leave one)."""
         imax = self._rel_rows()
         nrr = self.num_rel_ret.astype(np.int64)
         start = np.cumsum(nrr) - nrr
-        c = np.floor(x * self.R + 0.9).astype(np.int64)  # v9: (long)(x R + 0.9)
-        c = np.maximum(c, 1)
-        ok = c <= nrr
+        c = self._recall_cutoff(x)
         out = np.zeros(self.n)
+        ok = (c >= 1) & (c <= nrr)
         out[ok] = imax[start[ok] + c[ok] - 1]
+        zero = (c == 0) & (nrr > 0)
+        out[zero] = imax[start[zero]]
+        out[(c == 0) & (self.num_ret == 0)] = np.nan
         return out
+
+    def pt11_avg(self, levels):
+        """Mean of :meth:`iprec` over ``levels``, summed in trec_eval's order."""
+        total = np.zeros(self.n)
+        for x in reversed(levels):
+            total += self.iprec(x)
+        return total / len(levels)
+
+    def rbp(self, p=0.9):
+        """Rank-biased precision with gains ``level / max level`` (when the
+        query's highest qrels level exceeds 1; the level itself otherwise)."""
+        r = self.ranking
+        top = np.zeros(self.n)
+        np.maximum.at(top, self.judged_codes, np.maximum(self.judged_raw, 0))
+        scale = np.where(top > 1, top, 1.0)
+        gain = np.maximum(self.raw, 0) / scale[r.codes]
+        return (1.0 - p) * r.group_sum(gain * p ** r.position.astype(np.float64))
+
+    def rbp_resid(self, p=0.9):
+        """trec_eval's RBP residual: ``p ** num_ret`` plus the weight of the
+        unjudged documents; 0 when every retrieved document is judged."""
+        r = self.ranking
+        unjudged = self.raw < 0
+        weight = p ** r.position.astype(np.float64)
+        resid = p**self.num_ret + (1.0 - p) * r.group_sum(np.where(unjudged, weight, 0))
+        return np.where(self.count(unjudged) > 0, resid, 0.0)
+
+    def unj(self, k):
+        """The fraction of the top ``k`` ranks holding an unjudged document."""
+        r = self.ranking
+        return self.count((r.position < k) & (self.raw < 0)) / k
 
     def Rprec_mult(self, x):
         r = self.ranking
@@ -421,7 +480,7 @@ class Context:
         sum_results = r.before(gain) + gain
         with np.errstate(divide="ignore", invalid="ignore"):
             term = np.where(gain != 0, gain / np.log2(2.0 + sum_cost - sum_results), 0)
-        total_ideal = np.bincount(self.judged_codes, weights=gains_j, minlength=self.n)
+        total_ideal = sum_by(self.judged_codes, gains_j, self.n)
         return _divide(r.group_sum(term), total_ideal)
 
     def ndcg_gains(self, pairs):
@@ -440,7 +499,7 @@ class Context:
         codes, gs = self.judged_codes[order], gj[order]
         n_j = np.bincount(codes, minlength=self.n)
         pos = np.arange(codes.shape[0]) - (np.cumsum(n_j) - n_j)[codes]
-        ideal = np.bincount(codes, weights=gs / np.log2(pos + 2.0), minlength=self.n)
+        ideal = sum_by(codes, gs / np.log2(pos + 2.0), self.n)
         return _divide(dcg, ideal)
 
     def _ideal_cumulative(self):
@@ -482,7 +541,7 @@ class Context:
         rows = np.flatnonzero(gain > 0)
         q = r.codes[rows]
         ratio = _divide(cum[rows], idcg(q, r.position[rows] + 1))
-        total = np.bincount(q, weights=ratio, minlength=self.n)
+        total = sum_by(q, ratio, self.n)
         n_pos_ret = np.bincount(q, minlength=self.n)
         dcg_all = r.group_sum(gain / np.log2(r.position + 2.0))
         idcg_all = idcg(np.arange(self.n), n_pos)
@@ -509,7 +568,7 @@ class Context:
         change = last | (nxt != g)
         q = codes[change]
         p = position[change] + 1
-        total = np.bincount(q, weights=dcg_at(q, p) / idcg(q, p), minlength=self.n)
+        total = sum_by(q, dcg_at(q, p) / idcg(q, p), self.n)
         count = np.bincount(q, minlength=self.n).astype(np.float64)
         extra = num_ret > n_pos + 1
         qs = np.flatnonzero(extra)
@@ -580,7 +639,13 @@ class Context:
         if base == "iprec_at_recall":
             return self.iprec(param)
         if base == "11pt_avg":
-            return np.mean([self.iprec(x) for x in param], axis=0)
+            return self.pt11_avg(param)
+        if base == "rbp":
+            return self.rbp()
+        if base == "rbp_resid":
+            return self.rbp_resid()
+        if base == "unj":
+            return self.unj(param)
         if base == "Rprec_mult":
             return self.Rprec_mult(param)
         if base == "binG":

@@ -481,10 +481,9 @@ def _close(g, a, b, counts):
 class PrefsEvaluation:
     """The preference measures of a run, for :func:`evaluate_run`.
 
-    ``query_ids`` are the evaluated queries (in the run and the
-    preferences); with ``all_queries`` the other queries of the preferences
-    are evaluated against an empty ranking and their values are in
-    ``missing``.
+    ``query_ids`` are the evaluated queries: those of the preferences in the
+    run, or with ``all_queries`` (trec_eval 10.0 ``-c``) every query of the
+    preferences, the ones missing from the run scored on an empty ranking.
     """
 
     num_docs = 0
@@ -498,33 +497,14 @@ class PrefsEvaluation:
                 f"evaluate (run queries e.g. {np.unique(run.query_ids)[:3].tolist()}, "
                 f"preference queries e.g. {p_ids[:3].tolist()})"
             )
-        topics = p_ids if all_queries else p_ids[in_run]
-        self.counts = PrefsCounts(prefs, run, topics, max_docs)
-        self.evaluated = np.isin(topics, p_ids[in_run])
-        self.query_ids = topics[self.evaluated]
-        self.n_topics = topics.shape[0]
-        self.missing = _MissingPrefs(self, topics[~self.evaluated])
+        self.query_ids = p_ids if all_queries else p_ids[in_run]
+        self.counts = PrefsCounts(prefs, run, self.query_ids, max_docs)
         self._values = {}
 
-    def topic_values(self, base):
+    def value(self, base, param):
+        """Per-query values of ``base`` (``num_q`` or a preference measure)."""
         if base == "num_q":
-            return np.ones(self.n_topics)
+            return np.ones(self.query_ids.shape[0])
         if base not in self._values:
             self._values[base] = self.counts.value(base)
         return self._values[base]
-
-    def value(self, base, param):
-        return self.topic_values(base)[self.evaluated]
-
-
-class _MissingPrefs:
-    """The queries of the preferences missing from the run (``-c``)."""
-
-    def __init__(self, evaluation, query_ids):
-        self.evaluation = evaluation
-        self.query_ids = query_ids
-
-    def values(self, base, name=None, param=None, num_docs=0):
-        if base is None:
-            return np.zeros(self.query_ids.shape[0])
-        return self.evaluation.topic_values(base)[~self.evaluation.evaluated]

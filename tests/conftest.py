@@ -6,6 +6,8 @@ oracle test is reported as a failure, so CI cannot pass without them.
 """
 
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +15,9 @@ import pytest
 
 #: The shared reference data, beside the project root.
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+#: Builds NIST trec_eval 10.0 from the unmodified source kept beside it.
+BUILD_SCRIPT = SHARED_DATA.parent / "tools" / "build-trec-eval"
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -41,3 +46,22 @@ def shared_data():
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared reference data not found at {SHARED_DATA}")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def trec_eval_binary(tmp_path_factory):
+    """trec_eval 10.0, built once per session (skips without the tools)."""
+    if not BUILD_SCRIPT.is_file():
+        pytest.skip(f"trec_eval build script not found at {BUILD_SCRIPT}")
+    if shutil.which("make") is None or not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler to build trec_eval")
+    dest = tmp_path_factory.mktemp("trec_eval")
+    done = subprocess.run(
+        ["sh", str(BUILD_SCRIPT), str(dest)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"trec_eval did not build: {done.stderr.strip()[:200]}")
+    return done.stdout.strip()

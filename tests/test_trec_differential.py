@@ -30,7 +30,6 @@ import contextlib
 import io
 import math
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -45,8 +44,6 @@ from skirm.trec import evaluate_run, trec_measure_names
 
 pytestmark = pytest.mark.oracle
 
-ROOT = Path(__file__).resolve().parents[1]
-BUILD_SCRIPT = ROOT.parent / "shared" / "tools" / "build-trec-eval"
 
 FLAGS = {
     "default": [],
@@ -78,25 +75,6 @@ def _cases(dimension):
     seeds = list(_seeds())
     seeds += [s for d, s, _ in REGRESSIONS if d == dimension and s not in seeds]
     return [make_case(dimension, seed) for seed in seeds]
-
-
-@pytest.fixture(scope="session")
-def trec_eval_binary(tmp_path_factory):
-    """trec_eval 10.0, built once per session (skips without the tools)."""
-    if not BUILD_SCRIPT.is_file():
-        pytest.skip(f"trec_eval build script not found at {BUILD_SCRIPT}")
-    if shutil.which("make") is None or not (shutil.which("cc") or shutil.which("gcc")):
-        pytest.skip("no C compiler to build trec_eval")
-    dest = tmp_path_factory.mktemp("trec_eval")
-    done = subprocess.run(
-        ["sh", str(BUILD_SCRIPT), str(dest)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"trec_eval did not build: {done.stderr.strip()[:200]}")
-    return done.stdout.strip()
 
 
 def _dump(case):

@@ -9,8 +9,8 @@ Three kinds of checks:
 * differential runs of NIST trec_eval 10.0 itself on seeded generated inputs
   (ties, unjudged and negative labels, labels above 9, ``-l 2``, ``-J``,
   ``-M 5``, ``-c``), comparing the printed lines byte for byte. The binary is
-  built from the source kept in ``../shared/tools``; only these tests skip
-  when it cannot be built.
+  built from the source kept in ``../shared/tools`` (the ``trec_eval_binary``
+  fixture); only these tests skip when it cannot be built.
 
 The generated cases use a fixed set of seeds in every run; a longer campaign
 (for a release) sets ``SKIRM_FUZZ_CASES``, e.g. ``SKIRM_FUZZ_CASES=10000``,
@@ -21,7 +21,6 @@ import io
 import json
 import math
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -33,7 +32,6 @@ from skirm.io import Prefs, Qrels, QrelsJG, Run, read_prefs, read_qrels_jg
 from skirm.trec import ZScores, evaluate_run, read_zscores
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
-TOOLS = Path(__file__).resolve().parents[1].parent / "shared" / "tools"
 
 #: Measures whose values differ between trec_eval 9.0.x and 10.0, or that
 #: only 10.0 has: left out where an expected file is compared line by line.
@@ -323,20 +321,6 @@ def test_judgment_group_errors():
 # --------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def trec_eval(tmp_path_factory):
-    script = TOOLS / "build-trec-eval"
-    if not script.is_file() or shutil.which("make") is None:
-        pytest.skip("trec_eval 10.0 cannot be built here (no source or no make)")
-    dest = tmp_path_factory.mktemp("trec_eval")
-    done = subprocess.run(
-        ["sh", str(script), str(dest)], capture_output=True, text=True, check=False
-    )
-    if done.returncode != 0:
-        pytest.skip(f"trec_eval 10.0 did not build: {done.stderr.strip()[:200]}")
-    return done.stdout.strip()
-
-
 QIDS = ["1", "01", "301", "q7", "Q2", "a-b", "x.y"]
 DOCS = ["FT9-4225", "FT9-42252", "d", "doc-00", "doc-007", "LA0101-0001", "x#1"]
 LABELS = [-1, 0, 0, 0, 1, 1, 2, 3, 10, 12]
@@ -399,9 +383,9 @@ FLAGS = [[], ["-l", "2"], ["-J"], ["-M", "5"], ["-c"]]
 SEEDS = range(max(10, int(os.environ.get("SKIRM_FUZZ_CASES", "0")) // 20))
 
 
-def _both(trec_eval, argv, capsys):
+def _both(binary, argv, capsys):
     done = subprocess.run(
-        [trec_eval, *map(str, argv)], capture_output=True, text=True, check=False
+        [binary, *map(str, argv)], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr
     return _lines(done.stdout), _lines(_skirm(argv, capsys))
@@ -410,7 +394,7 @@ def _both(trec_eval, argv, capsys):
 @pytest.mark.oracle
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("flags", FLAGS, ids=lambda f: " ".join(f) or "default")
-def test_against_trec_eval(trec_eval, tmp_path, capsys, seed, flags):
+def test_against_trec_eval(trec_eval_binary, tmp_path, capsys, seed, flags):
     qrels, jg, run, z = _generate(seed, drop_a_topic="-c" in flags)
     for name, text in (("qrels", qrels), ("jg", jg), ("run", run)):
         (tmp_path / name).write_text(text)
@@ -435,7 +419,9 @@ def test_against_trec_eval(trec_eval, tmp_path, capsys, seed, flags):
     ]
     compared = 0
     for measures, inputs in runs:
-        theirs, ours = _both(trec_eval, ["-q", *flags, *measures, *inputs], capsys)
+        theirs, ours = _both(
+            trec_eval_binary, ["-q", *flags, *measures, *inputs], capsys
+        )
         want = [t[2] for t in theirs]
         assert [o[2] for o in ours] == want, measures
         compared += len(want)
@@ -533,7 +519,7 @@ def _generate_prefs(seed):
 
 @pytest.mark.oracle
 @pytest.mark.parametrize("seed", SEEDS)
-def test_prefs_against_trec_eval(trec_eval, tmp_path, capsys, seed):
+def test_prefs_against_trec_eval(trec_eval_binary, tmp_path, capsys, seed):
     prefs, run = _generate_prefs(seed)
     (tmp_path / "prefs").write_text(prefs)
     (tmp_path / "run").write_text(run)
@@ -554,7 +540,7 @@ def test_prefs_against_trec_eval(trec_eval, tmp_path, capsys, seed):
         ):
             files = [tmp_path / name for name in inputs[2:]]
             argv = ["-q", *flags, "-m", "all_prefs", *inputs[:2], *files]
-            theirs, ours = _both(trec_eval, argv, capsys)
+            theirs, ours = _both(trec_eval_binary, argv, capsys)
             want = [t[2] for t in theirs]
             assert [o[2] for o in ours] == want, argv
             compared += len(want)

@@ -580,3 +580,19 @@ def test_ndcg_p_is_not_a_trec_eval_10_measure():
         evaluate_run(qrels, run, "ndcg_p")
     names = evaluate_run(qrels, run, "all_trec").metrics
     assert "ndcg_p" not in names and "yaap" not in names and "relstring" in names
+
+
+def test_duplicate_run_lines_with_groups_and_preferences(tmp_path):
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 a 1\nq1 0 b 0\n")
+    run = tmp_path / "run"
+    run.write_text("q1 Q0 a 1 2 r\nq1 Q0 b 2 1 r\nq1 Q0 a 3 0.5 r\n")
+    message = r"run:3: duplicate docno 'a' for query 'q1' \(first at line 1\)"
+    for rel_format, measure in (("qrels_jg", "map_avgjg"), ("qrels_prefs", "prefs")):
+        with pytest.raises(ValueError, match=message):
+            evaluate_run(qrels, run, measure, rel_format=rel_format)
+    # below -M the copy is never ranked, as in trec_eval
+    result = evaluate_run(
+        qrels, run, "prefs_simp", rel_format="qrels_prefs", max_docs=2
+    )
+    assert result.means == {"prefs_simp": 1.0}

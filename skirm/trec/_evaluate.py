@@ -557,7 +557,7 @@ def evaluate_run(
     if rel_format == "qrels_jg":
         qrels_jg = as_qrels_jg(qrels)
         _check_all_judged(qrels_jg.query_ids, run, all_queries, compat)
-        qrels, grouped, n_topics = group_topics(qrels_jg, run)
+        qrels, grouped, n_topics = group_topics(qrels_jg, run, max_docs)
         ctx, _, _ = _trec_ranking(
             qrels, grouped, level, bool(judged_only), max_docs, all_queries, compat
         )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from skirm.io._prefs import SEP, QrelsJG, read_qrels_jg
-from skirm.io._trec import Qrels, Run
+from skirm.io._trec import Qrels, Run, duplicate_error, find_duplicate
 
 __all__ = ["as_qrels_jg", "group_topics", "split_topics"]
 
@@ -32,7 +32,7 @@ def as_qrels_jg(qrels):
     return read_qrels_jg(qrels)
 
 
-def group_topics(qrels_jg, run):
+def group_topics(qrels_jg, run, max_docs=None):
     """The judgments and the run re-keyed by (query, group) topics.
 
     Returns ``(qrels, run, n_queries)``: a :class:`Qrels` whose query ids are
@@ -48,6 +48,10 @@ def group_topics(qrels_jg, run):
     pos = np.minimum(np.searchsorted(q_ids, run_q), max(q_ids.shape[0] - 1, 0))
     judged = (q_ids[pos] == run_q) if q_ids.shape[0] else np.zeros(len(run), bool)
     rows = np.flatnonzero(judged)
+    if max_docs is None:  # with -M, the evaluation checks its top rows
+        pair = find_duplicate(run, rows)
+        if pair is not None:
+            raise duplicate_error(run, pair, "the run")
     copies = n_groups[pos[rows]]
     rep = np.repeat(rows, copies)
     k = np.arange(rep.shape[0]) - np.repeat(np.cumsum(copies) - copies, copies)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from skirm.io._prefs import SEP, Prefs, read_prefs, read_qrels_prefs
-from skirm.io._trec import Qrels
+from skirm.io._trec import Qrels, duplicate_error, find_duplicate
 
 __all__ = ["PREFS_MEASURES", "PrefsCounts", "PrefsEvaluation", "as_prefs"]
 
@@ -117,6 +117,9 @@ class PrefsCounts:
         starts = _segments(rq_sorted, n)
         position = np.arange(order.shape[0]) - starts[rq_sorted]
         ranked = order if max_docs is None else order[position < max_docs]
+        pair = find_duplicate(run, keep[ranked])
+        if pair is not None:
+            raise duplicate_error(run, pair, "the run")
         rkey = rkey_all[ranked]
         judged = np.unique(pkey)
         found = np.isin(rkey, judged)

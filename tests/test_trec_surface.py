@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _trec_fuzz import DIMENSIONS, make_case
 
 from skirm._cli import main
 from skirm.io import Prefs, Qrels, QrelsJG, Run, read_prefs, read_qrels_jg
@@ -596,3 +597,36 @@ def test_duplicate_run_lines_with_groups_and_preferences(tmp_path):
         qrels, run, "prefs_simp", rel_format="qrels_prefs", max_docs=2
     )
     assert result.means == {"prefs_simp": 1.0}
+
+
+#: The new numeric and string measures, on the real-file traits of the
+#: shared generator (tests/_trec_fuzz.py): widths, charsets, CRLF, comments,
+#: score formats, ties, duplicates, one-sided queries, graded labels.
+FUZZ_MEASURES = ["-m", "relstring.30", "-m", "yaap", "-m", "utility.1,-1,-1,0.5"]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("dimension", DIMENSIONS)
+def test_new_measures_on_the_shared_fuzz_cases(
+    trec_eval_binary, tmp_path, capsys, dimension
+):
+    n_lines = 0
+    for seed in range(max(2, int(os.environ.get("SKIRM_FUZZ_CASES", "0")) // 100)):
+        case = make_case(dimension, seed)
+        (tmp_path / "qrels").write_bytes(case.qrels)
+        (tmp_path / "run").write_bytes(case.run)
+        files = [tmp_path / "qrels", tmp_path / "run"]
+        for flags in FLAGS:
+            argv = ["-q", *flags, *FUZZ_MEASURES, "-N", "1000", *files]
+            done = subprocess.run(
+                [trec_eval_binary, *map(str, argv)], capture_output=True, check=False
+            )
+            status = main(["eval", "--format", "trec", *map(str, argv)])
+            out = capsys.readouterr().out.encode("utf-8")
+            if done.returncode != 0:  # trec_eval stops: skirm must fail too
+                assert status != 0, (dimension, seed, flags, done.stderr)
+                continue
+            assert status == 0, (dimension, seed, flags)
+            assert out == done.stdout, (dimension, seed, flags)
+            n_lines += done.stdout.count(b"\n")
+    assert n_lines > 0

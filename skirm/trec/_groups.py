@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from skirm.io._prefs import SEP, QrelsJG, read_qrels_jg
+from skirm.io._tokens import Tokens
 from skirm.io._trec import Qrels, Run, duplicate_error, find_duplicate
 
 __all__ = ["as_qrels_jg", "group_topics", "split_topics"]
@@ -55,9 +56,19 @@ def group_topics(qrels_jg, run, max_docs=None):
     copies = n_groups[pos[rows]]
     rep = np.repeat(rows, copies)
     k = np.arange(rep.shape[0]) - np.repeat(np.cumsum(copies) - copies, copies)
-    topic = t_ids[np.repeat(first[pos[rows]], copies) + k]
-    grouped = Run(topic, run.doc_ids[rep], run.scores[rep], run_id=run.run_id)
+    topic = np.repeat(first[pos[rows]], copies) + k
+    # the copies point into the run's own bytes: no string per row
+    grouped = Run.__new__(Run)
+    grouped.scores = run.scores[rep]
+    grouped.run_id = run.run_id
+    grouped._q = _take(Tokens.from_strings(t_ids), topic)
+    grouped._d = _take(run._d_tokens(), rep)
     return qrels, grouped, q_ids.shape[0]
+
+
+def _take(tokens, rows):
+    """The tokens of ``rows``, sharing the byte buffer."""
+    return Tokens(tokens.buf, tokens.start[rows], tokens.end[rows])
 
 
 def _query_part(topic_ids):

@@ -126,6 +126,11 @@ def _skip_generated_request_methods(app, what, name, obj, skip, options):
     """
     if "RequestMethod" in getattr(obj, "__qualname__", ""):
         return True
+    # The halving searches inherit scikit-learn's search methods; they are
+    # documented there (their docstrings point into scikit-learn's glossary).
+    module = getattr(getattr(obj, "fget", obj), "__module__", None) or ""
+    if module.startswith("sklearn.model_selection._search"):
+        return True
     return skip
 
 

@@ -14,6 +14,7 @@ NAMESPACES = [
     "skirm.trec",
     "skirm.model_selection",
     "skirm.ranker",
+    "skirm.inspection",
 ]
 
 

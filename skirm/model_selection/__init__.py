@@ -1,5 +1,9 @@
-"""Splitters that keep every query whole, on scikit-learn's BaseCrossValidator."""
+"""Splitters that keep every query whole, and halving searches over queries."""
 
+from skirm.model_selection._halving import (
+    QueryHalvingGridSearchCV,
+    QueryHalvingRandomSearchCV,
+)
 from skirm.model_selection._split import (
     QueryGroupKFold,
     QueryGroupShuffleSplit,
@@ -10,6 +14,8 @@ from skirm.model_selection._split import (
 __all__ = [
     "QueryGroupKFold",
     "QueryGroupShuffleSplit",
+    "QueryHalvingGridSearchCV",
+    "QueryHalvingRandomSearchCV",
     "RepeatedQueryGroupKFold",
     "train_test_split_groups",
 ]

@@ -10,6 +10,7 @@ stays sorted in every fold (LightGBM and XGBoost need that).
 from __future__ import annotations
 
 import numbers
+import sys
 from typing import ClassVar
 
 import numpy as np
@@ -30,6 +31,37 @@ __all__ = [
 STRATIFY = (None, "has_relevant", "size")
 
 
+def _refuse_row_subsampling(owner):
+    """Raise when a halving search is about to draw rows out of the folds.
+
+    scikit-learn's ``HalvingGridSearchCV``/``HalvingRandomSearchCV`` with
+    ``resource="n_samples"`` wrap the splitter in a private meta-splitter that
+    keeps a random fraction of the rows of every fold, cutting queries apart.
+    The splitter cannot see that from its arguments, only from its caller: a
+    few frames up the stack, an object of that class with a fraction below 1.
+    Other callers (and a future scikit-learn that renames the class) are let
+    through.
+    """
+    frame = sys._getframe(2)
+    for _ in range(4):
+        if frame is None:
+            return
+        caller = frame.f_locals.get("self")
+        if (
+            type(caller).__name__ == "_SubsampleMetaSplitter"
+            and getattr(caller, "fraction", 1.0) < 1.0
+        ):
+            raise ValueError(
+                f"{owner} was wrapped by a halving search with "
+                "resource='n_samples', which keeps a random fraction of the rows "
+                "of every fold and so cuts queries apart. Use "
+                "skirm.model_selection.QueryHalvingGridSearchCV or "
+                "QueryHalvingRandomSearchCV (whole queries as the resource), or "
+                "resource='estimator__n_estimators' (boosting rounds)"
+            )
+        frame = frame.f_back
+
+
 def _check_int(value, name, low):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"`{name}` must be an integer >= {low}, got {describe(value)}")
@@ -44,7 +76,7 @@ def _resolve_groups(owner, X, groups, groups_from):
     return codes, uniques.shape[0]
 
 
-def _check_size(value, name):
+def check_size(value, name):
     """``test_size``/``train_size``: None, a fraction in (0, 1) or a count >= 1."""
     if value is None:
         return None
@@ -244,6 +276,7 @@ class QueryGroupKFold(BaseCrossValidator):
         test : ndarray
             The test indices, ascending.
         """
+        _refuse_row_subsampling(type(self).__name__)
         (X,) = indexable(X)
         rng = check_random_state(self.random_state) if self.shuffle else None
         fold_of_row, n_splits = self._fold_of_row(X, y, groups, rng)
@@ -332,6 +365,7 @@ class RepeatedQueryGroupKFold(BaseCrossValidator):
         train, test : ndarray
             Ascending indices.
         """
+        _refuse_row_subsampling(type(self).__name__)
         n_repeats = _check_int(self.n_repeats, "n_repeats", 1)
         rng = check_random_state(self.random_state)
         for _ in range(n_repeats):
@@ -434,9 +468,10 @@ class QueryGroupShuffleSplit(BaseCrossValidator):
         train, test : ndarray
             Ascending indices.
         """
+        _refuse_row_subsampling(type(self).__name__)
         n_splits = _check_int(self.n_splits, "n_splits", 1)
-        test_size = _check_size(self.test_size, "test_size")
-        train_size = _check_size(self.train_size, "train_size")
+        test_size = check_size(self.test_size, "test_size")
+        train_size = check_size(self.train_size, "train_size")
         check_groups_from(self.groups_from)
         (X,) = indexable(X)
         codes, n_groups = _resolve_groups(

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import numbers
+from typing import ClassVar
+
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from skirm._query_ids import n_rows
+from skirm._query_ids import n_rows, resolve_groups
 from skirm._ranking import encode_groups
-from skirm._validation import check_sample_weight, describe
+from skirm._validation import as_python, check_sample_weight, describe
 from skirm.metrics._registry import get_metric
+from skirm.model_selection._split import check_size
 from skirm.ranker._base import QueryScoreMixin
+from skirm.ranker._libraries import (
+    early_stopping_history,
+    library_metric_name,
+    query_fit_kwargs,
+    validation_fit_kwargs,
+)
 
 __all__ = ["LIBRARIES", "QueryRanker"]
 
@@ -37,6 +48,86 @@ def detect_library(estimator) -> str:
             if root == module and cls.__name__ == name:
                 return library
     return "pointwise"
+
+
+#: Fitted attributes that only a fit with a validation set sets.
+_VALIDATION_ATTRIBUTES = (
+    "best_iteration_",
+    "best_score_",
+    "eval_metric_",
+    "evals_result_",
+    "validation_groups_",
+)
+
+
+def _check_positive_int(value, name):
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"`{name}` must be None or a positive integer, got {describe(value)}"
+        )
+    if value < 1:
+        raise ValueError(f"`{name}` must be None or a positive integer, got {value}")
+    return int(value)
+
+
+def _check_y(y, n_samples, name, rows="of X"):
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != n_samples:
+        raise ValueError(
+            f"`{name}` must be 1-D with one label per row {rows} (length "
+            f"{n_samples}), got shape {y.shape}"
+        )
+    return y
+
+
+def _has_column(X, name):
+    columns = getattr(X, "columns", None)
+    try:
+        return columns is not None and name in columns
+    except TypeError:  # pragma: no cover - unhashable labels
+        return False
+
+
+def _pick_queries(codes, n_groups, n_pick, rng):
+    """Row mask of ``n_pick`` queries drawn at random, each query whole."""
+    picked = np.zeros(n_groups, dtype=bool)
+    picked[rng.permutation(n_groups)[:n_pick]] = True
+    return picked[codes]
+
+
+def _draw_queries(groups, n_samples, max_queries, rng):
+    """Ascending rows of at most ``max_queries`` whole queries."""
+    if max_queries is None:
+        return np.arange(n_samples)
+    codes, uniques = encode_groups(groups)
+    if max_queries >= uniques.shape[0]:
+        return np.arange(n_samples)
+    return np.flatnonzero(_pick_queries(codes, uniques.shape[0], max_queries, rng))
+
+
+def _split_queries(groups, rows, size, rng):
+    """``(train rows, validation rows)``: whole queries held out of ``rows``."""
+    codes, uniques = encode_groups(groups[rows])
+    n_groups = uniques.shape[0]
+    n_val = int(np.ceil(size * n_groups)) if isinstance(size, float) else size
+    if not 1 <= n_val < n_groups:
+        raise ValueError(
+            f"`validation_fraction`={size!r} holds out {n_val} of the {n_groups} "
+            "training queries; at least one query must be held out and one left "
+            "for training"
+        )
+    held = _pick_queries(codes, n_groups, n_val, rng)
+    return rows[~held], rows[held]
+
+
+def _sorted_by_query(X, y, groups, sample_weight):
+    """Rows sorted stably by query, with consecutive query codes."""
+    codes, _ = encode_groups(groups)
+    order = np.argsort(codes, kind="stable")
+    weights = None if sample_weight is None else sample_weight[order]
+    return _take(X, order), y[order], codes[order], weights
 
 
 def _take(X, rows):
@@ -90,6 +181,35 @@ default="auto"
     groups_from : str, default="qid"
         The index level (or column) of a pandas ``X`` read for the query ids
         when ``groups`` is None.
+    validation_fraction : float, int or None, default=None
+        Hold out this fraction (or this number) of the training *queries*,
+        drawn at random (``random_state``), as a validation set passed to the
+        library in its own form (LightGBM ``eval_X``/``eval_y`` with
+        ``eval_group``, XGBoost ``eval_set`` with ``eval_qid``, CatBoost an
+        ``eval_set`` ``Pool`` with ``group_id``). Each query lies whole on one
+        side. Inside a search it is drawn from each training fold, so no test
+        row is ever seen. LightGBM, XGBoost and CatBoost rankers only.
+    early_stopping_rounds : int or None, default=None
+        Stop boosting when the validation metric has not improved for this
+        many rounds; the model then predicts with its best round. Needs a
+        validation set (``validation_fraction`` or ``eval_set``). Set early
+        stopping here, not on the wrapped estimator: for XGBoost this value
+        replaces the estimator's own ``early_stopping_rounds``.
+    eval_metric : {None, "ndcg@k"}, default=None
+        The validation metric that stops the boosting: ``"ndcg@10"`` sets
+        LightGBM's ``ndcg`` with ``eval_at=[10]``, XGBoost's ``ndcg@10``,
+        CatBoost's ``NDCG:top=10;type=Exp``. None keeps the library's own
+        configured metric (LightGBM: the first of its metrics; XGBoost: the
+        last). See the user guide for which skirm options equal each.
+    max_queries : int or None, default=None
+        Fit on at most this many whole queries of the training rows, drawn
+        at random (``random_state``); None uses all. The resource of
+        :class:`~skirm.model_selection.QueryHalvingGridSearchCV`, and the
+        parameter for a learning curve over queries in
+        :func:`~sklearn.model_selection.validation_curve`.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the query draws of ``max_queries`` and
+        ``validation_fraction``. An int makes every fit repeatable.
 
     Attributes
     ----------
@@ -99,6 +219,21 @@ default="auto"
         The library convention used.
     n_features_in_ : int
         Number of features seen in ``fit`` (when the estimator records it).
+    best_iteration_ : int
+        0-based index of the last boosting round the model predicts with:
+        the best validation round under early stopping, else the last round
+        trained (LightGBM's own ``best_iteration_`` counts from 1). Set only
+        when fitted with a validation set, like the attributes below.
+    best_score_ : float
+        The stopping metric on the validation set at ``best_iteration_``.
+    eval_metric_ : str
+        The library's name of the stopping metric, a key of
+        ``evals_result_``.
+    evals_result_ : dict of str to ndarray
+        The validation history: every metric the library evaluated (its own
+        names), one value per boosting round.
+    validation_groups_ : ndarray
+        The queries of the validation set, none of which was trained on.
 
     See Also
     --------
@@ -106,10 +241,10 @@ default="auto"
 
     Notes
     -----
-    CatBoost is supported by class detection (``CatBoostRanker``) or
-    ``library="catboost"``; its path is tested with a stand-in class that has
-    ``CatBoostRanker``'s ``fit(X, y, group_id=..., sample_weight=...)``
-    signature, not with CatBoost itself.
+    A pandas ``X`` with a column named ``qid`` is XGBoost's own convention
+    for the query ids; for an ``XGBRanker`` that column is dropped from the
+    features in ``fit`` and ``predict`` (it is read as ``groups`` when
+    ``groups_from="qid"``), so the ids reach XGBoost once, as ``qid=``.
 
     For a classifier, :meth:`predict` returns the expected label
     ``predict_proba(X) @ classes_`` (numeric classes), which ranks graded and
@@ -131,13 +266,30 @@ default="auto"
     True
     """
 
+    __metadata_request__fit: ClassVar[dict] = {"groups": True, "eval_set": True}
+
     def __init__(
-        self, estimator, *, library="auto", metric="ndcg@10", groups_from="qid"
+        self,
+        estimator,
+        *,
+        library="auto",
+        metric="ndcg@10",
+        groups_from="qid",
+        validation_fraction=None,
+        early_stopping_rounds=None,
+        eval_metric=None,
+        max_queries=None,
+        random_state=None,
     ):
         self.estimator = estimator
         self.library = library
         self.metric = metric
         self.groups_from = groups_from
+        self.validation_fraction = validation_fraction
+        self.early_stopping_rounds = early_stopping_rounds
+        self.eval_metric = eval_metric
+        self.max_queries = max_queries
+        self.random_state = random_state
 
     def _library(self):
         if self.library not in LIBRARIES or not isinstance(self.library, str):
@@ -149,7 +301,45 @@ default="auto"
             return detect_library(self.estimator)
         return self.library
 
-    def fit(self, X, y, groups=None, sample_weight=None):
+    def _check_params(self, library, eval_set):
+        """The validated tuning parameters; errors name the argument."""
+        if self.estimator is None or not hasattr(self.estimator, "fit"):
+            raise TypeError(
+                "`estimator` must be an estimator with a fit method, got "
+                f"{describe(self.estimator)}"
+            )
+        get_metric(self.metric)  # fail early on a bad name
+        rounds = _check_positive_int(
+            self.early_stopping_rounds, "early_stopping_rounds"
+        )
+        max_queries = _check_positive_int(self.max_queries, "max_queries")
+        fraction = check_size(self.validation_fraction, "validation_fraction")
+        validated = fraction is not None or eval_set is not None
+        if fraction is not None and eval_set is not None:
+            raise ValueError(
+                "pass either `validation_fraction` (a validation set split off the "
+                "training queries) or `eval_set` (your own), not both"
+            )
+        if validated and library == "pointwise":
+            raise ValueError(
+                "a validation set (`validation_fraction` or `eval_set`) needs a "
+                "LightGBM, XGBoost or CatBoost ranker; the estimator "
+                f"{type(self.estimator).__name__} is fitted pointwise"
+            )
+        for name, value in (
+            ("early_stopping_rounds", rounds),
+            ("eval_metric", self.eval_metric),
+        ):
+            if value is not None and not validated:
+                raise ValueError(
+                    f"`{name}` needs a validation set: set `validation_fraction` "
+                    "(e.g. 0.2 of the training queries) or pass `eval_set=(X_val, "
+                    f"y_val, groups_val)` to fit, got {name}={value!r} without one"
+                )
+        eval_name = library_metric_name(library, self.eval_metric)
+        return rounds, max_queries, fraction, eval_name
+
+    def fit(self, X, y, groups=None, sample_weight=None, eval_set=None):
         """Sort the rows by query and fit the wrapped estimator.
 
         Parameters
@@ -164,58 +354,112 @@ default="auto"
             (or read from ``X``); unused by pointwise estimators.
         sample_weight : array-like of shape (n_samples,), default=None
             Per-row weights, passed along (for XGBoost, averaged per query).
+            The validation set is not weighted.
+        eval_set : tuple (X_val, y_val, groups_val), default=None
+            A validation set of your own, with the query of each of its rows
+            (``groups_val`` may be None when ``X_val`` carries them like
+            ``X``). None of its queries may appear in ``groups``. Under
+            metadata routing it is requested by default.
 
         Returns
         -------
         self : QueryRanker
         """
         library = self._library()
-        if self.estimator is None or not hasattr(self.estimator, "fit"):
-            raise TypeError(
-                "`estimator` must be an estimator with a fit method, got "
-                f"{describe(self.estimator)}"
-            )
-        get_metric(self.metric)  # fail early on a bad name
+        rounds, max_queries, fraction, eval_name = self._check_params(library, eval_set)
         n_samples = n_rows(X)
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != n_samples:
-            raise ValueError(
-                f"`y` must be 1-D with one label per row of X (length {n_samples}), "
-                f"got shape {y.shape}"
-            )
+        y = _check_y(y, n_samples, "y")
         sw = check_sample_weight(sample_weight, n_samples)
+        need_groups = library != "pointwise" or max_queries is not None
+        groups = self._groups(X, groups, required=need_groups)
+        rng = check_random_state(self.random_state)
+        train = _draw_queries(groups, n_samples, max_queries, rng)
+        validation = None
+        if fraction is not None:
+            train, held_out = _split_queries(groups, train, fraction, rng)
+            validation = (_take(X, held_out), y[held_out], groups[held_out])
+        elif eval_set is not None:
+            validation = self._check_eval_set(eval_set, groups[train])
+        w = None if sw is None else sw[train]
         estimator = clone(self.estimator)
-        groups = self._groups(X, groups, required=library != "pointwise")
         if library == "pointwise":
-            kwargs = {} if sw is None else {"sample_weight": sw}
+            if train.shape[0] < n_samples:  # max_queries drew a subset
+                X, y = _take(X, train), y[train]
+            kwargs = {} if w is None else {"sample_weight": w}
             estimator.fit(X, y, **kwargs)
         else:
-            codes, _ = encode_groups(groups)
-            order = np.argsort(codes, kind="stable")
-            codes = codes[order]
-            X_sorted, y_sorted = _take(X, order), y[order]
-            kwargs = {}
-            if library == "lightgbm":
-                kwargs["group"] = np.bincount(codes)
-                if sw is not None:
-                    kwargs["sample_weight"] = sw[order]
-            elif library == "xgboost":
-                kwargs["qid"] = codes
-                if sw is not None:
-                    sums = np.bincount(codes, weights=sw[order])
-                    kwargs["sample_weight"] = sums / np.bincount(codes)
-            else:  # catboost
-                kwargs["group_id"] = codes
-                if sw is not None:
-                    kwargs["sample_weight"] = sw[order]
-            estimator.fit(X_sorted, y_sorted, **kwargs)
+            data = (_take(X, train), y[train], groups[train], w)
+            self._fit_ranker(estimator, library, data, validation, rounds, eval_name)
         self.estimator_ = estimator
         self.library_ = library
-        if hasattr(estimator, "n_features_in_"):
-            self.n_features_in_ = estimator.n_features_in_
-        if hasattr(estimator, "feature_names_in_"):
-            self.feature_names_in_ = estimator.feature_names_in_
+        self._record(estimator, library, rounds, validation)
         return self
+
+    def _fit_ranker(self, estimator, library, data, validation, rounds, eval_name):
+        """Fit a library ranker on rows sorted by query, with the validation set."""
+        X, y, groups, w = data
+        X, y, codes, w = _sorted_by_query(self._features(X, library), y, groups, w)
+        kwargs = query_fit_kwargs(library, codes, w)
+        if validation is not None:
+            X_val, y_val, groups_val = validation
+            X_val, y_val, codes_val, _ = _sorted_by_query(
+                self._features(X_val, library), y_val, groups_val, None
+            )
+            kwargs.update(
+                validation_fit_kwargs(
+                    library, estimator, X_val, y_val, codes_val, rounds, eval_name
+                )
+            )
+        estimator.fit(X, y, **kwargs)
+
+    def _record(self, estimator, library, rounds, validation):
+        """Fitted attributes: features seen, and the validation history."""
+        for name in ("n_features_in_", "feature_names_in_"):
+            if hasattr(estimator, name):
+                setattr(self, name, getattr(estimator, name))
+            elif hasattr(self, name):
+                delattr(self, name)
+        for name in _VALIDATION_ATTRIBUTES:
+            if hasattr(self, name):
+                delattr(self, name)
+        if validation is None:
+            return
+        history, key, best = early_stopping_history(library, estimator, rounds)
+        self.evals_result_ = history
+        self.eval_metric_ = key
+        self.best_iteration_ = best
+        self.best_score_ = float(history[key][best])
+        self.validation_groups_ = np.unique(validation[2])
+
+    def _check_eval_set(self, eval_set, train_groups):
+        """``(X_val, y_val, groups_val)`` checked, with no training query."""
+        if not isinstance(eval_set, (tuple, list)) or len(eval_set) != 3:
+            raise TypeError(
+                "`eval_set` must be a tuple (X_val, y_val, groups_val), got "
+                f"{describe(eval_set)}"
+            )
+        X_val, y_val, groups_val = eval_set
+        n_val = n_rows(X_val)
+        y_val = _check_y(y_val, n_val, "y_val", "of X_val")
+        owner = f"{type(self).__name__} (eval_set)"
+        groups_val = resolve_groups(owner, X_val, groups_val, self.groups_from)
+        codes, _ = encode_groups(np.concatenate([train_groups, groups_val]))
+        n_train = train_groups.shape[0]
+        clash = np.isin(codes[n_train:], codes[:n_train])
+        if clash.any():
+            raise ValueError(
+                "`eval_set` must hold other queries than the training rows, but "
+                f"{np.unique(codes[n_train:][clash]).size} of its queries also "
+                f"appear in `groups` (e.g. {as_python(groups_val[clash][0])!r}); "
+                "early stopping on training queries would not be a validation"
+            )
+        return X_val, y_val, groups_val
+
+    def _features(self, X, library):
+        """``X`` without XGBoost's special ``qid`` column (its ids come as ``qid=``)."""
+        if library == "xgboost" and _has_column(X, "qid"):
+            return X.drop(columns="qid")
+        return X
 
     def predict(self, X):
         """One ranking score per row, in the order of ``X``.
@@ -230,6 +474,7 @@ default="auto"
         """
         check_is_fitted(self, "estimator_")
         est = self.estimator_
+        X = self._features(X, self.library_)
         if is_classifier(est) and hasattr(est, "predict_proba"):
             classes = np.asarray(est.classes_)
             if classes.dtype.kind in "biuf":

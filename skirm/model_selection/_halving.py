@@ -1,0 +1,344 @@
+"""Successive halving over whole queries (or boosting rounds), never over rows.
+
+scikit-learn's halving searches with ``resource="n_samples"`` draw a fraction
+of the *rows* of every training and test fold, so each query keeps only some
+of its rows: rankers train on cut queries and are scored on partial
+rankings. The searches here spend another resource: whole queries, through
+:class:`~skirm.ranker.QueryRanker`'s ``max_queries`` parameter (the
+default), or any estimator parameter such as boosting rounds. The test folds
+are never subsampled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+
+import numpy as np
+import sklearn
+from sklearn.base import clone
+from sklearn.experimental import enable_halving_search_cv  # noqa: F401
+from sklearn.model_selection import (
+    HalvingGridSearchCV,
+    HalvingRandomSearchCV,
+    check_cv,
+)
+from sklearn.utils.metadata_routing import process_routing
+
+from skirm._query_ids import resolve_groups
+from skirm._ranking import encode_groups
+from skirm.model_selection._split import QueryGroupKFold
+
+__all__ = ["QueryHalvingGridSearchCV", "QueryHalvingRandomSearchCV"]
+
+#: The resource that counts whole queries.
+QUERY_RESOURCE = "max_queries"
+
+
+def _is_query_resource(resource):
+    return resource == QUERY_RESOURCE or str(resource).endswith("__" + QUERY_RESOURCE)
+
+
+class _QueryHalvingMixin:
+    """What the two query-aware halving searches add to scikit-learn's."""
+
+    def _query_cv(self):
+        """An int ``cv`` means folds of whole queries."""
+        if isinstance(self.cv, int) and not isinstance(self.cv, bool):
+            return QueryGroupKFold(self.cv)
+        return self.cv
+
+    def _groups_from(self):
+        params = self.estimator.get_params()
+        keys = [key for key in params if key.split("__")[-1] == "groups_from"]
+        return params[keys[0]] if keys else "qid"
+
+    def _n_queries(self, X, params):
+        """The number of queries in the data."""
+        owner = type(self).__name__
+        groups = resolve_groups(owner, X, params.get("groups"), self._groups_from())
+        return encode_groups(groups)[1].shape[0]
+
+    @contextlib.contextmanager
+    def _resolved(self, **values):
+        """Set parameters for the duration of one fit, then restore them."""
+        saved = {name: getattr(self, name) for name in values}
+        try:
+            for name, value in values.items():
+                setattr(self, name, value)
+            yield
+        finally:
+            for name, value in saved.items():
+                setattr(self, name, value)
+
+    def fit(self, X, y=None, **params):
+        """Run the halving search; the resource is never rows.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+            Training data; a DataFrame may carry the query ids in an index
+            level (see ``groups_from`` of the estimator and splitter).
+        y : array-like of shape (n_samples,)
+            Relevance labels.
+        **params : dict
+            ``groups`` (the query of each row) and other fit parameters, as
+            for :class:`~sklearn.model_selection.GridSearchCV`.
+
+        Returns
+        -------
+        self : object
+            The fitted search.
+        """
+        if self.resource == "n_samples":
+            raise ValueError(
+                f"{type(self).__name__} does not subsample rows: "
+                "resource='n_samples' would cut queries apart. Use "
+                f"resource={QUERY_RESOURCE!r} (whole queries, a parameter of "
+                "skirm.ranker.QueryRanker) or a boosting-rounds parameter such as "
+                "'estimator__n_estimators'"
+            )
+        cv = check_cv(self._query_cv(), y, classifier=False)
+        values = {"cv": cv}
+        on_queries = _is_query_resource(self.resource)
+        if self.max_resources == "auto" and on_queries:
+            values["max_resources"] = self._n_queries(X, params)
+        refit_all = on_queries and self.refit is True
+        if refit_all:
+            values["refit"] = False  # refitted below, on every query
+        with self._resolved(**values):
+            super().fit(X, y, **params)
+        if refit_all:
+            self._refit_on_every_query(X, y, params)
+        return self
+
+    def _refit_on_every_query(self, X, y, params):
+        """Refit the best candidate with ``max_queries=None``: every query."""
+        if sklearn.get_config()["enable_metadata_routing"]:
+            fit_params = process_routing(self, "fit", **params)["estimator"]["fit"]
+        else:  # as scikit-learn's searches: groups go to the splitter only
+            fit_params = {key: v for key, v in params.items() if key != "groups"}
+        best = clone(self.estimator).set_params(
+            **{**self.best_params_, self.resource: None}
+        )
+        start = time.perf_counter()
+        self.best_estimator_ = best.fit(X, y, **fit_params)
+        self.refit_time_ = time.perf_counter() - start
+
+
+_SEARCH_NOTES = """
+    Unlike scikit-learn's halving searches, the resource is never rows:
+    ``resource="n_samples"`` raises ValueError. By default the resource is
+    ``max_queries`` of a :class:`~skirm.ranker.QueryRanker` (use
+    ``"<step>__max_queries"`` for one inside a pipeline): each candidate is
+    fitted on that many whole queries drawn from the training fold (seeded
+    by the ranker's ``random_state``), and scored on the whole test fold.
+    With ``max_resources="auto"`` the largest budget is the number of
+    queries in ``X``: a fit given more queries than its training fold holds
+    uses them all. The refit (``refit=True``) fits the best candidate on
+    every query (``max_queries=None``), as scikit-learn's row resource refits
+    on every row; ``best_params_`` still shows the budget of the iteration
+    that chose it. Any other estimator parameter
+    (for instance ``"estimator__n_estimators"``, boosting rounds) works as in
+    scikit-learn, with an explicit ``max_resources``.
+
+    An int ``cv`` means :class:`~skirm.model_selection.QueryGroupKFold` with
+    that many folds (scikit-learn's ``KFold`` would cut queries apart).
+"""
+
+
+class QueryHalvingGridSearchCV(_QueryHalvingMixin, HalvingGridSearchCV):
+    """Successive halving over a grid, spending whole queries, not rows.
+
+    A :class:`~sklearn.model_selection.HalvingGridSearchCV` whose resource
+    keeps every query whole; all its parameters, attributes and methods
+    apply.
+    {notes}
+    Parameters
+    ----------
+    estimator : estimator object
+        Usually a :class:`~skirm.ranker.QueryRanker`.
+    param_grid : dict or list of dicts
+        The candidates, as in :class:`~sklearn.model_selection.GridSearchCV`.
+    factor : int or float, default=3
+        The halving rate: each iteration keeps ``1 / factor`` of the
+        candidates and gives them ``factor`` times the resource.
+    resource : str, default="max_queries"
+        The estimator parameter that grows with the iterations.
+    max_resources : int or "auto", default="auto"
+        The largest resource; "auto" only for a query resource (see above).
+    min_resources : int, "exhaust" or "smallest", default="exhaust"
+        As in scikit-learn ("smallest" means 1 for a parameter resource).
+    aggressive_elimination : bool, default=False
+        As in scikit-learn.
+    cv : int, cross-validation generator or iterable, default=5
+        An int means ``QueryGroupKFold(cv)``.
+    scoring, refit, error_score, return_train_score, random_state, n_jobs, \
+verbose :
+        As in :class:`~sklearn.model_selection.HalvingGridSearchCV`.
+
+    See Also
+    --------
+    QueryHalvingRandomSearchCV
+
+    Examples
+    --------
+    >>> import sklearn
+    >>> from sklearn.linear_model import Ridge
+    >>> from skirm.datasets import make_ranking
+    >>> from skirm.metrics import make_ranking_scorer
+    >>> from skirm.model_selection import QueryHalvingGridSearchCV
+    >>> from skirm.ranker import QueryRanker
+    >>> X, y, groups = make_ranking(n_groups=60, random_state=0)
+    >>> search = QueryHalvingGridSearchCV(
+    ...     QueryRanker(Ridge(), random_state=0),
+    ...     {{"estimator__alpha": [0.1, 1.0, 10.0, 100.0]}},
+    ...     cv=3, scoring=make_ranking_scorer("ndcg@10"), factor=2,
+    ... )
+    >>> with sklearn.config_context(enable_metadata_routing=True):
+    ...     search = search.fit(X, y, groups=groups)
+    >>> search.max_resources_          # the number of queries
+    60
+    >>> search.n_resources_            # whole queries per fit, iteration by iteration
+    [15, 30, 60]
+    """
+
+    def __init__(
+        self,
+        estimator,
+        param_grid,
+        *,
+        factor=3,
+        resource=QUERY_RESOURCE,
+        max_resources="auto",
+        min_resources="exhaust",
+        aggressive_elimination=False,
+        cv=5,
+        scoring=None,
+        refit=True,
+        error_score=np.nan,
+        return_train_score=True,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+    ):
+        super().__init__(
+            estimator,
+            param_grid,
+            factor=factor,
+            resource=resource,
+            max_resources=max_resources,
+            min_resources=min_resources,
+            aggressive_elimination=aggressive_elimination,
+            cv=cv,
+            scoring=scoring,
+            refit=refit,
+            error_score=error_score,
+            return_train_score=return_train_score,
+            random_state=random_state,
+            n_jobs=n_jobs,
+            verbose=verbose,
+        )
+
+
+class QueryHalvingRandomSearchCV(_QueryHalvingMixin, HalvingRandomSearchCV):
+    """Successive halving over random candidates, spending whole queries.
+
+    A :class:`~sklearn.model_selection.HalvingRandomSearchCV` whose resource
+    keeps every query whole; all its parameters, attributes and methods
+    apply.
+    {notes}
+    Parameters
+    ----------
+    estimator : estimator object
+        Usually a :class:`~skirm.ranker.QueryRanker`.
+    param_distributions : dict or list of dicts
+        The candidates' distributions, as in
+        :class:`~sklearn.model_selection.RandomizedSearchCV`.
+    n_candidates : int or "exhaust", default="exhaust"
+        Number of candidates of the first iteration.
+    factor : int or float, default=3
+        The halving rate.
+    resource : str, default="max_queries"
+        The estimator parameter that grows with the iterations.
+    max_resources : int or "auto", default="auto"
+        The largest resource; "auto" only for a query resource.
+    min_resources : int, "exhaust" or "smallest", default="smallest"
+        As in scikit-learn ("smallest" means 1 for a parameter resource).
+    aggressive_elimination : bool, default=False
+        As in scikit-learn.
+    cv : int, cross-validation generator or iterable, default=5
+        An int means ``QueryGroupKFold(cv)``.
+    scoring, refit, error_score, return_train_score, random_state, n_jobs, \
+verbose :
+        As in :class:`~sklearn.model_selection.HalvingRandomSearchCV`.
+
+    See Also
+    --------
+    QueryHalvingGridSearchCV
+
+    Examples
+    --------
+    >>> import sklearn
+    >>> from scipy.stats import loguniform
+    >>> from sklearn.linear_model import Ridge
+    >>> from skirm.datasets import make_ranking
+    >>> from skirm.metrics import make_ranking_scorer
+    >>> from skirm.model_selection import QueryHalvingRandomSearchCV
+    >>> from skirm.ranker import QueryRanker
+    >>> X, y, groups = make_ranking(n_groups=60, random_state=0)
+    >>> search = QueryHalvingRandomSearchCV(
+    ...     QueryRanker(Ridge(), random_state=0),
+    ...     {{"estimator__alpha": loguniform(1e-2, 1e2)}},
+    ...     n_candidates=4, min_resources=10, factor=2, cv=3,
+    ...     scoring=make_ranking_scorer("ndcg@10"), random_state=0,
+    ... )
+    >>> with sklearn.config_context(enable_metadata_routing=True):
+    ...     search = search.fit(X, y, groups=groups)
+    >>> search.n_resources_, search.n_candidates_
+    ([10, 20, 40], [4, 2, 1])
+    """
+
+    def __init__(
+        self,
+        estimator,
+        param_distributions,
+        *,
+        n_candidates="exhaust",
+        factor=3,
+        resource=QUERY_RESOURCE,
+        max_resources="auto",
+        min_resources="smallest",
+        aggressive_elimination=False,
+        cv=5,
+        scoring=None,
+        refit=True,
+        error_score=np.nan,
+        return_train_score=True,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+    ):
+        super().__init__(
+            estimator,
+            param_distributions,
+            n_candidates=n_candidates,
+            factor=factor,
+            resource=resource,
+            max_resources=max_resources,
+            min_resources=min_resources,
+            aggressive_elimination=aggressive_elimination,
+            cv=cv,
+            scoring=scoring,
+            refit=refit,
+            error_score=error_score,
+            return_train_score=return_train_score,
+            random_state=random_state,
+            n_jobs=n_jobs,
+            verbose=verbose,
+        )
+
+
+for _cls in (QueryHalvingGridSearchCV, QueryHalvingRandomSearchCV):
+    _cls.__doc__ = _cls.__doc__.format(notes=_SEARCH_NOTES)
+del _cls

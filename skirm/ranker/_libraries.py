@@ -1,0 +1,160 @@
+"""How each ranking library takes the queries, a validation set and early stopping.
+
+:class:`~skirm.ranker.QueryRanker` sorts the rows by query and encodes the
+query ids as consecutive codes; the functions here turn those codes (and a
+validation set prepared the same way) into each library's own ``fit``
+arguments, and read the evaluation history back in one form.
+
+============  ==========================  ===============================
+library       queries                     validation set
+============  ==========================  ===============================
+LightGBM      ``group=`` sizes            ``eval_X``/``eval_y`` (4.7;
+                                          ``eval_set`` before) and
+                                          ``eval_group=`` sizes
+XGBoost       ``qid=`` sorted codes       ``eval_set`` and ``eval_qid``
+CatBoost      ``group_id=`` codes         ``eval_set=Pool(group_id=...)``
+============  ==========================  ===============================
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from skirm._validation import describe
+from skirm.metrics._registry import get_metric
+
+__all__ = [
+    "early_stopping_history",
+    "library_metric_name",
+    "query_fit_kwargs",
+    "validation_fit_kwargs",
+]
+
+#: The name of the validation set in the evaluation history.
+VALIDATION = "validation"
+
+
+def library_metric_name(library, eval_metric):
+    """The library's own name of ``"ndcg@k"``, e.g. ``"NDCG:top=10;type=Exp"``.
+
+    ``None`` keeps the library's configured metric (its default or what the
+    wrapped estimator was given) and returns None.
+    """
+    if eval_metric is None:
+        return None
+    if isinstance(eval_metric, str):
+        metric = get_metric(eval_metric)
+        if metric.spec.name == "ndcg" and metric.k is not None:
+            k = metric.k
+            if library == "catboost":
+                return f"NDCG:top={k};type=Exp"
+            return f"ndcg@{k}"
+    raise ValueError(
+        "`eval_metric` must be None (the library's own metric) or 'ndcg@k' with a "
+        f"cutoff k, got {describe(eval_metric)}; for another metric set the "
+        "wrapped estimator's own parameter (LightGBM `metric`, XGBoost and "
+        "CatBoost `eval_metric`)"
+    )
+
+
+def query_fit_kwargs(library, codes, sample_weight):
+    """``fit`` keywords carrying the sorted query codes and the row weights."""
+    kwargs = {}
+    if library == "lightgbm":
+        kwargs["group"] = np.bincount(codes)
+    elif library == "xgboost":
+        kwargs["qid"] = codes
+    else:  # catboost
+        kwargs["group_id"] = codes
+    if sample_weight is not None:
+        if library == "xgboost":  # one weight per query: the mean of its rows
+            sums = np.bincount(codes, weights=sample_weight)
+            sample_weight = sums / np.bincount(codes)
+        kwargs["sample_weight"] = sample_weight
+    return kwargs
+
+
+def _accepts(method, name):
+    try:
+        return name in inspect.signature(method).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins
+        return False
+
+
+def validation_fit_kwargs(library, estimator, X_val, y_val, codes_val, rounds, name):
+    """``fit`` keywords passing a validation set sorted by query.
+
+    Sets the estimator's own parameters where the library takes early
+    stopping or the metric at construction (XGBoost, CatBoost).
+    """
+    if library == "lightgbm":
+        return _lightgbm_validation(estimator, X_val, y_val, codes_val, rounds, name)
+    if library == "xgboost":
+        params = {"early_stopping_rounds": rounds}
+        if name is not None:
+            params["eval_metric"] = name
+        estimator.set_params(**params)
+        return {
+            "eval_set": [(X_val, y_val)],
+            "eval_qid": [codes_val],
+            "verbose": False,
+        }
+    from catboost import Pool  # the estimator is a CatBoost model: installed
+
+    if name is not None:
+        estimator.set_params(eval_metric=name)
+    return {
+        "eval_set": Pool(X_val, y_val, group_id=codes_val),
+        "early_stopping_rounds": rounds,
+        "use_best_model": rounds is not None,
+    }
+
+
+def _lightgbm_validation(estimator, X_val, y_val, codes_val, rounds, name):
+    import lightgbm  # the estimator is a LightGBM model: installed
+
+    kwargs = {"eval_group": [np.bincount(codes_val)], "eval_names": [VALIDATION]}
+    if _accepts(lightgbm.LGBMRanker.fit, "eval_X"):  # 4.7 renamed eval_set
+        kwargs.update(eval_X=(X_val,), eval_y=(y_val,))
+    else:  # pragma: no cover - LightGBM before 4.7
+        kwargs["eval_set"] = [(X_val, y_val)]
+    if name is not None:
+        kwargs.update(eval_metric="ndcg", eval_at=[int(name.split("@")[1])])
+    if rounds is not None:
+        kwargs["callbacks"] = [
+            lightgbm.early_stopping(rounds, first_metric_only=True, verbose=False)
+        ]
+    return kwargs
+
+
+def early_stopping_history(library, estimator, rounds):
+    """``(history, stopping metric name, best round)`` of a fitted model.
+
+    ``history`` maps each metric name (the library's own) to its validation
+    values, one per boosting round. The best round is 0-based: the last round
+    the fitted model predicts with (the best one under early stopping, else
+    the last one trained).
+    """
+    if library == "lightgbm":
+        history = estimator.evals_result_[VALIDATION]
+        key = next(iter(history))  # first_metric_only: the first one stops
+        best = estimator.best_iteration_ if rounds is not None else 0
+    elif library == "xgboost":
+        history = next(iter(estimator.evals_result().values()))
+        key = list(history)[-1]  # XGBoost stops on the last metric
+        best = estimator.best_iteration + 1 if rounds is not None else 0
+    else:  # catboost
+        history = estimator.get_evals_result()[VALIDATION]
+        key = estimator.get_params().get("eval_metric")
+        if key not in history:  # the library spells the name its own way
+            key = next(iter(history))
+        best = estimator.get_best_iteration() + 1 if rounds is not None else 0
+    history = {
+        metric: np.asarray(values, dtype=np.float64)
+        for metric, values in history.items()
+    }
+    n_rounds = history[key].shape[0]
+    best = (best or n_rounds) - 1
+    return history, key, best

@@ -353,6 +353,8 @@ def _run_eval(args, out):
         doc = []
         for path, result in zip(args.runs, results, strict=True):
             entry = {"file": path, "run_id": result.run_id, "summary": result.means}
+            if getattr(result, "zscored", False):
+                entry["zscores"] = True  # values are z-scores (-Z)
             if args.per_query:
                 entry["per_query"] = {
                     qid: {n: v[i].item() for n, v in result.per_query.items()}

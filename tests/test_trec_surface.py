@@ -564,6 +564,11 @@ def test_cli_options_of_the_surface(tmp_path, capsys):
     assert main(["eval", *args]) == 0
     # a = 1, b = 1, c = 0, d = 10 + 1 - 2 - 1 = 8
     assert capsys.readouterr().out == "utility_1,-1,0,1      \tall\t8.0000\n"
+    (tmp_path / "z").write_text("q1 map 0.5 0.25\n")
+    args = ["--format", "json", "-m", "map", "-Z", str(tmp_path / "z"), *files]
+    assert main(["eval", *args]) == 0
+    doc = json.loads(capsys.readouterr().out)[0]
+    assert doc["zscores"] is True and doc["summary"] == {"map": 0.0}
 
 
 def test_string_measures_are_listed_in_metrics():

@@ -9,8 +9,7 @@ byte (name padding, tabs, 4 decimals), in trec_eval's order:
 * trec_eval 9.0.8's files, from the shared reference data, with
   ``--compat 9.0``.
 
-``relstring`` lines (strings of relevance values) are compared in
-``test_trec_surface.py``, so they are left out here.
+Every line is compared, ``relstring`` (a string per query) included.
 """
 
 import math
@@ -39,15 +38,13 @@ CASES = {
     "out.test.aq": "-m all_trec -q qrels.test results.test",
     "out.test.aqc": "-m all_trec -q -c qrels.test results.trunc",
     "out.test.aqcM": "-m all_trec -q -c -M100 qrels.test results.trunc",
-    "out.test.aql": "-m all_trec -q -l2 qrels.rel_level results.test",
+    "out.test.aql": "-m all_trec -mrelstring.20 -q -l2 qrels.rel_level results.test",
     "out.test.meas_params": MEAS_PARAMS,
 }
 V10_CASES = {
     **CASES,
     "out.test (comments)": "qrels.test.with-comments results.test",
 }
-
-UNSUPPORTED = {"relstring"}
 
 
 def _run_cli(folder, args, capsys, extra=()):
@@ -72,11 +69,8 @@ def _parse(text):
 def _check(folder, expected_file, args, capsys, extra=()):
     expected = _parse((folder / expected_file.split()[0]).read_text())
     got = _parse(_run_cli(folder, args, capsys, extra))
-    got = [g for g in got if g[0].split("_")[0] not in UNSUPPORTED]
-    supported = [e for e in expected if e[0].split("_")[0] not in UNSUPPORTED]
-    assert len(supported) >= len(expected) - 3  # at most relstring per query
     # Same lines, same order, same bytes (name padding, tabs, 4 decimals).
-    assert [e[3] for e in supported] == [g[3] for g in got]
+    assert [e[3] for e in expected] == [g[3] for g in got]
 
 
 @pytest.mark.oracle
@@ -94,14 +88,13 @@ def test_matches_trec_eval_9_with_compat(shared_data, expected_file, capsys):
 
 @pytest.mark.oracle
 def test_every_measure_of_the_suite_is_covered():
-    """The measures compared above: everything in the files but relstring."""
+    """The measures compared above: every one in the files, relstring too."""
     names = set()
     for expected_file in CASES:
         for name, _, _, _ in _parse((V10 / expected_file).read_text()):
             names.add(name)
-    unsupported = {n for n in names if n.startswith("relstring")}
-    assert unsupported == {"relstring", "relstring_20"}
-    assert len(names - unsupported) > 100
+    assert {"relstring", "relstring_20"} <= names
+    assert len(names) > 100
 
 
 # --------------------------------------------------------------------------

@@ -112,12 +112,15 @@ def test_relstring_characters():
     qrels = Qrels(["q"] * len(docs), docs, labels)
     # ranked d0 .. d6 (scores descending), plus the unjudged u1 in third place
     run = Run(["q"] * 8, [*docs, "u1"], [9, 8, 7, 6, 5, 4, 3, 6.5])
-    result = evaluate_run(qrels, run, ["relstring", "relstring.3", "relstring.0"])
+    result = evaluate_run(qrels, run, ["relstring", "P.1"])
     assert result.per_query["relstring"].tolist() == ["019->>.3"]
+    assert result.per_query["relstring"].dtype.kind == "U"
+    assert result.means == {"P_1": 0.0}  # a string measure has no summary
+    # as in trec_eval, explicit parameters replace the default (10 documents)
+    result = evaluate_run(qrels, run, ["relstring", "relstring.3", "relstring.0"])
+    assert result.metrics == ["relstring_0", "relstring_3"]
     assert result.per_query["relstring_3"].tolist() == ["019"]
     assert result.per_query["relstring_0"].tolist() == [""]
-    assert result.per_query["relstring"].dtype.kind == "U"
-    assert result.means == {}  # a string measure has no summary
     judged = evaluate_run(qrels, run, "relstring.20", judged_only=True)
     assert judged.per_query["relstring_20"].tolist() == ["019>>3"]  # -J drops both
 
@@ -635,3 +638,14 @@ def test_new_measures_on_the_shared_fuzz_cases(
             assert out == done.stdout, (dimension, seed, flags)
             n_lines += done.stdout.count(b"\n")
     assert n_lines > 0
+
+
+def test_explicit_parameters_replace_the_defaults():
+    qrels = Qrels(["q", "q"], ["a", "b"], [1, 0])
+    run = Run(["q", "q"], ["a", "b"], [2.0, 1.0])
+    names = evaluate_run(qrels, run, ["all_trec", "P.5", "relstring.20"]).metrics
+    assert [n for n in names if n.startswith(("P_", "relstring"))] == [
+        "P_5",
+        "relstring_20",
+    ]
+    assert "recall_5" in names and "recall_1000" in names  # other defaults stay

@@ -81,7 +81,7 @@ def _parse_metrics(metrics, compat="10.0"):
     metrics = list(metrics)
     if not metrics:
         raise ValueError("`metrics` must name at least one measure, got none")
-    trec, other = {}, []
+    trec, other, parsed_requests = {}, [], []
     for metric in metrics:
         requests = parse_trec_name(metric, compat) if isinstance(metric, str) else None
         if requests is None:
@@ -96,12 +96,24 @@ def _parse_metrics(metrics, compat="10.0"):
             label = metric if isinstance(metric, str) else parsed.name
             other.append((label, parsed))
             continue
+        parsed_requests.append(requests)
+    # As in trec_eval, parameters given for a measure (P.5, relstring.20)
+    # replace its default parameters, also those a nickname asks for.
+    explicit = {
+        r.base
+        for rs in parsed_requests
+        for r in rs
+        if r.text is not None and not r.label
+    }
+    for requests in parsed_requests:
         nickname = len(requests) > 1
         for request in requests:
             if MEASURES[request.base].unsupported:
                 if nickname:
                     continue
                 check_supported(request)
+            if request.text is None and request.base in explicit:
+                continue
             for name, param in request.outputs():
                 trec.setdefault(name, (request.base, param))
     ordered = sorted(

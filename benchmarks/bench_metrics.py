@@ -201,8 +201,10 @@ def skirm_metric(name, y_true, y_score, groups, ties):
     return lambda: metric(y_true, y_score, groups=groups, ties=ties)
 
 
-def skirm_evaluate(metrics, y_true, y_score, groups, ties):
-    return lambda: evaluate(y_true, y_score, groups=groups, metrics=metrics, ties=ties)
+def skirm_evaluate(metrics, y_true, y_score, groups, ties, n_jobs=None):
+    return lambda: evaluate(
+        y_true, y_score, groups=groups, metrics=metrics, ties=ties, n_jobs=n_jobs
+    )
 
 
 # --------------------------------------------------------------------------
@@ -504,6 +506,10 @@ def bench_size(out, n_rows, args, peers, targets):
         tasks[f"evaluate(10 metrics), ties={ties}"] = skirm_evaluate(
             TEN, y_true, y_score, groups, ties
         )
+    # Threads over blocks of whole queries (the same blocks as one thread).
+    tasks["evaluate(ndcg@10, map, mrr), ties=average, n_jobs=2"] = skirm_evaluate(
+        THREE, y_true, y_score, groups, "average", n_jobs=2
+    )
     core = run_side_by_side(tasks, repeat)
     best_name = min(
         (k for k in core if k.startswith("grouped sort")), key=lambda k: core[k]
@@ -516,6 +522,11 @@ def bench_size(out, n_rows, args, peers, targets):
         ["task", "median", "÷ best grouped sort"],
         [(name, fmt(t), f"{t / best:.2f}x") for name, t in core.items()],
     )
+
+    one = core["evaluate(ndcg@10, map, mrr), ties=average"]
+    two = core["evaluate(ndcg@10, map, mrr), ties=average, n_jobs=2"]
+    out(f"`n_jobs=2` speed-up of evaluate(ndcg@10, map, mrr): {one / two:.2f}x.")
+    out()
 
     # Each metric alone.
     if not args.skip_alone:

@@ -9,6 +9,11 @@ import os
 import sys
 from pathlib import Path
 
+# One thread per library: the gallery's boosters and BLAS would otherwise
+# start a thread per core each and fight over a small build machine.
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "_ext"))
 

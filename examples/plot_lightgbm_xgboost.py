@@ -89,21 +89,29 @@ for name, model in models.items():
 # %%
 # Fold by fold
 # ------------
-# Because the folds are shared, the comparison is paired: a line per model
-# across the five folds shows whether one model wins on every fold or only
-# on average.
+# Because the folds are shared, the comparison is paired: the models' points
+# side by side at each fold show whether one model wins on every fold or only
+# on average. The folds are separate test sets, not a series, so no line
+# joins them.
 fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
 folds = np.arange(1, cv.get_n_splits() + 1)
+offsets = np.linspace(-0.2, 0.2, len(results))
 for ax, metric in zip(axes, ["ndcg@10", "map", "mrr"], strict=True):
-    for name, scores in results.items():
-        ax.plot(folds, scores[f"test_{metric}"], marker="o", label=name)
+    for offset, (name, scores) in zip(offsets, results.items(), strict=True):
+        ax.plot(
+            folds + offset,
+            scores[f"test_{metric}"],
+            marker="o",
+            linestyle="none",
+            label=name,
+        )
     ax.set_title(metric)
     ax.set_xlabel("fold")
     ax.set_xticks(folds)
     ax.grid(alpha=0.3)
 axes[0].set_ylabel("mean over the fold's queries")
-axes[0].legend(fontsize="small")
-fig.tight_layout()
+fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=3)
+fig.tight_layout(rect=(0, 0.08, 1, 1))
 plt.show()
 
 # %%

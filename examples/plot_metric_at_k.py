@@ -6,7 +6,8 @@ Metrics at every cutoff: NDCG@k, P@k, R@k
 A single number such as NDCG@10 hides how a ranker behaves at the top of
 the list and further down. This example computes NDCG@k, precision@k and
 recall@k for every cutoff k = 1..20 for two models, from one ranking of
-the rows per model, and plots the curves.
+the rows per model, and draws them with skirm's displays, then looks at the
+per-query wins and losses and at the precision-recall curve.
 """
 
 # %%
@@ -16,8 +17,6 @@ the rows per model, and plots the curves.
 # on one side. A linear model and gradient-boosted trees are trained as
 # pointwise rankers: they predict the label of each row, and the rows of a
 # query are ranked by that prediction.
-import matplotlib.pyplot as plt
-import numpy as np
 from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.linear_model import Ridge
 
@@ -38,41 +37,82 @@ scores = {
 }
 
 # %%
-# Every metric at every cutoff, in one call per model
-# ---------------------------------------------------
-# :func:`skirm.metrics.evaluate` ranks the rows once and reduces that
-# ranking for all 60 metrics. Queries of the test set have between 5 and 50
-# rows, so precision@k for large k is limited by short queries (its
-# denominator is k), while recall@k grows towards 1.
-cutoffs = np.arange(1, 21)
-families = {"ndcg": "NDCG@k", "precision": "precision@k", "recall": "recall@k"}
-names = [f"{family}@{k}" for family in families for k in cutoffs]
-curves = {}
+# Every metric at every cutoff, from one ranking per model
+# --------------------------------------------------------
+# :class:`~skirm.plot.MetricAtKDisplay` computes a metric at all the
+# cutoffs from one ranking of the rows (through
+# :func:`skirm.metrics.evaluate`, which batches the cutoffs of one metric in
+# one pass) and draws the curve; passing ``ax=`` puts several models on one
+# axes. ``confidence=0.95`` adds a Student-t band around each mean. Queries
+# of the test set have between 5 and 50 rows, so precision@k for large k is
+# limited by short queries (its denominator is k), while recall@k grows
+# towards 1.
+import matplotlib.pyplot as plt
+
+from skirm.plot import MetricAtKDisplay, PerQueryDisplay, PrecisionRecallDisplay
+
+cutoffs = range(1, 21)
+fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+for ax, family in zip(axes, ["ndcg", "precision", "recall"], strict=True):
+    for name, y_score in scores.items():
+        MetricAtKDisplay.from_predictions(
+            y_test,
+            y_score,
+            groups=g_test,
+            metric=family,
+            k=cutoffs,
+            confidence=0.95,
+            name=name,
+            ax=ax,
+        )
+fig.tight_layout()
+
 for name, y_score in scores.items():
-    result = evaluate(y_test, y_score, groups=g_test, metrics=names)
-    curves[name] = {
-        family: np.array([result[f"{family}@{k}"] for k in cutoffs])
-        for family in families
-    }
+    result = evaluate(
+        y_test,
+        y_score,
+        groups=g_test,
+        metrics=["ndcg@10", "precision@5", "recall@20"],
+    )
     print(
         f"{name:>17}: NDCG@10 = {result['ndcg@10']:.4f}, "
         f"P@5 = {result['precision@5']:.4f}, R@20 = {result['recall@20']:.4f}"
     )
 
 # %%
-# The curves
-# ----------
-fig, axes = plt.subplots(1, 3, figsize=(12, 3.8), sharex=True)
-for ax, (family, title) in zip(axes, families.items(), strict=True):
-    for name, curve in curves.items():
-        ax.plot(cutoffs, curve[family], marker="o", markersize=3, label=name)
-    ax.set_title(title)
-    ax.set_xlabel("k")
-    ax.set_xticks([1, 5, 10, 15, 20])
-    ax.grid(alpha=0.3)
-axes[0].set_ylabel("mean over queries")
-axes[0].legend()
-fig.tight_layout()
+# Which queries does the better model win?
+# ----------------------------------------
+# A mean hides how the gain spreads over queries.
+# :class:`~skirm.plot.PerQueryDisplay` sorts the per-query differences of
+# NDCG@10 and counts wins, ties and losses; ``top_n`` writes the query ids of
+# the largest wins and losses on their bars.
+display = PerQueryDisplay.from_predictions(
+    y_test,
+    scores["gradient boosting"],
+    scores["ridge"],
+    groups=g_test,
+    metric="ndcg@10",
+    name="gradient boosting",
+    baseline_name="ridge",
+    top_n=2,
+)
+display.figure_.set_size_inches(9, 3.8)
+display.figure_.tight_layout()
+print(
+    f"gradient boosting against ridge: {display.wins} wins, {display.ties} ties, "
+    f"{display.losses} losses"
+)
+
+# %%
+# Precision against recall
+# ------------------------
+# :class:`~skirm.plot.PrecisionRecallDisplay` draws trec_eval's 11-point
+# interpolated precision-recall curve, averaged over queries.
+ax = None
+for name, y_score in scores.items():
+    ax = PrecisionRecallDisplay.from_predictions(
+        y_test, y_score, groups=g_test, name=name, ax=ax
+    ).ax_
 plt.show()
 
 # %%

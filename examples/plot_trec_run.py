@@ -107,29 +107,24 @@ print(completed.stdout)
 # %%
 # Query by query
 # --------------
-# Means hide how the models differ. Each point is one query: above the
-# diagonal, boosting ranks it better than ridge. The per-query values are
-# aligned to ``result.group_ids``, the evaluated queries.
-a = results["ridge"].per_query["ndcg_cut_10"]
-b = results["boosting"].per_query["ndcg_cut_10"]
-assert (results["ridge"].group_ids == results["boosting"].group_ids).all()
+# Means hide how the models differ. :class:`~skirm.plot.PerQueryDisplay`
+# sorts the per-query differences of NDCG@10 between the two runs (the same
+# queries, aligned by id) and counts the wins and losses;
+# :class:`~skirm.plot.PrecisionRecallDisplay` draws each run's 11-point
+# interpolated precision-recall curve from trec_eval's ``iprec_at_recall``.
+from skirm.plot import PerQueryDisplay, PrecisionRecallDisplay
 
-fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-axes[0].scatter(a, b, alpha=0.7)
-axes[0].plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1)
-axes[0].set_xlabel("ridge NDCG@10 (ndcg_cut_10)")
-axes[0].set_ylabel("boosting NDCG@10")
-axes[0].set_title("per query")
-difference = np.sort(b - a)
-axes[1].bar(
-    np.arange(difference.size), difference, color=np.where(difference > 0, "C2", "C3")
+fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+PerQueryDisplay.from_evaluations(
+    results["boosting"],
+    results["ridge"],
+    metric="ndcg_cut_10",
+    name="boosting",
+    baseline_name="ridge",
+    ax=axes[0],
 )
-axes[1].axhline(0, color="grey", linewidth=1)
-axes[1].set_xlabel("queries, sorted")
-axes[1].set_ylabel("boosting - ridge")
-axes[1].set_title(
-    f"boosting better on {int((difference > 0).sum())} of {difference.size}"
-)
+for name, path in run_paths.items():
+    PrecisionRecallDisplay.from_run(qrels, path, name=name, ax=axes[1])
 fig.tight_layout()
 plt.show()
 
@@ -138,7 +133,7 @@ plt.show()
 # DataFrame, e.g. to find the queries where the models disagree most.
 per_query = results["boosting"].to_frame()[["ndcg_cut_10"]]
 per_query = per_query.rename(columns={"ndcg_cut_10": "boosting"})
-per_query["ridge"] = a
+per_query["ridge"] = results["ridge"].per_query["ndcg_cut_10"]
 per_query["gap"] = per_query["boosting"] - per_query["ridge"]
 print(per_query.sort_values("gap").head().round(4))
 tmp.cleanup()

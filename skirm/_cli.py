@@ -1,4 +1,4 @@
-"""The ``skirm`` command line: ``skirm eval QRELS RUN [RUN ...]``."""
+"""The ``skirm`` command line: ``skirm eval`` and ``skirm compare``."""
 
 from __future__ import annotations
 
@@ -41,11 +41,14 @@ measures (-m), trec_eval names and nicknames:
   (nicknames all_prefs and prefs).
   trec_eval's ndcg_p is not compiled into trec_eval 10.0 and not offered.
 
-skirm metric names (computed with trec_eval's tie order, R from the qrels):
+skirm metric names (computed with trec_eval's tie order, R from the qrels;
+a trec_eval name such as rbp means trec_eval's measure):
   {skirm}
 
 exit status: 0 on success, 1 on an input error (unreadable or malformed file,
-no query in common), 2 on a usage error (bad option or measure name).
+a docno twice in an evaluated query, no query in common, qrels queries missing
+from the run without -c as in trec_eval 10.0), 2 on a usage error (bad option
+or measure name).
 """
 
 
@@ -186,7 +189,92 @@ def _build_parser():
         help="output layout: a table with one column per run (default), "
         "trec_eval's exact layout, JSON or CSV",
     )
+    _add_compare_parser(sub)
     return parser
+
+
+_COMPARE_EPILOG = """\
+Tests: t (paired Student t), randomization (Fisher, sign flips), bootstrap
+(shift method), wilcoxon, sign; tukey_hsd and randomized_tukey_hsd over all
+runs. The correction applies per measure over the pairs compared (auto: Holm
+for several pairs, none for Tukey). Measures as in `skirm eval`; only
+measures with per-query values can be compared.
+"""
+
+
+def _add_compare_parser(sub):
+    from skirm.stats._compare import MISSING, TUKEY
+    from skirm.stats._paired import TESTS
+
+    cmp = sub.add_parser(
+        "compare",
+        help="compare TREC runs with paired significance tests",
+        description="Compare TREC runs on the same queries: paired tests,\n"
+        "multiple-comparison corrections, intervals and a report.",
+        epilog=_COMPARE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    cmp.add_argument("qrels", metavar="QRELS", help="qrels file (qid iter docno rel)")
+    cmp.add_argument("runs", metavar="RUN", nargs="+", help="two or more run files")
+    cmp.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        action="append",
+        metavar="MEASURE",
+        help="a measure to compare (repeatable); default: map and ndcg_cut.10",
+    )
+    cmp.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="compare every run with this one (its run id or file name); "
+        "default: every pair",
+    )
+    cmp.add_argument("--test", choices=(*TESTS, *TUKEY), default="t")
+    cmp.add_argument(
+        "--correction",
+        choices=("auto", "holm", "bonferroni", "fdr_bh", "none"),
+        default="auto",
+    )
+    cmp.add_argument("--alpha", type=float, default=0.05, help="default 0.05")
+    cmp.add_argument(
+        "--n-resamples", type=int, default=10_000, metavar="B", help="default 10000"
+    )
+    cmp.add_argument("--seed", type=int, metavar="SEED", help="seed of the draws")
+    cmp.add_argument(
+        "--missing",
+        choices=MISSING,
+        default="raise",
+        help="a query missing from a run: error (default), 0, or dropped",
+    )
+    cmp.add_argument(
+        "-c",
+        "--all-queries",
+        action="store_true",
+        help="every qrels query counts; one missing from a run scores 0 (trec_eval -c)",
+    )
+    cmp.add_argument(
+        "--compat",
+        choices=COMPAT,
+        default=COMPAT[0],
+        help="the trec_eval version to follow, as in `skirm eval` (with 9.0, "
+        "qrels queries missing from a run are left out: see --missing)",
+    )
+    cmp.add_argument(
+        "-l",
+        "--relevance-level",
+        type=int,
+        default=1,
+        metavar="LEVEL",
+        help="qrels level at or above which a document is relevant (default 1)",
+    )
+    cmp.add_argument(
+        "--format",
+        choices=("table", "markdown", "latex", "csv", "json"),
+        default="table",
+        help="output: a readable table (default), Markdown, LaTeX (booktabs), "
+        "CSV or JSON rows (one per run and measure)",
+    )
 
 
 # --------------------------------------------------------------------------
@@ -372,6 +460,120 @@ def _run_eval(args, out):
                 writer.writerow([label, qid, name, text])
 
 
+def _compare_measures(measures, compat):
+    try:
+        outputs = _parse_metrics(measures, compat)
+    except (ValueError, TypeError) as exc:
+        raise _UsageError(str(exc)) from None
+    for name, kind, base, _ in outputs:
+        if kind == "trec" and not MEASURES[base].per_query:
+            raise _UsageError(f"measure {name!r} has no per-query values to compare")
+    return [name for name, *_ in outputs]
+
+
+def _run_labels(results, paths):
+    labels = [r.run_id for r in results]
+    if len(set(labels)) != len(labels):
+        labels = list(paths)
+    if len(set(labels)) != len(labels):
+        raise _UsageError("give each run once")
+    return labels
+
+
+def _json_value(value):
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def _run_compare(args, out):
+    from skirm.stats import compare
+
+    measures = args.measures or ["map", "ndcg_cut.10"]
+    names = _compare_measures(measures, args.compat)
+    if len(args.runs) < 2:
+        raise _UsageError("compare needs at least two runs")
+    if args.relevance_level < 1:
+        raise _UsageError(f"-l must be an integer >= 1, got {args.relevance_level}")
+    qrels = read_qrels(args.qrels)
+    results = [
+        evaluate_run(
+            qrels,
+            read_run(path),
+            measures,
+            relevance_level=args.relevance_level,
+            all_queries=args.all_queries,
+            compat=args.compat,
+        )
+        for path in args.runs
+    ]
+    labels = _run_labels(results, args.runs)
+    baseline = args.baseline
+    if baseline is not None and baseline not in labels:
+        if baseline not in args.runs:
+            raise _UsageError(
+                f"--baseline must be one of the runs {labels}, got {baseline!r}"
+            )
+        baseline = labels[list(args.runs).index(baseline)]
+    correction = None if args.correction == "none" else args.correction
+    try:
+        comparison = compare(
+            dict(zip(labels, results, strict=True)),
+            baseline=baseline,
+            metrics=names,
+            test=args.test,
+            correction=correction,
+            alpha=args.alpha,
+            n_resamples=args.n_resamples,
+            missing="zero" if args.all_queries else args.missing,
+            random_state=args.seed,
+        )
+    except ValueError as exc:
+        if "`alpha`" in str(exc) or "`n_resamples`" in str(exc):
+            raise _UsageError(str(exc)) from None
+        raise
+    _write_comparison(comparison, args.format, out)
+
+
+def _write_comparison(comparison, fmt, out):
+    if fmt == "table":
+        out.write(str(comparison) + "\n")
+    elif fmt == "markdown":
+        out.write(comparison.to_markdown())
+    elif fmt == "latex":
+        out.write(comparison.to_latex())
+    else:
+        rows = comparison.to_records("systems")
+        if fmt == "csv":
+            writer = csv.writer(out, lineterminator="\n")
+            writer.writerow(list(rows[0]))
+            for row in rows:
+                writer.writerow(
+                    [" ".join(v) if isinstance(v, tuple) else v for v in row.values()]
+                )
+            return
+        doc = {
+            "systems": comparison.systems,
+            "baseline": comparison.baseline,
+            "metrics": comparison.metrics,
+            "test": comparison.test,
+            "correction": comparison.correction,
+            "alpha": comparison.alpha,
+            "seed": comparison.random_state,
+            "n_queries": comparison.n_queries,
+            "method": comparison.describe_method(),
+            "systems_table": [{k: _json_value(v) for k, v in r.items()} for r in rows],
+            "pairs_table": [
+                {k: _json_value(v) for k, v in r.items()}
+                for r in comparison.to_records("pairs")
+            ],
+        }
+        json.dump(doc, out, indent=2)
+        out.write("\n")
+
+
 def _write_out(text):
     """Write to standard output; ids read from non-UTF-8 files go back out
     as the bytes they were."""
@@ -408,18 +610,20 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
+    run = _run_compare if args.command == "compare" else _run_eval
+    command = f"skirm {args.command}"
     try:
         out = io.StringIO()
-        _run_eval(args, out)
+        run(args, out)
         _write_out(out.getvalue())
     except _UsageError as exc:
         parser.print_usage(sys.stderr)
-        print(f"skirm eval: error: {exc}", file=sys.stderr)
+        print(f"{command}: error: {exc}", file=sys.stderr)
         return 2
     except (OSError, ValueError, TypeError) as exc:
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if isinstance(exc, OSError) and exc.filename is not None:
             text = f"cannot read {exc.filename}: {exc.strerror}"
-        print(f"skirm eval: error: {text}", file=sys.stderr)
+        print(f"{command}: error: {text}", file=sys.stderr)
         return 1
     return 0

@@ -46,8 +46,18 @@ def groups_from_frame(X, groups_from):
     return None
 
 
-def missing_groups_message(owner, groups_from) -> str:
-    """The error text when no query ids were passed or found in ``X``."""
+def missing_groups_message(owner, groups_from, *, as_nan=False) -> str:
+    """The error text when no query ids were passed or found in ``X``.
+
+    With ``as_nan``, the text of the warning given when the scores are set
+    to NaN instead.
+    """
+    consequence = (
+        "Every metric of this scorer is set to NaN."
+        if as_nan
+        else "While setting up a search, pass error_score='raise' so such errors "
+        "are not hidden as NaN."
+    )
     return (
         f"{owner} needs the query of each row, but got no `groups` and X has no "
         f"index level or column named {groups_from!r}. Either enable metadata "
@@ -55,8 +65,7 @@ def missing_groups_message(owner, groups_from) -> str:
         "groups=<query ids> to fit (GridSearchCV.fit(X, y, groups=qid), or "
         "cross_validate(..., params={'groups': qid})); or give X as a pandas "
         f"DataFrame whose index has a level named {groups_from!r} (e.g. "
-        f"X.set_index(pd.Index(qid, name={groups_from!r}))). While setting up a "
-        "search, pass error_score='raise' so such errors are not hidden as NaN."
+        f"X.set_index(pd.Index(qid, name={groups_from!r}))). {consequence}"
     )
 
 

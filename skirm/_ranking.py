@@ -23,6 +23,7 @@ With any policy but ``"average"`` every row is its own tie block.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from typing import NamedTuple
 
@@ -33,6 +34,7 @@ from skirm._validation import (
     as_python,
     check_choice,
     check_groups,
+    check_n_jobs,
     check_sample_weight,
     check_scores,
     check_y_true,
@@ -40,7 +42,18 @@ from skirm._validation import (
 
 TIES = ("average", "first", "optimistic", "pessimistic")
 
-__all__ = ["TIES", "Judgments", "Ranking", "encode_groups", "rank", "rank_input"]
+__all__ = [
+    "TIES",
+    "CheckedInput",
+    "Judgments",
+    "Ranking",
+    "check_input",
+    "encode_groups",
+    "map_query_blocks",
+    "rank",
+    "rank_checked",
+    "rank_input",
+]
 
 
 # --------------------------------------------------------------------------
@@ -229,9 +242,14 @@ class Ranking:
         return np.repeat(self.starts[:-1], self.sizes)
 
     def cutoff(self, k) -> np.ndarray:
-        """Per-query effective cutoff: ``min(k, size)``, or the size if k is None."""
+        """Per-query effective cutoff: ``min(k, size)``, or the size if k is None.
+
+        With an array of cutoffs, one column per cutoff.
+        """
         if k is None:
             return self.sizes
+        if np.ndim(k):
+            return np.minimum(self.sizes[:, None], k)
         return np.minimum(self.sizes, k)
 
     def _top(self, k):
@@ -258,7 +276,16 @@ class Ranking:
         return rows
 
     def group_sum(self, values, k=None) -> np.ndarray:
-        """Per-query sum of ``values`` over the top ``k`` positions."""
+        """Per-query sum of ``values`` over the top ``k`` positions.
+
+        ``k`` may be an array of cutoffs: the result then has one column per
+        cutoff, from one cumulative sum along each query.
+        """
+        if k is not None and np.ndim(k):
+            top = self.top(int(np.max(k)))
+            return prefix_sums(
+                top.codes, top.position, values[top.index], k, self.n_groups
+            )
         if k is None or k >= self.max_size:
             return sum_by(self.codes, values, self.n_groups)
         top = self.top(k)
@@ -535,20 +562,53 @@ class Ranking:
 
         ``gain`` maps labels to gains and must be non-decreasing.
         """
+        many = k is not None and bool(np.ndim(k))
+        deepest = int(np.max(k)) if many else k
         if float(gain(np.zeros(1))[0]) == 0.0:
             # Rows of label 0 add exactly nothing: sum the relevant ones only.
-            ideal = self._ideal_top(k)
+            ideal = self._ideal_top(deepest)
             if ideal is not None:
                 codes, labels, position = ideal
                 table = _discount(np.arange(int(position.max(initial=0)) + 1))
                 values = gain(labels) * table[position]
+                if many:
+                    return prefix_sums(codes, position, values, k, self.n_groups)
                 return sum_by(codes, values, self.n_groups)
         codes, labels, position = self._ideal
         if k is not None:
-            top = position < k
+            top = position < deepest
             codes, labels, position = codes[top], labels[top], position[top]
         values = gain(labels) * _discount(position)
+        if many:
+            return prefix_sums(codes, position, values, k, self.n_groups)
         return sum_by(codes, values, self.n_groups)
+
+
+def prefix_sums(codes, position, values, ks, n_groups) -> np.ndarray:
+    """Per-query sums of ``values`` over positions ``< k``, for each ``k`` of ``ks``.
+
+    ``codes`` and ``position`` place each value (sorted by query, then
+    position, every position below ``max(ks)``; positions may skip, as for
+    the relevant rows only). Returns ``(n_groups, len(ks))``. Each query's
+    sums run along a line of a padded matrix from its first position, in the
+    order a per-cutoff ``bincount`` adds them, so each column equals the
+    single-cutoff sum, with no rounding carried from other queries. The
+    matrix is built for blocks of queries, so it stays within a few times
+    the size of ``values``.
+    """
+    ks = np.asarray(ks, dtype=np.intp)
+    width = int(ks.max()) + 1
+    out = np.empty((n_groups, ks.shape[0]))
+    block = max(1, (4 * values.shape[0] + 65536) // width)
+    bounds = np.searchsorted(codes, np.arange(0, n_groups + block, block))
+    for first in range(0, n_groups, block):  # one block of queries at a time
+        last = min(first + block, n_groups)
+        lo, hi = bounds[first // block], bounds[first // block + 1]
+        lines = np.zeros((last - first, width))
+        lines[codes[lo:hi] - first, position[lo:hi] + 1] = values[lo:hi]
+        np.cumsum(lines, axis=1, out=lines)
+        out[first:last] = lines[:, ks]
+    return out
 
 
 def _discount(position, log_base=2.0):
@@ -749,6 +809,18 @@ def _stable_code_sort(keys, n_groups):
     return np.argsort(keys, kind="stable")  # pragma: no cover - > 2**32 queries
 
 
+class CheckedInput(NamedTuple):
+    """Validated rows, ready for :func:`rank`."""
+
+    y_true: np.ndarray
+    y_score: np.ndarray
+    codes: np.ndarray  # dense query code of each row
+    group_ids: np.ndarray  # sorted distinct query labels
+    ties: str
+    tiebreak: np.ndarray | None
+    sample_weight: np.ndarray | None
+
+
 def rank_input(
     y_true,
     y_score,
@@ -759,6 +831,46 @@ def rank_input(
     ignore_ties=False,
 ) -> Ranking:
     """Validate the public arguments once and rank the rows.
+
+    See :func:`check_input` for the accepted input.
+    """
+    return rank_checked(
+        check_input(
+            y_true,
+            y_score,
+            groups=groups,
+            sample_weight=sample_weight,
+            ties=ties,
+            ignore_ties=ignore_ties,
+        )
+    )
+
+
+def rank_checked(checked: CheckedInput) -> Ranking:
+    """Rank validated rows; query weights from the per-row ``sample_weight``."""
+    ranking = rank(
+        checked.y_true,
+        checked.y_score,
+        checked.codes,
+        checked.group_ids,
+        checked.ties,
+        tiebreak=checked.tiebreak,
+    )
+    if checked.sample_weight is not None:
+        ranking.group_weights = _query_weights(ranking, checked.sample_weight)
+    return ranking
+
+
+def check_input(
+    y_true,
+    y_score,
+    *,
+    groups=None,
+    sample_weight=None,
+    ties="average",
+    ignore_ties=False,
+) -> CheckedInput:
+    """Validate the public arguments once.
 
     Accepts flat 1-D arrays with per-row ``groups``, or 2-D arrays of shape
     (n_queries, n_docs) with ``groups=None`` (one query per row, as in
@@ -810,10 +922,9 @@ def rank_input(
     sample_weight = check_sample_weight(sample_weight, y_true.shape[0])
     if ignore_ties and tiebreak is None:
         ties = "first"
-    ranking = rank(y_true, y_score, codes, group_ids, ties, tiebreak=tiebreak)
-    if sample_weight is not None:
-        ranking.group_weights = _query_weights(ranking, sample_weight)
-    return ranking
+    return CheckedInput(
+        y_true, y_score, codes, group_ids, ties, tiebreak, sample_weight
+    )
 
 
 def _query_weights(ranking: Ranking, sample_weight: np.ndarray) -> np.ndarray:
@@ -828,3 +939,71 @@ def _query_weights(ranking: Ranking, sample_weight: np.ndarray) -> np.ndarray:
             f"weight), but it varies within query {bad!r}"
         )
     return first
+
+
+# --------------------------------------------------------------------------
+# Blocks of whole queries, in threads
+# --------------------------------------------------------------------------
+
+#: Rows per block of whole queries in :func:`map_query_blocks` (a larger query
+#: is a block of its own). Fixed, so that the blocks, and with them every
+#: per-query value, are the same for any number of threads.
+BLOCK_ROWS = 1 << 17
+
+
+def map_query_blocks(function, checked: CheckedInput, n_jobs=None, block_rows=None):
+    """``function(ranking)`` on each block of whole queries, in threads.
+
+    The queries, in code order, are cut into consecutive blocks of about
+    ``block_rows`` rows; each block is ranked on its own and given to
+    ``function``. Returns the results in block order; the block of the
+    queries with codes ``[c0, c1)`` has them as its codes ``0 .. c1 - c0``.
+    The blocks do not depend on ``n_jobs``: numpy releases the GIL in the
+    sorts and array operations, so threads share the work without changing
+    a single value.
+    """
+    n_threads = check_n_jobs(n_jobs)
+    block_rows = BLOCK_ROWS if block_rows is None else block_rows
+    codes = checked.codes
+    n, n_groups = codes.shape[0], checked.group_ids.shape[0]
+    if n <= block_rows:
+        return [function(rank_checked(checked))]
+    # Every code in [0, n_groups) is used: the rows are grouped in code order
+    # (the usual layout) when the runs of equal codes are exactly 0, 1, 2...
+    change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+    if (
+        change.shape[0] == n_groups - 1
+        and codes[0] == 0
+        and np.array_equal(codes[change], np.arange(1, n_groups))
+    ):
+        starts = np.concatenate(([0], change, [n])).astype(np.intp, copy=False)
+        order = None
+    else:
+        starts = np.zeros(n_groups + 1, dtype=np.intp)
+        np.cumsum(np.bincount(codes, minlength=n_groups), out=starts[1:])
+        order = _stable_code_sort(codes, n_groups)
+    cuts = np.searchsorted(starts[:-1], np.arange(block_rows, n, block_rows))
+    edges = np.unique(np.concatenate(([0], cuts, [n_groups])))
+
+    def block(b):
+        c0, c1 = int(edges[b]), int(edges[b + 1])
+        rows = slice(starts[c0], starts[c1])
+        if order is not None:
+            rows = order[rows]
+        tiebreak, weight = checked.tiebreak, checked.sample_weight
+        part = CheckedInput(
+            checked.y_true[rows],
+            checked.y_score[rows],
+            codes[rows] - c0,
+            checked.group_ids[c0:c1],
+            checked.ties,
+            None if tiebreak is None else tiebreak[rows],
+            None if weight is None else weight[rows],
+        )
+        return function(rank_checked(part))
+
+    n_blocks = edges.shape[0] - 1
+    if n_threads == 1:
+        return [block(b) for b in range(n_blocks)]
+    with ThreadPoolExecutor(min(n_threads, n_blocks)) as pool:
+        return list(pool.map(block, range(n_blocks)))

@@ -8,6 +8,7 @@ expected and what was received.
 from __future__ import annotations
 
 import numbers
+import os
 
 import numpy as np
 
@@ -16,6 +17,7 @@ __all__ = [
     "check_choice",
     "check_groups",
     "check_k",
+    "check_n_jobs",
     "check_no_relevant",
     "check_probability",
     "check_sample_weight",
@@ -45,7 +47,15 @@ def _as_numeric_array(values, name: str) -> np.ndarray:
     """Convert ``values`` to a float64 array without modifying it."""
     if values is None:
         raise TypeError(f"`{name}` must be an array-like of numbers, got None")
-    arr = np.asarray(values)
+    try:
+        arr = np.asarray(values)
+    except ValueError:
+        lengths = sorted({len(row) for row in values if hasattr(row, "__len__")})
+        raise ValueError(
+            f"`{name}` must be a 1-D array or a 2-D array of equal-length rows "
+            f"(one row per query), got rows of lengths {lengths}; for queries "
+            "of different sizes pass flat arrays with groups=<query of each row>"
+        ) from None
     if arr.dtype.kind in "biuf":
         return arr.astype(np.float64, copy=False)
     if arr.dtype.kind == "O":
@@ -188,6 +198,25 @@ def check_k(k, name: str = "k") -> int | None:
     if k <= 0:
         raise ValueError(f"`{name}` must be a positive integer or None, got {k}")
     return int(k)
+
+
+def check_n_jobs(n_jobs, name: str = "n_jobs") -> int:
+    """The number of threads: None is 1, -1 all CPUs, -2 all but one, ..."""
+    if n_jobs is None:
+        return 1
+    integer = isinstance(n_jobs, numbers.Integral) and not isinstance(n_jobs, bool)
+    if not integer or not n_jobs:
+        raise ValueError(
+            f"`{name}` must be None or a non-zero integer (-1 for all CPUs), "
+            f"got {describe(n_jobs)}"
+        )
+    if n_jobs > 0:
+        return int(n_jobs)
+    try:
+        n_cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - platforms without affinity
+        n_cpus = os.cpu_count() or 1
+    return max(n_cpus + 1 + int(n_jobs), 1)
 
 
 def check_choice(value, name: str, choices) -> str:

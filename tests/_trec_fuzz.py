@@ -11,7 +11,9 @@ many queries. ``make_case(dimension, seed)`` is deterministic.
 
 The files stay inside what trec_eval 10.0 reads the same way as skirm:
 qrels get no blank lines and no two comment lines in a row (trec_eval
-reads the second one as data), and a qrels file never ends on a comment.
+reads the second one as data), a qrels file never ends on a comment, and
+no query is judged with negative labels only (trec_eval cannot evaluate
+it).
 :func:`parse_reference` is a slow, obvious reader of these files used to
 build the dicts given to pytrec_eval, independent of skirm's readers.
 """
@@ -189,6 +191,8 @@ def _model(rng, dimension):
         scores = _scores(rng, dimension, len(run_docs))
         q_docs = [d for d, j in zip(pool, judged, strict=False) if j]
         labels = _labels(rng, dimension, len(q_docs))
+        if all(label.startswith("-") for label in labels):
+            labels[0] = "0"  # trec_eval fails on a query judged only negative
         queries.append(
             _Query(
                 qid,

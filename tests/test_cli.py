@@ -230,3 +230,36 @@ def test_python_dash_m_and_help():
     for name in ("all_trec", "official", "bpref", "infAP", "ndcg_cut", "ndcg@k"):
         assert name in proc.stdout
     assert "exit status" in proc.stdout
+
+
+def test_compat_option(tmp_path, capsys):
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 1\n")
+    (tmp_path / "run").write_text(
+        "q1 Q0 d1 1 12.25000004 r\nq1 Q0 d2 2 12.25000001 r\n"
+    )
+    paths = [str(tmp_path / "qrels"), str(tmp_path / "run")]
+    argv = ["eval", "--format", "trec", "-m", "recip_rank", "-m", "num_q"]
+    # q2 is judged but not retrieved: trec_eval 10.0 stops, 9.0.x skips it
+    status, out, err = _main([*argv, *paths], capsys)
+    assert status == 1 and out == ""
+    assert "qrels queries are missing from the run (e.g. ['q2'])" in err
+    status, out, _ = _main([*argv, "--compat", "9.0", *paths], capsys)
+    assert status == 0
+    assert (
+        out == "num_q                 \tall\t1\nrecip_rank            \tall\t0.5000\n"
+    )
+    status, out, _ = _main([*argv, "-c", "-q", *paths], capsys)
+    assert status == 0
+    assert out.splitlines() == [
+        "recip_rank            \tq1\t1.0000",
+        "recip_rank            \tq2\t0.0000",
+        "num_q                 \tall\t2",
+        "recip_rank            \tall\t0.5000",
+    ]
+    status, _, err = _main([*argv, "--compat", "8", *paths], capsys)
+    assert status == 2 and "invalid choice: '8'" in err
+
+
+def test_standard_input_read_once(files, capsys):
+    status, _, err = _main(["eval", "-", "-"], capsys)
+    assert status == 2 and "standard input ('-') can be read once only" in err

@@ -541,6 +541,13 @@ BAD_INPUTS = [
         r"`y_true` must be 1-D or 2-D, got shape \(1, 2, 2\)",
     ),
     (
+        "ragged_2d",
+        dict(y_true=[[1, 0], [1]], y_score=[[0.5, 0.2], [0.1]], groups=None),
+        ValueError,
+        r"`y_true` must be a 1-D array or a 2-D array of equal-length rows "
+        r"\(one row per query\), got rows of lengths \[1, 2\]",
+    ),
+    (
         "scalar",
         dict(y_true=1.0, y_score=1.0, groups=None),
         ValueError,

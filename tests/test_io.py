@@ -2,6 +2,7 @@
 
 import gzip
 import io
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -298,12 +299,12 @@ def test_token_order_is_byte_order():
     ].any()
 
 
-def test_hash_collisions_fall_back_to_exact_strings(monkeypatch, shared_data):
+def test_hash_collisions_fall_back_to_exact_strings(monkeypatch):
     """With every key colliding, reading and evaluating give the same results."""
     import skirm.io._trec
     import skirm.trec._evaluate
 
-    folder = shared_data / "trec_eval-v9.0.8-test"
+    folder = Path(__file__).resolve().parent / "data" / "trec_eval"
     measures = ["map", "P_10", "bpref", "ndcg_cut_10", "num_rel_ret"]
     expected = evaluate_run(
         read_qrels(folder / "qrels.test"), read_run(folder / "results.test"), measures

@@ -223,6 +223,22 @@ def test_train_test_split_groups(data):
     assert l_te == y[test].tolist()
 
 
+def test_train_test_split_groups_takes_groups_positionally(data):
+    # As with train_test_split(X, y, groups): the last array is the query ids.
+    X, y, groups = data
+    positional = train_test_split_groups(X, y, groups, test_size=0.3, random_state=0)
+    keyword = train_test_split_groups(
+        X, y, groups, groups=groups, test_size=0.3, random_state=0
+    )
+    assert len(positional) == 6
+    for got, expected in zip(positional, keyword, strict=True):
+        np.testing.assert_array_equal(got, expected)
+    assert np.intersect1d(positional[4], positional[5]).size == 0
+    # Two arrays: the second is y, never mistaken for the query ids.
+    with pytest.raises(ValueError, match="needs the query of each row"):
+        train_test_split_groups(X, y, test_size=0.3)
+
+
 @pytest.mark.parametrize(
     "make, call, error, match",
     [

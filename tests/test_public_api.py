@@ -15,6 +15,8 @@ NAMESPACES = [
     "skirm.model_selection",
     "skirm.ranker",
     "skirm.inspection",
+    "skirm.dask",
+    "skirm.stats",
 ]
 
 

@@ -263,6 +263,20 @@ def test_search_without_routing_and_numpy_x_is_not_silent(data):
         search.fit(X, y, groups=qid)
 
 
+def test_cross_validate_without_routing_keeps_multimetric_keys(data):
+    # scikit-learn replaces a failing callable scorer by one number, which
+    # would rename test_ndcg@10 to test_score; the scorer keeps its keys.
+    X, y, qid, _ = data
+    scorer = make_ranking_scorer(["ndcg@10", "map"])
+    with pytest.warns(UserWarning, match="Every metric of this scorer is set to NaN"):
+        result = cross_validate(
+            Ridge(), X, y, groups=qid, cv=QueryGroupKFold(3), scoring=scorer
+        )
+    assert np.isnan(result["test_ndcg@10"]).all()
+    assert np.isnan(result["test_map"]).all()
+    assert "test_score" not in result
+
+
 # --------------------------------------------------------------------------
 # Metadata routing
 # --------------------------------------------------------------------------

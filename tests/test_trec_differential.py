@@ -12,15 +12,16 @@ real files varied at a time) are evaluated by
 * the array API: ``skirm.metrics.evaluate`` on the joined rows equals
   ``evaluate_run`` for the measures both have;
 
-with default flags, ``-l 2``, ``-J``, ``-M 5`` and ``-c``.
+with default flags, ``-l 2``, ``-J``, ``-M 5``, ``-c`` and ``-c -J``.
 
 A fixed set of seeds runs every time. A longer campaign is one environment
 variable away::
 
     SKIRM_FUZZ_CASES=10000 python -m pytest tests/test_trec_differential.py
 
-(the cases are spread over the dimensions, from seed 1000 up;
-``SKIRM_FUZZ_DUMP=DIR`` writes the files of every failing case to DIR).
+(the cases are spread over the dimensions, from seed 1000 up or from
+``SKIRM_FUZZ_FIRST_SEED``; ``SKIRM_FUZZ_DUMP=DIR`` writes the files of every
+failing case to DIR).
 Each failure ever found is kept in ``REGRESSIONS`` below, so it runs always.
 """
 
@@ -51,6 +52,7 @@ FLAGS = {
     "J": ["-J"],
     "M5": ["-M", "5"],
     "c": ["-c"],
+    "cJ": ["-c", "-J"],  # placeholder rankings that -J empties
 }
 PYTREC_FLAGS = ("default", "l2", "J")
 
@@ -60,6 +62,10 @@ CI_SEEDS = range(2)
 #: Cases that once failed: (dimension, seed, what went wrong). Always run.
 REGRESSIONS = [
     ("docno_widths", 0, "docnos of other widths in the run matched nothing"),
+    ("graded", 1003, "set_map as P * recall: last bit, 4th decimal (0.3062)"),
+    ("charset", 1000, "rbp_resid from p ** i, not repeated products (0.3730)"),
+    ("many_queries", 1011, "means summed pairwise, not in query order (P_20)"),
+    ("many_queries", 1015, "the same for iprec_at_recall_0.00 under -J"),
 ]
 
 
@@ -68,7 +74,8 @@ def _seeds():
     if total <= 0:
         return CI_SEEDS
     per_dimension = max(1, math.ceil(total / len(DIMENSIONS)))
-    return range(1000, 1000 + per_dimension)
+    first = int(os.environ.get("SKIRM_FUZZ_FIRST_SEED", "1000"))
+    return range(first, first + per_dimension)
 
 
 def _cases(dimension):

@@ -243,3 +243,62 @@ def test_ids_that_are_not_utf8_are_kept_as_bytes(tmp_path):
     assert done.stdout == (
         b"map                   \tq\xe9\t1.0000\nmap                   \tall\t1.0000\n"
     )
+
+
+def test_set_map_in_trec_eval_order_of_operations():
+    # 7 of 10 retrieved, R = 16: 49 / 160 = 0.30625 prints 0.3063 in
+    # trec_eval; (7 / 10) * (7 / 16) is one bit below and printed 0.3062.
+    qrels = "".join(f"q 0 r{i} 1\n" for i in range(16))
+    run = "".join(f"q Q0 r{i} {i} {20 - i} x\n" for i in range(7))
+    run += "".join(f"q Q0 n{i} {i} {10 - i} x\n" for i in range(3))
+    result = evaluate_run(
+        read_qrels(io.StringIO(qrels)), read_run(io.StringIO(run)), ["set_map"]
+    )
+    assert result.means["set_map"] == 49 / 160
+    assert f"{result.means['set_map']:6.4f}" == "0.3063"
+
+
+def test_means_are_summed_in_query_order():
+    from skirm.trec._measures import summarize
+
+    values = np.array([0.1] * 10 + [0.7, 1e-17, 0.3])
+    total = 0.0
+    for v in values:  # trec_eval's accumulation
+        total += v
+    assert summarize("mean", values, len(values), 0) == total / len(values)
+
+
+def test_query_judged_only_with_negative_labels_is_evaluated():
+    # trec_eval 10.0 stops on it ("Can't calculate measure"); skirm scores
+    # it as a query without relevant documents.
+    means = _evaluate(
+        "q1 0 a -1\nq1 0 b -2\nq2 0 c 1\n",
+        "q1 Q0 a 1 1 r\nq2 Q0 c 1 1 r\n",
+        ["num_rel", "num_nonrel_judged_ret", "map", "bpref"],
+    )
+    assert means == {
+        "num_rel": 1.0,
+        "map": 0.5,
+        "bpref": 0.5,
+        "num_nonrel_judged_ret": 0.0,
+    }
+
+
+def test_placeholder_of_trec_eval_10_can_be_judged():
+    # -c ranks "ceci_nest_pas_un_docno" for a query missing from the run;
+    # trec_eval 10.0 looks it up in the qrels like any document.
+    result = evaluate_run(
+        read_qrels(
+            io.StringIO(
+                "q1 0 a 1\nq2 0 ceci_nest_pas_un_docno 2\nq2 0 b 1\n"
+                "q3 0 ceci_nest_pas_un_docno -1\n"
+            )
+        ),
+        read_run(io.StringIO("q1 Q0 a 1 1 r\n")),
+        ["num_ret", "num_rel_ret", "map"],
+        all_queries=True,
+    )
+    assert result.per_query["num_ret"].tolist() == [1.0, 0.0, 0.0]
+    assert result.per_query["num_rel_ret"].tolist() == [1.0, 1.0, 0.0]
+    assert result.per_query["map"].tolist() == [1.0, 0.5, 0.0]
+    assert result.means == {"num_ret": 1.0, "num_rel_ret": 2.0, "map": 0.5}

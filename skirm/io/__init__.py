@@ -3,8 +3,11 @@
 :func:`read_qrels` and :func:`read_run` return light column-oriented records
 (:class:`Qrels`, :class:`Run`) that :func:`skirm.trec.evaluate_run` takes;
 :func:`write_run` turns a model's scores into a run file.
+:func:`as_qrels` and :func:`as_run` build them from the shapes other tools
+use: dicts of dicts, DataFrames, tuples, ir_datasets datasets.
 """
 
+from skirm.io._convert import as_qrels, as_run
 from skirm.io._prefs import (
     Prefs,
     QrelsJG,
@@ -19,6 +22,8 @@ __all__ = [
     "Qrels",
     "QrelsJG",
     "Run",
+    "as_qrels",
+    "as_run",
     "read_prefs",
     "read_qrels",
     "read_qrels_jg",

@@ -458,12 +458,16 @@ def find_duplicate(record, rows):
     rows = np.asarray(rows, dtype=np.int64)
     if rows.shape[0] < 2:
         return None
-    codes = record._query_codes()[0][rows]
-    docs = record._d_tokens()
-    i, j = equal_key_pairs(record._keys()[rows])
+    every = rows.shape[0] == len(record)  # distinct rows: all of them
+    codes = record._query_codes()[0]
+    keys = record._keys()
+    i, j = equal_key_pairs(keys if every else keys[rows])
     if not i.shape[0]:
         return None
-    truly = (codes[i] == codes[j]) & docs.equal(rows[i], docs, rows[j])
+    if not every:
+        i, j = rows[i], rows[j]
+    docs = record._d_tokens()
+    truly = (codes[i] == codes[j]) & docs.equal(i, docs, j)
     if not truly.all():  # a hash collision: decide on the strings
         q_codes, _, d_codes, d_ids = record._factorized()
         key = q_codes[rows].astype(np.int64) * max(d_ids.shape[0], 1) + d_codes[rows]
@@ -471,9 +475,9 @@ def find_duplicate(record, rows):
         same = np.flatnonzero(key[order[1:]] == key[order[:-1]])
         if not same.shape[0]:
             return None
-        i, j = order[same], order[same + 1]
+        i, j = rows[order[same]], rows[order[same + 1]]
         truly = np.ones(i.shape[0], dtype=bool)
-    first, second = rows[np.minimum(i, j)[truly]], rows[np.maximum(i, j)[truly]]
+    first, second = np.minimum(i, j)[truly], np.maximum(i, j)[truly]
     k = int(np.argmin(second))
     return int(first[k]), int(second[k])
 

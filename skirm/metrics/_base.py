@@ -140,29 +140,40 @@ def mean_over_queries(values, empty, ranking: Ranking, no_relevant, name: str):
     Returns ``(mean, per_query)``; queries left out by ``no_relevant="skip"``
     hold NaN in ``per_query``.
     """
+    per_query = apply_no_relevant(values, empty, ranking.group_ids, no_relevant, name)
+    keep = ~empty if no_relevant == "skip" and empty.any() else None
+    return average(per_query, ranking.group_weights, name, keep), per_query
+
+
+def apply_no_relevant(values, empty, group_ids, no_relevant, name: str):
+    """Per-query values (a new array) with the ``no_relevant`` policy applied
+    to the ``empty`` queries: NaN for ``"skip"``."""
     per_query = np.asarray(values, dtype=np.float64).copy()
-    weights = ranking.group_weights
-    keep = None
     if empty.any():
         if no_relevant == "raise":
-            bad = as_python(ranking.group_ids[int(np.argmax(empty))])
+            bad = as_python(group_ids[int(np.argmax(empty))])
             raise ValueError(
                 f"{name}: query {bad!r} has no relevant row (no_relevant='raise'); "
                 "pass no_relevant=0.0, 1.0 or 'skip' to score such queries"
             )
-        if no_relevant == "skip":
-            keep = ~empty
-            if not keep.any():
-                raise ValueError(
-                    f"{name}: every query has no relevant row, so with "
-                    "no_relevant='skip' there is nothing to average"
-                )
-            per_query[empty] = np.nan
-        else:
-            per_query[empty] = no_relevant
+        per_query[empty] = np.nan if no_relevant == "skip" else no_relevant
+    return per_query
+
+
+def average(per_query, weights, name: str, keep=None) -> float:
+    """The (weighted) mean of the per-query values selected by ``keep``.
+
+    The one place means are taken, so that :func:`mean_over_queries` and
+    :meth:`EvaluationResult.concat` give the same number for the same values.
+    """
     kept = per_query if keep is None else per_query[keep]
+    if kept.shape[0] == 0:
+        raise ValueError(
+            f"{name}: every query has no relevant row, so with "
+            "no_relevant='skip' there is nothing to average"
+        )
     if weights is None:
-        return float(np.mean(kept)), per_query
+        return float(np.mean(kept))
     w = weights if keep is None else weights[keep]
     total = w.sum()
     if total <= 0:
@@ -170,7 +181,7 @@ def mean_over_queries(values, empty, ranking: Ranking, no_relevant, name: str):
             f"{name}: the query weights (`sample_weight`) of the scored queries sum "
             "to zero"
         )
-    return float(np.dot(w, kept) / total), per_query
+    return float(np.dot(w, kept) / total)
 
 
 def score(
@@ -210,7 +221,12 @@ COMMON_DOC = {
         Relevance labels: non-negative numbers (graded or binary), one per row.
 
     y_score : array-like of the same shape as ``y_true``
-        Scores; higher ranks first. ``+/-inf`` is allowed, NaN is not.""",
+        Scores; higher ranks first. ``+/-inf`` is allowed, NaN is not.
+
+        Only the rows given count: a query's relevant documents that are
+        not among its rows are not in R nor in the ideal ranking. For a
+        run scored against qrels (trec_eval's numbers, where judged but
+        unretrieved documents count), use :func:`skirm.trec.evaluate_run`.""",
     "groups": """groups : array-like of shape (n_samples,), default=None
         The query of each row: any hashable labels (ints, strings, a pandas
         Series or Categorical), in any order. Required for 1-D input. Must be

@@ -12,18 +12,40 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm._ranking import sum_by
+from skirm._ranking import prefix_sums, sum_by
 from skirm.metrics._base import MetricSpec, fill_doc, score
 
 _BINARY = {"relevance_threshold": None}
+
+
+def _many(k) -> bool:
+    """Whether ``k`` is an array of cutoffs (one result column per cutoff)."""
+    return k is not None and bool(np.ndim(k))
+
+
+def _per_query(values, k):
+    """A per-query array, as a column when ``k`` is an array of cutoffs."""
+    return values[:, None] if _many(k) else values
+
+
+def _relevant_sum(ranking, threshold, k, values):
+    """Without ties: per-query sums of ``values`` (one per relevant row) over
+    the relevant rows in the top ``k``; one column per cutoff for an array."""
+    rows = ranking.relevant_rows(threshold)
+    codes, position = rows.codes, rows.position
+    if k is not None:
+        inside = position < (int(np.max(k)) if _many(k) else k)
+        codes, position, values = codes[inside], position[inside], values[inside]
+    if _many(k):
+        return prefix_sums(codes, position, values, k, ranking.n_groups)
+    return sum_by(codes, values, ranking.n_groups)
 
 
 def _hits(ranking, k, threshold):
     if not ranking.has_ties:
         # Count the relevant rows in the top k (sums of ones: exact).
         rows = ranking.relevant_rows(threshold)
-        codes = rows.codes if k is None else rows.codes[rows.position < k]
-        return np.bincount(codes, minlength=ranking.n_groups).astype(np.float64)
+        return _relevant_sum(ranking, threshold, k, np.ones(rows.index.shape[0]))
     return ranking.group_sum(ranking.expected_relevance(threshold), k)
 
 
@@ -38,7 +60,9 @@ def _first_relevant(ranking, threshold):
 
 def _depth(ranking, k):
     """The precision denominator: k, or the query size when k is None."""
-    return ranking.sizes.astype(np.float64) if k is None else float(k)
+    if k is None:
+        return ranking.sizes.astype(np.float64)
+    return np.asarray(k, dtype=np.float64) if _many(k) else float(k)
 
 
 def _safe_divide(num, den):
@@ -59,12 +83,13 @@ def _precision(ranking, k, relevance_threshold):
 
 def _recall(ranking, k, relevance_threshold):
     R = ranking.n_relevant(relevance_threshold)
-    return _safe_divide(_hits(ranking, k, relevance_threshold), R), R == 0
+    hits = _hits(ranking, k, relevance_threshold)
+    return _safe_divide(hits, _per_query(R, k)), R == 0
 
 
 def _capped_recall(ranking, k, relevance_threshold):
     R = ranking.n_relevant(relevance_threshold)
-    den = R if k is None else np.minimum(R, k)
+    den = R if k is None else np.minimum(_per_query(R, k), k)
     return _safe_divide(_hits(ranking, k, relevance_threshold), den), R == 0
 
 
@@ -73,13 +98,13 @@ def _f1(ranking, k, relevance_threshold):
     # linear in hits, so exact in expectation under tied orderings.
     R = ranking.n_relevant(relevance_threshold)
     hits = _hits(ranking, k, relevance_threshold)
-    return 2.0 * hits / (_depth(ranking, k) + R), R == 0
+    return 2.0 * hits / (_depth(ranking, k) + _per_query(R, k)), R == 0
 
 
 def _hit_rate(ranking, k, relevance_threshold):
     R = ranking.n_relevant(relevance_threshold)
     if not ranking.has_ties:
-        first = _first_relevant(ranking, relevance_threshold)
+        first = _per_query(_first_relevant(ranking, relevance_threshold), k)
         hit = (first >= 0) if k is None else (first >= 0) & (first < k)
         return hit.astype(np.float64), R == 0
     first = ranking.first_relevant_probability(relevance_threshold)
@@ -105,10 +130,10 @@ def _r_precision(ranking, relevance_threshold):
 def _reciprocal_rank(ranking, k, relevance_threshold):
     R = ranking.n_relevant(relevance_threshold)
     if not ranking.has_ties:
-        first = _first_relevant(ranking, relevance_threshold)
+        first = _per_query(_first_relevant(ranking, relevance_threshold), k)
         found = first >= 0 if k is None else (first >= 0) & (first < k)
-        rr = np.zeros(ranking.n_groups)
-        np.divide(1.0, first + 1.0, out=rr, where=found)
+        rr = np.zeros(found.shape)
+        np.divide(1.0, np.broadcast_to(first + 1.0, found.shape), out=rr, where=found)
         return rr, R == 0
     first = ranking.first_relevant_probability(relevance_threshold)
     return ranking.group_sum(first / (ranking.position + 1.0), k), R == 0
@@ -120,16 +145,14 @@ def _average_precision(ranking, k, relevance_threshold, denominator):
     # relevant with probability r / m and then has 1 + t (r - 1) / (m - 1)
     # expected relevant rows at or above it within the block.
     R = ranking.n_relevant(relevance_threshold)
-    den = R if denominator == "R" or k is None else np.minimum(R, k)
+    den = _per_query(R, k)
+    if denominator != "R" and k is not None:
+        den = np.minimum(den, k)
     if not ranking.has_ties:
         # Only relevant rows add a term: (relevant rows up to it) / rank.
         rows = ranking.relevant_rows(relevance_threshold)
         terms = (rows.above + 1.0) / (rows.position + 1.0)
-        codes = rows.codes
-        if k is not None:
-            inside = rows.position < k
-            codes, terms = codes[inside], terms[inside]
-        total = sum_by(codes, terms, ranking.n_groups)
+        total = _relevant_sum(ranking, relevance_threshold, k, terms)
         return _safe_divide(total, den), R == 0
     above = ranking.relevant_above_block(relevance_threshold)
     r = ranking.relevant_in_block(relevance_threshold)
@@ -145,13 +168,8 @@ def _rank_biased_precision(ranking, k, relevance_threshold, p):
     R = ranking.n_relevant(relevance_threshold)
     if not ranking.has_ties:
         rows = ranking.relevant_rows(relevance_threshold)
-        codes, position = rows.codes, rows.position
-        if k is not None:
-            inside = position < k
-            codes, position = codes[inside], position[inside]
         table = (1.0 - p) * p ** np.arange(ranking.max_size, dtype=np.float64)
-        weights = table[position]
-        total = sum_by(codes, weights, ranking.n_groups)
+        total = _relevant_sum(ranking, relevance_threshold, k, table[rows.position])
         return total, R == 0
     weights = (1.0 - p) * p ** ranking.position.astype(np.float64)
     exp_rel = ranking.expected_relevance(relevance_threshold)

@@ -2,12 +2,30 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
-from skirm._ranking import rank_input
-from skirm._validation import check_no_relevant
-from skirm.metrics._base import PARAM_CHECKS
+from skirm._ranking import check_input, map_query_blocks
+from skirm._validation import check_no_relevant, describe
+from skirm.metrics._base import (
+    PARAM_CHECKS,
+    apply_no_relevant,
+    average,
+    mean_over_queries,
+)
 from skirm.metrics._registry import Metric, get_metric
+
+
+def _pandas(method):
+    try:
+        import pandas as pd
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            f"EvaluationResult.{method} requires pandas; install it with "
+            "`pip install skirm[pandas]`"
+        ) from exc
+    return pd
 
 
 class EvaluationResult:
@@ -36,6 +54,12 @@ class EvaluationResult:
     (['a', 'b'], [0.5, 1.0])
     >>> result["precision@1"]
     0.5
+
+    Queries left out of the means (``no_relevant="skip"``) are counted apart:
+
+    >>> evaluate([1, 0, 0, 0], [2, 1, 2, 1], groups=["b", "b", "a", "a"],
+    ...          metrics=["mrr"], no_relevant="skip")
+    EvaluationResult(n_queries=2, n_scored=1, means={'mrr': 1.0000})
     """
 
     def __init__(self, group_ids, per_query, means, weights=None):
@@ -55,22 +79,372 @@ class EvaluationResult:
 
     def __repr__(self):
         body = ", ".join(f"{name!r}: {value:.4f}" for name, value in self.means.items())
-        return f"EvaluationResult(n_queries={len(self.group_ids)}, means={{{body}}})"
+        n_queries = len(self.group_ids)
+        # Queries left out by no_relevant="skip" are in group_ids but not in
+        # the means: say over how many queries each mean is.
+        scored = {
+            name: int(np.count_nonzero(~np.isnan(values)))
+            for name, values in self.per_query.items()
+        }
+        counts = set(scored.values())
+        if counts == {n_queries} or not counts:
+            extra = ""
+        elif len(counts) == 1:
+            extra = f", n_scored={counts.pop()}"
+        else:
+            extra = f", n_scored={scored}"
+        return f"EvaluationResult(n_queries={n_queries}{extra}, means={{{body}}})"
 
-    def to_frame(self):
-        """The per-query values as a pandas DataFrame indexed by query.
+    @classmethod
+    def concat(cls, results):
+        """Merge the results of disjoint query sets into one.
+
+        The per-query values are put in the order of the sorted query labels
+        and the means recomputed from them and the query weights, exactly as
+        :func:`evaluate` takes them: the merged result does not depend on how
+        the queries were split nor on the order of ``results``, and equals
+        the result of evaluating all the rows at once. A query in two results
+        is an error, never averaged twice.
+
+        Parameters
+        ----------
+        results : iterable of EvaluationResult
+            Results of the same metrics, all with query weights or all
+            without, on disjoint sets of queries.
+
+        Returns
+        -------
+        result : EvaluationResult
+
+        Raises
+        ------
+        ValueError
+            If a query appears in two results, the metrics differ, or some
+            results have query weights and others not.
+
+        Examples
+        --------
+        >>> from skirm.metrics import EvaluationResult, evaluate
+        >>> y_true, y_score = [1, 0, 0, 1, 1, 0], [2, 1, 2, 1, 3, 1]
+        >>> groups = ["a", "a", "b", "b", "c", "c"]
+        >>> whole = evaluate(y_true, y_score, groups=groups, metrics="mrr")
+        >>> left = evaluate(y_true[:2], y_score[:2], groups=groups[:2], metrics="mrr")
+        >>> right = evaluate(y_true[2:], y_score[2:], groups=groups[2:], metrics="mrr")
+        >>> merged = EvaluationResult.concat([right, left])
+        >>> merged.group_ids.tolist(), merged["mrr"] == whole["mrr"]
+        (['a', 'b', 'c'], True)
+        >>> EvaluationResult.concat([left, left])
+        Traceback (most recent call last):
+        ...
+        ValueError: query 'a' appears in more than one result...
+        """
+        results = _check_parts(results)
+        return merge([(r.group_ids, r.per_query, r.weights) for r in results])
+
+    def to_frame(self, tidy=False):
+        """The per-query values as a pandas DataFrame.
 
         Requires pandas (``pip install skirm[pandas]``).
+
+        Parameters
+        ----------
+        tidy : bool, default=False
+            False: one row per query (the index, named ``query``) and one
+            column per metric. True: one row per (query, metric) pair, with
+            columns ``query``, ``metric`` and ``value``, queries in
+            ``group_ids`` order and metrics in request order within each.
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+
+        Examples
+        --------
+        >>> from skirm.metrics import evaluate
+        >>> result = evaluate([1, 0, 0, 1], [2, 1, 2, 1], groups=["b", "b", "a", "a"],
+        ...                   metrics=["mrr", "precision@1"])
+        >>> result.to_frame()
+               mrr  precision@1
+        query
+        a      0.5          0.0
+        b      1.0          1.0
+        >>> result.to_frame(tidy=True)
+          query       metric  value
+        0     a          mrr    0.5
+        1     a  precision@1    0.0
+        2     b          mrr    1.0
+        3     b  precision@1    1.0
         """
-        try:
-            import pandas as pd
-        except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise ImportError(
-                "EvaluationResult.to_frame requires pandas; install it with "
-                "`pip install skirm[pandas]`"
-            ) from exc
-        index = pd.Index(self.group_ids, name="query")
-        return pd.DataFrame(self.per_query, index=index)
+        pd = _pandas("to_frame")
+        if not isinstance(tidy, (bool, np.bool_)):
+            raise TypeError(f"`tidy` must be True or False, got {tidy!r}")
+        if not tidy:
+            index = pd.Index(self.group_ids, name="query")
+            return pd.DataFrame(self.per_query, index=index)
+        names = list(self.per_query)
+        n = len(self.group_ids)
+        columns = [np.asarray(self.per_query[m]) for m in names]
+        numeric = all(c.dtype.kind in "biuf" for c in columns)
+        dtype = np.result_type(*columns) if numeric and columns else object
+        values = np.empty(n * len(names), dtype=dtype)
+        for j, column in enumerate(columns):  # one pass per metric
+            values[j :: len(names)] = column
+        return pd.DataFrame(
+            {
+                "query": np.repeat(np.asarray(self.group_ids), len(names)),
+                "metric": np.tile(np.asarray(names, dtype=object), n),
+                "value": values,
+            }
+        )
+
+    def to_dict(self):
+        """The per-query values as ``{query: {metric: value}}``.
+
+        The shape of pytrec_eval's ``RelevanceEvaluator.evaluate``: one inner
+        dict per query of ``group_ids`` (as Python scalars), metrics in
+        request order, values as Python floats. Means are in ``means``.
+        For ``gm_map`` and ``gm_bpref`` the per-query values are AP and
+        bpref; :class:`skirm.trec.RelevanceEvaluator` gives pytrec_eval's
+        logarithms.
+
+        Returns
+        -------
+        values : dict of dict
+
+        Examples
+        --------
+        >>> from skirm.metrics import evaluate
+        >>> result = evaluate([1, 0, 0, 1], [2, 1, 2, 1], groups=["b", "b", "a", "a"],
+        ...                   metrics=["mrr", "precision@1"])
+        >>> result.to_dict()
+        {'a': {'mrr': 0.5, 'precision@1': 0.0}, 'b': {'mrr': 1.0, 'precision@1': 1.0}}
+        """
+        names = list(self.per_query)
+        columns = [np.asarray(self.per_query[m]).tolist() for m in names]
+        queries = np.asarray(self.group_ids).tolist()
+        rows = zip(*columns, strict=True) if names else [()] * len(queries)
+        return {
+            q: dict(zip(names, row, strict=True))
+            for q, row in zip(queries, rows, strict=True)
+        }
+
+    def ci(self, method="t", confidence=0.95, *, n_resamples=10_000, random_state=None):
+        """Confidence interval of each metric's mean over queries.
+
+        Parameters
+        ----------
+        method : {"t", "bootstrap", "percentile", "bca"}, default="t"
+            Student t, or from ``n_resamples`` bootstrap draws of the queries
+            (``"bootstrap"`` is BCa, as in :func:`scipy.stats.bootstrap`).
+            Query weights, if any, weight the means.
+        confidence : float, default=0.95
+            The confidence level.
+        n_resamples : int, default=10_000
+            Bootstrap draws.
+        random_state : int, numpy Generator or None, default=None
+            Seed of the draws.
+
+        Returns
+        -------
+        intervals : dict of str to tuple of float
+            ``(low, high)`` per metric. Queries holding NaN
+            (``no_relevant="skip"``) are left out.
+
+        Examples
+        --------
+        >>> from skirm.metrics import evaluate
+        >>> result = evaluate([1, 0, 0, 1, 1, 0, 0, 0, 1], [3, 2, 3, 2, 3, 2, 3, 2, 1],
+        ...                   groups=[1, 1, 2, 2, 3, 3, 4, 4, 4], metrics=["mrr"])
+        >>> result.per_query["mrr"]
+        array([1.        , 0.5       , 1.        , 0.33333333])
+        >>> low, high = result.ci()["mrr"]
+        >>> round(low, 4), round(high, 4)
+        (0.1616, 1.2551)
+
+        With four queries the t interval even leaves [0, 1].
+        """
+        from skirm.stats._intervals import result_intervals
+
+        rows = result_intervals(
+            self,
+            method=method,
+            confidence=confidence,
+            n_resamples=n_resamples,
+            random_state=random_state,
+        )
+        return {name: (row[1], row[2]) for name, row in rows.items()}
+
+    def describe(
+        self, method="t", confidence=0.95, *, n_resamples=10_000, random_state=None
+    ):
+        """Mean, confidence interval, standard deviation and count per metric.
+
+        Takes the arguments of :meth:`ci`. Requires pandas
+        (``pip install skirm[pandas]``).
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+            Indexed by metric, with columns ``mean, ci_low, ci_high, std, n``
+            (``std`` over queries, with ``n - 1``).
+
+        Examples
+        --------
+        >>> from skirm.metrics import evaluate
+        >>> y_true = [1, 0, 0, 1, 1, 0, 0, 0, 1]
+        >>> y_score = [3, 2, 3, 2, 3, 2, 3, 2, 1]
+        >>> groups = [1, 1, 2, 2, 3, 3, 4, 4, 4]
+        >>> result = evaluate(y_true, y_score, groups=groups, metrics=["mrr", "p@1"])
+        >>> result.describe().round(3)
+                 mean  ci_low  ci_high    std  n
+        metric
+        mrr     0.708   0.162    1.255  0.344  4
+        p@1     0.500  -0.419    1.419  0.577  4
+        """
+        from skirm.stats._intervals import result_intervals
+
+        pd = _pandas("describe")
+        rows = result_intervals(
+            self,
+            method=method,
+            confidence=confidence,
+            n_resamples=n_resamples,
+            random_state=random_state,
+        )
+        frame = pd.DataFrame.from_dict(
+            rows, orient="index", columns=["mean", "ci_low", "ci_high", "std", "n"]
+        )
+        frame.index.name = "metric"
+        return frame
+
+    def compare(self, other, *, names=("this", "other"), **kwargs):
+        """Compare with another result on the same queries (``other`` is the baseline).
+
+        A shortcut for ``skirm.stats.compare({names[0]: self, names[1]: other},
+        baseline=names[1], **kwargs)``; see :func:`skirm.stats.compare`.
+
+        Returns
+        -------
+        comparison : skirm.stats.Comparison
+
+        Examples
+        --------
+        >>> from skirm.metrics import evaluate
+        >>> y, groups = [1, 0, 0, 1, 0, 1, 1, 0], [1, 1, 2, 2, 3, 3, 4, 4]
+        >>> new = evaluate(y, [2, 1, 2, 1, 1, 2, 2, 1], groups=groups, metrics=["mrr"])
+        >>> old = evaluate(y, [1, 2, 1, 2, 2, 1, 1, 2], groups=groups, metrics=["mrr"])
+        >>> res = new.compare(old, names=("new", "old"), test="randomization")
+        >>> res.to_frame()[["system", "mean", "delta", "p_value", "wins", "losses"]]
+          system   mean  delta  p_value  wins  losses
+        0    old  0.625   0.00      NaN     0       0
+        1    new  0.875   0.25    0.625     3       1
+
+        Four queries cannot show a difference: the exact randomization test
+        gives p = 0.625.
+        """
+        from skirm.stats import compare
+
+        return compare({names[0]: self, names[1]: other}, baseline=names[1], **kwargs)
+
+
+def _check_parts(results):
+    """The results :meth:`EvaluationResult.concat` can merge, as a list."""
+    if isinstance(results, EvaluationResult):
+        raise TypeError(
+            "`results` must be an iterable of EvaluationResult, got one "
+            "EvaluationResult; pass a list"
+        )
+    results = list(results)
+    if not results:
+        raise ValueError("`results` must hold at least one EvaluationResult, got none")
+    for result in results:
+        if not isinstance(result, EvaluationResult):
+            raise TypeError(
+                f"`results` must hold EvaluationResult objects, got {describe(result)}"
+            )
+        if hasattr(result, "run_id"):
+            raise ValueError(
+                "`results` must not hold results of skirm.trec.evaluate_run: "
+                "their summaries (sums, geometric means, -c) are not means of "
+                "the per-query values; use skirm.dask.evaluate_run for runs "
+                "split across partitions"
+            )
+    first = results[0]
+    for result in results[1:]:
+        if result.metrics != first.metrics:
+            raise ValueError(
+                "`results` must hold the same metrics in the same order, got "
+                f"{first.metrics} and {result.metrics}"
+            )
+        if (result.weights is None) != (first.weights is None):
+            raise ValueError(
+                "`results` must all have query weights (`sample_weight`) or all "
+                "have none, got a mix"
+            )
+    return results
+
+
+def merge(parts) -> EvaluationResult:
+    """The result of ``(group_ids, per_query, weights)`` parts of disjoint
+    query sets with the same metrics: values in query order, means anew."""
+    group_ids, order = merged_ids([p[0] for p in parts])
+    weights = None
+    if parts[0][2] is not None:
+        weights = np.concatenate([p[2] for p in parts])[order]
+    per_query = {
+        name: np.concatenate([p[1][name] for p in parts])[order] for name in parts[0][1]
+    }
+    return assemble(group_ids, per_query, weights)
+
+
+def merged_ids(parts):
+    """The sorted query labels of disjoint parts and the order that sorts them."""
+    kinds = {"b": "i", "i": "i", "u": "i"}
+    found = {kinds.get(p.dtype.kind, p.dtype.kind) for p in parts}
+    if len(found) > 1 or found <= {"f", "c"}:
+        raise TypeError(
+            "`results` must have query labels of one kind (integers, strings or "
+            f"objects), got dtypes {sorted({str(p.dtype) for p in parts})}"
+        )
+    group_ids = np.concatenate(parts)
+    if group_ids.dtype.kind == "f":  # int64 and uint64 labels: no common type
+        raise TypeError(
+            "`results` must have query labels of one integer type, got dtypes "
+            f"{sorted({str(p.dtype) for p in parts})}"
+        )
+    try:
+        order = np.argsort(group_ids, kind="stable")
+    except TypeError as exc:
+        raise TypeError(
+            f"`results` must have mutually comparable query labels: {exc}"
+        ) from None
+    group_ids = group_ids[order]
+    repeated = group_ids[1:] == group_ids[:-1]
+    if repeated.any():
+        query = group_ids[int(np.argmax(repeated))]
+        query = query.item() if isinstance(query, np.generic) else query
+        raise ValueError(
+            f"query {query!r} appears in more than one result; concat merges "
+            "results of disjoint query sets"
+        )
+    return group_ids, order
+
+
+def _batches(bound):
+    """Group the requested metrics that differ only in their cutoff.
+
+    Yields ``(labels, metrics)``; a metric without a cutoff, or alone with
+    its options, forms a batch of one.
+    """
+    groups = {}
+    for label, metric in bound.items():
+        key = (label,)
+        if metric.k is not None:
+            key = (id(metric.spec), tuple(sorted(metric.params.items(), key=str)))
+        groups.setdefault(key, ([], []))
+        groups[key][0].append(label)
+        groups[key][1].append(metric)
+    return list(groups.values())
 
 
 def evaluate(
@@ -82,6 +456,7 @@ def evaluate(
     sample_weight=None,
     ties="average",
     no_relevant=0.0,
+    n_jobs=None,
     **params,
 ):
     """Compute several metrics from one ranking of the rows.
@@ -105,6 +480,10 @@ def evaluate(
         The tie policy, shared by all metrics.
     no_relevant : float in [0, 1], "skip" or "raise", default=0.0
         The value of a query without relevant rows, for every metric.
+    n_jobs : int, default=None
+        Threads ranking blocks of whole queries at once (``None`` is one,
+        ``-1`` all CPUs). The queries are cut into blocks of a fixed size,
+        whatever ``n_jobs``: the results are identical for any value.
     **params
         Metric options (``gain``, ``relevance_threshold``, ``p``, ...), given
         to each metric that takes them. An option no requested metric takes
@@ -132,12 +511,21 @@ def evaluate(
     >>> round(result["ndcg@2"], 4)
     0.3801
     """
+    bound = bind_metrics(metrics, params)
+    no_relevant = check_no_relevant(no_relevant)
+    checked = check_input(
+        y_true, y_score, groups=groups, sample_weight=sample_weight, ties=ties
+    )
+    return assemble(*per_query_values(bound, checked, no_relevant, n_jobs))
+
+
+def bind_metrics(metrics, params) -> dict:
+    """``{label: Metric}`` with the options routed to the metrics that take them."""
     if isinstance(metrics, (str, Metric)):
         metrics = [metrics]
     metrics = list(metrics)
     if not metrics:
         raise ValueError("`metrics` must name at least one metric, got none")
-    no_relevant = check_no_relevant(no_relevant)
     for key, value in params.items():
         if key not in PARAM_CHECKS or key == "ignore_ties":
             raise TypeError(f"evaluate() got an unexpected keyword argument {key!r}")
@@ -156,12 +544,87 @@ def evaluate(
                 f"option {key!r} is taken by none of the requested metrics "
                 f"({', '.join(bound)})"
             )
-    ranking = rank_input(
-        y_true, y_score, groups=groups, sample_weight=sample_weight, ties=ties
-    )
-    per_query, means = {}, {}
+    return bound
+
+
+def per_query_values(bound, checked, no_relevant, n_jobs=None):
+    """``(group_ids, per_query, weights)`` of checked rows, before any mean.
+
+    Queries left out by ``no_relevant="skip"`` hold NaN.
+    """
+    bound = bind_input_wide(bound, lambda: checked.y_true.max())
+    blocks = map_query_blocks(partial(_block_values, bound), checked, n_jobs)
+    weights = None
+    if checked.sample_weight is not None:
+        weights = np.concatenate([w for w, _ in blocks])
+    group_ids = np.asarray(checked.group_ids)
+    per_query = {}
+    for i, (label, metric) in enumerate(bound.items()):
+        values = np.concatenate([block[i][0] for _, block in blocks])
+        empty = np.concatenate([block[i][1] for _, block in blocks])
+        per_query[label] = apply_no_relevant(
+            values, empty, group_ids, no_relevant, metric.name
+        )
+    return group_ids, per_query, weights
+
+
+def assemble(group_ids, per_query, weights) -> EvaluationResult:
+    """The result of sorted, distinct queries: the means from the values."""
+    means = {}
+    for name, values in per_query.items():
+        skipped = np.isnan(values)
+        means[name] = average(
+            values, weights, name, ~skipped if skipped.any() else None
+        )
+    return EvaluationResult(group_ids, per_query, means, weights)
+
+
+def bind_input_wide(bound, max_label):
+    """Bind the options whose default is taken over all the rows.
+
+    ERR's ``max_grade`` defaults to the largest label of the whole input, not
+    of one block of queries: it is fixed, from ``max_label()``, before the
+    rows are split.
+    """
+    out, top = {}, None
     for label, metric in bound.items():
-        means[label], per_query[label] = metric.per_query(ranking, no_relevant)
-    return EvaluationResult(
-        np.asarray(ranking.group_ids), per_query, means, ranking.group_weights
-    )
+        if "max_grade" in metric.params and metric.params["max_grade"] is None:
+            top = float(max_label()) if top is None else top
+            metric = get_metric(metric, max_grade=top)
+        out[label] = metric
+    return out
+
+
+def _block_values(bound, ranking):
+    """Query weights and ``(values, empty)`` of each metric on one block."""
+    return ranking.group_weights, metric_values(bound, ranking)
+
+
+def metric_values(bound, ranking):
+    """``(values, empty)`` of each bound metric (label -> Metric) on one ranking.
+
+    Metrics that differ only in their cutoff are computed together, in one
+    pass over the ranking: one kernel call, one column per cutoff.
+    """
+    out = {}
+    for labels, batch in _batches(bound):
+        if len(batch) == 1:
+            out[labels[0]] = batch[0].values(ranking)
+            continue
+        first = batch[0]
+        cutoffs = np.array([metric.k for metric in batch])
+        values, empty = first.spec.values(ranking, cutoffs, first.params)
+        for j, label in enumerate(labels):
+            out[label] = (values[:, j], empty)
+    return [out[label] for label in bound]
+
+
+def compute_metrics(bound, ranking, no_relevant):
+    """``(means, per_query)`` of bound metrics on one ranking (the scorers')."""
+    means, per_query = {}, {}
+    pairs = zip(bound.items(), metric_values(bound, ranking), strict=True)
+    for (label, metric), (values, empty) in pairs:
+        means[label], per_query[label] = mean_over_queries(
+            values, empty, ranking, no_relevant, metric.name
+        )
+    return means, per_query

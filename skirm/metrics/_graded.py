@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm._ranking import sum_by
+from skirm._ranking import prefix_sums, sum_by
 from skirm.metrics._base import MetricSpec, fill_doc, score
 
 
@@ -28,12 +28,17 @@ def _cumulative_gain(ranking, k, gain):
 
 
 def _dcg(ranking, k, gain, log_base=2.0):
-    if not ranking.has_ties and k is not None and k < ranking.max_size:
+    many = k is not None and bool(np.ndim(k))
+    depth = int(np.max(k)) if many else k
+    if not ranking.has_ties and k is not None and depth < ranking.max_size:
         # Only the top k rows count: touch only them.
-        top = ranking.top(k)
+        top = ranking.top(depth)
         table = ranking.discount_table(log_base)
         values = _gain(ranking.labels[top.index], gain) * table[top.position]
-        dcg = sum_by(top.codes, values, ranking.n_groups)
+        if many:
+            dcg = prefix_sums(top.codes, top.position, values, k, ranking.n_groups)
+        else:
+            dcg = sum_by(top.codes, values, ranking.n_groups)
         return dcg, _no_gain(ranking)
     if not ranking.has_ties and k is None:
         # Rows of label 0 have gain 0 (either gain): sum the relevant rows only.
@@ -51,7 +56,7 @@ def _dcg(ranking, k, gain, log_base=2.0):
 def _ndcg(ranking, k, gain):
     dcg, empty = _dcg(ranking, k, gain)
     ideal = ranking.ideal_dcg(lambda labels: _gain(labels, gain), k)
-    out = np.zeros(ranking.n_groups)
+    out = np.zeros(dcg.shape)
     np.divide(dcg, ideal, out=out, where=ideal > 0)
     return np.minimum(out, 1.0), empty
 
@@ -66,18 +71,26 @@ def _expected_reciprocal_rank(ranking, k, max_grade):
             f"`max_grade` must be at least the largest label ({top:g}), got "
             f"{max_grade:g}"
         )
-    if not ranking.has_ties and k is not None and k < ranking.max_size:
+    many = k is not None and bool(np.ndim(k))
+    depth = int(np.max(k)) if many else k
+    if not ranking.has_ties and k is not None and depth < ranking.max_size:
         # Only the top k rows count, and the user's path to them: touch only them.
-        top = ranking.top(k)
+        top = ranking.top(depth)
         satisfy = np.exp2(labels[top.index] - max_grade) - np.exp2(-max_grade)
         stop = satisfy * _passed(
-            1.0 - satisfy, lambda v: _exclusive(v, top, ranking.n_groups, k)
+            1.0 - satisfy, lambda v: _exclusive(v, top, ranking.n_groups, depth)
         )
-        err = sum_by(top.codes, stop / (top.position + 1.0), ranking.n_groups)
+        values = stop / (top.position + 1.0)
+        if many:
+            err = prefix_sums(top.codes, top.position, values, k, ranking.n_groups)
+        else:
+            err = sum_by(top.codes, values, ranking.n_groups)
         return err, _no_gain(ranking)
     # Probability that a row satisfies the user: (2^g - 1) / 2^g_max < 1.
     satisfy = np.exp2(labels - max_grade) - np.exp2(-max_grade)
-    stop = _stop_probability(ranking, satisfy, k)
+    # The stop probabilities above a cutoff do not depend on it: compute them
+    # to the deepest one.
+    stop = _stop_probability(ranking, satisfy, depth)
     return ranking.group_sum(stop / (ranking.position + 1.0), k), _no_gain(ranking)
 
 
@@ -292,7 +305,10 @@ def ndcg_score(
     >>> round(ndcg_score([[1, 0]], [[0.5, 0.5]]), 4)
     0.8155
     """
-    shape = np.shape(y_true)
+    try:
+        shape = np.shape(y_true)
+    except ValueError:  # ragged rows: the shared validation says what is wrong
+        shape = ()
     if groups is None and len(shape) == 2 and shape[1] == 1:
         # as scikit-learn: one document per query always scores 1
         raise ValueError(

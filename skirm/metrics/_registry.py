@@ -128,9 +128,13 @@ class Metric:
             **self._given,
         )
 
+    def values(self, ranking):
+        """``(per-query values, empty-query mask)`` on an existing ranking."""
+        return self.spec.values(ranking, self.k, self.params)
+
     def per_query(self, ranking, no_relevant):
         """``(mean, per-query values)`` on an existing ranking."""
-        values, empty = self.spec.values(ranking, self.k, self.params)
+        values, empty = self.values(ranking)
         return mean_over_queries(values, empty, ranking, no_relevant, self.name)
 
     def __repr__(self):

@@ -19,13 +19,19 @@ Where the query ids come from, in order:
 from __future__ import annotations
 
 import copy
+import warnings
 
 import numpy as np
 
-from skirm._query_ids import check_groups_from, resolve_groups
+from skirm._query_ids import (
+    check_groups_from,
+    missing_groups_message,
+    resolve_groups,
+)
 from skirm._ranking import TIES, rank_input
 from skirm._validation import check_choice, check_k, check_no_relevant, describe
 from skirm.metrics._base import PARAM_CHECKS
+from skirm.metrics._evaluate import compute_metrics
 from skirm.metrics._registry import Metric, get_metric, spec_for
 
 __all__ = [
@@ -377,7 +383,11 @@ class RankingScorer:
         score : float or dict of str to float
         """
         if groups is None:
-            groups = resolve_groups(repr(self), X, None, self._groups_from)
+            groups = resolve_groups(
+                repr(self), X, None, self._groups_from, required=not self._multi
+            )
+            if groups is None:
+                return self._missing_groups_scores()
         y_score = _response(estimator, X, self._methods)
         ranking = rank_input(
             y_true,
@@ -386,13 +396,21 @@ class RankingScorer:
             sample_weight=sample_weight,
             ties=self._ties,
         )
-        scores = {
-            label: metric.per_query(ranking, self._no_relevant)[0]
-            for label, metric in self._metrics.items()
-        }
+        scores, _ = compute_metrics(self._metrics, ranking, self._no_relevant)
         if self._multi:
             return scores
         return scores["score"]
+
+    def _missing_groups_scores(self):
+        # scikit-learn replaces a failing scorer's result with one number, so
+        # a multi-metric search would lose its keys (``test_ndcg@10`` becomes
+        # ``test_score``); keep them, each NaN, and say why.
+        warnings.warn(
+            missing_groups_message(repr(self), self._groups_from, as_nan=True),
+            UserWarning,
+            stacklevel=2,
+        )
+        return dict.fromkeys(self._metrics, float("nan"))
 
 
 def make_ranking_scorer(

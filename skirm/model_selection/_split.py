@@ -17,7 +17,12 @@ import numpy as np
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state, indexable
 
-from skirm._query_ids import check_groups_from, n_rows, resolve_groups
+from skirm._query_ids import (
+    check_groups_from,
+    groups_from_frame,
+    n_rows,
+    resolve_groups,
+)
 from skirm._ranking import encode_groups
 from skirm._validation import describe
 
@@ -524,7 +529,11 @@ def train_test_split_groups(
         Lists, numpy arrays, scipy sparse matrices or pandas objects.
     groups : array-like of shape (n_samples,), default=None
         The query of each row. When None, read from the index level (or
-        column) ``groups_from`` of the first array, a DataFrame.
+        column) ``groups_from`` of the first array, a DataFrame; failing
+        that, the last of three or more arrays is taken as the query ids, so
+        ``train_test_split_groups(X, y, groups)`` works as
+        :func:`~sklearn.model_selection.train_test_split` does with the same
+        arrays (and returns the split query ids last).
     test_size, train_size : float, int or None, default=None
         Fractions or numbers of queries, as in
         :class:`QueryGroupShuffleSplit` (by default 20% of the queries go to
@@ -548,7 +557,7 @@ def train_test_split_groups(
     >>> y = np.array([1, 0, 2, 0, 1, 0])
     >>> groups = np.array(["a", "a", "b", "b", "c", "c"])
     >>> X_train, X_test, y_train, y_test, g_train, g_test = train_test_split_groups(
-    ...     X, y, groups, groups=groups, test_size=1, random_state=0)
+    ...     X, y, groups, test_size=1, random_state=0)
     >>> g_train.tolist(), g_test.tolist()
     (['a', 'a', 'b', 'b'], ['c', 'c'])
     """
@@ -561,6 +570,11 @@ def train_test_split_groups(
             f"got lengths {lengths}"
         )
     arrays = indexable(*arrays)
+    if groups is None and len(arrays) > 2:
+        # (X, y, groups) as train_test_split takes them; with two arrays the
+        # second is most likely y, so the query ids must be named.
+        found = groups_from_frame(arrays[0], check_groups_from(groups_from))
+        groups = arrays[-1] if found is None else found
     cv = QueryGroupShuffleSplit(
         n_splits=1,
         test_size=test_size,

@@ -4,10 +4,19 @@
 semantics, or 9.0.x's with ``compat="9.0"`` (ties by docno, R and the ideal
 DCG from the qrels, ``-l``, ``-J``, ``-M``, ``-c``) on the same ranking engine
 as :func:`skirm.metrics.evaluate`.
-Files are read with :mod:`skirm.io`.
+Files are read with :mod:`skirm.io`; dicts of dicts, DataFrames and tuples
+are taken directly. :class:`RelevanceEvaluator` is a drop-in for
+pytrec_eval's.
 """
 
 from skirm.trec._evaluate import evaluate_run, trec_measure_names
+from skirm.trec._pytrec import RelevanceEvaluator
 from skirm.trec._zscores import ZScores, read_zscores
 
-__all__ = ["ZScores", "evaluate_run", "read_zscores", "trec_measure_names"]
+__all__ = [
+    "RelevanceEvaluator",
+    "ZScores",
+    "evaluate_run",
+    "read_zscores",
+    "trec_measure_names",
+]

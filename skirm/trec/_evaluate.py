@@ -7,14 +7,11 @@ import numbers
 import numpy as np
 
 from skirm._ranking import Judgments, Ranking, rank
+from skirm.io._convert import convert_qrels, convert_run
 from skirm.io._tokens import Tokens, find_sorted, mix
 from skirm.io._trec import (
-    Qrels,
-    Run,
     duplicate_error,
     find_duplicate,
-    read_qrels,
-    read_run,
 )
 from skirm.metrics._evaluate import EvaluationResult
 from skirm.metrics._registry import Metric, get_metric
@@ -63,15 +60,11 @@ def trec_measure_names() -> list[str]:
 
 
 def _as_qrels(qrels):
-    if isinstance(qrels, Qrels):
-        return qrels
-    return read_qrels(qrels)
+    return convert_qrels(qrels, "qrels")
 
 
 def _as_run(run):
-    if isinstance(run, Run):
-        return run
-    return read_run(run)
+    return convert_run(run, "run")
 
 
 def _parse_metrics(metrics, compat="10.0"):
@@ -134,6 +127,19 @@ def _param_key(param):
     if isinstance(param, (int, float)):
         return (0, param)
     return (1, str(param))
+
+
+def _check_max_docs(max_docs):
+    if max_docs is None:
+        return
+    if isinstance(max_docs, bool) or not isinstance(max_docs, numbers.Integral):
+        raise TypeError(
+            f"`max_docs` must be a positive integer or None, got {max_docs!r}"
+        )
+    if max_docs < 1:
+        raise ValueError(
+            f"`max_docs` must be a positive integer or None, got {max_docs}"
+        )
 
 
 def _check_level(value):
@@ -360,9 +366,45 @@ def _check_no_duplicates(record, rows, what):
         raise duplicate_error(record, pair, what)
 
 
+def _missing_topics_error(qrels, eval_ids):
+    _, q_ids = qrels._query_codes()
+    return _missing_queries_error(np.setdiff1d(q_ids, eval_ids))
+
+
+def _ranked(y_true, scores, codes, eval_ids, judgments, docs, keep):
+    """The engine's ranking with trec_eval's tie order (docno descending)."""
+    ranking = rank(y_true, scores, codes, eval_ids, ties="first", judgments=judgments)
+    order = _docno_tie_order(ranking, docs, keep)
+    if order is None:
+        return ranking
+    return Ranking(
+        order,
+        ranking.codes,
+        y_true[order],
+        ranking.scores,
+        ranking.group_ids,
+        "first",
+        judgments=judgments,
+    )
+
+
+def _kept(ranking, keep_rows, judgments):
+    """The ranking restricted to the ranked positions ``keep_rows`` (-M, -J)."""
+    return Ranking(
+        ranking.order[keep_rows],
+        ranking.codes[keep_rows],
+        ranking.labels[keep_rows],
+        ranking.scores[keep_rows],
+        ranking.group_ids,
+        "first",
+        judgments=judgments,
+    )
+
+
 def _trec_ranking(qrels, run, level, judged_only, max_docs, all_queries, compat):
-    """The ranking of the evaluated queries (trec_eval's order, ``-M`` and
-    ``-J`` applied), the measure context and the placeholder topics."""
+    """The measure context of the evaluated queries (trec_eval's order, ``-M``
+    and ``-J`` applied), the number of qrels topics and the placeholder
+    topics of trec_eval 10.0's ``-c``."""
     eval_ids, n_topics, keep, codes, raw, j_codes, j_raw = _join(qrels, run)
     if eval_ids.shape[0] == 0:
         raise ValueError(
@@ -377,46 +419,26 @@ def _trec_ranking(qrels, run, level, judged_only, max_docs, all_queries, compat)
     placeholder = np.zeros(eval_ids.shape[0], dtype=bool)
     if eval_ids.shape[0] < n_topics and compat == "10.0":
         if not all_queries:
-            _, q_ids = qrels._query_codes()
-            raise _missing_queries_error(np.setdiff1d(q_ids, eval_ids))
+            raise _missing_topics_error(qrels, eval_ids)
         eval_ids, joined, j_codes, j_raw, placeholder = _placeholders(
             qrels, eval_ids, keep, codes, raw, scores
         )
         keep, codes, raw, scores = joined
     judgments = Judgments(j_codes, np.maximum(j_raw, 0).astype(np.float64))
     y_true = np.maximum(raw, 0).astype(np.float64)
-    ranking = rank(y_true, scores, codes, eval_ids, ties="first", judgments=judgments)
-    order = _docno_tie_order(ranking, run._d_tokens(), keep)
-    if order is not None:
-        ranking = Ranking(
-            order,
-            ranking.codes,
-            y_true[order],
-            ranking.scores,
-            ranking.group_ids,
-            "first",
-            judgments=judgments,
-        )
+    ranking = _ranked(y_true, scores, codes, eval_ids, judgments, run._d_tokens(), keep)
     ranked_raw = raw[ranking.order]
-    inside = None if max_docs is None else ranking.position < max_docs
-    run_rows = keep[ranking.order] if inside is None else keep[ranking.order[inside]]
-    _check_no_duplicates(run, run_rows[run_rows >= 0], "the run")
+    # trec_eval checks duplicates after -M and before -J
+    cut = None if max_docs is None else ranking.position < max_docs
+    run_rows = keep if cut is None else keep[ranking.order[cut]]
+    if placeholder.any():
+        run_rows = run_rows[run_rows >= 0]
+    _check_no_duplicates(run, run_rows, "the run")
     _check_no_duplicates(qrels, _judged_rows(qrels, eval_ids), "the qrels")
-    cut = inside
     if judged_only:
-        judged = ranked_raw >= 0
-        cut = judged if cut is None else cut & judged
+        cut = ranked_raw >= 0 if cut is None else cut & (ranked_raw >= 0)
     if cut is not None and not cut.all():
-        ranking = Ranking(
-            ranking.order[cut],
-            ranking.codes[cut],
-            ranking.labels[cut],
-            ranking.scores[cut],
-            ranking.group_ids,
-            "first",
-            judgments=judgments,
-        )
-        ranked_raw = ranked_raw[cut]
+        ranking, ranked_raw = _kept(ranking, cut, judgments), ranked_raw[cut]
     context = Context(ranking, ranked_raw, level, j_codes, j_raw, compat=compat)
     return context, n_topics, placeholder
 
@@ -452,17 +474,23 @@ def evaluate_run(
 
     Parameters
     ----------
-    qrels : Qrels, str or path-like
-        Judgements (see :func:`skirm.io.read_qrels`).
-    run : Run, str or path-like
-        The run (see :func:`skirm.io.read_run`).
+    qrels : Qrels, path, file, dict, DataFrame, iterable or dataset
+        Judgements: a TREC qrels file (see :func:`skirm.io.read_qrels`), or
+        any shape :func:`skirm.io.as_qrels` takes (``{qid: {docid: rel}}``,
+        a DataFrame, ``(qid, docid, rel)`` tuples, an ir_datasets dataset).
+    run : Run, path, file, dict, DataFrame or iterable
+        The run: a TREC run file (see :func:`skirm.io.read_run`), or any
+        shape :func:`skirm.io.as_run` takes (``{qid: {docid: score}}``, a
+        DataFrame, ``(qid, docid, score)`` tuples).
     metrics : str or sequence of str, default="official"
         trec_eval measure names (``map``, ``P_10``, ``P.5,10``,
         ``ndcg_cut.10``, ``map_cut.100``, ``recall.1000``, ``bpref``,
         ``infAP``, ``iprec_at_recall``, ``11pt_avg``, ``set_F``, ``rbp``,
         ``unj.5``, ``judged.10`` ...), the nicknames ``official``,
         ``all_trec`` and ``set``, or skirm metric names (``ndcg@10``,
-        ``err@20``). See :func:`trec_measure_names`.
+        ``err@20``). See :func:`trec_measure_names`. A trec_eval name wins
+        over a skirm name: ``"rbp"`` is trec_eval's; pass
+        ``skirm.metrics.get_metric("rbp")`` for skirm's.
     relevance_level : int, default=1
         trec_eval ``-l``: a document is relevant when its qrels level is at
         least this. Binary measures only; ``ndcg`` uses the raw levels as
@@ -551,15 +579,7 @@ def evaluate_run(
     compat = _check_compat(compat)
     outputs = _parse_metrics(metrics, compat)
     level = _check_level(relevance_level)
-    if max_docs is not None:
-        if isinstance(max_docs, bool) or not isinstance(max_docs, numbers.Integral):
-            raise TypeError(
-                f"`max_docs` must be a positive integer or None, got {max_docs!r}"
-            )
-        if max_docs < 1:
-            raise ValueError(
-                f"`max_docs` must be a positive integer or None, got {max_docs}"
-            )
+    _check_max_docs(max_docs)
     rel_format = check_rel_format(rel_format, outputs)
     check_qrels_type(qrels, rel_format)
     num_docs = _check_collection_size(collection_size)
@@ -592,7 +612,7 @@ def evaluate_run(
     n_eval = query_ids.shape[0]
     n_total = n_topics if all_queries else n_eval
     n_missing = n_total - n_eval
-    per_query, means = {}, {}
+    per_query = {}
     for name, kind, what, param in outputs:
         if kind == "skirm":
             params = {}
@@ -602,7 +622,6 @@ def evaluate_run(
                 params["relevance_threshold"] = level
             metric = get_metric(what, **params) if params else what
             values = metric.per_query(ctx.ranking, 0.0)[1]
-            summary = "mean"
         else:
             if what == "runid":
                 continue
@@ -612,22 +631,24 @@ def evaluate_run(
                 values = ctx.value(what, param)
             if placeholder.any():
                 values = _clear_placeholders(what, name, values, placeholder)
-            summary = MEASURES[what].summary
             if MEASURES[what].string:
                 per_query[name] = np.asarray(values, dtype=str)
                 continue
         per_query[name] = np.asarray(values, dtype=np.float64)
         if zscores is not None:
+            summary = "mean" if kind == "skirm" else MEASURES[what].summary
             per_query[name] = zscore_values(
                 zscores, query_ids, name, summary, per_query[name]
             )
-        if what == "num_rel" and all_queries:
-            # trec_eval -c recounts num_rel over every qrels topic, rel > 0.
-            means[name] = float(np.count_nonzero(qrels.labels > 0))
-        elif zscores is not None:
-            means[name] = zscore_summary(summary, per_query[name], n_total)
-        else:
-            means[name] = summarize(summary, per_query[name], n_total, n_missing)
+    means = summarize_outputs(
+        outputs,
+        per_query,
+        n_total,
+        n_missing,
+        qrels,
+        all_queries,
+        zscored=zscores is not None,
+    )
     result = EvaluationResult(query_ids, per_query, means)
     result.run_id = run.run_id
     result.zscored = zscores is not None
@@ -644,3 +665,26 @@ def _check_collection_size(value):
             f"`collection_size` must be a non-negative integer, got {value}"
         )
     return int(value)
+
+
+def summarize_outputs(
+    outputs, per_query, n_total, n_missing, qrels, all_queries, zscored=False
+):
+    """trec_eval's summary ("all") of each measure's per-query values
+    (``zscored``: of their z-scores). String measures have none."""
+    means = {}
+    for name, kind, what, _ in outputs:
+        if name not in per_query:
+            continue  # runid
+        if kind == "trec" and MEASURES[what].string:
+            continue  # relstring: per query only
+        if what == "num_rel" and all_queries:
+            # trec_eval -c recounts num_rel over every qrels topic, rel > 0.
+            means[name] = float(np.count_nonzero(qrels.labels > 0))
+            continue
+        summary = "mean" if kind == "skirm" else MEASURES[what].summary
+        if zscored:
+            means[name] = zscore_summary(summary, per_query[name], n_total)
+        else:
+            means[name] = summarize(summary, per_query[name], n_total, n_missing)
+    return means

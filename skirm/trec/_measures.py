@@ -420,6 +420,13 @@ class Context:
             total += self.iprec(x)
         return total / len(levels)
 
+    def _powers(self, p):
+        """``p ** i`` for every rank i and one more, by repeated
+        multiplication as trec_eval computes them (bit for bit)."""
+        factors = np.full(self.ranking.max_size + 1, p)
+        factors[0] = 1.0
+        return np.cumprod(factors)
+
     def rbp(self, p=0.9):
         """Rank-biased precision with gains ``level / max level`` (when the
         query's highest qrels level exceeds 1; the level itself otherwise)."""
@@ -428,15 +435,16 @@ class Context:
         np.maximum.at(top, self.judged_codes, np.maximum(self.judged_raw, 0))
         scale = np.where(top > 1, top, 1.0)
         gain = np.maximum(self.raw, 0) / scale[r.codes]
-        return (1.0 - p) * r.group_sum(gain * p ** r.position.astype(np.float64))
+        return (1.0 - p) * r.group_sum(gain * self._powers(p)[r.position])
 
     def rbp_resid(self, p=0.9):
         """trec_eval's RBP residual: ``p ** num_ret`` plus the weight of the
         unjudged documents; 0 when every retrieved document is judged."""
         r = self.ranking
         unjudged = self.raw < 0
-        weight = p ** r.position.astype(np.float64)
-        resid = p**self.num_ret + (1.0 - p) * r.group_sum(np.where(unjudged, weight, 0))
+        powers = self._powers(p)
+        weight = np.where(unjudged, powers[r.position], 0.0)
+        resid = powers[r.sizes] + (1.0 - p) * r.group_sum(weight)
         return np.where(self.count(unjudged) > 0, resid, 0.0)
 
     def unj(self, k):
@@ -669,8 +677,8 @@ class Context:
             return rec
         if base == "set_relative_P":
             return _divide(self.num_rel_ret, np.minimum(self.num_ret, self.R))
-        if base == "set_map":
-            return P * rec
+        if base == "set_map":  # in trec_eval's order of operations
+            return _divide(self.num_rel_ret * self.num_rel_ret, self.num_ret * self.R)
         if base == "set_F":
             beta2 = param[0]
             return np.where(
@@ -730,13 +738,20 @@ def _segment_cumsum(values, codes, starts):
     return cum - before[codes] if values.shape[0] else cum
 
 
+def _sequential_sum(values):
+    """The sum accumulated left to right, as trec_eval adds up its queries
+    (``np.sum`` adds pairwise: its last bit can differ, and so can the 4th
+    decimal printed)."""
+    return float(np.cumsum(values)[-1]) if len(values) else 0.0
+
+
 def summarize(kind, values, n_total, n_missing):
     """trec_eval's summary of per-query values (``-c``: ``n_missing`` zeros)."""
     if kind == "sum":
-        return float(np.sum(values))
+        return _sequential_sum(values)
     if kind == "count":
         return float(n_total)
     if kind == "gm":
-        logs = np.log(np.maximum(values, GM_FLOOR))
-        return float(math.exp((logs.sum() + n_missing * math.log(GM_FLOOR)) / n_total))
-    return float(np.sum(values) / n_total)
+        logs = _sequential_sum(np.log(np.maximum(values, GM_FLOOR)))
+        return float(math.exp((logs + n_missing * math.log(GM_FLOOR)) / n_total))
+    return _sequential_sum(values) / n_total

@@ -1,0 +1,360 @@
+"""Qrels and runs from the shapes users already hold.
+
+pytrec_eval and BEIR keep judgements and runs as dicts of dicts
+(``{qid: {docid: value}}``), ir_measures and ranx as DataFrames or iterables
+of named tuples, ir_datasets as datasets with ``qrels_iter()``. Each shape is
+turned into flat columns with a few C-level passes (no Python statement per
+row) and then into :class:`Qrels` or :class:`Run` through their constructors,
+so every shape gets the same validation as arrays do.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from itertools import chain
+from operator import itemgetter, methodcaller
+
+import numpy as np
+
+from skirm.io._trec import Qrels, Run, read_qrels, read_run
+
+__all__ = ["as_qrels", "as_run"]
+
+# Column (or named-tuple field) names recognised without being told, first
+# the ir_measures / ir_datasets names, then ranx's, trectools' and skirm's.
+_CANDIDATES = {
+    "query_id": ("query_id", "qid", "q_id", "query", "query_ids"),
+    "doc_id": ("doc_id", "docid", "docno", "doc_ids"),
+    "relevance": ("relevance", "rel", "label", "labels"),
+    "score": ("score", "scores"),
+}
+
+_SHAPES = (
+    "a {cls}, a path or open file, a dict of dicts {{qid: {{docid: {value}}}}}, "
+    "a DataFrame, an iterable of (qid, docid, {value}) tuples or named tuples"
+)
+
+
+def as_qrels(qrels, *, query_id=None, doc_id=None, relevance=None) -> Qrels:
+    """Relevance judgements as :class:`Qrels`, from any shape users hold.
+
+    :func:`skirm.trec.evaluate_run` calls this on its ``qrels`` argument;
+    call it yourself to name the columns of a DataFrame, or to convert once
+    and evaluate many runs.
+
+    Parameters
+    ----------
+    qrels : Qrels, path, file, dict, DataFrame, iterable or dataset
+        One of:
+
+        - a :class:`Qrels` (returned as is);
+        - a path or an open file in TREC qrels format (:func:`read_qrels`);
+        - a dict of dicts ``{qid: {docid: relevance}}`` (pytrec_eval, BEIR);
+        - a DataFrame (pandas or any object with ``columns`` whose columns
+          convert to arrays) with a query, a document and a relevance column;
+        - an iterable of ``(qid, docid, relevance)`` tuples, or of named
+          tuples with fields ``query_id``, ``doc_id``, ``relevance`` (such as
+          ir_measures' ``Qrel`` and ir_datasets' ``TrecQrel``);
+        - an ir_datasets dataset (any object with a ``qrels_iter()`` method).
+    query_id, doc_id, relevance : str, default=None
+        The column (or named-tuple field) holding each value. By default the
+        first of these present: ``query_id``, ``qid``, ``q_id``, ``query``,
+        ``query_ids``; ``doc_id``, ``docid``, ``docno``, ``doc_ids``;
+        ``relevance``, ``rel``, ``label``, ``labels``. Two of them present
+        at once is an error (name the one to use).
+
+    Returns
+    -------
+    qrels : Qrels
+
+    Raises
+    ------
+    TypeError
+        For an object of none of these shapes, ids that are not strings or
+        integers, or relevance values that are not integers.
+    ValueError
+        For a missing or ambiguous column, tuples of the wrong length, or
+        whatever :class:`Qrels` rejects.
+
+    Notes
+    -----
+    Ids are compared as strings: integer ids become their decimal text
+    (``7`` and ``"7"`` are the same query, ``"007"`` is another).
+
+    Examples
+    --------
+    >>> from skirm.io import as_qrels
+    >>> qrels = as_qrels({"q1": {"d1": 1, "d2": 0}, "q2": {"d7": 2}})
+    >>> qrels.query_ids.tolist(), qrels.doc_ids.tolist(), qrels.labels.tolist()
+    (['q1', 'q1', 'q2'], ['d1', 'd2', 'd7'], [1, 0, 2])
+
+    Tuples, and DataFrames with their own column names:
+
+    >>> as_qrels([("q1", "d1", 1), ("q1", "d2", 0)]).labels.tolist()
+    [1, 0]
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"topic": [3, 3], "doc": ["a", "b"], "grade": [2, 0]})
+    >>> qrels = as_qrels(frame, query_id="topic", doc_id="doc", relevance="grade")
+    >>> qrels.query_ids.tolist()
+    ['3', '3']
+    """
+    names = {"query_id": query_id, "doc_id": doc_id, "relevance": relevance}
+    return convert_qrels(qrels, "qrels", names)
+
+
+def as_run(run, *, query_id=None, doc_id=None, score=None, run_id="skirm") -> Run:
+    """A ranked run as :class:`Run`, from any shape users hold.
+
+    :func:`skirm.trec.evaluate_run` calls this on its ``run`` argument; call
+    it yourself to name the columns of a DataFrame or the run.
+
+    Parameters
+    ----------
+    run : Run, path, file, dict, DataFrame, iterable or dataset
+        One of:
+
+        - a :class:`Run` (returned as is);
+        - a path or an open file in TREC run format (:func:`read_run`);
+        - a dict of dicts ``{qid: {docid: score}}`` (pytrec_eval, BEIR);
+        - a DataFrame with a query, a document and a score column;
+        - an iterable of ``(qid, docid, score)`` tuples, or of named tuples
+          with fields ``query_id``, ``doc_id``, ``score`` (such as
+          ir_measures' ``ScoredDoc`` and ir_datasets' ``GenericScoredDoc``);
+        - an ir_datasets dataset with ``scoreddocs_iter()``.
+    query_id, doc_id, score : str, default=None
+        The column (or named-tuple field) holding each value. By default the
+        first of these present: ``query_id``, ``qid``, ``q_id``, ``query``,
+        ``query_ids``; ``doc_id``, ``docid``, ``docno``, ``doc_ids``;
+        ``score``, ``scores``.
+    run_id : str, default="skirm"
+        The run's name, for shapes that do not hold one (all but files and
+        :class:`Run`).
+
+    Returns
+    -------
+    run : Run
+
+    Raises
+    ------
+    TypeError
+        For an object of none of these shapes, ids that are not strings or
+        integers, or scores that are not real numbers.
+    ValueError
+        For a missing or ambiguous column, tuples of the wrong length, or
+        whatever :class:`Run` rejects (NaN scores).
+
+    Examples
+    --------
+    >>> from skirm.io import as_run
+    >>> run = as_run({"q1": {"d1": 2.5, "d2": 1.0}}, run_id="bm25")
+    >>> run
+    Run(run_id='bm25', n_rows=2, n_queries=1)
+    >>> run.doc_ids.tolist(), run.scores.tolist()
+    (['d1', 'd2'], [2.5, 1.0])
+    """
+    names = {"query_id": query_id, "doc_id": doc_id, "score": score}
+    return convert_run(run, "run", names, run_id)
+
+
+def convert_qrels(obj, name, names=None) -> Qrels:
+    """:func:`as_qrels` for the argument ``name`` of a public function."""
+    if isinstance(obj, Qrels):
+        return obj
+    if _is_file(obj):
+        return read_qrels(obj)
+    if hasattr(obj, "qrels_iter") and callable(obj.qrels_iter):
+        obj = obj.qrels_iter()
+    cols = _columns(obj, name, "relevance", names or {}, Qrels)
+    q, d, v = cols
+    _check_numbers(v, name, "relevance", "biuf")
+    return _build(Qrels, name, q, d, v)
+
+
+def convert_run(obj, name, names=None, run_id="skirm") -> Run:
+    """:func:`as_run` for the argument ``name`` of a public function."""
+    if isinstance(obj, Run):
+        return obj
+    if _is_file(obj):
+        return read_run(obj)
+    if hasattr(obj, "scoreddocs_iter") and callable(obj.scoreddocs_iter):
+        obj = obj.scoreddocs_iter()
+    q, d, v = _columns(obj, name, "score", names or {}, Run)
+    _check_numbers(v, name, "score", "biuf")
+    return _build(Run, name, q, d, v, run_id=run_id)
+
+
+def _is_file(obj):
+    return isinstance(obj, (str, os.PathLike)) or hasattr(obj, "read")
+
+
+def _columns(obj, name, value, names, cls):
+    """``(query ids, doc ids, values)`` arrays of any non-file shape."""
+    if isinstance(obj, Mapping):
+        _no_names(names, name, "a dict of dicts")
+        return _from_dicts(obj, name, value)
+    if hasattr(obj, "columns") and hasattr(obj, "__getitem__"):
+        return _from_frame(obj, name, value, names)
+    if isinstance(obj, Iterable) and not isinstance(obj, (bytes, bytearray)):
+        return _from_rows(obj, name, value, names)
+    shapes = _SHAPES.format(cls=cls.__name__, value=value)
+    raise TypeError(f"`{name}` must be {shapes}; got {type(obj).__name__}")
+
+
+def _from_dicts(obj, name, value):
+    """``{qid: {docid: value}}`` flattened in one pass over the inner dicts."""
+    inner = list(obj.values())
+    bad = [i for i, v in enumerate(inner) if not isinstance(v, Mapping)]
+    if bad:
+        qid = list(obj)[bad[0]]
+        raise TypeError(
+            f"`{name}` must be a dict of dicts {{qid: {{docid: {value}}}}}; "
+            f"the value for query {qid!r} is a {type(inner[bad[0]]).__name__}"
+        )
+    sizes = np.fromiter(map(len, inner), dtype=np.intp, count=len(inner))
+    n = int(sizes.sum())
+    queries = _ids(list(obj), name, "query ids")
+    docs = list(chain.from_iterable(map(methodcaller("keys"), inner)))
+    values = list(chain.from_iterable(map(methodcaller("values"), inner)))
+    docs = _ids(docs, name, "doc ids")
+    return np.repeat(queries, sizes), docs, _array(values, n)
+
+
+def _from_frame(obj, name, value, names):
+    labels = list(obj.columns)
+    columns = [str(c) for c in labels]
+    picked = [
+        _pick(columns, role, names.get(role), name, "column", value)
+        for role in ("query_id", "doc_id", value)
+    ]
+    arrays = []
+    for column in picked:
+        col = obj[labels[columns.index(column)]]
+        to_numpy = getattr(col, "to_numpy", None)
+        arrays.append(np.asarray(to_numpy() if callable(to_numpy) else col))
+    q, d, v = arrays
+    return _ids(q, name, "query ids"), _ids(d, name, "doc ids"), v
+
+
+def _from_rows(obj, name, value, names):
+    rows = obj if isinstance(obj, list) else list(obj)
+    if not rows:
+        empty = np.zeros(0, dtype=str)
+        return empty, empty, np.zeros(0, dtype=np.int64)
+    kinds = set(map(type, rows))
+    if not all(issubclass(k, (tuple, list)) for k in kinds):
+        odd = next(k for k in kinds if not issubclass(k, (tuple, list)))
+        raise TypeError(
+            f"`{name}` must hold (qid, docid, {value}) tuples; got an iterable "
+            f"of {odd.__name__}"
+            + (" (for the lines of a file, pass its path)" if odd is str else "")
+        )
+    fields = getattr(rows[0], "_fields", None)
+    lengths = np.fromiter(map(len, rows), dtype=np.intp, count=len(rows))
+    if fields is not None and len(kinds) == 1:
+        at = [
+            fields.index(
+                _pick(list(fields), role, names.get(role), name, "field", value)
+            )
+            for role in ("query_id", "doc_id", value)
+        ]
+    elif (lengths == 3).all():
+        _no_names(names, name, "plain tuples")
+        at = [0, 1, 2]
+    else:
+        bad = int(np.argmax(lengths != 3))
+        raise ValueError(
+            f"`{name}` must hold (qid, docid, {value}) tuples of 3 values; "
+            f"row {bad} is {rows[bad]!r}"
+        )
+    q, d, v = (list(map(itemgetter(i), rows)) for i in at)
+    return _ids(q, name, "query ids"), _ids(d, name, "doc ids"), _array(v, len(rows))
+
+
+def _no_names(names, name, shape):
+    given = [f"{role}={col!r}" for role, col in names.items() if col is not None]
+    if given:
+        raise ValueError(
+            f"`{name}` is {shape}, which has no columns to name; got "
+            f"{', '.join(given)} (column names apply to DataFrames and named tuples)"
+        )
+
+
+def _array(values, n):
+    """A list as an array: numbers as a numeric array, anything else kept."""
+    arr = np.array(values)
+    if arr.shape != (n,):  # ragged or nested values
+        arr = np.empty(n, dtype=object)
+        arr[:] = values
+    return arr
+
+
+def _pick(available, role, given, name, what, value):
+    hint = f"name it with skirm.io.as_{'run' if value == 'score' else 'qrels'}"
+    if given is not None:
+        if given not in available:
+            raise ValueError(
+                f"`{name}` has no {what} {given!r} (its {what}s: {available})"
+            )
+        return given
+    found = [c for c in _CANDIDATES[role] if c in available]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise ValueError(
+            f"`{name}` has no {role} {what}: expected one of "
+            f"{list(_CANDIDATES[role])}, got {what}s {available}; {hint}"
+            f"(..., {role}=...)"
+        )
+    raise ValueError(
+        f"`{name}` has several {role} {what}s {found}; {hint}(..., {role}=...)"
+    )
+
+
+_ID_TYPES = (str, int, np.str_, np.integer)
+
+
+def _ids(values, name, what):
+    """Ids as a str array: strings and integers only (no floats, no None).
+
+    ``values`` is an array or a list of Python objects; a list goes through
+    an object array, much faster than numpy's own string inference.
+    """
+    if isinstance(values, np.ndarray) and values.dtype.kind != "O":
+        kind = values.dtype.kind
+        if kind in "US":
+            return values
+        if kind in "iu" or values.shape[0] == 0:
+            return values.astype(str)
+        raise TypeError(
+            f"`{name}`: {what} must be strings or integers, got {values.dtype}"
+        )
+    if not len(values):
+        return np.zeros(0, dtype=str)
+    items = values.tolist() if isinstance(values, np.ndarray) else values
+    kinds = set(map(type, items))
+    odd = [k for k in kinds if not issubclass(k, _ID_TYPES) or k is bool]
+    if odd:
+        raise TypeError(
+            f"`{name}`: {what} must be strings or integers, got {odd[0].__name__}"
+        )
+    if not isinstance(values, np.ndarray):
+        values = np.array(values, dtype=object)
+    return values.astype(str)
+
+
+def _check_numbers(values, name, what, kinds):
+    if values.dtype.kind not in kinds:
+        example = values[0] if values.shape[0] else None
+        raise TypeError(
+            f"`{name}`: {what} values must be numbers, got dtype {values.dtype}"
+            + (f" (e.g. {example!r})" if example is not None else "")
+        )
+
+
+def _build(cls, name, q, d, v, **kwargs):
+    """The record through its constructor; its errors name the argument."""
+    try:
+        return cls(q, d, v, **kwargs)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"`{name}`: {exc}") from None

@@ -1,0 +1,20 @@
+"""Ranking displays in scikit-learn's Display API (matplotlib, optional).
+
+Each display is built by a ``from_*`` class method that computes its values
+through :mod:`skirm.metrics` (or :func:`skirm.trec.evaluate_run`) and draws
+them; ``plot(ax=...)`` redraws, and several systems share one axes by
+passing ``ax=display.ax_``. matplotlib is imported when a display draws:
+``pip install skirm[plot]``.
+"""
+
+from skirm.plot._comparison import ComparisonDisplay
+from skirm.plot._metric_at_k import MetricAtKDisplay
+from skirm.plot._per_query import PerQueryDisplay
+from skirm.plot._precision_recall import PrecisionRecallDisplay
+
+__all__ = [
+    "ComparisonDisplay",
+    "MetricAtKDisplay",
+    "PerQueryDisplay",
+    "PrecisionRecallDisplay",
+]

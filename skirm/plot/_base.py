@@ -1,0 +1,89 @@
+"""What every ranking display shares: the lazy matplotlib import, the axes
+set-up, and the confidence band of a mean over queries."""
+
+from __future__ import annotations
+
+import numbers
+import os
+from pathlib import Path
+
+import numpy as np
+
+from skirm._validation import describe
+
+
+def import_pyplot(owner: str):
+    """``matplotlib.pyplot``, or an ImportError naming the extra to install."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise ImportError(
+            f"{owner} needs matplotlib; install it with `pip install skirm[plot]`"
+        ) from exc
+    return plt
+
+
+def axes_and_figure(owner: str, ax):
+    """The axes to draw on (a new figure's when ``ax`` is None) and its figure."""
+    plt = import_pyplot(owner)
+    if ax is None:
+        _, ax = plt.subplots()
+    return ax, ax.figure
+
+
+def check_confidence(confidence):
+    """None (no band) or a level strictly between 0 and 1."""
+    if confidence is None:
+        return None
+    if (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, numbers.Real)
+        or not 0.0 < float(confidence) < 1.0
+    ):
+        raise ValueError(
+            "`confidence` must be None or a number strictly between 0 and 1, got "
+            f"{describe(confidence)}"
+        )
+    return float(confidence)
+
+
+def t_interval(per_query, confidence):
+    """Student-t confidence interval of the mean over queries, per column.
+
+    ``per_query`` has one row per query (NaN rows, queries left out by
+    ``no_relevant="skip"``, are dropped per column). Returns ``(low, high)``.
+    """
+    from scipy import stats
+
+    values = np.asarray(per_query, dtype=np.float64)
+    if values.ndim == 1:
+        values = values[:, None]
+    n = np.count_nonzero(~np.isnan(values), axis=0)
+    if (n < 2).any():
+        raise ValueError(
+            "a confidence band needs at least 2 scored queries per point, got "
+            f"{int(n.min())}"
+        )
+    mean = np.nanmean(values, axis=0)
+    sem = np.nanstd(values, axis=0, ddof=1) / np.sqrt(n)
+    half = stats.t.ppf(0.5 + confidence / 2.0, n - 1) * sem
+    return mean - half, mean + half
+
+
+def check_names(names, n, what):
+    """One display name per line, or None for defaults."""
+    if names is None:
+        return [None] * n
+    if isinstance(names, str):
+        names = [names]
+    names = list(names)
+    if len(names) != n:
+        raise ValueError(f"`name` must give {n} {what}, got {len(names)}: {names}")
+    return names
+
+
+def run_name(run):
+    """A legend name for a run given as a path: its file name; else None."""
+    if isinstance(run, (str, os.PathLike)):
+        return Path(run).name
+    return None

@@ -1,0 +1,361 @@
+"""``compare``: from several EvaluationResults to tests, corrections and reports."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from skirm._validation import check_choice, describe
+from skirm.stats import _resampling as rs
+from skirm.stats._correction import CORRECTIONS, adjust_pvalues
+from skirm.stats._paired import TESTS, check_settings, paired_tests
+from skirm.stats._report import Comparison
+from skirm.stats._tukey import tukey_pairs
+
+TUKEY = ("tukey_hsd", "randomized_tukey_hsd")
+MISSING = ("raise", "zero", "intersect")
+
+
+def _check_results(results):
+    if not hasattr(results, "items"):
+        raise TypeError(
+            "`results` must map system names to EvaluationResult objects, got "
+            f"{describe(results)}"
+        )
+    results = dict(results)
+    if len(results) < 2:
+        raise ValueError(f"`results` must hold at least 2 systems, got {len(results)}")
+    for name, result in results.items():
+        if not isinstance(name, str):
+            raise TypeError(f"`results` keys must be strings, got {describe(name)}")
+        if not all(hasattr(result, a) for a in ("group_ids", "per_query", "weights")):
+            raise TypeError(
+                f"`results[{name!r}]` must be an EvaluationResult, got "
+                f"{describe(result)}"
+            )
+    return results
+
+
+def _check_metrics(results, metrics):
+    available = [set(r.per_query) for r in results.values()]
+    first = next(iter(results.values()))
+    if metrics is None:
+        metrics = [m for m in first.per_query if all(m in a for a in available)]
+        if not metrics:
+            raise ValueError("the results share no metric; evaluate the same metrics")
+        return metrics
+    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not metrics:
+        raise ValueError("`metrics` must name at least one metric, got none")
+    for metric in metrics:
+        for name, result in results.items():
+            if metric not in result.per_query:
+                raise ValueError(
+                    f"`metrics` names {metric!r}, which results[{name!r}] does not "
+                    f"hold; it has {', '.join(result.per_query)}"
+                )
+    return metrics
+
+
+def _align(results, metrics, missing):
+    """Query ids and values (k, J, n) aligned by id, with the missing policy."""
+    ids = [np.asarray(r.group_ids) for r in results.values()]
+    kinds = {"numbers" if i.dtype.kind in "biuf" else "strings" for i in ids}
+    if len(kinds) > 1:
+        raise ValueError(
+            "the results' query ids are numbers in some results and strings in "
+            "others; give every system the same kind of ids"
+        )
+    union = np.unique(np.concatenate(ids))
+    k, n_metrics = len(results), len(metrics)
+    values = np.full((k, n_metrics, union.size), np.nan)
+    weights = np.full((k, union.size), np.nan)
+    for s, result in enumerate(results.values()):
+        pos = np.searchsorted(union, np.asarray(result.group_ids))
+        for j, metric in enumerate(metrics):
+            values[s, j, pos] = result.per_query[metric]
+        if result.weights is not None:
+            weights[s, pos] = result.weights
+    absent = np.isnan(values)
+    if missing == "raise" and absent.any():
+        s, j, q = (int(i[0]) for i in np.nonzero(absent))
+        count = int(np.count_nonzero(absent.any(axis=(0, 1))))
+        query = union[q].item()
+        raise ValueError(
+            f"{count} of {union.size} queries lack a value in some system (first: "
+            f"query {query!r} in {list(results)[s]!r}, metric {metrics[j]!r}); "
+            "pass missing='intersect' to drop them or missing='zero' to score "
+            "them 0"
+        )
+    if missing == "intersect":
+        keep = ~absent.any(axis=(0, 1))
+        union, values, weights = union[keep], values[:, :, keep], weights[:, keep]
+    else:
+        values = np.where(absent, 0.0, values)
+    if union.size < 2:
+        raise ValueError(
+            f"the systems share {union.size} queries; a comparison needs at least 2"
+        )
+    return union, values, _align_weights(results, weights)
+
+
+def _align_weights(results, weights):
+    has = [r.weights is not None for r in results.values()]
+    if not any(has):
+        return None
+    if not all(has):
+        raise ValueError(
+            "some results carry query weights (sample_weight) and some do not; "
+            "evaluate every system with the same weights"
+        )
+    spread = np.nanmax(weights, axis=0) - np.nanmin(weights, axis=0)
+    if np.any(spread > 1e-12 * np.nanmax(np.abs(weights))):
+        raise ValueError("the results' query weights differ; they must be equal")
+    return np.nanmax(weights, axis=0)
+
+
+def _pair_matrix(pairs, n_systems, n_metrics):
+    """Rows ``(pair, metric)``: +1 on the system, -1 on the other, same metric."""
+    combine = np.zeros((len(pairs), n_metrics, n_systems, n_metrics))
+    metric = np.arange(n_metrics)
+    for p, (a, b) in enumerate(pairs):
+        combine[p, metric, a, metric] = 1.0
+        combine[p, metric, b, metric] = -1.0
+    return combine.reshape(len(pairs) * n_metrics, n_systems * n_metrics)
+
+
+def _check_test_settings(test_name, weights, *options):
+    """The settings of the per-pair computations (a Tukey test adds its own)."""
+    if test_name == "tukey_hsd" and weights is not None:
+        raise ValueError(
+            "test='tukey_hsd' does not support query weights; use "
+            "'randomized_tukey_hsd'"
+        )
+    settings = check_settings(
+        "t" if test_name in TUKEY else test_name, *options, weights
+    )
+    if test_name in TUKEY and settings.alternative != "two-sided":
+        raise ValueError(
+            f"test={test_name!r} is two-sided; got alternative={settings.alternative!r}"
+        )
+    return settings
+
+
+_PAIR_KEYS = (
+    "delta",
+    "wins",
+    "ties",
+    "losses",
+    "effect_size",
+    "statistic",
+    "pvalue",
+    "ci_low",
+    "ci_high",
+)
+
+
+def _test_pairs(values, weights, pairs, test_name, settings, rng):
+    """Per (pair, metric) arrays, and the raw outputs (the systems' intervals)."""
+    k, n_metrics, n = values.shape
+    out = paired_tests(
+        values.reshape(-1, n),
+        _pair_matrix(pairs, k, n_metrics),
+        weights,
+        settings,
+        rng,
+    )
+    table = {
+        key: np.asarray(out[key]).reshape(len(pairs), n_metrics) for key in _PAIR_KEYS
+    }
+    if test_name in TUKEY:
+        tukey = tukey_pairs(
+            np.moveaxis(values, 2, 0),
+            weights,
+            pairs,
+            method="paired" if test_name == "tukey_hsd" else "randomized",
+            confidence=settings.confidence,
+            n_resamples=settings.n_resamples,
+            rng=rng,
+        )
+        table.update(
+            {key: tukey[key] for key in ("statistic", "pvalue", "ci_low", "ci_high")}
+        )
+    return table, out
+
+
+def _check_alpha(alpha):
+    ok = isinstance(alpha, numbers.Real) and not isinstance(alpha, bool)
+    if not ok or not 0 < float(alpha) < 1:
+        raise ValueError(f"`alpha` must be a number in (0, 1), got {describe(alpha)}")
+    return float(alpha)
+
+
+def _check_correction(correction, test, n_pairs):
+    if correction == "auto":
+        return None if test in TUKEY or n_pairs == 1 else "holm"
+    if correction is not None:
+        check_choice(correction, "correction", [c for c in CORRECTIONS if c])
+    if test in TUKEY and correction is not None:
+        raise ValueError(
+            f"test={test!r} controls the familywise error itself; pass "
+            f"correction=None or 'auto', got {correction!r}"
+        )
+    return correction
+
+
+def compare(
+    results,
+    *,
+    baseline=None,
+    metrics=None,
+    test="t",
+    correction="auto",
+    alpha=0.05,
+    alternative="two-sided",
+    confidence=0.95,
+    interval=None,
+    n_resamples=10_000,
+    exact="auto",
+    zero_method="wilcox",
+    missing="raise",
+    random_state=None,
+):
+    """Compare systems on the same queries: tests, corrections, intervals.
+
+    Parameters
+    ----------
+    results : dict of str to EvaluationResult
+        The systems, by name: results of :func:`skirm.metrics.evaluate` or
+        :func:`skirm.trec.evaluate_run`. Queries are aligned by id.
+    baseline : str, default=None
+        Compare every other system with this one. None compares every pair.
+    metrics : sequence of str, default=None
+        The metrics to compare; None takes those every result holds.
+    test : str, default="t"
+        ``"t"``, ``"randomization"``, ``"bootstrap"``, ``"wilcoxon"`` or
+        ``"sign"`` (see :func:`paired_test`), or ``"tukey_hsd"`` (paired,
+        on the two-way ANOVA) or ``"randomized_tukey_hsd"`` (Carterette
+        2012) over all the systems (see :func:`tukey_hsd`).
+    correction : {"auto", "holm", "bonferroni", "fdr_bh"} or None, default="auto"
+        Multiple-comparison correction, applied per metric over the pairs
+        compared (see :func:`adjust_pvalues`). ``"auto"``: Holm with more
+        than one pair, none for one pair or a Tukey test (which controls the
+        familywise error itself).
+    alpha : float, default=0.05
+        A difference is significant when its corrected p-value is
+        ``<= alpha``.
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        ``"greater"``: each system is better than the one it is compared to.
+    confidence : float, default=0.95
+        Level of the intervals.
+    interval : {"t", "percentile", "bca"}, default=None
+        How the intervals of the means and of the differences are made (see
+        :func:`paired_test`); all bootstrap intervals come from the same
+        draws. None: ``"bca"`` for the bootstrap test, ``"t"`` otherwise.
+    n_resamples : int, default=10_000
+        Random draws of the resampling tests and intervals, shared by every
+        pair and metric.
+    exact : "auto" or bool, default="auto"
+        Exact randomization test (see :func:`paired_test`).
+    zero_method : {"wilcox", "pratt", "zsplit"}, default="wilcox"
+        Zero differences in the Wilcoxon test.
+    missing : {"raise", "zero", "intersect"}, default="raise"
+        A query missing from a system (or NaN there, as with
+        ``no_relevant="skip"``): an error, a score of 0 (trec_eval's ``-c``),
+        or dropped from every system.
+    random_state : int, numpy Generator or None, default=None
+        Seed of the random draws; None draws one and records it in the
+        comparison, so that the report can name it.
+
+    Returns
+    -------
+    comparison : Comparison
+        ``to_frame()``, ``to_markdown()``, ``to_latex()`` and ``str()``.
+
+    See Also
+    --------
+    paired_test : One pair on one metric.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skirm.metrics import evaluate
+    >>> from skirm.stats import compare
+    >>> rng = np.random.default_rng(0)
+    >>> groups = np.repeat(np.arange(50), 10)
+    >>> y = rng.integers(0, 3, groups.size)
+    >>> results = {
+    ...     name: evaluate(y, y + rng.normal(0, noise, y.size), groups=groups,
+    ...                    metrics=["ndcg@5", "map"])
+    ...     for name, noise in [("weak", 3.0), ("medium", 1.5), ("strong", 0.5)]
+    ... }
+    >>> comparison = compare(results, baseline="weak", random_state=0)
+    >>> comparison.systems
+    ['weak', 'medium', 'strong']
+    >>> frame = comparison.to_frame()
+    >>> frame[["system", "metric", "delta", "significant"]].round(3)
+      system  metric  delta  significant
+    0   weak  ndcg@5  0.000        False
+    1   weak     map  0.000        False
+    2 medium  ndcg@5  0.100         True
+    3 medium     map  0.065         True
+    4 strong  ndcg@5  0.267         True
+    5 strong     map  0.162         True
+    """
+    results = _check_results(results)
+    if baseline is not None and baseline not in results:
+        raise ValueError(
+            f"`baseline` must be one of the systems {list(results)}, got "
+            f"{describe(baseline)}"
+        )
+    metrics = _check_metrics(results, metrics)
+    missing = check_choice(missing, "missing", MISSING)
+    alpha = _check_alpha(alpha)
+    test_name = check_choice(test, "test", (*TESTS, *TUKEY))
+    if baseline is not None:
+        results = {baseline: results[baseline], **results}
+    systems = list(results)
+    group_ids, values, weights = _align(results, metrics, missing)
+    settings = _check_test_settings(
+        test_name,
+        weights,
+        alternative,
+        n_resamples,
+        exact,
+        confidence,
+        interval,
+        zero_method,
+    )
+    k, n_metrics, n = values.shape
+    if baseline is None:
+        pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
+    else:
+        pairs = [(a, 0) for a in range(1, k)]
+    correction = _check_correction(correction, test_name, len(pairs))
+    seed, rng = rs.check_random_state(random_state)
+    table, out = _test_pairs(values, weights, pairs, test_name, settings, rng)
+    table["p_adjusted"] = adjust_pvalues(table["pvalue"].T, correction).T
+    table["significant"] = table["p_adjusted"] <= alpha
+    return Comparison(
+        systems=systems,
+        baseline=baseline,
+        metrics=metrics,
+        group_ids=group_ids,
+        values=values,
+        weights=weights,
+        pairs=[(systems[a], systems[b]) for a, b in pairs],
+        table=table,
+        means=rs.weighted_means(values.reshape(-1, n), weights).reshape(k, n_metrics),
+        ci=(
+            out["basis_low"].reshape(k, n_metrics),
+            out["basis_high"].reshape(k, n_metrics),
+        ),
+        test=test_name,
+        settings=settings,
+        correction=correction,
+        alpha=alpha,
+        missing=missing,
+        random_state=seed,
+        exact=bool(out["exact"]),
+    )

@@ -1,0 +1,115 @@
+"""Out-of-fold per-query values of several estimators on the same query folds."""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+
+from skirm._validation import describe
+
+
+def _splitter(cv):
+    from skirm.model_selection import QueryGroupKFold
+
+    if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+        return QueryGroupKFold(n_splits=int(cv))
+    if not hasattr(cv, "split"):
+        raise TypeError(
+            "`cv` must be an int or a splitter with a split() method (such as "
+            f"QueryGroupKFold), got {describe(cv)}"
+        )
+    return cv
+
+
+def cross_val_evaluate(
+    estimators,
+    X,
+    y,
+    *,
+    groups,
+    cv=5,
+    metrics=("ndcg@10", "map", "mrr"),
+    params=None,
+    n_jobs=None,
+    **evaluate_params,
+):
+    """Per-query values of each estimator's out-of-fold predictions.
+
+    The folds are drawn once and shared by every estimator, so each query is
+    scored by every model trained without it, on the same training queries:
+    the per-query values are paired and ready for :func:`compare`. This is
+    how rankers tuned in scikit-learn are compared with a significance test.
+
+    Parameters
+    ----------
+    estimators : dict of str to estimator
+        The models, by name. An estimator whose ``fit`` takes ``groups``
+        (such as :class:`~skirm.ranker.QueryRanker`) receives each training
+        fold's query ids.
+    X : array-like of shape (n_samples, n_features)
+        Features.
+    y : array-like of shape (n_samples,)
+        Relevance labels.
+    groups : array-like of shape (n_samples,)
+        The query of each row.
+    cv : int or splitter, default=5
+        An int: :class:`~skirm.model_selection.QueryGroupKFold` with that
+        many folds. A splitter must put each query's rows in one test fold
+        (every QueryGroup splitter does); it is called once.
+    metrics : sequence of str, default=("ndcg@10", "map", "mrr")
+        Metrics evaluated on the out-of-fold predictions.
+    params : dict, default=None
+        Further fit parameters, passed as in
+        :func:`sklearn.model_selection.cross_val_predict`.
+    n_jobs : int, default=None
+        Folds fitted in parallel.
+    **evaluate_params
+        Options of :func:`skirm.metrics.evaluate` (``ties``, ``no_relevant``,
+        ``sample_weight``, metric options).
+
+    Returns
+    -------
+    results : dict of str to EvaluationResult
+        One result per estimator, over every query.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from sklearn.dummy import DummyRegressor
+    >>> from skirm.datasets import make_ranking
+    >>> from skirm.model_selection import QueryGroupKFold
+    >>> from skirm.stats import compare, cross_val_evaluate
+    >>> X, y, groups = make_ranking(n_groups=60, random_state=0)
+    >>> results = cross_val_evaluate(
+    ...     {"constant": DummyRegressor(), "linear": LinearRegression()},
+    ...     X, y, groups=groups, metrics=["ndcg@10"],
+    ...     cv=QueryGroupKFold(5, shuffle=True, random_state=0),
+    ... )
+    >>> comparison = compare(results, baseline="constant")
+    >>> bool(comparison.to_frame()["significant"].iloc[1])
+    True
+    """
+    from sklearn.model_selection import cross_val_predict
+
+    from skirm.metrics import evaluate
+
+    if not hasattr(estimators, "items") or not estimators:
+        raise TypeError(
+            "`estimators` must be a non-empty dict of names to estimators, got "
+            f"{describe(estimators)}"
+        )
+    if groups is None:
+        raise ValueError("`groups` (the query of each row) is required, got None")
+    folds = list(_splitter(cv).split(X, y, groups))
+    results = {}
+    for name, estimator in estimators.items():
+        fit_params = dict(params or {})
+        if "groups" in inspect.signature(estimator.fit).parameters:
+            fit_params.setdefault("groups", groups)
+        predictions = cross_val_predict(
+            estimator, X, y, cv=folds, params=fit_params or None, n_jobs=n_jobs
+        )
+        results[name] = evaluate(
+            y, predictions, groups=groups, metrics=metrics, **evaluate_params
+        )
+    return results

@@ -1,0 +1,320 @@
+"""A drop-in for pytrec_eval's ``RelevanceEvaluator``, on skirm's engine."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+import numpy as np
+
+from skirm.io._convert import convert_qrels, convert_run
+from skirm.trec._evaluate import _check_level, evaluate_run
+from skirm.trec._measures import GM_FLOOR, MEASURES, ORDER, parse_trec_name
+
+__all__ = ["RelevanceEvaluator"]
+
+# pytrec_eval's measures and nicknames (trec_eval 9.0.x), kept here so the
+# drop-in answers to pytrec_eval's names whatever else skirm's TREC path adds.
+_MEASURES = frozenset(
+    (
+        "11pt_avg G P Rndcg Rprec Rprec_mult binG bpref gm_bpref gm_map infAP "
+        "iprec_at_recall map map_cut ndcg ndcg_cut ndcg_rel num_nonrel_judged_ret "
+        "num_q num_rel num_rel_ret num_ret recall recip_rank relative_P relstring "
+        "runid set_F set_P set_map set_recall set_relative_P success utility"
+    ).split()
+)
+_NICKNAMES = MappingProxyType(
+    {
+        "official": frozenset(
+            "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref "
+            "recip_rank iprec_at_recall P".split()
+        ),
+        "set": frozenset(
+            "runid num_q num_ret num_rel num_rel_ret utility set_P set_relative_P "
+            "set_recall set_map set_F".split()
+        ),
+        "all_trec": _MEASURES,
+    }
+)
+# pytrec_eval returns 0.0 for the string-valued measures.
+_STRINGS = ("runid", "relstring")
+# Longest first, so that "ndcg_cut_10" is ndcg_cut with 10, not ndcg.
+_BASES = sorted(_MEASURES, key=len, reverse=True)
+
+
+class RelevanceEvaluator:
+    """pytrec_eval's ``RelevanceEvaluator``, computed by skirm.
+
+    Switch with one import line: ``from skirm.trec import RelevanceEvaluator``
+    in place of ``from pytrec_eval import RelevanceEvaluator``. The measure
+    names and nicknames, the arguments and the output dict are pytrec_eval's,
+    and so are the numbers: trec_eval 9.0.x semantics, scores compared as C
+    floats (float32) as pytrec_eval does, ties broken by docno descending.
+
+    Parameters
+    ----------
+    query_relevance : dict of dicts, or any shape :func:`skirm.io.as_qrels` takes
+        ``{qid: {docid: relevance}}`` with integer relevance levels.
+    measures : iterable of str, or str
+        pytrec_eval measure names (``supported_measures``), nicknames
+        (``supported_nicknames``: ``official``, ``set``, ``all_trec``)
+        and parameterised names (``P.5,10``, ``P_5``, ``ndcg_cut.10``,
+        ``iprec_at_recall.0.25``, ``set_F.0.5``). As in pytrec_eval, a
+        measure asked for with parameters is computed only at those: ``P``
+        and ``P_5`` give ``P_5`` alone. A single string is one measure.
+    relevance_level : int, default=1
+        A document is relevant when its level is at least this (trec_eval
+        ``-l``).
+    judged_docs_only_flag : bool, default=False
+        Drop unjudged documents from the ranking first (trec_eval ``-J``).
+
+    Attributes
+    ----------
+    supported_measures : frozenset of str
+        The base names pytrec_eval knows (its ``pytrec_eval.supported_measures``).
+    supported_nicknames : mapping of str to frozenset of str
+        The nicknames and the measures each stands for (read-only).
+
+    See Also
+    --------
+    skirm.trec.evaluate_run : The full TREC evaluation (means, ``-M``, ``-c``,
+        skirm metric names, every input shape) with an
+        :class:`~skirm.metrics.EvaluationResult`.
+
+    Notes
+    -----
+    As in pytrec_eval: queries are evaluated when they are in the run and
+    have judgements; a query of the run with no documents gets the values
+    of an empty ranking (0 for most measures); ``gm_map`` and ``gm_bpref``
+    are per-query logarithms (``log(max(AP, 1e-5))``), whose mean is the log
+    of the geometric mean; ``runid`` and ``relstring`` are 0.0 (pytrec_eval
+    cannot return strings). Unlike pytrec_eval, an unknown or malformed
+    name raises a ValueError naming it, and ids may also be integers. The
+    interpolated precision of a query that ``judged_docs_only_flag`` leaves
+    without documents (NaN in pytrec_eval, 0 / 0) is what
+    :func:`~skirm.trec.evaluate_run` gives for it.
+
+    Examples
+    --------
+    >>> from skirm.trec import RelevanceEvaluator
+    >>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d7": 1}}
+    >>> run = {"q1": {"d1": 0.5, "d2": 0.5, "d9": 0.9}, "q2": {"d8": 1.0}}
+    >>> evaluator = RelevanceEvaluator(qrels, {"map", "P.1,3"})
+    >>> values = evaluator.evaluate(run)
+    >>> values["q1"]
+    {'map': 0.1666..., 'P_1': 0.0, 'P_3': 0.3333...}
+    >>> values["q2"]
+    {'map': 0.0, 'P_1': 0.0, 'P_3': 0.0}
+
+    The unjudged ``d9`` ranks first, and the tie between ``d1`` and ``d2``
+    goes to ``d2`` (docno descending), so the relevant ``d1`` is third;
+    ``d3`` was not retrieved but counts in R: AP = (1/3) / 2.
+    """
+
+    supported_measures = _MEASURES
+    supported_nicknames = _NICKNAMES
+
+    def __init__(
+        self,
+        query_relevance,
+        measures,
+        relevance_level=1,
+        judged_docs_only_flag=False,
+    ):
+        self._qrels = convert_qrels(query_relevance, "query_relevance")
+        self._judged = np.unique(self._qrels.query_ids)
+        self._level = _check_level(relevance_level)
+        if not isinstance(judged_docs_only_flag, (bool, np.bool_, int)):
+            raise TypeError(
+                "`judged_docs_only_flag` must be a bool, got "
+                f"{type(judged_docs_only_flag).__name__}"
+            )
+        self._judged_only = bool(judged_docs_only_flag)
+        self._requests, self._outputs = _parse_measures(measures)
+
+    def __repr__(self):
+        return (
+            f"RelevanceEvaluator(n_measures={len(self._outputs)}, "
+            f"relevance_level={self._level}, "
+            f"judged_docs_only_flag={self._judged_only})"
+        )
+
+    def evaluate(self, scores):
+        """Evaluate a run: ``{qid: {measure: value}}``, as pytrec_eval.
+
+        Parameters
+        ----------
+        scores : dict of dicts, or any shape :func:`skirm.io.as_run` takes
+            ``{qid: {docid: score}}``.
+
+        Returns
+        -------
+        values : dict of dict
+            For each query of the run that has judgements, each measure's
+            value (a float). Empty when no query of the run is judged.
+        """
+        run = convert_run(scores, "scores")
+        out = self._evaluate(run) if len(run) else {}
+        empty = _empty_queries(scores, self._judged)
+        if empty.shape[0]:
+            out.update(self._nothing_retrieved(empty))
+        return out
+
+    def _evaluate(self, run):
+        """The values of the run's judged queries (``{}`` if none is)."""
+        if not self._requests:  # only runid / relstring: nothing to compute
+            queries = np.unique(run.query_ids)
+            return _as_dict(queries[np.isin(queries, self._judged)], {}, self._outputs)
+        try:  # trec_eval 9.0.x, as pytrec_eval (scores compared as C floats)
+            result = evaluate_run(
+                self._qrels,
+                run,
+                self._requests,
+                relevance_level=self._level,
+                judged_only=self._judged_only,
+                compat="9.0",
+            )
+        except ValueError:
+            if np.isin(run.query_ids, self._judged).any():
+                raise
+            return {}  # no query of the run is judged: pytrec_eval gives {}
+        return _as_dict(result.group_ids, result.per_query, self._outputs)
+
+    def _nothing_retrieved(self, queries):
+        """The values of queries whose ranking is empty (all from the qrels)."""
+        q = self._qrels
+        codes = np.searchsorted(queries, q.query_ids)
+        inside = (codes < queries.shape[0]) & (
+            queries[np.minimum(codes, queries.shape[0] - 1)] == q.query_ids
+        )
+        relevant = inside & (q.labels >= self._level)
+        R = np.bincount(codes[relevant], minlength=queries.shape[0]).astype(float)
+        per_query = {}
+        for name, _key, base, param in self._outputs:
+            if base == "num_q":
+                values = np.ones_like(R)
+            elif base == "num_rel":
+                values = R
+            elif base == "utility":  # no document retrieved: c = R, d = -R
+                values = (param[2] - param[3]) * R
+            else:  # gm_map and gm_bpref too: _as_dict takes the log
+                values = np.zeros_like(R)
+            per_query[name] = values
+        return _as_dict(queries, per_query, self._outputs)
+
+
+def _split(name):
+    """``(base, parameter text)`` of a pytrec_eval name, or None."""
+    if name in _MEASURES:
+        return name, None
+    for base in _BASES:
+        if (
+            name.startswith(base)
+            and len(name) > len(base) + 1
+            and name[len(base)] in "._"
+        ):
+            return base, name[len(base) + 1 :]
+    return None
+
+
+def _parse_measures(measures):
+    """The ``evaluate_run`` requests and ``[(name, key, base, param)]`` outputs.
+
+    pytrec_eval's rules: nicknames expand; a base asked for with parameters
+    is computed at the union of them only, without its default parameters.
+    """
+    if isinstance(measures, str):
+        measures = [measures]
+    try:
+        names = list(measures)
+    except TypeError:
+        raise TypeError(
+            "`measures` must be an iterable of measure names, got "
+            f"{type(measures).__name__}"
+        ) from None
+    if not names:
+        raise ValueError("`measures` must name at least one measure, got none")
+    texts = {}  # base -> parameter texts, in request order
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"`measures` must hold strings, got {name!r}")
+        expanded = _NICKNAMES.get(name, (name,))
+        for item in sorted(expanded):
+            split = _split(item)
+            if split is None:
+                raise ValueError(
+                    f"unsupported measure {item!r}; pytrec_eval's measures are "
+                    f"{', '.join(sorted(_MEASURES, key=str.lower))} (with "
+                    "parameters as in P.5,10 or P_5) and the nicknames "
+                    f"{', '.join(_NICKNAMES)}"
+                )
+            base, text = split
+            params = texts.setdefault(base, [])
+            if text is not None and text not in params:
+                params.append(text)
+    requests, outputs = [], {}
+    for base, params in texts.items():
+        for text in params or [None]:
+            request = base if text is None else f"{base}.{text}"
+            if base in _STRINGS:
+                outputs.setdefault(base, (base, base, base, None))
+                continue
+            parsed = parse_trec_name(request)
+            if parsed is None:  # pragma: no cover - _split accepted the base
+                raise ValueError(f"unsupported measure {request!r}")
+            requests.append(request)
+            for output, param in parsed[0].outputs():
+                key = _key(base, output, params)
+                outputs.setdefault(output, (output, key, base, param))
+    ordered = sorted(outputs.values(), key=_print_order)
+    return requests, ordered
+
+
+def _print_order(output):
+    """trec_eval's print order: by measure, then by parameter."""
+    _name, _key, base, param = output
+    number = param if isinstance(param, (int, float)) else 0
+    return ORDER.get(base, -1), number
+
+
+def _key(base, output, params):
+    """pytrec_eval's output name: the base alone for coefficient measures."""
+    if MEASURES[base].params in ("floats", "pairs"):
+        if len(params) > 1:
+            raise ValueError(
+                f"measure {base!r} takes one set of parameters, got "
+                f"{', '.join(f'{base}.{p}' for p in params)}"
+            )
+        return base
+    return output
+
+
+def _empty_queries(scores, judged):
+    """Judged queries the run names with no document (dict runs only)."""
+    if not isinstance(scores, Mapping):
+        return np.zeros(0, dtype=str)
+    empty = [q for q, docs in scores.items() if hasattr(docs, "__len__") and not docs]
+    if not empty:
+        return np.zeros(0, dtype=str)
+    empty = np.unique(np.asarray(empty).astype(str))
+    return empty[np.isin(empty, judged)]
+
+
+def _as_dict(queries, per_query, outputs):
+    columns, keys = [], []
+    n = len(queries)
+    for name, key, base, _param in outputs:
+        if base in _STRINGS:
+            values = np.zeros(n)
+        else:
+            values = np.asarray(per_query[name], dtype=np.float64)
+            if base in ("gm_map", "gm_bpref"):
+                values = np.log(np.maximum(values, GM_FLOOR))
+        columns.append(values.tolist())
+        keys.append(key)
+    rows = zip(*columns, strict=True)
+    queries = np.asarray(queries).tolist()
+    return {
+        q: dict(zip(keys, row, strict=True))
+        for q, row in zip(queries, rows, strict=True)
+    }

@@ -1,0 +1,174 @@
+"""``skirm compare``: paired tests of TREC runs from the command line."""
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from skirm._cli import main
+from skirm.io import read_qrels, read_run
+from skirm.stats import compare
+from skirm.trec import evaluate_run
+
+
+def _write(tmp_path, n_queries=30, seed=0):
+    rng = np.random.default_rng(seed)
+    qrels, runs = [], {"bm25": [], "neural": [], "random": []}
+    for q in range(n_queries):
+        labels = rng.choice(3, size=20, p=[0.7, 0.2, 0.1])
+        for d, label in enumerate(labels):
+            qrels.append(f"q{q} 0 d{d} {label}")
+        for name, noise in [("bm25", 1.5), ("neural", 0.6), ("random", 50.0)]:
+            scores = labels + rng.normal(0, noise, 20)
+            for rank, d in enumerate(np.argsort(-scores)):
+                runs[name].append(f"q{q} Q0 d{d} {rank + 1} {scores[d]:.6f} {name}")
+    paths = {"qrels": tmp_path / "qrels"}
+    paths["qrels"].write_text("\n".join(qrels) + "\n")
+    for name, lines in runs.items():
+        paths[name] = tmp_path / f"{name}.run"
+        paths[name].write_text("\n".join(lines) + "\n")
+    return {k: str(v) for k, v in paths.items()}
+
+
+@pytest.fixture
+def files(tmp_path):
+    return _write(tmp_path)
+
+
+def _run(argv, capsys):
+    status = main(argv)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def _expected(files, **kwargs):
+    qrels = read_qrels(files["qrels"])
+    results = {
+        name: evaluate_run(qrels, read_run(files[name]), ["map", "ndcg_cut.10"])
+        for name in ["bm25", "neural", "random"]
+    }
+    return compare(results, **kwargs)
+
+
+def test_table_default(files, capsys):
+    status, out, err = _run(
+        ["compare", files["qrels"], files["bm25"], files["neural"], files["random"]],
+        capsys,
+    )
+    assert status == 0 and err == ""
+    assert out == str(_expected(files)) + "\n"
+    assert "Holm correction over 3 comparisons per metric" in out
+
+
+def test_latex_with_baseline_and_seed(files, capsys):
+    argv = [
+        "compare",
+        files["qrels"],
+        files["bm25"],
+        files["neural"],
+        files["random"],
+        "--baseline",
+        "bm25",
+        "--test",
+        "randomization",
+        "--seed",
+        "7",
+        "--n-resamples",
+        "2000",
+        "--format",
+        "latex",
+    ]
+    status, out, _ = _run(argv, capsys)
+    assert status == 0
+    expected = _expected(
+        files, baseline="bm25", test="randomization", random_state=7, n_resamples=2000
+    )
+    assert out == expected.to_latex()
+    assert "seed 7" in out and r"\toprule" in out
+
+
+def test_baseline_by_file_name(files, capsys):
+    argv = [
+        "compare",
+        files["qrels"],
+        files["bm25"],
+        files["neural"],
+        "--baseline",
+        files["neural"],
+        "--format",
+        "markdown",
+        "-m",
+        "map",
+    ]
+    status, out, _ = _run(argv, capsys)
+    assert status == 0
+    assert out.splitlines()[2].startswith("| a | neural |")
+
+
+def test_csv_and_json(files, capsys):
+    base = [
+        "compare",
+        files["qrels"],
+        files["bm25"],
+        files["neural"],
+        "-m",
+        "P.10",
+        "--correction",
+        "none",
+        "--baseline",
+        "bm25",
+    ]
+    status, out, _ = _run([*base, "--format", "csv"], capsys)
+    assert status == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["system"] for r in rows] == ["bm25", "neural"]
+    assert rows[0]["metric"] == "P_10" and rows[1]["significant"] == "True"
+    status, out, _ = _run([*base, "--format", "json"], capsys)
+    doc = json.loads(out)
+    assert doc["systems"] == ["bm25", "neural"] and doc["correction"] is None
+    assert doc["systems_table"][0]["p_value"] is None  # the baseline's own row
+    assert doc["pairs_table"][0]["p_value"] < 0.05
+
+
+@pytest.mark.parametrize(
+    ("extra", "status", "message"),
+    [
+        (["--baseline", "nope"], 2, "--baseline must be one of the runs"),
+        (["-m", "num_q"], 2, "has no per-query values"),
+        (["-m", "nonsense"], 2, "unknown measure"),
+        (["--alpha", "2"], 2, "`alpha` must be a number in"),
+        (["--test", "anova"], 2, "invalid choice"),
+    ],
+)
+def test_errors(files, capsys, extra, status, message):
+    argv = ["compare", files["qrels"], files["bm25"], files["neural"], *extra]
+    got, _, err = _run(argv, capsys)
+    assert got == status
+    assert message in err
+
+
+def test_needs_two_runs(files, capsys):
+    got, _, err = _run(["compare", files["qrels"], files["bm25"]], capsys)
+    assert got == 2 and "at least two runs" in err
+
+
+def test_missing_queries(tmp_path, capsys):
+    files = _write(tmp_path)
+    path = Path(files["neural"])
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(x for x in lines if not x.startswith("q3 ")) + "\n")
+    base = ["compare", files["qrels"], files["bm25"], files["neural"]]
+    got, _, err = _run(base, capsys)  # trec_eval 10.0 stops on missing queries
+    assert got == 1 and "1 qrels queries are missing from the run" in err
+    got, out, _ = _run([*base, "-c"], capsys)
+    assert got == 0 and "Mean over 30 queries" in out
+    old = [*base, "--compat", "9.0"]  # 9.0.x leaves them out of the run's result
+    got, _, err = _run(old, capsys)
+    assert got == 1 and "skirm compare: error: 1 of 30 queries lack a value" in err
+    got, out, _ = _run([*old, "--missing", "intersect"], capsys)
+    assert got == 0 and "Mean over 29 queries" in out
+    got, out, _ = _run([*old, "--missing", "zero"], capsys)
+    assert got == 0 and "Mean over 30 queries" in out

@@ -1,0 +1,389 @@
+"""skirm.dask on a two-process LocalCluster: the numbers of one process.
+
+Oracles: :func:`skirm.metrics.evaluate` and :func:`skirm.trec.evaluate_run` on
+all the rows in one process (themselves checked against the per-query
+reference, scikit-learn, pytrec_eval and trec_eval elsewhere), and pytrec_eval
+directly for the TREC path. The rows of every query are spread over several
+partitions.
+"""
+
+import itertools
+import sys
+
+import numpy as np
+import pytest
+
+from skirm.io import Qrels, Run, write_run
+from skirm.metrics import evaluate, metric_names
+from skirm.trec import evaluate_run
+
+dd = pytest.importorskip("dask.dataframe")
+da = pytest.importorskip("dask.array")
+pd = pytest.importorskip("pandas")
+distributed = pytest.importorskip("distributed")
+
+import skirm.dask  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    """One cluster of two worker processes for the module."""
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit="1GiB",
+            dashboard_address=":0",
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+#: Every registered metric, with and without a cutoff.
+METRICS = sorted(
+    {name.replace("@k", "@3") for name in metric_names()}
+    - {"ap", "p", "r", "rr", "hr", "rprec", "ndcg_cut"}
+)
+
+
+def _rows(seed=0, n_groups=60, ids="str", ties=True):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 12, size=n_groups)
+    labels = rng.choice(10_000, size=n_groups, replace=False)
+    if ids == "str":
+        labels = np.array([f"q{i:05d}" for i in labels], dtype=object)
+    groups = np.repeat(labels, sizes)
+    n = groups.shape[0]
+    y_true = rng.integers(0, 4, size=n).astype(float)
+    for empty in labels[:3]:
+        y_true[groups == empty] = 0.0  # queries without relevant rows
+    y_score = rng.integers(0, 5, size=n) if ties else rng.normal(size=n)
+    weight = dict(zip(labels.tolist(), rng.uniform(0.5, 3.0, n_groups), strict=True))
+    frame = pd.DataFrame(
+        {
+            "qid": groups,
+            "label": y_true,
+            "score": y_score.astype(float),
+            "w": [weight[g] for g in groups.tolist()],
+        }
+    )
+    return frame.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+
+
+def _assert_close(result, expected):
+    assert result.metrics == expected.metrics
+    assert result.group_ids.tolist() == expected.group_ids.tolist()
+    for name in expected.metrics:
+        np.testing.assert_allclose(
+            result.per_query[name],
+            expected.per_query[name],
+            rtol=1e-12,
+            atol=1e-15,
+            err_msg=name,
+        )
+        assert result[name] == pytest.approx(expected[name], rel=1e-12, abs=1e-15)
+    if expected.weights is None:
+        assert result.weights is None
+    else:
+        np.testing.assert_array_equal(result.weights, expected.weights)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"no_relevant": 1.0, "ties": "optimistic"},
+        {"no_relevant": "skip", "weighted": True},
+        {"ties": "pessimistic", "weighted": True, "ids": "int"},
+        {"gain": "exponential", "relevance_threshold": 2, "p": 0.5, "ids": "int"},
+        {"max_grade": 5, "denominator": "min_k", "log_base": 10.0},
+    ],
+)
+def test_every_metric_and_option_equals_one_process(client, options):
+    options = dict(options)
+    weighted = options.pop("weighted", False)
+    frame = _rows(1, ids=options.pop("ids", "str"))
+    metrics = METRICS  # each option reaches the metrics that take it
+    rows = dd.from_pandas(frame, npartitions=5)
+    result = skirm.dask.evaluate(
+        rows["label"],
+        rows["score"],
+        groups=rows["qid"],
+        metrics=metrics,
+        sample_weight=rows["w"] if weighted else None,
+        **options,
+    )
+    expected = evaluate(
+        frame["label"],
+        frame["score"],
+        groups=frame["qid"].to_numpy(),
+        metrics=metrics,
+        sample_weight=frame["w"] if weighted else None,
+        **options,
+    )
+    _assert_close(result, expected)
+
+
+@pytest.mark.oracle
+def test_dask_arrays_and_per_query_frame(client):
+    frame = _rows(2, ids="int", ties=False)
+    arrays = {c: da.from_array(frame[c].to_numpy(), chunks=97) for c in frame}
+    metrics = ["ndcg@10", "map", "err", "rbp"]
+    result = skirm.dask.evaluate(
+        arrays["label"],
+        arrays["score"],
+        groups=arrays["qid"],
+        sample_weight=arrays["w"],
+        metrics=metrics,
+    )
+    expected = evaluate(
+        frame["label"],
+        frame["score"],
+        groups=frame["qid"],
+        sample_weight=frame["w"],
+        metrics=metrics,
+    )
+    _assert_close(result, expected)
+    lazy = skirm.dask.per_query_frame(
+        arrays["label"],
+        arrays["score"],
+        groups=arrays["qid"],
+        sample_weight=arrays["w"],
+        metrics=metrics,
+    )
+    assert isinstance(lazy, dd.DataFrame)
+    values = lazy.compute().sort_index()
+    assert list(values.columns) == [*metrics, "weight"]
+    np.testing.assert_array_equal(values.index.to_numpy(), expected.group_ids)
+    for name in metrics:
+        np.testing.assert_allclose(
+            values[name].to_numpy(), expected.per_query[name], rtol=1e-12
+        )
+
+
+def test_ties_first_on_partitions_holding_whole_queries(client):
+    frame = _rows(3).sort_values("qid", kind="stable").reset_index(drop=True)
+    # Cut between queries: each partition holds whole queries.
+    first_rows = np.flatnonzero(frame["qid"].ne(frame["qid"].shift()).to_numpy())
+    cuts = [0, *first_rows[[10, 25, 40]].tolist(), len(frame)]
+    rows = dd.from_delayed(
+        [
+            dask_delayed(frame.iloc[a:b].reset_index(drop=True))
+            for a, b in itertools.pairwise(cuts)
+        ],
+        meta=frame.iloc[:0],
+    )
+    kwargs = dict(metrics=["map", "ndcg@3", "mrr"], ties="first")
+    result = skirm.dask.evaluate(
+        rows["label"], rows["score"], groups=rows["qid"], shuffle=False, **kwargs
+    )
+    expected = evaluate(
+        frame["label"], frame["score"], groups=frame["qid"].to_numpy(), **kwargs
+    )
+    _assert_close(result, expected)
+    with pytest.raises(ValueError, match="shuffle on the query id does not"):
+        skirm.dask.evaluate(rows["label"], rows["score"], groups=rows["qid"], **kwargs)
+    # A query split over two partitions is caught, never averaged twice.
+    split = dd.from_pandas(frame, npartitions=4)
+    with pytest.raises(ValueError, match="appears in more than one result"):
+        skirm.dask.evaluate(
+            split["label"],
+            split["score"],
+            groups=split["qid"],
+            shuffle=False,
+            **kwargs,
+        )
+
+
+def dask_delayed(value):
+    import dask
+
+    return dask.delayed(value)
+
+
+def test_errors_of_the_partitions_reach_the_caller(client):
+    frame = _rows(4)
+    rows = dd.from_pandas(frame, npartitions=3)
+    with pytest.raises(ValueError, match=r"ndcg@10: query 'q\d+' has no relevant row"):
+        skirm.dask.evaluate(
+            rows["label"], rows["score"], groups=rows["qid"], no_relevant="raise"
+        )
+    bad = rows.assign(w=rows["w"] + rows["score"])
+    with pytest.raises(ValueError, match="`sample_weight` must be constant within"):
+        skirm.dask.evaluate(
+            bad["label"], bad["score"], groups=bad["qid"], sample_weight=bad["w"]
+        )
+
+
+def test_bad_arguments_are_rejected_before_any_work():
+    frame = _rows(5)
+    rows = dd.from_pandas(frame, npartitions=2)
+    with pytest.raises(TypeError, match="`y_true` must be a Dask Series or a 1-D"):
+        skirm.dask.evaluate(frame["label"], rows["score"], groups=rows["qid"])
+    with pytest.raises(ValueError, match="`groups` is required"):
+        skirm.dask.evaluate(rows["label"], rows["score"], groups=None)
+    with pytest.raises(ValueError, match="unknown metric 'nope'"):
+        skirm.dask.evaluate(
+            rows["label"], rows["score"], groups=rows["qid"], metrics=["nope"]
+        )
+    with pytest.raises(ValueError, match="`ties` must be one of"):
+        skirm.dask.evaluate(
+            rows["label"], rows["score"], groups=rows["qid"], ties="random"
+        )
+    empty = dd.from_pandas(frame.iloc[:0], npartitions=1)
+    with pytest.raises(ValueError, match="`y_true` must hold at least one row"):
+        skirm.dask.evaluate(empty["label"], empty["score"], groups=empty["qid"])
+    with pytest.raises(ValueError, match="`y_score` must be a 1-D Dask array"):
+        skirm.dask.evaluate(
+            da.zeros(4), da.zeros((2, 2)), groups=da.zeros(4), metrics=["map"]
+        )
+
+
+def test_missing_dask_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "dask.dataframe", None)
+    with pytest.raises(ImportError, match=r"pip install skirm\[dask\]"):
+        skirm.dask.evaluate(None, None, groups=None)
+
+
+# -- TREC runs -----------------------------------------------------------------
+
+
+def _trec(seed=0, n_queries=25):
+    rng = np.random.default_rng(seed)
+    q, d, s, qq, qd, ql = [], [], [], [], [], []
+    for i in range(n_queries):
+        docs = rng.choice(300, size=rng.integers(5, 40), replace=False)
+        q += [f"t{i}"] * docs.shape[0]
+        d += [f"D{j}" for j in docs]
+        s += rng.integers(0, 6, size=docs.shape[0]).tolist()  # ties: docno order
+        judged = rng.choice(300, size=30, replace=False)
+        qq += [f"t{i}"] * 30
+        qd += [f"D{j}" for j in judged]
+        ql += rng.integers(-1, 3, size=30).tolist()
+    qq += ["t999"] * 2  # a topic the run misses
+    qd += ["D1", "D2"]
+    ql += [1, 0]
+    run = Run(q, d, np.asarray(s, dtype=float), run_id="sys1")
+    return Qrels(qq, qd, ql), run
+
+
+MEASURES = ["official", "ndcg_cut.5,10", "P.5", "ndcg@10", "err@5"]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(
+    "options", [{}, {"all_queries": True, "relevance_level": 2, "max_docs": 20}]
+)
+def test_evaluate_run_on_a_frame_equals_one_process(client, options):
+    qrels, run = _trec(0)
+    frame = run.to_frame().sample(frac=1.0, random_state=0)
+    rows = dd.from_pandas(frame, npartitions=4)
+    result = skirm.dask.evaluate_run(qrels, rows, MEASURES, **options)
+    expected = evaluate_run(qrels, run, MEASURES, **options)
+    assert list(result.means) == list(expected.means)
+    assert result.group_ids.tolist() == expected.group_ids.tolist()
+    for name, value in expected.means.items():
+        assert result.means[name] == pytest.approx(value, rel=1e-12), name
+        np.testing.assert_allclose(
+            result.per_query[name], expected.per_query[name], rtol=1e-12
+        )
+
+
+@pytest.mark.oracle
+def test_evaluate_run_on_a_glob_of_files_against_pytrec_eval(client, tmp_path):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels, run = _trec(1, n_queries=30)
+    # Three files; a query's rows may be in two of them.
+    frame = run.to_frame()
+    part = np.random.default_rng(1).integers(0, 3, size=len(frame))
+    for p in range(3):
+        rows = frame[part == p]
+        write_run(
+            tmp_path / f"run-{p}.txt",
+            rows["query_ids"],
+            rows["doc_ids"],
+            rows["scores"],
+            run_id="sys1",
+        )
+    result = skirm.dask.evaluate_run(
+        qrels, str(tmp_path / "run-*.txt"), ["map", "ndcg", "P_10", "num_ret"]
+    )
+    assert result.run_id == "sys1"
+    expected = evaluate_run(qrels, run, ["map", "ndcg", "P_10", "num_ret"])
+    for name, value in expected.means.items():
+        assert result.means[name] == pytest.approx(value, rel=1e-12), name
+    judgments = {}
+    for q, d, label in zip(qrels.query_ids, qrels.doc_ids, qrels.labels, strict=True):
+        judgments.setdefault(q, {})[d] = int(label)
+    ranked = {}
+    for q, d, s in zip(run.query_ids, run.doc_ids, run.scores, strict=True):
+        ranked.setdefault(q, {})[d] = float(s)
+    oracle = pytrec_eval.RelevanceEvaluator(judgments, {"map", "ndcg", "P"})
+    values = oracle.evaluate(ranked)
+    for ours, theirs in (("map", "map"), ("ndcg", "ndcg"), ("P_10", "P_10")):
+        want = [values[q][theirs] for q in result.group_ids.tolist()]
+        np.testing.assert_allclose(result.per_query[ours], want, rtol=1e-12)
+
+
+def test_evaluate_run_rejects_bad_runs(client, tmp_path):
+    qrels, run = _trec(2)
+    with pytest.raises(ValueError, match="matches no file"):
+        skirm.dask.evaluate_run(qrels, str(tmp_path / "none-*.txt"))
+    rows = dd.from_pandas(run.to_frame().rename(columns={"scores": "s"}), 2)
+    with pytest.raises(ValueError, match=r"missing \['scores'\]"):
+        skirm.dask.evaluate_run(qrels, rows)
+    with pytest.raises(TypeError, match="`run` must be a Dask DataFrame, a glob"):
+        skirm.dask.evaluate_run(qrels, run)
+    rows = dd.from_pandas(run.to_frame(), 2)
+    with pytest.raises(ValueError, match="`max_docs` must be a positive integer"):
+        skirm.dask.evaluate_run(qrels, rows, max_docs=0)
+    other = dd.from_pandas(
+        Run(["x"], ["D1"], [1.0]).to_frame()[["query_ids", "doc_ids", "scores"]], 1
+    )
+    with pytest.raises(ValueError, match="no query of the run appears in the qrels"):
+        skirm.dask.evaluate_run(qrels, other)
+
+
+# -- model selection on the cluster, with the data scattered once --------------
+
+
+@pytest.mark.oracle
+def test_grid_search_on_dask_with_scattered_data(client, shared_data):
+    import sklearn
+    from joblib import parallel_config
+    from lightgbm import LGBMRanker
+    from sklearn.datasets import load_svmlight_file
+    from sklearn.model_selection import GridSearchCV
+
+    from skirm.metrics import make_ranking_scorer
+    from skirm.model_selection import QueryGroupKFold
+    from skirm.ranker import QueryRanker
+
+    X, y, qid = load_svmlight_file(shared_data / "mq2008" / "vali.txt", query_id=True)
+    keep = qid < np.unique(qid)[60]
+    X, y, qid = X[keep].toarray(), y[keep].astype(np.int64), qid[keep]
+
+    def search(**kwargs):
+        return GridSearchCV(
+            QueryRanker(LGBMRanker(n_estimators=5, n_jobs=1, verbose=-1)),
+            {"estimator__num_leaves": [3, 7]},
+            cv=QueryGroupKFold(3, shuffle=True, random_state=0),
+            scoring=make_ranking_scorer(["ndcg@10", "map"]),
+            refit="ndcg@10",
+            error_score="raise",
+            **kwargs,
+        )
+
+    with sklearn.config_context(enable_metadata_routing=True):
+        serial = search().fit(X, y, groups=qid)
+        # X and y go to every worker once; the tasks refer to them.
+        with parallel_config(backend="dask", scatter=[X, y]):
+            scattered = search(n_jobs=-1).fit(X, y, groups=qid)
+    for key, value in serial.cv_results_.items():
+        if "test_" in key:
+            np.testing.assert_array_equal(value, scattered.cv_results_[key], key)
+    assert scattered.best_params_ == serial.best_params_
+    assert serial.cv_results_["mean_test_ndcg@10"].min() > 0.3

@@ -1,0 +1,107 @@
+"""Several cutoffs of one metric are computed in one pass over the ranking;
+each must equal the metric computed alone at that cutoff."""
+
+import numpy as np
+import pytest
+
+from skirm._ranking import prefix_sums
+from skirm.metrics import evaluate, get_metric
+from skirm.metrics._registry import SPECS
+
+K_SPECS = [spec for spec in SPECS if spec.takes_k]
+# Within every query, and beyond the longest (29 rows): both code paths.
+CUTOFF_SETS = {"shallow": [1, 2, 3, 5, 7, 10, 20], "deep": [1, 4, 10, 40]}
+
+
+def _data(seed, *, ties, n_groups=40):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 30, n_groups)
+    groups = np.repeat(np.arange(n_groups), sizes)
+    rng.shuffle(groups)
+    y_true = rng.integers(0, 4, groups.size) * (rng.random(groups.size) < 0.5)
+    y_score = rng.integers(0, 4, groups.size) if ties else rng.random(groups.size)
+    return y_true, y_score.astype(float), groups
+
+
+@pytest.mark.parametrize("spec", K_SPECS, ids=lambda s: s.name)
+@pytest.mark.parametrize("ties", ["average", "first", "pessimistic"])
+@pytest.mark.parametrize("tied_scores", [False, True])
+@pytest.mark.parametrize("no_relevant", [0.0, "skip"])
+@pytest.mark.parametrize("cutoffs", CUTOFF_SETS)
+def test_batched_cutoffs_equal_single_cutoffs(
+    spec, ties, tied_scores, no_relevant, cutoffs
+):
+    y_true, y_score, groups = _data(7, ties=tied_scores)
+    names = [f"{spec.name}@{k}" for k in CUTOFF_SETS[cutoffs]]
+    batched = evaluate(
+        y_true,
+        y_score,
+        groups=groups,
+        metrics=names,
+        ties=ties,
+        no_relevant=no_relevant,
+    )
+    for name in names:
+        alone = evaluate(
+            y_true,
+            y_score,
+            groups=groups,
+            metrics=[name],
+            ties=ties,
+            no_relevant=no_relevant,
+        )
+        np.testing.assert_allclose(
+            batched.per_query[name], alone.per_query[name], rtol=1e-13, atol=1e-15
+        )
+        assert batched[name] == pytest.approx(alone[name], rel=1e-13, abs=1e-15)
+
+
+def test_batches_keep_the_requested_order_and_options():
+    y_true, y_score, groups = _data(3, ties=True)
+    names = ["ndcg@5", "map", "dcg@10", "ndcg@10", "map@3", "mrr"]
+    result = evaluate(y_true, y_score, groups=groups, metrics=names)
+    assert result.metrics == names
+    assert list(result.per_query) == names
+    for name in names:
+        alone = get_metric(name)(y_true, y_score, groups=groups)
+        assert result[name] == pytest.approx(alone, rel=1e-13)
+    exponential = evaluate(
+        y_true,
+        y_score,
+        groups=groups,
+        metrics=["ndcg@5", "ndcg@10"],
+        gain="exponential",
+    )
+    expected = get_metric("ndcg@10", gain="exponential")(y_true, y_score, groups=groups)
+    assert exponential["ndcg@10"] == pytest.approx(expected, rel=1e-13)
+    assert exponential["ndcg@10"] != result["ndcg@10"]
+
+
+def test_k_beyond_every_query_in_a_batch():
+    y_true, y_score, groups = _data(5, ties=False, n_groups=10)
+    names = ["precision@1000", "precision@2000", "recall@1000", "recall@3"]
+    batched = evaluate(y_true, y_score, groups=groups, metrics=names)
+    for name in names:
+        alone = evaluate(y_true, y_score, groups=groups, metrics=[name])
+        assert batched[name] == pytest.approx(alone[name], rel=1e-13)
+
+
+@pytest.mark.parametrize("n_groups", [50, 200_000])  # padded matrix; key search
+def test_prefix_sums_equal_per_cutoff_sums(n_groups):
+    rng = np.random.default_rng(n_groups)
+    n = 100_000
+    codes = np.sort(rng.integers(0, n_groups, n))
+    # Increasing, skipping positions within each query (as relevant rows do).
+    steps = rng.integers(1, 4, n)
+    csum = np.cumsum(steps)
+    starts = np.searchsorted(codes, codes, side="left")
+    position = csum - csum[starts] + steps[starts] - 1
+    values = rng.random(n)
+    ks = np.array([1, 2, 5, 9, 30])
+    below = position < ks.max()  # the rows the kernels pass: above the deepest k
+    codes, position, values = codes[below], position[below], values[below]
+    got = prefix_sums(codes, position, values, ks, n_groups)
+    for j, k in enumerate(ks):
+        inside = position < k
+        expected = np.bincount(codes[inside], values[inside], minlength=n_groups)
+        np.testing.assert_allclose(got[:, j], expected, rtol=1e-12, atol=1e-12)

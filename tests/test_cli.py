@@ -183,7 +183,7 @@ def test_skirm_metric_names_are_accepted(files, capsys):
         (["eval", "QRELS", "RUN", "-m", "mapp"], "did you mean 'map'?"),
         (["eval", "QRELS", "RUN", "-m", "ndcg@0"], "must be a positive integer"),
         (["eval", "QRELS", "RUN", "-m", "P(x=1)"], "takes no option 'x'"),
-        (["eval", "QRELS", "RUN", "-m", "relstring"], "'relstring' is not supported"),
+        (["eval", "QRELS", "RUN", "-m", "map_avgjg"], "needs rel_format='qrels_jg'"),
         (["eval", "QRELS", "RUN", "-m", "P.0"], "must be distinct positive integers"),
         (["eval", "QRELS", "RUN", "-l", "0"], "-l must be an integer >= 1"),
         (["eval", "QRELS", "RUN", "-M", "x"], "invalid int value"),

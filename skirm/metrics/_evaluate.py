@@ -87,8 +87,9 @@ class EvaluationResult:
 
     @property
     def metrics(self) -> list[str]:
-        """The metric names, in the order requested."""
-        return list(self.means)
+        """The metric names, in the order requested (string-valued TREC
+        measures such as ``relstring`` included: they have no mean)."""
+        return list(self.per_query)
 
     def __getitem__(self, name) -> float:
         return self.means[name]

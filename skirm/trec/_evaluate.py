@@ -15,14 +15,23 @@ from skirm.io._trec import (
 )
 from skirm.metrics._evaluate import EvaluationResult
 from skirm.metrics._registry import Metric, get_metric
+from skirm.trec._formats import (
+    check_qrels_type,
+    check_rel_format,
+    group_values,
+)
+from skirm.trec._groups import as_qrels_jg, group_topics, split_topics
 from skirm.trec._measures import (
     MEASURES,
+    NICKNAMES,
     ORDER,
     Context,
     check_supported,
     parse_trec_name,
     summarize,
 )
+from skirm.trec._prefs import PrefsEvaluation, as_prefs
+from skirm.trec._zscores import as_zscores, zscore_summary, zscore_values
 
 __all__ = ["evaluate_run", "trec_measure_names"]
 
@@ -44,10 +53,10 @@ def trec_measure_names() -> list[str]:
     >>> from skirm.trec import trec_measure_names
     >>> names = trec_measure_names()
     >>> "bpref" in names, "all_trec" in names, "relstring" in names
-    (True, True, False)
+    (True, True, True)
     """
     names = [n for n, d in MEASURES.items() if not d.unsupported]
-    return [*names, "all_trec", "official", "set"]
+    return [*names, *sorted(NICKNAMES)]
 
 
 def _as_qrels(qrels):
@@ -65,7 +74,7 @@ def _parse_metrics(metrics, compat="10.0"):
     metrics = list(metrics)
     if not metrics:
         raise ValueError("`metrics` must name at least one measure, got none")
-    trec, other = {}, []
+    trec, other, parsed_requests = {}, [], []
     for metric in metrics:
         requests = parse_trec_name(metric, compat) if isinstance(metric, str) else None
         if requests is None:
@@ -80,12 +89,24 @@ def _parse_metrics(metrics, compat="10.0"):
             label = metric if isinstance(metric, str) else parsed.name
             other.append((label, parsed))
             continue
+        parsed_requests.append(requests)
+    # As in trec_eval, parameters given for a measure (P.5, relstring.20)
+    # replace its default parameters, also those a nickname asks for.
+    explicit = {
+        r.base
+        for rs in parsed_requests
+        for r in rs
+        if r.text is not None and not r.label
+    }
+    for requests in parsed_requests:
         nickname = len(requests) > 1
         for request in requests:
             if MEASURES[request.base].unsupported:
                 if nickname:
                     continue
                 check_supported(request)
+            if request.text is None and request.base in explicit:
+                continue
             for name, param in request.outputs():
                 trec.setdefault(name, (request.base, param))
     ordered = sorted(
@@ -260,6 +281,39 @@ PLACEHOLDER_DOCNO = "ceci_nest_pas_un_docno"
 PLACEHOLDER_ZEROS = {"num_ret", "utility", "unj", "rbp_resid"}
 
 
+def _clear_placeholders(base, name, values, placeholder):
+    """trec_eval 10.0 clears some outputs of a placeholder topic by their
+    printed name: ``num_ret``, ``utility``, ``rbp_resid`` and ``relstring``
+    exactly, ``unj*`` by prefix; ``utility.1,-1,0,0`` or ``relstring.20`` keep
+    the placeholder's one unjudged document."""
+    if base not in PLACEHOLDER_ZEROS and base != "relstring":
+        return values
+    if name.startswith("unj") or name in ("num_ret", "utility", "rbp_resid"):
+        return np.where(placeholder, 0.0, values)
+    if name == "relstring":
+        return np.where(placeholder, "", values)
+    return values
+
+
+def _check_all_judged(judged_query_ids, run, all_queries, compat):
+    """trec_eval 10.0 stops on a judged query missing from the run (no -c)."""
+    if compat != "10.0" or all_queries:
+        return
+    judged = np.unique(judged_query_ids)
+    absent = np.setdiff1d(judged, np.asarray(run.query_ids))
+    if 0 < absent.shape[0] < judged.shape[0]:  # none in common: reported later
+        raise _missing_queries_error(absent)
+
+
+def _missing_queries_error(absent):
+    return ValueError(
+        f"{absent.shape[0]} qrels queries are missing from the run (e.g. "
+        f"{absent[:3].tolist()}); trec_eval 10.0 stops on them. Pass "
+        "all_queries=True (trec_eval -c) to score them as empty rankings, "
+        "or compat='9.0' to leave them out as trec_eval 9.0.x did"
+    )
+
+
 def _check_compat(compat):
     if compat not in COMPAT:
         raise ValueError(
@@ -314,13 +368,7 @@ def _check_no_duplicates(record, rows, what):
 
 def _missing_topics_error(qrels, eval_ids):
     _, q_ids = qrels._query_codes()
-    absent = np.setdiff1d(q_ids, eval_ids)
-    return ValueError(
-        f"{absent.shape[0]} qrels queries are missing from the run (e.g. "
-        f"{absent[:3].tolist()}); trec_eval 10.0 stops on them. Pass "
-        "all_queries=True (trec_eval -c) to score them as empty rankings, "
-        "or compat='9.0' to leave them out as trec_eval 9.0.x did"
-    )
+    return _missing_queries_error(np.setdiff1d(q_ids, eval_ids))
 
 
 def _ranked(y_true, scores, codes, eval_ids, judgments, docs, keep):
@@ -404,6 +452,9 @@ def evaluate_run(
     judged_only=False,
     max_docs=None,
     all_queries=False,
+    rel_format="qrels",
+    collection_size=0,
+    zscores=None,
     compat="10.0",
 ):
     """Evaluate a TREC run against qrels exactly as trec_eval does.
@@ -461,6 +512,25 @@ def evaluate_run(
         ``iprec_at_recall`` and ``11pt_avg``, qrels queries missing from the
         run left out, and ``all_trec`` without ``rbp``, ``rbp_resid`` and
         ``unj``. The user guide's TREC page lists every difference.
+    rel_format : {"qrels", "qrels_jg", "prefs", "qrels_prefs"}, default="qrels"
+        trec_eval ``-R``: the format of ``qrels``. ``"qrels_jg"`` reads
+        judgment groups (:func:`skirm.io.read_qrels_jg`, the second column
+        names the group) for the measures ``map_avgjg``, ``P_avgjg`` and
+        ``Rprec_mult_avgjg`` (nickname ``qrels_jg``): each is computed
+        against every group of a query and averaged over its groups.
+        ``"prefs"`` (:func:`skirm.io.read_prefs`) and ``"qrels_prefs"`` (a
+        qrels file read as preferences, :func:`skirm.io.read_qrels_prefs`)
+        are for the preference measures ``prefs_*`` (nicknames ``all_prefs``
+        and ``prefs``); ``qrels`` may then also be a
+        :class:`~skirm.io.Prefs`.
+    collection_size : int, default=0
+        trec_eval ``-N``: the number of documents in the collection, used by
+        ``utility`` for the non-relevant documents not retrieved.
+    zscores : ZScores, str, path-like or file, default=None
+        trec_eval ``-Z``: convert each per-query value into a z-score
+        ``(value - mean) / stddev`` with the reference means and standard
+        deviations of :func:`read_zscores`, before the summary. A query or
+        measure the z-scores lack gives -1000000, as in trec_eval.
 
     Returns
     -------
@@ -471,7 +541,10 @@ def evaluate_run(
         ``num_ret``, ``num_rel``, ``num_rel_ret`` and
         ``num_nonrel_judged_ret``, the query count for ``num_q`` and the
         geometric mean for ``gm_map`` and ``gm_bpref`` (whose per-query values
-        are AP and bpref). ``result.run_id`` holds the run id.
+        are AP and bpref). ``result.run_id`` holds the run id. A string
+        measure (``relstring``) has per-query values of dtype str and no
+        entry in ``means``. ``result.zscored`` tells whether ``zscores``
+        converted the values.
 
     Raises
     ------
@@ -507,12 +580,36 @@ def evaluate_run(
     outputs = _parse_metrics(metrics, compat)
     level = _check_level(relevance_level)
     _check_max_docs(max_docs)
-    qrels = _as_qrels(qrels)
+    rel_format = check_rel_format(rel_format, outputs)
+    check_qrels_type(qrels, rel_format)
+    num_docs = _check_collection_size(collection_size)
+    zscores = as_zscores(zscores)
     run = _as_run(run)
-    ctx, n_topics, placeholder = _trec_ranking(
-        qrels, run, level, bool(judged_only), max_docs, bool(all_queries), compat
-    )
-    n_eval = ctx.n
+    all_queries = bool(all_queries)
+    if rel_format == "qrels_jg":
+        qrels_jg = as_qrels_jg(qrels)
+        _check_all_judged(qrels_jg.query_ids, run, all_queries, compat)
+        qrels, grouped, n_topics = group_topics(qrels_jg, run, max_docs)
+        ctx, _, _ = _trec_ranking(
+            qrels, grouped, level, bool(judged_only), max_docs, all_queries, compat
+        )
+        query_ids, group_codes = split_topics(np.asarray(ctx.ranking.group_ids))
+        placeholder = np.zeros(query_ids.shape[0], dtype=bool)
+    elif rel_format in ("prefs", "qrels_prefs"):
+        prefs = as_prefs(qrels, rel_format)
+        _check_all_judged(prefs.query_ids, run, all_queries, compat)
+        ctx = PrefsEvaluation(prefs, run, all_queries and compat == "10.0", max_docs)
+        query_ids, group_codes = ctx.query_ids, None
+        n_topics = np.unique(prefs.query_ids).shape[0]
+        placeholder = np.zeros(query_ids.shape[0], dtype=bool)
+    else:
+        qrels = _as_qrels(qrels)
+        ctx, n_topics, placeholder = _trec_ranking(
+            qrels, run, level, bool(judged_only), max_docs, all_queries, compat
+        )
+        query_ids, group_codes = np.asarray(ctx.ranking.group_ids), None
+    ctx.num_docs = num_docs
+    n_eval = query_ids.shape[0]
     n_total = n_topics if all_queries else n_eval
     n_missing = n_total - n_eval
     per_query = {}
@@ -528,28 +625,66 @@ def evaluate_run(
         else:
             if what == "runid":
                 continue
-            values = ctx.value(what, param)
-            if what in PLACEHOLDER_ZEROS and placeholder.any():
-                values = np.where(placeholder, 0.0, values)
+            if group_codes is not None:
+                values = group_values(ctx, what, param, group_codes, n_eval)
+            else:
+                values = ctx.value(what, param)
+            if placeholder.any():
+                values = _clear_placeholders(what, name, values, placeholder)
+            if MEASURES[what].string:
+                per_query[name] = np.asarray(values, dtype=str)
+                continue
         per_query[name] = np.asarray(values, dtype=np.float64)
+        if zscores is not None:
+            summary = "mean" if kind == "skirm" else MEASURES[what].summary
+            per_query[name] = zscore_values(
+                zscores, query_ids, name, summary, per_query[name]
+            )
     means = summarize_outputs(
-        outputs, per_query, n_total, n_missing, qrels, all_queries
+        outputs,
+        per_query,
+        n_total,
+        n_missing,
+        qrels,
+        all_queries,
+        zscored=zscores is not None,
     )
-    result = EvaluationResult(np.asarray(ctx.ranking.group_ids), per_query, means)
+    result = EvaluationResult(query_ids, per_query, means)
     result.run_id = run.run_id
+    result.zscored = zscores is not None
     return result
 
 
-def summarize_outputs(outputs, per_query, n_total, n_missing, qrels, all_queries):
-    """trec_eval's summary ("all") of each measure's per-query values."""
+def _check_collection_size(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"`collection_size` must be a non-negative integer, got {value!r}"
+        )
+    if value < 0:
+        raise ValueError(
+            f"`collection_size` must be a non-negative integer, got {value}"
+        )
+    return int(value)
+
+
+def summarize_outputs(
+    outputs, per_query, n_total, n_missing, qrels, all_queries, zscored=False
+):
+    """trec_eval's summary ("all") of each measure's per-query values
+    (``zscored``: of their z-scores). String measures have none."""
     means = {}
     for name, kind, what, _ in outputs:
         if name not in per_query:
             continue  # runid
+        if kind == "trec" and MEASURES[what].string:
+            continue  # relstring: per query only
         if what == "num_rel" and all_queries:
             # trec_eval -c recounts num_rel over every qrels topic, rel > 0.
             means[name] = float(np.count_nonzero(qrels.labels > 0))
             continue
         summary = "mean" if kind == "skirm" else MEASURES[what].summary
-        means[name] = summarize(summary, per_query[name], n_total, n_missing)
+        if zscored:
+            means[name] = zscore_summary(summary, per_query[name], n_total)
+        else:
+            means[name] = summarize(summary, per_query[name], n_total, n_missing)
     return means

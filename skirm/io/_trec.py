@@ -21,7 +21,7 @@ import os
 
 import numpy as np
 
-from skirm.io._tokens import PAD, Tokens, parse_decimals
+from skirm.io._tokens import PAD, Tokens, first_duplicate, parse_decimals
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run", "write_run"]
 
@@ -66,6 +66,12 @@ class _Records:
     def __len__(self) -> int:
         q = self._query_ids if self._query_ids is not None else self._q
         return len(q)
+
+    def _q_tokens(self):
+        return self._tokens()[0]
+
+    def _d_tokens(self):
+        return self._tokens()[1]
 
     def _query_codes(self):
         """``(codes, ids)``: the sorted distinct query ids and each row's
@@ -702,6 +708,30 @@ def _run_part(src, part, n_parts):
     )
 
 
+def find_duplicate(record, rows):
+    """The first repeated (query, docno) among ``record``'s ``rows``:
+    ``(first, second)`` rows of the record, or None."""
+    rows = np.asarray(rows, dtype=np.int64)
+    codes = record._query_codes()[0][rows]
+    return first_duplicate(codes, record._tokens()[1].take(rows), rows)
+
+
+def duplicate_error(record, pair, what):
+    """The ValueError for a repeated docno found by :func:`find_duplicate`."""
+    q, d = record._tokens()
+    return duplicate_rows_error(q, d, pair, record._lines, record._source, what)
+
+
+def _read_bytes(source):
+    """``(data, n, name)``: the whole input, then :data:`PAD` zero bytes."""
+    src = _Source(source)
+    try:
+        data, n = src.read_all()
+    finally:
+        src.close()
+    return data, n, src.name
+
+
 def _parse_label(text):
     """An integer label, also written as a decimal with a zero fraction
     (``1.0``, ``2.``, ``-1.00``), which trec_eval's ``atol`` reads alike.
@@ -712,7 +742,7 @@ def _parse_label(text):
     return int(text)
 
 
-def duplicate_error(q, d, pair, lines, name, what):
+def duplicate_rows_error(q, d, pair, lines, name, what):
     """The ValueError for a docno repeated in a query: ``pair`` are the rows
     of both copies (see :func:`~skirm.io._tokens.first_duplicate`), ``lines``
     their 0-based file lines (None for records built from arrays)."""

@@ -21,16 +21,24 @@ from skirm.io._trec import (
 )
 from skirm.metrics._evaluate import EvaluationResult
 from skirm.metrics._registry import Metric, get_metric
+from skirm.trec._formats import (
+    check_qrels_type,
+    check_rel_format,
+)
+from skirm.trec._groups import as_qrels_jg, group_topics, split_topics
 from skirm.trec._join import QrelsIndex, join
 from skirm.trec._measures import (
     MEASURES,
+    NICKNAMES,
     ORDER,
     check_supported,
     measure,
     parse_trec_name,
 )
+from skirm.trec._prefs import PrefsEvaluation, as_prefs
 from skirm.trec._rank import trec_ranking
 from skirm.trec._summary import concatenate, summarize_outputs
+from skirm.trec._zscores import as_zscores, zscore_values
 
 __all__ = ["evaluate_run", "trec_measure_names"]
 
@@ -55,10 +63,10 @@ def trec_measure_names() -> list[str]:
     >>> from skirm.trec import trec_measure_names
     >>> names = trec_measure_names()
     >>> "bpref" in names, "all_trec" in names, "relstring" in names
-    (True, True, False)
+    (True, True, True)
     """
     names = [n for n, d in MEASURES.items() if not d.unsupported]
-    return [*names, "all_trec", "official", "set"]
+    return [*names, *sorted(NICKNAMES)]
 
 
 def _as_qrels(qrels):
@@ -76,7 +84,7 @@ def _parse_metrics(metrics, compat="10.0"):
     metrics = list(metrics)
     if not metrics:
         raise ValueError("`metrics` must name at least one measure, got none")
-    trec, other = {}, []
+    trec, other, parsed_requests = {}, [], []
     for metric in metrics:
         requests = parse_trec_name(metric, compat) if isinstance(metric, str) else None
         if requests is None:
@@ -91,12 +99,24 @@ def _parse_metrics(metrics, compat="10.0"):
             label = metric if isinstance(metric, str) else parsed.name
             other.append((label, parsed))
             continue
+        parsed_requests.append(requests)
+    # As in trec_eval, parameters given for a measure (P.5, relstring.20)
+    # replace its default parameters, also those a nickname asks for.
+    explicit = {
+        r.base
+        for rs in parsed_requests
+        for r in rs
+        if r.text is not None and not r.label
+    }
+    for requests in parsed_requests:
         nickname = len(requests) > 1
         for request in requests:
             if MEASURES[request.base].unsupported:
                 if nickname:
                     continue
                 check_supported(request)
+            if request.text is None and request.base in explicit:
+                continue
             for name, param in request.outputs():
                 trec.setdefault(name, (request.base, param))
     ordered = sorted(
@@ -168,13 +188,12 @@ def _absent_topics(index, parts):
     return np.setdiff1d(index.topic_ids, np.concatenate([p[0] for p in parts]))
 
 
-def _placeholder_part(step, topics, outputs):
+def _placeholder_block(topics):
     """trec_eval 10.0 ``-c``: each qrels topic missing from the run is
     evaluated on a ranking of one document, :data:`PLACEHOLDER_DOCNO`
-    (unjudged unless the qrels judge that docno), scored 1; a few measures
-    are then set to 0 (:data:`PLACEHOLDER_ZEROS`)."""
+    (unjudged unless the qrels judge that docno), scored 1."""
     n = topics.shape[0]
-    block = RunBlock(
+    return RunBlock(
         Tokens.from_strings(topics),
         Tokens.from_strings(np.full(n, PLACEHOLDER_DOCNO)),
         np.ones(n),
@@ -182,11 +201,21 @@ def _placeholder_part(step, topics, outputs):
         "<placeholder>",
         None,
     )
-    ids, values, _, _ = step(block)
-    for name, kind, what, _ in outputs:
-        if kind == "trec" and what in PLACEHOLDER_ZEROS and name in values:
-            values[name] = np.zeros_like(values[name])
+
+
+def _placeholder_part(step, topics, outputs):
+    """The placeholder topics' values, some outputs cleared as trec_eval 10.0
+    clears them (:func:`_clear_placeholders`)."""
+    ids, values, _, _ = step(_placeholder_block(topics))
+    _clear_all(outputs, values, np.ones(ids.shape[0], dtype=bool))
     return ids, values
+
+
+def _clear_all(outputs, values, placeholder):
+    """:func:`_clear_placeholders` on every trec_eval output in ``values``."""
+    for name, kind, what, _ in outputs:
+        if kind == "trec" and name in values:
+            values[name] = _clear_placeholders(what, name, values[name], placeholder)
 
 
 def _map_blocks(step, blocks, restart):
@@ -232,6 +261,39 @@ PLACEHOLDER_DOCNO = "ceci_nest_pas_un_docno"
 PLACEHOLDER_ZEROS = {"num_ret", "utility", "unj", "rbp_resid"}
 
 
+def _clear_placeholders(base, name, values, placeholder):
+    """trec_eval 10.0 clears some outputs of a placeholder topic by their
+    printed name: ``num_ret``, ``utility``, ``rbp_resid`` and ``relstring``
+    exactly, ``unj*`` by prefix; ``utility.1,-1,0,0`` or ``relstring.20`` keep
+    the placeholder's one unjudged document."""
+    if base not in PLACEHOLDER_ZEROS and base != "relstring":
+        return values
+    if name.startswith("unj") or name in ("num_ret", "utility", "rbp_resid"):
+        return np.where(placeholder, 0.0, values)
+    if name == "relstring":
+        return np.where(placeholder, "", values)
+    return values
+
+
+def _check_all_judged(judged_query_ids, run, all_queries, compat):
+    """trec_eval 10.0 stops on a judged query missing from the run (no -c)."""
+    if compat != "10.0" or all_queries:
+        return
+    judged = np.unique(judged_query_ids)
+    absent = np.setdiff1d(judged, np.asarray(run.query_ids))
+    if 0 < absent.shape[0] < judged.shape[0]:  # none in common: reported later
+        raise _missing_queries_error(absent)
+
+
+def _missing_queries_error(absent):
+    return ValueError(
+        f"{absent.shape[0]} qrels queries are missing from the run (e.g. "
+        f"{absent[:3].tolist()}); trec_eval 10.0 stops on them. Pass "
+        "all_queries=True (trec_eval -c) to score them as empty rankings, "
+        "or compat='9.0' to leave them out as trec_eval 9.0.x did"
+    )
+
+
 def _check_compat(compat):
     if compat not in COMPAT:
         raise ValueError(
@@ -239,6 +301,37 @@ def _check_compat(compat):
             f"(trec_eval 9.0.x, as pytrec_eval), got {compat!r}"
         )
     return compat
+
+
+def _grouped_context(qrels, run, level, judged_only, max_docs, all_queries, compat):
+    """``-R qrels_jg``: one context over every (query, group) topic of the
+    grouped run (a :class:`Run` in memory), with trec_eval 10.0's ``-c``
+    placeholders among them; and the mask of those placeholders."""
+    index = QrelsIndex(qrels)
+    block = RunBlock.of_run(run)
+    ids = block.queries()[1]
+    absent = np.setdiff1d(index.topic_ids, ids)
+    placeholders = all_queries and compat == "10.0" and absent.shape[0] > 0
+    if placeholders:
+        extra = _placeholder_block(absent)
+        block = RunBlock(
+            Tokens.concat([block.q, extra.q]),
+            Tokens.concat([block.d, extra.d]),
+            np.concatenate([block.scores, extra.scores]),
+            None,
+            block.name,
+            block.run_id,
+        )
+    joined = join(index, block)
+    if not joined.eval_ids.shape[0]:
+        raise ValueError(
+            "no query of the run appears in the qrels: nothing to evaluate "
+            f"(run queries e.g. {ids[:3].tolist()}, qrels queries e.g. "
+            f"{index.topic_ids[:3].tolist()})"
+        )
+    ctx = trec_ranking(joined, block, level, judged_only, max_docs, compat)
+    mask = np.isin(joined.eval_ids, absent) if placeholders else None
+    return ctx, mask
 
 
 def evaluate_run(
@@ -250,6 +343,9 @@ def evaluate_run(
     judged_only=False,
     max_docs=None,
     all_queries=False,
+    rel_format="qrels",
+    collection_size=0,
+    zscores=None,
     compat="10.0",
 ):
     """Evaluate a TREC run against qrels exactly as trec_eval does.
@@ -312,6 +408,25 @@ def evaluate_run(
         ``iprec_at_recall`` and ``11pt_avg``, qrels queries missing from the
         run left out, and ``all_trec`` without ``rbp``, ``rbp_resid`` and
         ``unj``. The user guide's TREC page lists every difference.
+    rel_format : {"qrels", "qrels_jg", "prefs", "qrels_prefs"}, default="qrels"
+        trec_eval ``-R``: the format of ``qrels``. ``"qrels_jg"`` reads
+        judgment groups (:func:`skirm.io.read_qrels_jg`, the second column
+        names the group) for the measures ``map_avgjg``, ``P_avgjg`` and
+        ``Rprec_mult_avgjg`` (nickname ``qrels_jg``): each is computed
+        against every group of a query and averaged over its groups.
+        ``"prefs"`` (:func:`skirm.io.read_prefs`) and ``"qrels_prefs"`` (a
+        qrels file read as preferences, :func:`skirm.io.read_qrels_prefs`)
+        are for the preference measures ``prefs_*`` (nicknames ``all_prefs``
+        and ``prefs``); ``qrels`` may then also be a
+        :class:`~skirm.io.Prefs`.
+    collection_size : int, default=0
+        trec_eval ``-N``: the number of documents in the collection, used by
+        ``utility`` for the non-relevant documents not retrieved.
+    zscores : ZScores, str, path-like or file, default=None
+        trec_eval ``-Z``: convert each per-query value into a z-score
+        ``(value - mean) / stddev`` with the reference means and standard
+        deviations of :func:`read_zscores`, before the summary. A query or
+        measure the z-scores lack gives -1000000, as in trec_eval.
 
     Returns
     -------
@@ -322,7 +437,10 @@ def evaluate_run(
         ``num_ret``, ``num_rel``, ``num_rel_ret`` and
         ``num_nonrel_judged_ret``, the query count for ``num_q`` and the
         geometric mean for ``gm_map`` and ``gm_bpref`` (whose per-query values
-        are AP and bpref). ``result.run_id`` holds the run id.
+        are AP and bpref). ``result.run_id`` holds the run id. A string
+        measure (``relstring``) has per-query values of dtype str and no
+        entry in ``means``. ``result.zscored`` tells whether ``zscores``
+        converted the values.
 
     Raises
     ------
@@ -358,15 +476,73 @@ def evaluate_run(
     outputs = _parse_metrics(metrics, compat)
     level = _check_level(relevance_level)
     _check_max_docs(max_docs)
-    qrels = _as_qrels(qrels)
+    rel_format = check_rel_format(rel_format, outputs)
+    check_qrels_type(qrels, rel_format)
+    num_docs = _check_collection_size(collection_size)
+    zscores = as_zscores(zscores)
+    all_queries, judged_only = bool(all_queries), bool(judged_only)
+    if rel_format == "qrels":
+        qrels = _as_qrels(qrels)
+        options = (level, judged_only, max_docs, all_queries, compat, num_docs)
+        ids, per_query, n_topics, run_id = _stream(qrels, run, outputs, options)
+    else:
+        run = _as_run(run)
+        run_id = run.run_id
+        if rel_format == "qrels_jg":
+            qrels_jg = as_qrels_jg(qrels)
+            _check_all_judged(qrels_jg.query_ids, run, all_queries, compat)
+            qrels, grouped, n_topics = group_topics(qrels_jg, run, max_docs)
+            ctx, placeholder = _grouped_context(
+                qrels, grouped, level, judged_only, max_docs, all_queries, compat
+            )
+            ids, group_codes = split_topics(np.asarray(ctx.ranking.group_ids))
+        else:
+            prefs = as_prefs(qrels, rel_format)
+            _check_all_judged(prefs.query_ids, run, all_queries, compat)
+            placeholders = all_queries and compat == "10.0"
+            ctx = PrefsEvaluation(prefs, run, placeholders, max_docs)
+            ids, group_codes, placeholder = ctx.query_ids, None, None
+            n_topics = np.unique(prefs.query_ids).shape[0]
+        ctx.num_docs = num_docs
+        per_query = measure(ctx, outputs, level, group_codes, ids.shape[0])
+        if placeholder is not None and placeholder.any():
+            _clear_all(outputs, per_query, placeholder)
+    n_eval = ids.shape[0]
+    n_total = n_topics if all_queries else n_eval
+    if zscores is not None:
+        for name, kind, what, _ in outputs:
+            if name in per_query and per_query[name].dtype.kind == "f":
+                summary = "mean" if kind == "skirm" else MEASURES[what].summary
+                per_query[name] = zscore_values(
+                    zscores, ids, name, summary, per_query[name]
+                )
+    means = summarize_outputs(
+        outputs,
+        per_query,
+        n_total,
+        n_total - n_eval,
+        qrels,
+        all_queries,
+        zscored=zscores is not None,
+    )
+    result = EvaluationResult(ids, per_query, means)
+    result.run_id = run_id
+    result.zscored = zscores is not None
+    return result
+
+
+def _stream(qrels, run, outputs, options):
+    """``(ids, per-query values, n_topics, run_id)`` of a run against qrels,
+    block by block: join, rank, measure (see :func:`_blocks`)."""
+    level, judged_only, max_docs, all_queries, compat, num_docs = options
     index = QrelsIndex(qrels)
-    judged_only = bool(judged_only)
 
     def step(block):
         joined = join(index, block)
         if not joined.eval_ids.shape[0]:
             return None, None, block.run_id, block.q.codes()[1][:3].tolist()
         ctx = trec_ranking(joined, block, level, judged_only, max_docs, compat)
+        ctx.num_docs = num_docs
         return joined.eval_ids, measure(ctx, outputs, level), block.run_id, None
 
     parts = _map_blocks(step, *_blocks(run))
@@ -382,20 +558,19 @@ def evaluate_run(
     absent = _absent_topics(index, found)
     if absent.shape[0] and compat == "10.0":
         if not all_queries:
-            raise ValueError(
-                f"{absent.shape[0]} qrels queries are missing from the run (e.g. "
-                f"{absent[:3].tolist()}); trec_eval 10.0 stops on them. Pass "
-                "all_queries=True (trec_eval -c) to score them as empty rankings, "
-                "or compat='9.0' to leave them out as trec_eval 9.0.x did"
-            )
+            raise _missing_queries_error(absent)
         found.append(_placeholder_part(step, absent, outputs))
     ids, per_query = concatenate(found)
-    n_eval = ids.shape[0]
-    n_total = index.n_topics if all_queries else n_eval
-    n_missing = n_total - n_eval
-    means = summarize_outputs(
-        outputs, per_query, n_total, n_missing, qrels, all_queries
-    )
-    result = EvaluationResult(ids, per_query, means)
-    result.run_id = run_id
-    return result
+    return ids, per_query, index.n_topics, run_id
+
+
+def _check_collection_size(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"`collection_size` must be a non-negative integer, got {value!r}"
+        )
+    if value < 0:
+        raise ValueError(
+            f"`collection_size` must be a non-negative integer, got {value}"
+        )
+    return int(value)

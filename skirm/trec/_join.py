@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from skirm.io._tokens import SortedKeys, mix
-from skirm.io._trec import duplicate_error
+from skirm.io._trec import duplicate_rows_error
 
 
 class QrelsIndex:
@@ -86,7 +86,7 @@ class QrelsIndex:
             first, second = pairs[int(np.argmin(pairs[:, 1]))].tolist()
             q, d = self._qrels._tokens()
             lines, name = self._qrels._lines, self._qrels._source
-            raise duplicate_error(q, d, (first, second), lines, name, "the qrels")
+            raise duplicate_rows_error(q, d, (first, second), lines, name, "the qrels")
 
     def topics(self, ids):
         """Topic code of each id in ``ids`` (sorted str), -1 if absent."""

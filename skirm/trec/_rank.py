@@ -11,7 +11,7 @@ import numpy as np
 
 from skirm._ranking import Judgments, Ranking, rank
 from skirm.io._tokens import first_duplicate
-from skirm.io._trec import duplicate_error
+from skirm.io._trec import duplicate_rows_error
 from skirm.trec._measures import Context
 
 
@@ -72,7 +72,7 @@ def _check_duplicates(block, keep, ranking, inside):
     pair = first_duplicate(codes, block.d.take(rows), rows)
     if pair is not None:
         q, d, lines, name = block.q, block.d, block.lines, block.name
-        raise duplicate_error(q, d, pair, lines, name, "the run")
+        raise duplicate_rows_error(q, d, pair, lines, name, "the run")
 
 
 def _docno_tie_order(ranking, docs, keep):

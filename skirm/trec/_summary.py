@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from skirm.trec._measures import MEASURES, summarize
+from skirm.trec._zscores import zscore_summary
 
 
 def concatenate(parts):
@@ -25,16 +26,24 @@ def concatenate(parts):
     return ids[order], values
 
 
-def summarize_outputs(outputs, per_query, n_total, n_missing, qrels, all_queries):
-    """trec_eval's summary ("all") of each measure's per-query values."""
+def summarize_outputs(
+    outputs, per_query, n_total, n_missing, qrels, all_queries, zscored=False
+):
+    """trec_eval's summary ("all") of each measure's per-query values
+    (``zscored``: of their z-scores). String measures have none."""
     means = {}
     for name, kind, what, _ in outputs:
         if name not in per_query:
             continue  # runid
+        if kind == "trec" and MEASURES[what].string:
+            continue  # relstring: per query only
         if what == "num_rel" and all_queries:
             # trec_eval -c recounts num_rel over every qrels topic, rel > 0.
             means[name] = float(np.count_nonzero(qrels.labels > 0))
             continue
         summary = "mean" if kind == "skirm" else MEASURES[what].summary
-        means[name] = summarize(summary, per_query[name], n_total, n_missing)
+        if zscored:
+            means[name] = zscore_summary(summary, per_query[name], n_total)
+        else:
+            means[name] = summarize(summary, per_query[name], n_total, n_missing)
     return means

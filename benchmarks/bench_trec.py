@@ -1,159 +1,320 @@
-"""TREC evaluation end to end: files to numbers, skirm next to pytrec_eval.
+"""TREC evaluation end to end: skirm next to trec_eval, pytrec_eval, ranx and
+ir-measures, as whole processes and in-process.
 
-Generates (seeded, in a temporary directory) a 1,000,000-line run of 1,000
-queries x 1,000 documents and its qrels (~200 judgements per query, graded
-0-3, a quarter of the judged documents not retrieved), then times
+Generates (seeded, in a temporary directory) a run of ``--queries`` x
+``--docs`` lines with mixed real-world docno shapes and its qrels (see
+``_trec_data.py``), then reports, for the 8 measures
+``map ndcg ndcg_cut.10 P.10 recall.100 recip_rank bpref Rprec``:
 
-- skirm: ``read_qrels`` + ``read_run`` + ``evaluate_run`` with 8 measures;
-- pytrec_eval: reading both files into dicts with a plain Python loop,
-  building ``RelevanceEvaluator`` and ``evaluate``, same 8 measures;
+- **whole process**: each tool started on the two files (wall time, CPU time
+  and peak resident memory of the process, from ``os.wait4``): NIST
+  trec_eval 10.0 (``--trec-eval PATH``, else built by
+  ``../shared/tools/build-trec-eval``), ``skirm eval``, and a short script per
+  Python peer that reads the files its usual way and evaluates;
+- **in-process**: the evaluation call alone, inputs already in memory, for
+  skirm (from the paths, from :class:`Qrels`/:class:`Run` read beforehand,
+  and from string arrays) and the peers (their native objects);
+- the largest difference between the summaries and trec_eval's.
 
-and the parse time of the run alone. Prints a markdown table of medians.
+``--stream N`` instead writes an N-line run (and its qrels) in ``--tmp`` and
+reports skirm's whole-process time and peak memory on it (and trec_eval's with
+``--stream-peers``), then deletes the files.
 
-Run: ``python benchmarks/bench_trec.py [--repeats 5] [--queries 1000]``.
+Run: ``python benchmarks/bench_trec.py [--queries 5000] [--docs 1000]
+[--repeats 3] [--peers trec_eval,skirm,pytrec_eval,ranx,ir_measures]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-MEASURES = [
-    "map",
-    "ndcg",
-    "ndcg_cut.10",
-    "P.10",
-    "recall.100",
-    "recip_rank",
-    "bpref",
-    "Rprec",
-]
+from _trec_data import write_trec_files
 
+ROOT = Path(__file__).resolve().parents[1]
+MEASURES = "map ndcg ndcg_cut.10 P.10 recall.100 recip_rank bpref Rprec".split()
+PEERS = ("trec_eval", "skirm", "pytrec_eval", "ranx", "ir_measures")
 
-def generate(folder: Path, n_queries: int, n_docs: int, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    qids = np.repeat(np.arange(n_queries) + 1000, n_docs).astype(str)
-    doc_numbers = rng.choice(10**8, size=n_queries * n_docs, replace=False)
-    docs = np.char.add("clueweb09-en", np.char.zfill(doc_numbers.astype(str), 8))
-    # scores with 4 decimals: exact enough for float32 ties to match float64
-    scores = np.round(rng.gamma(2.0, 2.0, size=qids.shape[0]), 4)
-    ranks = np.tile(np.arange(1, n_docs + 1), n_queries)
-    run_path = folder / "run.txt"
-    lines = [
-        f"{q} Q0 {d} {r} {s:.4f} bench\n"
-        for q, d, r, s in zip(qids, docs, ranks, scores, strict=True)
-    ]
-    run_path.write_text("".join(lines))
-    # qrels: 150 judged retrieved docs + 50 judged docs not retrieved
-    judged = rng.random(qids.shape[0]) < 0.15
-    extra_q = np.repeat(np.arange(n_queries) + 1000, 50).astype(str)
-    extra_d = np.char.add("clueweb12-", np.arange(extra_q.shape[0]).astype(str))
-    q_all = np.concatenate([qids[judged], extra_q])
-    d_all = np.concatenate([docs[judged], extra_d])
-    labels = rng.choice([0, 0, 0, 1, 1, 2, 3], size=q_all.shape[0])
-    qrels_path = folder / "qrels.txt"
-    qrels_path.write_text(
-        "".join(
-            f"{q} 0 {d} {label}\n"
-            for q, d, label in zip(q_all, d_all, labels, strict=True)
-        )
-    )
-    return qrels_path, run_path
-
-
-def skirm_end_to_end(qrels_path, run_path):
-    from skirm.io import read_qrels, read_run
-    from skirm.trec import evaluate_run
-
-    qrels = read_qrels(qrels_path)
-    run = read_run(run_path)
-    return evaluate_run(qrels, run, MEASURES)
+# Whole-process scripts of the Python peers: read the files their usual way,
+# evaluate the 8 measures, print the means.
+PYTREC_SCRIPT = """
+import sys, pytrec_eval
+qrels, run = {}, {}
+with open(sys.argv[1]) as fh:
+    for line in fh:
+        q, _, d, rel = line.split()
+        qrels.setdefault(q, {})[d] = int(rel)
+with open(sys.argv[2]) as fh:
+    for line in fh:
+        q, _, d, _, score, _ = line.split()[:6]
+        run.setdefault(q, {})[d] = float(score)
+measures = set(sys.argv[3].split(','))
+out = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+for m in sorted(next(iter(out.values()))):
+    print(m, sum(v[m] for v in out.values()) / len(out))
+"""
+IR_MEASURES_SCRIPT = """
+import sys, ir_measures
+from ir_measures import AP, nDCG, P, R, RR, Bpref, Rprec
+qrels = list(ir_measures.read_trec_qrels(sys.argv[1]))
+run = list(ir_measures.read_trec_run(sys.argv[2]))
+measures = [AP, nDCG, nDCG@10, P@10, R@100, RR, Bpref, Rprec]
+for m, v in ir_measures.calc_aggregate(measures, qrels, run).items():
+    print(m, v)
+"""
+RANX_SCRIPT = """
+import sys
+from ranx import Qrels, Run, evaluate
+qrels = Qrels.from_file(sys.argv[1], kind='trec')
+run = Run.from_file(sys.argv[2], kind='trec')
+metrics = ['map', 'ndcg', 'ndcg@10', 'precision@10', 'recall@100', 'mrr',
+           'bpref', 'r-precision']
+for m, v in evaluate(qrels, run, metrics).items():
+    print(m, v)
+"""
 
 
-def skirm_parse_run(qrels_path, run_path):
-    from skirm.io import read_run
-
-    return read_run(run_path)
-
-
-def skirm_evaluate_only(qrels, run):
-    from skirm.trec import evaluate_run
-
-    return evaluate_run(qrels, run, MEASURES)
+def trec_eval_path(given):
+    if given:
+        return given
+    tool = ROOT.parent / "shared" / "tools" / "build-trec-eval"
+    if not tool.exists():
+        return None
+    out = subprocess.run([str(tool)], capture_output=True, text=True, check=True)
+    return out.stdout.strip()
 
 
-def pytrec_end_to_end(qrels_path, run_path):
-    import pytrec_eval
+def commands(peers, trec_eval, qrels, run):
+    """``{name: argv}`` of the whole-process tasks."""
+    py = sys.executable
+    flags = [x for m in MEASURES for x in ("-m", m)]
+    out = {}
+    if "trec_eval" in peers and trec_eval:
+        out["trec_eval 10.0 (C)"] = [trec_eval, *flags, qrels, run]
+    if "skirm" in peers:
+        out["skirm eval"] = [py, "-m", "skirm", "eval", "--format", "trec"]
+        out["skirm eval"] += [*flags, qrels, run]
+    scripts = {
+        "pytrec_eval": PYTREC_SCRIPT,
+        "ir_measures": IR_MEASURES_SCRIPT,
+        "ranx": RANX_SCRIPT,
+    }
+    for name, script in scripts.items():
+        if name in peers:
+            out[f"{name} (script)"] = [py, "-c", script, qrels, run, ",".join(MEASURES)]
+    return out
 
-    qrels = {}
-    with open(qrels_path) as fh:
-        for line in fh:
-            q, _, d, rel = line.split()
-            qrels.setdefault(q, {})[d] = int(rel)
-    run = {}
-    with open(run_path) as fh:
-        for line in fh:
-            q, _, d, _, score, _ = line.split()[:6]
-            run.setdefault(q, {})[d] = float(score)
-    evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(MEASURES))
-    return evaluator.evaluate(run)
+
+def run_process(argv):
+    """``(wall s, CPU s, peak RSS bytes, stdout)`` of one process."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err = proc.stderr.read().decode()
+        proc.stderr.close()
+        if proc.returncode:
+            raise RuntimeError(f"{argv[0]} failed ({proc.returncode}): {err}")
+        out.seek(0)
+        text = out.read().decode()
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, text
 
 
-def timed(function, *args, repeats):
-    function(*args)  # warm-up: imports, page cache
-    times = []
+def trec_means(text):
+    """``{measure: value}`` from trec_eval's summary lines."""
+    out = {}
+    for line in text.splitlines():
+        name, query, value = line.split()
+        if query == "all":
+            out[name] = float(value)
+    return out
+
+
+def whole_process(tasks, repeats):
+    """Tasks side by side, ``repeats`` rounds; medians of wall and CPU."""
+    rows = {name: [] for name in tasks}
+    outputs = {}
     for _ in range(repeats):
+        for name, argv in tasks.items():
+            wall, cpu, rss, text = run_process(argv)
+            rows[name].append((wall, cpu, rss))
+            outputs[name] = text
+    table = {}
+    for name, values in rows.items():
+        wall = statistics.median(v[0] for v in values)
+        cpu = statistics.median(v[1] for v in values)
+        table[name] = (wall, cpu, max(v[2] for v in values))
+    return table, outputs
+
+
+def timed(function, repeats):
+    """Median wall and CPU seconds of ``function()`` after a warm-up."""
+    function()
+    walls, cpus = [], []
+    for _ in range(repeats):
+        w, c = time.perf_counter(), time.process_time()
+        function()
+        walls.append(time.perf_counter() - w)
+        cpus.append(time.process_time() - c)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def in_process(peers, qrels_path, run_path, repeats):
+    """``{task: (wall, cpu)}`` of the evaluation calls, inputs in memory."""
+    from skirm.io import Qrels, Run, read_qrels, read_run
+    from skirm.trec import evaluate_run
+
+    qrels, run = read_qrels(qrels_path), read_run(run_path)
+    q_ids, d_ids, scores = run.query_ids, run.doc_ids, run.scores
+    j_q, j_d, labels = qrels.query_ids, qrels.doc_ids, qrels.labels
+    tasks = {
+        "skirm evaluate_run(paths)": lambda: evaluate_run(
+            qrels_path, run_path, MEASURES
+        ),
+        "skirm evaluate_run(Qrels, Run) from str arrays": lambda: evaluate_run(
+            Qrels(j_q, j_d, labels), Run(q_ids, d_ids, scores), MEASURES
+        ),
+        "skirm evaluate_run(Qrels, Run) as read": lambda: evaluate_run(
+            qrels, run, MEASURES
+        ),
+    }
+    dicts = None
+    if {"pytrec_eval", "ranx", "ir_measures"} & set(peers):
+        dicts = _dicts(j_q, j_d, labels, q_ids, d_ids, scores)
+    if "pytrec_eval" in peers:
+        import pytrec_eval
+
+        tasks["pytrec_eval RelevanceEvaluator (dicts)"] = lambda: (
+            pytrec_eval.RelevanceEvaluator(dicts[0], set(MEASURES)).evaluate(dicts[1])
+        )
+    if "ir_measures" in peers:
+        import ir_measures
+        from ir_measures import AP, RR, Bpref, P, R, Rprec, nDCG
+
+        ms = [AP, nDCG, nDCG @ 10, P @ 10, R @ 100, RR, Bpref, Rprec]
+        tasks["ir_measures calc_aggregate (dicts)"] = lambda: (
+            ir_measures.calc_aggregate(ms, *dicts)
+        )
+    if "ranx" in peers:
+        from ranx import Qrels as RQrels
+        from ranx import Run as RRun
+        from ranx import evaluate as ranx_evaluate
+
+        metrics = ["map", "ndcg", "ndcg@10", "precision@10", "recall@100", "mrr"]
+        metrics += ["bpref", "r-precision"]
+        r_objects = (RQrels(dicts[0]), RRun(dicts[1]))
+        tasks["ranx evaluate (its Qrels, Run)"] = lambda: ranx_evaluate(
+            *r_objects, metrics
+        )
+    return {name: timed(task, repeats) for name, task in tasks.items()}
+
+
+def _dicts(j_q, j_d, labels, q_ids, d_ids, scores):
+    qrels, run = {}, {}
+    for q, d, rel in zip(j_q.tolist(), j_d.tolist(), labels.tolist(), strict=True):
+        qrels.setdefault(q, {})[d] = rel
+    for q, d, s in zip(q_ids.tolist(), d_ids.tolist(), scores.tolist(), strict=True):
+        run.setdefault(q, {})[d] = s
+    return qrels, run
+
+
+def stream(args, trec_eval):
+    """Whole-process time and peak memory on a large generated run."""
+    n_queries = max(1, args.stream // args.docs)
+    with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
         start = time.perf_counter()
-        out = function(*args)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), out
+        qrels, run = write_trec_files(
+            tmp, n_queries, args.docs, judged=args.judged, name="big"
+        )
+        size = run.stat().st_size
+        print(
+            f"Generated {n_queries * args.docs:,} run lines ({size / 2**30:.2f} GiB)"
+            f", {sum(1 for _ in open(qrels)):,} qrels lines in "
+            f"{time.perf_counter() - start:.0f} s\n"
+        )
+        peers = ["skirm"] + (["trec_eval"] if args.stream_peers else [])
+        tasks = commands(peers, trec_eval, str(qrels), str(run))
+        table, outputs = whole_process(tasks, 1)
+        _print_process_table(table)
+        _print_agreement(outputs)
+
+
+def _print_process_table(table):
+    base = next((v for k, v in table.items() if k.startswith("trec_eval")), None)
+    print(
+        "| whole process | wall (s) | CPU (s) | peak RSS (MiB) "
+        "| trec_eval ÷ it, wall | CPU | memory |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for name, (wall, cpu, rss) in table.items():
+        ratios = ["", "", ""]
+        if base:
+            ratios = [f"{base[i] / v:.2f}x" for i, v in enumerate((wall, cpu, rss))]
+        print(
+            f"| {name} | {wall:.2f} | {cpu:.2f} | {rss / 2**20:.0f} | "
+            + " | ".join(ratios)
+            + " |"
+        )
+    print()
+
+
+def _print_agreement(outputs):
+    ref = next((v for k, v in outputs.items() if k.startswith("trec_eval")), None)
+    ours = outputs.get("skirm eval")
+    if ref is None or ours is None:
+        return
+    a, b = trec_means(ref), trec_means(ours)
+    worst = max(abs(a[k] - b[k]) for k in a)
+    same = "identical" if ref == ours else "different"
+    print(f"skirm eval vs trec_eval output: {same}; max |difference| {worst:.1e}\n")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--queries", type=int, default=1000)
+    parser.add_argument("--queries", type=int, default=5000)
     parser.add_argument("--docs", type=int, default=1000)
+    parser.add_argument("--judged", type=float, default=0.15)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--peers", default=",".join(PEERS))
+    parser.add_argument("--no-in-process", action="store_true")
+    parser.add_argument("--trec-eval", default=None)
+    parser.add_argument("--stream", type=int, default=0, metavar="LINES")
+    parser.add_argument("--stream-peers", action="store_true")
+    parser.add_argument("--tmp", default=None)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        qrels_path, run_path = generate(Path(tmp), args.queries, args.docs)
-        n_lines = args.queries * args.docs
-        t_parse, _ = timed(skirm_parse_run, qrels_path, run_path, repeats=args.repeats)
-        t_skirm, result = timed(
-            skirm_end_to_end, qrels_path, run_path, repeats=args.repeats
+    peers = args.peers.split(",")
+    trec_eval = trec_eval_path(args.trec_eval) if "trec_eval" in peers else None
+    if args.stream:
+        stream(args, trec_eval)
+        return
+    with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
+        qrels, run = write_trec_files(tmp, args.queries, args.docs, judged=args.judged)
+        n = args.queries * args.docs
+        print(
+            f"Run: {n:,} lines, {args.queries:,} queries, mixed docno shapes; "
+            f"{len(MEASURES)} measures; medians of {args.repeats}.\n"
         )
-        t_pytrec, ref = timed(
-            pytrec_end_to_end, qrels_path, run_path, repeats=args.repeats
-        )
-        from skirm.io import read_qrels, read_run
-
-        t_qrels, qrels = timed(read_qrels, qrels_path, repeats=args.repeats)
-        run = read_run(run_path)
-        t_eval, _ = timed(skirm_evaluate_only, qrels, run, repeats=args.repeats)
-    worst = 0.0
-    names = {"ndcg_cut.10": "ndcg_cut_10", "P.10": "P_10", "recall.100": "recall_100"}
-    for name in MEASURES:
-        key = names.get(name, name)
-        ours = result.per_query[key]
-        theirs = np.array([ref[q][key] for q in result.group_ids.tolist()])
-        worst = max(worst, float(np.max(np.abs(ours - theirs))))
-    print(f"Run: {n_lines:,} lines, {args.queries} queries; {len(MEASURES)} measures; ")
-    print(f"median of {args.repeats}; max per-query difference {worst:.1e}\n")
-    print("| task | time (s) | speed-up |")
-    print("|---|---:|---:|")
-    print(f"| pytrec_eval: parse to dicts + evaluate | {t_pytrec:.2f} | 1.0x |")
-    print(
-        f"| skirm: read_qrels + read_run + evaluate_run | {t_skirm:.2f} | "
-        f"{t_pytrec / t_skirm:.1f}x |"
-    )
-    print(f"| skirm: read_run alone ({n_lines:,} lines) | {t_parse:.2f} | |")
-    print(f"| skirm: read_qrels alone ({len(qrels):,} lines) | {t_qrels:.2f} | |")
-    print(f"| skirm: evaluate_run alone (files already read) | {t_eval:.2f} | |")
+        tasks = commands(peers, trec_eval, str(qrels), str(run))
+        table, outputs = whole_process(tasks, args.repeats)
+        _print_process_table(table)
+        _print_agreement(outputs)
+        if not args.no_in_process:
+            rows = in_process(peers, str(qrels), str(run), args.repeats)
+            print("| in-process (inputs in memory) | wall (s) | CPU (s) | µs/row |")
+            print("| --- | ---: | ---: | ---: |")
+            for name, (wall, cpu) in rows.items():
+                print(f"| {name} | {wall:.2f} | {cpu:.2f} | {1e6 * wall / n:.2f} |")
 
 
 if __name__ == "__main__":

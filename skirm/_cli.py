@@ -10,7 +10,7 @@ import math
 import sys
 
 from skirm.io._prefs import read_prefs, read_qrels_jg, read_qrels_prefs
-from skirm.io._trec import read_qrels, read_run
+from skirm.io._trec import read_qrels
 from skirm.metrics._registry import get_metric, metric_names
 from skirm.trec._evaluate import (
     COMPAT,
@@ -83,7 +83,7 @@ def _wrap(names, width=76):
     return "\n  ".join(lines)
 
 
-def _build_parser():
+def _build_parser(compare_options=True):
     parser = _Parser(
         prog="skirm",
         description="Information-retrieval and learning-to-rank metrics.",
@@ -189,7 +189,7 @@ def _build_parser():
         help="output layout: a table with one column per run (default), "
         "trec_eval's exact layout, JSON or CSV",
     )
-    _add_compare_parser(sub)
+    _add_compare_parser(sub, compare_options)
     return parser
 
 
@@ -202,10 +202,7 @@ measures with per-query values can be compared.
 """
 
 
-def _add_compare_parser(sub):
-    from skirm.stats._compare import MISSING, TUKEY
-    from skirm.stats._paired import TESTS
-
+def _add_compare_parser(sub, options=True):
     cmp = sub.add_parser(
         "compare",
         help="compare TREC runs with paired significance tests",
@@ -214,6 +211,11 @@ def _add_compare_parser(sub):
         epilog=_COMPARE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    if not options:  # `skirm eval` needs neither them nor scipy.stats
+        return
+    from skirm.stats._compare import MISSING, TUKEY
+    from skirm.stats._paired import TESTS
+
     cmp.add_argument("qrels", metavar="QRELS", help="qrels file (qid iter docno rel)")
     cmp.add_argument("runs", metavar="RUN", nargs="+", help="two or more run files")
     cmp.add_argument(
@@ -424,11 +426,10 @@ def _run_eval(args, out):
     zscores = read_zscores(args.zscores) if args.zscores is not None else None
     results = []
     for path in args.runs:
-        run = read_run(_source(path))
         results.append(
             evaluate_run(
                 qrels,
-                run,
+                _source(path),  # a path is streamed block by block
                 measures,
                 relevance_level=args.relevance_level,
                 judged_only=args.judged_only,
@@ -512,7 +513,7 @@ def _run_compare(args, out):
     results = [
         evaluate_run(
             qrels,
-            read_run(path),
+            path,  # streamed block by block
             measures,
             relevance_level=args.relevance_level,
             all_queries=args.all_queries,
@@ -616,7 +617,9 @@ def main(argv=None) -> int:
     >>> main(["eval", "no-such-qrels", "no-such-run"])  # the error goes to stderr
     1
     """
-    parser = _build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # importing skirm.stats (scipy.stats) costs more than most evaluations
+    parser = _build_parser(compare_options=argv[:1] != ["eval"])
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:

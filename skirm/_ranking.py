@@ -28,7 +28,6 @@ from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import gammaln
 
 from skirm._validation import (
     as_numeric_array,
@@ -647,6 +646,9 @@ def _discount(position, log_base=2.0):
 
 
 def _log_comb(n, k):
+    # imported here: scipy.special costs more to import than most evaluations
+    from scipy.special import gammaln
+
     return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
 
 

@@ -157,11 +157,11 @@ def test_duplicate_docno_within_an_evaluated_query(tmp_path):
     qrels_path = _write(tmp_path, "ok.qrels", "q1 0 d1 1\nq2 0 d1 0\n")
     run = read_run(run_path)
     assert len(run) == 3
-    with pytest.raises(
-        ValueError,
-        match=r"dup\.run:3: duplicate docno 'd1' for query 'q1' \(first at line 1\)",
-    ):
+    message = r"dup\.run:3: duplicate docno 'd1' for query 'q1' \(first at line 1\)"
+    with pytest.raises(ValueError, match=message):
         evaluate_run(qrels_path, run, "map")
+    with pytest.raises(ValueError, match=message):
+        evaluate_run(qrels_path, run_path, "map")  # streamed
     dup_qrels = _write(tmp_path, "dup.qrels", "q1 0 d1 1\nq1 0 d1 0\n")
     with pytest.raises(ValueError, match=r"dup\.qrels:2: duplicate docno 'd1'"):
         evaluate_run(dup_qrels, _write(tmp_path, "ok.run", "q1 Q0 d1 1 1 r\n"), "map")
@@ -301,8 +301,8 @@ def test_token_order_is_byte_order():
 
 def test_hash_collisions_fall_back_to_exact_strings(monkeypatch):
     """With every key colliding, reading and evaluating give the same results."""
-    import skirm.io._trec
-    import skirm.trec._evaluate
+    import skirm.io._tokens
+    import skirm.trec._join
 
     folder = Path(__file__).resolve().parent / "data" / "trec_eval"
     measures = ["map", "P_10", "bpref", "ndcg_cut_10", "num_rel_ret"]
@@ -313,18 +313,23 @@ def test_hash_collisions_fall_back_to_exact_strings(monkeypatch):
     def collide(h, codes):
         return np.zeros(h.shape[0], dtype=np.uint64)
 
-    monkeypatch.setattr(skirm.io._trec, "mix", collide)
-    monkeypatch.setattr(skirm.trec._evaluate, "mix", collide)
+    monkeypatch.setattr(skirm.io._tokens, "mix", collide)
+    monkeypatch.setattr(skirm.trec._join, "mix", collide)
     got = evaluate_run(
         read_qrels(folder / "qrels.test"), read_run(folder / "results.test"), measures
     )
     assert got.means == expected.means
+    streamed = evaluate_run(folder / "qrels.test", folder / "results.test", measures)
+    assert streamed.means == expected.means
+    got_run = Run(["q"], ["d1"], [1.0])
     with pytest.raises(ValueError, match=r"<file>:3: duplicate docno 'd1' for query"):
         evaluate_run(
             Qrels(["q"], ["d1"], [1]),
             read_run(io.StringIO("q Q0 d1 1 1 r\nq Q0 d2 1 1 r\nq Q0 d1 1 1 r\n")),
             "map",
         )
+    with pytest.raises(ValueError, match=r"<file>:2: duplicate docno 'd1' for query"):
+        evaluate_run(read_qrels(io.StringIO("q 0 d1 1\nq 0 d1 0\n")), got_run, "map")
 
 
 def test_key_index_helpers():

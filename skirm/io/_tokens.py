@@ -38,10 +38,20 @@ class Tokens:
         self._words = None
         self._all_words = None
         self._hash = None
+        self._runs = None
 
     @classmethod
     def from_strings(cls, values):
-        """Tokens of a 1-D array of str."""
+        """Tokens of a 1-D array of str.
+
+        ASCII arrays are converted with numpy alone: each fixed-width string
+        becomes one slot of a byte buffer, whatever its own length.
+        """
+        values = np.asarray(values)
+        if values.dtype.kind == "U" and values.shape[0]:
+            tokens = cls._from_ascii(values)
+            if tokens is not None:
+                return tokens
         items = values.tolist()
         joined = "".join(items)
         ascii_only = joined.isascii()
@@ -57,8 +67,84 @@ class Tokens:
         end = np.cumsum(lengths)
         return cls(np.frombuffer(data, dtype=np.uint8), end - lengths, end)
 
+    @classmethod
+    def _from_ascii(cls, values):
+        """Tokens of an ASCII str array (None if any character is not ASCII)."""
+        width = values.dtype.itemsize // 4
+        if width == 0:
+            zero = np.zeros(values.shape[0], dtype=np.int64)
+            return cls(np.zeros(PAD, dtype=np.uint8), zero, zero)
+        codes = np.ascontiguousarray(values).view(np.uint32)
+        if codes.max() >= 128:
+            return None
+        buf = np.zeros(codes.shape[0] + PAD, dtype=np.uint8)
+        buf[: codes.shape[0]] = codes
+        start = np.arange(0, codes.shape[0], width, dtype=np.int64)
+        length = np.strings.str_len(values).astype(np.int64, copy=False)
+        return cls(buf, start, start + length)
+
     def __len__(self):
         return int(self.start.shape[0])
+
+    def take(self, rows):
+        """The tokens ``rows`` (an index array), sharing the buffer (and the
+        hashes, if computed)."""
+        out = Tokens(self.buf, self.start[rows], self.end[rows])
+        if self._hash is not None:
+            out._hash = self._hash[rows]
+        return out
+
+    def compact(self):
+        """The same tokens in a new buffer that holds only their bytes."""
+        n = len(self)
+        length = self.length
+        end = np.cumsum(length)
+        start = end - length
+        total = int(end[-1]) if n else 0
+        buf = np.zeros(total + PAD, dtype=np.uint8)
+        if total:
+            # source offset of every byte: its token's start plus its place
+            src = np.arange(total, dtype=np.int64)
+            src += np.repeat(self.start - start, length)
+            buf[:total] = self.buf[src]
+        return Tokens(buf, start, end)
+
+    @classmethod
+    def concat(cls, parts):
+        """One column of the tokens of ``parts`` (compacted), in order."""
+        parts = [p.compact() for p in parts]
+        sizes = [int(p.end[-1]) if len(p) else 0 for p in parts]
+        buf = np.zeros(sum(sizes) + PAD, dtype=np.uint8)
+        offsets = np.cumsum([0, *sizes])
+        starts, ends = [], []
+        for p, off, size in zip(parts, offsets.tolist(), sizes, strict=False):
+            buf[off : off + size] = p.buf[:size]
+            starts.append(p.start + off)
+            ends.append(p.end + off)
+        if not parts:
+            zero = np.zeros(0, dtype=np.int64)
+            return cls(buf, zero, zero)
+        return cls(buf, np.concatenate(starts), np.concatenate(ends))
+
+    def codes(self):
+        """``(codes, ids)``: the sorted distinct tokens as str and each
+        token's index into them. Runs of equal adjacent tokens (a run file's
+        queries) are found with byte comparisons; one string is built per
+        run."""
+        n = len(self)
+        if n == 0:
+            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=str)
+        starts = self.run_starts()
+        ids, inverse = np.unique(self.strings(starts), return_inverse=True)
+        sizes = np.diff(np.append(starts, n))
+        return np.repeat(inverse.reshape(-1), sizes), ids
+
+    def run_starts(self):
+        """First index of every run of equal adjacent tokens (cached)."""
+        if self._runs is None:
+            same = self.adjacent_equal()
+            self._runs = np.flatnonzero(np.concatenate(([True], ~same)))
+        return self._runs
 
     @property
     def n_words(self) -> int:
@@ -103,23 +189,27 @@ class Tokens:
     def hash(self):
         """A 64-bit hash of every token (cached).
 
-        A token's hash depends on its own bytes alone: word ``k`` is mixed in
-        only for tokens longer than ``8k`` bytes, so the same token hashes
-        the same in every column, whatever the lengths of its neighbours.
+        It depends on the token's bytes alone, never on the other tokens of
+        the column (their lengths, the block they were read in): a word past
+        the end of a token leaves its hash unchanged.
         """
         if self._hash is None:
             h = (self.length.astype(np.uint64) + np.uint64(1)) * _K0
-            for k, w in enumerate(self.words()):
-                mixed = (h ^ w) * _K1
+            shortest = int(self.length.min()) if len(self) else 0
+            for k in range(self.n_words):
+                mixed = h ^ self.word(k)
+                mixed *= _K1
                 mixed ^= mixed >> _S
-                if k == 0:
-                    h = mixed  # every token has its first word (zero if empty)
+                if shortest > 8 * k:
+                    h = mixed
                 else:
-                    h = np.where(self.length > 8 * k, mixed, h)
+                    np.copyto(h, mixed, where=self.length > 8 * k)
             self._hash = h
         return self._hash
 
     def _words_of(self, k, rows):
+        if rows is None:
+            return self.words()[k] if self._all_words is not None else self.word(k)
         if self._all_words is not None:
             return self._all_words[k][rows]
         return self.word(k, rows)
@@ -129,10 +219,19 @@ class Tokens:
 
         Tokens of equal length have the same number of words, at most the
         smaller column's ``n_words``: the words past it need no comparison.
+        Word ``k`` is compared only for the pairs still equal that have it.
         """
-        eq = self.length[rows] == other.length[other_rows]
+        length = self.length[rows]
+        eq = length == other.length[other_rows]
+        todo = np.flatnonzero(eq)  # equal so far, words left to compare
         for k in range(min(self.n_words, other.n_words)):
-            eq &= self._words_of(k, rows) == other._words_of(k, other_rows)
+            todo = todo[length[todo] > 8 * k]
+            if not todo.shape[0]:
+                break
+            a = self._words_of(k, rows[todo])
+            same = a == other._words_of(k, other_rows[todo])
+            eq[todo[~same]] = False
+            todo = todo[same]
         return eq
 
     def adjacent_equal(self):
@@ -235,31 +334,46 @@ def parse_decimals(tokens, integer=False):
     return values, ok
 
 
-def find_sorted(sorted_keys, needles):
-    """Index of each needle in ``sorted_keys`` (distinct, ascending), or -1.
+class SortedKeys:
+    """Distinct ascending 64-bit keys, indexed for lookups.
 
     The top bits of sorted keys are sorted too, so a table of bucket starts
     indexed by them replaces a binary search by one lookup and a short scan.
+    The table is built once; :meth:`find` is then linear in the needles.
     """
-    out = np.full(needles.shape[0], -1, dtype=np.int64)
-    m = sorted_keys.shape[0]
-    if not m or not needles.shape[0]:
+
+    def __init__(self, sorted_keys):
+        self.keys = sorted_keys
+        m = sorted_keys.shape[0]
+        bits = int(m).bit_length() + 1  # 2m to 4m buckets
+        self.shift = np.uint64(64 - bits)
+        bucket = (sorted_keys >> self.shift).astype(np.int64)
+        dtype = np.int32 if m < 1 << 31 else np.int64
+        self.starts = np.zeros((1 << bits) + 1, dtype=dtype)
+        np.cumsum(np.bincount(bucket, minlength=1 << bits), out=self.starts[1:])
+
+    def find(self, needles):
+        """Index of each needle in the keys, or -1."""
+        keys = self.keys
+        out = np.full(needles.shape[0], -1, dtype=np.int64)
+        if not keys.shape[0] or not needles.shape[0]:
+            return out
+        b = (needles >> self.shift).astype(np.int64)
+        lo, hi = self.starts[b], self.starts[b + 1]
+        todo = np.flatnonzero(lo < hi)
+        at = lo[todo]
+        while todo.shape[0]:
+            hit = keys[at] == needles[todo]
+            out[todo[hit]] = at[hit]
+            at += 1
+            more = ~hit & (at < hi[todo])
+            todo, at = todo[more], at[more]
         return out
-    bits = max(int(m - 1).bit_length() + 1, 1)
-    shift = np.uint64(64 - bits)
-    bucket = (sorted_keys >> shift).astype(np.int64)
-    starts = np.searchsorted(bucket, np.arange((1 << bits) + 1))
-    b = (needles >> shift).astype(np.int64)
-    lo, hi = starts[b], starts[b + 1]
-    todo = np.flatnonzero(lo < hi)
-    at = lo[todo]
-    while todo.shape[0]:
-        hit = sorted_keys[at] == needles[todo]
-        out[todo[hit]] = at[hit]
-        at += 1
-        more = ~hit & (at < hi[todo])
-        todo, at = todo[more], at[more]
-    return out
+
+
+def find_sorted(sorted_keys, needles):
+    """Index of each needle in ``sorted_keys`` (distinct, ascending), or -1."""
+    return SortedKeys(sorted_keys).find(needles)
 
 
 def equal_key_pairs(keys):
@@ -279,3 +393,35 @@ def equal_key_pairs(keys):
     sorted_keys = keys[order]
     same = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
     return order[same], order[same + 1]
+
+
+def first_duplicate(codes, tokens, rows=None):
+    """The first repeated ``(code, token)`` pair, or None.
+
+    Returns ``(first, second)``: ``second`` is the smallest index that
+    repeats an earlier one, ``first`` that earlier one; with ``rows`` (an
+    index of each position, e.g. its line), those of the positions. Pairs are
+    found on hashes and verified byte for byte (on the strings after a
+    collision).
+    """
+    if codes.shape[0] < 2:
+        return None
+    i, j = equal_key_pairs(mix(tokens.hash(), codes))
+    if not i.shape[0]:
+        return None
+    truly = (codes[i] == codes[j]) & tokens.equal(i, tokens, j)
+    if not truly.all():  # a hash collision: decide on the strings
+        _, d_codes = np.unique(tokens.strings(), return_inverse=True)
+        key = codes.astype(np.int64) * max(len(tokens), 1) + d_codes.reshape(-1)
+        order = np.argsort(key, kind="stable")
+        same = np.flatnonzero(key[order[1:]] == key[order[:-1]])
+        if not same.shape[0]:
+            return None
+        i, j = order[same], order[same + 1]
+        truly = np.ones(i.shape[0], dtype=bool)
+    i, j = i[truly], j[truly]
+    if rows is not None:
+        i, j = rows[i], rows[j]
+    first, second = np.minimum(i, j), np.maximum(i, j)
+    k = int(np.argmin(second))
+    return int(first[k]), int(second[k])

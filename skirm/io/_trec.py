@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import os
 
 import numpy as np
 
-from skirm.io._tokens import PAD, Tokens, equal_key_pairs, mix, parse_decimals
+from skirm.io._tokens import PAD, Tokens, first_duplicate, parse_decimals
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run", "write_run"]
 
@@ -37,6 +38,8 @@ class TrecFormatError(ValueError):
 class _Records:
     _columns: tuple = ()
     _query_ids = _doc_ids = _q = _d = None
+    _lines = None  # 0-based file line of each row, when read from a file
+    _source = "<records>"
 
     @property
     def query_ids(self):
@@ -52,19 +55,34 @@ class _Records:
             self._doc_ids = self._d.strings()
         return self._doc_ids
 
-    def _q_tokens(self):
+    def _tokens(self):
+        """``(query tokens, docno tokens)``, built from the strings once."""
         if self._q is None:
             self._q = Tokens.from_strings(self._query_ids)
-        return self._q
-
-    def _d_tokens(self):
         if self._d is None:
             self._d = Tokens.from_strings(self._doc_ids)
-        return self._d
+        return self._q, self._d
 
     def __len__(self) -> int:
         q = self._query_ids if self._query_ids is not None else self._q
         return len(q)
+
+    def _q_tokens(self):
+        return self._tokens()[0]
+
+    def _d_tokens(self):
+        return self._tokens()[1]
+
+    def _query_codes(self):
+        """``(codes, ids)``: the sorted distinct query ids and each row's
+        index into them (cached)."""
+        cache = self.__dict__.get("_qcodes")
+        if cache is None:
+            cache = self.__dict__["_qcodes"] = self._tokens()[0].codes()
+        return cache
+
+    def _n_queries(self) -> int:
+        return int(self._query_codes()[1].shape[0])
 
     def to_frame(self):
         """The records as a pandas DataFrame, one row per line.
@@ -79,45 +97,6 @@ class _Records:
                 "`pip install skirm[pandas]`"
             ) from exc
         return pd.DataFrame({name: getattr(self, name) for name in self._columns})
-
-    def _query_codes(self):
-        """Cached ``(codes, ids)``: sorted distinct query ids and each row's
-        index into them. Contiguous rows of a query are grouped with exact
-        byte comparisons; only one id per block is turned into a string."""
-        cache = self.__dict__.get("_qcodes")
-        if cache is None:
-            tok = self._q_tokens()
-            n = len(tok)
-            if n == 0:
-                cache = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=str))
-            else:
-                same = tok.adjacent_equal()
-                starts = np.flatnonzero(np.concatenate(([True], ~same)))
-                ids, inverse = np.unique(tok.strings(starts), return_inverse=True)
-                sizes = np.diff(np.append(starts, n))
-                cache = (np.repeat(inverse.reshape(-1), sizes), ids)
-            self.__dict__["_qcodes"] = cache
-        return cache
-
-    def _keys(self):
-        """Cached 64-bit hash of each row's (query, docno). Equal keys are
-        only candidates; callers verify them byte for byte."""
-        key = self.__dict__.get("_keycache")
-        if key is None:
-            codes, _ = self._query_codes()
-            key = mix(self._d_tokens().hash(), codes)
-            self.__dict__["_keycache"] = key
-        return key
-
-    def _factorized(self):
-        """Cached ``(query codes, query ids, doc codes, doc ids)``; ids sorted."""
-        cache = self.__dict__.get("_factors")
-        if cache is None:
-            q_codes, q_ids = self._query_codes()
-            d_ids, d_codes = _factorize(self.doc_ids)
-            cache = (q_codes, q_ids, d_codes, d_ids)
-            self.__dict__["_factors"] = cache
-        return cache
 
 
 class Qrels(_Records):
@@ -166,10 +145,7 @@ class Qrels(_Records):
         _check_lengths(self, ("query_ids", "doc_ids", "labels"))
 
     def __repr__(self):
-        return (
-            f"Qrels(n_judgments={len(self)}, "
-            f"n_queries={self._query_codes()[1].shape[0]})"
-        )
+        return f"Qrels(n_judgments={len(self)}, n_queries={self._n_queries()})"
 
 
 class Run(_Records):
@@ -231,7 +207,7 @@ class Run(_Records):
     def __repr__(self):
         return (
             f"Run(run_id={self.run_id!r}, n_rows={len(self)}, "
-            f"n_queries={self._query_codes()[1].shape[0]})"
+            f"n_queries={self._n_queries()})"
         )
 
 
@@ -261,70 +237,130 @@ def _factorize(values):
 
 
 # --------------------------------------------------------------------------
-# Reading
+# Bytes
+# --------------------------------------------------------------------------
+
+#: Bytes read at a time when a run is streamed: a few times the CPU cache,
+#: small next to the file.
+BLOCK_BYTES = 1 << 22
+#: Bytes of a run file per part when it is not grouped by query and is read
+#: in parts (:func:`iter_run_parts`).
+PART_BYTES = 1 << 27
+#: Rows per block when a part is evaluated.
+PART_BLOCK_ROWS = 1 << 17
+
+
+class _Source:
+    """A path (``.gz`` transparently) or an open file, read as bytes."""
+
+    def __init__(self, source):
+        self.owned = None
+        self.pending = b""
+        if isinstance(source, (str, os.PathLike)):
+            self.name = os.fspath(source)
+            fh = self.owned = open(self.name, "rb")
+            self.size = os.fstat(fh.fileno()).st_size
+            magic = fh.read(2)
+            fh.seek(0)
+            if magic == b"\x1f\x8b":
+                fh = gzip.GzipFile(fileobj=fh, mode="rb")
+                self.size = None
+        elif hasattr(source, "read"):
+            name = getattr(source, "name", None)
+            self.name = name if isinstance(name, str) else "<file>"
+            self.size = None
+            fh = source
+            first = _as_bytes(fh.read(2))
+            if first[:2] == b"\x1f\x8b":
+                fh = gzip.GzipFile(fileobj=io.BytesIO(first + _as_bytes(fh.read())))
+            else:
+                self.pending = first
+        else:
+            raise TypeError(
+                "expected a path or an open file, got "
+                f"{type(source).__name__}: {source!r:.60}"
+            )
+        self.fh = fh
+        self.binary = hasattr(fh, "readinto") and not isinstance(fh, io.TextIOBase)
+
+    def fill(self, view):
+        """Read into ``view`` until it is full or the input ends; the count."""
+        n = 0
+        if self.pending:
+            k = min(len(self.pending), len(view))
+            view[:k] = self.pending[:k]
+            self.pending = self.pending[k:]
+            n = k
+        while n < len(view):
+            if self.binary:
+                got = self.fh.readinto(view[n:])
+            else:
+                data = _as_bytes(self.fh.read(len(view) - n))
+                got = min(len(data), len(view) - n)
+                view[n : n + got] = data[:got]
+                self.pending = data[got:]
+            if not got:
+                break
+            n += got
+        return n
+
+    def read_all(self):
+        """``(data, n)``: the rest of the input, then :data:`PAD` zero bytes."""
+        if self.size is not None:
+            size = self.size + 1  # one byte more tells whether it grew
+            data = bytearray(size + PAD)
+            n = self.fill(memoryview(data)[:size])
+            if n < size:
+                return data, n
+            rest = self.pending + _as_bytes(self.fh.read())
+            self.pending = b""
+            data = data[:n] + rest
+        else:
+            data = bytearray(self.pending + _as_bytes(self.fh.read()))
+            self.pending = b""
+        n = len(data)
+        return data + bytearray(PAD), n
+
+    def close(self):
+        if self.owned is not None:
+            self.owned.close()
+
+
+def _as_bytes(data):
+    return data.encode("utf-8") if isinstance(data, str) else data
+
+
+# --------------------------------------------------------------------------
+# Tokens of lines
 # --------------------------------------------------------------------------
 
 
-def _read_bytes(source):
-    """``(padded, n, name)``: the bytes of a path (``.gz`` transparently) or an
-    open file in a bytearray of ``n + PAD`` bytes whose last ``PAD`` are 0."""
-    if isinstance(source, (str, os.PathLike)):
-        name = os.fspath(source)
-        with open(name, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            padded = bytearray(size + PAD)
-            view = memoryview(padded)
-            n = 0
-            while n < size:
-                got = fh.readinto(view[n:size])
-                if not got:
-                    break
-                n += got
-            rest = fh.read()  # a file that grew while being read
-        if rest:
-            data = bytes(view[:n]) + rest
-            padded, n = bytearray(data) + bytearray(PAD), len(data)
-        view.release()
-    elif hasattr(source, "read"):
-        name = getattr(source, "name", None)
-        name = name if isinstance(name, str) else "<file>"
-        data = source.read()
-        if isinstance(data, str):
-            data = data.encode("utf-8")
-        n = len(data)
-        padded = bytearray(data) + bytearray(PAD)
-    else:
-        raise TypeError(
-            "expected a path or an open file, got "
-            f"{type(source).__name__}: {source!r:.60}"
-        )
-    if padded[:2] == b"\x1f\x8b":
-        data = gzip.decompress(padded[:n])
-        n = len(data)
-        padded = bytearray(data) + bytearray(PAD)
-    return padded, n, name
-
-
 class _Table:
-    """The tokens of a text file (fields separated by whitespace), with line
+    """The tokens of a text block (fields separated by whitespace), with line
     numbers, found by a few vectorised passes over the bytes.
 
-    The file is processed in chunks of whole lines that fit in the CPU cache;
-    only the start and end offsets of the ``fields`` asked for are kept.
+    The block is processed in chunks of whole lines that fit in the CPU
+    cache; only the start and end offsets of the ``fields`` asked for are
+    kept. ``line0`` is the number of lines before the block in its file.
     """
 
     CHUNK = 1 << 20
 
-    def __init__(self, data: bytearray, n: int, name: str, fields, indented=False):
+    def __init__(
+        self, data: bytearray, n: int, name: str, fields, line0=0, indented=False
+    ):
         # ``indented``: a line whose first token starts with ``#`` is a
         # comment (trec_eval 10.0's rule for runs); otherwise only a ``#`` in
         # the line's first byte is (its rule for qrels).
         self.data = data  # n bytes of text, then PAD zero bytes
         self.n = n
         self.name = name
+        self.line0 = line0
+        self.fields = fields
         self.buf = np.frombuffer(data, dtype=np.uint8)
-        # Room for a line per 8 bytes (grown if a file has shorter lines).
-        self._allocate(n // 8 + 2, fields)
+        # Room for a line per 16 bytes (untouched pages cost no memory);
+        # grown if the lines are shorter.
+        self._allocate(n // 16 + 2, fields)
         n_lines = n_data = 0
         c0 = 0
         while c0 < n:
@@ -369,31 +405,34 @@ class _Table:
             n_data = d1
             c0 = c1
         self.line_starts = self.line_starts[:n_lines]
-        self.lines = self.lines[:n_data]
-        self.counts = self.counts[:n_data]
-        for f in fields:
-            self.field_start[f] = self.field_start[f][:n_data]
-            self.field_end[f] = self.field_end[f][:n_data]
+        self.head(n_data)
+
+    def head(self, m):
+        """Keep the first ``m`` data lines only."""
+        self.lines = self.lines[:m]
+        self.counts = self.counts[:m]
+        for f in self.fields:
+            self.field_start[f] = self.field_start[f][:m]
+            self.field_end[f] = self.field_end[f][:m]
 
     def _allocate(self, size, fields):
-        """(Re)allocate the per-line arrays with room for ``size`` lines."""
-        old = getattr(self, "line_starts", None)
-        arrays = {"line_starts": None, "lines": None, "counts": None}
-        arrays.update({("start", f): None for f in fields})
-        arrays.update({("end", f): None for f in fields})
-        if old is None:
-            self.field_start, self.field_end = {}, {}
-        for key in arrays:
+        """(Re)allocate the per-line arrays with room for ``size`` lines,
+        keeping what they hold."""
+        old = self.__dict__.get("line_starts")
+
+        def grown(array):
             new = np.empty(size, dtype=np.int64)
-            if isinstance(key, tuple):
-                target = self.field_start if key[0] == "start" else self.field_end
-                if key[1] in target:
-                    new[: target[key[1]].shape[0]] = target[key[1]]
-                target[key[1]] = new
-            else:
-                if old is not None:
-                    new[: getattr(self, key).shape[0]] = getattr(self, key)
-                setattr(self, key, new)
+            if array is not None:
+                new[: array.shape[0]] = array
+            return new
+
+        self.line_starts = grown(old)
+        self.lines = grown(self.__dict__.get("lines"))
+        self.counts = grown(self.__dict__.get("counts"))
+        starts = self.__dict__.get("field_start", {})
+        ends = self.__dict__.get("field_end", {})
+        self.field_start = {f: grown(starts.get(f)) for f in fields}
+        self.field_end = {f: grown(ends.get(f)) for f in fields}
 
     def text(self, line):
         s = int(self.line_starts[line])
@@ -404,7 +443,7 @@ class _Table:
     def error(self, row, expected):
         line = int(self.lines[row])
         return TrecFormatError(
-            f"{self.name}:{line + 1}: {expected}, got {self.text(line)!r}"
+            f"{self.name}:{self.line0 + line + 1}: {expected}, got {self.text(line)!r}"
         )
 
     def check_counts(self, n_min, n_max, what):
@@ -438,6 +477,260 @@ class _Table:
             values[rows] = parsed
         return values
 
+    def file_lines(self):
+        """The 0-based line number in the file of every data line."""
+        return self.lines + self.line0
+
+
+# --------------------------------------------------------------------------
+# Run rows, read whole or block by block
+# --------------------------------------------------------------------------
+
+_RUN_FIELDS = (0, 2, 4, 5)
+_RUN_SHAPE = "6 fields: qid iter docno rank score run_id"
+
+
+class RunBlock:
+    """Rows of a run: query and docno tokens, scores, and where they came
+    from (file name and 0-based line of every row, for messages).
+
+    A block from :func:`iter_run_blocks` holds every row of its queries.
+    """
+
+    __slots__ = ("_queries", "d", "lines", "name", "q", "run_id", "scores")
+
+    def __init__(self, q, d, scores, lines, name, run_id):
+        self.q, self.d, self.scores = q, d, scores
+        self.lines, self.name, self.run_id = lines, name, run_id
+        self._queries = None
+
+    def queries(self):
+        """``(codes, ids)``: sorted distinct query ids, each row's index."""
+        if self._queries is None:
+            self._queries = self.q.codes()
+        return self._queries
+
+    def __len__(self):
+        return len(self.q)
+
+    @classmethod
+    def of_run(cls, run):
+        """The rows of a :class:`Run` as one block."""
+        q, d = run._tokens()
+        return cls(q, d, run.scores, run._lines, run._source, run.run_id)
+
+
+def _run_table(data, n, name, line0):
+    """Tokens and scores of the run lines in ``data[:n]`` (checked)."""
+    table = _Table(data, n, name, _RUN_FIELDS, line0, indented=True)
+    table.check_counts(6, np.iinfo(np.intp).max, _RUN_SHAPE)
+    return table
+
+
+def _run_block(table, name):
+    scores = table.numbers(4, np.float64, "expected a numeric score")
+    if np.isnan(scores).any():
+        raise table.error(int(np.argmax(np.isnan(scores))), "expected a numeric score")
+    run_id = None
+    if table.lines.shape[0]:
+        s, e = table.field_start[5][-1], table.field_end[5][-1]
+        run_id = table.data[s:e].decode("utf-8", "replace")
+    return RunBlock(
+        table.tokens(0), table.tokens(2), scores, table.file_lines(), name, run_id
+    )
+
+
+class RunNotGrouped(ValueError):
+    """A streamed run whose rows of one query are not contiguous."""
+
+    def __init__(self, name, line, query):
+        self.name, self.line, self.query = name, line, query
+        super().__init__(
+            f"{name}:{line + 1}: query {query!r} appears again after other "
+            "queries; a run streamed query by query must keep each query's "
+            "lines together"
+        )
+
+
+class _Blocks:
+    """Whole lines of a source, ``size`` bytes at a time.
+
+    :meth:`read` returns a new buffer whose first ``end`` bytes are whole
+    lines (the rest of the input at its end); the bytes after them come
+    first in the next buffer, and :meth:`put_back` adds more of them.
+    """
+
+    def __init__(self, src, size):
+        self.src, self.size = src, size
+        self.carry, self.eof, self.line0 = b"", False, 0
+
+    def read(self):
+        carry = self.carry
+        data = bytearray(len(carry) + self.size + PAD)
+        data[: len(carry)] = carry
+        got = self.src.fill(memoryview(data)[len(carry) : len(carry) + self.size])
+        n = len(carry) + got
+        self.eof = got < self.size
+        end = n if self.eof else data.rfind(b"\n", 0, n) + 1
+        self.data, self.n, self.carry = data, n, bytes(data[end:n])
+        return data, end
+
+    def put_back(self, start):
+        """Read the bytes from ``start`` of the last buffer again."""
+        self.carry = bytes(self.data[start : self.n])
+
+    def table(self, data, end, name):
+        """The run lines of ``data[:end]``, numbered from :attr:`line0`."""
+        return _run_table(data, end, name, self.line0) if end else None
+
+
+def iter_run_blocks(source, block_bytes=None):
+    """Blocks of a run file, each holding every row of its queries.
+
+    The file is read ``block_bytes`` at a time, so memory stays bounded
+    whatever its size. The lines of the last query of a block go to the next
+    block, so that no query is split; hence each query's lines must be
+    contiguous (TREC runs are grouped by query): :class:`RunNotGrouped` is
+    raised on the first query that appears again after another.
+    """
+    src = _Source(source)
+    blocks, seen = _Blocks(src, block_bytes or BLOCK_BYTES), set()
+    try:
+        while True:
+            data, end = blocks.read()
+            table = blocks.table(data, end, src.name)
+            rows = table.lines.shape[0] if table is not None else 0
+            starts = table.tokens(0).run_starts() if rows else np.zeros(1, int)
+            cut = rows if blocks.eof else int(starts[-1])  # the last query
+            if not cut and not blocks.eof:  # one query (or line) fills it
+                blocks.put_back(0)
+                blocks.size *= 2
+                continue
+            if cut:
+                if cut < rows:  # the last query goes to the next block
+                    blocks.put_back(int(table.line_starts[table.lines[cut]]))
+                    blocks.line0 += int(table.lines[cut])
+                else:
+                    blocks.line0 += table.line_starts.shape[0]
+                table.head(cut)
+                block = _run_block(table, src.name)
+                block.q._runs = starts[starts < cut]  # its queries' first rows
+                _check_grouped(block, seen)
+                yield block
+            if blocks.eof:
+                return
+    finally:
+        src.close()
+
+
+def _check_grouped(block, seen):
+    """Each query of ``block`` in one run of rows and not in ``seen``."""
+    starts = block.q.run_starts()
+    ids = block.q.strings(starts).tolist()
+    new = set(ids)
+    if len(new) == len(ids) and seen.isdisjoint(new):
+        seen.update(new)
+        return
+    earlier = set(seen)
+    for start, query in zip(starts.tolist(), ids, strict=True):
+        if query in earlier:
+            raise RunNotGrouped(block.name, int(block.lines[start]), query)
+        earlier.add(query)
+
+
+def count_parts(path):
+    """Parts of :data:`PART_BYTES` in the file at ``path`` (at least 1)."""
+    return max(1, -(-os.path.getsize(path) // PART_BYTES))
+
+
+def iter_run_parts(source, n_parts):
+    """The run in ``n_parts`` blocks: a hash of the query id picks the block
+    of each row, so every block holds all rows of its queries, in any order.
+
+    The file is read ``n_parts`` times; each pass keeps a copy of its own
+    rows only, so memory is bounded by the largest part.
+    """
+    for part in range(n_parts):
+        src = _Source(source)
+        try:
+            block = _run_part(src, part, n_parts)
+        finally:
+            src.close()
+        yield from _split_by_query(block, PART_BLOCK_ROWS)
+
+
+def _split_by_query(block, n_rows):
+    """``block`` in blocks of whole queries, about ``n_rows`` rows each."""
+    codes, _ = block.queries()
+    order = np.argsort(codes, kind="stable")
+    ends = np.cumsum(np.bincount(codes))  # row count up to each query
+    cuts = np.unique(np.searchsorted(ends, np.arange(n_rows, len(block), n_rows)))
+    bounds = [0, *ends[cuts[cuts < ends.shape[0] - 1]].tolist(), len(block)]
+    for lo, hi in itertools.pairwise(bounds):
+        rows = order[lo:hi]
+        yield RunBlock(
+            block.q.take(rows),
+            block.d.take(rows),
+            block.scores[rows],
+            block.lines[rows],
+            block.name,
+            block.run_id,
+        )
+
+
+def _run_part(src, part, n_parts):
+    """The rows of ``part`` (by query hash) of the run read from ``src``."""
+    blocks, kept, run_id = _Blocks(src, BLOCK_BYTES), [], None
+    while True:
+        data, end = blocks.read()
+        table = blocks.table(data, end, src.name)
+        if table is not None:
+            blocks.line0 += table.line_starts.shape[0]
+            block = _run_block(table, src.name)
+            run_id = block.run_id if block.run_id is not None else run_id
+            mine = np.flatnonzero(block.q.hash() % np.uint64(n_parts) == part)
+            q, d = block.q.take(mine).compact(), block.d.take(mine).compact()
+            kept.append((q, d, block.scores[mine], block.lines[mine]))
+        if blocks.eof:
+            break
+    if not kept:
+        zero = np.zeros(0, dtype=np.int64)
+        empty = Tokens(np.zeros(PAD, dtype=np.uint8), zero, zero)
+        return RunBlock(empty, empty, np.zeros(0), zero, src.name, run_id)
+    q, d, scores, lines = zip(*kept, strict=True)
+    return RunBlock(
+        Tokens.concat(q),
+        Tokens.concat(d),
+        np.concatenate(scores),
+        np.concatenate(lines),
+        src.name,
+        run_id,
+    )
+
+
+def find_duplicate(record, rows):
+    """The first repeated (query, docno) among ``record``'s ``rows``:
+    ``(first, second)`` rows of the record, or None."""
+    rows = np.asarray(rows, dtype=np.int64)
+    codes = record._query_codes()[0][rows]
+    return first_duplicate(codes, record._tokens()[1].take(rows), rows)
+
+
+def duplicate_error(record, pair, what):
+    """The ValueError for a repeated docno found by :func:`find_duplicate`."""
+    q, d = record._tokens()
+    return duplicate_rows_error(q, d, pair, record._lines, record._source, what)
+
+
+def _read_bytes(source):
+    """``(data, n, name)``: the whole input, then :data:`PAD` zero bytes."""
+    src = _Source(source)
+    try:
+        data, n = src.read_all()
+    finally:
+        src.close()
+    return data, n, src.name
+
 
 def _parse_label(text):
     """An integer label, also written as a decimal with a zero fraction
@@ -449,51 +742,19 @@ def _parse_label(text):
     return int(text)
 
 
-def find_duplicate(record, rows):
-    """The first repeated (query, docno) among ``record``'s ``rows``.
-
-    Returns ``(first, second)`` row indices (``second`` the smallest row that
-    repeats an earlier one) or None. Hashed, then verified byte for byte.
-    """
-    rows = np.asarray(rows, dtype=np.int64)
-    if rows.shape[0] < 2:
-        return None
-    every = rows.shape[0] == len(record)  # distinct rows: all of them
-    codes = record._query_codes()[0]
-    keys = record._keys()
-    i, j = equal_key_pairs(keys if every else keys[rows])
-    if not i.shape[0]:
-        return None
-    if not every:
-        i, j = rows[i], rows[j]
-    docs = record._d_tokens()
-    truly = (codes[i] == codes[j]) & docs.equal(i, docs, j)
-    if not truly.all():  # a hash collision: decide on the strings
-        q_codes, _, d_codes, d_ids = record._factorized()
-        key = q_codes[rows].astype(np.int64) * max(d_ids.shape[0], 1) + d_codes[rows]
-        order = np.argsort(key, kind="stable")
-        same = np.flatnonzero(key[order[1:]] == key[order[:-1]])
-        if not same.shape[0]:
-            return None
-        i, j = rows[order[same]], rows[order[same + 1]]
-        truly = np.ones(i.shape[0], dtype=bool)
-    first, second = np.minimum(i, j)[truly], np.maximum(i, j)[truly]
-    k = int(np.argmin(second))
-    return int(first[k]), int(second[k])
-
-
-def duplicate_error(record, pair, what):
-    """The ValueError for a repeated docno found by :func:`find_duplicate`."""
+def duplicate_rows_error(q, d, pair, lines, name, what):
+    """The ValueError for a docno repeated in a query: ``pair`` are the rows
+    of both copies (see :func:`~skirm.io._tokens.first_duplicate`), ``lines``
+    their 0-based file lines (None for records built from arrays)."""
     first, second = pair
-    doc = str(record._d_tokens().strings(np.array([second]))[0])
-    query = str(record._q_tokens().strings(np.array([second]))[0])
-    lines = record.__dict__.get("_lines")
+    doc = str(d.strings(np.array([second]))[0])
+    query = str(q.strings(np.array([second]))[0])
     if lines is not None:
-        where = f"{record._source}:{int(lines[second]) + 1}: "
+        where = f"{name}:{int(lines[second]) + 1}: "
         at = f"line {int(lines[first]) + 1}"
     else:
         where, at = "", f"row {first}"
-    return ValueError(
+    return TrecFormatError(
         f"{where}duplicate docno {doc!r} for query {query!r} (first at {at}); "
         f"expected each docno once per evaluated query in {what}"
     )
@@ -519,7 +780,9 @@ def read_qrels(source) -> Qrels:
     ValueError
         For a malformed line: a message ``file:line: ...`` with the offending
         text and what was expected (four fields, an integer label). A label
-        may be written as a decimal with a zero fraction (``1.0``).
+        may be written as a decimal with a zero fraction (``1.0``). A docno
+        twice in a query is an error only when that query is evaluated (see
+        :func:`skirm.trec.evaluate_run`).
 
     Examples
     --------
@@ -529,14 +792,18 @@ def read_qrels(source) -> Qrels:
     >>> qrels.doc_ids.tolist(), qrels.labels.tolist()
     (['d1', 'd2'], [2, 0])
     """
-    data, n, name = _read_bytes(source)
-    table = _Table(data, n, name, (0, 2, 3))
+    src = _Source(source)
+    try:
+        data, n = src.read_all()
+    finally:
+        src.close()
+    table = _Table(data, n, src.name, (0, 2, 3))
     table.check_counts(4, 4, "4 fields: qid iter docno rel")
     qrels = Qrels.__new__(Qrels)
     qrels.labels = table.numbers(3, np.int64, "expected an integer relevance label")
     qrels._q = table.tokens(0)
     qrels._d = table.tokens(2)
-    qrels._lines, qrels._source = table.lines, name
+    qrels._lines, qrels._source = table.file_lines(), src.name
     return qrels
 
 
@@ -573,24 +840,17 @@ def read_run(source) -> Run:
     >>> run.run_id, run.scores.tolist()
     ('bm25', [2.5, 1.0])
     """
-    data, n, name = _read_bytes(source)
-    table = _Table(data, n, name, (0, 2, 4, 5), indented=True)
-    table.check_counts(
-        6, np.iinfo(np.intp).max, "6 fields: qid iter docno rank score run_id"
-    )
-    scores = table.numbers(4, np.float64, "expected a numeric score")
-    if np.isnan(scores).any():
-        raise table.error(int(np.argmax(np.isnan(scores))), "expected a numeric score")
+    src = _Source(source)
+    try:
+        data, n = src.read_all()
+    finally:
+        src.close()
+    block = _run_block(_run_table(data, n, src.name, 0), src.name)
     run = Run.__new__(Run)
-    run.scores = scores
-    run._q = table.tokens(0)
-    run._d = table.tokens(2)
-    if table.lines.shape[0]:
-        s, e = table.field_start[5][-1], table.field_end[5][-1]
-        run.run_id = data[s:e].decode("utf-8", "replace")
-    else:
-        run.run_id = ""
-    run._lines, run._source = table.lines, name
+    run.scores = block.scores
+    run._q, run._d = block.q, block.d
+    run.run_id = "" if block.run_id is None else block.run_id
+    run._lines, run._source = block.lines, src.name
     return run
 
 
@@ -654,7 +914,8 @@ def write_run(
                 if empty
                 else f"`{name}` must be non-empty strings without whitespace"
             )
-    q_codes, _, d_codes, _ = run._factorized()
+    _, q_codes = _factorize(run.query_ids)
+    _, d_codes = _factorize(run.doc_ids)
     order = np.lexsort((-d_codes, -run.scores, q_codes))
     q = q_codes[order]
     new = np.ones(q.shape[0], dtype=bool)

@@ -2,38 +2,48 @@
 
 from __future__ import annotations
 
+import collections
+import concurrent.futures
 import numbers
+import os
+import warnings
 
 import numpy as np
 
-from skirm._ranking import Judgments, Ranking, rank
 from skirm.io._convert import convert_qrels, convert_run
-from skirm.io._tokens import Tokens, find_sorted, mix
+from skirm.io._tokens import Tokens
 from skirm.io._trec import (
-    duplicate_error,
-    find_duplicate,
+    RunBlock,
+    RunNotGrouped,
+    count_parts,
+    iter_run_blocks,
+    iter_run_parts,
 )
 from skirm.metrics._evaluate import EvaluationResult
 from skirm.metrics._registry import Metric, get_metric
 from skirm.trec._formats import (
     check_qrels_type,
     check_rel_format,
-    group_values,
 )
 from skirm.trec._groups import as_qrels_jg, group_topics, split_topics
+from skirm.trec._join import QrelsIndex, join
 from skirm.trec._measures import (
     MEASURES,
     NICKNAMES,
     ORDER,
-    Context,
     check_supported,
+    measure,
     parse_trec_name,
-    summarize,
 )
 from skirm.trec._prefs import PrefsEvaluation, as_prefs
-from skirm.trec._zscores import as_zscores, zscore_summary, zscore_values
+from skirm.trec._rank import trec_ranking
+from skirm.trec._summary import concatenate, summarize_outputs
+from skirm.trec._zscores import as_zscores, zscore_values
 
 __all__ = ["evaluate_run", "trec_measure_names"]
+
+#: Threads that evaluate the blocks of a streamed run (at most).
+MAX_THREADS = 4
 
 
 def trec_measure_names() -> list[str]:
@@ -148,128 +158,98 @@ def _check_level(value):
     return int(value)
 
 
-def _evaluated_queries(qrels, run):
-    """Queries of the run that are in the qrels, and both sides' maps to them."""
-    rq_codes, rq_ids = run._query_codes()
-    qq_codes, qq_ids = qrels._query_codes()
-    pos = np.searchsorted(qq_ids, rq_ids)
-    pos_c = np.minimum(pos, max(qq_ids.shape[0] - 1, 0))
-    in_qrels = (pos < qq_ids.shape[0]) & (
-        qq_ids[pos_c] == rq_ids if qq_ids.shape[0] else False
-    )
-    eval_ids = rq_ids[in_qrels]
-    run_to_eval = np.full(rq_ids.shape[0], -1, dtype=np.int64)
-    run_to_eval[in_qrels] = np.arange(eval_ids.shape[0])
-    qrels_to_eval = np.full(qq_ids.shape[0], -1, dtype=np.int64)
-    qrels_to_eval[pos[in_qrels]] = np.arange(eval_ids.shape[0])
-    return eval_ids, qq_ids.shape[0], run_to_eval[rq_codes], qrels_to_eval[qq_codes]
+def _blocks(run):
+    """The run's blocks (each with all rows of its queries), and a restart.
 
-
-def _join(qrels, run):
-    """Evaluated queries and, per kept run row, its trec_eval relevance value.
-
-    Rows are matched to judgements on a 64-bit hash of (query, docno) and
-    every match is verified byte for byte; a hash collision among the
-    judgements falls back to matching the strings.
+    A path is streamed block by block; if its queries turn out not to be
+    grouped, ``restart()`` gives the run again in parts by query hash (read
+    in passes, memory bounded by the largest part). An open file is read
+    whole; so is every other shape :func:`skirm.io.as_run` takes.
     """
-    eval_ids, n_topics, rows, j_eval = _evaluated_queries(qrels, run)
-    keep = np.flatnonzero(rows >= 0)
-    codes = rows[keep]
-    jk = np.flatnonzero(j_eval >= 0)
-    j_codes = j_eval[jk]
-    j_raw = qrels.labels[jk]
-    run_docs, qrels_docs = run._d_tokens(), qrels._d_tokens()
-    # Judgements keyed with the run's own query codes, so that the run's
-    # keys (already sorted by the duplicate check) can be merged in order.
-    run_codes, _ = run._query_codes()
-    eval_to_run = np.empty(eval_ids.shape[0], dtype=np.int64)
-    eval_to_run[codes] = run_codes[keep]
-    jkey = mix(qrels_docs.hash()[jk], eval_to_run[j_codes])
-    o = np.argsort(jkey)
-    jkey = jkey[o]
-    if (jkey[1:] == jkey[:-1]).any():
-        return _join_exact(qrels, run)
-    found = find_sorted(jkey, run._keys()[keep])
-    cand = np.flatnonzero(found >= 0)
-    run_row = keep[cand]
-    judged_at = o[found[cand]]  # index into jk
-    same = (rows[run_row] == j_codes[judged_at]) & run_docs.equal(
-        run_row, qrels_docs, jk[judged_at]
-    )  # a key equal by chance is no match: the judgement keys are distinct
-    cand, judged_at = cand[same], judged_at[same]
-    raw = np.full(keep.shape[0], -1, dtype=np.int64)
-    raw[cand] = np.where(j_raw[judged_at] >= 0, j_raw[judged_at], -2)
-    return eval_ids, n_topics, keep, codes, raw, j_codes, j_raw
+    if not isinstance(run, (str, os.PathLike)):
+        return [RunBlock.of_run(_as_run(run))], None
+
+    def restart(exc):
+        n_parts = count_parts(run)
+        if n_parts > 1:
+            warnings.warn(
+                f"{exc}; evaluating the run in {n_parts} passes over the file "
+                "instead of one (sort it by query to stream it in one pass)",
+                UserWarning,
+                stacklevel=4,
+            )
+        return iter_run_parts(run, n_parts)
+
+    return iter_run_blocks(run), restart
 
 
-def _join_exact(qrels, run):
-    """:func:`_join` on the strings (slower; used after a hash collision)."""
-    rq_codes, rq_ids, rd_codes, rd_ids = run._factorized()
-    qq_codes, qq_ids, _, _ = qrels._factorized()
-    # Queries of the run that are in the qrels are evaluated; others ignored.
-    pos = np.searchsorted(qq_ids, rq_ids)
-    pos_c = np.minimum(pos, max(qq_ids.shape[0] - 1, 0))
-    in_qrels = (pos < qq_ids.shape[0]) & (
-        qq_ids[pos_c] == rq_ids if qq_ids.shape[0] else False
+def _absent_topics(index, parts):
+    """The qrels topics that no block of the run evaluated (sorted)."""
+    return np.setdiff1d(index.topic_ids, np.concatenate([p[0] for p in parts]))
+
+
+def _placeholder_block(topics):
+    """trec_eval 10.0 ``-c``: each qrels topic missing from the run is
+    evaluated on a ranking of one document, :data:`PLACEHOLDER_DOCNO`
+    (unjudged unless the qrels judge that docno), scored 1."""
+    n = topics.shape[0]
+    return RunBlock(
+        Tokens.from_strings(topics),
+        Tokens.from_strings(np.full(n, PLACEHOLDER_DOCNO)),
+        np.ones(n),
+        None,
+        "<placeholder>",
+        None,
     )
-    eval_ids = rq_ids[in_qrels]
-    n_eval = eval_ids.shape[0]
-    run_to_eval = np.full(rq_ids.shape[0], -1, dtype=np.int64)
-    run_to_eval[in_qrels] = np.arange(n_eval)
-    qrels_to_eval = np.full(qq_ids.shape[0], -1, dtype=np.int64)
-    qrels_to_eval[pos[in_qrels]] = np.arange(n_eval)
-
-    rows = run_to_eval[rq_codes]
-    keep = np.flatnonzero(rows >= 0)
-    codes = rows[keep]
-    dcodes = rd_codes[keep]
-
-    # Judgements of the evaluated queries; their docnos as run docno codes.
-    j_eval = qrels_to_eval[qq_codes]
-    jk = j_eval >= 0
-    j_codes = j_eval[jk]
-    j_raw = qrels.labels[jk]
-    j_docs = qrels.doc_ids[jk]
-    dpos = np.searchsorted(rd_ids, j_docs)
-    dpos_c = np.minimum(dpos, max(rd_ids.shape[0] - 1, 0))
-    found = (dpos < rd_ids.shape[0]) & (rd_ids[dpos_c] == j_docs)
-    n_docs = max(rd_ids.shape[0], 1)
-    jkey = j_codes[found] * n_docs + dpos[found]
-    jlab = j_raw[found]
-    o = np.argsort(jkey, kind="stable")
-    jkey, jlab = jkey[o], jlab[o]
-    rkey = codes * n_docs + dcodes
-    idx = np.searchsorted(jkey, rkey)
-    idx_c = np.minimum(idx, max(jkey.shape[0] - 1, 0))
-    hit = (idx < jkey.shape[0]) & (jkey[idx_c] == rkey if jkey.shape[0] else False)
-    raw = np.full(keep.shape[0], -1, dtype=np.int64)
-    raw[hit] = np.where(jlab[idx_c[hit]] >= 0, jlab[idx_c[hit]], -2)
-    return eval_ids, qq_ids.shape[0], keep, codes, raw, j_codes, j_raw
 
 
-def _docno_tie_order(ranking, docs, keep):
-    """The ranked order with ties in score broken by docno, descending.
+def _placeholder_part(step, topics, outputs):
+    """The placeholder topics' values, some outputs cleared as trec_eval 10.0
+    clears them (:func:`_clear_placeholders`)."""
+    ids, values, _, _ = step(_placeholder_block(topics))
+    _clear_all(outputs, values, np.ones(ids.shape[0], dtype=bool))
+    return ids, values
 
-    ``ranking`` keeps input order among equal scores; only the rows of tie
-    blocks are reordered, comparing docnos as big-endian 64-bit words (byte
-    order, as strcmp). Returns None when no query has tied scores.
-    """
-    scores, codes = ranking.scores, ranking.codes
-    tie = (scores[1:] == scores[:-1]) & (codes[1:] == codes[:-1])
-    if not tie.any():
-        return None
-    tied = np.zeros(scores.shape[0], dtype=bool)
-    tied[:-1] |= tie
-    tied[1:] |= tie
-    positions = np.flatnonzero(tied)
-    block = np.cumsum(np.concatenate(([True], ~tie)))[positions]
-    rows = ranking.order[positions]
-    words = docs.order_words(keep[rows])
-    # within each tie block (contiguous positions), docno descending
-    perm = np.lexsort([*(~w for w in reversed(words)), block])
-    order = ranking.order.copy()
-    order[positions] = rows[perm]
-    return order
+
+def _clear_all(outputs, values, placeholder):
+    """:func:`_clear_placeholders` on every trec_eval output in ``values``."""
+    for name, kind, what, _ in outputs:
+        if kind == "trec" and name in values:
+            values[name] = _clear_placeholders(what, name, values[name], placeholder)
+
+
+def _map_blocks(step, blocks, restart):
+    """``[step(block)]`` over the run's blocks, restarted if not grouped."""
+    try:
+        return _threaded_map(step, blocks)
+    except RunNotGrouped as exc:
+        if restart is None:  # pragma: no cover - only streams raise it
+            raise
+        return _threaded_map(step, restart(exc))
+
+
+def _n_threads():
+    try:
+        return min(len(os.sched_getaffinity(0)), MAX_THREADS)
+    except AttributeError:  # pragma: no cover - not on Linux
+        return min(os.cpu_count() or 1, MAX_THREADS)
+
+
+def _threaded_map(step, blocks):
+    """``[step(block)]`` in order; blocks are evaluated by worker threads
+    while the next ones are read (numpy releases the GIL in its loops). At
+    most one block per thread waits, so memory stays bounded."""
+    n = _n_threads()
+    if n < 2 or isinstance(blocks, list):
+        return [step(block) for block in blocks]
+    out, pending = [], collections.deque()
+    with concurrent.futures.ThreadPoolExecutor(n) as pool:
+        for block in blocks:
+            pending.append(pool.submit(step, block))
+            while len(pending) > n:
+                out.append(pending.popleft().result())
+        out.extend(future.result() for future in pending)
+    return out
 
 
 #: The trec_eval versions whose semantics :func:`evaluate_run` follows.
@@ -323,124 +303,35 @@ def _check_compat(compat):
     return compat
 
 
-def _placeholders(qrels, eval_ids, keep, codes, raw, scores):
-    """trec_eval 10.0 ``-c``: every qrels topic missing from the run is
-    evaluated on a ranking of one document, :data:`PLACEHOLDER_DOCNO`
-    (unjudged unless the qrels judge that docno), scored 1.
-
-    Returns the joined arrays over every qrels topic, the judgements and a
-    mask of the placeholder topics.
-    """
-    q_codes, q_ids = qrels._query_codes()
-    missing = np.ones(q_ids.shape[0], dtype=bool)
-    missing[np.searchsorted(q_ids, eval_ids)] = False
-    topics = np.flatnonzero(missing)
-    codes = np.searchsorted(q_ids, eval_ids)[codes]
-    label = np.full(q_ids.shape[0], -1, dtype=np.int64)
-    docs = qrels._d_tokens()
-    target = Tokens.from_strings(np.array([PLACEHOLDER_DOCNO])).hash()[0]
-    hits = np.flatnonzero(docs.hash() == target)
-    if hits.shape[0]:
-        hits = hits[docs.strings(hits) == PLACEHOLDER_DOCNO]
-        value = qrels.labels[hits]
-        label[q_codes[hits]] = np.where(value >= 0, value, -2)
-    order = np.argsort(np.concatenate([codes, topics]), kind="stable")
-    joined = (
-        np.concatenate([keep, np.full(topics.shape[0], -1)])[order],
-        np.concatenate([codes, topics])[order],
-        np.concatenate([raw, label[topics]])[order],
-        np.concatenate([scores, np.ones(topics.shape[0])])[order],
-    )
-    return q_ids, joined, q_codes, qrels.labels, missing
-
-
-def _judged_rows(qrels, eval_ids):
-    """Rows of the qrels whose query is evaluated."""
-    q_codes, q_ids = qrels._query_codes()
-    return np.flatnonzero(np.isin(q_ids, eval_ids)[q_codes])
-
-
-def _check_no_duplicates(record, rows, what):
-    pair = find_duplicate(record, rows)
-    if pair is not None:
-        raise duplicate_error(record, pair, what)
-
-
-def _missing_topics_error(qrels, eval_ids):
-    _, q_ids = qrels._query_codes()
-    return _missing_queries_error(np.setdiff1d(q_ids, eval_ids))
-
-
-def _ranked(y_true, scores, codes, eval_ids, judgments, docs, keep):
-    """The engine's ranking with trec_eval's tie order (docno descending)."""
-    ranking = rank(y_true, scores, codes, eval_ids, ties="first", judgments=judgments)
-    order = _docno_tie_order(ranking, docs, keep)
-    if order is None:
-        return ranking
-    return Ranking(
-        order,
-        ranking.codes,
-        y_true[order],
-        ranking.scores,
-        ranking.group_ids,
-        "first",
-        judgments=judgments,
-    )
-
-
-def _kept(ranking, keep_rows, judgments):
-    """The ranking restricted to the ranked positions ``keep_rows`` (-M, -J)."""
-    return Ranking(
-        ranking.order[keep_rows],
-        ranking.codes[keep_rows],
-        ranking.labels[keep_rows],
-        ranking.scores[keep_rows],
-        ranking.group_ids,
-        "first",
-        judgments=judgments,
-    )
-
-
-def _trec_ranking(qrels, run, level, judged_only, max_docs, all_queries, compat):
-    """The measure context of the evaluated queries (trec_eval's order, ``-M``
-    and ``-J`` applied), the number of qrels topics and the placeholder
-    topics of trec_eval 10.0's ``-c``."""
-    eval_ids, n_topics, keep, codes, raw, j_codes, j_raw = _join(qrels, run)
-    if eval_ids.shape[0] == 0:
+def _grouped_context(qrels, run, level, judged_only, max_docs, all_queries, compat):
+    """``-R qrels_jg``: one context over every (query, group) topic of the
+    grouped run (a :class:`Run` in memory), with trec_eval 10.0's ``-c``
+    placeholders among them; and the mask of those placeholders."""
+    index = QrelsIndex(qrels)
+    block = RunBlock.of_run(run)
+    ids = block.queries()[1]
+    absent = np.setdiff1d(index.topic_ids, ids)
+    placeholders = all_queries and compat == "10.0" and absent.shape[0] > 0
+    if placeholders:
+        extra = _placeholder_block(absent)
+        block = RunBlock(
+            Tokens.concat([block.q, extra.q]),
+            Tokens.concat([block.d, extra.d]),
+            np.concatenate([block.scores, extra.scores]),
+            None,
+            block.name,
+            block.run_id,
+        )
+    joined = join(index, block)
+    if not joined.eval_ids.shape[0]:
         raise ValueError(
             "no query of the run appears in the qrels: nothing to evaluate "
-            f"(run queries e.g. {run.query_ids[:3].tolist()}, qrels queries e.g. "
-            f"{np.unique(qrels.query_ids)[:3].tolist()})"
+            f"(run queries e.g. {ids[:3].tolist()}, qrels queries e.g. "
+            f"{index.topic_ids[:3].tolist()})"
         )
-    scores = run.scores[keep]
-    if compat == "9.0":  # trec_eval 9.0.x holds scores as C floats
-        with np.errstate(over="ignore"):
-            scores = scores.astype(np.float32).astype(np.float64)
-    placeholder = np.zeros(eval_ids.shape[0], dtype=bool)
-    if eval_ids.shape[0] < n_topics and compat == "10.0":
-        if not all_queries:
-            raise _missing_topics_error(qrels, eval_ids)
-        eval_ids, joined, j_codes, j_raw, placeholder = _placeholders(
-            qrels, eval_ids, keep, codes, raw, scores
-        )
-        keep, codes, raw, scores = joined
-    judgments = Judgments(j_codes, np.maximum(j_raw, 0).astype(np.float64))
-    y_true = np.maximum(raw, 0).astype(np.float64)
-    ranking = _ranked(y_true, scores, codes, eval_ids, judgments, run._d_tokens(), keep)
-    ranked_raw = raw[ranking.order]
-    # trec_eval checks duplicates after -M and before -J
-    cut = None if max_docs is None else ranking.position < max_docs
-    run_rows = keep if cut is None else keep[ranking.order[cut]]
-    if placeholder.any():
-        run_rows = run_rows[run_rows >= 0]
-    _check_no_duplicates(run, run_rows, "the run")
-    _check_no_duplicates(qrels, _judged_rows(qrels, eval_ids), "the qrels")
-    if judged_only:
-        cut = ranked_raw >= 0 if cut is None else cut & (ranked_raw >= 0)
-    if cut is not None and not cut.all():
-        ranking, ranked_raw = _kept(ranking, cut, judgments), ranked_raw[cut]
-    context = Context(ranking, ranked_raw, level, j_codes, j_raw, compat=compat)
-    return context, n_topics, placeholder
+    ctx = trec_ranking(joined, block, level, judged_only, max_docs, compat)
+    mask = np.isin(joined.eval_ids, absent) if placeholders else None
+    return ctx, mask
 
 
 def evaluate_run(
@@ -481,7 +372,12 @@ def evaluate_run(
     run : Run, path, file, dict, DataFrame or iterable
         The run: a TREC run file (see :func:`skirm.io.read_run`), or any
         shape :func:`skirm.io.as_run` takes (``{qid: {docid: score}}``, a
-        DataFrame, ``(qid, docid, score)`` tuples).
+        DataFrame, ``(qid, docid, score)`` tuples). A path is streamed: read
+        a few MiB at a time, each block of whole queries evaluated on its own
+        (by worker threads), so memory does not grow with the run. That needs
+        each query's lines together, as in TREC runs; a run whose queries are
+        interleaved is read again in parts by query (a ``UserWarning`` says
+        so when that takes more than one pass over the file).
     metrics : str or sequence of str, default="official"
         trec_eval measure names (``map``, ``P_10``, ``P.5,10``,
         ``ndcg_cut.10``, ``map_cut.100``, ``recall.1000``, ``bpref``,
@@ -584,75 +480,88 @@ def evaluate_run(
     check_qrels_type(qrels, rel_format)
     num_docs = _check_collection_size(collection_size)
     zscores = as_zscores(zscores)
-    run = _as_run(run)
-    all_queries = bool(all_queries)
-    if rel_format == "qrels_jg":
-        qrels_jg = as_qrels_jg(qrels)
-        _check_all_judged(qrels_jg.query_ids, run, all_queries, compat)
-        qrels, grouped, n_topics = group_topics(qrels_jg, run, max_docs)
-        ctx, _, _ = _trec_ranking(
-            qrels, grouped, level, bool(judged_only), max_docs, all_queries, compat
-        )
-        query_ids, group_codes = split_topics(np.asarray(ctx.ranking.group_ids))
-        placeholder = np.zeros(query_ids.shape[0], dtype=bool)
-    elif rel_format in ("prefs", "qrels_prefs"):
-        prefs = as_prefs(qrels, rel_format)
-        _check_all_judged(prefs.query_ids, run, all_queries, compat)
-        ctx = PrefsEvaluation(prefs, run, all_queries and compat == "10.0", max_docs)
-        query_ids, group_codes = ctx.query_ids, None
-        n_topics = np.unique(prefs.query_ids).shape[0]
-        placeholder = np.zeros(query_ids.shape[0], dtype=bool)
-    else:
+    all_queries, judged_only = bool(all_queries), bool(judged_only)
+    if rel_format == "qrels":
         qrels = _as_qrels(qrels)
-        ctx, n_topics, placeholder = _trec_ranking(
-            qrels, run, level, bool(judged_only), max_docs, all_queries, compat
-        )
-        query_ids, group_codes = np.asarray(ctx.ranking.group_ids), None
-    ctx.num_docs = num_docs
-    n_eval = query_ids.shape[0]
-    n_total = n_topics if all_queries else n_eval
-    n_missing = n_total - n_eval
-    per_query = {}
-    for name, kind, what, param in outputs:
-        if kind == "skirm":
-            params = {}
-            if "relevance_threshold" in what.spec.params and not what.params.get(
-                "relevance_threshold"
-            ):
-                params["relevance_threshold"] = level
-            metric = get_metric(what, **params) if params else what
-            values = metric.per_query(ctx.ranking, 0.0)[1]
-        else:
-            if what == "runid":
-                continue
-            if group_codes is not None:
-                values = group_values(ctx, what, param, group_codes, n_eval)
-            else:
-                values = ctx.value(what, param)
-            if placeholder.any():
-                values = _clear_placeholders(what, name, values, placeholder)
-            if MEASURES[what].string:
-                per_query[name] = np.asarray(values, dtype=str)
-                continue
-        per_query[name] = np.asarray(values, dtype=np.float64)
-        if zscores is not None:
-            summary = "mean" if kind == "skirm" else MEASURES[what].summary
-            per_query[name] = zscore_values(
-                zscores, query_ids, name, summary, per_query[name]
+        options = (level, judged_only, max_docs, all_queries, compat, num_docs)
+        ids, per_query, n_topics, run_id = _stream(qrels, run, outputs, options)
+    else:
+        run = _as_run(run)
+        run_id = run.run_id
+        if rel_format == "qrels_jg":
+            qrels_jg = as_qrels_jg(qrels)
+            _check_all_judged(qrels_jg.query_ids, run, all_queries, compat)
+            qrels, grouped, n_topics = group_topics(qrels_jg, run, max_docs)
+            ctx, placeholder = _grouped_context(
+                qrels, grouped, level, judged_only, max_docs, all_queries, compat
             )
+            ids, group_codes = split_topics(np.asarray(ctx.ranking.group_ids))
+        else:
+            prefs = as_prefs(qrels, rel_format)
+            _check_all_judged(prefs.query_ids, run, all_queries, compat)
+            placeholders = all_queries and compat == "10.0"
+            ctx = PrefsEvaluation(prefs, run, placeholders, max_docs)
+            ids, group_codes, placeholder = ctx.query_ids, None, None
+            n_topics = np.unique(prefs.query_ids).shape[0]
+        ctx.num_docs = num_docs
+        per_query = measure(ctx, outputs, level, group_codes, ids.shape[0])
+        if placeholder is not None and placeholder.any():
+            _clear_all(outputs, per_query, placeholder)
+    n_eval = ids.shape[0]
+    n_total = n_topics if all_queries else n_eval
+    if zscores is not None:
+        for name, kind, what, _ in outputs:
+            if name in per_query and per_query[name].dtype.kind == "f":
+                summary = "mean" if kind == "skirm" else MEASURES[what].summary
+                per_query[name] = zscore_values(
+                    zscores, ids, name, summary, per_query[name]
+                )
     means = summarize_outputs(
         outputs,
         per_query,
         n_total,
-        n_missing,
+        n_total - n_eval,
         qrels,
         all_queries,
         zscored=zscores is not None,
     )
-    result = EvaluationResult(query_ids, per_query, means)
-    result.run_id = run.run_id
+    result = EvaluationResult(ids, per_query, means)
+    result.run_id = run_id
     result.zscored = zscores is not None
     return result
+
+
+def _stream(qrels, run, outputs, options):
+    """``(ids, per-query values, n_topics, run_id)`` of a run against qrels,
+    block by block: join, rank, measure (see :func:`_blocks`)."""
+    level, judged_only, max_docs, all_queries, compat, num_docs = options
+    index = QrelsIndex(qrels)
+
+    def step(block):
+        joined = join(index, block)
+        if not joined.eval_ids.shape[0]:
+            return None, None, block.run_id, block.q.codes()[1][:3].tolist()
+        ctx = trec_ranking(joined, block, level, judged_only, max_docs, compat)
+        ctx.num_docs = num_docs
+        return joined.eval_ids, measure(ctx, outputs, level), block.run_id, None
+
+    parts = _map_blocks(step, *_blocks(run))
+    run_id = next((p[2] for p in reversed(parts) if p[2] is not None), "")
+    found = [p[:2] for p in parts if p[0] is not None]
+    if not found:
+        sample = next((p[3] for p in parts if p[3]), [])
+        raise ValueError(
+            "no query of the run appears in the qrels: nothing to evaluate "
+            f"(run queries e.g. {sample}, qrels queries e.g. "
+            f"{index.topic_ids[:3].tolist()})"
+        )
+    absent = _absent_topics(index, found)
+    if absent.shape[0] and compat == "10.0":
+        if not all_queries:
+            raise _missing_queries_error(absent)
+        found.append(_placeholder_part(step, absent, outputs))
+    ids, per_query = concatenate(found)
+    return ids, per_query, index.n_topics, run_id
 
 
 def _check_collection_size(value):
@@ -665,26 +574,3 @@ def _check_collection_size(value):
             f"`collection_size` must be a non-negative integer, got {value}"
         )
     return int(value)
-
-
-def summarize_outputs(
-    outputs, per_query, n_total, n_missing, qrels, all_queries, zscored=False
-):
-    """trec_eval's summary ("all") of each measure's per-query values
-    (``zscored``: of their z-scores). String measures have none."""
-    means = {}
-    for name, kind, what, _ in outputs:
-        if name not in per_query:
-            continue  # runid
-        if kind == "trec" and MEASURES[what].string:
-            continue  # relstring: per query only
-        if what == "num_rel" and all_queries:
-            # trec_eval -c recounts num_rel over every qrels topic, rel > 0.
-            means[name] = float(np.count_nonzero(qrels.labels > 0))
-            continue
-        summary = "mean" if kind == "skirm" else MEASURES[what].summary
-        if zscored:
-            means[name] = zscore_summary(summary, per_query[name], n_total)
-        else:
-            means[name] = summarize(summary, per_query[name], n_total, n_missing)
-    return means

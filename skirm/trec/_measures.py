@@ -738,6 +738,38 @@ def _segment_cumsum(values, codes, starts):
     return cum - before[codes] if values.shape[0] else cum
 
 
+def measure(ctx, outputs, level, group_codes=None, n_queries=None):
+    """``{output name: per-query values}`` of a context, in ``outputs`` order.
+
+    ``outputs`` are :func:`skirm.trec._evaluate._parse_metrics` entries:
+    trec_eval measures by their kernels here, skirm metrics by the registry
+    (binary ones at the relevance level ``level``). String measures
+    (``relstring``) give str arrays. With ``group_codes`` (``-R qrels_jg``)
+    each value is averaged over the groups of its query.
+    """
+    from skirm.trec._formats import group_values
+
+    values = {}
+    for name, kind, what, param in outputs:
+        if kind == "skirm":
+            params = {}
+            if "relevance_threshold" in what.spec.params and not what.params.get(
+                "relevance_threshold"
+            ):
+                params["relevance_threshold"] = level
+            metric = get_metric(what, **params) if params else what
+            out = metric.per_query(ctx.ranking, 0.0)[1]
+        elif what == "runid":
+            continue
+        elif group_codes is not None:
+            out = group_values(ctx, what, param, group_codes, n_queries)
+        else:
+            out = ctx.value(what, param)
+        string = kind == "trec" and MEASURES[what].string
+        values[name] = np.asarray(out, dtype=str if string else np.float64)
+    return values
+
+
 def _sequential_sum(values):
     """The sum accumulated left to right, as trec_eval adds up its queries
     (``np.sum`` adds pairwise: its last bit can differ, and so can the 4th

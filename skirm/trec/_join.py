@@ -1,0 +1,195 @@
+"""Join: each run row's trec_eval relevance value, from an index of the qrels.
+
+The qrels are indexed once (:class:`QrelsIndex`); every block of run rows is
+then joined to it on its own (:func:`join`). Rows are matched to judgements
+on a 64-bit hash of (query, docno) and every match is verified byte for
+byte; when two judgements share a hash, blocks are joined on the strings.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from skirm.io._tokens import SortedKeys, mix
+from skirm.io._trec import duplicate_rows_error
+
+
+class QrelsIndex:
+    """The judgements grouped by topic, with sorted (topic, docno) keys.
+
+    Attributes
+    ----------
+    topic_ids : ndarray of str
+        Sorted distinct topics of the qrels.
+    codes, labels : ndarray
+        Topic code and label of each judgement, in topic order.
+    rows : ndarray
+        The qrels row of each judgement in topic order.
+    docs : Tokens
+        The qrels' docnos, in the qrels' own row order (``docs[rows]``).
+    keys, key_order : SortedKeys, ndarray
+        The sorted (topic, docno) hashes and the judgement of each.
+    """
+
+    def __init__(self, qrels):
+        _, d = qrels._tokens()
+        codes, self.topic_ids = qrels._query_codes()
+        order = np.argsort(codes, kind="stable")
+        self.codes = codes[order]
+        self.labels = qrels.labels[order]
+        self.docs, self.rows = d, order
+        self.n_topics = int(self.topic_ids.shape[0])
+        self.topic_start = np.searchsorted(self.codes, np.arange(self.n_topics + 1))
+        keys = mix(d.hash()[order], self.codes)
+        self.key_order = np.argsort(keys)
+        keys = keys[self.key_order]
+        self.keys = SortedKeys(keys)
+        self._doc_strings = None
+        self._qrels = qrels
+        self._find_duplicates(np.flatnonzero(keys[1:] == keys[:-1]))
+
+    def _find_duplicates(self, same):
+        """Judgements repeated in a topic, and whether distinct judgements
+        share a key (then joins compare strings). ``dup_topics`` (sorted
+        codes) and ``dup_pairs`` (the qrels rows of two copies) are kept."""
+        a, b = self.key_order[same], self.key_order[same + 1]
+        docs, order = self.docs, self.rows
+        truly = (self.codes[a] == self.codes[b]) & docs.equal(order[a], docs, order[b])
+        self.collision = not truly.all()
+        if self.collision:  # decide on the strings
+            _, d_codes = np.unique(self.doc_strings(), return_inverse=True)
+            key = self.codes * max(len(self.docs), 1) + d_codes.reshape(-1)
+            o = np.argsort(key, kind="stable")
+            same = np.flatnonzero(key[o[1:]] == key[o[:-1]])
+            a, b = o[same], o[same + 1]
+        else:
+            a, b = a[truly], b[truly]
+        topics = self.codes[a]
+        rows_a, rows_b = self.rows[a], self.rows[b]  # rows of the qrels
+        first, second = np.minimum(rows_a, rows_b), np.maximum(rows_a, rows_b)
+        o = np.lexsort((second, topics))  # per topic, the earliest repeat
+        new = np.ones(o.shape[0], dtype=bool)
+        new[1:] = topics[o[1:]] != topics[o[:-1]]
+        self.dup_topics = topics[o][new]
+        self.dup_pairs = np.stack([first[o][new], second[o][new]], axis=1)
+
+    def check_duplicates(self, topics):
+        """Raise for the first docno repeated in one of ``topics`` (codes),
+        as trec_eval does for the topics it evaluates."""
+        if not self.dup_topics.shape[0]:
+            return
+        hit = np.isin(self.dup_topics, topics)
+        if hit.any():
+            pairs = self.dup_pairs[hit]
+            first, second = pairs[int(np.argmin(pairs[:, 1]))].tolist()
+            q, d = self._qrels._tokens()
+            lines, name = self._qrels._lines, self._qrels._source
+            raise duplicate_rows_error(q, d, (first, second), lines, name, "the qrels")
+
+    def topics(self, ids):
+        """Topic code of each id in ``ids`` (sorted str), -1 if absent."""
+        pos = np.searchsorted(self.topic_ids, ids)
+        inside = pos < self.n_topics
+        found = np.zeros(ids.shape[0], dtype=bool)
+        found[inside] = self.topic_ids[pos[inside]] == ids[inside]
+        return np.where(found, pos, -1)
+
+    def judgments(self, topics):
+        """Rows of the judgements of ``topics`` (codes), and each one's index
+        into ``topics``."""
+        lo, hi = self.topic_start[topics], self.topic_start[topics + 1]
+        sizes = hi - lo
+        which = np.repeat(np.arange(topics.shape[0]), sizes)
+        offset = lo - (np.cumsum(sizes) - sizes)
+        rows = np.arange(which.shape[0]) + np.repeat(offset, sizes)
+        return rows, which
+
+    def doc_strings(self):
+        if self._doc_strings is None:
+            self._doc_strings = self.docs.strings(self.rows)
+        return self._doc_strings
+
+
+class Joined(NamedTuple):
+    """A block of run rows joined to the qrels.
+
+    ``keep`` are the block's rows whose query is in the qrels, ``codes`` their
+    query's index into ``eval_ids`` (sorted), ``raw`` their trec_eval
+    relevance value (the qrels level if >= 0, -1 if not in the qrels, -2 if
+    judged with a negative level); ``j_codes``, ``j_raw`` every judgement of
+    the evaluated queries.
+    """
+
+    eval_ids: np.ndarray
+    keep: np.ndarray
+    codes: np.ndarray
+    raw: np.ndarray
+    j_codes: np.ndarray
+    j_raw: np.ndarray
+
+
+def join(index, block):
+    """:class:`Joined` rows of a run block (every row of its queries)."""
+    run_codes, run_ids = block.queries()
+    topic_of = index.topics(run_ids)
+    in_qrels = topic_of >= 0
+    eval_ids = run_ids[in_qrels]
+    eval_of = np.full(run_ids.shape[0], -1, dtype=np.int64)
+    eval_of[in_qrels] = np.arange(eval_ids.shape[0])
+    rows = eval_of[run_codes]
+    keep = np.flatnonzero(rows >= 0)
+    codes = rows[keep]
+    topics = topic_of[in_qrels]
+    index.check_duplicates(topics)
+    j_rows, j_codes = index.judgments(topics)
+    j_raw = index.labels[j_rows]
+    if index.collision:
+        raw = _raw_by_strings(index, block, keep, codes, topics, j_rows, j_codes)
+    else:
+        raw = _raw_by_keys(index, block, keep, topics[codes])
+    return Joined(eval_ids, keep, codes, raw, j_codes, j_raw)
+
+
+def _raw_by_keys(index, block, keep, row_topics):
+    """Relevance values of the kept rows through the hashed keys."""
+    block.d.hash()  # of every row: the rank stage's duplicate check reuses it
+    docs = block.d if keep.shape[0] == len(block) else block.d.take(keep)
+    found = index.keys.find(mix(docs.hash(), row_topics))
+    hit = np.flatnonzero(found >= 0)
+    judged = index.key_order[found[hit]]
+    # A key equal by chance is no match: the judgement keys are distinct.
+    same = (index.codes[judged] == row_topics[hit]) & docs.equal(
+        hit, index.docs, index.rows[judged]
+    )
+    hit, judged = hit[same], judged[same]
+    return _raw(keep.shape[0], hit, index.labels[judged])
+
+
+def _raw_by_strings(index, block, keep, codes, topics, j_rows, j_codes):
+    """Relevance values of the kept rows by comparing docno strings."""
+    run_docs = block.d.take(keep).strings()
+    doc_ids, dcodes = np.unique(run_docs, return_inverse=True)
+    j_docs = index.doc_strings()[j_rows]
+    dpos = np.searchsorted(doc_ids, j_docs)
+    dpos_c = np.minimum(dpos, max(doc_ids.shape[0] - 1, 0))
+    found = (dpos < doc_ids.shape[0]) & (doc_ids[dpos_c] == j_docs)
+    n_docs = max(doc_ids.shape[0], 1)
+    jkey = j_codes[found] * n_docs + dpos[found]
+    jlab = index.labels[j_rows][found]
+    o = np.argsort(jkey, kind="stable")
+    jkey, jlab = jkey[o], jlab[o]
+    rkey = codes * n_docs + dcodes.reshape(-1)
+    idx = np.searchsorted(jkey, rkey)
+    idx_c = np.minimum(idx, max(jkey.shape[0] - 1, 0))
+    hit = (idx < jkey.shape[0]) & (jkey[idx_c] == rkey if jkey.shape[0] else False)
+    hit = np.flatnonzero(hit)
+    return _raw(keep.shape[0], hit, jlab[idx_c[hit]])
+
+
+def _raw(n, hit, labels):
+    """-1 everywhere, the label at ``hit`` (-2 for a negative label)."""
+    raw = np.full(n, -1, dtype=np.int64)
+    raw[hit] = np.where(labels >= 0, labels, -2)
+    return raw

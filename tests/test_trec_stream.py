@@ -1,0 +1,197 @@
+"""The streamed TREC path: a run file read block by block gives exactly the
+numbers of the run read whole, and agrees with pytrec_eval on mixed docnos."""
+
+import gzip
+import io
+
+import numpy as np
+import pytest
+
+import skirm.io._trec as trec_io
+from skirm.io import Qrels, Run, read_qrels, read_run
+from skirm.io._tokens import Tokens
+from skirm.trec import evaluate_run
+
+MEASURES8 = ["map", "ndcg", "ndcg_cut.10", "P.10", "recall.100", "recip_rank"]
+MEASURES8 += ["bpref", "Rprec"]
+
+
+def _same(a, b):
+    assert a.group_ids.tolist() == b.group_ids.tolist()
+    assert list(a.per_query) == list(b.per_query)
+    for name in a.per_query:  # equal up to the order of float additions
+        if a.per_query[name].dtype.kind == "U":  # relstring
+            np.testing.assert_array_equal(a.per_query[name], b.per_query[name])
+            continue
+        np.testing.assert_allclose(
+            a.per_query[name], b.per_query[name], rtol=1e-14, atol=0, err_msg=name
+        )
+    assert a.means == pytest.approx(b.means, rel=1e-14, abs=0)
+    assert a.run_id == b.run_id
+
+
+def _mixed_docnos(rng, n):
+    """Docnos of the four real-world shapes (TREC disks, ClueWeb, MS MARCO
+    segments, integers): widths from 1 to 45 bytes, '#' inside some."""
+    kind = rng.integers(0, 4, size=n)
+    a = rng.integers(0, 10**9, size=n)
+    b = rng.integers(0, 10**4, size=n)
+    out = []
+    for s, x, y in zip(kind.tolist(), a.tolist(), b.tolist(), strict=True):
+        if s == 0:
+            out.append(f"{('FT9', 'LA0', 'WSJ8')[x % 3]}{x % 100000:05d}-{y:04d}")
+        elif s == 1:
+            out.append(f"clueweb09-en{y:04d}-{x % 100:02d}-{x % 100000:05d}")
+        elif s == 2:
+            out.append(f"msmarco_v2.1_doc_{y % 60:02d}_{x}#{y % 40}_{x + y}")
+        else:
+            out.append(str(x % 10 ** (1 + y % 9)))
+    return out
+
+
+def _write_mixed(folder, seed, n_queries=40, grouped=True):
+    """A run (ties in score, queries of 1 to 300 rows, some not in the qrels)
+    and qrels (judged retrieved docs, missed docs, negative labels)."""
+    rng = np.random.default_rng(seed)
+    run_lines, qrels_lines = [], []
+    for q in range(n_queries):
+        qid = str(rng.integers(1, 10**6))
+        n = int(rng.integers(1, 300))
+        docs = list(dict.fromkeys(_mixed_docnos(rng, n + 20)))
+        retrieved, missed = docs[:n], docs[n:]
+        scores = np.round(rng.gamma(2.0, 2.0, len(retrieved)), 1)  # many ties
+        run_lines += [
+            f"{qid} Q0 {d} {r} {s} tag{seed}\n"
+            for r, (d, s) in enumerate(zip(retrieved, scores.tolist(), strict=True))
+        ]
+        if q % 7 == 3:
+            continue  # a query of the run missing from the qrels
+        judged = [d for d in retrieved if rng.random() < 0.3] + missed
+        labels = rng.choice([-1, 0, 0, 1, 2, 3], size=len(judged))
+        qrels_lines += [
+            f"{qid} 0 {d} {label}\n"
+            for d, label in zip(judged, labels.tolist(), strict=True)
+        ]
+    if not grouped:
+        run_lines = [run_lines[i] for i in rng.permutation(len(run_lines))]
+    run, qrels = folder / f"mixed{seed}.run", folder / f"mixed{seed}.qrels"
+    run.write_text("".join(run_lines))
+    qrels.write_text("".join(qrels_lines))
+    return qrels, run
+
+
+@pytest.mark.parametrize("block_bytes", [64, 1000, 1 << 16])
+@pytest.mark.parametrize(
+    ("qrels_name", "run_name", "options"),
+    [
+        ("qrels.test", "results.test", {}),
+        ("qrels.test", "results.trunc", {"all_queries": True, "max_docs": 100}),
+        ("qrels.rel_level", "results.test", {"relevance_level": 2}),
+        ("qrels.test", "results.test", {"judged_only": True}),
+    ],
+)
+def test_streamed_equals_read_whole(
+    shared_data, monkeypatch, block_bytes, qrels_name, run_name, options
+):
+    folder = shared_data / "trec_eval-v9.0.8-test"
+    qrels = read_qrels(folder / qrels_name)
+    whole = evaluate_run(qrels, read_run(folder / run_name), "all_trec", **options)
+    monkeypatch.setattr(trec_io, "BLOCK_BYTES", block_bytes)
+    streamed = evaluate_run(qrels, folder / run_name, "all_trec", **options)
+    _same(streamed, whole)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_mixed_docno_shapes_match_pytrec_eval(tmp_path, monkeypatch, seed):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels_path, run_path = _write_mixed(tmp_path, seed)
+    monkeypatch.setattr(trec_io, "BLOCK_BYTES", 4096)
+    got = evaluate_run(qrels_path, run_path, MEASURES8)
+    qrels, run = {}, {}
+    for line in qrels_path.read_text().splitlines():
+        q, _, d, rel = line.split()
+        qrels.setdefault(q, {})[d] = int(rel)
+    for line in run_path.read_text().splitlines():
+        q, _, d, _, score, _ = line.split()
+        run.setdefault(q, {})[d] = float(score)
+    ref = pytrec_eval.RelevanceEvaluator(qrels, set(MEASURES8)).evaluate(run)
+    assert sorted(ref) == got.group_ids.tolist()
+    for name in got.per_query:
+        key = name.replace(".", "_")
+        theirs = [ref[q][key] for q in got.group_ids.tolist()]
+        np.testing.assert_allclose(got.per_query[name], theirs, rtol=0, atol=1e-12)
+
+
+def test_ungrouped_run_is_read_in_parts(tmp_path, monkeypatch):
+    qrels_path, run_path = _write_mixed(tmp_path, 3, grouped=False)
+    whole = evaluate_run(qrels_path, read_run(run_path), MEASURES8)
+    monkeypatch.setattr(trec_io, "BLOCK_BYTES", 4096)
+    _same(evaluate_run(qrels_path, run_path, MEASURES8), whole)  # one part
+    monkeypatch.setattr(trec_io, "PART_BYTES", 20_000)
+    monkeypatch.setattr(trec_io, "PART_BLOCK_ROWS", 500)  # several per part
+    n_parts = -(-run_path.stat().st_size // 20_000)
+    with pytest.warns(UserWarning, match=rf"appears again .* in {n_parts} passes"):
+        _same(evaluate_run(qrels_path, run_path, MEASURES8), whole)
+
+
+def test_run_not_grouped_names_the_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(trec_io, "BLOCK_BYTES", 64)
+    lines = [f"q{i // 3} Q0 d{i} 1 {i} r\n" for i in range(30)]
+    lines.append("q2 Q0 dx 1 0 r\n")
+    path = tmp_path / "run"
+    path.write_text("".join(lines))
+    with pytest.raises(trec_io.RunNotGrouped, match=r"run:31: query 'q2' appears"):
+        list(trec_io.iter_run_blocks(path))
+
+
+def test_stream_errors_name_the_file_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(trec_io, "BLOCK_BYTES", 128)
+    lines = ["# comment\n", "\n"] + [f"7 Q0 d{i} {i} {i / 4} r\n" for i in range(60)]
+    qrels = Qrels(["7"], ["d1"], [1])
+    path = tmp_path / "run"
+    path.write_text("".join([*lines, "8 Q0 d1 1 x r\n"]))
+    with pytest.raises(ValueError, match=r"run:63: expected a numeric score"):
+        evaluate_run(qrels, path, ["map"])
+    path.write_text("".join([*lines, "7 Q0 d5 1 0 r\n", "8 Q0 d1 1 0 r\n"]))
+    duplicate = r"run:63: duplicate docno 'd5' for query '7' \(first at line 8\)"
+    with pytest.raises(ValueError, match=duplicate):
+        evaluate_run(qrels, path, ["map"])
+
+
+def test_gzip_and_open_files_stream_alike(tmp_path, monkeypatch):
+    qrels_path, run_path = _write_mixed(tmp_path, 4)
+    whole = evaluate_run(qrels_path, read_run(run_path), MEASURES8)
+    gz = tmp_path / "run.gz"
+    gz.write_bytes(gzip.compress(run_path.read_bytes()))
+    monkeypatch.setattr(trec_io, "BLOCK_BYTES", 3000)
+    _same(evaluate_run(qrels_path, gz, MEASURES8), whole)
+    with open(run_path, "rb") as fh:
+        _same(evaluate_run(qrels_path, fh, MEASURES8), whole)
+    text = io.StringIO(run_path.read_text())
+    _same(evaluate_run(qrels_path, text, MEASURES8), whole)
+
+
+def test_in_memory_records_equal_files(tmp_path):
+    qrels_path, run_path = _write_mixed(tmp_path, 5)
+    from_files = evaluate_run(qrels_path, run_path, MEASURES8)
+    q, r = read_qrels(qrels_path), read_run(run_path)
+    qrels = Qrels(q.query_ids, q.doc_ids, q.labels)
+    run = Run(r.query_ids, r.doc_ids, r.scores, run_id=r.run_id)
+    _same(evaluate_run(qrels, run, MEASURES8), from_files)
+    # object arrays and non-ASCII ids take the general conversion
+    qrels = Qrels(q.query_ids.astype(object), q.doc_ids.astype(object), q.labels)
+    _same(evaluate_run(qrels, run, MEASURES8), from_files)
+
+
+def test_token_hash_depends_on_the_token_alone():
+    words = ["d1", "clueweb09-en0000-00-00000", "d1é", "", "FT911-1234"]
+    alone = [Tokens.from_strings(np.array([w])).hash()[0] for w in words]
+    together = Tokens.from_strings(np.array(words)).hash()
+    assert together.tolist() == alone
+    assert len(set(alone)) == len(words)
+    short = Tokens.from_strings(np.array(["d1", "x"]))
+    assert short.hash()[0] == together[0]
+    assert Tokens.concat([short, Tokens.from_strings(np.array(words))]).strings(
+        np.array([0, 3, 4])
+    ).tolist() == ["d1", "clueweb09-en0000-00-00000", "d1é"]

@@ -353,24 +353,42 @@ def _kept(ranking, keep_rows, judgments):
     )
 
 
-def _trec_ranking(qrels, run, level, judged_only, max_docs, all_queries, compat):
+def _missing_rule(all_queries, compat):
+    """What becomes of the qrels topics missing from the run: ``"raise"``
+    (trec_eval 10.0), ``"score"`` (10.0 ``-c``: placeholder rankings) or
+    ``"leave out"`` (9.0.x, with or without ``-c``)."""
+    if compat == "9.0":
+        return "leave out"
+    return "score" if all_queries else "raise"
+
+
+def _no_common_error(qrels, run_query_ids):
+    return ValueError(
+        "no query of the run appears in the qrels: nothing to evaluate "
+        f"(run queries e.g. {run_query_ids[:3].tolist()}, qrels queries e.g. "
+        f"{np.unique(qrels.query_ids)[:3].tolist()})"
+    )
+
+
+def _trec_ranking(qrels, run, level, judged_only, max_docs, missing, compat):
     """The measure context of the evaluated queries (trec_eval's order, ``-M``
     and ``-J`` applied), the number of qrels topics and the placeholder
-    topics of trec_eval 10.0's ``-c``."""
+    topics of trec_eval 10.0's ``-c``.
+
+    ``missing`` is the rule of :func:`_missing_rule` for the qrels topics the
+    run lacks. With ``"score"``, a run without any qrels query (a run of no
+    rows) gives every qrels topic its placeholder ranking.
+    """
     eval_ids, n_topics, keep, codes, raw, j_codes, j_raw = _join(qrels, run)
-    if eval_ids.shape[0] == 0:
-        raise ValueError(
-            "no query of the run appears in the qrels: nothing to evaluate "
-            f"(run queries e.g. {run.query_ids[:3].tolist()}, qrels queries e.g. "
-            f"{np.unique(qrels.query_ids)[:3].tolist()})"
-        )
+    if eval_ids.shape[0] == 0 and missing != "score":
+        raise _no_common_error(qrels, run.query_ids)
     scores = run.scores[keep]
     if compat == "9.0":  # trec_eval 9.0.x holds scores as C floats
         with np.errstate(over="ignore"):
             scores = scores.astype(np.float32).astype(np.float64)
     placeholder = np.zeros(eval_ids.shape[0], dtype=bool)
-    if eval_ids.shape[0] < n_topics and compat == "10.0":
-        if not all_queries:
+    if eval_ids.shape[0] < n_topics and missing != "leave out":
+        if missing == "raise":
             raise _missing_topics_error(qrels, eval_ids)
         eval_ids, joined, j_codes, j_raw, placeholder = _placeholders(
             qrels, eval_ids, keep, codes, raw, scores
@@ -509,12 +527,32 @@ def evaluate_run(
     _check_max_docs(max_docs)
     qrels = _as_qrels(qrels)
     run = _as_run(run)
-    ctx, n_topics, placeholder = _trec_ranking(
-        qrels, run, level, bool(judged_only), max_docs, bool(all_queries), compat
+    missing = _missing_rule(bool(all_queries), compat)
+    if missing == "score" and not _evaluated_queries(qrels, run)[0].shape[0]:
+        raise _no_common_error(qrels, run.query_ids)
+    group_ids, per_query, n_topics = query_values(
+        qrels, run, outputs, level, bool(judged_only), max_docs, missing, compat
     )
-    n_eval = ctx.n
+    n_eval = group_ids.shape[0]
     n_total = n_topics if all_queries else n_eval
-    n_missing = n_total - n_eval
+    means = summarize_outputs(
+        outputs, per_query, n_total, n_total - n_eval, qrels, all_queries
+    )
+    result = EvaluationResult(group_ids, per_query, means)
+    result.run_id = run.run_id
+    return result
+
+
+def query_values(qrels, run, outputs, level, judged_only, max_docs, missing, compat):
+    """``(group_ids, per_query, n_topics)``: the evaluated queries (sorted),
+    each output's per-query values and the number of qrels topics.
+
+    The arguments are those of :func:`evaluate_run`, checked and converted;
+    ``missing`` is the rule of :func:`_missing_rule`.
+    """
+    ctx, n_topics, placeholder = _trec_ranking(
+        qrels, run, level, judged_only, max_docs, missing, compat
+    )
     per_query = {}
     for name, kind, what, param in outputs:
         if kind == "skirm":
@@ -532,12 +570,7 @@ def evaluate_run(
             if what in PLACEHOLDER_ZEROS and placeholder.any():
                 values = np.where(placeholder, 0.0, values)
         per_query[name] = np.asarray(values, dtype=np.float64)
-    means = summarize_outputs(
-        outputs, per_query, n_total, n_missing, qrels, all_queries
-    )
-    result = EvaluationResult(np.asarray(ctx.ranking.group_ids), per_query, means)
-    result.run_id = run.run_id
-    return result
+    return np.asarray(ctx.ranking.group_ids), per_query, n_topics
 
 
 def summarize_outputs(outputs, per_query, n_total, n_missing, qrels, all_queries):

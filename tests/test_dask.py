@@ -329,6 +329,36 @@ def test_evaluate_run_without_missing_queries_equals_one_process(client):
         _assert_same_run_result(result, evaluate_run(qrels, run, MEASURES, **options))
 
 
+@pytest.mark.oracle
+@pytest.mark.parametrize("placeholder_grade", [3, 1])
+def test_evaluate_run_takes_err_max_grade_over_the_whole_run(client, placeholder_grade):
+    # ERR's default max_grade is the largest label of the whole ranking: the
+    # partition of t1 (grade 1 at most) and the placeholder of t2 must use it.
+    qrels = Qrels(
+        ["t0", "t0", "t1", "t1", "t2"],
+        ["a", "b", "c", "d", "ceci_nest_pas_un_docno"],
+        [2, 0, 1, 0, placeholder_grade],
+    )
+    run = Run(["t0", "t0", "t1", "t1"], ["a", "b", "c", "d"], [2.0, 1.0, 2.0, 1.0])
+    frame = run.to_frame()
+    rows = dd.from_delayed(
+        [dask_delayed(frame.iloc[:2]), dask_delayed(frame.iloc[2:])],
+        meta=frame.iloc[:0],
+    )
+    measures = ["err@5", "err", "ndcg@5", "map"]
+    # 9.0 leaves t2 out: its placeholder label does not count
+    for options, top in (
+        ({"all_queries": True}, max(2, placeholder_grade)),
+        ({"compat": "9.0"}, 2),
+    ):
+        expected = evaluate_run(qrels, run, measures, **options)
+        assert expected.per_query["err@5"][1] == pytest.approx(1 / 2**top)
+        result = skirm.dask.evaluate_run(
+            qrels, rows, measures, shuffle=False, **options
+        )
+        _assert_same_run_result(result, expected)
+
+
 def test_evaluate_run_missing_queries_raise_as_in_one_process(client):
     qrels, run = _trec(4)
     rows = dd.from_pandas(run.to_frame(), npartitions=4)

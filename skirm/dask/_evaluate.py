@@ -359,13 +359,14 @@ def _run_frame(run):
 def _partition_run(rows, qrels, metrics, options):
     """Per-query trec_eval values of one partition's run rows.
 
-    Returns ``(judged, outcome)``: the partition's queries that are in the
-    qrels, and either a pandas frame of their values, each as
+    Returns ``(judged, outcome, top)``: the partition's queries that are in
+    the qrels; either a pandas frame of their values, each as
     :func:`skirm.trec.evaluate_run` gives it whatever qrels topics the
     partition lacks (the rule on those applies to the whole run, in
     :func:`evaluate_run`), or the ValueError of the evaluation, raised by the
-    caller after the checks that trec_eval makes first. When no query is
-    judged, ``outcome`` holds the first query ids, for the message.
+    caller after the checks that trec_eval makes first; and the largest label
+    of the partition's ranking. When no query is judged, ``outcome`` holds
+    the first query ids, for the message.
     """
     from skirm.io import Run
     from skirm.trec._evaluate import _parse_metrics, query_values
@@ -374,7 +375,7 @@ def _partition_run(rows, qrels, metrics, options):
     query_ids = np.asarray(rows["query_ids"].to_numpy(), dtype=str)
     judged = np.isin(query_ids, qrels._query_codes()[1])
     if not judged.any():
-        return query_ids[:0], query_ids[:3]
+        return query_ids[:0], query_ids[:3], 0.0
     run = Run(
         query_ids[judged],
         np.asarray(rows["doc_ids"].to_numpy(), dtype=str)[judged],
@@ -382,52 +383,93 @@ def _partition_run(rows, qrels, metrics, options):
     )
     outputs = _parse_metrics(metrics, options["compat"])
     try:
-        group_ids, per_query, _ = query_values(
+        group_ids, per_query, _, ranking = query_values(
             qrels, run, outputs, missing="leave out", **options
         )
     except ValueError as exc:
-        return np.unique(query_ids[judged]), exc
-    return group_ids, pd.DataFrame(per_query, index=pd.Index(group_ids))
+        return np.unique(query_ids[judged]), exc, 0.0
+    frame = pd.DataFrame(per_query, index=pd.Index(group_ids))
+    return group_ids, frame, float(ranking.labels.max(initial=0.0))
+
+
+def _run_tasks(partitions, qrels, metrics, options):
+    import dask
+
+    return [
+        dask.delayed(_partition_run)(part, qrels, metrics, options)
+        for part in partitions
+    ]
 
 
 def _placeholder_part(qrels, outputs, present, options):
-    """The per-query values trec_eval 10.0 ``-c`` gives the qrels topics
-    missing from ``present`` (the evaluated queries of the whole run)."""
+    """``(frame, top)``: the per-query values trec_eval 10.0 ``-c`` gives
+    the qrels topics missing from ``present`` (the evaluated queries of the
+    whole run), and the largest label of their rankings."""
     from skirm.io import Run
     from skirm.trec._evaluate import query_values
 
     _, _, pd = _import_dask()
     empty = np.zeros(0, dtype=str)
     run = Run(empty, empty, np.zeros(0))  # every qrels topic a placeholder
-    group_ids, per_query, _ = query_values(
+    group_ids, per_query, _, ranking = query_values(
         qrels, run, outputs, missing="score", **options
     )
     absent = ~np.isin(group_ids, present)
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {name: values[absent] for name, values in per_query.items()},
         index=pd.Index(group_ids[absent]),
     )
+    return frame, float(_label_max(ranking)[absent].max(initial=0.0))
 
 
-def _merged_parts(parts, qrels, outputs, missing, options):
-    """``(group_ids, per_query)`` of the partitions' results, after the
-    checks of :func:`skirm.trec.evaluate_run` in its order, with the
-    placeholder topics of ``-c`` added."""
+def _label_max(ranking):
+    """The largest label of each query's ranking (0 for an empty one)."""
+    out = np.zeros(ranking.n_groups)
+    filled = ranking.sizes > 0
+    if filled.any():
+        out[filled] = np.maximum.reduceat(ranking.labels, ranking.starts[:-1][filled])
+    return out
+
+
+def _checked_run(parts, qrels, missing):
+    """The evaluated queries of the whole run, after the checks of
+    :func:`skirm.trec.evaluate_run` in its order: a run without qrels
+    queries, qrels queries missing from the run (under ``missing="raise"``),
+    then the errors of the partitions (duplicate docnos)."""
     from skirm.trec._evaluate import _missing_topics_error, _no_common_error
 
-    present = np.unique(np.concatenate([ids for ids, _ in parts]))
+    present = np.unique(np.concatenate([ids for ids, _, _ in parts]))
     if not present.shape[0]:
-        sample = np.concatenate([out[:3] for _, out in parts])
+        sample = np.concatenate([out[:3] for _, out, _ in parts])
         raise _no_common_error(qrels, sample)
     n_topics = qrels._query_codes()[1].shape[0]
     if missing == "raise" and present.shape[0] < n_topics:
         raise _missing_topics_error(qrels, present)
-    for _, outcome in parts:
+    for _, outcome, _ in parts:
         if isinstance(outcome, ValueError):
             raise outcome
-    frames = [out for ids, out in parts if ids.shape[0]]
-    if missing == "score" and present.shape[0] < n_topics:
-        frames.append(_placeholder_part(qrels, outputs, present, options))
+    return present
+
+
+def _input_wide(outputs, evaluated, redo):
+    """Bind ERR's default ``max_grade`` to the largest label of the whole
+    run, as one process takes it: ``evaluated`` maps each part to its
+    ``(frame, top)``; the parts whose own top is lower are evaluated again by
+    ``redo(keys, top)``, which returns their frames."""
+    from skirm.metrics._evaluate import takes_input_wide
+
+    if not any(takes_input_wide(w) for _, kind, w, _ in outputs if kind == "skirm"):
+        return {key: frame for key, (frame, _) in evaluated.items()}
+    top = max(t for _, t in evaluated.values())
+    stale = [key for key, (_, t) in evaluated.items() if t < top]
+    frames = {key: frame for key, (frame, _) in evaluated.items()}
+    if stale:
+        frames.update(zip(stale, redo(stale, top), strict=True))
+    return frames
+
+
+def _merged_frames(frames):
+    """``(group_ids, per_query)`` of disjoint per-query frames."""
     group_ids, order = merged_ids([p.index.to_numpy().astype(str) for p in frames])
     per_query = {
         name: np.concatenate([p[name].to_numpy() for p in frames])[order]
@@ -454,7 +496,11 @@ def evaluate_run(
     :func:`skirm.trec.evaluate_run` against the whole qrels (held once in
     the task graph), and the per-query values are merged and summarised as
     trec_eval summarises them: the result equals that of
-    :func:`skirm.trec.evaluate_run` on the whole run.
+    :func:`skirm.trec.evaluate_run` on the whole run, errors included.
+
+    ERR's default ``max_grade`` (for skirm's ``err`` metrics) is the largest
+    label of the whole run's ranking; the partitions whose own largest label
+    is lower are evaluated a second time with it.
 
     Requires dask (``pip install skirm[dask]``).
 
@@ -520,15 +566,28 @@ def evaluate_run(
     frame, run_id = _run_frame(run)
     if shuffle:
         frame = frame.shuffle(on="query_ids")
+    partitions = frame.to_delayed()
     shared = dask.delayed(qrels, traverse=False)
-    tasks = [
-        dask.delayed(_partition_run)(part, shared, metrics, options)
-        for part in frame.to_delayed()
-    ]
+    tasks = _run_tasks(partitions, shared, metrics, options)
     parts, run_id = dask.compute(tasks, run_id)
     missing = _missing_rule(bool(all_queries), compat)
-    group_ids, per_query = _merged_parts(parts, qrels, outputs, missing, options)
+    present = _checked_run(parts, qrels, missing)
+    evaluated = {i: (out, top) for i, (ids, out, top) in enumerate(parts) if len(ids)}
     n_topics = qrels._query_codes()[1].shape[0]
+    if missing == "score" and present.shape[0] < n_topics:
+        evaluated[-1] = _placeholder_part(qrels, outputs, present, options)
+
+    def redo(keys, top):
+        bound = {**options, "top": top}
+        kept = [partitions[key] for key in keys if key >= 0]
+        tasks = _run_tasks(kept, shared, metrics, bound)
+        frames = [out for _, out, _ in dask.compute(tasks)[0]]
+        if -1 in keys:  # the placeholders, added last
+            frames.append(_placeholder_part(qrels, outputs, present, bound)[0])
+        return frames
+
+    frames = _input_wide(outputs, evaluated, redo)
+    group_ids, per_query = _merged_frames(list(frames.values()))
     n_total = n_topics if all_queries else group_ids.shape[0]
     means = summarize_outputs(
         outputs, per_query, n_total, n_total - group_ids.shape[0], qrels, all_queries

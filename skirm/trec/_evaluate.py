@@ -13,7 +13,7 @@ from skirm.io._trec import (
     duplicate_error,
     find_duplicate,
 )
-from skirm.metrics._evaluate import EvaluationResult
+from skirm.metrics._evaluate import EvaluationResult, bind_input_wide
 from skirm.metrics._registry import Metric, get_metric
 from skirm.trec._measures import (
     MEASURES,
@@ -530,7 +530,7 @@ def evaluate_run(
     missing = _missing_rule(bool(all_queries), compat)
     if missing == "score" and not _evaluated_queries(qrels, run)[0].shape[0]:
         raise _no_common_error(qrels, run.query_ids)
-    group_ids, per_query, n_topics = query_values(
+    group_ids, per_query, n_topics, _ = query_values(
         qrels, run, outputs, level, bool(judged_only), max_docs, missing, compat
     )
     n_eval = group_ids.shape[0]
@@ -543,26 +543,29 @@ def evaluate_run(
     return result
 
 
-def query_values(qrels, run, outputs, level, judged_only, max_docs, missing, compat):
-    """``(group_ids, per_query, n_topics)``: the evaluated queries (sorted),
-    each output's per-query values and the number of qrels topics.
+def query_values(
+    qrels, run, outputs, level, judged_only, max_docs, missing, compat, top=None
+):
+    """``(group_ids, per_query, n_topics, ranking)``: the evaluated queries
+    (sorted), each output's per-query values, the number of qrels topics and
+    the ranking measured.
 
     The arguments are those of :func:`evaluate_run`, checked and converted;
-    ``missing`` is the rule of :func:`_missing_rule`.
+    ``missing`` is the rule of :func:`_missing_rule`. ``top``, for a part of
+    a run, is the largest label of the whole run's ranking: the defaults of
+    skirm metrics taken over all the rows (ERR's ``max_grade``) are bound to
+    it instead of this part's.
     """
     ctx, n_topics, placeholder = _trec_ranking(
         qrels, run, level, judged_only, max_docs, missing, compat
     )
+    skirm = {name: what for name, kind, what, _ in outputs if kind == "skirm"}
+    if top is not None:
+        skirm = bind_input_wide(skirm, lambda: top)
     per_query = {}
     for name, kind, what, param in outputs:
         if kind == "skirm":
-            params = {}
-            if "relevance_threshold" in what.spec.params and not what.params.get(
-                "relevance_threshold"
-            ):
-                params["relevance_threshold"] = level
-            metric = get_metric(what, **params) if params else what
-            values = metric.per_query(ctx.ranking, 0.0)[1]
+            values = _skirm_values(skirm[name], ctx.ranking, level)
         else:
             if what == "runid":
                 continue
@@ -570,7 +573,17 @@ def query_values(qrels, run, outputs, level, judged_only, max_docs, missing, com
             if what in PLACEHOLDER_ZEROS and placeholder.any():
                 values = np.where(placeholder, 0.0, values)
         per_query[name] = np.asarray(values, dtype=np.float64)
-    return np.asarray(ctx.ranking.group_ids), per_query, n_topics
+    return np.asarray(ctx.ranking.group_ids), per_query, n_topics, ctx.ranking
+
+
+def _skirm_values(metric, ranking, level):
+    """A skirm metric's per-query values, relevant from ``level`` (``-l``)
+    unless its own ``relevance_threshold`` says otherwise."""
+    if "relevance_threshold" in metric.spec.params and not metric.params.get(
+        "relevance_threshold"
+    ):
+        metric = get_metric(metric, relevance_threshold=level)
+    return metric.per_query(ranking, 0.0)[1]
 
 
 def summarize_outputs(outputs, per_query, n_total, n_missing, qrels, all_queries):

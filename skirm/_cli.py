@@ -6,17 +6,21 @@ import argparse
 import csv
 import io
 import json
+import math
 import sys
 
+from skirm.io._prefs import read_prefs, read_qrels_jg, read_qrels_prefs
 from skirm.io._trec import read_qrels, read_run
-from skirm.metrics._registry import metric_names
+from skirm.metrics._registry import get_metric, metric_names
 from skirm.trec._evaluate import (
     COMPAT,
     _parse_metrics,
     evaluate_run,
     trec_measure_names,
 )
-from skirm.trec._measures import MEASURES
+from skirm.trec._formats import REL_FORMATS, check_rel_format
+from skirm.trec._measures import MEASURES, parse_trec_name
+from skirm.trec._zscores import read_zscores
 
 __all__ = ["main"]
 
@@ -27,7 +31,15 @@ measures (-m), trec_eval names and nicknames:
   iprec_at_recall.0.5  Rprec_mult.1.0  utility.1,-1,0,0  set_F.0.5
   ndcg.1=3,2=9 (custom gains); also P_10 (pytrec_eval style) and P@10.
   judged.k: the fraction of the top min(k, retrieved) documents that are in
-  the qrels. Not supported: relstring (a string, not a number).
+  the qrels. relstring.N: the relevance values of the top N documents as a
+  string (per query only). yaap: log((1+S)/(1+R-S)), S the sum of precisions
+  at the relevant documents. utility.p1,p2,p3,p4 uses -N for the documents
+  neither retrieved nor relevant.
+  With -R qrels_jg (second qrels column = judgment group): map_avgjg,
+  P_avgjg, Rprec_mult_avgjg (nickname qrels_jg), averaged over the groups.
+  With -R prefs or -R qrels_prefs: the preference measures prefs_*
+  (nicknames all_prefs and prefs).
+  trec_eval's ndcg_p is not compiled into trec_eval 10.0 and not offered.
 
 skirm metric names (computed with trec_eval's tie order, R from the qrels;
 a trec_eval name such as rbp means trec_eval's measure):
@@ -38,6 +50,14 @@ a docno twice in an evaluated query, no query in common, qrels queries missing
 from the run without -c as in trec_eval 10.0), 2 on a usage error (bad option
 or measure name).
 """
+
+
+_READERS = {
+    "qrels": read_qrels,
+    "qrels_jg": read_qrels_jg,
+    "prefs": read_prefs,
+    "qrels_prefs": read_qrels_prefs,
+}
 
 
 class _UsageError(Exception):
@@ -136,6 +156,31 @@ def _build_parser():
         "pytrec_eval: scores compared as C floats, the older recall cutoffs of "
         "iprec_at_recall and 11pt_avg, qrels queries missing from the run left "
         "out, all_trec without rbp, rbp_resid and unj)",
+    )
+    ev.add_argument(
+        "-N",
+        "--collection-size",
+        type=int,
+        default=0,
+        metavar="N",
+        help="number of documents in the collection (for utility; default 0)",
+    )
+    ev.add_argument(
+        "-R",
+        "--rel-format",
+        choices=REL_FORMATS,
+        default="qrels",
+        help="format of QRELS: qrels (default); qrels_jg (judgment groups in "
+        "the second column, for the *_avgjg measures); prefs (qid jg jsg docno "
+        "level) or qrels_prefs (qrels read as preferences) for the prefs_* "
+        "measures",
+    )
+    ev.add_argument(
+        "-Z",
+        "--zscores",
+        metavar="FILE",
+        help="print z-scores: per-query values standardised with the "
+        "'qid measure mean stddev' lines of FILE, before the summary",
     )
     ev.add_argument(
         "--format",
@@ -242,34 +287,50 @@ def _is_integer(name, base):
 
 
 def _fmt(value, integer):
+    if isinstance(value, str):
+        return value
     if value != value:  # NaN, as C's printf shows trec_eval's 0.0 / 0.0
         return "  -nan"
     return f"{round(value)}" if integer else f"{value:6.4f}"
+
+
+def _nan(value):
+    """A NaN as C's printf shows it: ``-nan`` when its sign bit is set (the
+    result of 0.0 / 0.0), ``nan`` otherwise (``nan`` read from a file)."""
+    return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
+
+
+def _trec_line(name, qid, value, integer, zscored):
+    """One line as trec_eval prints it (``-Z``: a ``Z`` before the name and
+    every number with 4 decimals; strings are never converted)."""
+    if isinstance(value, str):
+        return f"{name:<22}\t{qid}\t'{value}'"
+    if zscored:
+        text = f"{value:6.4f}" if value == value else _nan(value)
+        return f"Z{name:<22}\t{qid}\t{text}"
+    return f"{name:<22}\t{qid}\t{_fmt(value, integer)}"
 
 
 def _trec_lines(result, outputs, per_query):
     bases = {
         name: (base if kind == "trec" else None) for name, kind, base, _ in outputs
     }
-    names = [n for n in result.means]
+    zscored = getattr(result, "zscored", False)
     lines = []
     if per_query:
         for i, qid in enumerate(result.group_ids.tolist()):
-            for name in names:
+            for name, values in result.per_query.items():
                 base = bases[name]
                 if base is not None and not MEASURES[base].per_query:
                     continue
-                value = result.per_query[name][i]
-                lines.append(
-                    f"{name:<22}\t{qid}\t{_fmt(value, _is_integer(name, base))}"
-                )
+                value = values[i].item()
+                integer = _is_integer(name, base)
+                lines.append(_trec_line(name, qid, value, integer, zscored))
     if "runid" in bases:
         lines.append(f"{'runid':<22}\tall\t{result.run_id}")
-    for name in names:
-        base = bases[name]
-        lines.append(
-            f"{name:<22}\tall\t{_fmt(result.means[name], _is_integer(name, base))}"
-        )
+    for name, value in result.means.items():
+        integer = _is_integer(name, bases[name])
+        lines.append(_trec_line(name, "all", value, integer, zscored))
     return lines
 
 
@@ -277,7 +338,7 @@ def _table(results, labels, outputs, per_query):
     bases = {
         name: (base if kind == "trec" else None) for name, kind, base, _ in outputs
     }
-    names = list(results[0].means)
+    names = list(results[0].per_query)
     rows = [["measure", *(["query"] if per_query else []), *labels]]
     if per_query:
         qids = sorted({q for r in results for q in r.group_ids.tolist()})
@@ -293,10 +354,12 @@ def _table(results, labels, outputs, per_query):
                     cells.append(
                         "-"
                         if i is None
-                        else _fmt(r.per_query[name][i], _is_integer(name, base)).strip()
+                        else _fmt(
+                            r.per_query[name][i].item(), _is_integer(name, base)
+                        ).strip()
                     )
                 rows.append([name, qid, *cells])
-    for name in names:
+    for name in results[0].means:
         base = bases[name]
         cells = [_fmt(r.means[name], _is_integer(name, base)).strip() for r in results]
         rows.append([name, *(["all"] if per_query else []), *cells])
@@ -316,7 +379,7 @@ def _records(result, per_query):
     if per_query:
         for i, qid in enumerate(result.group_ids.tolist()):
             for name, values in result.per_query.items():
-                yield qid, name, float(values[i])
+                yield qid, name, values[i].item()
     for name, value in result.means.items():
         yield "all", name, float(value)
 
@@ -324,6 +387,17 @@ def _records(result, per_query):
 # --------------------------------------------------------------------------
 # Entry point
 # --------------------------------------------------------------------------
+
+
+def _measure_error(measures, exc):
+    """The registry's own message for a name that is no trec_eval name."""
+    for name in measures:
+        try:
+            if parse_trec_name(name) is None:
+                get_metric(name)
+        except ValueError as err:
+            return str(err)
+    return str(exc)
 
 
 def _source(path):
@@ -335,15 +409,19 @@ def _run_eval(args, out):
     measures = args.measures or ["official"]
     try:
         outputs = _parse_metrics(measures, args.compat)
+        check_rel_format(args.rel_format, outputs)
     except (ValueError, TypeError) as exc:
-        raise _UsageError(str(exc)) from None
+        raise _UsageError(_measure_error(measures, exc)) from None
     if args.relevance_level < 1:
         raise _UsageError(f"-l must be an integer >= 1, got {args.relevance_level}")
     if args.max_docs is not None and args.max_docs < 1:
         raise _UsageError(f"-M must be a positive integer, got {args.max_docs}")
+    if args.collection_size < 0:
+        raise _UsageError(f"-N must be an integer >= 0, got {args.collection_size}")
     if [args.qrels, *args.runs].count("-") > 1:
         raise _UsageError("standard input ('-') can be read once only")
-    qrels = read_qrels(_source(args.qrels))
+    qrels = _READERS[args.rel_format](_source(args.qrels))
+    zscores = read_zscores(args.zscores) if args.zscores is not None else None
     results = []
     for path in args.runs:
         run = read_run(_source(path))
@@ -356,6 +434,9 @@ def _run_eval(args, out):
                 judged_only=args.judged_only,
                 max_docs=args.max_docs,
                 all_queries=args.all_queries,
+                rel_format=args.rel_format,
+                collection_size=args.collection_size,
+                zscores=zscores,
                 compat=args.compat,
             )
         )
@@ -371,9 +452,11 @@ def _run_eval(args, out):
         doc = []
         for path, result in zip(args.runs, results, strict=True):
             entry = {"file": path, "run_id": result.run_id, "summary": result.means}
+            if getattr(result, "zscored", False):
+                entry["zscores"] = True  # values are z-scores (-Z)
             if args.per_query:
                 entry["per_query"] = {
-                    qid: {n: float(v[i]) for n, v in result.per_query.items()}
+                    qid: {n: v[i].item() for n, v in result.per_query.items()}
                     for i, qid in enumerate(result.group_ids.tolist())
                 }
             doc.append(entry)
@@ -384,7 +467,8 @@ def _run_eval(args, out):
         writer.writerow(["run", "query", "measure", "value"])
         for label, result in zip(labels, results, strict=True):
             for qid, name, value in _records(result, args.per_query):
-                writer.writerow([label, qid, name, repr(value)])
+                text = value if isinstance(value, str) else repr(value)
+                writer.writerow([label, qid, name, text])
 
 
 def _compare_measures(measures, compat):

@@ -31,6 +31,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from skirm._validation import (
+    as_numeric_array,
     as_python,
     check_choice,
     check_groups,
@@ -41,6 +42,7 @@ from skirm._validation import (
 )
 
 TIES = ("average", "first", "optimistic", "pessimistic")
+UNJUDGED = ("raise", "nonrelevant", "condensed")
 
 __all__ = [
     "TIES",
@@ -53,6 +55,7 @@ __all__ = [
     "rank",
     "rank_checked",
     "rank_input",
+    "relabel",
 ]
 
 
@@ -220,6 +223,11 @@ class Ranking:
         self.starts = starts
         self._top_cache = {}
         self._rel_cache = {}
+
+    #: Per ranked row, whether it was judged (None: every row was).
+    judged = None
+    #: Per query, the rows whose label was NaN (None: no NaN label was given).
+    n_unjudged = None
 
     # -- layout --------------------------------------------------------------
 
@@ -611,6 +619,25 @@ def prefix_sums(codes, position, values, ks, n_groups) -> np.ndarray:
     return out
 
 
+def relabel(ranking: Ranking, labels: np.ndarray) -> Ranking:
+    """The same ranking (order, tie blocks) with other labels in rank order."""
+    other = Ranking(
+        ranking.order,
+        ranking.codes,
+        labels,
+        ranking.scores,
+        ranking.group_ids,
+        ranking.ties,
+        ranking.group_weights,
+        sizes=ranking.sizes,
+        starts=ranking.starts,
+    )
+    if "_blocks" in ranking.__dict__:
+        other.__dict__["_blocks"] = ranking.__dict__["_blocks"]
+    other.judged = ranking.judged
+    return other
+
+
 def _discount(position, log_base=2.0):
     """``1 / log_b(position + 2)``, the DCG discount of a 0-based position.
 
@@ -819,6 +846,8 @@ class CheckedInput(NamedTuple):
     ties: str
     tiebreak: np.ndarray | None
     sample_weight: np.ndarray | None
+    missing: np.ndarray | None = None  # rows whose label was NaN (unjudged)
+    unjudged: str = "raise"  # what those rows mean
 
 
 def rank_input(
@@ -829,11 +858,18 @@ def rank_input(
     sample_weight=None,
     ties="average",
     ignore_ties=False,
+    unjudged="raise",
 ) -> Ranking:
     """Validate the public arguments once and rank the rows.
 
-    See :func:`check_input` for the accepted input.
+    See :func:`check_input` for the accepted rows. Ranked id lists
+    (``y_true`` of relevant sets or dicts, or from
+    :func:`skirm._lists.from_lists`) are ranked by position.
     """
+    from skirm._lists import is_lists_input, rank_lists  # the lists floor is above
+
+    if is_lists_input(y_true):
+        return rank_lists(y_true, y_score, groups, sample_weight)
     return rank_checked(
         check_input(
             y_true,
@@ -842,12 +878,17 @@ def rank_input(
             sample_weight=sample_weight,
             ties=ties,
             ignore_ties=ignore_ties,
+            unjudged=unjudged,
         )
     )
 
 
 def rank_checked(checked: CheckedInput) -> Ranking:
-    """Rank validated rows; query weights from the per-row ``sample_weight``."""
+    """Rank validated rows; query weights from the per-row ``sample_weight``;
+    unjudged rows marked, or dropped for ``unjudged="condensed"``."""
+    missing = checked.missing
+    if missing is not None and checked.unjudged == "condensed":
+        return _condensed(*checked[:7], missing)
     ranking = rank(
         checked.y_true,
         checked.y_score,
@@ -858,6 +899,11 @@ def rank_checked(checked: CheckedInput) -> Ranking:
     )
     if checked.sample_weight is not None:
         ranking.group_weights = _query_weights(ranking, checked.sample_weight)
+    if missing is not None:
+        ranking.judged = ~missing[ranking.order]
+        ranking.n_unjudged = np.bincount(
+            checked.codes[missing], minlength=ranking.n_groups
+        )
     return ranking
 
 
@@ -869,6 +915,7 @@ def check_input(
     sample_weight=None,
     ties="average",
     ignore_ties=False,
+    unjudged="raise",
 ) -> CheckedInput:
     """Validate the public arguments once.
 
@@ -877,10 +924,13 @@ def check_input(
     :func:`sklearn.metrics.ndcg_score`). ``ignore_ties=True`` reproduces
     scikit-learn's option of that name: ties are broken by the order of
     ``np.argsort(y_score)[:, ::-1]`` for 2-D input, by input order for 1-D.
+    With ``unjudged`` other than ``"raise"``, NaN labels mark unjudged rows
+    (``missing``), read as 0 or dropped when ranked (``"condensed"``).
     """
     check_choice(ties, "ties", TIES)
+    check_choice(unjudged, "unjudged", UNJUDGED)
     tiebreak = None
-    y_true = check_y_true(y_true)
+    y_true, missing = _unjudged_labels(y_true, unjudged)
     y_score = check_scores(y_score)
     if y_true.ndim != y_score.ndim or y_true.shape != y_score.shape:
         raise ValueError(
@@ -923,8 +973,59 @@ def check_input(
     if ignore_ties and tiebreak is None:
         ties = "first"
     return CheckedInput(
-        y_true, y_score, codes, group_ids, ties, tiebreak, sample_weight
+        y_true,
+        y_score,
+        codes,
+        group_ids,
+        ties,
+        tiebreak,
+        sample_weight,
+        missing,
+        unjudged,
     )
+
+
+def _unjudged_labels(y_true, unjudged):
+    """Checked labels, with NaN (unjudged) read as 0, and the NaN mask or None."""
+    if unjudged == "raise":
+        return check_y_true(y_true), None
+    arr = as_numeric_array(y_true, "y_true")
+    if arr.dtype.kind != "f":
+        return check_y_true(arr), None
+    missing = np.isnan(arr)
+    if not missing.any():
+        return check_y_true(arr), None
+    labels = check_y_true(np.where(missing, 0.0, arr))
+    return labels, missing.ravel()
+
+
+def _condensed(y_true, y_score, codes, group_ids, ties, tiebreak, weights, missing):
+    """Rank the judged rows only (Sakai's condensed lists, trec_eval ``-J``);
+    queries left without rows stay, empty."""
+    keep = ~missing
+    n_unjudged = np.bincount(codes[missing], minlength=group_ids.shape[0])
+    group_weights = None
+    if weights is not None:
+        group_weights = np.zeros(group_ids.shape[0])
+        group_weights[codes] = weights
+        varies = weights != group_weights[codes]
+        if varies.any():
+            bad = as_python(group_ids[codes[np.argmax(varies)]])
+            raise ValueError(
+                "`sample_weight` must be constant within each query (it is a "
+                f"query weight), but it varies within query {bad!r}"
+            )
+    ranking = rank(
+        y_true[keep],
+        y_score[keep],
+        codes[keep],
+        group_ids,
+        ties,
+        tiebreak=None if tiebreak is None else tiebreak[keep],
+        group_weights=group_weights,
+    )
+    ranking.n_unjudged = n_unjudged
+    return ranking
 
 
 def _query_weights(ranking: Ranking, sample_weight: np.ndarray) -> np.ndarray:

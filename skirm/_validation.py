@@ -43,7 +43,7 @@ def describe(value) -> str:
     return f"{text} ({type(value).__name__})"
 
 
-def _as_numeric_array(values, name: str) -> np.ndarray:
+def as_numeric_array(values, name: str) -> np.ndarray:
     """Convert ``values`` to a float64 array without modifying it."""
     if values is None:
         raise TypeError(f"`{name}` must be an array-like of numbers, got None")
@@ -70,16 +70,22 @@ def _as_numeric_array(values, name: str) -> np.ndarray:
 
 def check_y_true(y_true, name: str = "y_true") -> np.ndarray:
     """Relevance labels: finite, non-negative, real numbers (1-D or 2-D)."""
-    arr = _as_numeric_array(y_true, name)
+    arr = as_numeric_array(y_true, name)
     if arr.ndim not in (1, 2):
         raise ValueError(f"`{name}` must be 1-D or 2-D, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"`{name}` must not be empty, got shape {arr.shape}")
     if not np.isfinite(arr).all():
         bad = as_python(arr[~np.isfinite(arr)].flat[0])
+        hint = ""
+        if bad != bad:
+            hint = (
+                "; NaN marks an unjudged row: pass unjudged='nonrelevant' or "
+                "'condensed' (skirm.metrics.evaluate) to score such rows"
+            )
         raise ValueError(
             f"`{name}` must hold finite relevance labels, got {bad!r} "
-            f"at {int(np.argmax(~np.isfinite(arr.ravel())))} (flat index)"
+            f"at {int(np.argmax(~np.isfinite(arr.ravel())))} (flat index){hint}"
         )
     if (arr < 0).any():
         raise ValueError(
@@ -91,7 +97,7 @@ def check_y_true(y_true, name: str = "y_true") -> np.ndarray:
 
 def check_scores(y_score, name: str = "y_score") -> np.ndarray:
     """Scores: real numbers, no NaN; +/-inf are allowed."""
-    arr = _as_numeric_array(y_score, name)
+    arr = as_numeric_array(y_score, name)
     if arr.ndim not in (1, 2):
         raise ValueError(f"`{name}` must be 1-D or 2-D, got shape {arr.shape}")
     if arr.size == 0:
@@ -276,7 +282,7 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
     """Per-row weights: 1-D, finite, non-negative, one per row."""
     if sample_weight is None:
         return None
-    arr = _as_numeric_array(sample_weight, "sample_weight")
+    arr = as_numeric_array(sample_weight, "sample_weight")
     if arr.ndim != 1 or arr.shape[0] != n_samples:
         raise ValueError(
             f"`sample_weight` must be 1-D with one weight per row (length "

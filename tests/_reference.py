@@ -39,6 +39,7 @@ OPTIONS = {
     "map": {"relevance_threshold": None, "denominator": "R"},
     "err": {"max_grade": None},
     "rbp": {"relevance_threshold": None, "p": 0.8},
+    "judged": {},
 }
 TAKES_K = {name: name != "r_precision" for name in OPTIONS}
 GRADED = {"ndcg", "dcg", "cg", "err"}
@@ -165,6 +166,14 @@ def rbp(ranked, k=None, relevance_threshold=None, p=0.8):
     return (1.0 - p) * total
 
 
+def judged(ranked, k=None):
+    """Share of the top min(k, n) labels that are not NaN (unjudged)."""
+    shown = top(ranked, k)
+    if not shown:
+        return 0.0
+    return sum(label == label for label in shown) / len(shown)
+
+
 _FUNCTIONS = {
     "ndcg": ndcg,
     "dcg": dcg,
@@ -179,6 +188,7 @@ _FUNCTIONS = {
     "map": average_precision,
     "err": err,
     "rbp": rbp,
+    "judged": judged,
 }
 
 
@@ -193,7 +203,10 @@ def query_value(name, ranked, k=None, **params):
 
 
 def query_is_empty(name, labels, relevance_threshold=None):
-    """Whether ``no_relevant`` applies: no relevant row (graded: no label > 0)."""
+    """Whether ``no_relevant`` applies: no relevant row (graded: no label > 0);
+    for judged, no row at all."""
+    if name == "judged":
+        return len(labels) == 0
     if name in GRADED:
         return not any(label > 0 for label in labels)
     return not any(is_relevant(label, relevance_threshold) for label in labels)

@@ -11,6 +11,8 @@ beside the project's folder.
 """
 
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +26,9 @@ SHARED_DATA = Path(
 
 #: How a skip for missing reference data starts (strict mode lets it pass).
 NO_DATA = "reference data not found"
+
+#: Builds NIST trec_eval 10.0 from the unmodified source kept beside it.
+BUILD_SCRIPT = SHARED_DATA.parent / "tools" / "build-trec-eval"
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -53,3 +58,22 @@ def shared_data():
     if not SHARED_DATA.is_dir():
         pytest.skip(f"{NO_DATA} at {SHARED_DATA} (set SKIRM_DATA to its folder)")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def trec_eval_binary(tmp_path_factory):
+    """trec_eval 10.0, built once per session (skips without the tools)."""
+    if not BUILD_SCRIPT.is_file():
+        pytest.skip(f"trec_eval build script not found at {BUILD_SCRIPT}")
+    if shutil.which("make") is None or not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler to build trec_eval")
+    dest = tmp_path_factory.mktemp("trec_eval")
+    done = subprocess.run(
+        ["sh", str(BUILD_SCRIPT), str(dest)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"trec_eval did not build: {done.stderr.strip()[:200]}")
+    return done.stdout.strip()

@@ -179,8 +179,11 @@ def test_skirm_metric_names_are_accepted(files, capsys):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["eval", "QRELS", "RUN", "-m", "nope"], "unknown measure 'nope'"),
-        (["eval", "QRELS", "RUN", "-m", "relstring"], "'relstring' is not supported"),
+        (["eval", "QRELS", "RUN", "-m", "nope"], "unknown metric 'nope'"),
+        (["eval", "QRELS", "RUN", "-m", "mapp"], "did you mean 'map'?"),
+        (["eval", "QRELS", "RUN", "-m", "ndcg@0"], "must be a positive integer"),
+        (["eval", "QRELS", "RUN", "-m", "P(x=1)"], "takes no option 'x'"),
+        (["eval", "QRELS", "RUN", "-m", "map_avgjg"], "needs rel_format='qrels_jg'"),
         (["eval", "QRELS", "RUN", "-m", "P.0"], "must be distinct positive integers"),
         (["eval", "QRELS", "RUN", "-l", "0"], "-l must be an integer >= 1"),
         (["eval", "QRELS", "RUN", "-M", "x"], "invalid int value"),

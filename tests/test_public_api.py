@@ -17,6 +17,7 @@ NAMESPACES = [
     "skirm.inspection",
     "skirm.dask",
     "skirm.stats",
+    "skirm.recsys",
 ]
 
 

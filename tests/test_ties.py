@@ -37,6 +37,8 @@ def _option_sets(spec):
         return [{}, {"p": 0.5}]
     if "max_grade" in spec.params:
         return [{}, {"max_grade": 4}]
+    if "relevance_threshold" not in spec.params:
+        return [{}]
     return [{}, {"relevance_threshold": 2}]
 
 

@@ -9,8 +9,7 @@ byte (name padding, tabs, 4 decimals), in trec_eval's order:
 * trec_eval 9.0.8's files, from the shared reference data, with
   ``--compat 9.0``.
 
-The only measure of these files skirm does not support is ``relstring`` (a
-string of relevance values, not a number); its lines are left out.
+Every line is compared, ``relstring`` (a string per query) included.
 """
 
 import math
@@ -39,15 +38,13 @@ CASES = {
     "out.test.aq": "-m all_trec -q qrels.test results.test",
     "out.test.aqc": "-m all_trec -q -c qrels.test results.trunc",
     "out.test.aqcM": "-m all_trec -q -c -M100 qrels.test results.trunc",
-    "out.test.aql": "-m all_trec -q -l2 qrels.rel_level results.test",
+    "out.test.aql": "-m all_trec -mrelstring.20 -q -l2 qrels.rel_level results.test",
     "out.test.meas_params": MEAS_PARAMS,
 }
 V10_CASES = {
     **CASES,
     "out.test (comments)": "qrels.test.with-comments results.test",
 }
-
-UNSUPPORTED = {"relstring"}
 
 
 def _run_cli(folder, args, capsys, extra=()):
@@ -72,10 +69,8 @@ def _parse(text):
 def _check(folder, expected_file, args, capsys, extra=()):
     expected = _parse((folder / expected_file.split()[0]).read_text())
     got = _parse(_run_cli(folder, args, capsys, extra))
-    supported = [e for e in expected if e[0].split("_")[0] not in UNSUPPORTED]
-    assert len(supported) >= len(expected) - 3  # at most relstring per query
     # Same lines, same order, same bytes (name padding, tabs, 4 decimals).
-    assert [e[3] for e in supported] == [g[3] for g in got]
+    assert [e[3] for e in expected] == [g[3] for g in got]
 
 
 @pytest.mark.oracle
@@ -93,14 +88,13 @@ def test_matches_trec_eval_9_with_compat(shared_data, expected_file, capsys):
 
 @pytest.mark.oracle
 def test_every_measure_of_the_suite_is_covered():
-    """The measures compared above: everything in the files but relstring."""
+    """The measures compared above: every one in the files, relstring too."""
     names = set()
     for expected_file in CASES:
         for name, _, _, _ in _parse((V10 / expected_file).read_text()):
             names.add(name)
-    unsupported = {n for n in names if n.startswith("relstring")}
-    assert unsupported == {"relstring", "relstring_20"}
-    assert len(names - unsupported) > 100
+    assert {"relstring", "relstring_20"} <= names
+    assert len(names) > 100
 
 
 # --------------------------------------------------------------------------
@@ -215,14 +209,14 @@ def test_measure_names():
     ]
     assert result.means["P_2"] == result.means["P@2"] == result.means["precision@2"]
     assert result.means["ndcg_cut_3"] == result.means["ndcg@3"]
-    assert "bpref" in trec_measure_names() and "relstring" not in trec_measure_names()
+    assert "bpref" in trec_measure_names() and "relstring" in trec_measure_names()
 
 
 @pytest.mark.parametrize(
     "metrics, error, message",
     [
         ("nope", ValueError, "unknown measure 'nope'; valid trec_eval names"),
-        ("relstring", ValueError, "'relstring' is not supported"),
+        ("map_avgjg", ValueError, "needs rel_format='qrels_jg'"),
         ("P.0,5", ValueError, "must be distinct positive integers"),
         ("P.5,5", ValueError, "must be distinct positive integers"),
         ("map.5", ValueError, "measure 'map' takes no parameters"),

@@ -412,7 +412,7 @@ def _placeholder_part(qrels, outputs, present, options):
     empty = np.zeros(0, dtype=str)
     run = Run(empty, empty, np.zeros(0))  # every qrels topic a placeholder
     group_ids, per_query, _, ranking = query_values(
-        qrels, run, outputs, missing="score", **options
+        qrels, run, outputs, missing="score", placeholders=True, **options
     )
     absent = ~np.isin(group_ids, present)
     frame = pd.DataFrame(

@@ -8,6 +8,26 @@ use: dicts of dicts, DataFrames, tuples, ir_datasets datasets.
 """
 
 from skirm.io._convert import as_qrels, as_run
+from skirm.io._prefs import (
+    Prefs,
+    QrelsJG,
+    read_prefs,
+    read_qrels_jg,
+    read_qrels_prefs,
+)
 from skirm.io._trec import Qrels, Run, read_qrels, read_run, write_run
 
-__all__ = ["Qrels", "Run", "as_qrels", "as_run", "read_qrels", "read_run", "write_run"]
+__all__ = [
+    "Prefs",
+    "Qrels",
+    "QrelsJG",
+    "Run",
+    "as_qrels",
+    "as_run",
+    "read_prefs",
+    "read_qrels",
+    "read_qrels_jg",
+    "read_qrels_prefs",
+    "read_run",
+    "write_run",
+]

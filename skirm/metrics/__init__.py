@@ -5,6 +5,7 @@ label per row (or 2-D arrays with one query per row), and returns a Python
 float: the mean over queries.
 """
 
+from skirm._lists import RankedLists, from_lists
 from skirm.metrics._binary import (
     capped_recall_at_k_score,
     f1_at_k_score,
@@ -23,6 +24,7 @@ from skirm.metrics._graded import (
     expected_reciprocal_rank_score,
     ndcg_score,
 )
+from skirm.metrics._judged import judged_at_k_score
 from skirm.metrics._registry import Metric, get_metric, metric_names
 from skirm.metrics._scorer import (
     RankingScorer,
@@ -34,6 +36,7 @@ from skirm.metrics._scorer import (
 __all__ = [
     "EvaluationResult",
     "Metric",
+    "RankedLists",
     "RankingScorer",
     "capped_recall_at_k_score",
     "cumulative_gain_score",
@@ -41,10 +44,12 @@ __all__ = [
     "evaluate",
     "expected_reciprocal_rank_score",
     "f1_at_k_score",
+    "from_lists",
     "get_metric",
     "get_scorer",
     "get_scorer_names",
     "hit_rate_at_k_score",
+    "judged_at_k_score",
     "make_ranking_scorer",
     "mean_average_precision_score",
     "mean_reciprocal_rank_score",

@@ -194,6 +194,7 @@ def score(
     sample_weight,
     ties,
     no_relevant,
+    unjudged="raise",
     **params,
 ) -> float:
     """Validate, rank once, compute one metric, average: a metric function's body."""
@@ -207,6 +208,7 @@ def score(
         sample_weight=sample_weight,
         ties=ties,
         ignore_ties=params.get("ignore_ties", False),
+        unjudged=unjudged,
     )
     values, empty = spec.values(ranking, k, params)
     return mean_over_queries(values, empty, ranking, no_relevant, spec.name)[0]

@@ -78,7 +78,10 @@ def _safe_divide(num, den):
 
 def _precision(ranking, k, relevance_threshold):
     R = ranking.n_relevant(relevance_threshold)
-    return _hits(ranking, k, relevance_threshold) / _depth(ranking, k), R == 0
+    # An empty ranked list (from_lists) has depth 0 with k=None: precision 0.
+    return _safe_divide(
+        _hits(ranking, k, relevance_threshold), _depth(ranking, k)
+    ), R == 0
 
 
 def _recall(ranking, k, relevance_threshold):
@@ -98,7 +101,7 @@ def _f1(ranking, k, relevance_threshold):
     # linear in hits, so exact in expectation under tied orderings.
     R = ranking.n_relevant(relevance_threshold)
     hits = _hits(ranking, k, relevance_threshold)
-    return 2.0 * hits / (_depth(ranking, k) + _per_query(R, k)), R == 0
+    return _safe_divide(2.0 * hits, _depth(ranking, k) + _per_query(R, k)), R == 0
 
 
 def _hit_rate(ranking, k, relevance_threshold):

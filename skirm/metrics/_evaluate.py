@@ -6,14 +6,15 @@ from functools import partial
 
 import numpy as np
 
-from skirm._ranking import check_input, map_query_blocks
-from skirm._validation import check_no_relevant, describe
+from skirm._ranking import check_input, map_query_blocks, rank_checked, relabel
+from skirm._validation import check_no_relevant, check_y_true, describe
 from skirm.metrics._base import (
     PARAM_CHECKS,
     apply_no_relevant,
     average,
     mean_over_queries,
 )
+from skirm.metrics._conventions import apply_conventions, check_scores
 from skirm.metrics._registry import Metric, get_metric
 
 
@@ -42,6 +43,17 @@ class EvaluationResult:
         Each metric's (weighted) mean over queries.
     weights : ndarray of shape (n_groups,) or None
         The query weights, if ``sample_weight`` was given.
+    n_unjudged : ndarray of shape (n_groups,) or None
+        The rows of each query whose label was NaN (unjudged), when
+        ``evaluate`` was given such labels with ``unjudged`` set.
+    judge_per_query : dict of str to ndarray of shape (n_groups, n_judges) or None
+        With ``label_samples``: each metric's per-query value under each
+        judge's labels.
+    judge_means : dict of str to ndarray of shape (n_judges,) or None
+        With ``label_samples``: each metric's mean under each judge's labels.
+    judge_spread : dict of str to float or None
+        With ``label_samples``: the standard deviation (``ddof=1``) of
+        ``judge_means``, the spread the judges induce (0 for one judge).
 
     Examples
     --------
@@ -62,6 +74,11 @@ class EvaluationResult:
     EvaluationResult(n_queries=2, n_scored=1, means={'mrr': 1.0000})
     """
 
+    n_unjudged = None
+    judge_per_query = None
+    judge_means = None
+    judge_spread = None
+
     def __init__(self, group_ids, per_query, means, weights=None):
         self.group_ids = group_ids
         self.per_query = per_query
@@ -70,8 +87,9 @@ class EvaluationResult:
 
     @property
     def metrics(self) -> list[str]:
-        """The metric names, in the order requested."""
-        return list(self.means)
+        """The metric names, in the order requested (string-valued TREC
+        measures such as ``relstring`` included: they have no mean)."""
+        return list(self.per_query)
 
     def __getitem__(self, name) -> float:
         return self.means[name]
@@ -456,6 +474,9 @@ def evaluate(
     ties="average",
     no_relevant=0.0,
     n_jobs=None,
+    conventions=None,
+    unjudged="raise",
+    label_samples=None,
     **params,
 ):
     """Compute several metrics from one ranking of the rows.
@@ -483,6 +504,26 @@ def evaluate(
         Threads ranking blocks of whole queries at once (``None`` is one,
         ``-1`` all CPUs). The queries are cut into blocks of a fixed size,
         whatever ``n_jobs``: the results are identical for any value.
+    conventions : {"sklearn", "lightgbm", "xgboost", "torchmetrics", "beir", \
+"spark"}, default=None
+        Reproduce another library's numbers: the preset sets ``ties``,
+        ``no_relevant`` and metric options (``gain``, ``denominator``) that
+        are left at their defaults; arguments given other values win. A
+        metric the library has no counterpart for raises ValueError. See
+        :ref:`conventions`.
+    unjudged : {"raise", "nonrelevant", "condensed"}, default="raise"
+        What a NaN label (an unjudged row) means: an error, a non-relevant
+        row (label 0, as trec_eval reads documents missing from the qrels),
+        or a row to drop before ranking (Sakai's condensed lists, trec_eval
+        ``-J``). ``result.n_unjudged`` counts such rows per query, and the
+        metric ``judged@k`` gives the share of judged rows in the top k.
+    label_samples : array-like of shape (n_samples, n_judges), default=None
+        Several judgements of every row (human assessors, LLM judge samples),
+        for 1-D input. Each metric is also computed under each judge's labels
+        on the same ranking (one sort for all): ``result.judge_means[name]``
+        holds the mean per judge, ``result.judge_spread[name]`` their
+        standard deviation, ``result.judge_per_query[name]`` the per-query
+        values per judge.
     **params
         Metric options (``gain``, ``relevance_threshold``, ``p``, ...), given
         to each metric that takes them. An option no requested metric takes
@@ -509,13 +550,54 @@ def evaluate(
     array([1.        , 0.33333333])
     >>> round(result["ndcg@2"], 4)
     0.3801
+
+    trec_eval names and ir_measures strings work too, and a preset
+    reproduces another library (here LightGBM: gains ``2**label - 1``, input
+    order among ties, 1 for a query without relevant rows):
+
+    >>> evaluate(y_true, y_score, groups=groups, metrics=["ndcg_cut.2", "nDCG@2"])
+    EvaluationResult(n_queries=2, means={'ndcg_cut.2': 0.3801, 'nDCG@2': 0.3801})
+    >>> round(evaluate(y_true, y_score, groups=groups, metrics=["ndcg@2"],
+    ...                conventions="lightgbm")["ndcg@2"], 4)
+    0.4131
     """
+    from skirm._lists import is_lists_input, rank_lists  # the lists floor is above
+
     bound = bind_metrics(metrics, params)
     no_relevant = check_no_relevant(no_relevant)
-    checked = check_input(
-        y_true, y_score, groups=groups, sample_weight=sample_weight, ties=ties
+    if conventions is not None:
+        bound, ties, no_relevant = apply_conventions(
+            conventions, bound, ties, no_relevant
+        )
+    if is_lists_input(y_true):
+        ranking = rank_lists(y_true, y_score, groups, sample_weight)
+        checked = None
+    else:
+        checked = check_input(
+            y_true,
+            y_score,
+            groups=groups,
+            sample_weight=sample_weight,
+            ties=ties,
+            unjudged=unjudged,
+        )
+        if conventions is not None:
+            check_scores(conventions, bound, checked.y_score)
+        if checked.missing is None and label_samples is None:
+            # Plain rows: blocks of whole queries, in threads if asked.
+            result = assemble(*per_query_values(bound, checked, no_relevant, n_jobs))
+            result.n_unjudged = None
+            return result
+        ranking = rank_checked(checked)
+    # Ranked lists, unjudged rows and judge samples: one ranking of all rows.
+    means, per_query = compute_metrics(bound, ranking, no_relevant)
+    result = EvaluationResult(
+        np.asarray(ranking.group_ids), per_query, means, ranking.group_weights
     )
-    return assemble(*per_query_values(bound, checked, no_relevant, n_jobs))
+    result.n_unjudged = ranking.n_unjudged
+    if label_samples is not None:
+        _judge_spread(result, ranking, bound, no_relevant, label_samples, unjudged)
+    return result
 
 
 def bind_metrics(metrics, params) -> dict:
@@ -633,3 +715,30 @@ def compute_metrics(bound, ranking, no_relevant):
             values, empty, ranking, no_relevant, metric.name
         )
     return means, per_query
+
+
+def _judge_spread(result, ranking, bound, no_relevant, label_samples, unjudged):
+    """Every metric under every judge's labels, on the ranking already built."""
+    if ranking.judgments is not None or unjudged == "condensed":
+        raise ValueError(
+            "`label_samples` needs flat rows ranked as given: it does not combine "
+            "with ranked lists or unjudged='condensed'"
+        )
+    samples = check_y_true(label_samples, "label_samples")
+    if samples.ndim != 2 or samples.shape[0] != ranking.n_rows:
+        raise ValueError(
+            "`label_samples` must have shape (n_samples, n_judges) with one row "
+            f"per row of `y_true` ({ranking.n_rows}), got shape {samples.shape}"
+        )
+    ranked = samples[ranking.order]
+    result.judge_per_query, result.judge_means, result.judge_spread = {}, {}, {}
+    for label, metric in bound.items():
+        per_judge, means = [], []
+        for j in range(ranked.shape[1]):
+            mean, values = metric.per_query(relabel(ranking, ranked[:, j]), no_relevant)
+            per_judge.append(values)
+            means.append(mean)
+        result.judge_per_query[label] = np.column_stack(per_judge)
+        result.judge_means[label] = np.asarray(means)
+        spread = np.std(means, ddof=1) if len(means) > 1 else 0.0
+        result.judge_spread[label] = float(spread)

@@ -2,16 +2,17 @@
 
 Name grammar (strict): ``base`` or ``base@k``, where ``base`` is a registered
 name or alias (case-insensitive) and ``k`` a positive integer without sign or
-leading zeros, allowed only for metrics that take a cutoff.
+leading zeros, allowed only for metrics that take a cutoff. trec_eval names
+(``ndcg_cut.10``) and ir_measures strings (``P(rel=2)@10``) are parsed into
+the same records by :mod:`skirm.metrics._names`.
 """
 
 from __future__ import annotations
 
-import re
-
 from skirm._validation import describe
-from skirm.metrics import _binary, _graded
+from skirm.metrics import _binary, _graded, _judged
 from skirm.metrics._base import MetricSpec, mean_over_queries, score
+from skirm.metrics._names import parse_name, suggest
 
 #: Every metric, in the order of the documentation table.
 SPECS: tuple[MetricSpec, ...] = (
@@ -28,11 +29,11 @@ SPECS: tuple[MetricSpec, ...] = (
     _binary.MAP,
     _graded.ERR,
     _binary.RBP,
+    _judged.JUDGED,
 )
 
 _BY_NAME = {name: spec for spec in SPECS for name in spec.names}
 _BY_FUNCTION = {spec.function: spec for spec in SPECS}
-_GRAMMAR = re.compile(r"(?P<base>[A-Za-z][A-Za-z0-9_]*)(?:@(?P<k>[0-9]+))?")
 
 
 def metric_names() -> list[str]:
@@ -67,8 +68,11 @@ def spec_for(metric) -> MetricSpec:
         return _BY_FUNCTION[metric]
     if isinstance(metric, str) and metric.lower() in _BY_NAME:
         return _BY_NAME[metric.lower()]
+    hint = suggest(metric, _BY_NAME) if isinstance(metric, str) else ""
+    hint = f" (did you mean {hint}?)" if hint else ""
     raise ValueError(
-        f"unknown metric {describe(metric)}; valid names: {', '.join(metric_names())}"
+        f"unknown metric {describe(metric)}{hint}; valid names: "
+        f"{', '.join(metric_names())}"
     )
 
 
@@ -166,8 +170,10 @@ def get_metric(name, **params) -> Metric:
     Parameters
     ----------
     name : str or Metric
-        A registered name or alias, optionally with ``@k``. See
-        :func:`metric_names`.
+        A registered name or alias, optionally with ``@k`` (see
+        :func:`metric_names`); a trec_eval name (``ndcg_cut.10``, ``P_5``,
+        ``recip_rank``); or an ir_measures string (``nDCG@10``,
+        ``P(rel=2)@5``, ``AP``, ``RBP(p=0.8)``). See :ref:`names`.
     **params
         Metric-specific options bound to the metric, e.g. ``gain``,
         ``relevance_threshold``, ``p``.
@@ -193,6 +199,13 @@ def get_metric(name, **params) -> Metric:
     0.9639...
     >>> get_metric("P@5").name
     'precision@5'
+
+    trec_eval names and ir_measures strings parse to the same records:
+
+    >>> get_metric("ndcg_cut.10") == get_metric("nDCG@10") == get_metric("ndcg@10")
+    True
+    >>> get_metric("P(rel=2)@5")
+    get_metric('precision@5', relevance_threshold=2.0)
     """
     if isinstance(name, Metric):
         if not params:
@@ -200,21 +213,12 @@ def get_metric(name, **params) -> Metric:
         return Metric(name.spec, name.k, {**name._given, **params})
     if not isinstance(name, str):
         raise TypeError(f"metric name must be a string, got {describe(name)}")
-    match = _GRAMMAR.fullmatch(name)
-    if match is None:
-        raise ValueError(
-            f"malformed metric name {name!r}: expected NAME or NAME@K with K a "
-            f"positive integer; valid names: {', '.join(metric_names())}"
-        )
-    spec = spec_for(match["base"])
-    k = match["k"]
-    if k is not None:
-        if not spec.takes_k:
-            raise ValueError(f"metric {spec.name!r} takes no cutoff, got {name!r}")
-        if k.startswith("0"):
+    parsed = parse_name(name, _BY_NAME)
+    spec = _BY_NAME[parsed.target]
+    for key, value in parsed.options.items():
+        if key in params and params[key] != value:
             raise ValueError(
-                f"malformed metric name {name!r}: the cutoff k must be a positive "
-                f"integer without leading zeros, got {k!r}"
+                f"option {key!r} is given twice: {value!r} by the name {name!r} and "
+                f"{params[key]!r} as a keyword"
             )
-        k = int(k)
-    return Metric(spec, k, params)
+    return Metric(spec, parsed.k, {**parsed.options, **params})

@@ -32,6 +32,7 @@ from skirm._query_ids import (
 from skirm._ranking import TIES, rank_input
 from skirm._validation import check_choice, check_k, check_no_relevant, describe
 from skirm.metrics._base import PARAM_CHECKS
+from skirm.metrics._conventions import apply_conventions, check_scores
 from skirm.metrics._evaluate import compute_metrics
 from skirm.metrics._registry import Metric, get_metric, spec_for
 
@@ -272,10 +273,12 @@ class RankingScorer:
         groups_from="qid",
         ties="average",
         no_relevant=0.0,
+        conventions=None,
         **params,
     ):
         self._metrics, self._multi = _parse_metrics(metric, params)
         _check_params(params, self._metrics)
+        self._conventions = conventions
         self._methods = _check_response_method(response_method)
         self._metric = metric
         self._response_method = response_method
@@ -284,6 +287,11 @@ class RankingScorer:
         self._no_relevant = check_no_relevant(no_relevant)
         self._params = dict(params)
         self._request = dict(_DEFAULT_REQUEST)
+        self._rank_ties, self._rank_no_relevant = self._ties, self._no_relevant
+        if conventions is not None:
+            self._metrics, self._rank_ties, self._rank_no_relevant = apply_conventions(
+                conventions, self._metrics, ties, self._no_relevant
+            )
 
     # -- introspection -------------------------------------------------------
 
@@ -307,6 +315,8 @@ class RankingScorer:
             parts.append(f"ties={self._ties!r}")
         if self._no_relevant != 0.0:
             parts.append(f"no_relevant={self._no_relevant!r}")
+        if self._conventions is not None:
+            parts.append(f"conventions={self._conventions!r}")
         parts.extend(f"{key}={value!r}" for key, value in self._params.items())
         text = f"make_ranking_scorer({', '.join(parts)})"
         changed = {
@@ -415,9 +425,11 @@ class RankingScorer:
             y_score,
             groups=groups,
             sample_weight=sample_weight,
-            ties=self._ties,
+            ties=self._rank_ties,
         )
-        scores, _ = compute_metrics(self._metrics, ranking, self._no_relevant)
+        if self._conventions is not None:
+            check_scores(self._conventions, self._metrics, ranking.scores)
+        scores, _ = compute_metrics(self._metrics, ranking, self._rank_no_relevant)
         if self._multi:
             return scores
         return scores["score"]
@@ -442,6 +454,7 @@ def make_ranking_scorer(
     groups_from="qid",
     ties="average",
     no_relevant=0.0,
+    conventions=None,
     **params,
 ):
     """Make a scorer from skirm metrics for scikit-learn's model selection.
@@ -479,6 +492,12 @@ def make_ranking_scorer(
     no_relevant : float in [0, 1], "skip" or "raise", default=0.0
         The value of a query without relevant rows: ``0.0`` as scikit-learn
         and trec_eval, ``1.0`` as LightGBM's and XGBoost's ``ndcg@k``.
+
+    conventions : str, default=None
+        A preset reproducing another library's numbers (``"lightgbm"``,
+        ``"xgboost"``, ``"sklearn"``, ...), as in
+        :func:`skirm.metrics.evaluate`: in a grid search, the scorer then
+        gives the booster's own ``ndcg@k``.
 
     **params
         Metric options (``gain``, ``relevance_threshold``, ``p``, ...),
@@ -537,6 +556,7 @@ def make_ranking_scorer(
         groups_from=groups_from,
         ties=ties,
         no_relevant=no_relevant,
+        conventions=conventions,
         **params,
     )
 

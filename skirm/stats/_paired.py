@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _stats
 
-from skirm._validation import _as_numeric_array, check_choice, describe
+from skirm._validation import as_numeric_array, check_choice, describe
 from skirm.stats import _resampling as rs
 
 TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "sign")
@@ -392,8 +392,8 @@ def large_n_note(n):
 
 
 def check_pair(a, b, sample_weight):
-    a = _as_numeric_array(a, "a")
-    b = _as_numeric_array(b, "b")
+    a = as_numeric_array(a, "a")
+    b = as_numeric_array(b, "b")
     for name, arr in (("a", a), ("b", b)):
         if arr.ndim != 1:
             raise ValueError(
@@ -414,7 +414,7 @@ def check_pair(a, b, sample_weight):
 def check_query_weights(sample_weight, n):
     if sample_weight is None:
         return None
-    w = _as_numeric_array(sample_weight, "sample_weight")
+    w = as_numeric_array(sample_weight, "sample_weight")
     if w.shape != (n,):
         raise ValueError(
             f"`sample_weight` must hold one weight per query ({n}), got shape {w.shape}"

@@ -14,7 +14,7 @@ import numpy as np
 from scipy import stats as _stats
 from scipy.integrate import IntegrationWarning
 
-from skirm._validation import _as_numeric_array, check_choice
+from skirm._validation import as_numeric_array, check_choice
 from skirm.stats import _resampling as rs
 from skirm.stats._paired import TOLERANCE, check_confidence, check_query_weights
 
@@ -205,7 +205,7 @@ def tukey_hsd(
     """
     method = check_choice(method, "method", METHODS)
     confidence = check_confidence(confidence)
-    x = _as_numeric_array(values, "values")
+    x = as_numeric_array(values, "values")
     if x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 2:
         raise ValueError(
             "`values` must have shape (k systems >= 2, n queries >= 2), got shape "

@@ -11,5 +11,12 @@ pytrec_eval's.
 
 from skirm.trec._evaluate import evaluate_run, trec_measure_names
 from skirm.trec._pytrec import RelevanceEvaluator
+from skirm.trec._zscores import ZScores, read_zscores
 
-__all__ = ["RelevanceEvaluator", "evaluate_run", "trec_measure_names"]
+__all__ = [
+    "RelevanceEvaluator",
+    "ZScores",
+    "evaluate_run",
+    "read_zscores",
+    "trec_measure_names",
+]

@@ -15,14 +15,23 @@ from skirm.io._trec import (
 )
 from skirm.metrics._evaluate import EvaluationResult, bind_input_wide
 from skirm.metrics._registry import Metric, get_metric
+from skirm.trec._formats import (
+    check_qrels_type,
+    check_rel_format,
+    group_values,
+)
+from skirm.trec._groups import as_qrels_jg, group_topics, split_topics
 from skirm.trec._measures import (
     MEASURES,
+    NICKNAMES,
     ORDER,
     Context,
     check_supported,
     parse_trec_name,
     summarize,
 )
+from skirm.trec._prefs import PrefsEvaluation, as_prefs
+from skirm.trec._zscores import as_zscores, zscore_summary, zscore_values
 
 __all__ = ["evaluate_run", "trec_measure_names"]
 
@@ -44,10 +53,10 @@ def trec_measure_names() -> list[str]:
     >>> from skirm.trec import trec_measure_names
     >>> names = trec_measure_names()
     >>> "bpref" in names, "all_trec" in names, "relstring" in names
-    (True, True, False)
+    (True, True, True)
     """
     names = [n for n, d in MEASURES.items() if not d.unsupported]
-    return [*names, "all_trec", "official", "set"]
+    return [*names, *sorted(NICKNAMES)]
 
 
 def _as_qrels(qrels):
@@ -65,7 +74,7 @@ def _parse_metrics(metrics, compat="10.0"):
     metrics = list(metrics)
     if not metrics:
         raise ValueError("`metrics` must name at least one measure, got none")
-    trec, other = {}, []
+    trec, other, parsed_requests = {}, [], []
     for metric in metrics:
         requests = parse_trec_name(metric, compat) if isinstance(metric, str) else None
         if requests is None:
@@ -80,12 +89,24 @@ def _parse_metrics(metrics, compat="10.0"):
             label = metric if isinstance(metric, str) else parsed.name
             other.append((label, parsed))
             continue
+        parsed_requests.append(requests)
+    # As in trec_eval, parameters given for a measure (P.5, relstring.20)
+    # replace its default parameters, also those a nickname asks for.
+    explicit = {
+        r.base
+        for rs in parsed_requests
+        for r in rs
+        if r.text is not None and not r.label
+    }
+    for requests in parsed_requests:
         nickname = len(requests) > 1
         for request in requests:
             if MEASURES[request.base].unsupported:
                 if nickname:
                     continue
                 check_supported(request)
+            if request.text is None and request.base in explicit:
+                continue
             for name, param in request.outputs():
                 trec.setdefault(name, (request.base, param))
     ordered = sorted(
@@ -260,6 +281,39 @@ PLACEHOLDER_DOCNO = "ceci_nest_pas_un_docno"
 PLACEHOLDER_ZEROS = {"num_ret", "utility", "unj", "rbp_resid"}
 
 
+def _clear_placeholders(base, name, values, placeholder):
+    """trec_eval 10.0 clears some outputs of a placeholder topic by their
+    printed name: ``num_ret``, ``utility``, ``rbp_resid`` and ``relstring``
+    exactly, ``unj*`` by prefix; ``utility.1,-1,0,0`` or ``relstring.20`` keep
+    the placeholder's one unjudged document."""
+    if base not in PLACEHOLDER_ZEROS and base != "relstring":
+        return values
+    if name.startswith("unj") or name in ("num_ret", "utility", "rbp_resid"):
+        return np.where(placeholder, 0.0, values)
+    if name == "relstring":
+        return np.where(placeholder, "", values)
+    return values
+
+
+def _check_all_judged(judged_query_ids, run, all_queries, compat):
+    """trec_eval 10.0 stops on a judged query missing from the run (no -c)."""
+    if compat != "10.0" or all_queries:
+        return
+    judged = np.unique(judged_query_ids)
+    absent = np.setdiff1d(judged, np.asarray(run.query_ids))
+    if 0 < absent.shape[0] < judged.shape[0]:  # none in common: reported later
+        raise _missing_queries_error(absent)
+
+
+def _missing_queries_error(absent):
+    return ValueError(
+        f"{absent.shape[0]} qrels queries are missing from the run (e.g. "
+        f"{absent[:3].tolist()}); trec_eval 10.0 stops on them. Pass "
+        "all_queries=True (trec_eval -c) to score them as empty rankings, "
+        "or compat='9.0' to leave them out as trec_eval 9.0.x did"
+    )
+
+
 def _check_compat(compat):
     if compat not in COMPAT:
         raise ValueError(
@@ -314,13 +368,7 @@ def _check_no_duplicates(record, rows, what):
 
 def _missing_topics_error(qrels, eval_ids):
     _, q_ids = qrels._query_codes()
-    absent = np.setdiff1d(q_ids, eval_ids)
-    return ValueError(
-        f"{absent.shape[0]} qrels queries are missing from the run (e.g. "
-        f"{absent[:3].tolist()}); trec_eval 10.0 stops on them. Pass "
-        "all_queries=True (trec_eval -c) to score them as empty rankings, "
-        "or compat='9.0' to leave them out as trec_eval 9.0.x did"
-    )
+    return _missing_queries_error(np.setdiff1d(q_ids, eval_ids))
 
 
 def _ranked(y_true, scores, codes, eval_ids, judgments, docs, keep):
@@ -370,17 +418,20 @@ def _no_common_error(qrels, run_query_ids):
     )
 
 
-def _trec_ranking(qrels, run, level, judged_only, max_docs, missing, compat):
+def _trec_ranking(
+    qrels, run, level, judged_only, max_docs, missing, compat, placeholders=False
+):
     """The measure context of the evaluated queries (trec_eval's order, ``-M``
     and ``-J`` applied), the number of qrels topics and the placeholder
     topics of trec_eval 10.0's ``-c``.
 
-    ``missing`` is the rule of :func:`_missing_rule` for the qrels topics the
-    run lacks. With ``"score"``, a run without any qrels query (a run of no
-    rows) gives every qrels topic its placeholder ranking.
+    ``missing`` is the rule of :func:`_missing_rule` for the qrels topics
+    the run lacks. ``placeholders=True`` takes an empty run and gives every
+    qrels topic its placeholder ranking (the ``-c`` topics of a run evaluated
+    in parts, by :mod:`skirm.dask`).
     """
     eval_ids, n_topics, keep, codes, raw, j_codes, j_raw = _join(qrels, run)
-    if eval_ids.shape[0] == 0 and missing != "score":
+    if eval_ids.shape[0] == 0 and not placeholders:
         raise _no_common_error(qrels, run.query_ids)
     scores = run.scores[keep]
     if compat == "9.0":  # trec_eval 9.0.x holds scores as C floats
@@ -422,6 +473,9 @@ def evaluate_run(
     judged_only=False,
     max_docs=None,
     all_queries=False,
+    rel_format="qrels",
+    collection_size=0,
+    zscores=None,
     compat="10.0",
 ):
     """Evaluate a TREC run against qrels exactly as trec_eval does.
@@ -479,6 +533,25 @@ def evaluate_run(
         ``iprec_at_recall`` and ``11pt_avg``, qrels queries missing from the
         run left out, and ``all_trec`` without ``rbp``, ``rbp_resid`` and
         ``unj``. The user guide's TREC page lists every difference.
+    rel_format : {"qrels", "qrels_jg", "prefs", "qrels_prefs"}, default="qrels"
+        trec_eval ``-R``: the format of ``qrels``. ``"qrels_jg"`` reads
+        judgment groups (:func:`skirm.io.read_qrels_jg`, the second column
+        names the group) for the measures ``map_avgjg``, ``P_avgjg`` and
+        ``Rprec_mult_avgjg`` (nickname ``qrels_jg``): each is computed
+        against every group of a query and averaged over its groups.
+        ``"prefs"`` (:func:`skirm.io.read_prefs`) and ``"qrels_prefs"`` (a
+        qrels file read as preferences, :func:`skirm.io.read_qrels_prefs`)
+        are for the preference measures ``prefs_*`` (nicknames ``all_prefs``
+        and ``prefs``); ``qrels`` may then also be a
+        :class:`~skirm.io.Prefs`.
+    collection_size : int, default=0
+        trec_eval ``-N``: the number of documents in the collection, used by
+        ``utility`` for the non-relevant documents not retrieved.
+    zscores : ZScores, str, path-like or file, default=None
+        trec_eval ``-Z``: convert each per-query value into a z-score
+        ``(value - mean) / stddev`` with the reference means and standard
+        deviations of :func:`read_zscores`, before the summary. A query or
+        measure the z-scores lack gives -1000000, as in trec_eval.
 
     Returns
     -------
@@ -489,7 +562,10 @@ def evaluate_run(
         ``num_ret``, ``num_rel``, ``num_rel_ret`` and
         ``num_nonrel_judged_ret``, the query count for ``num_q`` and the
         geometric mean for ``gm_map`` and ``gm_bpref`` (whose per-query values
-        are AP and bpref). ``result.run_id`` holds the run id.
+        are AP and bpref). ``result.run_id`` holds the run id. A string
+        measure (``relstring``) has per-query values of dtype str and no
+        entry in ``means``. ``result.zscored`` tells whether ``zscores``
+        converted the values.
 
     Raises
     ------
@@ -525,55 +601,86 @@ def evaluate_run(
     outputs = _parse_metrics(metrics, compat)
     level = _check_level(relevance_level)
     _check_max_docs(max_docs)
-    qrels = _as_qrels(qrels)
+    rel_format = check_rel_format(rel_format, outputs)
+    check_qrels_type(qrels, rel_format)
+    num_docs = _check_collection_size(collection_size)
+    zscores = as_zscores(zscores)
     run = _as_run(run)
-    missing = _missing_rule(bool(all_queries), compat)
-    if missing == "score" and not _evaluated_queries(qrels, run)[0].shape[0]:
-        raise _no_common_error(qrels, run.query_ids)
-    group_ids, per_query, n_topics, _ = query_values(
-        qrels, run, outputs, level, bool(judged_only), max_docs, missing, compat
-    )
-    n_eval = group_ids.shape[0]
+    all_queries = bool(all_queries)
+    missing = _missing_rule(all_queries, compat)
+    if rel_format == "qrels_jg":
+        qrels_jg = as_qrels_jg(qrels)
+        _check_all_judged(qrels_jg.query_ids, run, all_queries, compat)
+        qrels, grouped, n_topics = group_topics(qrels_jg, run, max_docs)
+        ctx, _, _ = _trec_ranking(
+            qrels, grouped, level, bool(judged_only), max_docs, missing, compat
+        )
+        query_ids, group_codes = split_topics(np.asarray(ctx.ranking.group_ids))
+        placeholder = np.zeros(query_ids.shape[0], dtype=bool)
+    elif rel_format in ("prefs", "qrels_prefs"):
+        prefs = as_prefs(qrels, rel_format)
+        _check_all_judged(prefs.query_ids, run, all_queries, compat)
+        ctx = PrefsEvaluation(prefs, run, all_queries and compat == "10.0", max_docs)
+        query_ids, group_codes = ctx.query_ids, None
+        n_topics = np.unique(prefs.query_ids).shape[0]
+        placeholder = np.zeros(query_ids.shape[0], dtype=bool)
+    else:
+        qrels = _as_qrels(qrels)
+        ctx, n_topics, placeholder = _trec_ranking(
+            qrels, run, level, bool(judged_only), max_docs, missing, compat
+        )
+        query_ids, group_codes = np.asarray(ctx.ranking.group_ids), None
+    ctx.num_docs = num_docs
+    n_eval = query_ids.shape[0]
     n_total = n_topics if all_queries else n_eval
+    n_missing = n_total - n_eval
+    topics = None if group_codes is None else (group_codes, n_eval)
+    per_query = output_values(ctx, outputs, level, placeholder, topics)
+    if zscores is not None:
+        for name, kind, what, _ in outputs:
+            if name in per_query and per_query[name].dtype.kind == "f":
+                summary = "mean" if kind == "skirm" else MEASURES[what].summary
+                per_query[name] = zscore_values(
+                    zscores, query_ids, name, summary, per_query[name]
+                )
     means = summarize_outputs(
-        outputs, per_query, n_total, n_total - n_eval, qrels, all_queries
+        outputs,
+        per_query,
+        n_total,
+        n_missing,
+        qrels,
+        all_queries,
+        zscored=zscores is not None,
     )
-    result = EvaluationResult(group_ids, per_query, means)
+    result = EvaluationResult(query_ids, per_query, means)
     result.run_id = run.run_id
+    result.zscored = zscores is not None
     return result
 
 
-def query_values(
-    qrels, run, outputs, level, judged_only, max_docs, missing, compat, top=None
-):
-    """``(group_ids, per_query, n_topics, ranking)``: the evaluated queries
-    (sorted), each output's per-query values, the number of qrels topics and
-    the ranking measured.
-
-    The arguments are those of :func:`evaluate_run`, checked and converted;
-    ``missing`` is the rule of :func:`_missing_rule`. ``top``, for a part of
-    a run, is the largest label of the whole run's ranking: the defaults of
-    skirm metrics taken over all the rows (ERR's ``max_grade``) are bound to
-    it instead of this part's.
-    """
-    ctx, n_topics, placeholder = _trec_ranking(
-        qrels, run, level, judged_only, max_docs, missing, compat
-    )
-    skirm = {name: what for name, kind, what, _ in outputs if kind == "skirm"}
-    if top is not None:
-        skirm = bind_input_wide(skirm, lambda: top)
+def output_values(ctx, outputs, level, placeholder, topics=None):
+    """Each output's per-query values on the measure context ``ctx``: floats,
+    strings for string measures; none for ``runid``. ``placeholder`` marks
+    the ``-c`` placeholder topics; ``topics`` is ``(group_codes, n_topics)``,
+    the topic of each group of a ``qrels_jg`` evaluation."""
     per_query = {}
     for name, kind, what, param in outputs:
         if kind == "skirm":
-            values = _skirm_values(skirm[name], ctx.ranking, level)
+            values = _skirm_values(what, ctx.ranking, level)
         else:
             if what == "runid":
                 continue
-            values = ctx.value(what, param)
-            if what in PLACEHOLDER_ZEROS and placeholder.any():
-                values = np.where(placeholder, 0.0, values)
+            if topics is not None:
+                values = group_values(ctx, what, param, *topics)
+            else:
+                values = ctx.value(what, param)
+            if placeholder.any():
+                values = _clear_placeholders(what, name, values, placeholder)
+            if MEASURES[what].string:
+                per_query[name] = np.asarray(values, dtype=str)
+                continue
         per_query[name] = np.asarray(values, dtype=np.float64)
-    return np.asarray(ctx.ranking.group_ids), per_query, n_topics, ctx.ranking
+    return per_query
 
 
 def _skirm_values(metric, ranking, level):
@@ -586,16 +693,62 @@ def _skirm_values(metric, ranking, level):
     return metric.per_query(ranking, 0.0)[1]
 
 
-def summarize_outputs(outputs, per_query, n_total, n_missing, qrels, all_queries):
-    """trec_eval's summary ("all") of each measure's per-query values."""
+def query_values(
+    qrels, run, outputs, level, judged_only, max_docs, missing, compat, **part
+):
+    """``(group_ids, per_query, n_topics, ranking)`` of a run against plain
+    qrels: the evaluated queries (sorted), each output's per-query values,
+    the number of qrels topics and the ranking measured.
+
+    The arguments are those of :func:`evaluate_run`, checked and converted;
+    ``missing`` is the rule of :func:`_missing_rule`. For a part of a run
+    evaluated in parts (:mod:`skirm.dask`), ``top=`` is the largest label of
+    the whole run's ranking, to which the defaults of skirm metrics taken
+    over all the rows (ERR's ``max_grade``) are bound, and
+    ``placeholders=True`` is passed to :func:`_trec_ranking`.
+    """
+    top = part.pop("top", None)
+    ctx, n_topics, placeholder = _trec_ranking(
+        qrels, run, level, judged_only, max_docs, missing, compat, **part
+    )
+    if top is not None:
+        skirm = {name: what for name, kind, what, _ in outputs if kind == "skirm"}
+        skirm = bind_input_wide(skirm, lambda: top)
+        outputs = [(n, k, skirm.get(n, w), p) for n, k, w, p in outputs]
+    per_query = output_values(ctx, outputs, level, placeholder)
+    return np.asarray(ctx.ranking.group_ids), per_query, n_topics, ctx.ranking
+
+
+def _check_collection_size(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"`collection_size` must be a non-negative integer, got {value!r}"
+        )
+    if value < 0:
+        raise ValueError(
+            f"`collection_size` must be a non-negative integer, got {value}"
+        )
+    return int(value)
+
+
+def summarize_outputs(
+    outputs, per_query, n_total, n_missing, qrels, all_queries, zscored=False
+):
+    """trec_eval's summary ("all") of each measure's per-query values
+    (``zscored``: of their z-scores). String measures have none."""
     means = {}
     for name, kind, what, _ in outputs:
         if name not in per_query:
             continue  # runid
+        if kind == "trec" and MEASURES[what].string:
+            continue  # relstring: per query only
         if what == "num_rel" and all_queries:
             # trec_eval -c recounts num_rel over every qrels topic, rel > 0.
             means[name] = float(np.count_nonzero(qrels.labels > 0))
             continue
         summary = "mean" if kind == "skirm" else MEASURES[what].summary
-        means[name] = summarize(summary, per_query[name], n_total, n_missing)
+        if zscored:
+            means[name] = zscore_summary(summary, per_query[name], n_total)
+        else:
+            means[name] = summarize(summary, per_query[name], n_total, n_missing)
     return means

@@ -31,6 +31,8 @@ class MeasureDef:
     per_query: bool = True  # printed per query by trec_eval -q
     integer: bool = False
     unsupported: str = ""  # why skirm does not compute it
+    string: bool = False  # per-query strings (relstring), no summary
+    rel_format: str = "qrels"  # the -R input the measure reads
 
 
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -52,12 +54,7 @@ MEASURES = {
         MeasureDef("recip_rank", "none"),
         MeasureDef("iprec_at_recall", "float_cutoffs", _RECALL_LEVELS),
         MeasureDef("P", "cutoffs", _CUTS),
-        MeasureDef(
-            "relstring",
-            "cutoffs",
-            (10,),
-            unsupported="a string of relevance values, not a number",
-        ),
+        MeasureDef("relstring", "floats", (10.0,), summary="none", string=True),
         MeasureDef("recall", "cutoffs", _CUTS),
         MeasureDef("infAP", "none"),
         MeasureDef("gm_bpref", "none", summary="gm", per_query=False),
@@ -83,10 +80,51 @@ MEASURES = {
         MeasureDef("set_map", "none"),
         MeasureDef("set_F", "floats", (1.0,)),
         MeasureDef("num_nonrel_judged_ret", "none", summary="sum", integer=True),
+        *(
+            MeasureDef(
+                name,
+                "none",
+                summary="sum" if "_num_" in name else "mean",
+                integer="_num_" in name,
+                rel_format="prefs",
+            )
+            for name in (
+                "prefs_num_prefs_poss",
+                "prefs_num_prefs_ful",
+                "prefs_num_prefs_ful_ret",
+                "prefs_simp",
+                "prefs_pair",
+                "prefs_avgjg",
+                "prefs_avgjg_Rnonrel",
+                "prefs_simp_ret",
+                "prefs_pair_ret",
+                "prefs_avgjg_ret",
+                "prefs_avgjg_Rnonrel_ret",
+                "prefs_simp_imp",
+                "prefs_pair_imp",
+                "prefs_avgjg_imp",
+            )
+        ),
+        MeasureDef("map_avgjg", "none", rel_format="qrels_jg"),
+        MeasureDef("P_avgjg", "cutoffs", _CUTS, rel_format="qrels_jg"),
+        MeasureDef(
+            "Rprec_mult_avgjg",
+            "float_cutoffs",
+            (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
+            rel_format="qrels_jg",
+        ),
+        MeasureDef("yaap", "none"),
         MeasureDef("rbp", "none"),
         MeasureDef("rbp_resid", "none"),
         MeasureDef("unj", "cutoffs", (5, 10, 20)),
         MeasureDef("judged", "cutoffs", (5, 10, 20)),
+        MeasureDef(
+            "ndcg_p",
+            "pairs",
+            unsupported="trec_eval has its source (m_ndcg_p.c) but does not "
+            "compile it: trec_eval 10.0 rejects -m ndcg_p too; use ndcg with "
+            "gains, e.g. ndcg.1=3,2=9",
+        ),
     )
 }
 
@@ -119,7 +157,27 @@ NICKNAMES = {
         "set_map",
         "set_F",
     ),
-    "all_trec": tuple(n for n in MEASURES if n != "judged"),
+    "all_trec": tuple(
+        n
+        for n, d in MEASURES.items()
+        if n not in ("judged", "yaap", "ndcg_p") and d.rel_format == "qrels"
+    ),
+    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
+    "all_prefs": (
+        "runid",
+        "num_q",
+        *(n for n, d in MEASURES.items() if d.rel_format == "prefs"),
+    ),
+    "prefs": (
+        "runid",
+        "num_q",
+        "prefs_num_prefs_poss",
+        "prefs_num_prefs_ful",
+        "prefs_num_prefs_ful_ret",
+        "prefs_simp",
+        "prefs_pair",
+        "prefs_avgjg",
+    ),
 }
 
 #: Measures trec_eval 10.0 added to ``all_trec`` (absent from 9.0.x).
@@ -253,6 +311,8 @@ class Context:
     if judged with a level >= 0, -1 if the docno is not in the qrels, -2 if its
     qrels level is negative.
     """
+
+    num_docs = 0  # trec_eval -N: the collection size, for utility
 
     def __init__(self, ranking, raw, level, judged_codes, judged_raw, compat="10.0"):
         self.compat = compat
@@ -524,6 +584,17 @@ class Context:
         count[qs] += 1
         return np.where(self.R > 0, _divide(total, count), 0.0)
 
+    def yaap(self):
+        """log((1 + S) / (1 + R - S)), S the sum of precisions at relevant rows."""
+        r = self.ranking
+        precision = (r.before(self.rel) + 1.0) / (r.position + 1.0)
+        total = r.group_sum(np.where(self.rel, precision, 0.0))
+        return np.log((1.0 + total) / (1.0 + self.R - total))
+
+    def relstring(self, length):
+        """The top ``length`` relevance values of each query as characters."""
+        return relevance_strings(self.ranking, self.raw, int(length))
+
     def judged(self, k):
         r = self.ranking
         inside = (r.position < k) & (self.raw != -1)
@@ -595,6 +666,10 @@ class Context:
             return self.Rndcg()
         if base == "judged":
             return self.judged(param)
+        if base == "yaap":
+            return self.yaap()
+        if base == "relstring":
+            return self.relstring(param[0])
         P, rec = self.set_measures()
         if base == "set_P":
             return P
@@ -616,9 +691,29 @@ class Context:
             a = self.num_rel_ret
             b = self.num_ret - a
             c = self.R - a
-            d = a - self.num_ret - self.R  # trec_eval's -N defaults to 0
+            d = self.num_docs + a - self.num_ret - self.R  # -N, default 0
             return p1 * a + p2 * b + p3 * c + p4 * d
         raise AssertionError(f"no kernel for {base}")  # pragma: no cover
+
+
+def relevance_strings(ranking, raw, length):
+    """trec_eval's relstring: per query, one character per top document.
+
+    A digit for levels 0-9, ``>`` above 9, ``-`` for a document missing from
+    the qrels, ``.`` for a negative qrels level. Built as a byte matrix viewed
+    as fixed-width strings (numpy drops the trailing NUL padding).
+    """
+    n = ranking.n_groups
+    width = max(1, min(length, int(ranking.sizes.max(initial=0))))
+    inside = ranking.position < length
+    codes = np.select(
+        [raw > 9, raw >= 0, raw == -1, raw == -2],
+        [ord(">"), ord("0") + np.clip(raw, 0, 9), ord("-"), ord(".")],
+        ord("<"),
+    ).astype(np.uint8)
+    chars = np.zeros((n, width), dtype=np.uint8)
+    chars[ranking.codes[inside], ranking.position[inside]] = codes[inside]
+    return chars.view(f"S{width}").reshape(n).astype(str)
 
 
 def _segment_suffix_max(values, codes):

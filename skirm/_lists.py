@@ -1,0 +1,486 @@
+"""Ranked id lists and relevant sets, turned into the engine's ranking.
+
+A recommender or a retrieval pipeline gives, per query, a ranked list of item
+ids, and the ground truth is a set of relevant ids or a ``{id: grade}`` dict.
+:func:`from_lists` matches the two once, with vectorised numpy over all
+queries, and keeps what the engine needs: the label of each listed item in
+list order (rank = position, no ties) and every judged label of each query,
+so that relevant ids missing from the list still count in R and in the ideal
+DCG.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Set
+
+import numpy as np
+
+from skirm._ranking import Judgments, Ranking, encode_groups
+from skirm._validation import as_python, check_groups, check_sample_weight, describe
+
+__all__ = ["RankedLists", "from_lists", "is_lists_input"]
+
+
+class RankedLists:
+    """Ranked id lists matched to their relevance judgements.
+
+    Build one with :func:`skirm.metrics.from_lists`; pass it as ``y_true``
+    (with ``y_score=None``) to any metric function or to
+    :func:`skirm.metrics.evaluate`.
+
+    Attributes
+    ----------
+    group_ids : ndarray of shape (n_queries,)
+        The query labels, sorted.
+    sizes : ndarray of shape (n_queries,)
+        The length of each ranked list.
+    labels : ndarray of shape (n_listed,)
+        The grade of each listed item, query by query in list order (0 for an
+        item the ground truth does not name).
+    judged_codes, judged_labels : ndarray of shape (n_judged,)
+        Query code and grade of every id of the ground truth, listed or not.
+    """
+
+    def __init__(
+        self, group_ids, sizes, labels, judged_codes, judged_labels, input_order=None
+    ):
+        self.group_ids = group_ids
+        self.input_order = input_order
+        self.sizes = sizes
+        self.labels = labels
+        self.judged_codes = judged_codes
+        self.judged_labels = judged_labels
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.group_ids.shape[0])
+
+    def __repr__(self):
+        return (
+            f"RankedLists(n_queries={self.n_queries}, n_listed={self.labels.shape[0]}, "
+            f"n_judged={self.judged_labels.shape[0]})"
+        )
+
+    def to_rows(self):
+        """The listed items as rows: ``(y_true, y_score, groups)``.
+
+        The score of an item is minus its position, so ranking the rows
+        gives back the lists. The rows carry no relevant item the lists
+        miss: metrics on them use R from the listed items only.
+
+        Returns
+        -------
+        y_true, y_score, groups : ndarray of shape (n_listed,)
+        """
+        codes = np.repeat(np.arange(self.n_queries), self.sizes)
+        starts = np.cumsum(self.sizes) - self.sizes
+        position = np.arange(codes.shape[0]) - starts[codes]
+        score = np.negative(position, dtype=np.float64) + 0.0
+        return self.labels.copy(), score, self.group_ids[codes]
+
+    def ranking(self, group_weights=None):
+        """The engine's ranking of the lists: already in rank order, no ties."""
+        n = self.labels.shape[0]
+        codes = np.repeat(np.arange(self.n_queries, dtype=np.intp), self.sizes)
+        starts = np.zeros(self.n_queries + 1, dtype=np.intp)
+        np.cumsum(self.sizes, out=starts[1:])
+        # Scores only order the rows: minus the position within the list.
+        scores = (starts[:-1][codes] - np.arange(n)).astype(np.float64)
+        ranking = Ranking(
+            np.arange(n, dtype=np.intp),
+            codes,
+            self.labels,
+            scores,
+            self.group_ids,
+            "first",
+            group_weights,
+            Judgments(self.judged_codes, self.judged_labels),
+            sizes=self.sizes,
+            starts=starts,
+        )
+        ranking.__dict__["_blocks"] = None  # positions are distinct: no ties
+        return ranking
+
+
+def is_lists_input(y_true) -> bool:
+    """True for a :class:`RankedLists` or a sequence of sets / dicts.
+
+    Looks at the first item only (numeric arrays and Series are never lists).
+    """
+    if isinstance(y_true, RankedLists):
+        return True
+    if isinstance(y_true, (str, bytes)) or not hasattr(y_true, "__len__"):
+        return False
+    kind = getattr(getattr(y_true, "dtype", None), "kind", "O")
+    if kind != "O" or len(y_true) == 0:
+        return False
+    items = getattr(y_true, "iloc", y_true)
+    try:
+        first = items[0]
+    except (TypeError, KeyError, IndexError):
+        return False
+    return isinstance(first, (Set, Mapping))
+
+
+def _values(column):
+    """The items of a list, tuple, pandas Series or 1-D object array."""
+    values = getattr(column, "tolist", None)
+    return values() if callable(values) and not isinstance(column, list) else column
+
+
+def from_lists(y_pred, y_true, *, groups=None, padding=None) -> RankedLists:
+    """Match ranked id lists to relevant sets or graded dicts, once.
+
+    Parameters
+    ----------
+    y_pred : sequence of sequences, or 2-D array of shape (n_queries, depth)
+        One ranked list of item ids per query, best first (ragged Python
+        lists, a list column of a DataFrame, or a 2-D id array). Ids are any
+        hashable numbers or strings, unique within a list.
+    y_true : sequence of sets, dicts or sequences
+        The ground truth of each query, aligned with ``y_pred``: a set (or
+        list) of relevant ids, each of grade 1, or an ``{id: grade}`` dict
+        of non-negative grades (0 for a judged non-relevant id).
+    groups : array-like of shape (n_queries,), default=None
+        A label for each query (e.g. user ids); ``None`` numbers the
+        queries from 0 in the order given.
+    padding : scalar, default=None
+        In a 2-D ``y_pred``, the id that marks the end of a shorter list
+        (e.g. ``-1``); every cell after it must be padding too.
+
+    Returns
+    -------
+    lists : RankedLists
+        Pass it as ``y_true`` (``y_score=None``) to any metric function or
+        :func:`skirm.metrics.evaluate`; ``lists.to_rows()`` gives the
+        equivalent flat rows.
+
+    Notes
+    -----
+    The rank of an item is its position in the list: there are no ties.
+    Relevant ids missing from a list count in R (recall, average precision,
+    R-precision) and in the ideal DCG, as qrels do in trec_eval. Metric
+    functions also accept the lists directly, ``ndcg_score(y_true=sets,
+    y_score=lists)``, when ``y_true`` holds sets or dicts.
+
+    Examples
+    --------
+    >>> from skirm.metrics import from_lists, recall_at_k_score, evaluate
+    >>> ranked = [["a", "b", "c"], ["x", "y"]]
+    >>> relevant = [{"a", "c", "z"}, {"y"}]
+    >>> lists = from_lists(ranked, relevant, groups=["u1", "u2"])
+    >>> lists
+    RankedLists(n_queries=2, n_listed=5, n_judged=4)
+    >>> recall_at_k_score(lists, None, k=2)  # 'z' counts in R
+    0.666...
+    >>> recall_at_k_score(relevant, ranked, k=2)  # the same, without from_lists
+    0.666...
+    >>> evaluate(lists, None, metrics=["P@2", "ndcg@3"]).per_query["P@2"]
+    array([0.5, 0.5])
+    """
+    pred_ids, sizes = _flatten_lists(y_pred, padding)
+    n_queries = sizes.shape[0]
+    if not sizes.any():
+        raise ValueError("`y_pred` must hold at least one id: every list is empty")
+    truth_ids, grades, truth_sizes = _flatten_truth(y_true, n_queries)
+    if groups is None:
+        group_ids = np.arange(n_queries)
+        order = None
+    else:
+        labels = check_groups(groups, n_queries)
+        codes, group_ids = encode_groups(labels)
+        if group_ids.shape[0] != n_queries:
+            dup = _first_duplicate(labels)
+            raise ValueError(
+                f"`groups` must hold one distinct label per query, got "
+                f"{as_python(labels[dup])!r} twice"
+            )
+        order = np.argsort(codes, kind="stable")
+        if np.array_equal(order, np.arange(n_queries)):
+            order = None
+    pred_q = np.repeat(np.arange(n_queries, dtype=np.intp), sizes)
+    truth_q = np.repeat(np.arange(n_queries, dtype=np.intp), truth_sizes)
+    ids = _id_codes(pred_ids, truth_ids)
+    n_ids = int(ids.max(initial=-1)) + 1
+    truth_key = truth_q * n_ids + ids[pred_ids.shape[0] :]
+    _check_unique(truth_key, truth_q, "y_true", "ground truth")
+    sorted_key, rows = _sorted_lists(ids[: pred_ids.shape[0]], pred_q, sizes, n_ids)
+    labels = _lookup(sorted_key, rows, truth_key, grades)
+    if order is not None:
+        labels, sizes, codes_j, grades = _reorder(
+            order, labels, sizes, truth_q, grades, truth_sizes
+        )
+    else:
+        codes_j = truth_q
+    return RankedLists(group_ids, sizes, labels, codes_j, grades, order)
+
+
+def _flatten_lists(y_pred, padding):
+    """All ids of all lists, concatenated, and each list's length."""
+    if y_pred is None:
+        raise TypeError("`y_pred` must be a sequence of ranked id lists, got None")
+    if isinstance(y_pred, np.ndarray) and y_pred.ndim == 2:
+        return _flatten_padded(y_pred, padding)
+    if padding is not None:
+        raise ValueError(
+            "`padding` is only for a 2-D array `y_pred`, got "
+            f"{describe(y_pred)} with padding={padding!r}"
+        )
+    if isinstance(y_pred, (str, bytes, Set, Mapping)) or not hasattr(y_pred, "__len__"):
+        raise TypeError(
+            "`y_pred` must be a sequence of ranked id lists (one per query), got "
+            f"{describe(y_pred)}"
+        )
+    rows = _values(y_pred)
+    for i, row in enumerate(rows):
+        if isinstance(row, (str, bytes, Set, Mapping)) or not hasattr(row, "__len__"):
+            raise TypeError(
+                f"`y_pred` must hold one ranked list (a sequence of ids) per query; "
+                f"item {i} is {describe(row)}"
+                + (" (a set has no order)" if isinstance(row, Set) else "")
+            )
+    sizes = np.fromiter(map(len, rows), dtype=np.intp, count=len(rows))
+    if sizes.shape[0] == 0:
+        raise ValueError("`y_pred` must hold at least one ranked list, got none")
+    ints = _int_ids(rows, int(sizes.sum()))
+    if ints is not None:
+        return ints, sizes
+    flat = list(itertools.chain.from_iterable(map(_values, rows)))
+    return _id_array(flat, "y_pred"), sizes
+
+
+def _int_ids(rows, total):
+    """Integer ids of Python lists read straight into int64, or None."""
+    first = next((row for row in rows if len(row)), None)
+    if not isinstance(first, list) or type(first[0]) is not int:
+        return None
+    try:
+        return np.fromiter(
+            itertools.chain.from_iterable(rows), dtype=np.int64, count=total
+        )
+    except (TypeError, ValueError, OverflowError):
+        return None  # not all ints: the general path says what is wrong
+
+
+def _flatten_padded(y_pred, padding):
+    if y_pred.shape[0] == 0:
+        raise ValueError("`y_pred` must hold at least one ranked list, got none")
+    if padding is None:
+        pad = np.zeros(y_pred.shape, dtype=bool)
+    elif isinstance(padding, float) and np.isnan(padding):
+        pad = np.isnan(y_pred) if y_pred.dtype.kind == "f" else y_pred != y_pred
+    else:
+        pad = y_pred == padding
+    sizes = np.where(pad.any(axis=1), np.argmax(pad, axis=1), y_pred.shape[1])
+    after = np.arange(y_pred.shape[1]) >= sizes[:, None]
+    if not np.array_equal(pad, after):
+        row = int(np.argmax((pad != after).any(axis=1)))
+        raise ValueError(
+            f"`y_pred` row {row} has an id after the padding {padding!r}: padding "
+            "must only fill the end of a shorter list"
+        )
+    return _id_array(y_pred[~pad], "y_pred"), sizes.astype(np.intp)
+
+
+def _flatten_truth(y_true, n_queries):
+    if y_true is None or isinstance(y_true, (str, bytes, Set, Mapping)):
+        raise TypeError(
+            "`y_true` must be a sequence with one set of relevant ids or one "
+            f"{{id: grade}} dict per query, got {describe(y_true)}"
+        )
+    rows = _values(y_true)
+    if isinstance(y_true, np.ndarray) and y_true.ndim == 2:
+        rows = list(y_true)
+    if len(rows) != n_queries:
+        raise ValueError(
+            f"`y_true` must hold one ground truth per ranked list: expected "
+            f"{n_queries}, got {len(rows)}"
+        )
+    graded = [isinstance(row, Mapping) for row in rows]
+    for i, row in enumerate(rows):
+        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__"):
+            raise TypeError(
+                f"`y_true` item {i} must be a set of relevant ids or an "
+                f"{{id: grade}} dict, got {describe(row)}"
+            )
+    if any(graded) and not all(graded):
+        i = graded.index(not graded[0])
+        raise TypeError(
+            "`y_true` must hold only sets (or lists) of relevant ids or only "
+            f"{{id: grade}} dicts, got a mix: item 0 is {type(rows[0]).__name__}, "
+            f"item {i} is {type(rows[i]).__name__}"
+        )
+    sizes = np.fromiter(map(len, rows), dtype=np.intp, count=n_queries)
+    if graded and graded[0]:
+        ids = list(itertools.chain.from_iterable(map(Mapping.keys, rows)))
+        grades = list(itertools.chain.from_iterable(map(Mapping.values, rows)))
+        grades = _grades(grades)
+    else:
+        ids = list(itertools.chain.from_iterable(map(_values, rows)))
+        grades = np.ones(len(ids))
+    return _id_array(ids, "y_true"), grades, sizes
+
+
+def _grades(values):
+    try:
+        grades = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(
+            "the grades of `y_true` ({id: grade} dicts) must be real numbers"
+        ) from None
+    bad = ~np.isfinite(grades) | (grades < 0)
+    if bad.any():
+        raise ValueError(
+            "the grades of `y_true` must be finite and non-negative, got "
+            f"{as_python(grades[np.argmax(bad)])!r}"
+        )
+    return grades
+
+
+def _id_array(ids, name):
+    arr = np.asarray(ids) if len(ids) else np.empty(0, dtype=np.int64)
+    if arr.ndim != 1:
+        raise TypeError(
+            f"`{name}` ids must be numbers or strings (hashable scalars), got "
+            f"nested sequences"
+        )
+    if arr.dtype.kind not in "biuUSO":
+        if arr.dtype.kind == "f":
+            arr = _float_ids(arr, name)
+        else:
+            raise TypeError(
+                f"`{name}` ids must be ints or strings, got {describe(arr)}"
+            )
+    return arr
+
+
+def _float_ids(arr, name):
+    whole = np.isfinite(arr) & (arr == np.round(arr))
+    if not whole.all():
+        raise TypeError(
+            f"`{name}` ids must be ints or strings, got the float "
+            f"{as_python(arr[np.argmax(~whole)])!r}; for a padded 2-D array pass "
+            "`padding`"
+        )
+    return arr.astype(np.int64)
+
+
+def _id_codes(pred_ids, truth_ids):
+    """Dense codes of the ids of both sides, in one space."""
+    if pred_ids.dtype.kind in "biu" and truth_ids.dtype.kind in "biu":
+        both = np.concatenate([pred_ids.astype(np.int64), truth_ids.astype(np.int64)])
+    else:
+        both = np.concatenate([pred_ids.astype(object), truth_ids.astype(object)])
+    if both.shape[0] == 0:
+        return np.zeros(0, dtype=np.intp)
+    try:
+        return encode_groups(both)[0]
+    except TypeError:
+        raise TypeError(
+            "item ids must be mutually comparable (all ints or all strings) "
+            "across `y_pred` and `y_true`"
+        ) from None
+
+
+def _check_unique(keys, queries, name, what):
+    if keys.shape[0] < 2:
+        return
+    order = np.argsort(keys, kind="stable")
+    same = keys[order][1:] == keys[order][:-1]
+    if same.any():
+        q = int(queries[order][1:][np.argmax(same)])
+        raise ValueError(f"`{name}` {what} {q} names the same id twice")
+
+
+def _sorted_lists(id_codes, codes, sizes, n_ids):
+    """Every list's ``(query, id)`` keys sorted, with the row each came from.
+
+    Each list is sorted on its own: the id code and the position share one
+    64-bit key, the keys go into a matrix with one list per line, and the
+    lines are sorted (short, cache-resident sorts, as the ranking engine does
+    for scores). Queries ascend, so the keys are then sorted globally. A list
+    naming an id twice is an error.
+    """
+    n = id_codes.shape[0]
+    starts = np.cumsum(sizes) - sizes
+    width = int(sizes.max())
+    bits = max(int(width - 1).bit_length(), 1)
+    position = np.arange(n, dtype=np.intp) - starts[codes]
+    if sizes.shape[0] * width > 3 * n + 1024 or n_ids >= 1 << (63 - bits):
+        key = codes.astype(np.int64) * n_ids + id_codes
+        order = np.argsort(key, kind="stable")
+        sorted_key, rows = key[order], order
+    else:
+        # Non-negative int64 values: the uint64 views are the same numbers.
+        packed = np.left_shift(id_codes.astype(np.int64, copy=False), bits)
+        packed |= position
+        if n == sizes.shape[0] * width:  # every list full: no padding cells
+            packed.view(np.uint64).reshape(-1, width).sort(axis=1)
+        else:
+            lines = np.full(sizes.shape[0] * width, np.iinfo(np.uint64).max, np.uint64)
+            cell = codes * width
+            cell += position
+            lines[cell] = packed.view(np.uint64)
+            lines = lines.reshape(-1, width)
+            lines.sort(axis=1)
+            packed = lines.reshape(-1)[cell].view(np.int64)
+            del lines, cell
+        rows = packed & ((1 << bits) - 1)
+        rows += starts[codes]
+        sorted_key = np.right_shift(packed, bits, out=packed)
+        sorted_key += codes * n_ids
+    same = sorted_key[1:] == sorted_key[:-1]
+    if same.any():
+        q = int(codes[1:][np.argmax(same)])
+        raise ValueError(f"`y_pred` ranked list {q} names the same id twice")
+    return sorted_key, rows
+
+
+def _lookup(sorted_key, rows, truth_key, grades):
+    """The grade of each listed id (0 when the ground truth does not name it)."""
+    labels = np.zeros(rows.shape[0])
+    if truth_key.shape[0] == 0 or rows.shape[0] == 0:
+        return labels
+    at = np.minimum(np.searchsorted(sorted_key, truth_key), rows.shape[0] - 1)
+    found = sorted_key[at] == truth_key
+    labels[rows[at[found]]] = grades[found]
+    return labels
+
+
+def _reorder(order, labels, sizes, truth_q, grades, truth_sizes):
+    """Queries in sorted label order (``order[new] = old``)."""
+    starts = np.cumsum(sizes) - sizes
+    new_sizes = sizes[order]
+    rows = np.repeat(starts[order] - (np.cumsum(new_sizes) - new_sizes), new_sizes)
+    rows += np.arange(rows.shape[0])
+    rank_of = np.empty_like(order)
+    rank_of[order] = np.arange(order.shape[0])
+    return labels[rows], new_sizes, rank_of[truth_q], grades
+
+
+def _first_duplicate(labels):
+    _, first, counts = np.unique(labels, return_index=True, return_counts=True)
+    return int(first[np.argmax(counts > 1)])
+
+
+def rank_lists(y_true, y_score, groups, sample_weight):
+    """The ranking of list input given to a metric function or ``evaluate``."""
+    if isinstance(y_true, RankedLists):
+        if y_score is not None or groups is not None:
+            raise ValueError(
+                "with `y_true` from from_lists(), `y_score` and `groups` must be "
+                f"None, got y_score={describe(y_score)}, groups={describe(groups)}"
+            )
+        lists = y_true
+    else:
+        if y_score is None:
+            raise TypeError(
+                "`y_score` must hold the ranked id lists when `y_true` holds "
+                "relevant sets or {id: grade} dicts, got None"
+            )
+        lists = from_lists(y_score, y_true, groups=groups)
+    weights = check_sample_weight(sample_weight, lists.n_queries)
+    if weights is not None and lists.input_order is not None:
+        weights = weights[lists.input_order]
+    return lists.ranking(weights)

@@ -1,0 +1,282 @@
+"""trec_eval's other relevance formats: judgment groups and preferences.
+
+* ``-R qrels_jg``: a qrels file whose second column names the user judgment
+  group (JG) of the judgement, ``qid jg docno rel``. Each group is a complete
+  set of judgements for the query (one assessor, say); the ``*_avgjg``
+  measures evaluate the run against each group and average over the groups.
+* ``-R prefs``: ``qid jg jsg docno level`` lines. Within a judgment
+  sub-group (JSG) a document with a higher level is preferred to one with a
+  lower level; the JSGs of a JG together form one consistent (transitively
+  closed) preference relation.
+* ``-R qrels_prefs``: a qrels file read as preferences, the second column
+  being the JG and each JG one JSG.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skirm.io._trec import _as_str_array, _read_bytes, _Table
+
+__all__ = ["Prefs", "QrelsJG", "read_prefs", "read_qrels_jg", "read_qrels_prefs"]
+
+#: Joins a query id and a group name into one id; ids hold no whitespace,
+#: and a tab sorts before every printable byte, so joined ids sort as pairs.
+SEP = "\t"
+
+
+class QrelsJG:
+    """Relevance judgements in judgment groups: one row per (query, group,
+    document).
+
+    Parameters
+    ----------
+    query_ids, groups, doc_ids : array-like of str, shape (n,)
+        Query, judgment group and document of each judgement.
+    labels : array-like of int, shape (n,)
+        Relevance levels (negative: in the pool but not judged).
+
+    Examples
+    --------
+    >>> from skirm.io import QrelsJG
+    >>> qrels = QrelsJG(["q1", "q1", "q1"], ["a", "a", "b"], ["d1", "d2", "d1"],
+    ...                 [1, 0, 0])
+    >>> qrels
+    QrelsJG(n_judgments=3, n_queries=1, n_groups=2)
+    """
+
+    def __init__(self, query_ids, groups, doc_ids, labels):
+        self.query_ids = _as_str_array(query_ids, "query_ids")
+        self.groups = _as_str_array(groups, "groups")
+        self.doc_ids = _as_str_array(doc_ids, "doc_ids")
+        labels = np.asarray(labels)
+        if labels.dtype.kind == "f" and np.all(labels == np.round(labels)):
+            labels = labels.astype(np.int64)
+        if labels.dtype.kind not in "biu" or labels.ndim != 1:
+            raise TypeError(
+                "`labels` must be a 1-D array of integer relevance levels, got "
+                f"dtype {labels.dtype} with shape {labels.shape}"
+            )
+        self.labels = labels.astype(np.int64)
+        _check_columns(self, ("query_ids", "groups", "doc_ids"), "labels")
+        dup = _first_duplicate(self.topics(), self.doc_ids)
+        if dup is not None:
+            raise ValueError(
+                f"duplicate docno {str(self.doc_ids[dup])!r} in group "
+                f"{str(self.groups[dup])!r} of query {str(self.query_ids[dup])!r}; "
+                "expected each docno once per query and group"
+            )
+
+    def __len__(self):
+        return self.labels.shape[0]
+
+    def __repr__(self):
+        return (
+            f"QrelsJG(n_judgments={len(self)}, "
+            f"n_queries={np.unique(self.query_ids).shape[0]}, "
+            f"n_groups={np.unique(self.topics()).shape[0]})"
+        )
+
+    def topics(self):
+        """Each row's (query, group) joined into one id (``qid<TAB>group``)."""
+        return np.char.add(np.char.add(self.query_ids, SEP), self.groups)
+
+
+def _check_columns(record, id_names, value_name):
+    names = (*id_names, value_name)
+    lengths = {name: getattr(record, name).shape[0] for name in names}
+    if len(set(lengths.values())) > 1:
+        raise ValueError(f"columns must have the same length, got {lengths}")
+    for name in id_names:
+        values = getattr(record, name)
+        bad = (np.char.str_len(values) == 0) | _has_space(values)
+        if bad.any():
+            raise ValueError(
+                f"`{name}` must be non-empty strings without whitespace, got "
+                f"{str(values[np.argmax(bad)])!r}"
+            )
+
+
+def _has_space(values):
+    return np.zeros(values.shape[0], dtype=bool) | np.any(
+        [np.char.find(values, c) >= 0 for c in " \t\n\r\v\f"], axis=0
+    )
+
+
+def _first_duplicate(a, b):
+    """Index of the second row of the first repeated (a, b) pair, or None."""
+    if a.shape[0] < 2:
+        return None
+    order = np.lexsort((b, a))
+    same = (a[order[1:]] == a[order[:-1]]) & (b[order[1:]] == b[order[:-1]])
+    if not same.any():
+        return None
+    i = int(np.flatnonzero(same)[0])
+    return int(max(order[i], order[i + 1]))
+
+
+def read_qrels_jg(source) -> QrelsJG:
+    """Read a trec_eval ``qrels_jg`` file (``qid jg docno rel`` per line).
+
+    Parameters
+    ----------
+    source : str, path-like or file
+        A path (``.gz`` is decompressed transparently) or an open file.
+
+    Returns
+    -------
+    qrels : QrelsJG
+
+    Raises
+    ------
+    ValueError
+        For a malformed line (``file:line: ...``) or a docno judged twice in
+        the same group of a query.
+
+    Examples
+    --------
+    >>> import io
+    >>> from skirm.io import read_qrels_jg
+    >>> text = "1 a d1 1\\n1 a d2 0\\n1 b d1 0\\n1 b d2 2\\n"
+    >>> qrels = read_qrels_jg(io.StringIO(text))
+    >>> qrels.groups.tolist(), qrels.labels.tolist()
+    (['a', 'a', 'b', 'b'], [1, 0, 0, 2])
+    """
+    data, n, name = _read_bytes(source)
+    table = _Table(data, n, name, (0, 1, 2, 3))
+    table.check_counts(4, 4, "4 fields: qid jg docno rel")
+    labels = table.numbers(3, np.int64, "expected an integer relevance label")
+    qids, groups, docs = (table.tokens(j).strings() for j in (0, 1, 2))
+    try:
+        return QrelsJG(qids, groups, docs, labels)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
+
+
+class Prefs:
+    """Preference judgements: one row per (query, JG, JSG, document).
+
+    Within a judgment sub-group (JSG) every document is preferred to the
+    documents with a lower level; the sub-groups of a judgment group (JG)
+    combine transitively. By convention level 0 means non-relevant.
+
+    Parameters
+    ----------
+    query_ids, groups, subgroups, doc_ids : array-like of str, shape (n,)
+        Query, judgment group, judgment sub-group and document of each row.
+    levels : array-like of float, shape (n,)
+        The levels that order the documents of a sub-group.
+
+    Examples
+    --------
+    >>> from skirm.io import Prefs
+    >>> prefs = Prefs(["q1"] * 3, ["u1"] * 3, ["s1"] * 3, ["a", "b", "c"],
+    ...               [2.0, 1.0, 0.0])
+    >>> prefs
+    Prefs(n_rows=3, n_queries=1, n_groups=1)
+    """
+
+    def __init__(self, query_ids, groups, subgroups, doc_ids, levels):
+        self.query_ids = _as_str_array(query_ids, "query_ids")
+        self.groups = _as_str_array(groups, "groups")
+        self.subgroups = _as_str_array(subgroups, "subgroups")
+        self.doc_ids = _as_str_array(doc_ids, "doc_ids")
+        levels = np.asarray(levels)
+        if levels.dtype.kind not in "biuf" or levels.ndim != 1:
+            raise TypeError(
+                "`levels` must be a 1-D array of numbers, got dtype "
+                f"{levels.dtype} with shape {levels.shape}"
+            )
+        self.levels = levels.astype(np.float64)
+        if np.isnan(self.levels).any():
+            raise ValueError("`levels` must not contain NaN")
+        _check_columns(self, ("query_ids", "groups", "subgroups", "doc_ids"), "levels")
+        unit = np.char.add(np.char.add(self.topics(), SEP), self.subgroups)
+        dup = _first_duplicate(unit, self.doc_ids)
+        if dup is not None:
+            raise ValueError(
+                f"duplicate docno {str(self.doc_ids[dup])!r} in sub-group "
+                f"{str(self.subgroups[dup])!r} of group {str(self.groups[dup])!r} "
+                f"of query {str(self.query_ids[dup])!r}; expected each docno "
+                "once per sub-group"
+            )
+
+    def __len__(self):
+        return self.levels.shape[0]
+
+    def __repr__(self):
+        return (
+            f"Prefs(n_rows={len(self)}, "
+            f"n_queries={np.unique(self.query_ids).shape[0]}, "
+            f"n_groups={np.unique(self.topics()).shape[0]})"
+        )
+
+    def topics(self):
+        """Each row's (query, group) joined into one id (``qid<TAB>group``)."""
+        return np.char.add(np.char.add(self.query_ids, SEP), self.groups)
+
+
+def read_prefs(source) -> Prefs:
+    """Read a trec_eval ``prefs`` file (``qid jg jsg docno level`` per line).
+
+    Parameters
+    ----------
+    source : str, path-like or file
+        A path (``.gz`` is decompressed transparently) or an open file.
+
+    Returns
+    -------
+    prefs : Prefs
+
+    Examples
+    --------
+    >>> import io
+    >>> from skirm.io import read_prefs
+    >>> prefs = read_prefs(io.StringIO("1 u1 s1 d1 3\\n1 u1 s1 d2 0\\n"))
+    >>> prefs.doc_ids.tolist(), prefs.levels.tolist()
+    (['d1', 'd2'], [3.0, 0.0])
+    """
+    data, n, name = _read_bytes(source)
+    table = _Table(data, n, name, (0, 1, 2, 3, 4))
+    table.check_counts(5, 5, "5 fields: qid jg jsg docno level")
+    levels = table.numbers(4, np.float64, "expected a numeric level")
+    ids = [table.tokens(j).strings() for j in range(4)]
+    try:
+        return Prefs(*ids, levels)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
+
+
+def read_qrels_prefs(source) -> Prefs:
+    """Read a qrels file as preferences (trec_eval ``-R qrels_prefs``).
+
+    The second column (``iter`` in a qrels file) is the judgment group; each
+    group is one sub-group, so every document is preferred to those of the
+    same group with a lower level.
+
+    Parameters
+    ----------
+    source : str, path-like or file
+
+    Returns
+    -------
+    prefs : Prefs
+
+    Examples
+    --------
+    >>> import io
+    >>> from skirm.io import read_qrels_prefs
+    >>> prefs = read_qrels_prefs(io.StringIO("1 0 d1 1\\n1 0 d2 0\\n"))
+    >>> prefs
+    Prefs(n_rows=2, n_queries=1, n_groups=1)
+    """
+    data, n, name = _read_bytes(source)
+    table = _Table(data, n, name, (0, 1, 2, 3))
+    table.check_counts(4, 4, "4 fields: qid jg docno level")
+    levels = table.numbers(3, np.float64, "expected a numeric level")
+    qids, groups, docs = (table.tokens(j).strings() for j in (0, 1, 2))
+    subgroups = np.full(qids.shape[0], "0")
+    try:
+        return Prefs(qids, groups, subgroups, docs, levels)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None

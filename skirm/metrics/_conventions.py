@@ -1,0 +1,129 @@
+"""Conventions presets: other libraries' rules as skirm's existing options.
+
+A preset only sets options skirm already has (``ties``, ``no_relevant``,
+``gain``, ``denominator``). It covers the metrics whose numbers it
+reproduces; asking for another metric under a preset is an error rather
+than a number the library would not give.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from skirm._validation import check_choice
+
+
+class Preset(NamedTuple):
+    ties: str
+    no_relevant: float
+    options: dict  # metric option -> value, for the metrics that take it
+    metrics: tuple  # the registry names the preset reproduces
+    positive_scores: tuple = ()  # metrics for which scores <= 0 are dropped
+
+
+PRESETS = {
+    # sklearn.metrics.ndcg_score / dcg_score: tie-averaged, linear gain,
+    # an all-zero row scores 0.
+    "sklearn": Preset("average", 0.0, {"gain": "linear"}, ("ndcg", "dcg")),
+    # LightGBM's ndcg@k and map@k: stable sort (input order among ties),
+    # 2**label - 1 gains, 1 for a query without relevant rows, AP@k divided
+    # by min(k, R).
+    "lightgbm": Preset(
+        "first",
+        1.0,
+        {"gain": "exponential", "denominator": "min_k"},
+        ("ndcg", "map"),
+    ),
+    # XGBoost's ndcg@k and map@k (add no_relevant=0.0 for its "-" variants).
+    "xgboost": Preset(
+        "first",
+        1.0,
+        {"gain": "exponential", "denominator": "min_k"},
+        ("ndcg", "map"),
+    ),
+    # torchmetrics' retrieval metrics: tie-averaged NDCG, linear gain,
+    # empty_target_action="neg" (0). MAP@k (divided by the hits in the top k)
+    # has no skirm counterpart; MAP, MRR, precision and recall drop rows whose
+    # score is <= 0, which skirm refuses to imitate silently.
+    "torchmetrics": Preset(
+        "average",
+        0.0,
+        {"gain": "linear"},
+        ("ndcg", "map@", "mrr", "precision", "recall", "hit_rate", "r_precision"),
+        ("map", "mrr", "precision", "recall"),
+    ),
+    # BEIR (pytrec_eval underneath): trec_eval's rules. Ties go by document
+    # id there; from arrays, "first" on rows sorted by document id descending.
+    "beir": Preset(
+        "first",
+        0.0,
+        {"gain": "linear", "denominator": "R"},
+        ("ndcg", "map", "recall", "precision", "r_cap", "mrr"),
+    ),
+    # Spark's RankingMetrics on ranked lists: rank = position, precision@k
+    # divided by k, MAP@k by min(k, R), 2**rel - 1 gains, empty ground truth 0.
+    "spark": Preset(
+        "first",
+        0.0,
+        {"gain": "exponential", "denominator": "min_k"},
+        ("ndcg", "map", "precision", "recall"),
+    ),
+}
+
+
+def apply_conventions(name, bound, ties, no_relevant):
+    """``(bound, ties, no_relevant)`` with the preset ``name`` applied.
+
+    The preset fills the arguments left at their defaults (``ties="average"``,
+    ``no_relevant=0.0``) and the metric options not bound by the caller.
+    """
+    from skirm.metrics._registry import get_metric
+
+    check_choice(name, "conventions", tuple(PRESETS))
+    preset = PRESETS[name]
+    out = {}
+    for label, metric in bound.items():
+        if not _covers(preset, metric):
+            shown = metric.name if label == "score" else label
+            raise ValueError(
+                f"conventions={name!r} reproduces {_covered(preset)} only; "
+                f"{shown!r} has no {name} counterpart"
+            )
+        options = {
+            key: value
+            for key, value in preset.options.items()
+            if key in metric.spec.params and key not in metric._given
+        }
+        out[label] = get_metric(metric, **options) if options else metric
+    ties = preset.ties if ties == "average" else ties
+    no_relevant = preset.no_relevant if no_relevant == 0.0 else no_relevant
+    return out, ties, no_relevant
+
+
+def _covers(preset, metric):
+    name = metric.spec.name
+    if name in preset.metrics:
+        return True
+    return f"{name}@" in preset.metrics and metric.k is None
+
+
+def _covered(preset):
+    names = [m.replace("@", " (without a cutoff)") for m in preset.metrics]
+    return ", ".join(names)
+
+
+def check_scores(name, bound, scores):
+    """Refuse scores a preset's library would drop (torchmetrics: <= 0)."""
+    preset = PRESETS[name]
+    if not preset.positive_scores or scores.shape[0] == 0:
+        return
+    hit = [label for label, m in bound.items() if m.spec.name in preset.positive_scores]
+    if hit and np.min(scores) <= 0:
+        raise ValueError(
+            f"conventions={name!r}: {name} treats rows with a score <= 0 as not "
+            f"retrieved for {', '.join(hit)}, which skirm does not imitate; got "
+            f"a score of {float(np.min(scores))!r}. Shift the scores "
+            "to be positive (a constant shift keeps the ranking) to compare"
+        )

@@ -1,0 +1,78 @@
+"""Which measures each relevance format (trec_eval ``-R``) serves."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skirm.io._prefs import Prefs, QrelsJG
+from skirm.trec._groups import KERNELS, average_over_groups
+from skirm.trec._measures import MEASURES
+
+__all__ = [
+    "REL_FORMATS",
+    "check_qrels_type",
+    "check_rel_format",
+    "group_values",
+]
+
+#: The formats of the relevance file, as trec_eval names them.
+REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
+
+#: The measure family each format serves (MeasureDef.rel_format).
+_FAMILY = {
+    "qrels": "qrels",
+    "qrels_jg": "qrels_jg",
+    "prefs": "prefs",
+    "qrels_prefs": "prefs",
+}
+
+#: Measures that need no relevance information.
+_ANY_FORMAT = ("runid", "num_q")
+
+
+def check_rel_format(rel_format, outputs):
+    """Validate ``rel_format`` against the parsed measures; returns it."""
+    if rel_format not in REL_FORMATS:
+        raise ValueError(
+            f"`rel_format` must be one of {', '.join(map(repr, REL_FORMATS))}, "
+            f"got {rel_format!r}"
+        )
+    wrong = []
+    for name, kind, what, _ in outputs:
+        needs = "qrels" if kind == "skirm" else MEASURES[what].rel_format
+        if kind == "trec" and what in _ANY_FORMAT:
+            continue
+        if needs != _FAMILY[rel_format]:
+            wrong.append(f"{name} (needs rel_format={needs!r})")
+    if wrong:
+        raise ValueError(
+            f"with rel_format={rel_format!r} these measures cannot be computed: "
+            f"{', '.join(wrong)}"
+            + {
+                "qrels_jg": "; the judgment-group measures are map_avgjg, P_avgjg "
+                "and Rprec_mult_avgjg (nickname qrels_jg)",
+                "prefs": "; the preference measures are prefs_* (nicknames "
+                "all_prefs and prefs)",
+            }.get(_FAMILY[rel_format], "")
+        )
+    return rel_format
+
+
+def check_qrels_type(qrels, rel_format):
+    """Judgment groups or preferences given with the wrong ``rel_format``."""
+    expected = {QrelsJG: ("qrels_jg",), Prefs: ("prefs", "qrels_prefs")}
+    for kind, formats in expected.items():
+        if isinstance(qrels, kind) and rel_format not in formats:
+            raise TypeError(
+                f"`qrels` is a {kind.__name__}: pass rel_format="
+                f"{' or '.join(map(repr, formats))} to evaluate it, got "
+                f"rel_format={rel_format!r}"
+            )
+
+
+def group_values(ctx, base, param, codes, n_queries):
+    """Per-query values of a ``-R qrels_jg`` measure: the standard kernel on
+    each (query, group) topic of ``ctx``, averaged over each query's groups."""
+    if base == "num_q":
+        return np.ones(n_queries)
+    return average_over_groups(ctx.value(KERNELS[base], param), codes, n_queries)

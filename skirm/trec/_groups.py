@@ -1,0 +1,87 @@
+"""``-R qrels_jg``: measures averaged over the judgment groups of a query.
+
+Each (query, group) pair becomes one topic of an ordinary evaluation: the
+judgements of that group, and a copy of the query's ranking. The standard
+kernels then give AP, P@k and Rprec_mult per group, and each query's value is
+the mean over its groups (as trec_eval's ``map_avgjg``, ``P_avgjg`` and
+``Rprec_mult_avgjg``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skirm.io._prefs import SEP, QrelsJG, read_qrels_jg
+from skirm.io._tokens import Tokens
+from skirm.io._trec import Qrels, Run, duplicate_error, find_duplicate
+
+__all__ = ["as_qrels_jg", "group_topics", "split_topics"]
+
+#: The standard kernel behind each ``*_avgjg`` measure.
+KERNELS = {"map_avgjg": "map", "P_avgjg": "P", "Rprec_mult_avgjg": "Rprec_mult"}
+
+
+def as_qrels_jg(qrels):
+    """A :class:`QrelsJG` from a QrelsJG, a path or an open file."""
+    if isinstance(qrels, QrelsJG):
+        return qrels
+    if isinstance(qrels, Qrels):
+        raise TypeError(
+            "`qrels` must be judgment groups for rel_format='qrels_jg' (a "
+            "QrelsJG, or a path to read with skirm.io.read_qrels_jg), got Qrels"
+        )
+    return read_qrels_jg(qrels)
+
+
+def group_topics(qrels_jg, run, max_docs=None):
+    """The judgments and the run re-keyed by (query, group) topics.
+
+    Returns ``(qrels, run, n_queries)``: a :class:`Qrels` whose query ids are
+    ``qid<TAB>group``, a :class:`Run` holding each row of a judged query once
+    per group of that query, and the number of distinct judged queries.
+    """
+    topics = qrels_jg.topics()
+    qrels = Qrels(topics, qrels_jg.doc_ids, qrels_jg.labels)
+    t_ids = np.unique(topics)
+    t_query = _query_part(t_ids)
+    q_ids, first, n_groups = np.unique(t_query, return_index=True, return_counts=True)
+    run_q = np.asarray(run.query_ids)
+    pos = np.minimum(np.searchsorted(q_ids, run_q), max(q_ids.shape[0] - 1, 0))
+    judged = (q_ids[pos] == run_q) if q_ids.shape[0] else np.zeros(len(run), bool)
+    rows = np.flatnonzero(judged)
+    if max_docs is None:  # with -M, the evaluation checks its top rows
+        pair = find_duplicate(run, rows)
+        if pair is not None:
+            raise duplicate_error(run, pair, "the run")
+    copies = n_groups[pos[rows]]
+    rep = np.repeat(rows, copies)
+    k = np.arange(rep.shape[0]) - np.repeat(np.cumsum(copies) - copies, copies)
+    topic = np.repeat(first[pos[rows]], copies) + k
+    # the copies point into the run's own bytes: no string per row
+    grouped = Run.__new__(Run)
+    grouped.scores = run.scores[rep]
+    grouped.run_id = run.run_id
+    grouped._q = _take(Tokens.from_strings(t_ids), topic)
+    grouped._d = _take(run._d_tokens(), rep)
+    return qrels, grouped, q_ids.shape[0]
+
+
+def _take(tokens, rows):
+    """The tokens of ``rows``, sharing the byte buffer."""
+    return Tokens(tokens.buf, tokens.start[rows], tokens.end[rows])
+
+
+def _query_part(topic_ids):
+    return np.char.partition(topic_ids, SEP)[:, 0] if topic_ids.shape[0] else topic_ids
+
+
+def split_topics(topic_ids):
+    """``(query ids, code of each topic)`` for sorted (query, group) ids."""
+    q_ids, codes = np.unique(_query_part(topic_ids), return_inverse=True)
+    return q_ids, codes.reshape(-1)
+
+
+def average_over_groups(values, codes, n_queries):
+    """The mean over each query's groups (trec_eval sums, then divides)."""
+    total = np.bincount(codes, weights=values, minlength=n_queries)
+    return total / np.bincount(codes, minlength=n_queries)

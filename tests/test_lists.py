@@ -1,0 +1,308 @@
+"""Ranked id lists and relevant sets: same numbers as the equivalent rows.
+
+Differential tests: lists whose ground truth is all listed give exactly the
+row API's values on the rows ``to_rows()`` builds; with relevant ids missing
+from the lists, pytrec_eval (run = the lists, qrels = the ground truth) is
+the oracle, since R and the ideal DCG then count the missing ids.
+"""
+
+import numpy as np
+import pytest
+
+from skirm.metrics import (
+    RankedLists,
+    evaluate,
+    from_lists,
+    metric_names,
+    ndcg_score,
+    recall_at_k_score,
+)
+
+ALL_METRICS = [
+    name.replace("@k", "@3") for name in metric_names() if not name.startswith("r@")
+]
+
+
+def _lists(seed, n_queries=30, n_items=40, depth=12, all_listed=False, graded=True):
+    rng = np.random.default_rng(seed)
+    ranked, truth = [], []
+    for _ in range(n_queries):
+        size = int(rng.integers(0, depth + 1))
+        items = rng.choice(n_items, size=size + 5, replace=False)
+        ranked.append(items[:size].tolist())
+        pool = items[:size] if all_listed else items
+        chosen = pool[rng.random(pool.shape[0]) < 0.35]
+        grades = rng.integers(0, 4, size=chosen.shape[0])
+        if graded:
+            truth.append(dict(zip(chosen.tolist(), grades.tolist(), strict=True)))
+        else:
+            truth.append(set(chosen[grades > 0].tolist()))
+    if not any(ranked):
+        ranked[0] = [0]
+    return ranked, truth
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("graded", [True, False])
+def test_lists_give_the_row_api_values(seed, graded):
+    ranked, truth = _lists(seed, all_listed=True, graded=graded)
+    lists = from_lists(ranked, truth)
+    y_true, y_score, groups = lists.to_rows()
+    keep = np.isin(np.arange(len(ranked)), groups)  # empty lists have no rows
+    from_rows = evaluate(y_true, y_score, groups=groups, metrics=ALL_METRICS)
+    from_sets = evaluate(truth, ranked, metrics=ALL_METRICS)
+    np.testing.assert_array_equal(from_sets.group_ids, np.arange(len(ranked)))
+    for name in ALL_METRICS:
+        np.testing.assert_allclose(
+            from_sets.per_query[name][keep],
+            from_rows.per_query[name],
+            rtol=1e-13,
+            atol=1e-15,
+            err_msg=name,
+        )
+        assert np.all(from_sets.per_query[name][~keep] == 0.0)
+
+
+def _as_trec(ranked, truth):
+    qrels, run = {}, {}
+    for q, (items, judged) in enumerate(zip(ranked, truth, strict=True)):
+        if isinstance(judged, dict):
+            qrels[str(q)] = {f"d{i}": int(g) for i, g in judged.items()}
+        else:
+            qrels[str(q)] = {f"d{i}": 1 for i in judged}
+        # Distinct descending scores: rank = position.
+        run[str(q)] = {f"d{i}": float(len(items) - p) for p, i in enumerate(items)}
+    return qrels, run
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", range(4))
+def test_missing_relevant_ids_count_like_qrels_in_trec_eval(seed):
+    import pytrec_eval
+
+    ranked, truth = _lists(seed)
+    qrels, run = _as_trec(ranked, truth)
+    measures = {
+        "P.5",
+        "recall.5,10",
+        "ndcg",
+        "ndcg_cut.5",
+        "map",
+        "recip_rank",
+        "Rprec",
+    }
+    expected = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    names = {
+        "P_5": "P.5",
+        "recall_5": "recall.5",
+        "recall_10": "recall.10",
+        "ndcg": "ndcg",
+        "ndcg_cut_5": "ndcg_cut.5",
+        "map": "map",
+        "recip_rank": "recip_rank",
+        "Rprec": "Rprec",
+    }
+    result = evaluate(truth, ranked, metrics=list(names.values()))
+    # pytrec_eval leaves out queries with an empty run or no judgement.
+    compared = 0
+    for q in range(len(ranked)):
+        if str(q) not in expected:
+            continue
+        compared += 1
+        for trec, name in names.items():
+            assert result.per_query[name][q] == pytest.approx(
+                expected[str(q)][trec], abs=1e-12
+            ), (name, q)
+    assert compared >= len(ranked) // 2
+
+
+def test_groups_label_the_lists_and_sample_weight_follows_them():
+    ranked = [["a", "b"], ["c"], ["d", "e"]]
+    truth = [{"b"}, {"c"}, {"x"}]
+    result = evaluate(
+        truth,
+        ranked,
+        groups=["u3", "u1", "u2"],
+        metrics=["mrr"],
+        sample_weight=[1.0, 2.0, 3.0],
+    )
+    assert result.group_ids.tolist() == ["u1", "u2", "u3"]
+    assert result.per_query["mrr"].tolist() == [1.0, 0.0, 0.5]
+    assert result["mrr"] == pytest.approx((2 * 1.0 + 3 * 0.0 + 1 * 0.5) / 6)
+
+
+def test_padded_2d_ids_and_dataframe_list_columns():
+    pd = pytest.importorskip("pandas")
+    ranked = [[4, 2, 7], [1], [3, 5]]
+    truth = [{2: 1, 9: 2}, {1: 1}, {8: 1}]
+    padded = np.array([[4, 2, 7], [1, -1, -1], [3, 5, -1]])
+    frame = pd.DataFrame({"pred": ranked, "truth": truth})
+    expected = evaluate(truth, ranked, metrics=["ndcg@2", "recall"]).per_query
+    for y_pred, y_true, padding in [
+        (padded, truth, -1),
+        (frame["pred"], frame["truth"], None),
+        (np.array(ranked, dtype=object), np.array(truth, dtype=object), None),
+    ]:
+        lists = from_lists(y_pred, y_true, padding=padding)
+        got = evaluate(lists, None, metrics=["ndcg@2", "recall"]).per_query
+        for name, values in expected.items():
+            np.testing.assert_array_equal(got[name], values)
+
+
+def test_string_ids_relevant_sets_and_a_lists_object_everywhere():
+    ranked = [["a", "b", "c"], ["x", "y"]]
+    relevant = [{"a", "c", "z"}, {"y"}]
+    lists = from_lists(ranked, relevant)
+    assert isinstance(lists, RankedLists)
+    assert repr(lists) == "RankedLists(n_queries=2, n_listed=5, n_judged=4)"
+    # recall@2: q0 finds 'a' of {a, c, z}; q1 finds 'y'.
+    assert recall_at_k_score(lists, None, k=2) == pytest.approx((1 / 3 + 1) / 2)
+    assert recall_at_k_score(relevant, ranked, k=2) == pytest.approx((1 / 3 + 1) / 2)
+    # The ideal DCG counts 'z': q0's ideal has three relevant items.
+    ideal = 1 + 1 / np.log2(3) + 1 / np.log2(4)
+    dcg = 1 + 1 / np.log2(4)
+    assert ndcg_score(relevant[:1], ranked[:1]) == pytest.approx(dcg / ideal)
+
+
+def test_inputs_are_not_modified():
+    ranked = [[3, 1, 2], [5]]
+    truth = [{1: 2, 9: 1}, {5: 1}]
+    padded = np.array([[3, 1], [5, -1]])
+    before = ([list(r) for r in ranked], [dict(t) for t in truth], padded.copy())
+    evaluate(truth, ranked, metrics=["ndcg"])
+    from_lists(padded, truth, padding=-1)
+    assert (ranked, truth) == before[:2]
+    np.testing.assert_array_equal(padded, before[2])
+
+
+@pytest.mark.parametrize(
+    "y_pred, y_true, kwargs, error, message",
+    [
+        (
+            [[1, 1]],
+            [{1}],
+            {},
+            ValueError,
+            r"`y_pred` ranked list 0 names the same id twice",
+        ),
+        (
+            [[1], {2, 3}],
+            [{1}, {2}],
+            {},
+            TypeError,
+            r"`y_pred` .* item 1 is \{2, 3\}.*a set has no order",
+        ),
+        (
+            [[1]],
+            [{1}, {2}],
+            {},
+            ValueError,
+            r"one ground truth per ranked list: expected 1, got 2",
+        ),
+        (
+            [[1]],
+            [{1: -1}],
+            {},
+            ValueError,
+            r"grades of `y_true` must be finite and non-negative, got -1",
+        ),
+        (
+            [[1], [2]],
+            [{1: 1}, {2}],
+            {},
+            TypeError,
+            r"only sets .* or only \{id: grade\} dicts, got a mix",
+        ),
+        (
+            [[1], [2]],
+            [{1: "a"}, {2: 1}],
+            {},
+            TypeError,
+            r"grades of `y_true` .* must be real numbers",
+        ),
+        ([[], []], [{1}, {2}], {}, ValueError, r"every list is empty"),
+        ([], [], {}, ValueError, r"at least one ranked list"),
+        (
+            "abc",
+            [{1}],
+            {},
+            TypeError,
+            r"`y_pred` must be a sequence of ranked id lists",
+        ),
+        ([[1]], {1}, {}, TypeError, r"`y_true` must be a sequence with one set"),
+        ([[1, "a"]], [{1}], {}, TypeError, r"mutually comparable"),
+        (
+            [[1.5]],
+            [{1}],
+            {},
+            TypeError,
+            r"ids must be ints or strings, got the float 1.5",
+        ),
+        (
+            np.array([[1, -1, 2]]),
+            [{1}],
+            {"padding": -1},
+            ValueError,
+            r"row 0 has an id after the padding -1",
+        ),
+        (
+            [[1]],
+            [{1}],
+            {"padding": -1},
+            ValueError,
+            r"`padding` is only for a 2-D array",
+        ),
+        (
+            [[1], [2]],
+            [{1}, {2}],
+            {"groups": ["a", "a"]},
+            ValueError,
+            r"one distinct label per query, got 'a' twice",
+        ),
+        (
+            [[1]],
+            [{1}],
+            {"groups": ["a", "b"]},
+            ValueError,
+            r"`groups` must have one label per row: expected length 1, got 2",
+        ),
+    ],
+)
+def test_bad_lists_name_the_argument(y_pred, y_true, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        from_lists(y_pred, y_true, **kwargs)
+
+
+def test_lists_object_takes_no_scores_or_groups():
+    lists = from_lists([[1]], [{1}])
+    with pytest.raises(ValueError, match=r"`y_score` and `groups` must be None"):
+        ndcg_score(lists, [1.0])
+    with pytest.raises(TypeError, match=r"`y_score` must hold the ranked id lists"):
+        ndcg_score([{1}], None)
+    with pytest.raises(
+        ValueError,
+        match=r"`sample_weight` must be 1-D with one weight per row \(length 1\)",
+    ):
+        ndcg_score(lists, None, sample_weight=[1.0, 2.0])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_full_lists_of_one_length_give_the_row_api_values(seed):
+    rng = np.random.default_rng(seed)
+    ranked = np.array([rng.choice(50, size=8, replace=False) for _ in range(20)])
+    truth = [
+        dict(zip(row[:5].tolist(), rng.integers(0, 3, size=5).tolist(), strict=True))
+        for row in ranked
+    ]
+    lists = from_lists(ranked, truth)
+    assert lists.sizes.tolist() == [8] * 20
+    rows = evaluate(
+        *lists.to_rows()[:2], groups=lists.to_rows()[2], metrics=["ndcg", "map"]
+    )
+    sets = evaluate(lists, None, metrics=["ndcg", "map"])
+    for name in ("ndcg", "map"):
+        np.testing.assert_array_equal(sets.per_query[name], rows.per_query[name])
+    with pytest.raises(
+        ValueError, match=r"`y_pred` ranked list 1 names the same id twice"
+    ):
+        from_lists(np.array([[1, 2], [3, 3]]), [{1}, {3}])

@@ -1,0 +1,342 @@
+"""Conventions presets reproduce the libraries they are named after.
+
+Oracles: the installed LightGBM and XGBoost (their own evaluation metrics
+after a few boosting rounds, with the tied predictions that leaf values
+produce), scikit-learn's ndcg_score / dcg_score, torchmetrics' retrieval
+metrics, pytrec_eval (what BEIR runs) and a slow reference written from
+Spark's documented RankingMetrics rules.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from skirm.metrics import evaluate
+
+
+def _data(seed, n_queries=60, max_size=25, binary=False):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, max_size, size=n_queries)
+    groups = np.repeat(np.arange(n_queries), sizes)
+    X = rng.normal(size=(groups.size, 4))
+    y = np.clip(np.round(X[:, 0] + rng.normal(size=groups.size)), 0, 3)
+    y[groups < 4] = 0  # queries without relevant rows
+    if binary:
+        y = (y > 1).astype(np.float64)
+    return X, y, groups, sizes
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", [0, 1])
+def test_lightgbm_preset_reproduces_lightgbm(seed):
+    lightgbm = pytest.importorskip("lightgbm")
+    X, y, groups, sizes = _data(seed)
+    params = {
+        "objective": "lambdarank",
+        "metric": ["ndcg", "map"],
+        "eval_at": [1, 3, 10],
+        "num_leaves": 4,
+        "verbose": -1,
+    }
+    data = lightgbm.Dataset(X, y, group=sizes)
+    record = {}
+    booster = lightgbm.train(
+        params,
+        data,
+        num_boost_round=3,
+        valid_sets=[data],
+        valid_names=["train"],
+        callbacks=[lightgbm.record_evaluation(record)],
+    )
+    pred = booster.predict(X)
+    assert np.unique(pred).size < pred.size / 4  # many ties
+    names = [f"{m}@{k}" for m in ("ndcg", "map") for k in (1, 3, 10)]
+    got = evaluate(y, pred, groups=groups, metrics=names, conventions="lightgbm")
+    for name in names:
+        assert got[name] == pytest.approx(record["train"][name][-1], abs=1e-12)
+    # The defaults differ: the preset is what makes them agree.
+    plain = evaluate(y, pred, groups=groups, metrics=["ndcg@3"])
+    assert abs(plain["ndcg@3"] - record["train"]["ndcg@3"][-1]) > 1e-3
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("binary", [False, True])
+def test_xgboost_preset_reproduces_xgboost(seed, binary):
+    xgboost = pytest.importorskip("xgboost")
+    X, y, groups, _ = _data(seed, binary=binary)
+    base = "map" if binary else "ndcg"  # XGBoost's MAP needs binary labels
+    names = [f"{base}@{k}" for k in (1, 3, 10)] + [base]
+    dmatrix = xgboost.DMatrix(X, y, qid=groups)
+    record = {}
+    params = {
+        "objective": "rank:ndcg",
+        "eval_metric": [*names, f"{base}@3-"],
+        "max_depth": 2,
+        "nthread": 1,
+    }
+    booster = xgboost.train(
+        params,
+        dmatrix,
+        3,
+        evals=[(dmatrix, "train")],
+        evals_result=record,
+        verbose_eval=False,
+    )
+    pred = booster.predict(dmatrix).astype(np.float64)
+    assert np.unique(pred).size < pred.size / 4
+    got = evaluate(y, pred, groups=groups, metrics=names, conventions="xgboost")
+    for name in names:
+        assert got[name] == pytest.approx(record["train"][name][-1], abs=1e-6)
+    # XGBoost's "-" variants score 0 for a query without relevant rows: the
+    # preset's options without the preset (no_relevant=0.0 is the default it
+    # replaces).
+    options = {"denominator": "min_k"} if binary else {"gain": "exponential"}
+    minus = evaluate(
+        y, pred, groups=groups, metrics=[f"{base}@3"], ties="first", **options
+    )
+    assert minus[f"{base}@3"] == pytest.approx(
+        record["train"][f"{base}@3-"][-1], abs=1e-6
+    )
+
+
+@pytest.mark.oracle
+def test_sklearn_preset_reproduces_sklearn():
+    from sklearn.metrics import dcg_score, ndcg_score
+
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 4, size=(30, 8)).astype(float)
+    y[0] = 0
+    s = rng.integers(0, 4, size=(30, 8)).astype(float)  # many ties
+    got = evaluate(y, s, metrics=["ndcg@3", "ndcg", "dcg@5"], conventions="sklearn")
+    assert got["ndcg@3"] == pytest.approx(ndcg_score(y, s, k=3), abs=1e-12)
+    assert got["ndcg"] == pytest.approx(ndcg_score(y, s), abs=1e-12)
+    assert got["dcg@5"] == pytest.approx(dcg_score(y, s, k=5), abs=1e-12)
+
+
+@pytest.mark.oracle
+def test_torchmetrics_preset_reproduces_torchmetrics():
+    torch = pytest.importorskip("torch")
+    retrieval = pytest.importorskip("torchmetrics.retrieval")
+    _, y, groups, _ = _data(5)
+    rng = np.random.default_rng(5)
+    # Positive scores exact in float32, some tied within a query.
+    scores = (rng.integers(1, 200, size=y.size) / 8.0).astype(np.float64)
+    index = torch.tensor(groups)
+    pred = torch.tensor(scores)
+    cases = {
+        "ndcg@5": retrieval.RetrievalNormalizedDCG(top_k=5),
+        "ndcg": retrieval.RetrievalNormalizedDCG(),
+    }
+    # The binary metrics follow torch's sort among ties: compare them on
+    # distinct scores.
+    distinct = (rng.permutation(y.size) + 1.0) / 4.0
+    binary = {
+        "map": retrieval.RetrievalMAP(),
+        "mrr": retrieval.RetrievalMRR(),
+        "p@5": retrieval.RetrievalPrecision(top_k=5),
+        "recall@5": retrieval.RetrievalRecall(top_k=5),
+        "hit_rate@3": retrieval.RetrievalHitRate(top_k=3),
+        "r_precision": retrieval.RetrievalRPrecision(),
+    }
+    got = evaluate(
+        y, scores, groups=groups, metrics=list(cases), conventions="torchmetrics"
+    )
+    for name, metric in cases.items():
+        want = float(metric(pred, torch.tensor(y), indexes=index))
+        assert got[name] == pytest.approx(want, abs=2e-6), name
+    got = evaluate(
+        y, distinct, groups=groups, metrics=list(binary), conventions="torchmetrics"
+    )
+    for name, metric in binary.items():
+        want = float(metric(torch.tensor(distinct), torch.tensor(y > 0), indexes=index))
+        assert got[name] == pytest.approx(want, abs=2e-6), name
+
+
+def test_torchmetrics_preset_refuses_what_it_cannot_reproduce():
+    y, s, g = [1, 0, 1], [0.5, -1.0, 0.2], [0, 0, 0]
+    with pytest.raises(ValueError, match=r"score <= 0 as not retrieved for map, mrr"):
+        evaluate(
+            y, s, groups=g, metrics=["map", "mrr", "ndcg"], conventions="torchmetrics"
+        )
+    # NDCG does not drop such rows.
+    evaluate(y, s, groups=g, metrics=["ndcg"], conventions="torchmetrics")
+    with pytest.raises(ValueError, match=r"'map@5' has no torchmetrics counterpart"):
+        evaluate(y, [3, 2, 1], groups=g, metrics=["map@5"], conventions="torchmetrics")
+
+
+@pytest.mark.oracle
+def test_beir_preset_reproduces_pytrec_eval_with_docid_ties():
+    import pytrec_eval
+
+    rng = np.random.default_rng(7)
+    qrels, run, rows = {}, {}, []
+    for q in range(25):
+        n = int(rng.integers(1, 20))
+        docs = [f"d{j:03d}" for j in rng.choice(500, size=n, replace=False)]
+        labels = rng.choice(3, size=n, p=[0.6, 0.25, 0.15])
+        scores = rng.integers(0, 4, size=n).astype(float)  # ties
+        qrels[f"q{q}"] = dict(zip(docs, labels.tolist(), strict=True))
+        run[f"q{q}"] = dict(zip(docs, scores.tolist(), strict=True))
+        rows += [
+            (f"q{q}", d, lab, s) for d, lab, s in zip(docs, labels, scores, strict=True)
+        ]
+    # trec_eval breaks ties by document id descending: give rows in that order.
+    rows.sort(key=lambda r: r[1], reverse=True)
+    groups, _, y, s = (np.array(c) for c in zip(*rows, strict=True))
+    measures = {"ndcg_cut.10", "map_cut.10", "recall.10", "P.5"}
+    want = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    got = evaluate(
+        y.astype(float),
+        s.astype(float),
+        groups=groups,
+        metrics=["ndcg@10", "map@10", "recall@10", "p@5"],
+        conventions="beir",
+    )
+    for name, trec in [
+        ("ndcg@10", "ndcg_cut_10"),
+        ("map@10", "map_cut_10"),
+        ("recall@10", "recall_10"),
+        ("p@5", "P_5"),
+    ]:
+        expected = [want[q][trec] for q in got.group_ids]
+        np.testing.assert_allclose(got.per_query[name], expected, atol=1e-12)
+
+
+def _spark(pred, lab, rel, k):
+    """Spark's RankingMetrics rules for one user: precisionAt, recallAt,
+    meanAveragePrecision(At), ndcgAt (ideal DCG from the given label order)."""
+    labset = set(lab)
+    if not labset:
+        return dict.fromkeys(("p", "r", "map", "mapk", "ndcg"), 0.0)
+    top = pred[:k]
+    hits = sum(p in labset for p in top)
+    out = {"p": hits / k, "r": hits / len(labset)}
+    for key, items, den in (
+        ("map", pred, len(labset)),
+        ("mapk", top, min(k, len(labset))),
+    ):
+        cnt, total = 0, 0.0
+        for i, p in enumerate(items):
+            if p in labset:
+                cnt += 1
+                total += cnt / (i + 1)
+        out[key] = total / den
+    relmap = dict(zip(lab, rel, strict=True)) if rel is not None else None
+    dcg = ideal = 0.0
+    for i in range(min(max(len(pred), len(labset)), k)):
+        disc = 1.0 / math.log(i + 2)
+        if relmap is None:
+            dcg += disc if i < len(pred) and pred[i] in labset else 0.0
+            ideal += disc if i < len(labset) else 0.0
+        else:
+            if i < len(pred):
+                dcg += (2.0 ** relmap.get(pred[i], 0.0) - 1) * disc
+            if i < len(labset):
+                ideal += (2.0 ** relmap[lab[i]] - 1) * disc
+    out["ndcg"] = dcg / ideal
+    return out
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("graded", [False, True])
+def test_spark_preset_reproduces_spark_ranking_metrics(graded):
+    rng = np.random.default_rng(11)
+    ranked, truth, labs, rels = [], [], [], []
+    for _ in range(40):
+        items = rng.choice(60, size=25, replace=False).tolist()
+        ranked.append(items[: int(rng.integers(1, 15))])
+        lab = [i for i in items if rng.random() < 0.3]
+        rel = sorted(rng.integers(1, 4, size=len(lab)).tolist(), reverse=True)
+        labs.append(lab)
+        rels.append(rel if graded else None)
+        truth.append(dict(zip(lab, rel, strict=True)) if graded else set(lab))
+    k = 5
+    names = {
+        "p": "p@5",
+        "r": "recall@5",
+        "map": "map",
+        "mapk": "map@5",
+        "ndcg": "ndcg@5",
+    }
+    got = evaluate(truth, ranked, metrics=list(names.values()), conventions="spark")
+    for q in range(len(ranked)):
+        want = _spark(ranked[q], labs[q], rels[q], k)
+        for key, name in names.items():
+            assert got.per_query[name][q] == pytest.approx(want[key], abs=1e-12), (
+                name,
+                q,
+            )
+
+
+def test_preset_fills_defaults_and_yields_to_explicit_arguments():
+    y, s, g = [0, 0, 1, 0], [1.0, 1.0, 0.5, 0.2], [0, 0, 0, 1]
+    lgb = evaluate(y, s, groups=g, metrics=["ndcg"], conventions="lightgbm")
+    # Query 1 has no relevant row: 1.0 under LightGBM's rule.
+    assert lgb.per_query["ndcg"][1] == 1.0
+    explicit = evaluate(
+        y, s, groups=g, metrics=["ndcg"], conventions="lightgbm", no_relevant="skip"
+    )
+    assert np.isnan(explicit.per_query["ndcg"][1])
+    y, s, g = [2, 1, 0], [1, 2, 3], [0, 0, 0]
+    linear = evaluate(
+        y, s, groups=g, metrics=["ndcg"], conventions="lightgbm", gain="linear"
+    )
+    expo = evaluate(y, s, groups=g, metrics=["ndcg"], conventions="lightgbm")
+    assert linear["ndcg"] == evaluate(y, s, groups=g, metrics=["ndcg"])["ndcg"]
+    assert expo["ndcg"] != linear["ndcg"]
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (
+            {"conventions": "ranx"},
+            r"`conventions` must be one of 'sklearn', .*got 'ranx'",
+        ),
+        (
+            {"conventions": "sklearn", "metrics": ["mrr"]},
+            r"conventions='sklearn' reproduces ndcg, dcg only; 'mrr' has no "
+            r"sklearn counterpart",
+        ),
+        (
+            {"conventions": "spark", "metrics": ["err@3"]},
+            r"'err@3' has no spark counterpart",
+        ),
+    ],
+)
+def test_bad_presets(kwargs, message):
+    kwargs = {"metrics": ["ndcg"], **kwargs}
+    with pytest.raises(ValueError, match=message):
+        evaluate([1, 0], [2, 1], groups=[0, 0], **kwargs)
+
+
+def test_scorer_takes_the_preset():
+    import pickle
+
+    from sklearn.base import BaseEstimator, clone
+
+    from skirm.metrics import make_ranking_scorer
+
+    class Fixed(BaseEstimator):
+        def predict(self, X):
+            return np.asarray(X, dtype=float)[:, 0]
+
+    X, y, groups, _ = _data(2)
+    scores = np.round(X[:, :1], 1)  # ties
+    scorer = make_ranking_scorer(["ndcg@5", "map@5"], conventions="lightgbm")
+    assert repr(scorer) == (
+        "make_ranking_scorer(['ndcg@5', 'map@5'], conventions='lightgbm')"
+    )
+    want = evaluate(
+        y,
+        scores[:, 0],
+        groups=groups,
+        metrics=["ndcg@5", "map@5"],
+        conventions="lightgbm",
+    ).means
+    for candidate in (scorer, clone(scorer), pickle.loads(pickle.dumps(scorer))):
+        assert candidate(Fixed(), scores, y, groups=groups) == want
+    with pytest.raises(ValueError, match=r"'mrr' has no sklearn counterpart"):
+        make_ranking_scorer("mrr", conventions="sklearn")

@@ -8,6 +8,7 @@ partitions.
 """
 
 import itertools
+import re
 import sys
 
 import numpy as np
@@ -251,7 +252,7 @@ def test_missing_dask_names_the_extra(monkeypatch):
 # -- TREC runs -----------------------------------------------------------------
 
 
-def _trec(seed=0, n_queries=25):
+def _trec(seed=0, n_queries=25, placeholder_judged=False):
     rng = np.random.default_rng(seed)
     q, d, s, qq, qd, ql = [], [], [], [], [], []
     for i in range(n_queries):
@@ -266,6 +267,10 @@ def _trec(seed=0, n_queries=25):
     qq += ["t999"] * 2  # a topic the run misses
     qd += ["D1", "D2"]
     ql += [1, 0]
+    if placeholder_judged:  # trec_eval 10.0 -c ranks this docno for t999
+        qq.append("t999")
+        qd.append("ceci_nest_pas_un_docno")
+        ql.append(2)
     run = Run(q, d, np.asarray(s, dtype=float), run_id="sys1")
     return Qrels(qq, qd, ql), run
 
@@ -273,23 +278,105 @@ def _trec(seed=0, n_queries=25):
 MEASURES = ["official", "ndcg_cut.5,10", "P.5", "ndcg@10", "err@5"]
 
 
+def _assert_same_run_result(result, expected):
+    assert list(result.means) == list(expected.means)
+    assert list(result.per_query) == list(expected.per_query)
+    assert result.group_ids.tolist() == expected.group_ids.tolist()
+    for name, values in expected.per_query.items():
+        if values.dtype.kind == "U":  # relstring
+            np.testing.assert_array_equal(result.per_query[name], values, name)
+    for name, value in expected.means.items():
+        assert result.means[name] == pytest.approx(
+            value, rel=1e-12, abs=1e-15, nan_ok=True
+        ), name
+        np.testing.assert_allclose(
+            result.per_query[name],
+            expected.per_query[name],
+            rtol=1e-12,
+            atol=1e-15,
+            err_msg=name,
+        )
+
+
 @pytest.mark.oracle
 @pytest.mark.parametrize(
-    "options", [{}, {"all_queries": True, "relevance_level": 2, "max_docs": 20}]
+    "options",
+    [
+        {"compat": "9.0"},
+        {"compat": "9.0", "all_queries": True, "judged_only": True},
+        {"all_queries": True, "relevance_level": 2, "max_docs": 20},
+        {"all_queries": True, "placeholder_judged": True},
+        {"all_queries": True, "placeholder_judged": True, "measures": "all_trec"},
+    ],
 )
 def test_evaluate_run_on_a_frame_equals_one_process(client, options):
-    qrels, run = _trec(0)
+    options = dict(options)
+    qrels, run = _trec(0, placeholder_judged=options.pop("placeholder_judged", False))
+    measures = [options.pop("measures", "official"), *MEASURES[1:]]
     frame = run.to_frame().sample(frac=1.0, random_state=0)
     rows = dd.from_pandas(frame, npartitions=4)
-    result = skirm.dask.evaluate_run(qrels, rows, MEASURES, **options)
-    expected = evaluate_run(qrels, run, MEASURES, **options)
-    assert list(result.means) == list(expected.means)
-    assert result.group_ids.tolist() == expected.group_ids.tolist()
-    for name, value in expected.means.items():
-        assert result.means[name] == pytest.approx(value, rel=1e-12), name
-        np.testing.assert_allclose(
-            result.per_query[name], expected.per_query[name], rtol=1e-12
+    result = skirm.dask.evaluate_run(qrels, rows, measures, **options)
+    expected = evaluate_run(qrels, run, measures, **options)
+    _assert_same_run_result(result, expected)
+    # the qrels topic the run misses: left out by 9.0, a placeholder under -c
+    assert ("t999" in result.group_ids) == (options.get("compat") != "9.0")
+    assert result.means["num_q"] == (26 if "all_queries" in options else 25)
+
+
+@pytest.mark.oracle
+def test_evaluate_run_without_missing_queries_equals_one_process(client):
+    qrels, run = _trec(3)
+    kept = qrels.query_ids != "t999"
+    qrels = Qrels(qrels.query_ids[kept], qrels.doc_ids[kept], qrels.labels[kept])
+    rows = dd.from_pandas(run.to_frame(), npartitions=3)
+    for options in ({}, {"all_queries": True}, {"compat": "9.0"}):
+        result = skirm.dask.evaluate_run(qrels, rows, MEASURES, **options)
+        _assert_same_run_result(result, evaluate_run(qrels, run, MEASURES, **options))
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("placeholder_grade", [3, 1])
+def test_evaluate_run_takes_err_max_grade_over_the_whole_run(client, placeholder_grade):
+    # ERR's default max_grade on the TREC path is the qrels' largest label:
+    # the partition of t1 (grade 1 at most) must use it too.
+    qrels = Qrels(
+        ["t0", "t0", "t1", "t1", "t2"],
+        ["a", "b", "c", "d", "ceci_nest_pas_un_docno"],
+        [2, 0, 1, 0, placeholder_grade],
+    )
+    run = Run(["t0", "t0", "t1", "t1"], ["a", "b", "c", "d"], [2.0, 1.0, 2.0, 1.0])
+    frame = run.to_frame()
+    rows = dd.from_delayed(
+        [dask_delayed(frame.iloc[:2]), dask_delayed(frame.iloc[2:])],
+        meta=frame.iloc[:0],
+    )
+    measures = ["err@5", "err", "ndcg@5", "map"]
+    top = max(2, placeholder_grade)
+    for options in ({"all_queries": True}, {"compat": "9.0"}):
+        expected = evaluate_run(qrels, run, measures, **options)
+        assert expected.per_query["err@5"][1] == pytest.approx(1 / 2**top)
+        result = skirm.dask.evaluate_run(
+            qrels, rows, measures, shuffle=False, **options
         )
+        _assert_same_run_result(result, expected)
+
+
+def test_evaluate_run_missing_queries_raise_as_in_one_process(client):
+    qrels, run = _trec(4)
+    rows = dd.from_pandas(run.to_frame(), npartitions=4)
+    with pytest.raises(ValueError, match="qrels queries are missing") as one:
+        evaluate_run(qrels, run, "map")
+    with pytest.raises(ValueError, match=re.escape(str(one.value))):
+        skirm.dask.evaluate_run(qrels, rows, "map")
+    # as in one process, the missing queries are reported before duplicates
+    frame = run.to_frame()
+    twice = dd.from_pandas(pd.concat([frame, frame.iloc[:1]]), npartitions=4)
+    with pytest.raises(ValueError, match=re.escape(str(one.value))):
+        skirm.dask.evaluate_run(qrels, twice, "map")
+    with pytest.raises(ValueError, match=r"duplicate docno 'D\d+' for query 't0'"):
+        skirm.dask.evaluate_run(qrels, twice, "map", compat="9.0")
+    with pytest.raises(ValueError, match=r"`compat` must be '10\.0'"):
+        skirm.dask.evaluate_run(qrels, rows, "map", compat="9")
 
 
 @pytest.mark.oracle
@@ -308,11 +395,13 @@ def test_evaluate_run_on_a_glob_of_files_against_pytrec_eval(client, tmp_path):
             rows["scores"],
             run_id="sys1",
         )
+    # pytrec_eval follows trec_eval 9.0.x, which leaves t999 out
+    measures = ["map", "ndcg", "P_10", "num_ret"]
     result = skirm.dask.evaluate_run(
-        qrels, str(tmp_path / "run-*.txt"), ["map", "ndcg", "P_10", "num_ret"]
+        qrels, str(tmp_path / "run-*.txt"), measures, compat="9.0"
     )
     assert result.run_id == "sys1"
-    expected = evaluate_run(qrels, run, ["map", "ndcg", "P_10", "num_ret"])
+    expected = evaluate_run(qrels, run, measures, compat="9.0")
     for name, value in expected.means.items():
         assert result.means[name] == pytest.approx(value, rel=1e-12), name
     judgments = {}

@@ -269,7 +269,7 @@ def evaluate(
     >>> result = evaluate(rows["label"], rows["score"], groups=rows["qid"],
     ...                   metrics=["mrr", "ndcg@2"], no_relevant="skip")
     >>> result
-    EvaluationResult(n_queries=2, means={'mrr': 0.5000, 'ndcg@2': 0.6309})
+    EvaluationResult(n_queries=2, n_scored=1, means={'mrr': 0.5000, 'ndcg@2': 0.6309})
     >>> result.per_query["mrr"]
     array([0.5, nan])
     """
@@ -357,22 +357,95 @@ def _run_frame(run):
 
 
 def _partition_run(rows, qrels, metrics, options):
-    """Per-query trec_eval values of one partition's run rows."""
+    """Per-query trec_eval values of one partition's run rows.
+
+    Returns ``(judged, outcome)``: the partition's queries that are in the
+    qrels, and either a pandas frame of their values, each as
+    :func:`skirm.trec.evaluate_run` gives it whatever qrels topics the
+    partition lacks (the rule on those applies to the whole run, in
+    :func:`evaluate_run`), or the ValueError of the evaluation, raised by the
+    caller after the checks that trec_eval makes first. When no query is
+    judged, ``outcome`` holds the first query ids, for the message.
+    """
     from skirm.io import Run
-    from skirm.trec import evaluate_run as trec_evaluate_run
+    from skirm.trec._evaluate import _parse_metrics, query_values
 
     _, _, pd = _import_dask()
     query_ids = np.asarray(rows["query_ids"].to_numpy(), dtype=str)
     judged = np.isin(query_ids, qrels._query_codes()[1])
     if not judged.any():
-        return None
+        return query_ids[:0], query_ids[:3]
     run = Run(
         query_ids[judged],
         np.asarray(rows["doc_ids"].to_numpy(), dtype=str)[judged],
         rows["scores"].to_numpy(dtype=np.float64)[judged],
     )
-    result = trec_evaluate_run(qrels, run, metrics, **options)
-    return pd.DataFrame(result.per_query, index=pd.Index(result.group_ids))
+    outputs = _parse_metrics(metrics, options["compat"])
+    try:
+        group_ids, per_query, _, _ = query_values(
+            qrels, run, outputs, missing="leave out", **options
+        )
+    except ValueError as exc:
+        return np.unique(query_ids[judged]), exc
+    return group_ids, pd.DataFrame(per_query, index=pd.Index(group_ids))
+
+
+def _run_tasks(partitions, qrels, metrics, options):
+    import dask
+
+    return [
+        dask.delayed(_partition_run)(part, qrels, metrics, options)
+        for part in partitions
+    ]
+
+
+def _placeholder_part(qrels, outputs, present, options):
+    """The per-query values trec_eval 10.0 ``-c`` gives the qrels topics
+    missing from ``present`` (the evaluated queries of the whole run)."""
+    from skirm.io import Run
+    from skirm.trec._evaluate import query_values
+
+    _, _, pd = _import_dask()
+    empty = np.zeros(0, dtype=str)
+    run = Run(empty, empty, np.zeros(0))  # every qrels topic a placeholder
+    group_ids, per_query, _, _ = query_values(
+        qrels, run, outputs, missing="score", placeholders=True, **options
+    )
+    absent = ~np.isin(group_ids, present)
+    return pd.DataFrame(
+        {name: values[absent] for name, values in per_query.items()},
+        index=pd.Index(group_ids[absent]),
+    )
+
+
+def _checked_run(parts, qrels, missing):
+    """The evaluated queries of the whole run, after the checks of
+    :func:`skirm.trec.evaluate_run` in its order: a run without qrels
+    queries, qrels queries missing from the run (under ``missing="raise"``),
+    then the errors of the partitions (duplicate docnos)."""
+    from skirm.trec._evaluate import _missing_topics_error, _no_common_error
+
+    present = np.unique(np.concatenate([ids for ids, _ in parts]))
+    if not present.shape[0]:
+        sample = np.concatenate([out[:3] for _, out in parts])
+        raise _no_common_error(sample, qrels._query_codes()[1])
+    n_topics = qrels._query_codes()[1].shape[0]
+    if missing == "raise" and present.shape[0] < n_topics:
+        raise _missing_topics_error(qrels, present)
+    for _, outcome in parts:
+        if isinstance(outcome, ValueError):
+            raise outcome
+    return present
+
+
+def _merged_frames(frames):
+    """``(group_ids, per_query)`` of disjoint per-query frames."""
+    group_ids, order = merged_ids([p.index.to_numpy().astype(str) for p in frames])
+    per_query = {
+        name: np.concatenate([p[name].to_numpy() for p in frames])[order]
+        for name in frames[0].columns
+    }
+    return group_ids, per_query
 
 
 def evaluate_run(
@@ -384,6 +457,7 @@ def evaluate_run(
     judged_only=False,
     max_docs=None,
     all_queries=False,
+    compat="10.0",
     shuffle=True,
 ):
     """Evaluate a TREC run too large for one process, as trec_eval does.
@@ -392,7 +466,11 @@ def evaluate_run(
     :func:`skirm.trec.evaluate_run` against the whole qrels (held once in
     the task graph), and the per-query values are merged and summarised as
     trec_eval summarises them: the result equals that of
-    :func:`skirm.trec.evaluate_run` on the whole run.
+    :func:`skirm.trec.evaluate_run` on the whole run, errors included.
+
+    ERR's default ``max_grade`` (for skirm's ``err`` metrics) is the largest
+    label of the qrels, as in :func:`skirm.trec.evaluate_run`, whatever the
+    partitions.
 
     Requires dask (``pip install skirm[dask]``).
 
@@ -405,8 +483,11 @@ def evaluate_run(
         ``doc_ids`` and ``scores``, or a glob pattern (or list) of run files
         read on the workers, one task per file. A query may be split across
         files.
-    metrics, relevance_level, judged_only, max_docs, all_queries
-        As in :func:`skirm.trec.evaluate_run`.
+    metrics, relevance_level, judged_only, max_docs, all_queries, compat
+        As in :func:`skirm.trec.evaluate_run`. The rule on qrels queries
+        missing from the run (an error, placeholder rankings with
+        ``all_queries=True``, or left out with ``compat="9.0"``) applies to
+        the whole run, not to each partition.
     shuffle : bool, default=True
         Shuffle the rows on the query id; pass False when each partition
         already holds whole queries (a query found in two partitions then
@@ -434,40 +515,38 @@ def evaluate_run(
     from skirm.metrics import EvaluationResult
     from skirm.trec._evaluate import (
         _as_qrels,
+        _check_compat,
         _check_level,
         _check_max_docs,
+        _missing_rule,
         _parse_metrics,
         summarize_outputs,
     )
 
-    outputs = _parse_metrics(metrics)
-    _check_level(relevance_level)
+    compat = _check_compat(compat)
+    outputs = _parse_metrics(metrics, compat)
+    options = dict(
+        level=_check_level(relevance_level),
+        judged_only=bool(judged_only),
+        max_docs=max_docs,
+        compat=compat,
+    )
     _check_max_docs(max_docs)
     qrels = _as_qrels(qrels)
     frame, run_id = _run_frame(run)
     if shuffle:
         frame = frame.shuffle(on="query_ids")
-    options = dict(
-        relevance_level=relevance_level, judged_only=judged_only, max_docs=max_docs
-    )
+    partitions = frame.to_delayed()
     shared = dask.delayed(qrels, traverse=False)
-    tasks = [
-        dask.delayed(_partition_run)(part, shared, metrics, options)
-        for part in frame.to_delayed()
-    ]
+    tasks = _run_tasks(partitions, shared, metrics, options)
     parts, run_id = dask.compute(tasks, run_id)
-    parts = [p for p in parts if p is not None]
-    if not parts:
-        raise ValueError(
-            "no query of the run appears in the qrels: nothing to evaluate"
-        )
-    names = list(parts[0].columns)
-    group_ids, order = merged_ids([p.index.to_numpy().astype(str) for p in parts])
-    per_query = {
-        name: np.concatenate([p[name].to_numpy() for p in parts])[order]
-        for name in names
-    }
+    missing = _missing_rule(bool(all_queries), compat)
+    present = _checked_run(parts, qrels, missing)
+    frames = [out for ids, out in parts if len(ids)]
     n_topics = qrels._query_codes()[1].shape[0]
+    if missing == "score" and present.shape[0] < n_topics:
+        frames.append(_placeholder_part(qrels, outputs, present, options))
+    group_ids, per_query = _merged_frames(frames)
     n_total = n_topics if all_queries else group_ids.shape[0]
     means = summarize_outputs(
         outputs, per_query, n_total, n_total - group_ids.shape[0], qrels, all_queries

@@ -660,6 +660,12 @@ def assemble(group_ids, per_query, weights) -> EvaluationResult:
     return EvaluationResult(group_ids, per_query, means, weights)
 
 
+def takes_input_wide(metric):
+    """Whether a metric has an option left to a default taken over all the
+    rows (bound by :func:`bind_input_wide`)."""
+    return "max_grade" in metric.params and metric.params["max_grade"] is None
+
+
 def bind_input_wide(bound, max_label):
     """Bind the options whose default is taken over all the rows.
 
@@ -669,7 +675,7 @@ def bind_input_wide(bound, max_label):
     """
     out, top = {}, None
     for label, metric in bound.items():
-        if "max_grade" in metric.params and metric.params["max_grade"] is None:
+        if takes_input_wide(metric):
             top = float(max_label()) if top is None else top
             metric = get_metric(metric, max_grade=top)
         out[label] = metric

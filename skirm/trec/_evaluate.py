@@ -19,7 +19,7 @@ from skirm.io._trec import (
     iter_run_blocks,
     iter_run_parts,
 )
-from skirm.metrics._evaluate import EvaluationResult
+from skirm.metrics._evaluate import EvaluationResult, bind_input_wide
 from skirm.metrics._registry import Metric, get_metric
 from skirm.trec._formats import (
     check_qrels_type,
@@ -294,6 +294,76 @@ def _missing_queries_error(absent):
     )
 
 
+def _bind_qrels_wide(outputs, qrels):
+    """The outputs with the skirm metrics' defaults that are taken over all
+    the labels (ERR's ``max_grade``) bound to the qrels' largest label, so
+    that no block or partition of the run changes them."""
+    skirm = {name: what for name, kind, what, _ in outputs if kind == "skirm"}
+    if not skirm:
+        return outputs
+    bound = bind_input_wide(skirm, lambda: max(float(np.max(qrels.labels)), 0.0))
+    return [(n, k, bound.get(n, w), p) for n, k, w, p in outputs]
+
+
+def _missing_rule(all_queries, compat):
+    """What becomes of the qrels topics missing from the run: ``"raise"``
+    (trec_eval 10.0), ``"score"`` (10.0 ``-c``: placeholder rankings) or
+    ``"leave out"`` (9.0.x, with or without ``-c``)."""
+    if compat == "9.0":
+        return "leave out"
+    return "score" if all_queries else "raise"
+
+
+def _no_common_error(run_query_ids, topic_ids):
+    return ValueError(
+        "no query of the run appears in the qrels: nothing to evaluate "
+        f"(run queries e.g. {run_query_ids[:3].tolist()}, qrels queries e.g. "
+        f"{topic_ids[:3].tolist()})"
+    )
+
+
+def _missing_topics_error(qrels, present):
+    """:func:`_missing_queries_error` for the qrels topics not in ``present``."""
+    return _missing_queries_error(np.setdiff1d(qrels._query_codes()[1], present))
+
+
+def query_values(
+    qrels,
+    run,
+    outputs,
+    level,
+    judged_only,
+    max_docs,
+    missing,
+    compat,
+    placeholders=False,
+):
+    """``(group_ids, per_query, n_topics, ranking)`` of a :class:`Run` against
+    plain qrels in one context: the evaluated queries (sorted), each output's
+    per-query values, the number of qrels topics and the ranking measured.
+
+    For a run evaluated in parts (:mod:`skirm.dask`): ``missing`` is the rule
+    of :func:`_missing_rule` for this part (``"leave out"``: the rule is
+    applied to the whole run by the caller); ``placeholders=True`` scores
+    every qrels topic on trec_eval 10.0's ``-c`` placeholder ranking (``run``
+    is then empty).
+    """
+    index = QrelsIndex(qrels)
+    block = (
+        _placeholder_block(index.topic_ids) if placeholders else RunBlock.of_run(run)
+    )
+    joined = join(index, block)
+    if not joined.eval_ids.shape[0]:
+        raise _no_common_error(block.queries()[1], index.topic_ids)
+    if missing == "raise" and joined.eval_ids.shape[0] < index.n_topics:
+        raise _missing_queries_error(np.setdiff1d(index.topic_ids, joined.eval_ids))
+    ctx = trec_ranking(joined, block, level, judged_only, max_docs, compat)
+    per_query = measure(ctx, _bind_qrels_wide(outputs, qrels), level)
+    if placeholders:
+        _clear_all(outputs, per_query, np.ones(joined.eval_ids.shape[0], dtype=bool))
+    return np.asarray(joined.eval_ids), per_query, index.n_topics, ctx.ranking
+
+
 def _check_compat(compat):
     if compat not in COMPAT:
         raise ValueError(
@@ -324,11 +394,7 @@ def _grouped_context(qrels, run, level, judged_only, max_docs, all_queries, comp
         )
     joined = join(index, block)
     if not joined.eval_ids.shape[0]:
-        raise ValueError(
-            "no query of the run appears in the qrels: nothing to evaluate "
-            f"(run queries e.g. {ids[:3].tolist()}, qrels queries e.g. "
-            f"{index.topic_ids[:3].tolist()})"
-        )
+        raise _no_common_error(ids, index.topic_ids)
     ctx = trec_ranking(joined, block, level, judged_only, max_docs, compat)
     mask = np.isin(joined.eval_ids, absent) if placeholders else None
     return ctx, mask
@@ -492,6 +558,7 @@ def evaluate_run(
             qrels_jg = as_qrels_jg(qrels)
             _check_all_judged(qrels_jg.query_ids, run, all_queries, compat)
             qrels, grouped, n_topics = group_topics(qrels_jg, run, max_docs)
+            outputs = _bind_qrels_wide(outputs, qrels)
             ctx, placeholder = _grouped_context(
                 qrels, grouped, level, judged_only, max_docs, all_queries, compat
             )
@@ -536,6 +603,7 @@ def _stream(qrels, run, outputs, options):
     block by block: join, rank, measure (see :func:`_blocks`)."""
     level, judged_only, max_docs, all_queries, compat, num_docs = options
     index = QrelsIndex(qrels)
+    outputs = _bind_qrels_wide(outputs, qrels)
 
     def step(block):
         joined = join(index, block)
@@ -550,14 +618,11 @@ def _stream(qrels, run, outputs, options):
     found = [p[:2] for p in parts if p[0] is not None]
     if not found:
         sample = next((p[3] for p in parts if p[3]), [])
-        raise ValueError(
-            "no query of the run appears in the qrels: nothing to evaluate "
-            f"(run queries e.g. {sample}, qrels queries e.g. "
-            f"{index.topic_ids[:3].tolist()})"
-        )
+        raise _no_common_error(np.asarray(sample), index.topic_ids)
     absent = _absent_topics(index, found)
-    if absent.shape[0] and compat == "10.0":
-        if not all_queries:
+    missing = _missing_rule(all_queries, compat)
+    if absent.shape[0] and missing != "leave out":
+        if missing == "raise":
             raise _missing_queries_error(absent)
         found.append(_placeholder_part(step, absent, outputs))
     ids, per_query = concatenate(found)

@@ -405,11 +405,14 @@ def _trec_ranking(qrels, run, level, judged_only, max_docs, all_queries, compat)
     """The measure context of the evaluated queries (trec_eval's order, ``-M``
     and ``-J`` applied), the number of qrels topics and the placeholder
     topics of trec_eval 10.0's ``-c``."""
+    if len(run) == 0:
+        raise ValueError("the run is empty: nothing to evaluate")
     eval_ids, n_topics, keep, codes, raw, j_codes, j_raw = _join(qrels, run)
     if eval_ids.shape[0] == 0:
         raise ValueError(
             "no query of the run appears in the qrels: nothing to evaluate "
-            f"(run queries e.g. {run.query_ids[:3].tolist()}, qrels queries e.g. "
+            f"(run queries e.g. {np.unique(run.query_ids)[:3].tolist()}, "
+            "qrels queries e.g. "
             f"{np.unique(qrels.query_ids)[:3].tolist()})"
         )
     scores = run.scores[keep]

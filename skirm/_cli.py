@@ -88,7 +88,13 @@ def _build_parser():
         prog="skirm",
         description="Information-retrieval and learning-to-rank metrics.",
     )
-    parser.add_argument("-v", "--version", action="version", version=_version())
+    parser.add_argument(
+        "-v",
+        "--version",
+        action="version",
+        version=_version(),
+        help="print skirm's version and the trec_eval version it follows",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     ev = sub.add_parser(
@@ -215,7 +221,13 @@ def _build_parser():
         ev,
         "NDCG@k (k = 1..100) and the interpolated precision-recall curve of the runs",
     )
-    ev.add_argument("-v", "--version", action="version", version=_version())
+    ev.add_argument(
+        "-v",
+        "--version",
+        action="version",
+        version=_version(),
+        help="print skirm's version and the trec_eval version it follows",
+    )
     cmp = _add_compare_parser(sub)
     parser.commands = {"eval": ev, "compare": cmp}
     return parser

@@ -3,8 +3,10 @@
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -559,3 +561,29 @@ def test_plot_without_matplotlib(files, tmp_path, capsys, monkeypatch):
             "--plot needs matplotlib; install it with `pip install skirm[plot]`" in err
         )
     assert not png.exists()
+
+
+# --------------------------------------------------------------------------
+# The reference page follows the parser
+# --------------------------------------------------------------------------
+
+CLI_PAGE = Path(__file__).resolve().parents[1] / "docs" / "user_guide" / "cli.rst"
+
+
+def _page_sections():
+    """The text of each ``.. program::`` section of the reference page."""
+    parts = re.split(r"^\.\. program:: skirm (\w+)$", CLI_PAGE.read_text(), flags=re.M)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
+@pytest.mark.parametrize("command", ["eval", "compare"])
+def test_reference_page_documents_every_option(command):
+    from skirm._cli import _build_parser
+
+    parser = _build_parser().commands[command]
+    options = re.findall(r"^\.\. option:: (.+)$", _page_sections()[command], re.M)
+    documented = {word.split()[0] for line in options for word in line.split(", ")}
+    expected = {s for a in parser._actions for s in a.option_strings}
+    expected |= {a.metavar for a in parser._actions if not a.option_strings}
+    assert expected <= documented, sorted(expected - documented)
+    assert documented <= expected, sorted(documented - expected)

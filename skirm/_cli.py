@@ -776,7 +776,10 @@ def main(argv=None) -> int:
     """
     parser = _build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # reported with the command's usage line, not skirm's
+            command = parser.commands[args.command]
+            command.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:
         return int(exc.code or 0)
     run = _run_compare if args.command == "compare" else _run_eval

@@ -409,6 +409,8 @@ def test_run_from_standard_input(files, capsys, monkeypatch):
         (["eval", "QRELS", "RUN", "-l", "0"], "eval"),
         (["compare", "QRELS", "RUN", "-m", "mapp"], "compare"),
         (["compare", "QRELS", "RUN"], "compare"),
+        (["eval", "QRELS", "RUN", "--bogus"], "eval"),
+        (["compare", "QRELS", "RUN", "RUN", "--bogus"], "compare"),
     ],
 )
 def test_usage_line_is_the_commands(files, capsys, argv, command):

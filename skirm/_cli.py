@@ -88,6 +88,13 @@ def _build_parser(compare_options=True):
         prog="skirm",
         description="Information-retrieval and learning-to-rank metrics.",
     )
+    parser.add_argument(
+        "-v",
+        "--version",
+        action="version",
+        version=_version(),
+        help="print skirm's version and the trec_eval version it follows",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     ev = sub.add_parser(
@@ -119,11 +126,26 @@ def _build_parser(compare_options=True):
         help="a measure to compute (repeatable); default: official",
     )
     ev.add_argument(
-        "-q", "--per-query", action="store_true", help="also print per-query values"
+        "-q",
+        "--query_eval_wanted",
+        "--per-query",
+        dest="per_query",
+        action="store_true",
+        help="also print per-query values",
+    )
+    ev.add_argument(
+        "-n",
+        "--nosummary",
+        dest="no_summary",
+        action="store_true",
+        help="do not print the summary over all queries (with -q: only "
+        "per-query values)",
     )
     ev.add_argument(
         "-l",
+        "--level_for_rel",
         "--relevance-level",
+        dest="relevance_level",
         type=int,
         default=1,
         metavar="LEVEL",
@@ -131,20 +153,26 @@ def _build_parser(compare_options=True):
     )
     ev.add_argument(
         "-c",
+        "--complete_rel_info_wanted",
         "--all-queries",
+        dest="all_queries",
         action="store_true",
         help="average over every qrels query; missing ones count as 0",
     )
     ev.add_argument(
         "-M",
+        "--Max_retrieved_per_topic",
         "--max-docs",
+        dest="max_docs",
         type=int,
         metavar="N",
         help="evaluate only the top N documents of each query",
     )
     ev.add_argument(
         "-J",
+        "--Judged_docs_only",
         "--judged-only",
+        dest="judged_only",
         action="store_true",
         help="drop documents missing from the qrels before evaluating",
     )
@@ -185,12 +213,39 @@ def _build_parser(compare_options=True):
     ev.add_argument(
         "--format",
         choices=("table", "trec", "json", "csv"),
-        default="table",
-        help="output layout: a table with one column per run (default), "
-        "trec_eval's exact layout, JSON or CSV",
+        help="output layout: a table with one column per run, trec_eval's "
+        "exact layout, JSON or CSV; default: table on a terminal, trec "
+        "otherwise (in pipes and files, as trec_eval prints)",
     )
-    _add_compare_parser(sub, compare_options)
+    _add_plot_option(
+        ev,
+        "NDCG@k (k = 1..100) and the interpolated precision-recall curve of the runs",
+    )
+    ev.add_argument(
+        "-v",
+        "--version",
+        action="version",
+        version=_version(),
+        help="print skirm's version and the trec_eval version it follows",
+    )
+    cmp = _add_compare_parser(sub, compare_options)
+    parser.commands = {"eval": ev, "compare": cmp}
     return parser
+
+
+def _version():
+    from skirm import __version__
+
+    return f"skirm {__version__} (trec_eval {COMPAT[0]} semantics)"
+
+
+def _add_plot_option(parser, what):
+    parser.add_argument(
+        "--plot",
+        metavar="FILE",
+        help=f"also write a figure to FILE (PNG, PDF, SVG, ... by its "
+        f"extension): {what}; needs matplotlib (pip install skirm[plot])",
+    )
 
 
 _COMPARE_EPILOG = """\
@@ -251,7 +306,9 @@ def _add_compare_parser(sub, options=True):
     )
     cmp.add_argument(
         "-c",
+        "--complete_rel_info_wanted",
         "--all-queries",
+        dest="all_queries",
         action="store_true",
         help="every qrels query counts; one missing from a run scores 0 (trec_eval -c)",
     )
@@ -264,7 +321,9 @@ def _add_compare_parser(sub, options=True):
     )
     cmp.add_argument(
         "-l",
+        "--level_for_rel",
         "--relevance-level",
+        dest="relevance_level",
         type=int,
         default=1,
         metavar="LEVEL",
@@ -277,6 +336,8 @@ def _add_compare_parser(sub, options=True):
         help="output: a readable table (default), Markdown, LaTeX (booktabs), "
         "CSV or JSON rows (one per run and measure)",
     )
+    _add_plot_option(cmp, "the forest plot of each measure, one panel each")
+    return cmp
 
 
 # --------------------------------------------------------------------------
@@ -313,7 +374,7 @@ def _trec_line(name, qid, value, integer, zscored):
     return f"{name:<22}\t{qid}\t{_fmt(value, integer)}"
 
 
-def _trec_lines(result, outputs, per_query):
+def _trec_lines(result, outputs, per_query, summary=True):
     bases = {
         name: (base if kind == "trec" else None) for name, kind, base, _ in outputs
     }
@@ -328,6 +389,8 @@ def _trec_lines(result, outputs, per_query):
                 value = values[i].item()
                 integer = _is_integer(name, base)
                 lines.append(_trec_line(name, qid, value, integer, zscored))
+    if not summary:
+        return lines
     if "runid" in bases:
         lines.append(f"{'runid':<22}\tall\t{result.run_id}")
     for name, value in result.means.items():
@@ -336,7 +399,7 @@ def _trec_lines(result, outputs, per_query):
     return lines
 
 
-def _table(results, labels, outputs, per_query):
+def _table(results, labels, outputs, per_query, summary=True):
     bases = {
         name: (base if kind == "trec" else None) for name, kind, base, _ in outputs
     }
@@ -361,7 +424,7 @@ def _table(results, labels, outputs, per_query):
                         ).strip()
                     )
                 rows.append([name, qid, *cells])
-    for name in results[0].means:
+    for name in results[0].means if summary else ():
         base = bases[name]
         cells = [_fmt(r.means[name], _is_integer(name, base)).strip() for r in results]
         rows.append([name, *(["all"] if per_query else []), *cells])
@@ -377,12 +440,12 @@ def _table(results, labels, outputs, per_query):
     return out
 
 
-def _records(result, per_query):
+def _records(result, per_query, summary=True):
     if per_query:
         for i, qid in enumerate(result.group_ids.tolist()):
             for name, values in result.per_query.items():
                 yield qid, name, values[i].item()
-    for name, value in result.means.items():
+    for name, value in result.means.items() if summary else ():
         yield "all", name, float(value)
 
 
@@ -422,37 +485,64 @@ def _run_eval(args, out):
         raise _UsageError(f"-N must be an integer >= 0, got {args.collection_size}")
     if [args.qrels, *args.runs].count("-") > 1:
         raise _UsageError("standard input ('-') can be read once only")
+    if args.plot is not None and args.rel_format != "qrels":
+        raise _UsageError(f"--plot needs -R qrels, got -R {args.rel_format}")
+    _check_plot(args.plot)
+    if args.plot is not None and "-" in args.runs:
+        raise _UsageError("--plot reads the runs again: give them as files, not '-'")
     qrels = _READERS[args.rel_format](_source(args.qrels))
     zscores = read_zscores(args.zscores) if args.zscores is not None else None
-    results = []
-    for path in args.runs:
-        results.append(
-            evaluate_run(
-                qrels,
-                _source(path),  # a path is streamed block by block
-                measures,
-                relevance_level=args.relevance_level,
-                judged_only=args.judged_only,
-                max_docs=args.max_docs,
-                all_queries=args.all_queries,
-                rel_format=args.rel_format,
-                collection_size=args.collection_size,
-                zscores=zscores,
-                compat=args.compat,
-            )
+    params = {
+        "relevance_level": args.relevance_level,
+        "judged_only": args.judged_only,
+        "max_docs": args.max_docs,
+        "all_queries": args.all_queries,
+        "compat": args.compat,
+    }
+    results = [
+        _evaluate_path(
+            qrels,
+            path,
+            measures,
+            rel_format=args.rel_format,
+            collection_size=args.collection_size,
+            zscores=zscores,
+            **params,
         )
+        for path in args.runs
+    ]
     labels = [r.run_id for r in results]
     if len(set(labels)) != len(labels):
         labels = list(args.runs)
-    if args.format == "trec":
+    _write_eval(args, results, labels, outputs, out)
+    if args.plot is not None:
+        _plot_eval(args.plot, qrels, args.runs, labels, params)
+
+
+def _output_format(choice):
+    """``--format``, else trec_eval's layout unless standard output is a
+    terminal (a person reading: the table)."""
+    if choice is not None:
+        return choice
+    isatty = getattr(sys.stdout, "isatty", None)
+    return "table" if isatty is not None and isatty() else "trec"
+
+
+def _write_eval(args, results, labels, outputs, out):
+    fmt, summary = _output_format(args.format), not args.no_summary
+    if fmt == "trec":
         for result in results:
-            out.write("\n".join(_trec_lines(result, outputs, args.per_query)) + "\n")
-    elif args.format == "table":
-        out.write("\n".join(_table(results, labels, outputs, args.per_query)) + "\n")
-    elif args.format == "json":
+            lines = _trec_lines(result, outputs, args.per_query, summary)
+            out.write("".join(line + "\n" for line in lines))
+    elif fmt == "table":
+        lines = _table(results, labels, outputs, args.per_query, summary)
+        out.write("\n".join(lines) + "\n")
+    elif fmt == "json":
         doc = []
         for path, result in zip(args.runs, results, strict=True):
-            entry = {"file": path, "run_id": result.run_id, "summary": result.means}
+            entry = {"file": path, "run_id": result.run_id}
+            if summary:
+                entry["summary"] = result.means
             if getattr(result, "zscored", False):
                 entry["zscores"] = True  # values are z-scores (-Z)
             if args.per_query:
@@ -467,9 +557,21 @@ def _run_eval(args, out):
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(["run", "query", "measure", "value"])
         for label, result in zip(labels, results, strict=True):
-            for qid, name, value in _records(result, args.per_query):
+            for qid, name, value in _records(result, args.per_query, summary):
                 text = value if isinstance(value, str) else repr(value)
                 writer.writerow([label, qid, name, text])
+
+
+def _evaluate_path(qrels, path, measures, **options):
+    """:func:`evaluate_run` of a run file, streamed block by block; an empty
+    file is named."""
+    try:
+        return evaluate_run(qrels, _source(path), measures, **options)
+    except ValueError as exc:
+        if str(exc).startswith("the run is empty"):
+            where = "standard input" if path == "-" else path
+            raise ValueError(f"the run file is empty: {where}") from None
+        raise
 
 
 def _compare_measures(measures, compat):
@@ -507,13 +609,14 @@ def _run_compare(args, out):
     names = _compare_measures(measures, args.compat)
     if len(args.runs) < 2:
         raise _UsageError("compare needs at least two runs")
+    _check_plot(args.plot)
     if args.relevance_level < 1:
         raise _UsageError(f"-l must be an integer >= 1, got {args.relevance_level}")
     qrels = read_qrels(args.qrels)
     results = [
-        evaluate_run(
+        _evaluate_path(
             qrels,
-            path,  # streamed block by block
+            path,
             measures,
             relevance_level=args.relevance_level,
             all_queries=args.all_queries,
@@ -547,6 +650,8 @@ def _run_compare(args, out):
             raise _UsageError(str(exc)) from None
         raise
     _write_comparison(comparison, args.format, out)
+    if args.plot is not None:
+        _plot_compare(args.plot, comparison)
 
 
 def _write_comparison(comparison, fmt, out):
@@ -586,6 +691,64 @@ def _write_comparison(comparison, fmt, out):
         out.write("\n")
 
 
+# --------------------------------------------------------------------------
+# Figures (--plot)
+# --------------------------------------------------------------------------
+
+
+def _check_plot(path):
+    """Fail before any work when ``--plot`` is given without matplotlib."""
+    if path is None:
+        return
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise _UsageError(
+            "--plot needs matplotlib; install it with `pip install skirm[plot]`"
+        ) from None
+
+
+def _figure(n_panels):
+    """A figure of ``n_panels`` side by side on the Agg canvas (no pyplot
+    window, no global backend change)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(6.0 * n_panels, 4.5), layout="constrained")
+    FigureCanvasAgg(figure)
+    axes = figure.subplots(1, n_panels, squeeze=False)[0]
+    return figure, axes
+
+
+def _plot_eval(path, qrels, runs, labels, params):
+    from skirm.plot import MetricAtKDisplay, PrecisionRecallDisplay
+
+    figure, (left, right) = _figure(2)
+    for run, label in zip(runs, labels, strict=True):
+        MetricAtKDisplay.from_run(
+            qrels,
+            run,
+            metric="ndcg",
+            k=range(1, 101),
+            name=label,
+            ax=left,
+            run_params=params,
+        )
+        PrecisionRecallDisplay.from_run(
+            qrels, run, name=label, ax=right, run_params=params
+        )
+    figure.savefig(path)
+
+
+def _plot_compare(path, comparison):
+    from skirm.plot import ComparisonDisplay
+
+    figure, axes = _figure(len(comparison.metrics))
+    for metric, ax in zip(comparison.metrics, axes, strict=True):
+        ComparisonDisplay.from_comparison(comparison, metric=metric, ax=ax)
+    figure.savefig(path)
+
+
 def _write_out(text):
     """Write to standard output; ids read from non-UTF-8 files go back out
     as the bytes they were."""
@@ -621,7 +784,10 @@ def main(argv=None) -> int:
     # importing skirm.stats (scipy.stats) costs more than most evaluations
     parser = _build_parser(compare_options=argv[:1] != ["eval"])
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # reported with the command's usage line, not skirm's
+            command = parser.commands[args.command]
+            command.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:
         return int(exc.code or 0)
     run = _run_compare if args.command == "compare" else _run_eval
@@ -631,7 +797,7 @@ def main(argv=None) -> int:
         run(args, out)
         _write_out(out.getvalue())
     except _UsageError as exc:
-        parser.print_usage(sys.stderr)
+        parser.commands[args.command].print_usage(sys.stderr)
         print(f"{command}: error: {exc}", file=sys.stderr)
         return 2
     except (OSError, ValueError, TypeError) as exc:

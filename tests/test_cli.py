@@ -3,9 +3,12 @@
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 from skirm._cli import main
@@ -42,6 +45,8 @@ def test_table_shows_runs_side_by_side(files, capsys):
             "map",
             "-m",
             "P.1",
+            "--format",
+            "table",
         ],
         capsys,
     )
@@ -53,7 +58,8 @@ def test_table_shows_runs_side_by_side(files, capsys):
 
 
 def test_default_measures_are_official(files, capsys):
-    status, out, _ = _main(["eval", files["qrels"], files["a.run"]], capsys)
+    argv = ["eval", files["qrels"], files["a.run"], "--format", "table"]
+    status, out, _ = _main(argv, capsys)
     assert status == 0
     names = [line.split()[0] for line in out.splitlines()[1:]]
     assert names[:5] == ["num_q", "num_ret", "num_rel", "num_rel_ret", "map"]
@@ -165,6 +171,8 @@ def test_skirm_metric_names_are_accepted(files, capsys):
             "err@2",
             "-m",
             "judged@2",
+            "--format",
+            "table",
         ],
         capsys,
     )
@@ -266,3 +274,318 @@ def test_compat_option(tmp_path, capsys):
 def test_standard_input_read_once(files, capsys):
     status, _, err = _main(["eval", "-", "-"], capsys)
     assert status == 2 and "standard input ('-') can be read once only" in err
+
+
+# --------------------------------------------------------------------------
+# A trec_eval drop-in: layout, option names, standard input
+# --------------------------------------------------------------------------
+
+
+def _awk_map(text):
+    """What ``awk '$1=="map"{print $3}'`` prints."""
+    return [
+        f[2] for f in (line.split() for line in text.splitlines()) if f[:1] == ["map"]
+    ]
+
+
+def test_trec_layout_when_stdout_is_not_a_terminal(files, capsys):
+    status, out, _ = _main(
+        ["eval", "-m", "map", files["qrels"], files["a.run"]], capsys
+    )
+    assert status == 0
+    assert out == "map                   \tall\t0.7500\n"
+    assert _awk_map(out) == ["0.7500"]
+
+
+def test_table_layout_on_a_terminal(files, capsys, monkeypatch):
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    argv = ["eval", "-m", "map", files["qrels"], files["a.run"]]
+    status, out, _ = _main(argv, capsys)
+    assert status == 0
+    assert [line.split() for line in out.splitlines()] == [
+        ["measure", "runA"],
+        ["map", "0.7500"],
+    ]
+    # an explicit --format wins over the terminal test
+    status, out, _ = _main([*argv, "--format", "trec"], capsys)
+    assert out == "map                   \tall\t0.7500\n"
+
+
+def test_pipe_from_a_subprocess_is_trec_eval_layout(files):
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "skirm",
+            "eval",
+            "-m",
+            "map",
+            files["qrels"],
+            files["a.run"],
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert _awk_map(proc.stdout) == ["0.7500"]
+
+
+def _trec_values(out):
+    lines = (line.split("\t") for line in out.splitlines())
+    return {(f[0].rstrip(), f[1]): f[2] for f in lines}
+
+
+@pytest.mark.parametrize(
+    "short, long, params",
+    [
+        (["-q"], ["--query_eval_wanted"], {}),
+        (["-c"], ["--complete_rel_info_wanted"], {"all_queries": True}),
+        (["-l2"], ["--level_for_rel", "2"], {"relevance_level": 2}),
+        (["-l", "2"], ["--level_for_rel=2"], {"relevance_level": 2}),
+        (["-M1"], ["--Max_retrieved_per_topic", "1"], {"max_docs": 1}),
+        (["-J"], ["--Judged_docs_only"], {"judged_only": True}),
+    ],
+)
+def test_trec_eval_option_names(files, capsys, short, long, params):
+    base = ["eval", files["qrels"], files["b.run"], "-mmap", "--measure", "P.2"]
+    status, out_short, err = _main([*base, *short], capsys)
+    assert status == 0, err
+    status, out_long, err = _main([*base, *long], capsys)
+    assert status == 0, err
+    assert out_short == out_long
+    expected = evaluate_run(files["qrels"], files["b.run"], ["map", "P.2"], **params)
+    values = _trec_values(out_short)
+    assert values[("map", "all")] == f"{expected.means['map']:6.4f}"
+    assert values[("P_2", "all")] == f"{expected.means['P_2']:6.4f}"
+    if short == ["-q"]:
+        assert values[("map", "q1")] == f"{expected.per_query['map'][0]:6.4f}"
+
+
+def test_nosummary(files, capsys):
+    base = ["eval", files["qrels"], files["a.run"], "-m", "map"]
+    for flag in ("-n", "--nosummary"):
+        status, out, _ = _main([*base, "-q", flag], capsys)
+        assert status == 0
+        assert out.splitlines() == [
+            "map                   \tq1\t0.5000",
+            "map                   \tq2\t1.0000",
+        ]
+    status, out, _ = _main([*base, "-n", "--format", "csv"], capsys)
+    assert out == "run,query,measure,value\n"
+    status, out, _ = _main([*base, "-n", "-q", "--format", "json"], capsys)
+    assert "summary" not in json.loads(out)[0]
+
+
+@pytest.mark.parametrize(
+    "argv", [["-v"], ["--version"], ["eval", "-v"], ["eval", "--version"]]
+)
+def test_version(capsys, argv):
+    from skirm import __version__
+
+    status, out, _ = _main(argv, capsys)
+    assert status == 0
+    assert out == f"skirm {__version__} (trec_eval 10.0 semantics)\n"
+
+
+def test_run_from_standard_input(files, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(RUN_B.encode())))
+    status, out, err = _main(["eval", "-m", "map", files["qrels"], "-"], capsys)
+    assert status == 0, err
+    expected = evaluate_run(files["qrels"], files["b.run"], ["map"]).means["map"]
+    assert out == f"map                   \tall\t{expected:6.4f}\n"
+
+
+# --------------------------------------------------------------------------
+# Errors that guide
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv, command",
+    [
+        (["eval", "QRELS", "RUN", "-m", "mapp"], "eval"),
+        (["eval", "QRELS", "RUN", "-M", "x"], "eval"),
+        (["eval", "QRELS", "RUN", "-l", "0"], "eval"),
+        (["compare", "QRELS", "RUN", "-m", "mapp"], "compare"),
+        (["compare", "QRELS", "RUN"], "compare"),
+        (["eval", "QRELS", "RUN", "--bogus"], "eval"),
+        (["compare", "QRELS", "RUN", "RUN", "--bogus"], "compare"),
+    ],
+)
+def test_usage_line_is_the_commands(files, capsys, argv, command):
+    argv = [
+        files["qrels"] if a == "QRELS" else files["a.run"] if a == "RUN" else a
+        for a in argv
+    ]
+    status, _, err = _main(argv, capsys)
+    assert status == 2
+    assert err.startswith(f"usage: skirm {command} ")
+
+
+def test_empty_run_file(files, tmp_path, capsys):
+    empty = tmp_path / "empty.run"
+    empty.write_text("")
+    status, out, err = _main(["eval", files["qrels"], str(empty)], capsys)
+    assert status == 1 and out == ""
+    assert err == f"skirm eval: error: the run file is empty: {empty}\n"
+    status, _, err = _main(
+        ["compare", files["qrels"], files["a.run"], str(empty)], capsys
+    )
+    assert status == 1 and "the run file is empty" in err
+
+
+def test_empty_run_in_python():
+    from skirm.io import Qrels, Run
+
+    qrels = Qrels(["q1"], ["d1"], [1])
+    with pytest.raises(ValueError, match="the run is empty: nothing to evaluate"):
+        evaluate_run(qrels, Run([], [], []), ["map"])
+
+
+def test_swapped_files(files, capsys):
+    status, _, err = _main(["eval", files["a.run"], files["qrels"]], capsys)
+    assert status == 1
+    assert "too many fields (6) (did you swap QRELS and RUN?)" in err
+    status, _, err = _main(["eval", files["qrels"], files["qrels"]], capsys)
+    assert status == 1
+    assert "too few fields (4) (did you swap QRELS and RUN?)" in err
+
+
+def test_unknown_queries_listed_once(files, tmp_path, capsys):
+    other = tmp_path / "other.run"
+    other.write_text(
+        "q7 Q0 d1 1 0.5 r\nq7 Q0 d2 2 0.4 r\nq7 Q0 d3 3 0.3 r\nq8 Q0 d1 1 1 r\n"
+    )
+    status, _, err = _main(["eval", files["qrels"], str(other)], capsys)
+    assert status == 1
+    assert "run queries e.g. ['q7', 'q8']" in err
+
+
+# --------------------------------------------------------------------------
+# --plot
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def saved_figures(monkeypatch):
+    """The figures the command line saves."""
+    from matplotlib.figure import Figure
+
+    figures, save = [], Figure.savefig
+
+    def record(self, *args, **kwargs):
+        figures.append(self)
+        return save(self, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", record)
+    return figures
+
+
+def _lines(ax):
+    return {line.get_label(): line for line in ax.get_lines()}
+
+
+def test_eval_plot(files, tmp_path, capsys, saved_figures):
+    png = tmp_path / "runs.png"
+    argv = ["eval", files["qrels"], files["a.run"], files["b.run"], "-m", "map"]
+    status, out, err = _main([*argv, "--plot", str(png)], capsys)
+    assert status == 0, err
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (
+        out
+        == "map                   \tall\t0.7500\nmap                   \tall\t0.2500\n"
+    )
+    (figure,) = saved_figures
+    left, right = figure.axes
+    for path, label in [(files["a.run"], "runA"), (files["b.run"], "runB")]:
+        k = list(range(1, 101))
+        ndcg = evaluate_run(files["qrels"], path, [f"ndcg@{c}" for c in k]).means
+        line = _lines(left)[label]
+        assert line.get_xdata().tolist() == k
+        assert line.get_ydata().tolist() == [ndcg[f"ndcg@{c}"] for c in k]
+        iprec = evaluate_run(files["qrels"], path, ["iprec_at_recall"]).means
+        line = _lines(right)[label]
+        assert line.get_xdata().tolist() == pytest.approx([i / 10 for i in range(11)])
+        assert line.get_ydata().tolist() == [
+            iprec[f"iprec_at_recall_{i / 10:.2f}"] for i in range(11)
+        ]
+
+
+def test_eval_plot_options_reach_the_figure(files, tmp_path, capsys, saved_figures):
+    argv = ["eval", files["qrels"], files["b.run"], "-l2", "-M1"]
+    status, _, err = _main([*argv, "--plot", str(tmp_path / "r.png")], capsys)
+    assert status == 0, err
+    params = {"relevance_level": 2, "max_docs": 1}
+    ndcg = evaluate_run(files["qrels"], files["b.run"], ["ndcg@1", "ndcg@2"], **params)
+    line = _lines(saved_figures[0].axes[0])["runB"]
+    assert line.get_ydata()[:2].tolist() == [ndcg.means["ndcg@1"], ndcg.means["ndcg@2"]]
+
+
+def test_compare_plot(files, tmp_path, capsys, saved_figures):
+    from skirm.stats import compare
+
+    pdf = tmp_path / "cmp.pdf"
+    argv = ["compare", files["qrels"], files["a.run"], files["b.run"]]
+    status, _, err = _main(
+        [*argv, "-m", "map", "-m", "P.1", "--plot", str(pdf)], capsys
+    )
+    assert status == 0, err
+    assert pdf.read_bytes()[:5] == b"%PDF-"
+    (figure,) = saved_figures
+    results = {
+        label: evaluate_run(files["qrels"], files[f"{name}.run"], ["map", "P.1"])
+        for label, name in [("runA", "a"), ("runB", "b")]
+    }
+    expected = compare(results, metrics=["map", "P_1"], correction="holm")
+    assert [ax.get_xlabel() for ax in figure.axes] == [
+        "map, mean over queries",
+        "P_1, mean over queries",
+    ]
+    for ax, metric in zip(figure.axes, ["map", "P_1"], strict=True):
+        points = np.concatenate([c.get_offsets() for c in ax.collections[1:]])
+        drawn = sorted(points.tolist(), key=lambda p: -p[1])  # first system on top
+        means = [
+            r["mean"] for r in expected.to_records("systems") if r["metric"] == metric
+        ]
+        assert [x for x, _ in drawn] == means
+        assert ax.get_yticklabels()[0].get_text().startswith("runA")
+
+
+def test_plot_without_matplotlib(files, tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    png = tmp_path / "x.png"
+    for command in ("eval", "compare"):
+        argv = [command, files["qrels"], files["a.run"], files["b.run"]]
+        status, out, err = _main([*argv, "--plot", str(png)], capsys)
+        assert status == 2 and out == ""
+        assert (
+            "--plot needs matplotlib; install it with `pip install skirm[plot]`" in err
+        )
+    assert not png.exists()
+
+
+# --------------------------------------------------------------------------
+# The reference page follows the parser
+# --------------------------------------------------------------------------
+
+CLI_PAGE = Path(__file__).resolve().parents[1] / "docs" / "user_guide" / "cli.rst"
+
+
+def _page_sections():
+    """The text of each ``.. program::`` section of the reference page."""
+    parts = re.split(r"^\.\. program:: skirm (\w+)$", CLI_PAGE.read_text(), flags=re.M)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
+@pytest.mark.parametrize("command", ["eval", "compare"])
+def test_reference_page_documents_every_option(command):
+    from skirm._cli import _build_parser
+
+    parser = _build_parser().commands[command]
+    options = re.findall(r"^\.\. option:: (.+)$", _page_sections()[command], re.M)
+    documented = {word.split()[0] for line in options for word in line.split(", ")}
+    expected = {s for a in parser._actions for s in a.option_strings}
+    expected |= {a.metavar for a in parser._actions if not a.option_strings}
+    assert expected <= documented, sorted(expected - documented)
+    assert documented <= expected, sorted(documented - expected)

@@ -390,9 +390,9 @@ def test_evaluate_run_on_a_glob_of_files_against_pytrec_eval(client, tmp_path):
         rows = frame[part == p]
         write_run(
             tmp_path / f"run-{p}.txt",
-            rows["query_ids"],
-            rows["doc_ids"],
-            rows["scores"],
+            rows["query_id"],
+            rows["doc_id"],
+            rows["score"],
             run_id="sys1",
         )
     # pytrec_eval follows trec_eval 9.0.x, which leaves t999 out
@@ -421,8 +421,8 @@ def test_evaluate_run_rejects_bad_runs(client, tmp_path):
     qrels, run = _trec(2)
     with pytest.raises(ValueError, match="matches no file"):
         skirm.dask.evaluate_run(qrels, str(tmp_path / "none-*.txt"))
-    rows = dd.from_pandas(run.to_frame().rename(columns={"scores": "s"}), 2)
-    with pytest.raises(ValueError, match=r"missing \['scores'\]"):
+    rows = dd.from_pandas(run.to_frame().rename(columns={"score": "s"}), 2)
+    with pytest.raises(ValueError, match=r"missing \['score'\]"):
         skirm.dask.evaluate_run(qrels, rows)
     with pytest.raises(TypeError, match="`run` must be a Dask DataFrame, a glob"):
         skirm.dask.evaluate_run(qrels, run)
@@ -430,7 +430,7 @@ def test_evaluate_run_rejects_bad_runs(client, tmp_path):
     with pytest.raises(ValueError, match="`max_docs` must be a positive integer"):
         skirm.dask.evaluate_run(qrels, rows, max_docs=0)
     other = dd.from_pandas(
-        Run(["x"], ["D1"], [1.0]).to_frame()[["query_ids", "doc_ids", "scores"]], 1
+        Run(["x"], ["D1"], [1.0]).to_frame()[["query_id", "doc_id", "score"]], 1
     )
     with pytest.raises(ValueError, match="no query of the run appears in the qrels"):
         skirm.dask.evaluate_run(qrels, other)

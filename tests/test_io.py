@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from skirm.io import Qrels, Run, read_qrels, read_run, write_run
+from skirm.io import Qrels, Run, as_qrels, as_run, read_qrels, read_run, write_run
 from skirm.trec import evaluate_run
 
 QRELS = """\
@@ -98,10 +98,19 @@ def test_empty_file():
 def test_to_frame(tmp_path):
     run = read_run(io.StringIO(RUN))
     frame = run.to_frame()
-    assert list(frame.columns) == ["query_ids", "doc_ids", "scores", "run_id"]
+    # ir_measures' names, the ones as_run / as_qrels look for first
+    assert list(frame.columns) == ["query_id", "doc_id", "score", "run_id"]
     assert frame.shape == (4, 4)
-    frame = read_qrels(io.StringIO(QRELS)).to_frame()
-    assert list(frame.columns) == ["query_ids", "doc_ids", "labels"]
+    assert frame.score.tolist() == run.scores.tolist()
+    assert frame.doc_id.tolist() == run.doc_ids.tolist()
+    qrels = read_qrels(io.StringIO(QRELS))
+    frame = qrels.to_frame()
+    assert list(frame.columns) == ["query_id", "doc_id", "relevance"]
+    assert frame.relevance.tolist() == qrels.labels.tolist()
+    # ... and back: the column names round-trip through the converters
+    back = as_run(run.to_frame(), run_id=run.run_id)
+    assert back.scores.tolist() == run.scores.tolist()
+    assert as_qrels(frame).labels.tolist() == qrels.labels.tolist()
 
 
 # --------------------------------------------------------------------------

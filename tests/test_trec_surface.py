@@ -138,7 +138,7 @@ def test_relstring_in_every_output_format(tmp_path, capsys):
     assert doc["summary"] == {"P_1": 0.5}
     assert main(["eval", "--format", "csv", *args, *files]) == 0
     assert "r,q2,relstring,2\n" in capsys.readouterr().out
-    assert main(["eval", *args, *files]) == 0
+    assert main(["eval", "--format", "table", *args, *files]) == 0
     table = capsys.readouterr().out.splitlines()
     assert table[2].split() == ["relstring", "q1", "01-"]  # after P_1 of q1
     assert table[-1].split() == ["P_1", "all", "0.5000"]

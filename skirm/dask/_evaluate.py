@@ -27,7 +27,7 @@ from skirm.metrics._evaluate import (
 
 __all__ = ["evaluate", "evaluate_run", "per_query_frame"]
 
-_RUN_COLUMNS = ("query_ids", "doc_ids", "scores")
+_RUN_COLUMNS = ("query_id", "doc_id", "score")  # as skirm.io.Run.to_frame
 
 
 def _import_dask():
@@ -302,11 +302,11 @@ def _as_part(frame, labels, weighted):
 
 
 def _read_run_frame(path):
-    """One run file as a pandas frame of ``query_ids, doc_ids, scores``."""
+    """One run file as a pandas frame of ``query_id, doc_id, score``."""
     from skirm.io import read_run
 
     run = read_run(path)
-    return _run_pandas(*(getattr(run, name) for name in _RUN_COLUMNS))
+    return _run_pandas(run.query_ids, run.doc_ids, run.scores)
 
 
 def _run_pandas(query_ids, doc_ids, scores):
@@ -371,14 +371,14 @@ def _partition_run(rows, qrels, metrics, options):
     from skirm.trec._evaluate import _parse_metrics, query_values
 
     _, _, pd = _import_dask()
-    query_ids = np.asarray(rows["query_ids"].to_numpy(), dtype=str)
+    query_ids = np.asarray(rows["query_id"].to_numpy(), dtype=str)
     judged = np.isin(query_ids, qrels._query_codes()[1])
     if not judged.any():
         return query_ids[:0], query_ids[:3]
     run = Run(
         query_ids[judged],
-        np.asarray(rows["doc_ids"].to_numpy(), dtype=str)[judged],
-        rows["scores"].to_numpy(dtype=np.float64)[judged],
+        np.asarray(rows["doc_id"].to_numpy(), dtype=str)[judged],
+        rows["score"].to_numpy(dtype=np.float64)[judged],
     )
     outputs = _parse_metrics(metrics, options["compat"])
     try:
@@ -479,8 +479,9 @@ def evaluate_run(
     qrels : Qrels, str or path-like
         Judgements, read in this process (see :func:`skirm.io.read_qrels`).
     run : dask.dataframe.DataFrame, str or list of paths
-        The run: a Dask DataFrame with the columns ``query_ids``,
-        ``doc_ids`` and ``scores``, or a glob pattern (or list) of run files
+        The run: a Dask DataFrame with the columns ``query_id``,
+        ``doc_id`` and ``score`` (as :meth:`skirm.io.Run.to_frame` names
+        them), or a glob pattern (or list) of run files
         read on the workers, one task per file. A query may be split across
         files.
     metrics, relevance_level, judged_only, max_docs, all_queries, compat
@@ -535,7 +536,7 @@ def evaluate_run(
     qrels = _as_qrels(qrels)
     frame, run_id = _run_frame(run)
     if shuffle:
-        frame = frame.shuffle(on="query_ids")
+        frame = frame.shuffle(on="query_id")
     partitions = frame.to_delayed()
     shared = dask.delayed(qrels, traverse=False)
     tasks = _run_tasks(partitions, shared, metrics, options)

@@ -37,6 +37,7 @@ class TrecFormatError(ValueError):
 
 class _Records:
     _columns: tuple = ()
+    _frame_columns: tuple = ()
     _query_ids = _doc_ids = _q = _d = None
     _lines = None  # 0-based file line of each row, when read from a file
     _source = "<records>"
@@ -87,7 +88,11 @@ class _Records:
     def to_frame(self):
         """The records as a pandas DataFrame, one row per line.
 
-        Requires pandas (``pip install skirm[pandas]``).
+        The columns have ir_measures' names, the first ones
+        :func:`skirm.io.as_qrels` and :func:`skirm.io.as_run` look for:
+        ``query_id``, ``doc_id``, then ``relevance`` (qrels) or ``score``
+        and ``run_id`` (runs), so ``as_run(run.to_frame())`` gives the run
+        back. Requires pandas (``pip install skirm[pandas]``).
         """
         try:
             import pandas as pd
@@ -96,7 +101,12 @@ class _Records:
                 f"{type(self).__name__}.to_frame requires pandas; install it with "
                 "`pip install skirm[pandas]`"
             ) from exc
-        return pd.DataFrame({name: getattr(self, name) for name in self._columns})
+        return pd.DataFrame(
+            {
+                column: getattr(self, name)
+                for name, column in zip(self._columns, self._frame_columns, strict=True)
+            }
+        )
 
 
 class Qrels(_Records):
@@ -130,6 +140,7 @@ class Qrels(_Records):
     """
 
     _columns = ("query_ids", "doc_ids", "labels")
+    _frame_columns = ("query_id", "doc_id", "relevance")
 
     def __init__(self, query_ids, doc_ids, labels):
         self._query_ids = _as_str_array(query_ids, "query_ids")
@@ -182,6 +193,7 @@ class Run(_Records):
     """
 
     _columns = ("query_ids", "doc_ids", "scores")
+    _frame_columns = ("query_id", "doc_id", "score")
 
     def __init__(self, query_ids, doc_ids, scores, run_id="skirm"):
         self._query_ids = _as_str_array(query_ids, "query_ids")
@@ -446,13 +458,16 @@ class _Table:
             f"{self.name}:{self.line0 + line + 1}: {expected}, got {self.text(line)!r}"
         )
 
-    def check_counts(self, n_min, n_max, what):
+    def check_counts(self, n_min, n_max, what, swapped=()):
+        """Every line has ``n_min..n_max`` fields; a count in ``swapped`` (the
+        other file's) suggests the qrels and the run were swapped."""
         bad = (self.counts < n_min) | (self.counts > n_max)
         if bad.any():
             row = int(np.argmax(bad))
             n = int(self.counts[row])
             few = "too few" if n < n_min else "too many"
-            raise self.error(row, f"{few} fields ({n}); expected {what}")
+            hint = " (did you swap QRELS and RUN?)" if n in swapped else ""
+            raise self.error(row, f"{few} fields ({n}){hint}; expected {what}")
 
     def tokens(self, j) -> Tokens:
         """The j-th field of every data line."""
@@ -523,7 +538,7 @@ class RunBlock:
 def _run_table(data, n, name, line0):
     """Tokens and scores of the run lines in ``data[:n]`` (checked)."""
     table = _Table(data, n, name, _RUN_FIELDS, line0, indented=True)
-    table.check_counts(6, np.iinfo(np.intp).max, _RUN_SHAPE)
+    table.check_counts(6, np.iinfo(np.intp).max, _RUN_SHAPE, swapped=(4,))
     return table
 
 
@@ -798,7 +813,7 @@ def read_qrels(source) -> Qrels:
     finally:
         src.close()
     table = _Table(data, n, src.name, (0, 2, 3))
-    table.check_counts(4, 4, "4 fields: qid iter docno rel")
+    table.check_counts(4, 4, "4 fields: qid iter docno rel", swapped=(6,))
     qrels = Qrels.__new__(Qrels)
     qrels.labels = table.numbers(3, np.int64, "expected an integer relevance label")
     qrels._q = table.tokens(0)

@@ -618,6 +618,8 @@ def _stream(qrels, run, outputs, options):
     found = [p[:2] for p in parts if p[0] is not None]
     if not found:
         sample = next((p[3] for p in parts if p[3]), [])
+        if not sample:  # no block held a line
+            raise ValueError("the run is empty: nothing to evaluate")
         raise _no_common_error(np.asarray(sample), index.topic_ids)
     absent = _absent_topics(index, found)
     missing = _missing_rule(all_queries, compat)

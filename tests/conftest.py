@@ -2,9 +2,10 @@
 
 Oracle tests (marked ``oracle``) compare skirm with independent
 implementations. With ``SKIRM_STRICT_ORACLES=1`` (set by ``.ci/run``) a skipped
-oracle test is reported as a failure, so CI cannot pass without them; the one
-exception is a test that needs the reference data (MQ2008, LightGBM's example)
-when that folder is absent, as in a lone clone of the project.
+oracle test is reported as a failure, so CI cannot pass without them; the
+exceptions are the tests that need the reference data (MQ2008, LightGBM's
+example) or the tools beside it that build trec_eval 10.0, when those folders
+are absent, as in a lone clone of the project.
 
 The reference data are read from ``$SKIRM_DATA``, by default ``shared/data``
 beside the project's folder.
@@ -26,6 +27,8 @@ SHARED_DATA = Path(
 
 #: How a skip for missing reference data starts (strict mode lets it pass).
 NO_DATA = "reference data not found"
+#: Likewise for the tools that build trec_eval: absent in a lone clone.
+NO_TOOLS = "trec_eval build script not found"
 
 #: Builds NIST trec_eval 10.0 from the unmodified source kept beside it.
 BUILD_SCRIPT = SHARED_DATA.parent / "tools" / "build-trec-eval"
@@ -40,6 +43,7 @@ def pytest_runtest_makereport(item, call):
         and os.environ.get("SKIRM_STRICT_ORACLES") == "1"
         and item.get_closest_marker("oracle") is not None
         and NO_DATA not in str(report.longrepr)
+        and NO_TOOLS not in str(report.longrepr)
     ):
         report.outcome = "failed"
         report.longrepr = (
@@ -64,7 +68,7 @@ def shared_data():
 def trec_eval_binary(tmp_path_factory):
     """trec_eval 10.0, built once per session (skips without the tools)."""
     if not BUILD_SCRIPT.is_file():
-        pytest.skip(f"trec_eval build script not found at {BUILD_SCRIPT}")
+        pytest.skip(f"{NO_TOOLS} at {BUILD_SCRIPT} (beside the reference data)")
     if shutil.which("make") is None or not (shutil.which("cc") or shutil.which("gcc")):
         pytest.skip("no C compiler to build trec_eval")
     dest = tmp_path_factory.mktemp("trec_eval")

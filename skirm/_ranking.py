@@ -605,17 +605,31 @@ def prefix_sums(codes, position, values, ks, n_groups) -> np.ndarray:
     """
     ks = np.asarray(ks, dtype=np.intp)
     width = int(ks.max()) + 1
-    out = np.empty((n_groups, ks.shape[0]))
     block = max(1, (4 * values.shape[0] + 65536) // width)
+    if block >= n_groups:  # one padded matrix: no copy of its columns
+        return _prefix_lines(codes, position, values, n_groups, width)[:, ks]
+    out = np.empty((n_groups, ks.shape[0]))
     bounds = np.searchsorted(codes, np.arange(0, n_groups + block, block))
     for first in range(0, n_groups, block):  # one block of queries at a time
         last = min(first + block, n_groups)
         lo, hi = bounds[first // block], bounds[first // block + 1]
-        lines = np.zeros((last - first, width))
-        lines[codes[lo:hi] - first, position[lo:hi] + 1] = values[lo:hi]
-        np.cumsum(lines, axis=1, out=lines)
+        lines = _prefix_lines(
+            codes[lo:hi] - first, position[lo:hi], values[lo:hi], last - first, width
+        )
         out[first:last] = lines[:, ks]
     return out
+
+
+def _prefix_lines(codes, position, values, n_groups, width):
+    """A ``(n_groups, width)`` matrix whose line ``g`` holds, at column ``j``,
+    the sum of query ``g``'s values at positions below ``j``."""
+    lines = np.zeros((n_groups, width))
+    flat = codes * width
+    flat += position
+    flat += 1
+    lines.ravel()[flat] = values
+    np.cumsum(lines, axis=1, out=lines)
+    return lines
 
 
 def relabel(ranking: Ranking, labels: np.ndarray) -> Ranking:

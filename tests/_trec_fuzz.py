@@ -366,3 +366,21 @@ def parse_reference(qrels_bytes, run_bytes):
         dup_r |= doc in run.setdefault(qid, {})
         run[qid][doc] = float(score)
     return qrels, run, dup_r, dup_q
+
+
+def as_dicts(qrels, run):
+    """pytrec_eval's dicts of dicts of ``Qrels`` and ``Run`` records, built
+    row by row in plain Python (the slow obvious way)."""
+    qd, rd = {}, {}
+    for q, d, label in zip(
+        qrels.query_ids.tolist(),
+        qrels.doc_ids.tolist(),
+        qrels.labels.tolist(),
+        strict=True,
+    ):
+        qd.setdefault(q, {})[d] = label
+    for q, d, s in zip(
+        run.query_ids.tolist(), run.doc_ids.tolist(), run.scores.tolist(), strict=True
+    ):
+        rd.setdefault(q, {})[d] = s
+    return qd, rd

@@ -14,27 +14,11 @@ from collections import namedtuple
 import numpy as np
 import pandas as pd
 import pytest
+from _trec_fuzz import as_dicts
 
 from skirm.io import Qrels, Run, as_qrels, as_run, read_qrels, read_run
 from skirm.metrics import evaluate
 from skirm.trec import evaluate_run
-
-
-def _dicts(qrels, run):
-    """Dicts of dicts built row by row in plain Python (the slow obvious way)."""
-    qd, rd = {}, {}
-    for q, d, label in zip(
-        qrels.query_ids.tolist(),
-        qrels.doc_ids.tolist(),
-        qrels.labels.tolist(),
-        strict=True,
-    ):
-        qd.setdefault(q, {})[d] = label
-    for q, d, s in zip(
-        run.query_ids.tolist(), run.doc_ids.tolist(), run.scores.tolist(), strict=True
-    ):
-        rd.setdefault(q, {})[d] = s
-    return qd, rd
 
 
 def _tuples(records, value):
@@ -57,7 +41,7 @@ def _shapes(qrels, run):
     """``{shape name: (qrels input, run input)}`` for the same judgements."""
     import ir_measures
 
-    qd, rd = _dicts(qrels, run)
+    qd, rd = as_dicts(qrels, run)
     qt, rt = _tuples(qrels, "labels"), _tuples(run, "scores")
 
     class Dataset:  # an ir_datasets dataset: qrels_iter() / scoreddocs_iter()
@@ -206,7 +190,7 @@ def test_float_labels_that_are_integers_are_accepted():
 
 def test_inputs_are_not_modified():
     qt, rt = _random_case(7)
-    qd, rd = _dicts(as_qrels(qt), as_run(rt))
+    qd, rd = as_dicts(as_qrels(qt), as_run(rt))
     frame = pd.DataFrame(rt, columns=["query_id", "doc_id", "score"])
     before = (copy.deepcopy(qd), copy.deepcopy(rd), frame.copy(), list(qt))
     evaluate_run(qd, rd, "official", all_queries=True)

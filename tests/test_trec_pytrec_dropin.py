@@ -11,27 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import pytrec_eval
+from _trec_fuzz import as_dicts
 
 from skirm.io import Qrels, Run, read_qrels, read_run
 from skirm.trec import RelevanceEvaluator
 
 TOL = 1e-9
-
-
-def _dicts(qrels, run):
-    qd, rd = {}, {}
-    for q, d, label in zip(
-        qrels.query_ids.tolist(),
-        qrels.doc_ids.tolist(),
-        qrels.labels.tolist(),
-        strict=True,
-    ):
-        qd.setdefault(q, {})[d] = label
-    for q, d, s in zip(
-        run.query_ids.tolist(), run.doc_ids.tolist(), run.scores.tolist(), strict=True
-    ):
-        rd.setdefault(q, {})[d] = s
-    return qd, rd
 
 
 def assert_same(ours, theirs):
@@ -82,7 +67,7 @@ def both(qd, rd, measures, **options):
 )
 def test_trec_eval_test_files(shared_data, qrels_file, run_file, level, judged_only):
     folder = shared_data / "trec_eval-v9.0.8-test"
-    qd, rd = _dicts(read_qrels(folder / qrels_file), read_run(folder / run_file))
+    qd, rd = as_dicts(read_qrels(folder / qrels_file), read_run(folder / run_file))
     options = {"relevance_level": level, "judged_docs_only_flag": judged_only}
     ours, theirs = both(qd, rd, pytrec_eval.supported_measures, **options)
     n = assert_same(ours, theirs)
@@ -126,7 +111,7 @@ def test_mq2008(mq2008, feature, level):
     scores = features[:, feature] + (rng.random(qids.shape[0]) < 0.3) * 1e-12
     qrels = Qrels(qids[in_qrels], docids[in_qrels], labels[in_qrels])
     run = Run(qids[retrieved], docids[retrieved], scores[retrieved])
-    qd, rd = _dicts(qrels, run)
+    qd, rd = as_dicts(qrels, run)
     ours, theirs = both(qd, rd, pytrec_eval.supported_measures, relevance_level=level)
     assert len(theirs) > 100
     assert assert_same(ours, theirs) >= 93 * len(theirs)

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import pytrec_eval
+from _trec_fuzz import as_dicts
 
 from skirm.io import Qrels, Run, read_qrels, read_run
 from skirm.trec import evaluate_run
@@ -21,25 +22,9 @@ TOL = 1e-9
 TREC_EVAL_TEST = Path(__file__).resolve().parent / "data" / "trec_eval"
 
 
-def _as_dicts(qrels, run):
-    qd, rd = {}, {}
-    for q, d, label in zip(
-        qrels.query_ids.tolist(),
-        qrels.doc_ids.tolist(),
-        qrels.labels.tolist(),
-        strict=True,
-    ):
-        qd.setdefault(q, {})[d] = label
-    for q, d, s in zip(
-        run.query_ids.tolist(), run.doc_ids.tolist(), run.scores.tolist(), strict=True
-    ):
-        rd.setdefault(q, {})[d] = s
-    return qd, rd
-
-
 def assert_agrees(qrels, run, *, level=1, judged_only=False):
     """Every pytrec_eval measure skirm supports agrees per query to 1e-9."""
-    qd, rd = _as_dicts(qrels, run)
+    qd, rd = as_dicts(qrels, run)
     evaluator = pytrec_eval.RelevanceEvaluator(
         qd,
         pytrec_eval.supported_measures,

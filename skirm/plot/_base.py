@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from skirm._validation import describe
+from skirm._validation import check_k, describe
 
 
 def import_pyplot(owner: str):
@@ -45,6 +45,19 @@ def check_confidence(confidence):
             f"{describe(confidence)}"
         )
     return float(confidence)
+
+
+def check_cutoffs(k):
+    """Distinct positive cutoffs, sorted."""
+    try:
+        cutoffs = [check_k(value) for value in k]
+    except TypeError:
+        raise TypeError(
+            f"`k` must be an iterable of positive integers, got {describe(k)}"
+        ) from None
+    if not cutoffs or None in cutoffs:
+        raise ValueError(f"`k` must hold at least one positive integer, got {k!r}")
+    return sorted(set(cutoffs))
 
 
 def t_interval(per_query, confidence):

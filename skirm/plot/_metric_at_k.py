@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm._validation import check_k, describe
+from skirm._validation import describe
 from skirm.metrics._evaluate import evaluate
 from skirm.metrics._registry import SPECS, get_metric, spec_for
-from skirm.plot._base import axes_and_figure, check_confidence, run_name, t_interval
+from skirm.plot._base import (
+    axes_and_figure,
+    check_confidence,
+    check_cutoffs,
+    run_name,
+    t_interval,
+)
 
 
 def _check_metric(metric):
@@ -25,19 +31,6 @@ def _check_metric(metric):
             f"metrics with a cutoff: {with_k}"
         )
     return spec
-
-
-def _check_cutoffs(k):
-    """Distinct positive cutoffs, sorted."""
-    try:
-        cutoffs = [check_k(value) for value in k]
-    except TypeError:
-        raise TypeError(
-            f"`k` must be an iterable of positive integers, got {describe(k)}"
-        ) from None
-    if not cutoffs or None in cutoffs:
-        raise ValueError(f"`k` must hold at least one positive integer, got {k!r}")
-    return sorted(set(cutoffs))
 
 
 class MetricAtKDisplay:
@@ -263,7 +256,7 @@ class MetricAtKDisplay:
         display : MetricAtKDisplay
         """
         spec = _check_metric(metric)
-        cutoffs = _check_cutoffs(k)
+        cutoffs = check_cutoffs(k)
         result = evaluate(
             y_true,
             y_score,
@@ -375,7 +368,7 @@ class MetricAtKDisplay:
         from skirm.trec import evaluate_run
 
         spec = _check_metric(metric)
-        cutoffs = _check_cutoffs(k)
+        cutoffs = check_cutoffs(k)
         result = evaluate_run(
             qrels,
             run,
@@ -442,7 +435,7 @@ class MetricAtKDisplay:
                 f"{sorted(cv_results)}"
             )
         spec = _check_metric(metric)
-        cutoffs = _check_cutoffs(k)
+        cutoffs = check_cutoffs(k)
         groups = resolve_groups(cls.__name__, X, groups, "qid")
         y = np.asarray(y)
         names = [f"{spec.name}@{value}" for value in cutoffs]

@@ -7,9 +7,15 @@ import numpy as np
 from skirm._validation import check_choice
 from skirm.metrics._curves import RECALL_LEVELS, mean_interpolated_precision
 from skirm.metrics._evaluate import evaluate
-from skirm.plot._base import axes_and_figure, run_name
+from skirm.plot._base import axes_and_figure, check_cutoffs, run_name
 
 _KINDS = ("interpolated", "cutoff")
+
+
+def _cutoff_names(k):
+    """The checked cutoffs and the metric names precision@k, recall@k of each."""
+    cutoffs = check_cutoffs(k)
+    return cutoffs, [f"{m}@{c}" for c in cutoffs for m in ("precision", "recall")]
 
 
 def _cutoff_curve(result, cutoffs):
@@ -167,10 +173,7 @@ class PrecisionRecallDisplay:
             return cls(recall=levels, precision=precision, kind=kind, name=name).plot(
                 ax=ax, **kwargs
             )
-        from skirm.plot._metric_at_k import _check_cutoffs
-
-        cutoffs = _check_cutoffs(k)
-        names = [f"{m}@{c}" for c in cutoffs for m in ("precision", "recall")]
+        cutoffs, names = _cutoff_names(k)
         result = evaluate(
             y_true,
             y_score,
@@ -241,10 +244,7 @@ class PrecisionRecallDisplay:
             return cls(
                 recall=RECALL_LEVELS.copy(), precision=precision, kind=kind, name=name
             ).plot(ax=ax, **kwargs)
-        from skirm.plot._metric_at_k import _check_cutoffs
-
-        cutoffs = _check_cutoffs(k)
-        names = [f"{m}@{c}" for c in cutoffs for m in ("precision", "recall")]
+        cutoffs, names = _cutoff_names(k)
         result = evaluate_run(qrels, run, names, **(run_params or {}))
         recall, precision = _cutoff_curve(result, cutoffs)
         return cls(recall=recall, precision=precision, kind=kind, name=name).plot(

@@ -277,7 +277,7 @@ def _clear_placeholders(base, name, values, placeholder):
 
 def _check_all_judged(judged_query_ids, run, all_queries, compat):
     """trec_eval 10.0 stops on a judged query missing from the run (no -c)."""
-    if compat != "10.0" or all_queries:
+    if _missing_rule(all_queries, compat) != "raise":
         return
     judged = np.unique(judged_query_ids)
     absent = np.setdiff1d(judged, np.asarray(run.query_ids))

@@ -23,6 +23,7 @@ With any policy but ``"average"`` every row is its own tie block.
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from typing import NamedTuple
@@ -70,6 +71,18 @@ def encode_groups(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     labels and ``uniques[codes] == groups``. Avoids a full sort of the rows when
     the labels are integers in a compact range or already contiguous.
     """
+    return encode_grouped(groups)[:2]
+
+
+def encode_grouped(groups: np.ndarray):
+    """``(codes, uniques, starts)``: :func:`encode_groups`, and the first row
+    of each query (``starts``, with ``n`` last) when the rows are grouped by
+    query in code order, else None for ``starts``.
+
+    Integer labels sorted ascending (the usual layout of a learning-to-rank
+    file) take one pass over the rows to find where the label changes, and
+    one more to shift them to codes when the smallest is not 0.
+    """
     n = groups.shape[0]
     if groups.dtype.kind in "biu" and not (
         groups.dtype.kind == "u"
@@ -77,20 +90,24 @@ def encode_groups(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         and groups.max() > np.iinfo(np.int64).max
     ):
         g = groups.astype(np.int64, copy=False)
+        grouped = _encode_grouped_ints(g, groups)
+        if grouped is not None:
+            return grouped
         gmin, gmax = int(g.min()), int(g.max())
         if gmax - gmin <= 4 * n + 1024:
             shifted = g - gmin if gmin else g
-            present = np.bincount(shifted, minlength=gmax - gmin + 1) > 0
+            present = np.zeros(gmax - gmin + 1, dtype=bool)
+            present[shifted] = True
             if present.all():  # every label in the range is used: no lookup
                 uniques = np.arange(gmin, gmax + 1).astype(groups.dtype, copy=False)
                 if shifted is groups:  # never hand out the caller's array
                     shifted = shifted.view()
                     shifted.flags.writeable = False
-                return shifted, uniques
+                return shifted, uniques, None
             lookup = np.cumsum(present) - 1
             uniques = np.flatnonzero(present) + gmin
-            return lookup[g - gmin], uniques.astype(groups.dtype, copy=False)
-        return _encode_by_sort(groups)
+            return lookup[g - gmin], uniques.astype(groups.dtype, copy=False), None
+        return (*_encode_by_sort(groups), None)
     # Strings and objects: when rows of a query are contiguous (the usual
     # layout), sort only one label per block.
     change = np.empty(n, dtype=bool)
@@ -106,8 +123,36 @@ def encode_groups(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         ) from None
     if uniques.shape[0] == block_starts.shape[0]:
         sizes = np.diff(np.append(block_starts, n))
-        return np.repeat(inverse.reshape(-1), sizes), uniques
-    return _encode_by_sort(groups)
+        return np.repeat(inverse.reshape(-1), sizes), uniques, None
+    return (*_encode_by_sort(groups), None)
+
+
+def _encode_grouped_ints(g, groups):
+    """:func:`encode_grouped` of int64 labels ``g`` (of ``groups``) sorted
+    ascending, from one pass over the rows; None when they are not sorted."""
+    n = g.shape[0]
+    if n == 0:
+        return None
+    change = np.flatnonzero(g[1:] != g[:-1])
+    change += 1
+    # Between two changes the labels are equal: sorted if they rise at each.
+    step = g[change] - g[change - 1]
+    if not np.all(step > 0):
+        return None
+    starts = np.empty(change.shape[0] + 2, dtype=np.intp)
+    starts[0], starts[1:-1], starts[-1] = 0, change, n
+    gmin = int(g[0])
+    if np.all(step == 1):  # every label from the first to the last is used
+        if gmin:
+            codes = g - gmin
+        else:  # the labels are the codes: never hand out the caller's array
+            codes = g.view()
+            codes.flags.writeable = False
+        uniques = np.arange(gmin, gmin + starts.shape[0] - 1)
+        return codes, uniques.astype(groups.dtype, copy=False), starts
+    uniques = g[starts[:-1]].astype(groups.dtype, copy=False)
+    codes = np.repeat(np.arange(uniques.shape[0], dtype=np.intp), np.diff(starts))
+    return codes, uniques, starts
 
 
 def _encode_by_sort(groups):
@@ -271,13 +316,24 @@ class Ranking:
         """
         rows = self._top_cache.get(k)
         if rows is None:
-            cut = np.minimum(self.sizes, k)
-            first = np.zeros(self.n_groups, dtype=np.intp)
-            np.cumsum(cut[:-1], out=first[1:])
-            total = int(first[-1] + cut[-1]) if self.n_groups else 0
-            position = np.arange(total, dtype=np.intp)
-            position -= np.repeat(first, cut)
-            codes = np.repeat(np.arange(self.n_groups, dtype=np.intp), cut)
+            depth = min(int(k), self.max_size) if self.n_groups else 0
+            if self.n_groups * depth <= 4 * self.n_rows + 4096:
+                # One line of ``depth`` cells per query, the cells past its
+                # size masked out: whole-array operations, which release the
+                # GIL (``np.repeat`` holds it).
+                line = np.arange(depth, dtype=np.intp)
+                keep = line < self.sizes[:, None]
+                codes = np.broadcast_to(
+                    np.arange(self.n_groups, dtype=np.intp)[:, None], keep.shape
+                )[keep]
+                position = np.broadcast_to(line, keep.shape)[keep]
+            else:  # a few long queries: no padding
+                cut = np.minimum(self.sizes, depth)
+                first = np.zeros(self.n_groups, dtype=np.intp)
+                np.cumsum(cut[:-1], out=first[1:])
+                codes = np.repeat(np.arange(self.n_groups, dtype=np.intp), cut)
+                position = np.arange(codes.shape[0], dtype=np.intp)
+                position -= first[codes]
             rows = Rows(position + self.starts[codes], codes, position)
             self._top_cache[k] = rows
         return rows
@@ -413,11 +469,10 @@ class Ranking:
         if rows is None:
             index = np.flatnonzero(self.relevant(threshold))
             codes = self.codes[index]
-            counts = np.bincount(codes, minlength=self.n_groups)
-            first = np.zeros(self.n_groups, dtype=np.intp)
-            np.cumsum(counts[:-1], out=first[1:])
+            first = _sorted_code_starts(codes, self.n_groups)
+            counts = np.diff(first)
             above = np.arange(index.shape[0], dtype=np.intp)
-            above -= np.repeat(first, counts)
+            above -= first[:-1][codes]
             position = index - self.starts[codes]
             rows = Rows(index, codes, position, above, counts)
             self._rel_cache[key] = rows
@@ -526,30 +581,39 @@ class Ranking:
         counts = np.bincount(key, minlength=self.n_groups * n_levels)
         return counts.reshape(self.n_groups, n_levels)
 
-    def _ideal_top(self, k):
-        """The ideal ordering's relevant rows within the top ``k`` (all if
-        None), from the label counts: (codes, labels, position), or None."""
+    def _ideal_lines(self, gain, depth):
+        """Per query, the ideal ordering's DCG (log2 discount) at each of its
+        first positions, from the label counts: ``(n_groups, width)``, column
+        ``j`` summing positions ``0 .. j``; None when the counts are not
+        available or the matrix would be large.
+
+        The ideal labels are laid out one query per line (position ``p`` of a
+        query holds the number of levels with more than ``p`` rows at or
+        above them), so that every step is a whole-matrix operation, and the
+        sums run along each line in position order, as a per-query sum of
+        the same values adds them. ``gain(0)`` must be 0: the cells past the
+        relevant rows add nothing.
+        """
         counts = self._label_counts
         if counts is None:
             return None
-        n_levels = counts.shape[1]
-        # Levels from the highest down; rows of level 0 add nothing.
-        desc = counts[:, :0:-1]
-        end = np.cumsum(desc, axis=1)
-        if k is not None:
-            end = np.minimum(end, k)
-        take = np.diff(end, axis=1, prepend=0).ravel()
-        labels = np.repeat(
-            np.tile(np.arange(n_levels - 1, 0, -1, dtype=np.float64), self.n_groups),
-            take,
-        )
-        per_query = end[:, -1] if end.shape[1] else np.zeros(self.n_groups, np.intp)
-        codes = np.repeat(np.arange(self.n_groups, dtype=np.intp), per_query)
-        first = np.zeros(self.n_groups, dtype=np.intp)
-        np.cumsum(per_query[:-1], out=first[1:])
-        position = np.arange(codes.shape[0], dtype=np.intp)
-        position -= np.repeat(first, per_query)
-        return codes, labels, position
+        # at_least[:, j]: rows of label j + 1 or more, for the levels 1 and up.
+        at_least = np.cumsum(counts[:, :0:-1], axis=1)[:, ::-1]
+        width = int(at_least[:, 0].max()) if at_least.size else 0
+        if depth is not None:
+            width = min(width, int(depth))
+        width = max(width, 1)
+        n_levels = at_least.shape[1]
+        if self.n_groups * width * max(n_levels, 1) > 8 * self.n_rows + 65536:
+            return None
+        position = np.arange(width)
+        labels = np.zeros((self.n_groups, width))
+        for j in range(n_levels):  # a loop over the label levels (a few)
+            labels += at_least[:, j, None] > position
+        lines = gain(labels)
+        lines *= _discount(position)
+        np.cumsum(lines, axis=1, out=lines)
+        return lines
 
     @cached_property
     def _ideal(self):
@@ -572,15 +636,12 @@ class Ranking:
         many = k is not None and bool(np.ndim(k))
         deepest = int(np.max(k)) if many else k
         if float(gain(np.zeros(1))[0]) == 0.0:
-            # Rows of label 0 add exactly nothing: sum the relevant ones only.
-            ideal = self._ideal_top(deepest)
-            if ideal is not None:
-                codes, labels, position = ideal
-                table = _discount(np.arange(int(position.max(initial=0)) + 1))
-                values = gain(labels) * table[position]
-                if many:
-                    return prefix_sums(codes, position, values, k, self.n_groups)
-                return sum_by(codes, values, self.n_groups)
+            # Rows of label 0 add exactly nothing: the relevant ones only.
+            lines = self._ideal_lines(gain, deepest)
+            if lines is not None:
+                last = lines.shape[1]
+                column = last - 1 if k is None else np.minimum(k, last) - 1
+                return np.take(lines, column, axis=1)
         codes, labels, position = self._ideal
         if k is not None:
             top = position < deepest
@@ -589,6 +650,19 @@ class Ranking:
         if many:
             return prefix_sums(codes, position, values, k, self.n_groups)
         return sum_by(codes, values, self.n_groups)
+
+
+def _sorted_code_starts(codes, n_groups):
+    """Where each code starts in sorted ``codes`` (``n_groups + 1`` offsets).
+
+    By bisection while the offsets are few (a block of queries: no pass over
+    the rows, and no ``bincount``, which holds the GIL), else by counting.
+    """
+    if n_groups <= 1 << 14:
+        return np.searchsorted(codes, np.arange(n_groups + 1))
+    starts = np.zeros(n_groups + 1, dtype=np.intp)
+    np.cumsum(np.bincount(codes, minlength=n_groups), out=starts[1:])
+    return starts
 
 
 def prefix_sums(codes, position, values, ks, n_groups) -> np.ndarray:
@@ -694,10 +768,20 @@ def rank(
     equal scores, and only those rows.
     """
     n_groups = int(group_ids.shape[0])
-    sizes = np.bincount(codes, minlength=n_groups)
-    starts = np.zeros(n_groups + 1, dtype=np.intp)
-    np.cumsum(sizes, out=starts[1:])
-    order, distinct, stable = _grouped_order(y_score, codes, sizes, starts)
+    if codes.shape[0] < 2 or np.all(codes[1:] >= codes[:-1]):
+        # Rows grouped in code order (the usual layout, and every block of
+        # queries): the sorted codes are the ranked codes.
+        ranked_codes = codes.astype(np.intp, copy=False)
+        starts = _sorted_code_starts(ranked_codes, n_groups)
+        sizes = np.diff(starts)
+    else:
+        ranked_codes = None
+        sizes = np.bincount(codes, minlength=n_groups)
+        starts = np.zeros(n_groups + 1, dtype=np.intp)
+        np.cumsum(sizes, out=starts[1:])
+    order, distinct, stable = _grouped_order(
+        y_score, codes, sizes, starts, ranked_codes
+    )
     scores = y_score[order]
     labels = y_true[order]
     if tiebreak is not None:
@@ -726,7 +810,8 @@ def rank(
             order[idx] = order[sel]
             labels[idx] = labels[sel]
             scores[idx] = scores[sel]
-    ranked_codes = np.repeat(np.arange(n_groups, dtype=np.intp), sizes)
+    if ranked_codes is None:
+        ranked_codes = np.repeat(np.arange(n_groups, dtype=np.intp), sizes)
     ranking = Ranking(
         order,
         ranked_codes,
@@ -759,8 +844,11 @@ _MAX_PADDING = 3
 _NOT_SIGN = np.uint64((1 << 63) - 1)
 
 
-def _grouped_order(y_score, codes, sizes, starts):
+def _grouped_order(y_score, codes, sizes, starts, grouped_codes=None):
     """Row order by query code, then score descending; ties in any order.
+
+    ``grouped_codes``, when given, says that ``codes`` is already sorted
+    (it is ``codes`` as ``intp``).
 
     Returns ``(order, distinct, stable)``: ``distinct`` is True when the
     scores of each query are known to be all different (no ties), and
@@ -782,12 +870,14 @@ def _grouped_order(y_score, codes, sizes, starts):
     n_groups = sizes.shape[0]
     width = int(sizes.max())
     if n_groups * width <= _MAX_PADDING * n + 1024 and width <= 1 << 16:
-        if n < 2 or np.all(codes[1:] >= codes[:-1]):
+        if grouped_codes is not None:
             perm = None  # rows are already grouped by code, in code order
             scores = y_score
+            sorted_codes = grouped_codes
         else:
             perm = _stable_code_sort(codes, n_groups)
             scores = y_score[perm]
+            sorted_codes = codes[perm]
         bits = max(int(width - 1).bit_length(), 1)
         low = np.uint64((1 << bits) - 1)
         # ``+ 0.0`` turns -0.0 into 0.0, so that the two get the same key.
@@ -801,10 +891,9 @@ def _grouped_order(y_score, codes, sizes, starts):
         del raw
         keys &= ~low
         # Cell of each row: its line, then its position in the query.
+        # (Indexing by the codes, unlike ``np.repeat``, releases the GIL.)
         cell = np.arange(n, dtype=np.intp)
-        cell += np.repeat(
-            np.arange(n_groups, dtype=np.intp) * width - starts[:-1], sizes
-        )
+        cell += (np.arange(n_groups, dtype=np.intp) * width - starts[:-1])[sorted_codes]
         lines = np.full(n_groups * width, np.iinfo(np.uint64).max, dtype=np.uint64)
         lines[cell] = keys
         del keys
@@ -821,7 +910,8 @@ def _grouped_order(y_score, codes, sizes, starts):
         same[boundary[(boundary > 0) & (boundary < n)] - 1] = False  # two queries
         ranked &= low
         order = ranked.view(np.int64).astype(np.intp, copy=False)
-        order += np.repeat(starts[:-1], sizes)
+        order += starts[:-1][sorted_codes]
+        del sorted_codes
         collide = bool(same.any())
         if collide:
             pairs = np.flatnonzero(same)
@@ -864,6 +954,7 @@ class CheckedInput(NamedTuple):
     sample_weight: np.ndarray | None
     missing: np.ndarray | None = None  # rows whose label was NaN (unjudged)
     unjudged: str = "raise"  # what those rows mean
+    starts: np.ndarray | None = None  # first row of each query, rows grouped
 
 
 def rank_input(
@@ -932,6 +1023,7 @@ def check_input(
     ties="average",
     ignore_ties=False,
     unjudged="raise",
+    n_jobs=None,
 ) -> CheckedInput:
     """Validate the public arguments once.
 
@@ -946,8 +1038,24 @@ def check_input(
     check_choice(ties, "ties", TIES)
     check_choice(unjudged, "unjudged", UNJUDGED)
     tiebreak = None
-    y_true, missing = _unjudged_labels(y_true, unjudged)
-    y_score = check_scores(y_score)
+    encoded = None
+    if _encode_aside(y_true, y_score, groups, n_jobs):
+        # Large flat arrays and a second thread: the query labels are encoded
+        # while the labels and scores are checked. Errors keep their order.
+        def labels_and_scores():
+            return _unjudged_labels(y_true, unjudged), check_scores(y_score)
+
+        n_rows = y_true.shape[0]
+
+        def encode():
+            return encode_grouped(check_groups(groups, n_rows))
+
+        ((y_true, missing), y_score), encoded = _in_two_threads(
+            labels_and_scores, encode
+        )
+    else:
+        y_true, missing = _unjudged_labels(y_true, unjudged)
+        y_score = check_scores(y_score)
     if y_true.ndim != y_score.ndim or y_true.shape != y_score.shape:
         raise ValueError(
             "`y_true` and `y_score` must have the same shape, got "
@@ -963,6 +1071,7 @@ def check_input(
         n_queries, n_docs = y_true.shape
         codes = np.repeat(np.arange(n_queries), n_docs)
         group_ids = np.arange(n_queries)
+        starts = np.arange(n_queries + 1) * n_docs
         if ignore_ties:
             perm = np.argsort(y_score, axis=1)[:, ::-1]
             tiebreak = np.empty_like(perm)
@@ -983,8 +1092,9 @@ def check_input(
                 "query, pass groups=np.zeros(len(y_true)); for one query per row "
                 "of a matrix, pass 2-D arrays"
             )
-        groups = check_groups(groups, y_true.shape[0])
-        codes, group_ids = encode_groups(groups)
+        if encoded is None:
+            encoded = encode_grouped(check_groups(groups, y_true.shape[0]))
+        codes, group_ids, starts = encoded
     sample_weight = check_sample_weight(sample_weight, y_true.shape[0])
     if ignore_ties and tiebreak is None:
         ties = "first"
@@ -998,7 +1108,51 @@ def check_input(
         sample_weight,
         missing,
         unjudged,
+        starts,
     )
+
+
+#: Rows from which :func:`check_input` encodes the query labels in a second
+#: thread when it has one.
+_ASIDE_ROWS = 1 << 19
+
+
+def _encode_aside(y_true, y_score, groups, n_jobs):
+    """Whether to encode ``groups`` in a second thread: numeric 1-D arrays of
+    one length, at least ``_ASIDE_ROWS`` rows, and ``n_jobs`` above 1."""
+    return (
+        n_jobs is not None
+        and groups is not None
+        and check_n_jobs(n_jobs) > 1
+        and all(
+            isinstance(a, np.ndarray) and a.ndim == 1 and a.dtype.kind in "biuf"
+            for a in (y_true, y_score)
+        )
+        and y_true.shape[0] >= _ASIDE_ROWS
+        and y_true.shape == y_score.shape
+    )
+
+
+def _in_two_threads(first, second):
+    """``(first(), second())``, ``second`` in another thread; an error of
+    ``first`` is raised before one of ``second``."""
+    box = {}
+
+    def run():
+        try:
+            box["value"] = second()
+        except BaseException as exc:  # re-raised below, in order
+            box["error"] = exc
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    try:
+        value = first()
+    finally:
+        thread.join()
+    if "error" in box:
+        raise box.pop("error")
+    return value, box["value"]
 
 
 def _unjudged_labels(y_true, unjudged):
@@ -1065,7 +1219,25 @@ def _query_weights(ranking: Ranking, sample_weight: np.ndarray) -> np.ndarray:
 #: Rows per block of whole queries in :func:`map_query_blocks` (a larger query
 #: is a block of its own). Fixed, so that the blocks, and with them every
 #: per-query value, are the same for any number of threads.
-BLOCK_ROWS = 1 << 17
+BLOCK_ROWS = 1 << 18
+
+
+def _code_layout(codes, n_groups):
+    """``(starts, order)``: the first row of each query's rows in code order,
+    and the stable order of the rows by code (None when already in it)."""
+    # Every code in [0, n_groups) is used: the rows are grouped in code order
+    # when the runs of equal codes are exactly 0, 1, 2...
+    n = codes.shape[0]
+    change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+    if (
+        change.shape[0] == n_groups - 1
+        and codes[0] == 0
+        and np.array_equal(codes[change], np.arange(1, n_groups))
+    ):
+        return np.concatenate(([0], change, [n])).astype(np.intp, copy=False), None
+    starts = np.zeros(n_groups + 1, dtype=np.intp)
+    np.cumsum(np.bincount(codes, minlength=n_groups), out=starts[1:])
+    return starts, _stable_code_sort(codes, n_groups)
 
 
 def map_query_blocks(function, checked: CheckedInput, n_jobs=None, block_rows=None):
@@ -1085,20 +1257,9 @@ def map_query_blocks(function, checked: CheckedInput, n_jobs=None, block_rows=No
     n, n_groups = codes.shape[0], checked.group_ids.shape[0]
     if n <= block_rows:
         return [function(rank_checked(checked))]
-    # Every code in [0, n_groups) is used: the rows are grouped in code order
-    # (the usual layout) when the runs of equal codes are exactly 0, 1, 2...
-    change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
-    if (
-        change.shape[0] == n_groups - 1
-        and codes[0] == 0
-        and np.array_equal(codes[change], np.arange(1, n_groups))
-    ):
-        starts = np.concatenate(([0], change, [n])).astype(np.intp, copy=False)
-        order = None
-    else:
-        starts = np.zeros(n_groups + 1, dtype=np.intp)
-        np.cumsum(np.bincount(codes, minlength=n_groups), out=starts[1:])
-        order = _stable_code_sort(codes, n_groups)
+    starts, order = checked.starts, None  # known when grouped in code order
+    if starts is None:
+        starts, order = _code_layout(codes, n_groups)
     cuts = np.searchsorted(starts[:-1], np.arange(block_rows, n, block_rows))
     edges = np.unique(np.concatenate(([0], cuts, [n_groups])))
 

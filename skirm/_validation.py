@@ -75,6 +75,9 @@ def check_y_true(y_true, name: str = "y_true") -> np.ndarray:
         raise ValueError(f"`{name}` must be 1-D or 2-D, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"`{name}` must not be empty, got shape {arr.shape}")
+    low, high = arr.min(), arr.max()  # two fast reductions; NaN propagates
+    if low >= 0 and high < np.inf:
+        return arr
     if not np.isfinite(arr).all():
         bad = as_python(arr[~np.isfinite(arr)].flat[0])
         hint = ""
@@ -102,6 +105,8 @@ def check_scores(y_score, name: str = "y_score") -> np.ndarray:
         raise ValueError(f"`{name}` must be 1-D or 2-D, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"`{name}` must not be empty, got shape {arr.shape}")
+    if arr.dtype.kind != "f" or not np.isnan(arr.min()):  # NaN propagates
+        return arr
     nan = np.isnan(arr)
     if nan.any():
         raise ValueError(

@@ -580,6 +580,7 @@ def evaluate(
             sample_weight=sample_weight,
             ties=ties,
             unjudged=unjudged,
+            n_jobs=n_jobs,
         )
         if conventions is not None:
             check_scores(conventions, bound, checked.y_score)

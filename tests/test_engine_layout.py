@@ -1,0 +1,188 @@
+"""The engine's row layout: query codes, query starts, top rows, the ideal DCG.
+
+The fast paths of the engine (sorted integer query ids encoded from their
+change points, query starts found by bisection, top rows from a padded
+matrix, the ideal DCG from per-query label counts, the query ids encoded in
+a second thread) are each compared with a plain reference on generated
+layouts, and must give the very same numbers as the general paths.
+"""
+
+import numpy as np
+import pytest
+
+import skirm._ranking
+from skirm._ranking import check_input, encode_grouped, rank, rank_input
+from skirm.metrics import evaluate
+
+METRICS = ["ndcg@3", "ndcg", "map", "mrr", "precision@2", "err@4", "dcg@5", "rbp"]
+
+
+def _layouts():
+    """Query-id arrays, one layout dimension varied at a time (seeded)."""
+    rng = np.random.default_rng(0)
+    sizes = rng.integers(1, 6, size=40)
+    dense = np.repeat(np.arange(40), sizes)
+    return {
+        "sorted from 0": dense,
+        "sorted from 7": dense + 7,
+        "sorted, negative": dense - 20,
+        "sorted with holes": np.repeat(
+            np.sort(rng.choice(500, 40, replace=False)), sizes
+        ),
+        "sorted, uint8": dense.astype(np.uint8),
+        "one query": np.zeros(9, dtype=np.int64),
+        "one row": np.array([4]),
+        "contiguous, not sorted": np.repeat(rng.permutation(40), sizes),
+        "interleaved": rng.permutation(dense),
+        "descending": dense[::-1].copy(),
+        "strings": np.array([f"q{g:02d}" for g in dense]),
+    }
+
+
+@pytest.mark.parametrize("name", list(_layouts()))
+def test_encode_grouped_matches_unique(name):
+    groups = _layouts()[name]
+    before = groups.copy()
+    codes, uniques, starts = encode_grouped(groups)
+    expected_uniques, expected_codes = np.unique(groups, return_inverse=True)
+    np.testing.assert_array_equal(uniques, expected_uniques)
+    assert uniques.dtype == groups.dtype
+    np.testing.assert_array_equal(codes, expected_codes.ravel())
+    np.testing.assert_array_equal(groups, before)
+    grouped = np.all(np.diff(codes) >= 0)
+    if starts is None:
+        assert name in (
+            "contiguous, not sorted",
+            "interleaved",
+            "descending",
+            "strings",
+        )
+    else:
+        assert grouped
+        expected = np.searchsorted(codes, np.arange(uniques.shape[0] + 1))
+        np.testing.assert_array_equal(starts, expected)
+    if np.shares_memory(codes, groups):
+        assert not codes.flags.writeable  # the caller's array is never handed out
+
+
+@pytest.mark.parametrize("name", ["sorted from 0", "sorted with holes", "strings"])
+@pytest.mark.parametrize("ties", ["average", "first", "pessimistic"])
+def test_any_block_size_and_thread_count_gives_the_same_values(monkeypatch, name, ties):
+    groups = _layouts()[name]
+    rng = np.random.default_rng(1)
+    y_true = rng.integers(0, 4, groups.shape[0]).astype(float)
+    y_score = rng.integers(0, 5, groups.shape[0]).astype(float)  # ties
+    kwargs = dict(groups=groups, metrics=METRICS, ties=ties)
+    monkeypatch.setattr(skirm._ranking, "BLOCK_ROWS", 10**9)
+    whole = evaluate(y_true, y_score, **kwargs)
+    monkeypatch.setattr(skirm._ranking, "_ASIDE_ROWS", 1)  # encode in a thread
+    for block_rows in (5, 17, 64):
+        monkeypatch.setattr(skirm._ranking, "BLOCK_ROWS", block_rows)
+        for n_jobs in (None, 2):
+            result = evaluate(y_true, y_score, n_jobs=n_jobs, **kwargs)
+            for metric in METRICS:
+                np.testing.assert_array_equal(
+                    result.per_query[metric], whole.per_query[metric]
+                )
+                assert result[metric] == whole[metric]
+
+
+def _bad_inputs():
+    y_true = np.array([1.0, 0.0, 2.0, 0.0])
+    y_score = np.array([0.5, 0.1, 0.3, 0.2])
+    groups = np.array([1, 1, 2, 2])
+    nan = np.array([1.0, np.nan, 2.0, 0.0])
+    return {
+        "y_true and groups": (nan, y_score, groups[:3]),
+        "y_score and groups": (y_true, nan, groups[:3]),
+        "y_true and y_score": (-y_true - 1, nan, groups),
+        "groups": (y_true, y_score, groups[:3]),
+        "groups of None": (y_true, y_score, np.array([1, None, 2, 2], dtype=object)),
+    }
+
+
+@pytest.mark.parametrize("case", list(_bad_inputs()))
+def test_encoding_in_a_thread_raises_the_same_first_error(monkeypatch, case):
+    y_true, y_score, groups = _bad_inputs()[case]
+    with pytest.raises((ValueError, TypeError)) as serial:
+        check_input(y_true, y_score, groups=groups)
+    monkeypatch.setattr(skirm._ranking, "_ASIDE_ROWS", 1)
+    with pytest.raises(type(serial.value), match="^" + str(serial.value)[:40]) as aside:
+        check_input(y_true, y_score, groups=groups, n_jobs=2)
+    assert str(aside.value) == str(serial.value)
+
+
+def test_encoding_in_a_thread_gives_the_same_checked_input(monkeypatch):
+    rng = np.random.default_rng(2)
+    groups = np.repeat(np.arange(30) + 100, rng.integers(1, 8, 30))
+    y_true = rng.integers(0, 3, groups.shape[0])
+    y_score = rng.normal(size=groups.shape[0])
+    serial = check_input(y_true, y_score, groups=groups)
+    monkeypatch.setattr(skirm._ranking, "_ASIDE_ROWS", 1)
+    aside = check_input(y_true, y_score, groups=groups, n_jobs=2)
+    for got, expected in zip(aside, serial, strict=True):
+        if isinstance(expected, np.ndarray):
+            np.testing.assert_array_equal(got, expected)
+        else:
+            assert got == expected
+
+
+def _reference_top(sizes, k):
+    codes, position = [], []
+    for q, size in enumerate(sizes):
+        for p in range(min(size, k)):
+            codes.append(q)
+            position.append(p)
+    return np.array(codes, dtype=np.intp), np.array(position, dtype=np.intp)
+
+
+@pytest.mark.parametrize(
+    "sizes",
+    [[3, 1, 4, 1, 5], [1] * 50 + [400], [2, 2, 2], [7]],
+    ids=["similar sizes", "one long query", "equal sizes", "one query"],
+)
+@pytest.mark.parametrize("k", [1, 2, 5, 1000])
+def test_top_rows_match_the_reference(sizes, k):
+    # "one long query" pads too much for the matrix: the other path.
+    codes = np.repeat(np.arange(len(sizes)), sizes)
+    rng = np.random.default_rng(3)
+    scores = rng.normal(size=codes.shape[0])
+    ranking = rank(np.zeros(codes.shape[0]), scores, codes, np.arange(len(sizes)))
+    rows = ranking.top(k)
+    ref_codes, ref_position = _reference_top(sizes, k)
+    np.testing.assert_array_equal(rows.codes, ref_codes)
+    np.testing.assert_array_equal(rows.position, ref_position)
+    np.testing.assert_array_equal(rows.index, ranking.starts[ref_codes] + ref_position)
+
+
+def _reference_ideal_dcg(y_true, groups, gain, k):
+    """Per query: the labels sorted descending, gains times 1/log2(p + 2)
+    added one position after the other (the order of the engine's sums)."""
+    out = []
+    for g in np.unique(groups):
+        labels = np.sort(y_true[groups == g])[::-1][:k]
+        total = 0.0
+        for p, label in enumerate(labels):
+            total += gain(np.array([label]))[0] * (
+                1.0 / (np.log(p + 2.0) / np.log(2.0))
+            )
+        out.append(total)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("levels", [2, 5, 40], ids=["binary", "graded", "40 grades"])
+@pytest.mark.parametrize("k", [None, 1, 3, 10])
+@pytest.mark.parametrize("gain", ["exponential", "linear"])
+def test_ideal_dcg_equals_the_ordered_sum(levels, k, gain):
+    rng = np.random.default_rng(4)
+    groups = np.repeat(np.arange(25), rng.integers(1, 12, 25))
+    y_true = rng.integers(0, levels, groups.shape[0]).astype(float)
+    y_true[groups == 3] = 0.0  # a query without relevant rows
+    f = (lambda x: np.exp2(x) - 1.0) if gain == "exponential" else (lambda x: x)
+    ranking = rank_input(y_true, rng.normal(size=groups.shape[0]), groups=groups)
+    got = ranking.ideal_dcg(f, k)
+    np.testing.assert_array_equal(got, _reference_ideal_dcg(y_true, groups, f, k))
+    ks = np.array([1, 2, 3, 7, 100])
+    many = ranking.ideal_dcg(f, ks)
+    for j, cut in enumerate(ks):
+        np.testing.assert_array_equal(many[:, j], ranking.ideal_dcg(f, int(cut)))

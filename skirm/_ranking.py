@@ -338,6 +338,23 @@ class Ranking:
             self._top_cache[k] = rows
         return rows
 
+    def top_lines(self, depth):
+        """The top ``depth`` rows as lines of a matrix, one query per line:
+        ``(index, keep)``, both ``(n_groups, depth)``; ``index`` holds each
+        cell's position in the ranked arrays (clipped to the query's last
+        row) and ``keep`` whether the cell is a row (None when every query
+        has ``depth`` rows); None when the padding would be large.
+        """
+        depth = int(depth)
+        if self.n_groups == 0 or self.n_groups * depth > 2 * self.n_rows + 4096:
+            return None
+        line = np.arange(depth, dtype=np.intp)
+        keep = None
+        if int(self.sizes.min()) < depth:
+            keep = line < self.sizes[:, None]
+            line = np.minimum(line, (self.sizes - 1)[:, None])
+        return self.starts[:-1, None] + line, keep
+
     def group_sum(self, values, k=None) -> np.ndarray:
         """Per-query sum of ``values`` over the top ``k`` positions.
 

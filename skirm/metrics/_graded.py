@@ -32,6 +32,16 @@ def _dcg(ranking, k, gain, log_base=2.0):
     depth = int(np.max(k)) if many else k
     if not ranking.has_ties and k is not None and depth < ranking.max_size:
         # Only the top k rows count: touch only them.
+        lines = ranking.top_lines(depth) if many else None
+        if lines is not None:
+            # Every cutoff: sums along one line per query, in rank order.
+            index, keep = lines
+            values = _gain(ranking.labels[index], gain)
+            if keep is not None:  # cells past a query's last row add 0
+                values = np.where(keep, values, 0.0)
+            values *= ranking.discount_table(log_base)[:depth]
+            np.cumsum(values, axis=1, out=values)
+            return values[:, np.asarray(k) - 1], _no_gain(ranking)
         top = ranking.top(depth)
         table = ranking.discount_table(log_base)
         values = _gain(ranking.labels[top.index], gain) * table[top.position]
@@ -56,9 +66,11 @@ def _dcg(ranking, k, gain, log_base=2.0):
 def _ndcg(ranking, k, gain):
     dcg, empty = _dcg(ranking, k, gain)
     ideal = ranking.ideal_dcg(lambda labels: _gain(labels, gain), k)
-    out = np.zeros(dcg.shape)
-    np.divide(dcg, ideal, out=out, where=ideal > 0)
-    return np.minimum(out, 1.0), empty
+    # A query has an ideal DCG of 0 only without relevant rows, and then a
+    # DCG of 0 too: 0 / 1 gives its 0.
+    ideal[ideal <= 0] = 1.0
+    np.divide(dcg, ideal, out=ideal)
+    return np.minimum(ideal, 1.0, out=ideal), empty
 
 
 def _expected_reciprocal_rank(ranking, k, max_grade):
@@ -75,6 +87,9 @@ def _expected_reciprocal_rank(ranking, k, max_grade):
     depth = int(np.max(k)) if many else k
     if not ranking.has_ties and k is not None and depth < ranking.max_size:
         # Only the top k rows count, and the user's path to them: touch only them.
+        lines = ranking.top_lines(depth) if many else None
+        if lines is not None:
+            return _err_lines(ranking, lines, k, max_grade), _no_gain(ranking)
         top = ranking.top(depth)
         satisfy = np.exp2(labels[top.index] - max_grade) - np.exp2(-max_grade)
         stop = satisfy * _passed(
@@ -92,6 +107,46 @@ def _expected_reciprocal_rank(ranking, k, max_grade):
     # to the deepest one.
     stop = _stop_probability(ranking, satisfy, depth)
     return ranking.group_sum(stop / (ranking.position + 1.0), k), _no_gain(ranking)
+
+
+def _err_lines(ranking, lines, ks, max_grade):
+    """ERR at each cutoff of ``ks`` from the top rows laid out one query per
+    line (:meth:`Ranking.top_lines`): the same products and sums as the row
+    path, along the lines."""
+    index, keep = lines
+    labels = ranking.labels[index]
+
+    def before(values):  # per cell, the sum over the earlier cells of its line
+        out = np.zeros((values.shape[0], values.shape[1] + 1), dtype=values.dtype)
+        out[:, 1:] = values
+        np.cumsum(out, axis=1, out=out)
+        return out[:, :-1]
+
+    if ranking.judgments is None and ranking._label_counts is not None:
+        # Labels are small integers: each function of the label is looked
+        # up in a table of its values (the same numbers, computed once per
+        # grade), the last entry for the cells past a query's last row.
+        grade = np.arange(ranking._label_counts.shape[1], dtype=np.float64)
+        table = np.append(np.exp2(grade - max_grade) - np.exp2(-max_grade), 0.0)
+        w = 1.0 - table
+        zero = w <= 0.0
+        log_w = np.log(np.where(zero, 1.0, w))
+        cell = labels.astype(np.intp)
+        if keep is not None:
+            cell[~keep] = table.shape[0] - 1
+        satisfy = table[cell]
+        passed = np.where(
+            before(zero[cell].astype(np.int64)) > 0, 0.0, np.exp(before(log_w[cell]))
+        )
+        stop = satisfy * passed
+    else:
+        satisfy = np.exp2(labels - max_grade) - np.exp2(-max_grade)
+        if keep is not None:  # cells past a query's last row: never satisfied
+            satisfy = np.where(keep, satisfy, 0.0)
+        stop = satisfy * _passed(1.0 - satisfy, before)
+    stop /= np.arange(1.0, satisfy.shape[1] + 1.0)
+    np.cumsum(stop, axis=1, out=stop)
+    return stop[:, np.asarray(ks) - 1]
 
 
 def _exclusive(values, rows, n_groups, k):

@@ -145,10 +145,13 @@ def mean_over_queries(values, empty, ranking: Ranking, no_relevant, name: str):
     return average(per_query, ranking.group_weights, name, keep), per_query
 
 
-def apply_no_relevant(values, empty, group_ids, no_relevant, name: str):
-    """Per-query values (a new array) with the ``no_relevant`` policy applied
-    to the ``empty`` queries: NaN for ``"skip"``."""
-    per_query = np.asarray(values, dtype=np.float64).copy()
+def apply_no_relevant(values, empty, group_ids, no_relevant, name: str, copy=True):
+    """Per-query values (a new array, or ``values`` itself with
+    ``copy=False``) with the ``no_relevant`` policy applied to the ``empty``
+    queries: NaN for ``"skip"``."""
+    per_query = np.asarray(values, dtype=np.float64)
+    if copy:
+        per_query = per_query.copy()
     if empty.any():
         if no_relevant == "raise":
             bad = as_python(group_ids[int(np.argmax(empty))])

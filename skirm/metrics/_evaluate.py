@@ -640,14 +640,18 @@ def per_query_values(bound, checked, no_relevant, n_jobs=None):
     if checked.sample_weight is not None:
         weights = np.concatenate([w for w, _ in blocks])
     group_ids = np.asarray(checked.group_ids)
-    per_query = {}
-    for i, (label, metric) in enumerate(bound.items()):
-        values = np.concatenate([block[i][0] for _, block in blocks])
-        empty = np.concatenate([block[i][1] for _, block in blocks])
-        per_query[label] = apply_no_relevant(
-            values, empty, group_ids, no_relevant, metric.name
+    found = {}
+    for b, (labels, batch) in enumerate(_batches(bound)):
+        values = np.concatenate([block[b][0] for _, block in blocks])
+        empty = np.concatenate([block[b][1] for _, block in blocks])
+        values = apply_no_relevant(
+            values, empty, group_ids, no_relevant, batch[0].name, copy=False
         )
-    return group_ids, per_query, weights
+        if values.ndim == 1:
+            found[labels[0]] = values
+        else:  # one column per cutoff
+            found.update((label, values[:, j]) for j, label in enumerate(labels))
+    return group_ids, {label: found[label] for label in bound}, weights
 
 
 def assemble(group_ids, per_query, weights) -> EvaluationResult:
@@ -684,24 +688,38 @@ def bind_input_wide(bound, max_label):
 
 
 def _block_values(bound, ranking):
-    """Query weights and ``(values, empty)`` of each metric on one block."""
-    return ranking.group_weights, metric_values(bound, ranking)
+    """Query weights and ``(values, empty)`` of each batch on one block."""
+    return ranking.group_weights, batch_values(bound, ranking)
 
 
-def metric_values(bound, ranking):
-    """``(values, empty)`` of each bound metric (label -> Metric) on one ranking.
+def batch_values(bound, ranking):
+    """``(values, empty)`` of each batch of :func:`_batches` on one ranking.
 
     Metrics that differ only in their cutoff are computed together, in one
-    pass over the ranking: one kernel call, one column per cutoff.
+    pass over the ranking: one kernel call, ``values`` with one column per
+    cutoff.
     """
-    out = {}
-    for labels, batch in _batches(bound):
+    out = []
+    for _, batch in _batches(bound):
         if len(batch) == 1:
-            out[labels[0]] = batch[0].values(ranking)
+            out.append(batch[0].values(ranking))
             continue
         first = batch[0]
         cutoffs = np.array([metric.k for metric in batch])
-        values, empty = first.spec.values(ranking, cutoffs, first.params)
+        out.append(first.spec.values(ranking, cutoffs, first.params))
+    return out
+
+
+def metric_values(bound, ranking):
+    """``(values, empty)`` of each bound metric (label -> Metric) on one
+    ranking, the cutoffs of a metric computed together."""
+    out = {}
+    for (labels, _), (values, empty) in zip(
+        _batches(bound), batch_values(bound, ranking), strict=True
+    ):
+        if values.ndim == 1:
+            out[labels[0]] = (values, empty)
+            continue
         for j, label in enumerate(labels):
             out[label] = (values[:, j], empty)
     return [out[label] for label in bound]

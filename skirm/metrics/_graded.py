@@ -32,16 +32,16 @@ def _dcg(ranking, k, gain, log_base=2.0):
     depth = int(np.max(k)) if many else k
     if not ranking.has_ties and k is not None and depth < ranking.max_size:
         # Only the top k rows count: touch only them.
-        lines = ranking.top_lines(depth) if many else None
+        lines = ranking.top_lines(depth)
         if lines is not None:
-            # Every cutoff: sums along one line per query, in rank order.
+            # Sums along one line per query, in rank order: every cutoff.
             index, keep = lines
             values = _gain(ranking.labels[index], gain)
             if keep is not None:  # cells past a query's last row add 0
                 values = np.where(keep, values, 0.0)
             values *= ranking.discount_table(log_base)[:depth]
             np.cumsum(values, axis=1, out=values)
-            return values[:, np.asarray(k) - 1], _no_gain(ranking)
+            return np.take(values, np.asarray(k) - 1, axis=1), _no_gain(ranking)
         top = ranking.top(depth)
         table = ranking.discount_table(log_base)
         values = _gain(ranking.labels[top.index], gain) * table[top.position]
@@ -87,7 +87,7 @@ def _expected_reciprocal_rank(ranking, k, max_grade):
     depth = int(np.max(k)) if many else k
     if not ranking.has_ties and k is not None and depth < ranking.max_size:
         # Only the top k rows count, and the user's path to them: touch only them.
-        lines = ranking.top_lines(depth) if many else None
+        lines = ranking.top_lines(depth)
         if lines is not None:
             return _err_lines(ranking, lines, k, max_grade), _no_gain(ranking)
         top = ranking.top(depth)
@@ -117,10 +117,10 @@ def _err_lines(ranking, lines, ks, max_grade):
     labels = ranking.labels[index]
 
     def before(values):  # per cell, the sum over the earlier cells of its line
-        out = np.zeros((values.shape[0], values.shape[1] + 1), dtype=values.dtype)
-        out[:, 1:] = values
-        np.cumsum(out, axis=1, out=out)
-        return out[:, :-1]
+        out = np.empty_like(values)
+        out[:, 0] = 0
+        np.cumsum(values[:, :-1], axis=1, out=out[:, 1:])
+        return out
 
     if ranking.judgments is None and ranking._label_counts is not None:
         # Labels are small integers: each function of the label is looked
@@ -135,9 +135,9 @@ def _err_lines(ranking, lines, ks, max_grade):
         if keep is not None:
             cell[~keep] = table.shape[0] - 1
         satisfy = table[cell]
-        passed = np.where(
-            before(zero[cell].astype(np.int64)) > 0, 0.0, np.exp(before(log_w[cell]))
-        )
+        passed = np.exp(before(log_w[cell]))
+        if zero.any():  # a grade that always satisfies: nothing passes it
+            passed[before(zero[cell].astype(np.int64)) > 0] = 0.0
         stop = satisfy * passed
     else:
         satisfy = np.exp2(labels - max_grade) - np.exp2(-max_grade)
@@ -146,7 +146,7 @@ def _err_lines(ranking, lines, ks, max_grade):
         stop = satisfy * _passed(1.0 - satisfy, before)
     stop /= np.arange(1.0, satisfy.shape[1] + 1.0)
     np.cumsum(stop, axis=1, out=stop)
-    return stop[:, np.asarray(ks) - 1]
+    return np.take(stop, np.asarray(ks) - 1, axis=1)
 
 
 def _exclusive(values, rows, n_groups, k):

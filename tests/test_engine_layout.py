@@ -186,3 +186,25 @@ def test_ideal_dcg_equals_the_ordered_sum(levels, k, gain):
     many = ranking.ideal_dcg(f, ks)
     for j, cut in enumerate(ks):
         np.testing.assert_array_equal(many[:, j], ranking.ideal_dcg(f, int(cut)))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_batched_cutoffs_give_the_means_of_single_cutoffs(weighted):
+    # The per-query values of a batch are made contiguous: a weighted mean
+    # (a dot product) of a strided column can round differently.
+    rng = np.random.default_rng(5)
+    groups = np.repeat(np.arange(3000), rng.integers(1, 30, 3000))
+    y_true = rng.integers(0, 4, groups.shape[0]).astype(float)
+    y_score = rng.normal(size=groups.shape[0])
+    weight = rng.uniform(0.1, 3.0, 3000)[groups] if weighted else None
+    names = [f"{m}@{k}" for m in ("ndcg", "err", "precision") for k in range(1, 21)]
+    batched = evaluate(
+        y_true, y_score, groups=groups, metrics=names, sample_weight=weight
+    )
+    for name in names:
+        alone = evaluate(
+            y_true, y_score, groups=groups, metrics=[name], sample_weight=weight
+        )
+        np.testing.assert_array_equal(batched.per_query[name], alone.per_query[name])
+        assert batched.per_query[name].flags.c_contiguous
+        assert batched[name] == alone[name], name

@@ -649,8 +649,9 @@ def per_query_values(bound, checked, no_relevant, n_jobs=None):
         )
         if values.ndim == 1:
             found[labels[0]] = values
-        else:  # one column per cutoff
-            found.update((label, values[:, j]) for j, label in enumerate(labels))
+        else:  # one column per cutoff, each made contiguous (so that a
+            # weighted mean, a dot product, adds as it does for one cutoff)
+            found.update(zip(labels, values.T.copy(), strict=True))
     return group_ids, {label: found[label] for label in bound}, weights
 
 

@@ -208,3 +208,38 @@ def test_batched_cutoffs_give_the_means_of_single_cutoffs(weighted):
         np.testing.assert_array_equal(batched.per_query[name], alone.per_query[name])
         assert batched.per_query[name].flags.c_contiguous
         assert batched[name] == alone[name], name
+
+
+@pytest.mark.parametrize("levels", [2, 5])
+@pytest.mark.parametrize("sizes", ["similar", "one long query"])
+def test_dcg_and_err_paths_give_the_same_numbers(monkeypatch, levels, sizes):
+    # ERR from the relevant rows, from lines of the top rows, and from the
+    # top rows themselves; DCG from lines and from rows: bit for bit.
+    import skirm.metrics._graded as graded
+
+    rng = np.random.default_rng(6)
+    n_groups = 200
+    size = rng.integers(1, 40, n_groups)
+    if sizes == "one long query":
+        size[7] = 3000
+    groups = np.repeat(np.arange(n_groups), size)
+    y_true = rng.integers(0, levels, groups.shape[0]).astype(float)
+    y_score = rng.normal(size=groups.shape[0])
+    names = [f"{m}@{k}" for m in ("err", "ndcg", "dcg") for k in (1, 3, 10, 25)]
+
+    def run():
+        result = evaluate(y_true, y_score, groups=groups, metrics=names, ties="first")
+        for alone in ("err@7", "ndcg@7"):  # a single cutoff: the one-k paths
+            result.per_query[alone] = evaluate(
+                y_true, y_score, groups=groups, metrics=[alone], ties="first"
+            ).per_query[alone]
+        return result
+
+    fast = run()
+    monkeypatch.setattr(graded, "_err_relevant", lambda *args: None)
+    lines = run()
+    monkeypatch.setattr(skirm._ranking.Ranking, "top_lines", lambda self, depth: None)
+    rows = run()
+    for name in [*names, "err@7", "ndcg@7"]:
+        np.testing.assert_array_equal(fast.per_query[name], rows.per_query[name])
+        np.testing.assert_array_equal(lines.per_query[name], rows.per_query[name])

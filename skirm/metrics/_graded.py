@@ -41,7 +41,7 @@ def _dcg(ranking, k, gain, log_base=2.0):
                 values = np.where(keep, values, 0.0)
             values *= ranking.discount_table(log_base)[:depth]
             np.cumsum(values, axis=1, out=values)
-            return np.take(values, np.asarray(k) - 1, axis=1), _no_gain(ranking)
+            return _columns(values, k), _no_gain(ranking)
         top = ranking.top(depth)
         table = ranking.discount_table(log_base)
         values = _gain(ranking.labels[top.index], gain) * table[top.position]
@@ -87,6 +87,9 @@ def _expected_reciprocal_rank(ranking, k, max_grade):
     depth = int(np.max(k)) if many else k
     if not ranking.has_ties and k is not None and depth < ranking.max_size:
         # Only the top k rows count, and the user's path to them: touch only them.
+        err = _err_relevant(ranking, k, depth, max_grade)
+        if err is not None:
+            return err, _no_gain(ranking)
         lines = ranking.top_lines(depth)
         if lines is not None:
             return _err_lines(ranking, lines, k, max_grade), _no_gain(ranking)
@@ -109,12 +112,65 @@ def _expected_reciprocal_rank(ranking, k, max_grade):
     return ranking.group_sum(stop / (ranking.position + 1.0), k), _no_gain(ranking)
 
 
+def _columns(lines, ks):
+    """The columns ``k - 1`` of prefix sums ``lines`` for the cutoffs ``ks``
+    (a copy; ``lines`` itself when they are all of its columns, in order)."""
+    ks = np.asarray(ks)
+    if (
+        ks.ndim
+        and ks.shape[0] == lines.shape[1]
+        and np.all(ks == np.arange(1, ks.shape[0] + 1))
+    ):
+        return lines
+    return np.take(lines, ks - 1, axis=1)
+
+
+def _err_relevant(ranking, ks, depth, max_grade):
+    """ERR at the cutoffs ``ks`` from the relevant rows in the top ``depth``
+    only, when the labels are small integers; None otherwise.
+
+    A row of label 0 neither satisfies the user nor stops them, so it adds
+    exactly 0 to every sum of the row path: leaving it out changes no
+    number, and the logarithms and exponentials are taken for the relevant
+    rows only. The functions of a grade are looked up in a table of their
+    values.
+    """
+    if ranking.judgments is not None or ranking._label_counts is None:
+        return None
+    grade = np.arange(ranking._label_counts.shape[1], dtype=np.float64)
+    satisfy = np.exp2(grade - max_grade) - np.exp2(-max_grade)
+    w = 1.0 - satisfy
+    if np.any(w <= 0.0):  # a grade that always satisfies (not with real grades)
+        return None
+    log_w = np.log(w)
+    rows = ranking.relevant_rows(None)
+    inside = rows.position < depth
+    codes, position, above = (
+        rows.codes[inside],
+        rows.position[inside],
+        rows.above[inside],
+    )
+    width = int(above.max()) + 1 if above.shape[0] else 1
+    if ranking.n_groups * (width + 1) > 2 * ranking.n_rows + 4096:
+        return None
+    level = ranking.labels[rows.index[inside]].astype(np.intp)
+    # Per relevant row, the sum of log(1 - satisfy) over the relevant rows
+    # above it: along one line per query, as the row path adds them.
+    lines = np.zeros((ranking.n_groups, width + 1))
+    lines[codes, above + 1] = log_w[level]
+    np.cumsum(lines, axis=1, out=lines)
+    stop = satisfy[level] * np.exp(lines[codes, above])
+    stop /= position + 1.0
+    if np.ndim(ks):
+        return prefix_sums(codes, position, stop, ks, ranking.n_groups)
+    return sum_by(codes, stop, ranking.n_groups)
+
+
 def _err_lines(ranking, lines, ks, max_grade):
     """ERR at each cutoff of ``ks`` from the top rows laid out one query per
     line (:meth:`Ranking.top_lines`): the same products and sums as the row
     path, along the lines."""
     index, keep = lines
-    labels = ranking.labels[index]
 
     def before(values):  # per cell, the sum over the earlier cells of its line
         out = np.empty_like(values)
@@ -122,31 +178,13 @@ def _err_lines(ranking, lines, ks, max_grade):
         np.cumsum(values[:, :-1], axis=1, out=out[:, 1:])
         return out
 
-    if ranking.judgments is None and ranking._label_counts is not None:
-        # Labels are small integers: each function of the label is looked
-        # up in a table of its values (the same numbers, computed once per
-        # grade), the last entry for the cells past a query's last row.
-        grade = np.arange(ranking._label_counts.shape[1], dtype=np.float64)
-        table = np.append(np.exp2(grade - max_grade) - np.exp2(-max_grade), 0.0)
-        w = 1.0 - table
-        zero = w <= 0.0
-        log_w = np.log(np.where(zero, 1.0, w))
-        cell = labels.astype(np.intp)
-        if keep is not None:
-            cell[~keep] = table.shape[0] - 1
-        satisfy = table[cell]
-        passed = np.exp(before(log_w[cell]))
-        if zero.any():  # a grade that always satisfies: nothing passes it
-            passed[before(zero[cell].astype(np.int64)) > 0] = 0.0
-        stop = satisfy * passed
-    else:
-        satisfy = np.exp2(labels - max_grade) - np.exp2(-max_grade)
-        if keep is not None:  # cells past a query's last row: never satisfied
-            satisfy = np.where(keep, satisfy, 0.0)
-        stop = satisfy * _passed(1.0 - satisfy, before)
+    satisfy = np.exp2(ranking.labels[index] - max_grade) - np.exp2(-max_grade)
+    if keep is not None:  # cells past a query's last row: never satisfied
+        satisfy = np.where(keep, satisfy, 0.0)
+    stop = satisfy * _passed(1.0 - satisfy, before)
     stop /= np.arange(1.0, satisfy.shape[1] + 1.0)
     np.cumsum(stop, axis=1, out=stop)
-    return np.take(stop, np.asarray(ks) - 1, axis=1)
+    return _columns(stop, ks)
 
 
 def _exclusive(values, rows, n_groups, k):

@@ -624,10 +624,12 @@ class Ranking:
         if self.n_groups * width * max(n_levels, 1) > 8 * self.n_rows + 65536:
             return None
         position = np.arange(width)
-        labels = np.zeros((self.n_groups, width))
+        level = np.zeros((self.n_groups, width), dtype=np.intp)
         for j in range(n_levels):  # a loop over the label levels (a few)
-            labels += at_least[:, j, None] > position
-        lines = gain(labels)
+            level += at_least[:, j, None] > position
+        # The gain of each level, looked up: the same numbers as the gain of
+        # each cell's label.
+        lines = gain(np.arange(n_levels + 1, dtype=np.float64))[level]
         lines *= _discount(position)
         np.cumsum(lines, axis=1, out=lines)
         return lines
@@ -1236,7 +1238,7 @@ def _query_weights(ranking: Ranking, sample_weight: np.ndarray) -> np.ndarray:
 #: Rows per block of whole queries in :func:`map_query_blocks` (a larger query
 #: is a block of its own). Fixed, so that the blocks, and with them every
 #: per-query value, are the same for any number of threads.
-BLOCK_ROWS = 1 << 18
+BLOCK_ROWS = 1 << 17
 
 
 def _code_layout(codes, n_groups):

@@ -635,23 +635,28 @@ def per_query_values(bound, checked, no_relevant, n_jobs=None):
     Queries left out by ``no_relevant="skip"`` hold NaN.
     """
     bound = bind_input_wide(bound, lambda: checked.y_true.max())
-    blocks = map_query_blocks(partial(_block_values, bound), checked, n_jobs)
+    batches = _batches(bound)
+    blocks = map_query_blocks(partial(_block_values, batches), checked, n_jobs)
     weights = None
     if checked.sample_weight is not None:
         weights = np.concatenate([w for w, _ in blocks])
     group_ids = np.asarray(checked.group_ids)
     found = {}
-    for b, (labels, batch) in enumerate(_batches(bound)):
-        values = np.concatenate([block[b][0] for _, block in blocks])
+    for b, (labels, batch) in enumerate(batches):
+        # One line per metric: a batch's columns (one per cutoff) become
+        # contiguous lines, so that a weighted mean (a dot product) adds as
+        # it does for one cutoff; each block is turned while in cache.
+        parts = [block[b][0].T for _, block in blocks]
+        values = np.empty((*parts[0].shape[:-1], group_ids.shape[0]))
+        np.concatenate(parts, axis=-1, out=values)
         empty = np.concatenate([block[b][1] for _, block in blocks])
         values = apply_no_relevant(
-            values, empty, group_ids, no_relevant, batch[0].name, copy=False
-        )
+            values.T, empty, group_ids, no_relevant, batch[0].name, copy=False
+        ).T
         if values.ndim == 1:
             found[labels[0]] = values
-        else:  # one column per cutoff, each made contiguous (so that a
-            # weighted mean, a dot product, adds as it does for one cutoff)
-            found.update(zip(labels, values.T.copy(), strict=True))
+        else:
+            found.update(zip(labels, values, strict=True))
     return group_ids, {label: found[label] for label in bound}, weights
 
 
@@ -688,12 +693,12 @@ def bind_input_wide(bound, max_label):
     return out
 
 
-def _block_values(bound, ranking):
+def _block_values(batches, ranking):
     """Query weights and ``(values, empty)`` of each batch on one block."""
-    return ranking.group_weights, batch_values(bound, ranking)
+    return ranking.group_weights, batch_values(batches, ranking)
 
 
-def batch_values(bound, ranking):
+def batch_values(batches, ranking):
     """``(values, empty)`` of each batch of :func:`_batches` on one ranking.
 
     Metrics that differ only in their cutoff are computed together, in one
@@ -701,7 +706,7 @@ def batch_values(bound, ranking):
     cutoff.
     """
     out = []
-    for _, batch in _batches(bound):
+    for _, batch in batches:
         if len(batch) == 1:
             out.append(batch[0].values(ranking))
             continue
@@ -715,8 +720,9 @@ def metric_values(bound, ranking):
     """``(values, empty)`` of each bound metric (label -> Metric) on one
     ranking, the cutoffs of a metric computed together."""
     out = {}
+    batches = _batches(bound)
     for (labels, _), (values, empty) in zip(
-        _batches(bound), batch_values(bound, ranking), strict=True
+        batches, batch_values(batches, ranking), strict=True
     ):
         if values.ndim == 1:
             out[labels[0]] = (values, empty)

@@ -36,9 +36,19 @@ def _dcg(ranking, k, gain, log_base=2.0):
         if lines is not None:
             # Sums along one line per query, in rank order: every cutoff.
             index, keep = lines
-            values = _gain(ranking.labels[index], gain)
-            if keep is not None:  # cells past a query's last row add 0
-                values = np.where(keep, values, 0.0)
+            counts = ranking._label_counts if ranking.judgments is None else None
+            if counts is not None:
+                # Small integer labels: the gain of each level, looked up;
+                # the cells past a query's last row take level 0 (gain 0).
+                level = ranking.labels[index].astype(np.intp)
+                if keep is not None:
+                    level[~keep] = 0
+                levels = np.arange(counts.shape[1], dtype=np.float64)
+                values = _gain(levels, gain)[level]
+            else:
+                values = _gain(ranking.labels[index], gain)
+                if keep is not None:  # cells past a query's last row add 0
+                    values = np.where(keep, values, 0.0)
             values *= ranking.discount_table(log_base)[:depth]
             np.cumsum(values, axis=1, out=values)
             return _columns(values, k), _no_gain(ranking)

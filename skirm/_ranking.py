@@ -641,8 +641,7 @@ class Ranking:
             codes, labels, starts = self.codes, self.labels, self.starts
         else:
             codes, labels = self.judgments
-            starts = np.zeros(self.n_groups + 1, dtype=np.intp)
-            np.cumsum(np.bincount(codes, minlength=self.n_groups), out=starts[1:])
+            starts = _counted_starts(codes, self.n_groups)
         order = np.lexsort((-labels, codes))
         codes = codes[order]
         return codes, labels[order], np.arange(codes.shape[0]) - starts[codes]
@@ -671,17 +670,23 @@ class Ranking:
         return sum_by(codes, values, self.n_groups)
 
 
+def _counted_starts(codes, n_groups):
+    """Where each code's rows start once the rows are sorted by code
+    (``n_groups + 1`` offsets, ``n`` last), by counting the codes."""
+    starts = np.zeros(n_groups + 1, dtype=np.intp)
+    np.cumsum(np.bincount(codes, minlength=n_groups), out=starts[1:])
+    return starts
+
+
 def _sorted_code_starts(codes, n_groups):
-    """Where each code starts in sorted ``codes`` (``n_groups + 1`` offsets).
+    """:func:`_counted_starts` of sorted ``codes``.
 
     By bisection while the offsets are few (a block of queries: no pass over
     the rows, and no ``bincount``, which holds the GIL), else by counting.
     """
     if n_groups <= 1 << 14:
         return np.searchsorted(codes, np.arange(n_groups + 1))
-    starts = np.zeros(n_groups + 1, dtype=np.intp)
-    np.cumsum(np.bincount(codes, minlength=n_groups), out=starts[1:])
-    return starts
+    return _counted_starts(codes, n_groups)
 
 
 def prefix_sums(codes, position, values, ks, n_groups) -> np.ndarray:
@@ -795,9 +800,8 @@ def rank(
         sizes = np.diff(starts)
     else:
         ranked_codes = None
-        sizes = np.bincount(codes, minlength=n_groups)
-        starts = np.zeros(n_groups + 1, dtype=np.intp)
-        np.cumsum(sizes, out=starts[1:])
+        starts = _counted_starts(codes, n_groups)
+        sizes = np.diff(starts)
     order, distinct, stable = _grouped_order(
         y_score, codes, sizes, starts, ranked_codes
     )
@@ -1254,9 +1258,7 @@ def _code_layout(codes, n_groups):
         and np.array_equal(codes[change], np.arange(1, n_groups))
     ):
         return np.concatenate(([0], change, [n])).astype(np.intp, copy=False), None
-    starts = np.zeros(n_groups + 1, dtype=np.intp)
-    np.cumsum(np.bincount(codes, minlength=n_groups), out=starts[1:])
-    return starts, _stable_code_sort(codes, n_groups)
+    return _counted_starts(codes, n_groups), _stable_code_sort(codes, n_groups)
 
 
 def map_query_blocks(function, checked: CheckedInput, n_jobs=None, block_rows=None):

@@ -571,6 +571,15 @@ class Ranking:
             self._rel_cache[key] = table
         return table
 
+    @property
+    def n_grades(self):
+        """When every ranked label is an integer grade ``0 .. n - 1`` (small,
+        counted in :attr:`_label_counts`), ``n``; else None. A kernel may
+        then look a function of the label up per grade."""
+        if self.judgments is not None or self._label_counts is None:
+            return None
+        return self._label_counts.shape[1]
+
     @cached_property
     def _label_counts(self):
         """Per-query counts of each label value ``(n_groups, n_levels)``, when
@@ -705,20 +714,20 @@ def prefix_sums(codes, position, values, ks, n_groups) -> np.ndarray:
     width = int(ks.max()) + 1
     block = max(1, (4 * values.shape[0] + 65536) // width)
     if block >= n_groups:  # one padded matrix: no copy of its columns
-        return _prefix_lines(codes, position, values, n_groups, width)[:, ks]
+        return prefix_lines(codes, position, values, n_groups, width)[:, ks]
     out = np.empty((n_groups, ks.shape[0]))
     bounds = np.searchsorted(codes, np.arange(0, n_groups + block, block))
     for first in range(0, n_groups, block):  # one block of queries at a time
         last = min(first + block, n_groups)
         lo, hi = bounds[first // block], bounds[first // block + 1]
-        lines = _prefix_lines(
+        lines = prefix_lines(
             codes[lo:hi] - first, position[lo:hi], values[lo:hi], last - first, width
         )
         out[first:last] = lines[:, ks]
     return out
 
 
-def _prefix_lines(codes, position, values, n_groups, width):
+def prefix_lines(codes, position, values, n_groups, width):
     """A ``(n_groups, width)`` matrix whose line ``g`` holds, at column ``j``,
     the sum of query ``g``'s values at positions below ``j``."""
     lines = np.zeros((n_groups, width))

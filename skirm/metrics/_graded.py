@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm._ranking import prefix_sums, sum_by
+from skirm._ranking import prefix_lines, prefix_sums, sum_by
 from skirm.metrics._base import MetricSpec, fill_doc, score
 
 
@@ -36,15 +36,14 @@ def _dcg(ranking, k, gain, log_base=2.0):
         if lines is not None:
             # Sums along one line per query, in rank order: every cutoff.
             index, keep = lines
-            counts = ranking._label_counts if ranking.judgments is None else None
-            if counts is not None:
-                # Small integer labels: the gain of each level, looked up;
-                # the cells past a query's last row take level 0 (gain 0).
-                level = ranking.labels[index].astype(np.intp)
+            n_grades = ranking.n_grades
+            if n_grades is not None:
+                # Small integer labels: the gain of each grade, looked up;
+                # the cells past a query's last row take grade 0 (gain 0).
+                grade = ranking.labels[index].astype(np.intp)
                 if keep is not None:
-                    level[~keep] = 0
-                levels = np.arange(counts.shape[1], dtype=np.float64)
-                values = _gain(levels, gain)[level]
+                    grade[~keep] = 0
+                values = _gain(np.arange(n_grades, dtype=np.float64), gain)[grade]
             else:
                 values = _gain(ranking.labels[index], gain)
                 if keep is not None:  # cells past a query's last row add 0
@@ -145,9 +144,9 @@ def _err_relevant(ranking, ks, depth, max_grade):
     rows only. The functions of a grade are looked up in a table of their
     values.
     """
-    if ranking.judgments is not None or ranking._label_counts is None:
+    if ranking.n_grades is None:
         return None
-    grade = np.arange(ranking._label_counts.shape[1], dtype=np.float64)
+    grade = np.arange(ranking.n_grades, dtype=np.float64)
     satisfy = np.exp2(grade - max_grade) - np.exp2(-max_grade)
     w = 1.0 - satisfy
     if np.any(w <= 0.0):  # a grade that always satisfies (not with real grades)
@@ -166,9 +165,7 @@ def _err_relevant(ranking, ks, depth, max_grade):
     level = ranking.labels[rows.index[inside]].astype(np.intp)
     # Per relevant row, the sum of log(1 - satisfy) over the relevant rows
     # above it: along one line per query, as the row path adds them.
-    lines = np.zeros((ranking.n_groups, width + 1))
-    lines[codes, above + 1] = log_w[level]
-    np.cumsum(lines, axis=1, out=lines)
+    lines = prefix_lines(codes, above, log_w[level], ranking.n_groups, width + 1)
     stop = satisfy[level] * np.exp(lines[codes, above])
     stop /= position + 1.0
     if np.ndim(ks):

@@ -148,7 +148,8 @@ def mean_over_queries(values, empty, ranking: Ranking, no_relevant, name: str):
 def apply_no_relevant(values, empty, group_ids, no_relevant, name: str, copy=True):
     """Per-query values (a new array, or ``values`` itself with
     ``copy=False``) with the ``no_relevant`` policy applied to the ``empty``
-    queries: NaN for ``"skip"``."""
+    queries: NaN for ``"skip"``. The queries are the last axis of
+    ``values`` (one line per metric of a batch)."""
     per_query = np.asarray(values, dtype=np.float64)
     if copy:
         per_query = per_query.copy()
@@ -159,7 +160,7 @@ def apply_no_relevant(values, empty, group_ids, no_relevant, name: str, copy=Tru
                 f"{name}: query {bad!r} has no relevant row (no_relevant='raise'); "
                 "pass no_relevant=0.0, 1.0 or 'skip' to score such queries"
             )
-        per_query[empty] = np.nan if no_relevant == "skip" else no_relevant
+        per_query[..., empty] = np.nan if no_relevant == "skip" else no_relevant
     return per_query
 
 

@@ -651,8 +651,8 @@ def per_query_values(bound, checked, no_relevant, n_jobs=None):
         np.concatenate(parts, axis=-1, out=values)
         empty = np.concatenate([block[b][1] for _, block in blocks])
         values = apply_no_relevant(
-            values.T, empty, group_ids, no_relevant, batch[0].name, copy=False
-        ).T
+            values, empty, group_ids, no_relevant, batch[0].name, copy=False
+        )
         if values.ndim == 1:
             found[labels[0]] = values
         else:

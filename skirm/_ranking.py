@@ -317,16 +317,19 @@ class Ranking:
         rows = self._top_cache.get(k)
         if rows is None:
             depth = min(int(k), self.max_size) if self.n_groups else 0
-            if self.n_groups * depth <= 4 * self.n_rows + 4096:
-                # One line of ``depth`` cells per query, the cells past its
-                # size masked out: whole-array operations, which release the
-                # GIL (``np.repeat`` holds it).
-                line = np.arange(depth, dtype=np.intp)
-                keep = line < self.sizes[:, None]
+            lines = self.top_lines(depth)
+            if lines is not None:
+                # The cells of the top lines that are rows: whole-array
+                # operations, which release the GIL (``np.repeat`` holds it).
+                index, keep = lines
                 codes = np.broadcast_to(
-                    np.arange(self.n_groups, dtype=np.intp)[:, None], keep.shape
-                )[keep]
-                position = np.broadcast_to(line, keep.shape)[keep]
+                    np.arange(self.n_groups, dtype=np.intp)[:, None], index.shape
+                )
+                position = np.broadcast_to(np.arange(depth, dtype=np.intp), index.shape)
+                if keep is None:
+                    rows = Rows(index.ravel(), codes.ravel(), position.ravel())
+                else:
+                    rows = Rows(index[keep], codes[keep], position[keep])
             else:  # a few long queries: no padding
                 cut = np.minimum(self.sizes, depth)
                 first = np.zeros(self.n_groups, dtype=np.intp)
@@ -334,7 +337,7 @@ class Ranking:
                 codes = np.repeat(np.arange(self.n_groups, dtype=np.intp), cut)
                 position = np.arange(codes.shape[0], dtype=np.intp)
                 position -= first[codes]
-            rows = Rows(position + self.starts[codes], codes, position)
+                rows = Rows(position + self.starts[codes], codes, position)
             self._top_cache[k] = rows
         return rows
 

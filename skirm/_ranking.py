@@ -1074,23 +1074,19 @@ def check_input(
     check_choice(unjudged, "unjudged", UNJUDGED)
     tiebreak = None
     encoded = None
+
+    def labels_and_scores():
+        return _unjudged_labels(y_true, unjudged), check_scores(y_score)
+
     if _encode_aside(y_true, y_score, groups, n_jobs):
         # Large flat arrays and a second thread: the query labels are encoded
         # while the labels and scores are checked. Errors keep their order.
-        def labels_and_scores():
-            return _unjudged_labels(y_true, unjudged), check_scores(y_score)
-
         n_rows = y_true.shape[0]
-
-        def encode():
-            return encode_grouped(check_groups(groups, n_rows))
-
         ((y_true, missing), y_score), encoded = _in_two_threads(
-            labels_and_scores, encode
+            labels_and_scores, lambda: encode_grouped(check_groups(groups, n_rows))
         )
     else:
-        y_true, missing = _unjudged_labels(y_true, unjudged)
-        y_score = check_scores(y_score)
+        (y_true, missing), y_score = labels_and_scores()
     if y_true.ndim != y_score.ndim or y_true.shape != y_score.shape:
         raise ValueError(
             "`y_true` and `y_score` must have the same shape, got "

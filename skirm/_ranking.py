@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -196,6 +195,29 @@ class TieBlocks(NamedTuple):
     start: np.ndarray  # (n_blocks,) first ranked position of each block
     size: np.ndarray  # (n_blocks,) rows in each block
     block_of: np.ndarray  # (n,) block index of each ranked row
+
+
+class cached_property:
+    """A property computed once per instance, then kept in its ``__dict__``.
+
+    Like :class:`functools.cached_property` without its lock: before Python
+    3.12, that lock is shared by every instance of the class, so two threads
+    ranking two blocks of queries would wait for each other's property.
+    A :class:`Ranking` belongs to one thread.
+    """
+
+    def __init__(self, function):
+        self.function = function
+        self.__doc__ = function.__doc__
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.function(instance)
+        return value
 
 
 class Rows(NamedTuple):
@@ -577,20 +599,21 @@ class Ranking:
     @property
     def n_grades(self):
         """When every ranked label is an integer grade ``0 .. n - 1`` (small,
-        counted in :attr:`_label_counts`), ``n``; else None. A kernel may
-        then look a function of the label up per grade."""
-        if self.judgments is not None or self._label_counts is None:
+        counted in :attr:`_at_least`), ``n``; else None. A kernel may then
+        look a function of the label up per grade."""
+        if self.judgments is not None or self._at_least is None:
             return None
-        return self._label_counts.shape[1]
+        return self._at_least.shape[1] + 1
 
     @cached_property
-    def _label_counts(self):
-        """Per-query counts of each label value ``(n_groups, n_levels)``, when
-        the labels ordered ideally are small non-negative integers; else None.
+    def _at_least(self):
+        """Per query, the rows of label ``l`` or more for each level ``l`` from
+        1 to the largest label, ``(n_groups, n_levels - 1)``, when the labels
+        are small non-negative integers; else None.
         """
         if self.judgments is None:
-            # Rows of label 0 are not counted (the ideal ordering needs the
-            # counts of labels 1 and up only): take the relevant rows.
+            # Rows of label 0 are not counted: take the relevant rows, which
+            # are sorted by query.
             rows = self.relevant_rows(None)
             codes, labels = rows.codes, self.labels[rows.index]
         else:
@@ -605,10 +628,24 @@ class Ranking:
         if not np.array_equal(levels, labels):
             return None
         n_levels = int(top) + 1
+        if self.judgments is None:
+            # Whole-array operations, which release the GIL (``np.bincount``
+            # holds it): a running count of the rows at or above each level,
+            # read at the end of each query's rows.
+            above = np.zeros((labels.shape[0] + 1, n_levels - 1), dtype=np.intp)
+            np.cumsum(
+                levels[:, None] >= np.arange(1, n_levels, dtype=np.uint8),
+                axis=0,
+                out=above[1:],
+            )
+            at_end = above[np.cumsum(rows.counts)]
+            at_end[1:] -= at_end[:-1]
+            return at_end
         key = codes * n_levels
         key += levels
         counts = np.bincount(key, minlength=self.n_groups * n_levels)
-        return counts.reshape(self.n_groups, n_levels)
+        counts = counts.reshape(self.n_groups, n_levels)
+        return np.cumsum(counts[:, :0:-1], axis=1)[:, ::-1]
 
     def _ideal_lines(self, gain, depth):
         """Per query, the ideal ordering's DCG (log2 discount) at each of its
@@ -623,11 +660,10 @@ class Ranking:
         the same values adds them. ``gain(0)`` must be 0: the cells past the
         relevant rows add nothing.
         """
-        counts = self._label_counts
-        if counts is None:
-            return None
         # at_least[:, j]: rows of label j + 1 or more, for the levels 1 and up.
-        at_least = np.cumsum(counts[:, :0:-1], axis=1)[:, ::-1]
+        at_least = self._at_least
+        if at_least is None:
+            return None
         width = int(at_least[:, 0].max()) if at_least.size else 0
         if depth is not None:
             width = min(width, int(depth))
@@ -636,9 +672,7 @@ class Ranking:
         if self.n_groups * width * max(n_levels, 1) > 8 * self.n_rows + 65536:
             return None
         position = np.arange(width)
-        level = np.zeros((self.n_groups, width), dtype=np.intp)
-        for j in range(n_levels):  # a loop over the label levels (a few)
-            level += at_least[:, j, None] > position
+        level = np.sum(at_least[:, :, None] > position, axis=1, dtype=np.intp)
         # The gain of each level, looked up: the same numbers as the gain of
         # each cell's label.
         lines = gain(np.arange(n_levels + 1, dtype=np.float64))[level]

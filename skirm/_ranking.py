@@ -228,6 +228,7 @@ class Rows(NamedTuple):
     position: np.ndarray  # 0-based rank within its query
     above: np.ndarray | None = None  # relevant rows above it (relevant_rows)
     counts: np.ndarray | None = None  # rows per query (relevant_rows)
+    first: np.ndarray | None = None  # each query's first one, n_groups + 1 offsets
 
 
 class Ranking:
@@ -516,7 +517,7 @@ class Ranking:
             above = np.arange(index.shape[0], dtype=np.intp)
             above -= first[:-1][codes]
             position = index - self.starts[codes]
-            rows = Rows(index, codes, position, above, counts)
+            rows = Rows(index, codes, position, above, counts, first)
             self._rel_cache[key] = rows
         return rows
 
@@ -592,7 +593,7 @@ class Ranking:
         key = ("discount_table", log_base)
         table = self._rel_cache.get(key)
         if table is None:
-            table = _discount(np.arange(self.max_size), log_base)
+            table = _discount_table(self.max_size, log_base)
             self._rel_cache[key] = table
         return table
 
@@ -612,8 +613,8 @@ class Ranking:
         are small non-negative integers; else None.
         """
         if self.judgments is None:
-            # Rows of label 0 are not counted: take the relevant rows, which
-            # are sorted by query.
+            # Rows of label 0 are not counted (the ideal ordering needs the
+            # counts of labels 1 and up only): take the relevant rows.
             rows = self.relevant_rows(None)
             codes, labels = rows.codes, self.labels[rows.index]
         else:
@@ -628,19 +629,6 @@ class Ranking:
         if not np.array_equal(levels, labels):
             return None
         n_levels = int(top) + 1
-        if self.judgments is None:
-            # Whole-array operations, which release the GIL (``np.bincount``
-            # holds it): a running count of the rows at or above each level,
-            # read at the end of each query's rows.
-            above = np.zeros((labels.shape[0] + 1, n_levels - 1), dtype=np.intp)
-            np.cumsum(
-                levels[:, None] >= np.arange(1, n_levels, dtype=np.uint8),
-                axis=0,
-                out=above[1:],
-            )
-            at_end = above[np.cumsum(rows.counts)]
-            at_end[1:] -= at_end[:-1]
-            return at_end
         key = codes * n_levels
         key += levels
         counts = np.bincount(key, minlength=self.n_groups * n_levels)
@@ -676,7 +664,7 @@ class Ranking:
         # The gain of each level, looked up: the same numbers as the gain of
         # each cell's label.
         lines = gain(np.arange(n_levels + 1, dtype=np.float64))[level]
-        lines *= _discount(position)
+        lines *= _discount_table(width)
         np.cumsum(lines, axis=1, out=lines)
         return lines
 
@@ -803,6 +791,23 @@ def _discount(position, log_base=2.0):
     return 1.0 / (np.log(position + 2.0) / np.log(log_base))
 
 
+_DISCOUNTS: dict = {}
+
+
+def _discount_table(length, log_base=2.0):
+    """:func:`_discount` of positions ``0 .. length - 1``, read-only.
+
+    Kept per base and grown as needed, so that the blocks of queries do not
+    each compute it again (the values are element by element the same).
+    """
+    table = _DISCOUNTS.get(log_base)
+    if table is None or table.shape[0] < length:
+        table = _discount(np.arange(max(length, 1024)), log_base)
+        table.flags.writeable = False
+        _DISCOUNTS[log_base] = table
+    return table[:length]
+
+
 def _log_comb(n, k):
     # imported here: scipy.special costs more to import than most evaluations
     from scipy.special import gammaln
@@ -825,12 +830,15 @@ def rank(
     tiebreak=None,
     group_weights=None,
     judgments=None,
+    starts=None,
 ) -> Ranking:
     """Sort checked rows by query, then score descending, then the tie policy.
 
     ``tiebreak``, when given, is a per-row key whose *ascending* order breaks
     ties in score (used by the TREC path, where ties go by document id); the
-    tie policy then acts as ``"first"``.
+    tie policy then acts as ``"first"``. ``starts``, when given, says that
+    the rows are grouped in code order, query ``c`` at rows
+    ``starts[c]:starts[c + 1]``.
 
     The rows are ordered by one grouped sort of the scores in which tied
     scores land in no particular order (see :func:`_grouped_order`); a tie
@@ -838,9 +846,14 @@ def rank(
     equal scores, and only those rows.
     """
     n_groups = int(group_ids.shape[0])
-    if codes.shape[0] < 2 or np.all(codes[1:] >= codes[:-1]):
-        # Rows grouped in code order (the usual layout, and every block of
-        # queries): the sorted codes are the ranked codes.
+    if starts is not None:
+        # Rows grouped in code order, as known to the caller (every block of
+        # queries of grouped input): the codes are the ranked codes.
+        ranked_codes = codes.astype(np.intp, copy=False)
+        sizes = np.diff(starts)
+    elif codes.shape[0] < 2 or np.all(codes[1:] >= codes[:-1]):
+        # Rows grouped in code order (the usual layout): the sorted codes are
+        # the ranked codes.
         ranked_codes = codes.astype(np.intp, copy=False)
         starts = _sorted_code_starts(ranked_codes, n_groups)
         sizes = np.diff(starts)
@@ -1072,6 +1085,7 @@ def rank_checked(checked: CheckedInput) -> Ranking:
         checked.group_ids,
         checked.ties,
         tiebreak=checked.tiebreak,
+        starts=checked.starts,
     )
     if checked.sample_weight is not None:
         ranking.group_weights = _query_weights(ranking, checked.sample_weight)
@@ -1340,6 +1354,7 @@ def map_query_blocks(function, checked: CheckedInput, n_jobs=None, block_rows=No
             checked.ties,
             None if tiebreak is None else tiebreak[rows],
             None if weight is None else weight[rows],
+            starts=starts[c0 : c1 + 1] - starts[c0],  # grouped in code order
         )
         return function(rank_checked(part))
 

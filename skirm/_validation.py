@@ -68,6 +68,9 @@ def as_numeric_array(values, name: str) -> np.ndarray:
     )
 
 
+_INF_BITS = np.array(np.inf).view(np.uint64)[()]
+
+
 def check_y_true(y_true, name: str = "y_true") -> np.ndarray:
     """Relevance labels: finite, non-negative, real numbers (1-D or 2-D)."""
     arr = as_numeric_array(y_true, name)
@@ -75,9 +78,16 @@ def check_y_true(y_true, name: str = "y_true") -> np.ndarray:
         raise ValueError(f"`{name}` must be 1-D or 2-D, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"`{name}` must not be empty, got shape {arr.shape}")
-    low, high = arr.min(), arr.max()  # two fast reductions; NaN propagates
-    if low >= 0 and high < np.inf:
-        return arr
+    if arr.dtype == np.float64 and arr.flags.c_contiguous:
+        # One pass: as unsigned integers, the finite floats without the sign
+        # bit are exactly those below the bits of +inf (-0.0 takes the
+        # checks below, which accept it).
+        if arr.view(np.uint64).max() < _INF_BITS:
+            return arr
+    else:
+        low, high = arr.min(), arr.max()  # two fast reductions; NaN propagates
+        if low >= 0 and high < np.inf:
+            return arr
     if not np.isfinite(arr).all():
         bad = as_python(arr[~np.isfinite(arr)].flat[0])
         hint = ""

@@ -52,10 +52,11 @@ def _hits(ranking, k, threshold):
 def _first_relevant(ranking, threshold):
     """Without ties: each query's first relevant position, -1 if none."""
     rows = ranking.relevant_rows(threshold)
-    first = np.full(ranking.n_groups, -1, dtype=np.intp)
-    found = rows.counts > 0
-    first[found] = rows.position[np.cumsum(rows.counts)[found] - rows.counts[found]]
-    return first
+    if rows.index.shape[0] == 0:
+        return np.full(ranking.n_groups, -1, dtype=np.intp)
+    # The first relevant row of a query without any is the next query's.
+    top = rows.position[np.minimum(rows.first[:-1], rows.index.shape[0] - 1)]
+    return np.where(rows.counts > 0, top, -1)
 
 
 def _depth(ranking, k):
@@ -135,9 +136,8 @@ def _reciprocal_rank(ranking, k, relevance_threshold):
     if not ranking.has_ties:
         first = _per_query(_first_relevant(ranking, relevance_threshold), k)
         found = first >= 0 if k is None else (first >= 0) & (first < k)
-        rr = np.zeros(found.shape)
-        np.divide(1.0, np.broadcast_to(first + 1.0, found.shape), out=rr, where=found)
-        return rr, R == 0
+        # 1 / rank where found; 0 / 1 elsewhere.
+        return found / (first + (~found + 1.0)), R == 0
     first = ranking.first_relevant_probability(relevance_threshold)
     return ranking.group_sum(first / (ranking.position + 1.0), k), R == 0
 

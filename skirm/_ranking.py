@@ -23,8 +23,8 @@ With any policy but ``"average"`` every row is its own tie block.
 
 from __future__ import annotations
 
+import itertools
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
@@ -1361,5 +1361,40 @@ def map_query_blocks(function, checked: CheckedInput, n_jobs=None, block_rows=No
     n_blocks = edges.shape[0] - 1
     if n_threads == 1:
         return [block(b) for b in range(n_blocks)]
-    with ThreadPoolExecutor(min(n_threads, n_blocks)) as pool:
-        return list(pool.map(block, range(n_blocks)))
+    return _share_out(block, n_blocks, min(n_threads, n_blocks))
+
+
+def _share_out(function, n_tasks, n_threads):
+    """``[function(i) for i in range(n_tasks)]`` on ``n_threads`` threads, the
+    calling thread one of them: each takes the next task when it is free.
+
+    No thread waits on another to hand results over (each wake-up of a
+    waiting thread takes the GIL back from the working ones). The error of
+    the first failing task, in task order, is raised.
+    """
+    results = [None] * n_tasks
+    errors = {}
+    tasks = itertools.count()
+
+    def work():
+        while True:
+            i = next(tasks)  # atomic: one thread per task
+            if i >= n_tasks or errors:
+                return
+            try:
+                results[i] = function(i)
+            except BaseException as exc:  # re-raised below, in task order
+                errors[i] = exc
+                return
+
+    threads = [threading.Thread(target=work) for _ in range(n_threads - 1)]
+    for thread in threads:
+        thread.start()
+    try:
+        work()
+    finally:
+        for thread in threads:
+            thread.join()
+    if errors:
+        raise errors[min(errors)]
+    return results

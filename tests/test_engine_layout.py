@@ -4,8 +4,12 @@ The fast paths of the engine (sorted integer query ids encoded from their
 change points, query starts found by bisection, top rows from a padded
 matrix, the ideal DCG from per-query label counts, the query ids encoded in
 a second thread) are each compared with a plain reference on generated
-layouts, and must give the very same numbers as the general paths.
+layouts, and must give the very same numbers as the general paths. The
+threads that share the blocks out, and the one-pass check of float64
+labels, are tested at the end.
 """
+
+import threading
 
 import numpy as np
 import pytest
@@ -243,3 +247,101 @@ def test_dcg_and_err_paths_give_the_same_numbers(monkeypatch, levels, sizes):
     for name in [*names, "err@7", "ndcg@7"]:
         np.testing.assert_array_equal(fast.per_query[name], rows.per_query[name])
         np.testing.assert_array_equal(lines.per_query[name], rows.per_query[name])
+
+
+# -- threads: tasks shared out, properties computed per ranking -----------------
+
+
+@pytest.mark.parametrize("n_threads", [2, 3])
+@pytest.mark.parametrize("n_tasks", [1, 2, 7, 50])
+def test_share_out_runs_each_task_once_and_keeps_their_order(n_threads, n_tasks):
+    calls = []
+
+    def task(i):
+        calls.append(i)
+        return i * i
+
+    results = skirm._ranking._share_out(task, n_tasks, n_threads)
+    assert results == [i * i for i in range(n_tasks)]
+    assert sorted(calls) == list(range(n_tasks))
+
+
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+@pytest.mark.parametrize("failing", [(0,), (3,), (3, 4, 9), (9,)])
+def test_share_out_raises_the_error_of_the_first_failing_task(n_threads, failing):
+    ran = set()
+
+    def task(i):
+        ran.add(i)
+        if i in failing:
+            raise ValueError(f"task {i} failed")
+        return i
+
+    first = min(failing)
+    with pytest.raises(ValueError, match=f"^task {first} failed$"):
+        skirm._ranking._share_out(task, 10, n_threads)
+    assert set(range(first + 1)) <= ran  # every task before it ran
+
+
+def test_rankings_compute_their_properties_in_parallel():
+    # Before Python 3.12, functools.cached_property holds one lock for every
+    # instance: a second thread could not compute the property of another
+    # ranking until the first had finished. Both threads must be inside the
+    # property at once here.
+    meet = threading.Barrier(2)
+
+    class Slow:
+        @skirm._ranking.cached_property
+        def value(self):
+            meet.wait(timeout=10)
+            return id(self)
+
+    a, b = Slow(), Slow()
+    results = skirm._ranking._share_out(lambda i: (a, b)[i].value, 2, 2)
+    assert results == [id(a), id(b)]
+    assert a.value == id(a) and "value" in vars(a)  # computed once, then kept
+
+
+# -- the one-pass check of float64 labels ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        [0.0, 1.0, 2.5],
+        [-0.0, 3.0],
+        [5e-324, 1.7976931348623157e308],
+        np.arange(10.0)[::2],  # not contiguous: the two-reduction path
+        np.arange(4.0).astype(">f8"),  # not native float64
+        np.arange(4.0, dtype=np.float32),
+    ],
+)
+def test_valid_labels_pass_the_check_unchanged(labels):
+    from skirm._validation import check_y_true
+
+    labels = np.asarray(labels)
+    before = labels.copy()
+    out = check_y_true(labels)
+    np.testing.assert_array_equal(out, before)
+    np.testing.assert_array_equal(labels, before)
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        (np.nan, "must hold finite relevance labels, got nan"),
+        (np.inf, "must hold finite relevance labels, got inf"),
+        (-np.inf, "must hold finite relevance labels, got -inf"),
+        (-1.0, "must hold non-negative relevance labels, got -1.0"),
+        (-5e-324, "must hold non-negative relevance labels, got -5e-324"),
+    ],
+)
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+def test_bad_labels_fail_the_check(bad, message, layout):
+    from skirm._validation import check_y_true
+
+    labels = np.array([0.0, 2.0, bad, 1.0, 0.0, 0.0])
+    if layout == "strided":
+        labels = np.repeat(labels, 2)[::2]
+    with pytest.raises(ValueError, match=f"`y_true` {message}"):
+        check_y_true(labels)

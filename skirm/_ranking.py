@@ -986,10 +986,14 @@ def _grouped_order(y_score, codes, sizes, starts, grouped_codes=None):
         ranked = lines.reshape(-1)[cell]
         del lines, cell
         # Equal high bits within a query: possibly distinct scores that collide.
-        same = ranked[1:] ^ ranked[:-1]
-        same = same <= low
-        boundary = starts[1:-1]
-        same[boundary[(boundary > 0) & (boundary < n)] - 1] = False  # two queries
+        # Pair (i, i + 1) is at ``i + 1`` of ``pairs``, between two cells that
+        # the first and last queries' starts (0 and n, or empty queries) may
+        # clear: every query start clears the pair across it in one step.
+        pairs = np.empty(n + 1, dtype=bool)
+        pairs[0] = pairs[n] = False
+        np.less_equal(ranked[1:] ^ ranked[:-1], low, out=pairs[1:n])
+        pairs[starts[1:-1]] = False  # two queries
+        same = pairs[1:n]
         ranked &= low
         order = ranked.view(np.int64).astype(np.intp, copy=False)
         order += starts[:-1][sorted_codes]

@@ -510,10 +510,10 @@ class Ranking:
         key = ("rows", threshold)
         rows = self._rel_cache.get(key)
         if rows is None:
-            index = np.flatnonzero(self.relevant(threshold))
+            index = self.relevant(threshold).nonzero()[0]
             codes = self.codes[index]
             first = _sorted_code_starts(codes, self.n_groups)
-            counts = np.diff(first)
+            counts = first[1:] - first[:-1]
             above = np.arange(index.shape[0], dtype=np.intp)
             above -= first[:-1][codes]
             position = index - self.starts[codes]
@@ -626,14 +626,14 @@ class Ranking:
         if not top <= 255 or self.n_groups * (top + 1.0) > 4 * size + 4096:
             return None
         levels = labels.astype(np.uint8)
-        if not np.array_equal(levels, labels):
+        if not (levels == labels).all():
             return None
         n_levels = int(top) + 1
         key = codes * n_levels
         key += levels
         counts = np.bincount(key, minlength=self.n_groups * n_levels)
         counts = counts.reshape(self.n_groups, n_levels)
-        return np.cumsum(counts[:, :0:-1], axis=1)[:, ::-1]
+        return counts[:, :0:-1].cumsum(axis=1)[:, ::-1]
 
     def _ideal_lines(self, gain, depth):
         """Per query, the ideal ordering's DCG (log2 discount) at each of its
@@ -665,7 +665,7 @@ class Ranking:
         # each cell's label.
         lines = gain(np.arange(n_levels + 1, dtype=np.float64))[level]
         lines *= _discount_table(width)
-        np.cumsum(lines, axis=1, out=lines)
+        lines.cumsum(axis=1, out=lines)
         return lines
 
     @cached_property
@@ -693,7 +693,7 @@ class Ranking:
             if lines is not None:
                 last = lines.shape[1]
                 column = last - 1 if k is None else np.minimum(k, last) - 1
-                return np.take(lines, column, axis=1)
+                return lines.take(column, axis=1)
         codes, labels, position = self._ideal
         if k is not None:
             top = position < deepest
@@ -719,7 +719,7 @@ def _sorted_code_starts(codes, n_groups):
     the rows, and no ``bincount``, which holds the GIL), else by counting.
     """
     if n_groups <= 1 << 14:
-        return np.searchsorted(codes, np.arange(n_groups + 1))
+        return codes.searchsorted(np.arange(n_groups + 1))
     return _counted_starts(codes, n_groups)
 
 
@@ -850,17 +850,17 @@ def rank(
         # Rows grouped in code order, as known to the caller (every block of
         # queries of grouped input): the codes are the ranked codes.
         ranked_codes = codes.astype(np.intp, copy=False)
-        sizes = np.diff(starts)
+        sizes = starts[1:] - starts[:-1]
     elif codes.shape[0] < 2 or np.all(codes[1:] >= codes[:-1]):
         # Rows grouped in code order (the usual layout): the sorted codes are
         # the ranked codes.
         ranked_codes = codes.astype(np.intp, copy=False)
         starts = _sorted_code_starts(ranked_codes, n_groups)
-        sizes = np.diff(starts)
+        sizes = starts[1:] - starts[:-1]
     else:
         ranked_codes = None
         starts = _counted_starts(codes, n_groups)
-        sizes = np.diff(starts)
+        sizes = starts[1:] - starts[:-1]
     order, distinct, stable = _grouped_order(
         y_score, codes, sizes, starts, ranked_codes
     )
@@ -976,7 +976,8 @@ def _grouped_order(y_score, codes, sizes, starts, grouped_codes=None):
         # (Indexing by the codes, unlike ``np.repeat``, releases the GIL.)
         cell = np.arange(n, dtype=np.intp)
         cell += (np.arange(n_groups, dtype=np.intp) * width - starts[:-1])[sorted_codes]
-        lines = np.full(n_groups * width, np.iinfo(np.uint64).max, dtype=np.uint64)
+        lines = np.empty(n_groups * width, dtype=np.uint64)
+        lines.fill(np.iinfo(np.uint64).max)
         lines[cell] = keys
         del keys
         lines = lines.reshape(n_groups, width)

@@ -49,7 +49,7 @@ def _dcg(ranking, k, gain, log_base=2.0):
                 if keep is not None:  # cells past a query's last row add 0
                     values = np.where(keep, values, 0.0)
             values *= ranking.discount_table(log_base)[:depth]
-            np.cumsum(values, axis=1, out=values)
+            values.cumsum(axis=1, out=values)
             return _columns(values, k), _no_gain(ranking)
         top = ranking.top(depth)
         table = ranking.discount_table(log_base)
@@ -131,7 +131,7 @@ def _columns(lines, ks):
         and np.all(ks == np.arange(1, ks.shape[0] + 1))
     ):
         return lines
-    return np.take(lines, ks - 1, axis=1)
+    return lines.take(ks - 1, axis=1)
 
 
 def _err_relevant(ranking, ks, depth, max_grade):

@@ -846,21 +846,17 @@ def rank(
     equal scores, and only those rows.
     """
     n_groups = int(group_ids.shape[0])
-    if starts is not None:
-        # Rows grouped in code order, as known to the caller (every block of
-        # queries of grouped input): the codes are the ranked codes.
+    ranked_codes = None
+    if starts is not None or codes.shape[0] < 2 or np.all(codes[1:] >= codes[:-1]):
+        # Rows grouped in code order (the usual layout; known to the caller
+        # for every block of queries of grouped input): the codes are the
+        # ranked codes.
         ranked_codes = codes.astype(np.intp, copy=False)
-        sizes = starts[1:] - starts[:-1]
-    elif codes.shape[0] < 2 or np.all(codes[1:] >= codes[:-1]):
-        # Rows grouped in code order (the usual layout): the sorted codes are
-        # the ranked codes.
-        ranked_codes = codes.astype(np.intp, copy=False)
-        starts = _sorted_code_starts(ranked_codes, n_groups)
-        sizes = starts[1:] - starts[:-1]
+        if starts is None:
+            starts = _sorted_code_starts(ranked_codes, n_groups)
     else:
-        ranked_codes = None
         starts = _counted_starts(codes, n_groups)
-        sizes = starts[1:] - starts[:-1]
+    sizes = starts[1:] - starts[:-1]
     order, distinct, stable = _grouped_order(
         y_score, codes, sizes, starts, ranked_codes
     )
@@ -987,14 +983,14 @@ def _grouped_order(y_score, codes, sizes, starts, grouped_codes=None):
         ranked = lines.reshape(-1)[cell]
         del lines, cell
         # Equal high bits within a query: possibly distinct scores that collide.
-        # Pair (i, i + 1) is at ``i + 1`` of ``pairs``, between two cells that
+        # Pair (i, i + 1) is at ``i + 1`` of ``shifted``, between two cells that
         # the first and last queries' starts (0 and n, or empty queries) may
         # clear: every query start clears the pair across it in one step.
-        pairs = np.empty(n + 1, dtype=bool)
-        pairs[0] = pairs[n] = False
-        np.less_equal(ranked[1:] ^ ranked[:-1], low, out=pairs[1:n])
-        pairs[starts[1:-1]] = False  # two queries
-        same = pairs[1:n]
+        shifted = np.empty(n + 1, dtype=bool)
+        shifted[0] = shifted[n] = False
+        np.less_equal(ranked[1:] ^ ranked[:-1], low, out=shifted[1:n])
+        shifted[starts[1:-1]] = False  # two queries
+        same = shifted[1:n]
         ranked &= low
         order = ranked.view(np.int64).astype(np.intp, copy=False)
         order += starts[:-1][sorted_codes]
@@ -1135,9 +1131,12 @@ def check_input(
         # Large flat arrays and a second thread: the query labels are encoded
         # while the labels and scores are checked. Errors keep their order.
         n_rows = y_true.shape[0]
-        ((y_true, missing), y_score), encoded = _in_two_threads(
-            labels_and_scores, lambda: encode_grouped(check_groups(groups, n_rows))
-        )
+
+        def encode():
+            return encode_grouped(check_groups(groups, n_rows))
+
+        tasks = (labels_and_scores, encode)
+        ((y_true, missing), y_score), encoded = _share_out(lambda i: tasks[i](), 2, 2)
     else:
         (y_true, missing), y_score = labels_and_scores()
     if y_true.ndim != y_score.ndim or y_true.shape != y_score.shape:
@@ -1217,28 +1216,6 @@ def _encode_aside(y_true, y_score, groups, n_jobs):
     )
 
 
-def _in_two_threads(first, second):
-    """``(first(), second())``, ``second`` in another thread; an error of
-    ``first`` is raised before one of ``second``."""
-    box = {}
-
-    def run():
-        try:
-            box["value"] = second()
-        except BaseException as exc:  # re-raised below, in order
-            box["error"] = exc
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    try:
-        value = first()
-    finally:
-        thread.join()
-    if "error" in box:
-        raise box.pop("error")
-    return value, box["value"]
-
-
 def _unjudged_labels(y_true, unjudged):
     """Checked labels, with NaN (unjudged) read as 0, and the NaN mask or None."""
     if unjudged == "raise":
@@ -1309,16 +1286,11 @@ BLOCK_ROWS = 1 << 17
 def _code_layout(codes, n_groups):
     """``(starts, order)``: the first row of each query's rows in code order,
     and the stable order of the rows by code (None when already in it)."""
-    # Every code in [0, n_groups) is used: the rows are grouped in code order
-    # when the runs of equal codes are exactly 0, 1, 2...
-    n = codes.shape[0]
-    change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
-    if (
-        change.shape[0] == n_groups - 1
-        and codes[0] == 0
-        and np.array_equal(codes[change], np.arange(1, n_groups))
-    ):
-        return np.concatenate(([0], change, [n])).astype(np.intp, copy=False), None
+    # Every code in [0, n_groups) is used: sorted codes are grouped in code
+    # order, and their change points are the query starts.
+    grouped = _encode_grouped_ints(codes.astype(np.int64, copy=False), codes)
+    if grouped is not None:
+        return grouped[2], None
     return _counted_starts(codes, n_groups), _stable_code_sort(codes, n_groups)
 
 

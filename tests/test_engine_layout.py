@@ -69,7 +69,9 @@ def test_encode_grouped_matches_unique(name):
         assert not codes.flags.writeable  # the caller's array is never handed out
 
 
-@pytest.mark.parametrize("name", ["sorted from 0", "sorted with holes", "strings"])
+@pytest.mark.parametrize(
+    "name", ["sorted from 0", "sorted with holes", "strings", "interleaved"]
+)
 @pytest.mark.parametrize("ties", ["average", "first", "pessimistic"])
 def test_any_block_size_and_thread_count_gives_the_same_values(monkeypatch, name, ties):
     groups = _layouts()[name]

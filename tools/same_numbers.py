@@ -164,8 +164,6 @@ def array_outputs(out):
 
     names = metric_requests()
     for label, (y_true, y_score, groups, extra) in array_inputs().items():
-        unjudged = "unjudged" in label
-        requested = names if not unjudged else names
         for ties in TIES:
             for n_jobs in (None, 2):
                 if label in ("judge_samples", "two_d", "weighted") and n_jobs:
@@ -174,7 +172,7 @@ def array_outputs(out):
                     y_true,
                     y_score,
                     groups=groups,
-                    metrics=requested,
+                    metrics=names,
                     ties=ties,
                     n_jobs=n_jobs,
                     **extra,
@@ -257,6 +255,7 @@ def array_outputs(out):
     _put_result(out, "lists/sets", evaluate(sets, ranked, metrics=names))
     y, s, g = lists.to_rows()
     _put(out, "lists/to_rows", np.concatenate([y, s]))
+    _put(out, "lists/to_rows/groups", g.astype(str))
 
 
 def trec_files(directory):
@@ -476,7 +475,8 @@ def _cli(argv):
     with contextlib.redirect_stdout(wrapper), contextlib.redirect_stderr(stderr):
         status = main(argv)
         wrapper.flush()
-    return f"{status}\n{raw.getvalue().decode('utf-8', 'replace')}{stdout.getvalue()}\n--\n{stderr.getvalue()}"
+    printed = raw.getvalue().decode("utf-8", "replace") + stdout.getvalue()
+    return f"{status}\n{printed}\n--\n{stderr.getvalue()}"
 
 
 def cli_outputs(out, directory):

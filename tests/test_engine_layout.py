@@ -14,8 +14,11 @@ import threading
 import numpy as np
 import pytest
 
-import skirm._ranking
-from skirm._ranking import check_input, encode_grouped, rank, rank_input
+import skirm._engine._blocks
+import skirm._engine._check
+import skirm._engine._ranking
+import skirm._engine._threads
+from skirm._engine import check_input, encode_grouped, rank, rank_input
 from skirm.metrics import evaluate
 
 METRICS = ["ndcg@3", "ndcg", "map", "mrr", "precision@2", "err@4", "dcg@5", "rbp"]
@@ -79,11 +82,11 @@ def test_any_block_size_and_thread_count_gives_the_same_values(monkeypatch, name
     y_true = rng.integers(0, 4, groups.shape[0]).astype(float)
     y_score = rng.integers(0, 5, groups.shape[0]).astype(float)  # ties
     kwargs = dict(groups=groups, metrics=METRICS, ties=ties)
-    monkeypatch.setattr(skirm._ranking, "BLOCK_ROWS", 10**9)
+    monkeypatch.setattr(skirm._engine._blocks, "BLOCK_ROWS", 10**9)
     whole = evaluate(y_true, y_score, **kwargs)
-    monkeypatch.setattr(skirm._ranking, "_ASIDE_ROWS", 1)  # encode in a thread
+    monkeypatch.setattr(skirm._engine._check, "_ASIDE_ROWS", 1)  # encode in a thread
     for block_rows in (5, 17, 64):
-        monkeypatch.setattr(skirm._ranking, "BLOCK_ROWS", block_rows)
+        monkeypatch.setattr(skirm._engine._blocks, "BLOCK_ROWS", block_rows)
         for n_jobs in (None, 2):
             result = evaluate(y_true, y_score, n_jobs=n_jobs, **kwargs)
             for metric in METRICS:
@@ -112,7 +115,7 @@ def test_encoding_in_a_thread_raises_the_same_first_error(monkeypatch, case):
     y_true, y_score, groups = _bad_inputs()[case]
     with pytest.raises((ValueError, TypeError)) as serial:
         check_input(y_true, y_score, groups=groups)
-    monkeypatch.setattr(skirm._ranking, "_ASIDE_ROWS", 1)
+    monkeypatch.setattr(skirm._engine._check, "_ASIDE_ROWS", 1)
     with pytest.raises(type(serial.value), match="^" + str(serial.value)[:40]) as aside:
         check_input(y_true, y_score, groups=groups, n_jobs=2)
     assert str(aside.value) == str(serial.value)
@@ -124,7 +127,7 @@ def test_encoding_in_a_thread_gives_the_same_checked_input(monkeypatch):
     y_true = rng.integers(0, 3, groups.shape[0])
     y_score = rng.normal(size=groups.shape[0])
     serial = check_input(y_true, y_score, groups=groups)
-    monkeypatch.setattr(skirm._ranking, "_ASIDE_ROWS", 1)
+    monkeypatch.setattr(skirm._engine._check, "_ASIDE_ROWS", 1)
     aside = check_input(y_true, y_score, groups=groups, n_jobs=2)
     for got, expected in zip(aside, serial, strict=True):
         if isinstance(expected, np.ndarray):
@@ -244,7 +247,9 @@ def test_dcg_and_err_paths_give_the_same_numbers(monkeypatch, levels, sizes):
     fast = run()
     monkeypatch.setattr(graded, "_err_relevant", lambda *args: None)
     lines = run()
-    monkeypatch.setattr(skirm._ranking.Ranking, "top_lines", lambda self, depth: None)
+    monkeypatch.setattr(
+        skirm._engine._ranking.Ranking, "top_lines", lambda self, depth: None
+    )
     rows = run()
     for name in [*names, "err@7", "ndcg@7"]:
         np.testing.assert_array_equal(fast.per_query[name], rows.per_query[name])
@@ -263,7 +268,7 @@ def test_share_out_runs_each_task_once_and_keeps_their_order(n_threads, n_tasks)
         calls.append(i)
         return i * i
 
-    results = skirm._ranking._share_out(task, n_tasks, n_threads)
+    results = skirm._engine._threads.share_out(task, n_tasks, n_threads)
     assert results == [i * i for i in range(n_tasks)]
     assert sorted(calls) == list(range(n_tasks))
 
@@ -281,7 +286,7 @@ def test_share_out_raises_the_error_of_the_first_failing_task(n_threads, failing
 
     first = min(failing)
     with pytest.raises(ValueError, match=f"^task {first} failed$"):
-        skirm._ranking._share_out(task, 10, n_threads)
+        skirm._engine._threads.share_out(task, 10, n_threads)
     assert set(range(first + 1)) <= ran  # every task before it ran
 
 
@@ -293,13 +298,13 @@ def test_rankings_compute_their_properties_in_parallel():
     meet = threading.Barrier(2)
 
     class Slow:
-        @skirm._ranking.cached_property
+        @skirm._engine._ranking.cached_property
         def value(self):
             meet.wait(timeout=10)
             return id(self)
 
     a, b = Slow(), Slow()
-    results = skirm._ranking._share_out(lambda i: (a, b)[i].value, 2, 2)
+    results = skirm._engine._threads.share_out(lambda i: (a, b)[i].value, 2, 2)
     assert results == [id(a), id(b)]
     assert a.value == id(a) and "value" in vars(a)  # computed once, then kept
 

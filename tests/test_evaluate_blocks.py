@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from _reference import reference_per_query
 
-import skirm._ranking
+import skirm._engine._blocks
 from skirm.io import Qrels, Run
 from skirm.metrics import EvaluationResult, evaluate, get_metric
 from skirm.trec import evaluate_run
@@ -203,7 +203,7 @@ def test_concat_leaves_its_inputs_alone():
 @pytest.fixture
 def small_blocks(monkeypatch):
     """Blocks of a few rows, so that small inputs are cut into many blocks."""
-    monkeypatch.setattr(skirm._ranking, "BLOCK_ROWS", 17)
+    monkeypatch.setattr(skirm._engine._blocks, "BLOCK_ROWS", 17)
 
 
 @pytest.mark.oracle
@@ -217,9 +217,9 @@ def test_blocks_give_the_one_block_values_for_any_n_jobs(monkeypatch, ties, weig
         ties=ties,
         sample_weight=sample_weight if weighted else None,
     )
-    monkeypatch.setattr(skirm._ranking, "BLOCK_ROWS", 10**9)
+    monkeypatch.setattr(skirm._engine._blocks, "BLOCK_ROWS", 10**9)
     one_block = evaluate(y_true, y_score, **kwargs)
-    monkeypatch.setattr(skirm._ranking, "BLOCK_ROWS", 17)
+    monkeypatch.setattr(skirm._engine._blocks, "BLOCK_ROWS", 17)
     serial = evaluate(y_true, y_score, **kwargs)
     for name in METRICS:
         np.testing.assert_allclose(

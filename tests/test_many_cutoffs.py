@@ -4,7 +4,7 @@ each must equal the metric computed alone at that cutoff."""
 import numpy as np
 import pytest
 
-from skirm._ranking import prefix_sums
+from skirm._engine import prefix_sums
 from skirm.metrics import evaluate, get_metric
 from skirm.metrics._registry import SPECS
 

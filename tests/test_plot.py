@@ -61,7 +61,7 @@ def test_metric_at_k_line_equals_evaluate(data, metric):
 
 
 def test_metric_at_k_ranks_once(data, monkeypatch):
-    import skirm._ranking as engine
+    import skirm._engine._blocks as engine
 
     calls = []
     original = engine.rank_checked

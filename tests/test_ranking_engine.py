@@ -9,7 +9,7 @@ fallback path), signed zeros, infinities, and non-contiguous groups.
 import numpy as np
 import pytest
 
-from skirm._ranking import encode_groups, rank
+from skirm._engine import encode_groups, rank
 
 SPECIALS = np.array(
     [

@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-from skirm._ranking import TIES, check_input
+from skirm._engine import TIES, check_input
 from skirm._validation import check_choice, check_no_relevant, describe
 from skirm.metrics._evaluate import (
     bind_input_wide,

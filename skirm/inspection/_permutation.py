@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
+from skirm._engine import encode_groups
 from skirm._query_ids import check_groups_from, n_rows, resolve_groups
-from skirm._ranking import encode_groups
 from skirm._validation import check_choice, describe
 from skirm.metrics._scorer import RankingScorer, get_scorer, make_ranking_scorer
 

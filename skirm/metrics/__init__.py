@@ -5,7 +5,7 @@ label per row (or 2-D arrays with one query per row), and returns a Python
 float: the mean over queries.
 """
 
-from skirm._lists import RankedLists, from_lists
+from skirm._engine import RankedLists, from_lists
 from skirm.metrics._binary import (
     capped_recall_at_k_score,
     f1_at_k_score,

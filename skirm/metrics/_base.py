@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from skirm._ranking import Ranking, rank_input
+from skirm._engine import Ranking, rank_input
 from skirm._validation import (
     as_python,
     check_choice,

@@ -1,6 +1,6 @@
 """Metrics on binary relevance: a row is relevant or it is not.
 
-Each metric is a short kernel over :class:`skirm._ranking.Ranking` plus its
+Each metric is a short kernel over :class:`skirm._engine.Ranking` plus its
 registry record and its public function. ``hits`` (relevant rows in the top
 k) and the first-relevant-row probabilities live in the ranking engine; with
 ``ties="average"`` they are already expectations over tied orderings, so the
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm._ranking import prefix_sums, sum_by
+from skirm._engine import prefix_sums, sum_by
 from skirm.metrics._base import MetricSpec, fill_doc, score
 
 _BINARY = {"relevance_threshold": None}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm._ranking import rank_input
+from skirm._engine import rank_input
 from skirm._validation import check_choice, check_no_relevant, check_threshold
 from skirm.metrics._base import mean_over_queries
 

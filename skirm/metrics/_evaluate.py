@@ -6,7 +6,13 @@ from functools import partial
 
 import numpy as np
 
-from skirm._ranking import check_input, map_query_blocks, rank_checked, relabel
+from skirm._engine import (
+    CheckedInput,
+    enter,
+    map_query_blocks,
+    rank_checked,
+    relabel,
+)
 from skirm._validation import check_no_relevant, check_y_true, describe
 from skirm.metrics._base import (
     PARAM_CHECKS,
@@ -561,27 +567,23 @@ def evaluate(
     ...                conventions="lightgbm")["ndcg@2"], 4)
     0.4131
     """
-    from skirm._lists import is_lists_input, rank_lists  # the lists floor is above
-
     bound = bind_metrics(metrics, params)
     no_relevant = check_no_relevant(no_relevant)
     if conventions is not None:
         bound, ties, no_relevant = apply_conventions(
             conventions, bound, ties, no_relevant
         )
-    if is_lists_input(y_true):
-        ranking = rank_lists(y_true, y_score, groups, sample_weight)
-        checked = None
-    else:
-        checked = check_input(
-            y_true,
-            y_score,
-            groups=groups,
-            sample_weight=sample_weight,
-            ties=ties,
-            unjudged=unjudged,
-            n_jobs=n_jobs,
-        )
+    ranking = enter(
+        y_true,
+        y_score,
+        groups=groups,
+        sample_weight=sample_weight,
+        ties=ties,
+        unjudged=unjudged,
+        n_jobs=n_jobs,
+    )
+    if isinstance(ranking, CheckedInput):
+        checked = ranking
         if conventions is not None:
             check_scores(conventions, bound, checked.y_score)
         if checked.missing is None and label_samples is None:

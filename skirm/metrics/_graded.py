@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm._ranking import prefix_lines, prefix_sums, sum_by
+from skirm._engine import prefix_lines, prefix_sums, sum_by
 from skirm.metrics._base import MetricSpec, fill_doc, score
 
 

@@ -24,12 +24,12 @@ import warnings
 
 import numpy as np
 
+from skirm._engine import TIES, rank_input
 from skirm._query_ids import (
     check_groups_from,
     missing_groups_message,
     resolve_groups,
 )
-from skirm._ranking import TIES, rank_input
 from skirm._validation import check_choice, check_k, check_no_relevant, describe
 from skirm.metrics._base import PARAM_CHECKS
 from skirm.metrics._conventions import apply_conventions, check_scores

@@ -25,8 +25,8 @@ from sklearn.model_selection import (
 )
 from sklearn.utils.metadata_routing import process_routing
 
+from skirm._engine import encode_groups
 from skirm._query_ids import resolve_groups
-from skirm._ranking import encode_groups
 from skirm.model_selection._split import QueryGroupKFold
 
 __all__ = ["QueryHalvingGridSearchCV", "QueryHalvingRandomSearchCV"]

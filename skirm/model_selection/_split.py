@@ -17,13 +17,13 @@ import numpy as np
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state, indexable
 
+from skirm._engine import encode_groups
 from skirm._query_ids import (
     check_groups_from,
     groups_from_frame,
     n_rows,
     resolve_groups,
 )
-from skirm._ranking import encode_groups
 from skirm._validation import describe
 
 __all__ = [

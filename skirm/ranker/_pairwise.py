@@ -10,7 +10,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from skirm._ranking import encode_groups
+from skirm._engine import encode_groups
 from skirm._validation import check_sample_weight, check_y_true, describe
 from skirm.metrics._registry import get_metric
 from skirm.ranker._base import QueryScoreMixin

@@ -10,8 +10,8 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from skirm._engine import encode_groups
 from skirm._query_ids import n_rows, resolve_groups
-from skirm._ranking import encode_groups
 from skirm._validation import as_python, check_sample_weight, describe
 from skirm.metrics._registry import get_metric
 from skirm.model_selection._split import check_size

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from skirm._lists import _id_array
+from skirm._engine import id_array
 from skirm._validation import as_python, check_probability, describe
 
 __all__ = ["kendall_tau", "rank_biased_overlap", "tau_ap"]
@@ -88,9 +88,7 @@ def _ranked(values, name):
         raise TypeError(
             f"`{name}` must be a ranked list of ids, got {describe(values)}"
         )
-    ids = _id_array(
-        list(values) if not isinstance(values, np.ndarray) else values, name
-    )
+    ids = id_array(list(values) if not isinstance(values, np.ndarray) else values, name)
     if np.unique(ids).shape[0] != ids.shape[0]:
         raise ValueError(f"`{name}` names an item twice")
     return ids

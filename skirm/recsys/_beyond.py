@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from skirm._lists import _flatten_lists
+from skirm._engine import flatten_lists
 from skirm._validation import as_python, check_k, describe
 
 __all__ = [
@@ -34,7 +34,7 @@ __all__ = [
 def _top_ids(y_pred, k, padding):
     """Ids of the top ``k`` of each list (concatenated) and the list codes."""
     k = check_k(k)
-    ids, sizes = _flatten_lists(y_pred, padding)
+    ids, sizes = flatten_lists(y_pred, padding)
     codes = np.repeat(np.arange(sizes.shape[0]), sizes)
     if k is not None:
         starts = np.cumsum(sizes) - sizes

@@ -4,7 +4,7 @@ Measures the array API already has (P, recall, map, map_cut, Rprec,
 recip_rank, success, ndcg, ndcg_cut, relative_P) are computed by the
 registered kernels of :mod:`skirm.metrics` on the shared ranking. This module
 holds the name grammar and the kernels of the trec_eval-only measures, all
-vectorised over :class:`skirm._ranking.Ranking` (no loop over queries).
+vectorised over :class:`skirm._engine.Ranking` (no loop over queries).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skirm._ranking import sum_by
+from skirm._engine import sum_by
 from skirm.metrics._registry import get_metric
 
 GM_FLOOR = 1e-5  # trec_eval's floor for the geometric means

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm._ranking import Judgments, Ranking, rank
+from skirm._engine import Judgments, Ranking, rank
 from skirm.io._tokens import first_duplicate
 from skirm.io._trec import duplicate_rows_error
 from skirm.trec._measures import Context

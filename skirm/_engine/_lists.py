@@ -16,10 +16,9 @@ from collections.abc import Mapping, Set
 
 import numpy as np
 
-from skirm._ranking import Judgments, Ranking, encode_groups
+from skirm._engine._encode import encode_groups
+from skirm._engine._ranking import Judgments, Ranking
 from skirm._validation import as_python, check_groups, check_sample_weight, describe
-
-__all__ = ["RankedLists", "from_lists", "is_lists_input"]
 
 
 class RankedLists:
@@ -179,7 +178,7 @@ def from_lists(y_pred, y_true, *, groups=None, padding=None) -> RankedLists:
     >>> evaluate(lists, None, metrics=["P@2", "ndcg@3"]).per_query["P@2"]
     array([0.5, 0.5])
     """
-    pred_ids, sizes = _flatten_lists(y_pred, padding)
+    pred_ids, sizes = flatten_lists(y_pred, padding)
     n_queries = sizes.shape[0]
     if not sizes.any():
         raise ValueError("`y_pred` must hold at least one id: every list is empty")
@@ -216,7 +215,7 @@ def from_lists(y_pred, y_true, *, groups=None, padding=None) -> RankedLists:
     return RankedLists(group_ids, sizes, labels, codes_j, grades, order)
 
 
-def _flatten_lists(y_pred, padding):
+def flatten_lists(y_pred, padding):
     """All ids of all lists, concatenated, and each list's length."""
     if y_pred is None:
         raise TypeError("`y_pred` must be a sequence of ranked id lists, got None")
@@ -247,7 +246,7 @@ def _flatten_lists(y_pred, padding):
     if ints is not None:
         return ints, sizes
     flat = list(itertools.chain.from_iterable(map(_values, rows)))
-    return _id_array(flat, "y_pred"), sizes
+    return id_array(flat, "y_pred"), sizes
 
 
 def _int_ids(rows, total):
@@ -280,7 +279,7 @@ def _flatten_padded(y_pred, padding):
             f"`y_pred` row {row} has an id after the padding {padding!r}: padding "
             "must only fill the end of a shorter list"
         )
-    return _id_array(y_pred[~pad], "y_pred"), sizes.astype(np.intp)
+    return id_array(y_pred[~pad], "y_pred"), sizes.astype(np.intp)
 
 
 def _flatten_truth(y_true, n_queries):
@@ -319,7 +318,7 @@ def _flatten_truth(y_true, n_queries):
     else:
         ids = list(itertools.chain.from_iterable(map(_values, rows)))
         grades = np.ones(len(ids))
-    return _id_array(ids, "y_true"), grades, sizes
+    return id_array(ids, "y_true"), grades, sizes
 
 
 def _grades(values):
@@ -338,7 +337,7 @@ def _grades(values):
     return grades
 
 
-def _id_array(ids, name):
+def id_array(ids, name):
     arr = np.asarray(ids) if len(ids) else np.empty(0, dtype=np.int64)
     if arr.ndim != 1:
         raise TypeError(

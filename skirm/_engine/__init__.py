@@ -1,0 +1,59 @@
+"""The ranking engine: validate once, sort once, reduce per query.
+
+Every metric in skirm is computed in three steps: put each query's rows in
+rank order, look at the labels in that order, reduce per query. This package
+does the first step, once, and offers the per-query reductions the metrics
+share. It is vectorised numpy throughout: no Python loop over queries.
+
+Its modules follow the stages of the work, each importing only earlier ones:
+
+==================  =========================================================
+``_encode``         query ids to dense codes; where each query's rows start
+``_reduce``         sums by query, padded-line sums, discount tables
+``_ranking``        the :class:`Ranking`: rows in rank order, tie blocks,
+                    relevance, the ideal ordering
+``_threads``        tasks shared out to threads
+``_check``          input checks: :func:`check_input` -> :class:`CheckedInput`
+``_rank``           the grouped sort and the tie policies: :func:`rank`
+``_blocks``         blocks of whole queries, in threads: :func:`map_query_blocks`
+``_lists``          ranked id lists matched to relevant sets: :func:`from_lists`
+``_input``          the one door for public arguments: :func:`enter`,
+                    :func:`rank_input`
+==================  =========================================================
+
+Higher layers import from this package, never from its modules.
+"""
+
+from skirm._engine._blocks import map_query_blocks
+from skirm._engine._check import TIES, UNJUDGED, CheckedInput, check_input
+from skirm._engine._encode import encode_grouped, encode_groups
+from skirm._engine._input import enter, rank_input
+from skirm._engine._lists import RankedLists, flatten_lists, from_lists, id_array
+from skirm._engine._rank import rank, rank_checked
+from skirm._engine._ranking import Judgments, Ranking, Rows, relabel
+from skirm._engine._reduce import prefix_lines, prefix_sums, sum_by
+
+__all__ = [
+    "TIES",
+    "UNJUDGED",
+    "CheckedInput",
+    "Judgments",
+    "RankedLists",
+    "Ranking",
+    "Rows",
+    "check_input",
+    "encode_grouped",
+    "encode_groups",
+    "enter",
+    "flatten_lists",
+    "from_lists",
+    "id_array",
+    "map_query_blocks",
+    "prefix_lines",
+    "prefix_sums",
+    "rank",
+    "rank_checked",
+    "rank_input",
+    "relabel",
+    "sum_by",
+]

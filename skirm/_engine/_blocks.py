@@ -1,0 +1,80 @@
+"""Blocks of whole queries, ranked and measured on their own, in threads.
+
+Large inputs are cut into blocks of about :data:`BLOCK_ROWS` rows of whole
+queries; each block is ranked and measured on its own, so that the arrays of
+a block stay in cache and two threads share the work. The blocks do not
+depend on the number of threads: neither does any value.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skirm._engine._check import CheckedInput
+from skirm._engine._encode import counted_starts, encode_grouped_ints, stable_code_sort
+from skirm._engine._rank import rank_checked
+from skirm._engine._threads import share_out
+from skirm._validation import check_n_jobs
+
+#: Rows per block of whole queries in :func:`map_query_blocks` (a larger query
+#: is a block of its own). Fixed, so that the blocks, and with them every
+#: per-query value, are the same for any number of threads.
+BLOCK_ROWS = 1 << 17
+
+
+def _code_layout(codes, n_groups):
+    """``(starts, order)``: the first row of each query's rows in code order,
+    and the stable order of the rows by code (None when already in it)."""
+    # Every code in [0, n_groups) is used: sorted codes are grouped in code
+    # order, and their change points are the query starts.
+    grouped = encode_grouped_ints(codes.astype(np.int64, copy=False), codes)
+    if grouped is not None:
+        return grouped[2], None
+    return counted_starts(codes, n_groups), stable_code_sort(codes, n_groups)
+
+
+def map_query_blocks(function, checked: CheckedInput, n_jobs=None, block_rows=None):
+    """``function(ranking)`` on each block of whole queries, in threads.
+
+    The queries, in code order, are cut into consecutive blocks of about
+    ``block_rows`` rows; each block is ranked on its own and given to
+    ``function``. Returns the results in block order; the block of the
+    queries with codes ``[c0, c1)`` has them as its codes ``0 .. c1 - c0``.
+    The blocks do not depend on ``n_jobs``: numpy releases the GIL in the
+    sorts and array operations, so threads share the work without changing
+    a single value.
+    """
+    n_threads = check_n_jobs(n_jobs)
+    block_rows = BLOCK_ROWS if block_rows is None else block_rows
+    codes = checked.codes
+    n, n_groups = codes.shape[0], checked.group_ids.shape[0]
+    if n <= block_rows:
+        return [function(rank_checked(checked))]
+    starts, order = checked.starts, None  # known when grouped in code order
+    if starts is None:
+        starts, order = _code_layout(codes, n_groups)
+    cuts = np.searchsorted(starts[:-1], np.arange(block_rows, n, block_rows))
+    edges = np.unique(np.concatenate(([0], cuts, [n_groups])))
+
+    def block(b):
+        c0, c1 = int(edges[b]), int(edges[b + 1])
+        rows = slice(starts[c0], starts[c1])
+        if order is not None:
+            rows = order[rows]
+        tiebreak, weight = checked.tiebreak, checked.sample_weight
+        part = CheckedInput(
+            checked.y_true[rows],
+            checked.y_score[rows],
+            codes[rows] - c0,
+            checked.group_ids[c0:c1],
+            checked.ties,
+            None if tiebreak is None else tiebreak[rows],
+            None if weight is None else weight[rows],
+            starts=starts[c0 : c1 + 1] - starts[c0],  # grouped in code order
+        )
+        return function(rank_checked(part))
+
+    n_blocks = edges.shape[0] - 1
+    if n_threads == 1:
+        return [block(b) for b in range(n_blocks)]
+    return share_out(block, n_blocks, min(n_threads, n_blocks))

@@ -1,0 +1,147 @@
+"""Query ids to dense codes, and where each query's rows start.
+
+The first stage of the engine: the query label of every row becomes a dense
+integer code (``uniques[codes] == groups``), in one pass over the rows when
+they are already grouped by query (the usual layout of a learning-to-rank
+file), and the rows of each code are located by counting or bisection.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def encode_groups(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Dense integer codes for query labels.
+
+    Returns ``(codes, uniques)`` where ``uniques`` holds the sorted distinct
+    labels and ``uniques[codes] == groups``. Avoids a full sort of the rows when
+    the labels are integers in a compact range or already contiguous.
+    """
+    return encode_grouped(groups)[:2]
+
+
+def encode_grouped(groups: np.ndarray):
+    """``(codes, uniques, starts)``: :func:`encode_groups`, and the first row
+    of each query (``starts``, with ``n`` last) when the rows are grouped by
+    query in code order, else None for ``starts``.
+
+    Integer labels sorted ascending (the usual layout of a learning-to-rank
+    file) take one pass over the rows to find where the label changes, and
+    one more to shift them to codes when the smallest is not 0.
+    """
+    n = groups.shape[0]
+    if groups.dtype.kind in "biu" and not (
+        groups.dtype.kind == "u"
+        and groups.dtype.itemsize == 8
+        and groups.max() > np.iinfo(np.int64).max
+    ):
+        g = groups.astype(np.int64, copy=False)
+        grouped = encode_grouped_ints(g, groups)
+        if grouped is not None:
+            return grouped
+        gmin, gmax = int(g.min()), int(g.max())
+        if gmax - gmin <= 4 * n + 1024:
+            shifted = g - gmin if gmin else g
+            present = np.zeros(gmax - gmin + 1, dtype=bool)
+            present[shifted] = True
+            if present.all():  # every label in the range is used: no lookup
+                uniques = np.arange(gmin, gmax + 1).astype(groups.dtype, copy=False)
+                if shifted is groups:  # never hand out the caller's array
+                    shifted = shifted.view()
+                    shifted.flags.writeable = False
+                return shifted, uniques, None
+            lookup = np.cumsum(present) - 1
+            uniques = np.flatnonzero(present) + gmin
+            return lookup[g - gmin], uniques.astype(groups.dtype, copy=False), None
+        return (*_encode_by_sort(groups), None)
+    # Strings and objects: when rows of a query are contiguous (the usual
+    # layout), sort only one label per block.
+    change = np.empty(n, dtype=bool)
+    change[0] = True
+    np.not_equal(groups[1:], groups[:-1], out=change[1:])
+    block_starts = np.flatnonzero(change)
+    try:
+        uniques, inverse = np.unique(groups[block_starts], return_inverse=True)
+    except TypeError as exc:
+        raise TypeError(
+            "`groups` labels must be mutually comparable (all ints or all "
+            f"strings), got a mix: {exc}"
+        ) from None
+    if uniques.shape[0] == block_starts.shape[0]:
+        sizes = np.diff(np.append(block_starts, n))
+        return np.repeat(inverse.reshape(-1), sizes), uniques, None
+    return (*_encode_by_sort(groups), None)
+
+
+def encode_grouped_ints(g, groups):
+    """:func:`encode_grouped` of int64 labels ``g`` (of ``groups``) sorted
+    ascending, from one pass over the rows; None when they are not sorted."""
+    n = g.shape[0]
+    if n == 0:
+        return None
+    change = np.flatnonzero(g[1:] != g[:-1])
+    change += 1
+    # Between two changes the labels are equal: sorted if they rise at each.
+    step = g[change] - g[change - 1]
+    if not np.all(step > 0):
+        return None
+    starts = np.empty(change.shape[0] + 2, dtype=np.intp)
+    starts[0], starts[1:-1], starts[-1] = 0, change, n
+    gmin = int(g[0])
+    if np.all(step == 1):  # every label from the first to the last is used
+        if gmin:
+            codes = g - gmin
+        else:  # the labels are the codes: never hand out the caller's array
+            codes = g.view()
+            codes.flags.writeable = False
+        uniques = np.arange(gmin, gmin + starts.shape[0] - 1)
+        return codes, uniques.astype(groups.dtype, copy=False), starts
+    uniques = g[starts[:-1]].astype(groups.dtype, copy=False)
+    codes = np.repeat(np.arange(uniques.shape[0], dtype=np.intp), np.diff(starts))
+    return codes, uniques, starts
+
+
+def _encode_by_sort(groups):
+    try:
+        uniques, codes = np.unique(groups, return_inverse=True)
+    except TypeError as exc:
+        raise TypeError(
+            "`groups` labels must be mutually comparable (all ints or all "
+            f"strings), got a mix: {exc}"
+        ) from None
+    return codes.reshape(-1), uniques
+
+
+def counted_starts(codes, n_groups):
+    """Where each code's rows start once the rows are sorted by code
+    (``n_groups + 1`` offsets, ``n`` last), by counting the codes."""
+    starts = np.zeros(n_groups + 1, dtype=np.intp)
+    np.cumsum(np.bincount(codes, minlength=n_groups), out=starts[1:])
+    return starts
+
+
+def sorted_code_starts(codes, n_groups):
+    """:func:`counted_starts` of sorted ``codes``.
+
+    By bisection while the offsets are few (a block of queries: no pass over
+    the rows, and no ``bincount``, which holds the GIL), else by counting.
+    """
+    if n_groups <= 1 << 14:
+        return codes.searchsorted(np.arange(n_groups + 1))
+    return counted_starts(codes, n_groups)
+
+
+def stable_code_sort(keys, n_groups):
+    """``np.argsort(keys, kind="stable")`` for codes in ``[0, n_groups)``.
+
+    Stable sorts of 16-bit keys are radix sorts; codes up to 2**32 take two
+    such passes (least significant half first).
+    """
+    if n_groups <= 1 << 16:
+        return np.argsort(keys.astype(np.uint16), kind="stable")
+    if n_groups <= 1 << 32:
+        low = np.argsort(keys.astype(np.uint16), kind="stable")
+        high = (keys[low] >> 16).astype(np.uint16)
+        return low[np.argsort(high, kind="stable")]
+    return np.argsort(keys, kind="stable")  # pragma: no cover - > 2**32 queries

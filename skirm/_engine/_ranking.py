@@ -1,0 +1,576 @@
+"""The ranking object: every query's rows in rank order, and what metrics read.
+
+A :class:`Ranking` holds the ranked rows (order, query codes, labels,
+scores, query starts and sizes) and derives, once and on demand, what the
+metric kernels share: positions within each query, tie blocks, relevance,
+the rows relevant above each row, discounts and the ideal ordering.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from skirm._engine._encode import counted_starts, sorted_code_starts
+from skirm._engine._reduce import (
+    discount_of,
+    discount_table_of,
+    log_comb,
+    prefix_sums,
+    sum_by,
+)
+
+
+class Judgments(NamedTuple):
+    """Every judged label of the ranked queries, retrieved or not.
+
+    The TREC path passes the qrels here so that R and the ideal ordering count
+    relevant documents a run did not retrieve.
+    """
+
+    codes: np.ndarray  # (n_judged,) query code of each judgement
+    labels: np.ndarray  # (n_judged,) its non-negative label
+
+
+class TieBlocks(NamedTuple):
+    """Runs of equal scores within a query, in ranked positions."""
+
+    start: np.ndarray  # (n_blocks,) first ranked position of each block
+    size: np.ndarray  # (n_blocks,) rows in each block
+    block_of: np.ndarray  # (n,) block index of each ranked row
+
+
+class cached_property:
+    """A property computed once per instance, then kept in its ``__dict__``.
+
+    Like :class:`functools.cached_property` without its lock: before Python
+    3.12, that lock is shared by every instance of the class, so two threads
+    ranking two blocks of queries would wait for each other's property.
+    A :class:`Ranking` belongs to one thread.
+    """
+
+    def __init__(self, function):
+        self.function = function
+        self.__doc__ = function.__doc__
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.function(instance)
+        return value
+
+
+class Rows(NamedTuple):
+    """A subset of the ranked rows, in rank order."""
+
+    index: np.ndarray  # positions in the ranked arrays
+    codes: np.ndarray  # query code of each
+    position: np.ndarray  # 0-based rank within its query
+    above: np.ndarray | None = None  # relevant rows above it (relevant_rows)
+    counts: np.ndarray | None = None  # rows per query (relevant_rows)
+    first: np.ndarray | None = None  # each query's first one, n_groups + 1 offsets
+
+
+class Ranking:
+    """Rows of every query in rank order, with the per-query reductions.
+
+    Positions below are indices into the ranked arrays (``order``, ``codes``,
+    ``labels``, ``scores``); ``position`` is the 0-based rank within the query.
+
+    Parameters
+    ----------
+    order : ndarray of shape (n,)
+        Row indices in rank order: by query code, then score descending, then
+        the tie policy.
+    codes : ndarray of shape (n,)
+        Query code of each ranked row (non-decreasing).
+    labels, scores : ndarray of shape (n,)
+        ``y_true`` and ``y_score`` in rank order.
+    group_ids : ndarray of shape (n_groups,)
+        The sorted distinct query labels; ``group_ids[code]``.
+    ties : str
+        The tie policy used to build ``order``.
+    group_weights : ndarray of shape (n_groups,) or None
+        One weight per query.
+    judgments : Judgments or None
+        All judged labels per query, when R and the ideal ordering must count
+        more than the ranked rows (TREC qrels). By default they come from the
+        ranked rows themselves.
+    """
+
+    def __init__(
+        self,
+        order,
+        codes,
+        labels,
+        scores,
+        group_ids,
+        ties,
+        group_weights=None,
+        judgments=None,
+        *,
+        sizes=None,
+        starts=None,
+    ):
+        self.order = order
+        self.codes = codes
+        self.labels = labels
+        self.scores = scores
+        self.group_ids = group_ids
+        self.n_groups = int(group_ids.shape[0])
+        self.ties = ties
+        self.group_weights = group_weights
+        self.judgments = judgments
+        if sizes is None:
+            sizes = np.bincount(codes, minlength=self.n_groups)
+        if starts is None:
+            starts = np.zeros(self.n_groups + 1, dtype=np.intp)
+            np.cumsum(sizes, out=starts[1:])
+        self.sizes = sizes
+        self.starts = starts
+        self._top_cache = {}
+        self._rel_cache = {}
+
+    #: Per ranked row, whether it was judged (None: every row was).
+    judged = None
+    #: Per query, the rows whose label was NaN (None: no NaN label was given).
+    n_unjudged = None
+
+    # -- layout --------------------------------------------------------------
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.codes.shape[0])
+
+    @cached_property
+    def max_size(self) -> int:
+        return int(self.sizes.max())
+
+    @cached_property
+    def position(self) -> np.ndarray:
+        """0-based rank of each ranked row within its query."""
+        return np.arange(self.n_rows) - self.row_start
+
+    @cached_property
+    def row_start(self) -> np.ndarray:
+        """Ranked position of the first row of each ranked row's query."""
+        return np.repeat(self.starts[:-1], self.sizes)
+
+    def cutoff(self, k) -> np.ndarray:
+        """Per-query effective cutoff: ``min(k, size)``, or the size if k is None.
+
+        With an array of cutoffs, one column per cutoff.
+        """
+        if k is None:
+            return self.sizes
+        if np.ndim(k):
+            return np.minimum(self.sizes[:, None], k)
+        return np.minimum(self.sizes, k)
+
+    def _top(self, k):
+        """Indices of the ranked rows with ``position < k`` (cached)."""
+        return self.top(k).index
+
+    def top(self, k) -> Rows:
+        """The ranked rows with ``position < k``: index, query code, position.
+
+        Built from the query sizes in ``O(n_groups * k)``, without a pass over
+        all rows; cached per ``k``.
+        """
+        rows = self._top_cache.get(k)
+        if rows is None:
+            depth = min(int(k), self.max_size) if self.n_groups else 0
+            lines = self.top_lines(depth)
+            if lines is not None:
+                # The cells of the top lines that are rows: whole-array
+                # operations, which release the GIL (``np.repeat`` holds it).
+                index, keep = lines
+                codes = np.broadcast_to(
+                    np.arange(self.n_groups, dtype=np.intp)[:, None], index.shape
+                )
+                position = np.broadcast_to(np.arange(depth, dtype=np.intp), index.shape)
+                if keep is None:
+                    rows = Rows(index.ravel(), codes.ravel(), position.ravel())
+                else:
+                    rows = Rows(index[keep], codes[keep], position[keep])
+            else:  # a few long queries: no padding
+                cut = np.minimum(self.sizes, depth)
+                first = np.zeros(self.n_groups, dtype=np.intp)
+                np.cumsum(cut[:-1], out=first[1:])
+                codes = np.repeat(np.arange(self.n_groups, dtype=np.intp), cut)
+                position = np.arange(codes.shape[0], dtype=np.intp)
+                position -= first[codes]
+                rows = Rows(position + self.starts[codes], codes, position)
+            self._top_cache[k] = rows
+        return rows
+
+    def top_lines(self, depth):
+        """The top ``depth`` rows as lines of a matrix, one query per line:
+        ``(index, keep)``, both ``(n_groups, depth)``; ``index`` holds each
+        cell's position in the ranked arrays (clipped to the query's last
+        row) and ``keep`` whether the cell is a row (None when every query
+        has ``depth`` rows); None when the padding would be large.
+        """
+        depth = int(depth)
+        if self.n_groups == 0 or self.n_groups * depth > 2 * self.n_rows + 4096:
+            return None
+        line = np.arange(depth, dtype=np.intp)
+        keep = None
+        if int(self.sizes.min()) < depth:
+            keep = line < self.sizes[:, None]
+            line = np.minimum(line, (self.sizes - 1)[:, None])
+        return self.starts[:-1, None] + line, keep
+
+    def group_sum(self, values, k=None) -> np.ndarray:
+        """Per-query sum of ``values`` over the top ``k`` positions.
+
+        ``k`` may be an array of cutoffs: the result then has one column per
+        cutoff, from one cumulative sum along each query.
+        """
+        if k is not None and np.ndim(k):
+            top = self.top(int(np.max(k)))
+            return prefix_sums(
+                top.codes, top.position, values[top.index], k, self.n_groups
+            )
+        if k is None or k >= self.max_size:
+            return sum_by(self.codes, values, self.n_groups)
+        top = self.top(k)
+        return sum_by(top.codes, values[top.index], self.n_groups)
+
+    # -- tie blocks ----------------------------------------------------------
+
+    @cached_property
+    def _blocks(self):
+        """Tie blocks (``None`` when every row is its own block)."""
+        if self.ties != "average" or self.n_rows == 0:
+            return None
+        n = self.n_rows
+        new = block_starts(self.scores, self.starts)
+        start = np.flatnonzero(new)
+        if start.shape[0] == n:
+            return None
+        size = np.diff(np.append(start, n))
+        block_of = np.cumsum(new) - 1
+        return TieBlocks(start, size, block_of)
+
+    @property
+    def has_ties(self) -> bool:
+        return self._blocks is not None
+
+    @property
+    def tie_blocks(self) -> TieBlocks | None:
+        """The tie blocks, or None when every row is its own block."""
+        return self._blocks
+
+    @cached_property
+    def block_size(self) -> np.ndarray:
+        """Size of the tie block of each ranked row."""
+        if self._blocks is None:
+            return np.ones(self.n_rows, dtype=np.intp)
+        return self._blocks.size[self._blocks.block_of]
+
+    @cached_property
+    def block_offset(self) -> np.ndarray:
+        """0-based offset of each ranked row within its tie block."""
+        if self._blocks is None:
+            return np.zeros(self.n_rows, dtype=np.intp)
+        return np.arange(self.n_rows) - self._blocks.start[self._blocks.block_of]
+
+    def block_mean(self, values) -> np.ndarray:
+        """Replace each row's value by the mean over its tie block.
+
+        For a metric that is a sum of ``value * weight(position)``, this gives
+        the expected metric over the orderings of tied rows.
+        """
+        values = np.asarray(values, dtype=np.float64)
+        if self._blocks is None:
+            return values
+        blocks = self._blocks
+        return (np.add.reduceat(values, blocks.start) / blocks.size)[blocks.block_of]
+
+    def block_sum(self, values) -> np.ndarray:
+        """Per-row sum of ``values`` over its tie block."""
+        if self._blocks is None:
+            return values
+        return np.add.reduceat(values, self._blocks.start)[self._blocks.block_of]
+
+    def before_block(self, values) -> np.ndarray:
+        """Per-row sum of ``values`` over the earlier positions of its query
+        that are outside its tie block (all earlier positions without ties)."""
+        if self._blocks is None:
+            return self.before(values)
+        return self._before(values, np.arange(self.n_rows) - self.block_offset)
+
+    def before(self, values) -> np.ndarray:
+        """Per-row sum of ``values`` over the earlier positions of its query."""
+        return self._before(values, None)
+
+    def _before(self, values, upto):
+        dtype = np.result_type(values, np.int64)
+        if dtype.kind == "f" and self.n_groups * self.max_size <= 3 * self.n_rows:
+            # Floats: sums restart at each query (a cumulative sum along the
+            # lines of a padded matrix), so they carry no rounding from the
+            # rows of other queries.
+            lines = np.zeros((self.n_groups, self.max_size + 1), dtype=dtype)
+            lines[self.codes, self.position + 1] = values
+            np.cumsum(lines, axis=1, out=lines)
+            col = self.position if upto is None else upto - self.row_start
+            return lines[self.codes, col]
+        csum = np.zeros(self.n_rows + 1, dtype=dtype)
+        np.cumsum(values, out=csum[1:])
+        ahead = csum[:-1] if upto is None else csum[upto]
+        return ahead - np.repeat(csum[self.starts[:-1]], self.sizes)
+
+    # -- relevance -----------------------------------------------------------
+
+    def relevant(self, threshold=None) -> np.ndarray:
+        """Boolean relevance of each ranked row (``label > 0`` by default)."""
+        rel = self._rel_cache.get(threshold)
+        if rel is None:
+            if threshold is None:
+                rel = self.labels > 0
+            else:
+                rel = self.labels >= threshold
+            self._rel_cache[threshold] = rel
+        return rel
+
+    def expected_relevance(self, threshold=None) -> np.ndarray:
+        """Relevance of each ranked row averaged over its tie block."""
+        key = ("expected", threshold)
+        exp_rel = self._rel_cache.get(key)
+        if exp_rel is None:
+            exp_rel = self.block_mean(self.relevant(threshold))
+            self._rel_cache[key] = exp_rel
+        return exp_rel
+
+    def relevant_rows(self, threshold=None) -> Rows:
+        """The relevant ranked rows: index, query code, position, and ``above``,
+        the number of relevant rows ranked above each one in its query (cached).
+        """
+        key = ("rows", threshold)
+        rows = self._rel_cache.get(key)
+        if rows is None:
+            index = self.relevant(threshold).nonzero()[0]
+            codes = self.codes[index]
+            first = sorted_code_starts(codes, self.n_groups)
+            counts = first[1:] - first[:-1]
+            above = np.arange(index.shape[0], dtype=np.intp)
+            above -= first[:-1][codes]
+            position = index - self.starts[codes]
+            rows = Rows(index, codes, position, above, counts, first)
+            self._rel_cache[key] = rows
+        return rows
+
+    def n_relevant(self, threshold=None) -> np.ndarray:
+        """R: the number of relevant rows of each query."""
+        key = ("R", threshold)
+        R = self._rel_cache.get(key)
+        if R is None:
+            if self.judgments is None:
+                R = self.relevant_rows(threshold).counts.astype(np.float64)
+                self._rel_cache[key] = R
+                return R
+            else:
+                codes, labels = self.judgments
+                rel = labels > 0 if threshold is None else labels >= threshold
+            R = sum_by(codes, rel, self.n_groups)
+            self._rel_cache[key] = R
+        return R
+
+    def relevant_above_block(self, threshold=None) -> np.ndarray:
+        """Per row, the relevant rows of its query ranked above its tie block
+        (above the row itself without ties); cached."""
+        key = ("above_block", threshold)
+        above = self._rel_cache.get(key)
+        if above is None:
+            above = self.before_block(self.relevant(threshold))
+            self._rel_cache[key] = above
+        return above
+
+    def relevant_in_block(self, threshold=None) -> np.ndarray:
+        """Per row, the relevant rows of its tie block (int64); cached."""
+        key = ("in_block", threshold)
+        r = self._rel_cache.get(key)
+        if r is None:
+            r = self.block_sum(self.relevant(threshold).astype(np.int64))
+            self._rel_cache[key] = r
+        return r
+
+    def first_relevant_probability(self, threshold=None) -> np.ndarray:
+        """Probability that each ranked row is its query's first relevant row.
+
+        Without ties this is 1 on the first relevant row and 0 elsewhere. In a
+        tie block of ``m`` rows holding ``r`` relevant ones, with no relevant row
+        ranked above the block, the first relevant row sits at block offset
+        ``t`` with probability ``C(m - t - 1, r - 1) / C(m, r)``.
+        """
+        rel = self.relevant(threshold)
+        above = self.relevant_above_block(threshold)
+        if self._blocks is None:
+            return (rel & (above == 0)).astype(np.float64)
+        r = self.relevant_in_block(threshold)
+        m = self.block_size
+        t = self.block_offset
+        ok = (above == 0) & (r > 0) & (t <= m - r)
+        prob = np.zeros(self.n_rows)
+        m, r, t = m[ok], r[ok], t[ok]
+        prob[ok] = np.exp(log_comb(m - t - 1, r - 1) - log_comb(m, r))
+        return prob
+
+    # -- discounts and the ideal ordering ------------------------------------
+
+    def discount(self, log_base=2.0) -> np.ndarray:
+        """``1 / log_b(rank + 1)`` for each ranked row (rank is 1-based)."""
+        key = ("discount", log_base)
+        disc = self._rel_cache.get(key)
+        if disc is None:
+            disc = self.discount_table(log_base)[self.position]
+            self._rel_cache[key] = disc
+        return disc
+
+    def discount_table(self, log_base=2.0) -> np.ndarray:
+        """``1 / log_b(rank + 1)`` for positions 0 .. max_size - 1 (cached)."""
+        key = ("discount_table", log_base)
+        table = self._rel_cache.get(key)
+        if table is None:
+            table = discount_table_of(self.max_size, log_base)
+            self._rel_cache[key] = table
+        return table
+
+    @property
+    def n_grades(self):
+        """When every ranked label is an integer grade ``0 .. n - 1`` (small,
+        counted in :attr:`_at_least`), ``n``; else None. A kernel may then
+        look a function of the label up per grade."""
+        if self.judgments is not None or self._at_least is None:
+            return None
+        return self._at_least.shape[1] + 1
+
+    @cached_property
+    def _at_least(self):
+        """Per query, the rows of label ``l`` or more for each level ``l`` from
+        1 to the largest label, ``(n_groups, n_levels - 1)``, when the labels
+        are small non-negative integers; else None.
+        """
+        if self.judgments is None:
+            # Rows of label 0 are not counted (the ideal ordering needs the
+            # counts of labels 1 and up only): take the relevant rows.
+            rows = self.relevant_rows(None)
+            codes, labels = rows.codes, self.labels[rows.index]
+        else:
+            codes, labels = self.judgments
+        if labels.shape[0] == 0:
+            return None
+        top = labels.max()
+        size = max(labels.shape[0], self.n_rows)
+        if not top <= 255 or self.n_groups * (top + 1.0) > 4 * size + 4096:
+            return None
+        levels = labels.astype(np.uint8)
+        if not (levels == labels).all():
+            return None
+        n_levels = int(top) + 1
+        key = codes * n_levels
+        key += levels
+        counts = np.bincount(key, minlength=self.n_groups * n_levels)
+        counts = counts.reshape(self.n_groups, n_levels)
+        return counts[:, :0:-1].cumsum(axis=1)[:, ::-1]
+
+    def _ideal_lines(self, gain, depth):
+        """Per query, the ideal ordering's DCG (log2 discount) at each of its
+        first positions, from the label counts: ``(n_groups, width)``, column
+        ``j`` summing positions ``0 .. j``; None when the counts are not
+        available or the matrix would be large.
+
+        The ideal labels are laid out one query per line (position ``p`` of a
+        query holds the number of levels with more than ``p`` rows at or
+        above them), so that every step is a whole-matrix operation, and the
+        sums run along each line in position order, as a per-query sum of
+        the same values adds them. ``gain(0)`` must be 0: the cells past the
+        relevant rows add nothing.
+        """
+        # at_least[:, j]: rows of label j + 1 or more, for the levels 1 and up.
+        at_least = self._at_least
+        if at_least is None:
+            return None
+        width = int(at_least[:, 0].max()) if at_least.size else 0
+        if depth is not None:
+            width = min(width, int(depth))
+        width = max(width, 1)
+        n_levels = at_least.shape[1]
+        if self.n_groups * width * max(n_levels, 1) > 8 * self.n_rows + 65536:
+            return None
+        position = np.arange(width)
+        level = np.sum(at_least[:, :, None] > position, axis=1, dtype=np.intp)
+        # The gain of each level, looked up: the same numbers as the gain of
+        # each cell's label.
+        lines = gain(np.arange(n_levels + 1, dtype=np.float64))[level]
+        lines *= discount_table_of(width)
+        lines.cumsum(axis=1, out=lines)
+        return lines
+
+    @cached_property
+    def _ideal(self):
+        """Every label of each query sorted descending: (codes, labels, position)."""
+        if self.judgments is None:
+            codes, labels, starts = self.codes, self.labels, self.starts
+        else:
+            codes, labels = self.judgments
+            starts = counted_starts(codes, self.n_groups)
+        order = np.lexsort((-labels, codes))
+        codes = codes[order]
+        return codes, labels[order], np.arange(codes.shape[0]) - starts[codes]
+
+    def ideal_dcg(self, gain, k=None) -> np.ndarray:
+        """Per-query DCG@k (log2 discount) of the ideal ordering of its labels.
+
+        ``gain`` maps labels to gains and must be non-decreasing.
+        """
+        many = k is not None and bool(np.ndim(k))
+        deepest = int(np.max(k)) if many else k
+        if float(gain(np.zeros(1))[0]) == 0.0:
+            # Rows of label 0 add exactly nothing: the relevant ones only.
+            lines = self._ideal_lines(gain, deepest)
+            if lines is not None:
+                last = lines.shape[1]
+                column = last - 1 if k is None else np.minimum(k, last) - 1
+                return lines.take(column, axis=1)
+        codes, labels, position = self._ideal
+        if k is not None:
+            top = position < deepest
+            codes, labels, position = codes[top], labels[top], position[top]
+        values = gain(labels) * discount_of(position)
+        if many:
+            return prefix_sums(codes, position, values, k, self.n_groups)
+        return sum_by(codes, values, self.n_groups)
+
+
+def relabel(ranking: Ranking, labels: np.ndarray) -> Ranking:
+    """The same ranking (order, tie blocks) with other labels in rank order."""
+    other = Ranking(
+        ranking.order,
+        ranking.codes,
+        labels,
+        ranking.scores,
+        ranking.group_ids,
+        ranking.ties,
+        ranking.group_weights,
+        sizes=ranking.sizes,
+        starts=ranking.starts,
+    )
+    if "_blocks" in ranking.__dict__:
+        other.__dict__["_blocks"] = ranking.__dict__["_blocks"]
+    other.judged = ranking.judged
+    return other
+
+
+def block_starts(scores, starts):
+    """True where a ranked row starts a tie block (a new score or a new query)."""
+    new = np.empty(scores.shape[0], dtype=bool)
+    new[0] = True
+    np.not_equal(scores[1:], scores[:-1], out=new[1:])
+    new[starts[:-1][starts[:-1] < scores.shape[0]]] = True
+    return new

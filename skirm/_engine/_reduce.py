@@ -1,0 +1,92 @@
+"""Per-query reductions: sums by query, padded-line sums, discount tables.
+
+The reductions the ranking object and the metric kernels share. Sums over a
+query run along one line of a padded matrix when several cutoffs are asked,
+so that each column adds the same values in the same order as a single
+cutoff's sum (no rounding carried from other queries).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def sum_by(codes, weights, n):
+    """Per-code sums of ``weights`` over ``n`` codes, always float64 (numpy's
+    weighted ``bincount`` of no codes at all is int64)."""
+    return np.bincount(codes, weights=weights, minlength=n).astype(
+        np.float64, copy=False
+    )
+
+
+def prefix_sums(codes, position, values, ks, n_groups) -> np.ndarray:
+    """Per-query sums of ``values`` over positions ``< k``, for each ``k`` of ``ks``.
+
+    ``codes`` and ``position`` place each value (sorted by query, then
+    position, every position below ``max(ks)``; positions may skip, as for
+    the relevant rows only). Returns ``(n_groups, len(ks))``. Each query's
+    sums run along a line of a padded matrix from its first position, in the
+    order a per-cutoff ``bincount`` adds them, so each column equals the
+    single-cutoff sum, with no rounding carried from other queries. The
+    matrix is built for blocks of queries, so it stays within a few times
+    the size of ``values``.
+    """
+    ks = np.asarray(ks, dtype=np.intp)
+    width = int(ks.max()) + 1
+    block = max(1, (4 * values.shape[0] + 65536) // width)
+    if block >= n_groups:  # one padded matrix: no copy of its columns
+        return prefix_lines(codes, position, values, n_groups, width)[:, ks]
+    out = np.empty((n_groups, ks.shape[0]))
+    bounds = np.searchsorted(codes, np.arange(0, n_groups + block, block))
+    for first in range(0, n_groups, block):  # one block of queries at a time
+        last = min(first + block, n_groups)
+        lo, hi = bounds[first // block], bounds[first // block + 1]
+        lines = prefix_lines(
+            codes[lo:hi] - first, position[lo:hi], values[lo:hi], last - first, width
+        )
+        out[first:last] = lines[:, ks]
+    return out
+
+
+def prefix_lines(codes, position, values, n_groups, width):
+    """A ``(n_groups, width)`` matrix whose line ``g`` holds, at column ``j``,
+    the sum of query ``g``'s values at positions below ``j``."""
+    lines = np.zeros((n_groups, width))
+    flat = codes * width
+    flat += position
+    flat += 1
+    lines.ravel()[flat] = values
+    np.cumsum(lines, axis=1, out=lines)
+    return lines
+
+
+def discount_of(position, log_base=2.0):
+    """``1 / log_b(position + 2)``, the DCG discount of a 0-based position.
+
+    Written as scikit-learn writes it, so that values agree to the last bit.
+    """
+    return 1.0 / (np.log(position + 2.0) / np.log(log_base))
+
+
+_DISCOUNTS: dict = {}
+
+
+def discount_table_of(length, log_base=2.0):
+    """:func:`discount_of` of positions ``0 .. length - 1``, read-only.
+
+    Kept per base and grown as needed, so that the blocks of queries do not
+    each compute it again (the values are element by element the same).
+    """
+    table = _DISCOUNTS.get(log_base)
+    if table is None or table.shape[0] < length:
+        table = discount_of(np.arange(max(length, 1024)), log_base)
+        table.flags.writeable = False
+        _DISCOUNTS[log_base] = table
+    return table[:length]
+
+
+def log_comb(n, k):
+    # imported here: scipy.special costs more to import than most evaluations
+    from scipy.special import gammaln
+
+    return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)

@@ -9,6 +9,7 @@ import json
 import math
 import sys
 
+from skirm._trec_names import MEASURES, parse_trec_name
 from skirm.io._prefs import read_prefs, read_qrels_jg, read_qrels_prefs
 from skirm.io._trec import read_qrels
 from skirm.metrics._registry import get_metric, metric_names
@@ -19,7 +20,6 @@ from skirm.trec._evaluate import (
     trec_measure_names,
 )
 from skirm.trec._formats import REL_FORMATS, check_rel_format
-from skirm.trec._measures import MEASURES, parse_trec_name
 from skirm.trec._zscores import read_zscores
 
 __all__ = ["main"]

@@ -1,11 +1,20 @@
 """compare(), Comparison reports, EvaluationResult.ci/describe/compare, CV helper."""
 
+import re
+
 import numpy as np
 import pytest
 from scipy import stats
 
 from skirm.metrics import EvaluationResult, evaluate
-from skirm.stats import adjust_pvalues, compare, cross_val_evaluate, paired_test
+from skirm.stats import (
+    adjust_pvalues,
+    compare,
+    confidence_intervals,
+    cross_val_evaluate,
+    describe,
+    paired_test,
+)
 
 METRICS = ["ndcg@5", "map", "mrr"]
 
@@ -394,7 +403,7 @@ def test_same_conclusions_as_ranx():
 
 
 # --------------------------------------------------------------------------
-# EvaluationResult.ci / describe / compare
+# confidence_intervals / describe / compare of EvaluationResults
 # --------------------------------------------------------------------------
 
 
@@ -402,14 +411,14 @@ def test_same_conclusions_as_ranx():
 def test_result_ci_equals_scipy():
     result = _results(n_groups=30)["s1"]
     assert result.per_query["ndcg@5"].std() > 0
-    for metric, (low, high) in result.ci(confidence=0.9).items():
+    for metric, (low, high) in confidence_intervals(result, confidence=0.9).items():
         x = result.per_query[metric]
         if x.std() == 0:  # scipy warns on a zero standard error
             assert low == high == x[0]
             continue
         ref = stats.t.interval(0.9, x.size - 1, loc=x.mean(), scale=stats.sem(x))
         assert (low, high) == pytest.approx(ref, abs=1e-12)
-    boot = result.ci("percentile", n_resamples=3000, random_state=2)
+    boot = confidence_intervals(result, "percentile", n_resamples=3000, random_state=2)
     for metric, interval in boot.items():
         x = result.per_query[metric]
         ref = stats.bootstrap(
@@ -427,7 +436,9 @@ def test_result_ci_equals_scipy():
     ref = stats.bootstrap(
         (x,), np.mean, n_resamples=3000, rng=np.random.default_rng(2)
     ).confidence_interval
-    got = continuous.ci("bootstrap", n_resamples=3000, random_state=2)["m"]
+    got = confidence_intervals(
+        continuous, "bootstrap", n_resamples=3000, random_state=2
+    )["m"]
     assert got == pytest.approx(tuple(ref), abs=1e-12)
 
 
@@ -440,19 +451,36 @@ def test_result_describe_and_skip():
         metrics=["mrr"],
         no_relevant="skip",
     )
-    frame = result.describe()
+    frame = describe(result)
     assert frame.loc["mrr", "n"] == 3  # query 2 has no relevant row
     assert frame.loc["mrr", "mean"] == pytest.approx(np.mean([1, 0.5, 1]))
     assert frame.loc["mrr", "std"] == pytest.approx(np.std([1, 0.5, 1], ddof=1))
     with pytest.raises(ValueError, match="`method` must be one of"):
-        result.ci("normal")
+        confidence_intervals(result, "normal")
 
 
-def test_result_compare_uses_other_as_baseline():
+def test_compare_of_two_results_uses_the_baseline():
     results = _results(n_groups=20, noises=(2.0, 0.5))
-    cmp = results["s1"].compare(results["s0"])
+    cmp = compare({"this": results["s1"], "other": results["s0"]}, baseline="other")
     assert cmp.systems == ["other", "this"] and cmp.baseline == "other"
     assert cmp.to_frame().delta.iloc[3] > 0  # "this" on ndcg@5
+
+
+@pytest.mark.parametrize(
+    "method, where",
+    [
+        ("ci", "skirm.stats.confidence_intervals"),
+        ("describe", "skirm.stats.describe"),
+        ("compare", "skirm.stats.compare"),
+    ],
+)
+def test_result_methods_of_earlier_releases_say_where_they_moved(method, where):
+    result = _results(n_groups=5)["s1"]
+    with pytest.raises(AttributeError, match=re.escape(where)):
+        getattr(result, method)
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        result.nope  # noqa: B018 - other names raise the usual error
+    assert not hasattr(result, "run_id")
 
 
 # --------------------------------------------------------------------------

@@ -251,123 +251,27 @@ class EvaluationResult:
             for q, row in zip(queries, rows, strict=True)
         }
 
-    def ci(self, method="t", confidence=0.95, *, n_resamples=10_000, random_state=None):
-        """Confidence interval of each metric's mean over queries.
-
-        Parameters
-        ----------
-        method : {"t", "bootstrap", "percentile", "bca"}, default="t"
-            Student t, or from ``n_resamples`` bootstrap draws of the queries
-            (``"bootstrap"`` is BCa, as in :func:`scipy.stats.bootstrap`).
-            Query weights, if any, weight the means.
-        confidence : float, default=0.95
-            The confidence level.
-        n_resamples : int, default=10_000
-            Bootstrap draws.
-        random_state : int, numpy Generator or None, default=None
-            Seed of the draws.
-
-        Returns
-        -------
-        intervals : dict of str to tuple of float
-            ``(low, high)`` per metric. Queries holding NaN
-            (``no_relevant="skip"``) are left out.
-
-        Examples
-        --------
-        >>> from skirm.metrics import evaluate
-        >>> result = evaluate([1, 0, 0, 1, 1, 0, 0, 0, 1], [3, 2, 3, 2, 3, 2, 3, 2, 1],
-        ...                   groups=[1, 1, 2, 2, 3, 3, 4, 4, 4], metrics=["mrr"])
-        >>> result.per_query["mrr"]
-        array([1.        , 0.5       , 1.        , 0.33333333])
-        >>> low, high = result.ci()["mrr"]
-        >>> round(low, 4), round(high, 4)
-        (0.1616, 1.2551)
-
-        With four queries the t interval even leaves [0, 1].
-        """
-        from skirm.stats._intervals import result_intervals
-
-        rows = result_intervals(
-            self,
-            method=method,
-            confidence=confidence,
-            n_resamples=n_resamples,
-            random_state=random_state,
+    def __getattr__(self, name):
+        # Statistics live in skirm.stats, a layer above the metrics: say
+        # where the methods of earlier releases went.
+        moved = _MOVED.get(name)
+        if moved is None:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r}"
+            )
+        raise AttributeError(
+            f"EvaluationResult.{name}() moved to skirm.stats: use {moved}"
         )
-        return {name: (row[1], row[2]) for name, row in rows.items()}
 
-    def describe(
-        self, method="t", confidence=0.95, *, n_resamples=10_000, random_state=None
-    ):
-        """Mean, confidence interval, standard deviation and count per metric.
 
-        Takes the arguments of :meth:`ci`. Requires pandas
-        (``pip install skirm[pandas]``).
-
-        Returns
-        -------
-        frame : pandas.DataFrame
-            Indexed by metric, with columns ``mean, ci_low, ci_high, std, n``
-            (``std`` over queries, with ``n - 1``).
-
-        Examples
-        --------
-        >>> from skirm.metrics import evaluate
-        >>> y_true = [1, 0, 0, 1, 1, 0, 0, 0, 1]
-        >>> y_score = [3, 2, 3, 2, 3, 2, 3, 2, 1]
-        >>> groups = [1, 1, 2, 2, 3, 3, 4, 4, 4]
-        >>> result = evaluate(y_true, y_score, groups=groups, metrics=["mrr", "p@1"])
-        >>> result.describe().round(3)
-                 mean  ci_low  ci_high    std  n
-        metric
-        mrr     0.708   0.162    1.255  0.344  4
-        p@1     0.500  -0.419    1.419  0.577  4
-        """
-        from skirm.stats._intervals import result_intervals
-
-        pd = _pandas("describe")
-        rows = result_intervals(
-            self,
-            method=method,
-            confidence=confidence,
-            n_resamples=n_resamples,
-            random_state=random_state,
-        )
-        frame = pd.DataFrame.from_dict(
-            rows, orient="index", columns=["mean", "ci_low", "ci_high", "std", "n"]
-        )
-        frame.index.name = "metric"
-        return frame
-
-    def compare(self, other, *, names=("this", "other"), **kwargs):
-        """Compare with another result on the same queries (``other`` is the baseline).
-
-        A shortcut for ``skirm.stats.compare({names[0]: self, names[1]: other},
-        baseline=names[1], **kwargs)``; see :func:`skirm.stats.compare`.
-
-        Returns
-        -------
-        comparison : skirm.stats.Comparison
-
-        Examples
-        --------
-        >>> from skirm.metrics import evaluate
-        >>> y, groups = [1, 0, 0, 1, 0, 1, 1, 0], [1, 1, 2, 2, 3, 3, 4, 4]
-        >>> new = evaluate(y, [2, 1, 2, 1, 1, 2, 2, 1], groups=groups, metrics=["mrr"])
-        >>> old = evaluate(y, [1, 2, 1, 2, 2, 1, 1, 2], groups=groups, metrics=["mrr"])
-        >>> res = new.compare(old, names=("new", "old"), test="randomization")
-        >>> res.to_frame()[["system", "mean", "delta", "p_value", "wins", "losses"]]
-          system   mean  delta  p_value  wins  losses
-        0    old  0.625   0.00      NaN     0       0
-        1    new  0.875   0.25    0.625     3       1
-
-        Four queries cannot show a difference: the exact randomization test
-        gives p = 0.625.
-        """
-        from skirm.stats import compare
-
-        return compare({names[0]: self, names[1]: other}, baseline=names[1], **kwargs)
+#: Methods of earlier releases that are functions of skirm.stats now.
+_MOVED = {
+    "ci": "skirm.stats.confidence_intervals(result, ...)",
+    "describe": "skirm.stats.describe(result, ...)",
+    "compare": (
+        "skirm.stats.compare({'this': result, 'other': other}, baseline='other')"
+    ),
+}
 
 
 def _check_parts(results):

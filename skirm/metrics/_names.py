@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from skirm._trec_names import trec_measure_names
 from skirm._validation import describe
 
 
@@ -298,8 +299,6 @@ def _elsewhere(base) -> str | None:
             "skirm.trec.trec_measure_names() for what skirm.trec.evaluate_run "
             "computes"
         )
-    from skirm.trec import trec_measure_names  # lazy: the TREC floor sits above
-
     trec = _TREC_CUTOFF.fullmatch(base)
     stem = trec["base"] if trec is not None else base
     if base in trec_measure_names() or stem in trec_measure_names():

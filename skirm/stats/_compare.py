@@ -6,8 +6,8 @@ import numbers
 
 import numpy as np
 
+import skirm.stats._resampling as rs
 from skirm._validation import check_choice, describe
-from skirm.stats import _resampling as rs
 from skirm.stats._correction import CORRECTIONS, adjust_pvalues
 from skirm.stats._paired import TESTS, check_settings, paired_tests
 from skirm.stats._report import Comparison

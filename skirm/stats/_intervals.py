@@ -1,11 +1,12 @@
-"""Confidence intervals of per-system means (``EvaluationResult.ci``)."""
+"""Confidence intervals of one system's means: :func:`confidence_intervals`,
+:func:`describe`."""
 
 from __future__ import annotations
 
 import numpy as np
 
+import skirm.stats._resampling as rs
 from skirm._validation import check_choice
-from skirm.stats import _resampling as rs
 from skirm.stats._paired import (
     _moments,
     bootstrap_interval,
@@ -67,3 +68,112 @@ def result_intervals(result, *, method, confidence, n_resamples, random_state):
             int(x.shape[1]),
         )
     return rows
+
+
+def confidence_intervals(
+    result, method="t", confidence=0.95, *, n_resamples=10_000, random_state=None
+):
+    """Confidence interval of each metric's mean over queries.
+
+    Parameters
+    ----------
+    result : EvaluationResult
+        Per-query values, from :func:`skirm.metrics.evaluate` or
+        :func:`skirm.trec.evaluate_run`.
+    method : {"t", "bootstrap", "percentile", "bca"}, default="t"
+        Student t, or from ``n_resamples`` bootstrap draws of the queries
+        (``"bootstrap"`` is BCa, as in :func:`scipy.stats.bootstrap`).
+        Query weights, if any, weight the means.
+    confidence : float, default=0.95
+        The confidence level.
+    n_resamples : int, default=10_000
+        Bootstrap draws.
+    random_state : int, numpy Generator or None, default=None
+        Seed of the draws.
+
+    Returns
+    -------
+    intervals : dict of str to tuple of float
+        ``(low, high)`` per metric. Queries holding NaN
+        (``no_relevant="skip"``) are left out.
+
+    Notes
+    -----
+    Earlier releases offered this as ``EvaluationResult.ci()``; statistics
+    live in :mod:`skirm.stats`, a layer above the metrics.
+
+    Examples
+    --------
+    >>> from skirm.metrics import evaluate
+    >>> from skirm.stats import confidence_intervals
+    >>> result = evaluate([1, 0, 0, 1, 1, 0, 0, 0, 1], [3, 2, 3, 2, 3, 2, 3, 2, 1],
+    ...                   groups=[1, 1, 2, 2, 3, 3, 4, 4, 4], metrics=["mrr"])
+    >>> result.per_query["mrr"]
+    array([1.        , 0.5       , 1.        , 0.33333333])
+    >>> low, high = confidence_intervals(result)["mrr"]
+    >>> round(low, 4), round(high, 4)
+    (0.1616, 1.2551)
+
+    With four queries the t interval even leaves [0, 1].
+    """
+    rows = result_intervals(
+        result,
+        method=method,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        random_state=random_state,
+    )
+    return {name: (row[1], row[2]) for name, row in rows.items()}
+
+
+def describe(
+    result, method="t", confidence=0.95, *, n_resamples=10_000, random_state=None
+):
+    """Mean, confidence interval, standard deviation and count per metric.
+
+    Takes the arguments of :func:`confidence_intervals`. Requires pandas
+    (``pip install skirm[pandas]``).
+
+    Returns
+    -------
+    frame : pandas.DataFrame
+        Indexed by metric, with columns ``mean, ci_low, ci_high, std, n``
+        (``std`` over queries, with ``n - 1``).
+
+    Notes
+    -----
+    Earlier releases offered this as ``EvaluationResult.describe()``.
+
+    Examples
+    --------
+    >>> from skirm.metrics import evaluate
+    >>> from skirm.stats import describe
+    >>> y_true = [1, 0, 0, 1, 1, 0, 0, 0, 1]
+    >>> y_score = [3, 2, 3, 2, 3, 2, 3, 2, 1]
+    >>> groups = [1, 1, 2, 2, 3, 3, 4, 4, 4]
+    >>> result = evaluate(y_true, y_score, groups=groups, metrics=["mrr", "p@1"])
+    >>> describe(result).round(3)
+             mean  ci_low  ci_high    std  n
+    metric
+    mrr     0.708   0.162    1.255  0.344  4
+    p@1     0.500  -0.419    1.419  0.577  4
+    """
+    try:
+        import pandas as pd
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "skirm.stats.describe requires pandas; install it with "
+            "`pip install skirm[pandas]`"
+        ) from exc
+    rows = result_intervals(
+        result,
+        method=method,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        random_state=random_state,
+    )
+    frame = pd.DataFrame.from_dict(
+        rows, orient="index", columns=["mean", "ci_low", "ci_high", "std", "n"]
+    )
+    frame.index.name = "metric"
+    return frame

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _stats
 
+import skirm.stats._resampling as rs
 from skirm._validation import as_numeric_array, check_choice, describe
-from skirm.stats import _resampling as rs
 
 TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "sign")
 ALTERNATIVES = ("two-sided", "greater", "less")

@@ -14,8 +14,8 @@ import numpy as np
 from scipy import stats as _stats
 from scipy.integrate import IntegrationWarning
 
+import skirm.stats._resampling as rs
 from skirm._validation import as_numeric_array, check_choice
-from skirm.stats import _resampling as rs
 from skirm.stats._paired import TOLERANCE, check_confidence, check_query_weights
 
 METHODS = ("paired", "randomized")

@@ -9,7 +9,8 @@ are taken directly. :class:`RelevanceEvaluator` is a drop-in for
 pytrec_eval's.
 """
 
-from skirm.trec._evaluate import evaluate_run, trec_measure_names
+from skirm._trec_names import trec_measure_names
+from skirm.trec._evaluate import evaluate_run
 from skirm.trec._pytrec import RelevanceEvaluator
 from skirm.trec._zscores import ZScores, read_zscores
 

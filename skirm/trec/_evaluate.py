@@ -10,6 +10,13 @@ import warnings
 
 import numpy as np
 
+from skirm._trec_names import (
+    MEASURES,
+    ORDER,
+    check_supported,
+    parse_trec_name,
+    trec_measure_names,
+)
 from skirm.io._convert import convert_qrels, convert_run
 from skirm.io._tokens import Tokens
 from skirm.io._trec import (
@@ -27,46 +34,16 @@ from skirm.trec._formats import (
 )
 from skirm.trec._groups import as_qrels_jg, group_topics, split_topics
 from skirm.trec._join import QrelsIndex, join
-from skirm.trec._measures import (
-    MEASURES,
-    NICKNAMES,
-    ORDER,
-    check_supported,
-    measure,
-    parse_trec_name,
-)
+from skirm.trec._measures import measure
 from skirm.trec._prefs import PrefsEvaluation, as_prefs
 from skirm.trec._rank import trec_ranking
 from skirm.trec._summary import concatenate, summarize_outputs
 from skirm.trec._zscores import as_zscores, zscore_values
 
-__all__ = ["evaluate_run", "trec_measure_names"]
+__all__ = ["evaluate_run"]
 
 #: Threads that evaluate the blocks of a streamed run (at most).
 MAX_THREADS = 4
-
-
-def trec_measure_names() -> list[str]:
-    """The trec_eval measure names and nicknames :func:`evaluate_run` accepts.
-
-    Parameterised measures are also accepted with parameters (``P.5,10``,
-    ``P_10``, ``P@10``, ``iprec_at_recall.0.5``, ``ndcg.1=3,2=9``), and every
-    :func:`skirm.metrics.metric_names` name works too.
-
-    Returns
-    -------
-    names : list of str
-        Measure names in trec_eval's print order, then the nicknames.
-
-    Examples
-    --------
-    >>> from skirm.trec import trec_measure_names
-    >>> names = trec_measure_names()
-    >>> "bpref" in names, "all_trec" in names, "relstring" in names
-    (True, True, True)
-    """
-    names = [n for n, d in MEASURES.items() if not d.unsupported]
-    return [*names, *sorted(NICKNAMES)]
 
 
 def _as_qrels(qrels):
@@ -450,7 +427,7 @@ def evaluate_run(
         ``infAP``, ``iprec_at_recall``, ``11pt_avg``, ``set_F``, ``rbp``,
         ``unj.5``, ``judged.10`` ...), the nicknames ``official``,
         ``all_trec`` and ``set``, or skirm metric names (``ndcg@10``,
-        ``err@20``). See :func:`trec_measure_names`. A trec_eval name wins
+        ``err@20``). See :func:`skirm.trec.trec_measure_names`. A trec_eval name wins
         over a skirm name: ``"rbp"`` is trec_eval's; pass
         ``skirm.metrics.get_metric("rbp")`` for skirm's.
     relevance_level : int, default=1

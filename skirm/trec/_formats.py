@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
-
+from skirm._trec_names import MEASURES
 from skirm.io._prefs import Prefs, QrelsJG
-from skirm.trec._groups import KERNELS, average_over_groups
-from skirm.trec._measures import MEASURES
 
 __all__ = [
     "REL_FORMATS",
     "check_qrels_type",
     "check_rel_format",
-    "group_values",
 ]
 
 #: The formats of the relevance file, as trec_eval names them.
@@ -68,11 +64,3 @@ def check_qrels_type(qrels, rel_format):
                 f"{' or '.join(map(repr, formats))} to evaluate it, got "
                 f"rel_format={rel_format!r}"
             )
-
-
-def group_values(ctx, base, param, codes, n_queries):
-    """Per-query values of a ``-R qrels_jg`` measure: the standard kernel on
-    each (query, group) topic of ``ctx``, averaged over each query's groups."""
-    if base == "num_q":
-        return np.ones(n_queries)
-    return average_over_groups(ctx.value(KERNELS[base], param), codes, n_queries)

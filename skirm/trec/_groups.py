@@ -15,7 +15,7 @@ from skirm.io._prefs import SEP, QrelsJG, read_qrels_jg
 from skirm.io._tokens import Tokens
 from skirm.io._trec import Qrels, Run, duplicate_error, find_duplicate
 
-__all__ = ["as_qrels_jg", "group_topics", "split_topics"]
+__all__ = ["as_qrels_jg", "group_topics", "group_values", "split_topics"]
 
 #: The standard kernel behind each ``*_avgjg`` measure.
 KERNELS = {"map_avgjg": "map", "P_avgjg": "P", "Rprec_mult_avgjg": "Rprec_mult"}
@@ -85,3 +85,11 @@ def average_over_groups(values, codes, n_queries):
     """The mean over each query's groups (trec_eval sums, then divides)."""
     total = np.bincount(codes, weights=values, minlength=n_queries)
     return total / np.bincount(codes, minlength=n_queries)
+
+
+def group_values(ctx, base, param, codes, n_queries):
+    """Per-query values of a ``-R qrels_jg`` measure: the standard kernel on
+    each (query, group) topic of ``ctx``, averaged over each query's groups."""
+    if base == "num_q":
+        return np.ones(n_queries)
+    return average_over_groups(ctx.value(KERNELS[base], param), codes, n_queries)

@@ -7,9 +7,10 @@ from types import MappingProxyType
 
 import numpy as np
 
+from skirm._trec_names import MEASURES, ORDER, parse_trec_name
 from skirm.io._convert import convert_qrels, convert_run
 from skirm.trec._evaluate import _check_level, evaluate_run
-from skirm.trec._measures import GM_FLOOR, MEASURES, ORDER, parse_trec_name
+from skirm.trec._measures import GM_FLOOR
 
 __all__ = ["RelevanceEvaluator"]
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm.trec._measures import MEASURES, summarize
+from skirm._trec_names import MEASURES
+from skirm.trec._measures import summarize
 from skirm.trec._zscores import zscore_summary
 
 

@@ -721,17 +721,20 @@ def error_outputs(out):
 def compute():
     out = {}
     warnings.simplefilter("ignore")
-    # A fixed directory: file names appear in messages and printed headers.
-    directory = os.path.join(tempfile.gettempdir(), "skirm-same-numbers")
-    shutil.rmtree(directory, ignore_errors=True)
-    shutil.copytree(CONFORMANCE, directory)
-    try:
-        array_outputs(out)
-        trec_outputs(out, directory)
-        cli_outputs(out, directory)
-        dask_outputs(out, directory)
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
+    # Files are named relative to a scratch directory: their names appear in
+    # messages and printed headers, the same on every machine and run.
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as scratch:
+        directory = os.path.join(scratch, "files")
+        shutil.copytree(CONFORMANCE, directory)
+        os.chdir(directory)
+        try:
+            array_outputs(out)
+            trec_outputs(out, ".")
+            cli_outputs(out, ".")
+            dask_outputs(out, ".")
+        finally:
+            os.chdir(here)
     stats_outputs(out)
     other_outputs(out)
     error_outputs(out)
@@ -754,6 +757,9 @@ def main(argv=None):
         print(__doc__.split("Usage::")[1].split("``check``")[0].strip())
         return 2
     command, path = argv
+    import skirm
+
+    print(f"skirm {skirm.__version__} from {os.path.dirname(skirm.__file__)}")
     outputs = compute()
     if command == "save":
         np.savez_compressed(path, **outputs)

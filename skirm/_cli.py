@@ -9,17 +9,14 @@ import json
 import math
 import sys
 
-from skirm._trec_names import MEASURES, parse_trec_name
+from skirm._trec_names import MEASURES, parse_trec_name, trec_measure_names
 from skirm.io._prefs import read_prefs, read_qrels_jg, read_qrels_prefs
 from skirm.io._trec import read_qrels
 from skirm.metrics._registry import get_metric, metric_names
-from skirm.trec._evaluate import (
-    COMPAT,
-    _parse_metrics,
-    evaluate_run,
-    trec_measure_names,
-)
+from skirm.trec._evaluate import evaluate_run
 from skirm.trec._formats import REL_FORMATS, check_rel_format
+from skirm.trec._request import COMPAT
+from skirm.trec._request import parse_measures as _parse_metrics
 from skirm.trec._zscores import read_zscores
 
 __all__ = ["main"]

@@ -372,9 +372,9 @@ def test_key_index_helpers():
 def test_many_short_lines_and_chunks(monkeypatch):
     """Blank lines beyond the first guess of the line count, and lines spread
     over several chunks, keep their numbers."""
-    from skirm.io._trec import _Table
+    from skirm.io._text import Table
 
-    monkeypatch.setattr(_Table, "CHUNK", 64)
+    monkeypatch.setattr(Table, "CHUNK", 64)
     text = "\n" * 100 + "".join(f"q{i % 3} Q0 d{i} {i} {i / 8} r\n" for i in range(40))
     text += "\n" * 30 + "q1 Q0 d1 1 0.5\n"
     with pytest.raises(ValueError, match=r"<file>:171: too few fields \(5\)"):

@@ -7,7 +7,7 @@ import io
 import numpy as np
 import pytest
 
-import skirm.io._trec as trec_io
+import skirm.io._runs as trec_io
 from skirm.io import Qrels, Run, read_qrels, read_run
 from skirm.io._tokens import Tokens
 from skirm.trec import evaluate_run

@@ -356,8 +356,9 @@ def _run_frame(run):
     return dd.from_delayed(parts, meta=meta), dask.delayed(_last_run_id)(paths[-1])
 
 
-def _partition_run(rows, qrels, metrics, options):
-    """Per-query trec_eval values of one partition's run rows.
+def _partition_run(rows, index, outputs, options):
+    """Per-query trec_eval values of one partition's run rows against the
+    indexed qrels.
 
     Returns ``(judged, outcome)``: the partition's queries that are in the
     qrels, and either a pandas frame of their values, each as
@@ -368,49 +369,45 @@ def _partition_run(rows, qrels, metrics, options):
     judged, ``outcome`` holds the first query ids, for the message.
     """
     from skirm.io import Run
-    from skirm.trec._evaluate import _parse_metrics, query_values
+    from skirm.trec._evaluate import query_values
+    from skirm.trec._inputs import run_input
 
     _, _, pd = _import_dask()
     query_ids = np.asarray(rows["query_id"].to_numpy(), dtype=str)
-    judged = np.isin(query_ids, qrels._query_codes()[1])
+    judged = np.isin(query_ids, index.topic_ids)
     if not judged.any():
         return query_ids[:0], query_ids[:3]
-    run = Run(
-        query_ids[judged],
-        np.asarray(rows["doc_id"].to_numpy(), dtype=str)[judged],
-        rows["score"].to_numpy(dtype=np.float64)[judged],
-    )
-    outputs = _parse_metrics(metrics, options["compat"])
-    try:
-        group_ids, per_query, _, _ = query_values(
-            qrels, run, outputs, missing="leave out", **options
+    block = run_input(
+        Run(
+            query_ids[judged],
+            np.asarray(rows["doc_id"].to_numpy(), dtype=str)[judged],
+            rows["score"].to_numpy(dtype=np.float64)[judged],
         )
+    )
+    try:
+        group_ids, per_query = query_values(index, block, outputs, options, "leave out")
     except ValueError as exc:
         return np.unique(query_ids[judged]), exc
     return group_ids, pd.DataFrame(per_query, index=pd.Index(group_ids))
 
 
-def _run_tasks(partitions, qrels, metrics, options):
+def _run_tasks(partitions, index, outputs, options):
     import dask
 
     return [
-        dask.delayed(_partition_run)(part, qrels, metrics, options)
+        dask.delayed(_partition_run)(part, index, outputs, options)
         for part in partitions
     ]
 
 
-def _placeholder_part(qrels, outputs, present, options):
+def _placeholder_part(index, outputs, present, options):
     """The per-query values trec_eval 10.0 ``-c`` gives the qrels topics
     missing from ``present`` (the evaluated queries of the whole run)."""
-    from skirm.io import Run
     from skirm.trec._evaluate import query_values
 
     _, _, pd = _import_dask()
-    empty = np.zeros(0, dtype=str)
-    run = Run(empty, empty, np.zeros(0))  # every qrels topic a placeholder
-    group_ids, per_query, _, _ = query_values(
-        qrels, run, outputs, missing="score", placeholders=True, **options
-    )
+    # Every qrels topic on a placeholder ranking.
+    group_ids, per_query = query_values(index, None, outputs, options, "score")
     absent = ~np.isin(group_ids, present)
     return pd.DataFrame(
         {name: values[absent] for name, values in per_query.items()},
@@ -418,20 +415,19 @@ def _placeholder_part(qrels, outputs, present, options):
     )
 
 
-def _checked_run(parts, qrels, missing):
+def _checked_run(parts, index, missing):
     """The evaluated queries of the whole run, after the checks of
     :func:`skirm.trec.evaluate_run` in its order: a run without qrels
     queries, qrels queries missing from the run (under ``missing="raise"``),
     then the errors of the partitions (duplicate docnos)."""
-    from skirm.trec._evaluate import _missing_topics_error, _no_common_error
+    from skirm.trec._missing import missing_queries_error, no_common_error
 
     present = np.unique(np.concatenate([ids for ids, _ in parts]))
     if not present.shape[0]:
         sample = np.concatenate([out[:3] for _, out in parts])
-        raise _no_common_error(sample, qrels._query_codes()[1])
-    n_topics = qrels._query_codes()[1].shape[0]
-    if missing == "raise" and present.shape[0] < n_topics:
-        raise _missing_topics_error(qrels, present)
+        raise no_common_error(sample, index.topic_ids)
+    if missing == "raise" and present.shape[0] < index.n_topics:
+        raise missing_queries_error(np.setdiff1d(index.topic_ids, present))
     for _, outcome in parts:
         if isinstance(outcome, ValueError):
             raise outcome
@@ -514,43 +510,47 @@ def evaluate_run(
     """
     dask, _, _ = _import_dask()
     from skirm.metrics import EvaluationResult
-    from skirm.trec._evaluate import (
-        _as_qrels,
-        _check_compat,
-        _check_level,
-        _check_max_docs,
-        _missing_rule,
-        _parse_metrics,
-        summarize_outputs,
+    from skirm.trec._inputs import qrels_input
+    from skirm.trec._join import QrelsIndex
+    from skirm.trec._missing import missing_rule
+    from skirm.trec._request import (
+        Options,
+        check_compat,
+        check_level,
+        check_max_docs,
+        parse_measures,
     )
+    from skirm.trec._summary import summarize_outputs
 
-    compat = _check_compat(compat)
-    outputs = _parse_metrics(metrics, compat)
-    options = dict(
-        level=_check_level(relevance_level),
-        judged_only=bool(judged_only),
-        max_docs=max_docs,
-        compat=compat,
-    )
-    _check_max_docs(max_docs)
-    qrels = _as_qrels(qrels)
+    compat = check_compat(compat)
+    outputs = parse_measures(metrics, compat)
+    level = check_level(relevance_level)
+    check_max_docs(max_docs)
+    options = Options(level, bool(judged_only), max_docs, bool(all_queries), compat)
+    # The qrels are read and indexed once, here; the index goes to the tasks.
+    index = QrelsIndex(qrels_input(qrels))
     frame, run_id = _run_frame(run)
     if shuffle:
         frame = frame.shuffle(on="query_id")
     partitions = frame.to_delayed()
-    shared = dask.delayed(qrels, traverse=False)
-    tasks = _run_tasks(partitions, shared, metrics, options)
+    shared = dask.delayed(index, traverse=False)
+    tasks = _run_tasks(partitions, shared, outputs, options)
     parts, run_id = dask.compute(tasks, run_id)
-    missing = _missing_rule(bool(all_queries), compat)
-    present = _checked_run(parts, qrels, missing)
+    missing = missing_rule(options.all_queries, compat)
+    present = _checked_run(parts, index, missing)
     frames = [out for ids, out in parts if len(ids)]
-    n_topics = qrels._query_codes()[1].shape[0]
+    n_topics = index.n_topics
     if missing == "score" and present.shape[0] < n_topics:
-        frames.append(_placeholder_part(qrels, outputs, present, options))
+        frames.append(_placeholder_part(index, outputs, present, options))
     group_ids, per_query = _merged_frames(frames)
-    n_total = n_topics if all_queries else group_ids.shape[0]
+    n_total = n_topics if options.all_queries else group_ids.shape[0]
     means = summarize_outputs(
-        outputs, per_query, n_total, n_total - group_ids.shape[0], qrels, all_queries
+        outputs,
+        per_query,
+        n_total,
+        n_total - group_ids.shape[0],
+        index.n_relevant,
+        options.all_queries,
     )
     result = EvaluationResult(group_ids, per_query, means)
     result.run_id = run_id if run_id is not None else ""

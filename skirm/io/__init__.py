@@ -15,7 +15,8 @@ from skirm.io._prefs import (
     read_qrels_jg,
     read_qrels_prefs,
 )
-from skirm.io._trec import Qrels, Run, read_qrels, read_run, write_run
+from skirm.io._records import Qrels, Run
+from skirm.io._trec import read_qrels, read_run, write_run
 
 __all__ = [
     "Prefs",

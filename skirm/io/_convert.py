@@ -17,7 +17,8 @@ from operator import itemgetter, methodcaller
 
 import numpy as np
 
-from skirm.io._trec import Qrels, Run, read_qrels, read_run
+from skirm.io._records import Qrels, Run
+from skirm.io._trec import read_qrels, read_run
 
 __all__ = ["as_qrels", "as_run"]
 

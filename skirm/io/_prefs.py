@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm.io._trec import _as_str_array, _read_bytes, _Table
+from skirm.io._records import as_str_array
+from skirm.io._text import Table, read_bytes
 
 __all__ = ["Prefs", "QrelsJG", "read_prefs", "read_qrels_jg", "read_qrels_prefs"]
 
@@ -46,9 +47,9 @@ class QrelsJG:
     """
 
     def __init__(self, query_ids, groups, doc_ids, labels):
-        self.query_ids = _as_str_array(query_ids, "query_ids")
-        self.groups = _as_str_array(groups, "groups")
-        self.doc_ids = _as_str_array(doc_ids, "doc_ids")
+        self.query_ids = as_str_array(query_ids, "query_ids")
+        self.groups = as_str_array(groups, "groups")
+        self.doc_ids = as_str_array(doc_ids, "doc_ids")
         labels = np.asarray(labels)
         if labels.dtype.kind == "f" and np.all(labels == np.round(labels)):
             labels = labels.astype(np.int64)
@@ -142,8 +143,8 @@ def read_qrels_jg(source) -> QrelsJG:
     >>> qrels.groups.tolist(), qrels.labels.tolist()
     (['a', 'a', 'b', 'b'], [1, 0, 0, 2])
     """
-    data, n, name = _read_bytes(source)
-    table = _Table(data, n, name, (0, 1, 2, 3))
+    data, n, name = read_bytes(source)
+    table = Table(data, n, name, (0, 1, 2, 3))
     table.check_counts(4, 4, "4 fields: qid jg docno rel")
     labels = table.numbers(3, np.int64, "expected an integer relevance label")
     qids, groups, docs = (table.tokens(j).strings() for j in (0, 1, 2))
@@ -177,10 +178,10 @@ class Prefs:
     """
 
     def __init__(self, query_ids, groups, subgroups, doc_ids, levels):
-        self.query_ids = _as_str_array(query_ids, "query_ids")
-        self.groups = _as_str_array(groups, "groups")
-        self.subgroups = _as_str_array(subgroups, "subgroups")
-        self.doc_ids = _as_str_array(doc_ids, "doc_ids")
+        self.query_ids = as_str_array(query_ids, "query_ids")
+        self.groups = as_str_array(groups, "groups")
+        self.subgroups = as_str_array(subgroups, "subgroups")
+        self.doc_ids = as_str_array(doc_ids, "doc_ids")
         levels = np.asarray(levels)
         if levels.dtype.kind not in "biuf" or levels.ndim != 1:
             raise TypeError(
@@ -236,8 +237,8 @@ def read_prefs(source) -> Prefs:
     >>> prefs.doc_ids.tolist(), prefs.levels.tolist()
     (['d1', 'd2'], [3.0, 0.0])
     """
-    data, n, name = _read_bytes(source)
-    table = _Table(data, n, name, (0, 1, 2, 3, 4))
+    data, n, name = read_bytes(source)
+    table = Table(data, n, name, (0, 1, 2, 3, 4))
     table.check_counts(5, 5, "5 fields: qid jg jsg docno level")
     levels = table.numbers(4, np.float64, "expected a numeric level")
     ids = [table.tokens(j).strings() for j in range(4)]
@@ -270,8 +271,8 @@ def read_qrels_prefs(source) -> Prefs:
     >>> prefs
     Prefs(n_rows=2, n_queries=1, n_groups=1)
     """
-    data, n, name = _read_bytes(source)
-    table = _Table(data, n, name, (0, 1, 2, 3))
+    data, n, name = read_bytes(source)
+    table = Table(data, n, name, (0, 1, 2, 3))
     table.check_counts(4, 4, "4 fields: qid jg docno level")
     levels = table.numbers(3, np.float64, "expected a numeric level")
     qids, groups, docs = (table.tokens(j).strings() for j in (0, 1, 2))

@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from skirm.io._prefs import SEP, QrelsJG, read_qrels_jg
+from skirm.io._records import FROM_ARRAYS, Qrels, QrelsRows, RunBlock
 from skirm.io._tokens import Tokens
-from skirm.io._trec import Qrels, Run, duplicate_error, find_duplicate
+from skirm.trec._duplicates import block_duplicate_error, first_repeat
 
 __all__ = ["as_qrels_jg", "group_topics", "group_values", "split_topics"]
 
@@ -33,36 +34,47 @@ def as_qrels_jg(qrels):
     return read_qrels_jg(qrels)
 
 
-def group_topics(qrels_jg, run, max_docs=None):
-    """The judgments and the run re-keyed by (query, group) topics.
+def group_topics(qrels_jg, block, max_docs=None):
+    """The judgments and a run's rows re-keyed by (query, group) topics.
 
-    Returns ``(qrels, run, n_queries)``: a :class:`Qrels` whose query ids are
-    ``qid<TAB>group``, a :class:`Run` holding each row of a judged query once
-    per group of that query, and the number of distinct judged queries.
+    Returns ``(qrels, grouped, n_queries)``: the rows of the judgements whose
+    query ids are ``qid<TAB>group``, a block holding each row of ``block``
+    (the whole run) of a judged query once per group of that query, and the
+    number of distinct judged queries.
     """
     topics = qrels_jg.topics()
-    qrels = Qrels(topics, qrels_jg.doc_ids, qrels_jg.labels)
+    qrels = QrelsRows(
+        Tokens.from_strings(topics),
+        Tokens.from_strings(qrels_jg.doc_ids),
+        qrels_jg.labels,
+        None,
+        FROM_ARRAYS,
+    )
     t_ids = np.unique(topics)
     t_query = _query_part(t_ids)
     q_ids, first, n_groups = np.unique(t_query, return_index=True, return_counts=True)
-    run_q = np.asarray(run.query_ids)
-    pos = np.minimum(np.searchsorted(q_ids, run_q), max(q_ids.shape[0] - 1, 0))
-    judged = (q_ids[pos] == run_q) if q_ids.shape[0] else np.zeros(len(run), bool)
-    rows = np.flatnonzero(judged)
+    codes, run_ids = block.queries()
+    at = np.minimum(np.searchsorted(q_ids, run_ids), max(q_ids.shape[0] - 1, 0))
+    judged = q_ids[at] == run_ids if q_ids.shape[0] else np.zeros(len(run_ids), bool)
+    pos = at[codes]
+    rows = np.flatnonzero(judged[codes])
     if max_docs is None:  # with -M, the evaluation checks its top rows
-        pair = find_duplicate(run, rows)
+        pair = first_repeat(block, rows)
         if pair is not None:
-            raise duplicate_error(run, pair, "the run")
+            raise block_duplicate_error(block, pair, "the run")
     copies = n_groups[pos[rows]]
     rep = np.repeat(rows, copies)
     k = np.arange(rep.shape[0]) - np.repeat(np.cumsum(copies) - copies, copies)
     topic = np.repeat(first[pos[rows]], copies) + k
     # the copies point into the run's own bytes: no string per row
-    grouped = Run.__new__(Run)
-    grouped.scores = run.scores[rep]
-    grouped.run_id = run.run_id
-    grouped._q = _take(Tokens.from_strings(t_ids), topic)
-    grouped._d = _take(run._d_tokens(), rep)
+    grouped = RunBlock(
+        _take(Tokens.from_strings(t_ids), topic),
+        _take(block.d, rep),
+        block.scores[rep],
+        None,
+        FROM_ARRAYS,
+        block.run_id,
+    )
     return qrels, grouped, q_ids.shape[0]
 
 

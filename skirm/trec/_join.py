@@ -1,9 +1,11 @@
 """Join: each run row's trec_eval relevance value, from an index of the qrels.
 
-The qrels are indexed once (:class:`QrelsIndex`); every block of run rows is
-then joined to it on its own (:func:`join`). Rows are matched to judgements
-on a 64-bit hash of (query, docno) and every match is verified byte for
-byte; when two judgements share a hash, blocks are joined on the strings.
+The qrels rows are indexed once (:class:`QrelsIndex`), which keeps every
+fact of the qrels the later stages need (topics, labels, the largest label,
+the relevant count); every block of run rows is then joined to it on its own
+(:func:`join`). Rows are matched to judgements on a 64-bit hash of (query,
+docno) and every match is verified byte for byte; when two judgements share
+a hash, blocks are joined on the strings.
 """
 
 from __future__ import annotations
@@ -13,16 +15,23 @@ from typing import NamedTuple
 import numpy as np
 
 from skirm.io._tokens import SortedKeys, mix
-from skirm.io._trec import duplicate_rows_error
+from skirm.trec._duplicates import duplicate_error
 
 
 class QrelsIndex:
     """The judgements grouped by topic, with sorted (topic, docno) keys.
 
+    Parameters
+    ----------
+    qrels : QrelsRows
+        The qrels rows (:func:`skirm.io._records.qrels_rows`).
+
     Attributes
     ----------
     topic_ids : ndarray of str
         Sorted distinct topics of the qrels.
+    n_topics : int
+        Their number.
     codes, labels : ndarray
         Topic code and label of each judgement, in topic order.
     rows : ndarray
@@ -34,8 +43,8 @@ class QrelsIndex:
     """
 
     def __init__(self, qrels):
-        _, d = qrels._tokens()
-        codes, self.topic_ids = qrels._query_codes()
+        d = qrels.d
+        codes, self.topic_ids = qrels.q.codes()
         order = np.argsort(codes, kind="stable")
         self.codes = codes[order]
         self.labels = qrels.labels[order]
@@ -84,9 +93,10 @@ class QrelsIndex:
         if hit.any():
             pairs = self.dup_pairs[hit]
             first, second = pairs[int(np.argmin(pairs[:, 1]))].tolist()
-            q, d = self._qrels._tokens()
-            lines, name = self._qrels._lines, self._qrels._source
-            raise duplicate_rows_error(q, d, (first, second), lines, name, "the qrels")
+            q = self._qrels
+            raise duplicate_error(
+                q.q, q.d, (first, second), q.lines, q.name, "the qrels"
+            )
 
     def topics(self, ids):
         """Topic code of each id in ``ids`` (sorted str), -1 if absent."""
@@ -105,6 +115,15 @@ class QrelsIndex:
         offset = lo - (np.cumsum(sizes) - sizes)
         rows = np.arange(which.shape[0]) + np.repeat(offset, sizes)
         return rows, which
+
+    def max_label(self) -> float:
+        """The largest label of the qrels, 0 if none is positive (the
+        ``max_grade`` of ERR's default gains)."""
+        return max(float(np.max(self.labels)), 0.0)
+
+    def n_relevant(self) -> int:
+        """The judgements with a positive label, over every topic."""
+        return int(np.count_nonzero(self.labels > 0))
 
     def doc_strings(self):
         if self._doc_strings is None:

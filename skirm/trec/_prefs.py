@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from skirm.io._prefs import SEP, Prefs, read_prefs, read_qrels_prefs
-from skirm.io._trec import Qrels, duplicate_error, find_duplicate
+from skirm.io._records import Qrels
+from skirm.trec._duplicates import block_duplicate_error, first_repeat
 
 __all__ = ["PREFS_MEASURES", "PrefsCounts", "PrefsEvaluation", "as_prefs"]
 
@@ -75,7 +76,8 @@ class PrefsCounts:
     Parameters
     ----------
     prefs : Prefs
-    run : Run
+    run : RunBlock
+        The run's rows.
     query_ids : ndarray of str
         The queries to evaluate (sorted); those missing from the run are
         evaluated against an empty ranking (trec_eval ``-c``).
@@ -100,11 +102,11 @@ class PrefsCounts:
     def _docids(self, prefs, run, q, rows, max_docs):
         """Each preference row's document number (see the module docstring)."""
         n = self.n
-        rq = np.asarray(run.query_ids)
+        rq = run.q.strings()
         rpos = np.minimum(np.searchsorted(self.query_ids, rq), max(n - 1, 0))
         keep = np.flatnonzero(self.query_ids[rpos] == rq) if n else rpos
         docs, inverse = np.unique(
-            np.concatenate([prefs.doc_ids[rows], np.asarray(run.doc_ids)[keep]]),
+            np.concatenate([prefs.doc_ids[rows], run.d.strings(keep)]),
             return_inverse=True,
         )
         inverse = inverse.reshape(-1)
@@ -117,9 +119,9 @@ class PrefsCounts:
         starts = _segments(rq_sorted, n)
         position = np.arange(order.shape[0]) - starts[rq_sorted]
         ranked = order if max_docs is None else order[position < max_docs]
-        pair = find_duplicate(run, keep[ranked])
+        pair = first_repeat(run, keep[ranked])
         if pair is not None:
-            raise duplicate_error(run, pair, "the run")
+            raise block_duplicate_error(run, pair, "the run")
         rkey = rkey_all[ranked]
         judged = np.unique(pkey)
         found = np.isin(rkey, judged)
@@ -493,11 +495,12 @@ class PrefsEvaluation:
 
     def __init__(self, prefs, run, all_queries, max_docs):
         p_ids = np.unique(prefs.query_ids)
-        in_run = np.isin(p_ids, np.asarray(run.query_ids))
+        run_ids = run.queries()[1]
+        in_run = np.isin(p_ids, run_ids)
         if not in_run.any():
             raise ValueError(
                 "no query of the run appears in the preferences: nothing to "
-                f"evaluate (run queries e.g. {np.unique(run.query_ids)[:3].tolist()}, "
+                f"evaluate (run queries e.g. {run_ids[:3].tolist()}, "
                 f"preference queries e.g. {p_ids[:3].tolist()})"
             )
         self.query_ids = p_ids if all_queries else p_ids[in_run]

@@ -9,8 +9,9 @@ import numpy as np
 
 from skirm._trec_names import MEASURES, ORDER, parse_trec_name
 from skirm.io._convert import convert_qrels, convert_run
-from skirm.trec._evaluate import _check_level, evaluate_run
+from skirm.trec._evaluate import evaluate_run
 from skirm.trec._measures import GM_FLOOR
+from skirm.trec._request import check_level
 
 __all__ = ["RelevanceEvaluator"]
 
@@ -124,7 +125,7 @@ class RelevanceEvaluator:
     ):
         self._qrels = convert_qrels(query_relevance, "query_relevance")
         self._judged = np.unique(self._qrels.query_ids)
-        self._level = _check_level(relevance_level)
+        self._level = check_level(relevance_level)
         if not isinstance(judged_docs_only_flag, (bool, np.bool_, int)):
             raise TypeError(
                 "`judged_docs_only_flag` must be a bool, got "

@@ -2,7 +2,8 @@
 
 Documents go by score descending, ties by docno descending (byte order, as
 ``strcmp``); then ``-M`` keeps the top of each query and ``-J`` drops the
-unjudged documents.
+unjudged documents. :func:`ranked` joins a block of run rows to the qrels
+index and ranks it: the measure stage's :class:`Context`.
 """
 
 from __future__ import annotations
@@ -11,8 +12,30 @@ import numpy as np
 
 from skirm._engine import Judgments, Ranking, rank
 from skirm.io._tokens import first_duplicate
-from skirm.io._trec import duplicate_rows_error
+from skirm.trec._duplicates import block_duplicate_error
+from skirm.trec._join import join
 from skirm.trec._measures import Context
+
+
+def ranked(index, block, options):
+    """The :class:`Context` of a block of run rows (every row of its queries)
+    joined to the qrels ``index`` and ranked under ``options`` (a
+    :class:`~skirm.trec._request.Options`); None when none of the block's
+    queries is in the qrels. The context's ``ranking.group_ids`` are the
+    evaluated queries, sorted."""
+    joined = join(index, block)
+    if not joined.eval_ids.shape[0]:
+        return None
+    ctx = trec_ranking(
+        joined,
+        block,
+        options.level,
+        options.judged_only,
+        options.max_docs,
+        options.compat,
+    )
+    ctx.num_docs = options.num_docs
+    return ctx
 
 
 def trec_ranking(joined, block, level, judged_only, max_docs, compat="10.0"):
@@ -71,8 +94,7 @@ def _check_duplicates(block, keep, ranking, inside):
     rows = keep[order]
     pair = first_duplicate(codes, block.d.take(rows), rows)
     if pair is not None:
-        q, d, lines, name = block.q, block.d, block.lines, block.name
-        raise duplicate_rows_error(q, d, pair, lines, name, "the run")
+        raise block_duplicate_error(block, pair, "the run")
 
 
 def _docno_tie_order(ranking, docs, keep):

@@ -28,10 +28,13 @@ def concatenate(parts):
 
 
 def summarize_outputs(
-    outputs, per_query, n_total, n_missing, qrels, all_queries, zscored=False
+    outputs, per_query, n_total, n_missing, n_relevant, all_queries, zscored=False
 ):
     """trec_eval's summary ("all") of each measure's per-query values
-    (``zscored``: of their z-scores). String measures have none."""
+    (``zscored``: of their z-scores). String measures have none.
+
+    ``n_relevant()`` counts the relevant judgements of every qrels topic,
+    which ``num_rel`` sums to under ``-c``."""
     means = {}
     for name, kind, what, _ in outputs:
         if name not in per_query:
@@ -40,7 +43,7 @@ def summarize_outputs(
             continue  # relstring: per query only
         if what == "num_rel" and all_queries:
             # trec_eval -c recounts num_rel over every qrels topic, rel > 0.
-            means[name] = float(np.count_nonzero(qrels.labels > 0))
+            means[name] = float(n_relevant())
             continue
         summary = "mean" if kind == "skirm" else MEASURES[what].summary
         if zscored:

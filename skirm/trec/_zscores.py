@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm.io._trec import _read_bytes, _Table
+from skirm.io._text import Table, read_bytes
 from skirm.trec._measures import GM_FLOOR
 
 __all__ = ["MISSING_ZSCORE", "ZScores", "read_zscores"]
@@ -147,8 +147,8 @@ def read_zscores(source) -> ZScores:
     >>> z
     ZScores(n_lines=2, n_queries=1)
     """
-    data, n, name = _read_bytes(source)
-    table = _Table(data, n, name, (0, 1, 2, 3))
+    data, n, name = read_bytes(source)
+    table = Table(data, n, name, (0, 1, 2, 3))
     table.check_counts(4, 4, "4 fields: qid measure mean stddev")
     means = table.numbers(2, np.float64, "expected a numeric mean")
     stddevs = table.numbers(3, np.float64, "expected a numeric standard deviation")

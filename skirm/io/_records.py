@@ -1,0 +1,289 @@
+"""Qrels and Run: the column records users hold, and the rows stages read.
+
+:class:`Qrels` and :class:`Run` keep ids as strings (built only when asked
+for, when read from a file) and labels or scores as numpy arrays.
+:class:`QrelsRows` is what an evaluation reads of a :class:`Qrels`: its id
+tokens, labels and where each row came from.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from skirm.io._tokens import Tokens
+
+#: The source name of records built from arrays (messages give row numbers).
+FROM_ARRAYS = "<records>"
+
+
+class _Records:
+    _columns: tuple = ()
+    _frame_columns: tuple = ()
+    _query_ids = _doc_ids = _q = _d = None
+    _lines = None  # 0-based file line of each row, when read from a file
+    _source = FROM_ARRAYS
+
+    @property
+    def query_ids(self):
+        """Query id of each row (str)."""
+        if self._query_ids is None:
+            self._query_ids = self._q.strings()
+        return self._query_ids
+
+    @property
+    def doc_ids(self):
+        """Document id of each row (str)."""
+        if self._doc_ids is None:
+            self._doc_ids = self._d.strings()
+        return self._doc_ids
+
+    def _tokens(self):
+        """``(query tokens, docno tokens)``, built from the strings once."""
+        if self._q is None:
+            self._q = Tokens.from_strings(self._query_ids)
+        if self._d is None:
+            self._d = Tokens.from_strings(self._doc_ids)
+        return self._q, self._d
+
+    def __len__(self) -> int:
+        q = self._query_ids if self._query_ids is not None else self._q
+        return len(q)
+
+    def _query_codes(self):
+        """``(codes, ids)``: the sorted distinct query ids and each row's
+        index into them (cached)."""
+        cache = self.__dict__.get("_qcodes")
+        if cache is None:
+            cache = self.__dict__["_qcodes"] = self._tokens()[0].codes()
+        return cache
+
+    def _n_queries(self) -> int:
+        return int(self._query_codes()[1].shape[0])
+
+    def to_frame(self):
+        """The records as a pandas DataFrame, one row per line.
+
+        The columns have ir_measures' names, the first ones
+        :func:`skirm.io.as_qrels` and :func:`skirm.io.as_run` look for:
+        ``query_id``, ``doc_id``, then ``relevance`` (qrels) or ``score``
+        and ``run_id`` (runs), so ``as_run(run.to_frame())`` gives the run
+        back. Requires pandas (``pip install skirm[pandas]``).
+        """
+        try:
+            import pandas as pd
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError(
+                f"{type(self).__name__}.to_frame requires pandas; install it with "
+                "`pip install skirm[pandas]`"
+            ) from exc
+        return pd.DataFrame(
+            {
+                column: getattr(self, name)
+                for name, column in zip(self._columns, self._frame_columns, strict=True)
+            }
+        )
+
+
+class Qrels(_Records):
+    """Relevance judgements: one row per ``(query, document)`` pair.
+
+    Parameters
+    ----------
+    query_ids, doc_ids : array-like of str, shape (n,)
+        Query and document ids.
+    labels : array-like of int, shape (n,)
+        Relevance levels. Negative values mean "judged non-relevant" (in the
+        pool but without a usable judgement).
+
+    Attributes
+    ----------
+    query_ids, doc_ids : ndarray of str
+    labels : ndarray of int64
+
+    Notes
+    -----
+    A docno may be listed twice for a query, as in a file; like trec_eval,
+    :func:`skirm.trec.evaluate_run` then raises ValueError if that query is
+    evaluated.
+
+    Examples
+    --------
+    >>> from skirm.io import Qrels
+    >>> qrels = Qrels(["q1", "q1"], ["d1", "d2"], [1, 0])
+    >>> len(qrels), qrels.labels.tolist()
+    (2, [1, 0])
+    """
+
+    _columns = ("query_ids", "doc_ids", "labels")
+    _frame_columns = ("query_id", "doc_id", "relevance")
+
+    def __init__(self, query_ids, doc_ids, labels):
+        self._query_ids = as_str_array(query_ids, "query_ids")
+        self._doc_ids = as_str_array(doc_ids, "doc_ids")
+        labels = np.asarray(labels)
+        if labels.dtype.kind == "f" and np.all(labels == np.round(labels)):
+            labels = labels.astype(np.int64)
+        if labels.dtype.kind not in "biu":
+            raise TypeError(
+                f"`labels` must hold integer relevance levels, got dtype {labels.dtype}"
+            )
+        self.labels = labels.astype(np.int64, copy=False).reshape(-1)
+        _check_lengths(self, ("query_ids", "doc_ids", "labels"))
+
+    def __repr__(self):
+        return f"Qrels(n_judgments={len(self)}, n_queries={self._n_queries()})"
+
+
+class Run(_Records):
+    """A ranked retrieval run: one scored document per row.
+
+    Parameters
+    ----------
+    query_ids, doc_ids : array-like of str, shape (n,)
+        Query and document ids.
+    scores : array-like of float, shape (n,)
+        Retrieval scores; higher ranks first.
+    run_id : str, default="skirm"
+        The run's name (the last column of a run file).
+
+    Attributes
+    ----------
+    query_ids, doc_ids : ndarray of str
+    scores : ndarray of float64
+    run_id : str
+
+    Notes
+    -----
+    A docno may be listed twice for a query, as in a file; like trec_eval,
+    :func:`skirm.trec.evaluate_run` then raises ValueError if that query is
+    evaluated and both copies are within its ``max_docs`` (it never counts a
+    document twice).
+
+    Examples
+    --------
+    >>> from skirm.io import Run
+    >>> run = Run(["q1", "q1"], ["d1", "d2"], [0.5, 1.5], run_id="bm25")
+    >>> run
+    Run(run_id='bm25', n_rows=2, n_queries=1)
+    """
+
+    _columns = ("query_ids", "doc_ids", "scores")
+    _frame_columns = ("query_id", "doc_id", "score")
+
+    def __init__(self, query_ids, doc_ids, scores, run_id="skirm"):
+        self._query_ids = as_str_array(query_ids, "query_ids")
+        self._doc_ids = as_str_array(doc_ids, "doc_ids")
+        scores = np.asarray(scores)
+        if scores.dtype.kind not in "biuf":
+            raise TypeError(f"`scores` must be real numbers, got dtype {scores.dtype}")
+        self.scores = scores.astype(np.float64, copy=False).reshape(-1)
+        if np.isnan(self.scores).any():
+            raise ValueError("`scores` must not contain NaN")
+        if not isinstance(run_id, str):
+            raise TypeError(f"`run_id` must be a string, got {type(run_id).__name__}")
+        self.run_id = run_id
+        _check_lengths(self, ("query_ids", "doc_ids", "scores"))
+
+    def to_frame(self):
+        frame = super().to_frame()
+        frame["run_id"] = self.run_id
+        return frame
+
+    to_frame.__doc__ = _Records.to_frame.__doc__
+
+    def __repr__(self):
+        return (
+            f"Run(run_id={self.run_id!r}, n_rows={len(self)}, "
+            f"n_queries={self._n_queries()})"
+        )
+
+
+def as_str_array(values, name):
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"`{name}` must be 1-D, got shape {arr.shape}")
+    if arr.dtype.kind == "S":
+        return np.char.decode(arr, "utf-8")
+    if arr.dtype.kind != "U":
+        arr = arr.astype(str)
+    return arr
+
+
+def _check_lengths(record, names):
+    lengths = {name: len(getattr(record, name)) for name in names}
+    if len(set(lengths.values())) > 1:
+        raise ValueError(f"columns must have the same length, got {lengths}")
+
+
+# --------------------------------------------------------------------------
+# The rows an evaluation reads
+# --------------------------------------------------------------------------
+
+
+class QrelsRows(NamedTuple):
+    """What an evaluation reads of qrels: the id tokens of every row, its
+    label, and where it came from (file and 0-based line, for messages)."""
+
+    q: Tokens
+    d: Tokens
+    labels: np.ndarray
+    lines: np.ndarray | None
+    name: str
+
+
+class RunBlock:
+    """Rows of a run: query and docno tokens, scores, and where they came
+    from (file name and 0-based line of every row, for messages).
+
+    A block from :func:`~skirm.io._runs.iter_run_blocks` holds every row of
+    its queries.
+    """
+
+    __slots__ = ("_queries", "d", "lines", "name", "q", "run_id", "scores")
+
+    def __init__(self, q, d, scores, lines, name, run_id):
+        self.q, self.d, self.scores = q, d, scores
+        self.lines, self.name, self.run_id = lines, name, run_id
+        self._queries = None
+
+    def queries(self):
+        """``(codes, ids)``: sorted distinct query ids, each row's index."""
+        if self._queries is None:
+            self._queries = self.q.codes()
+        return self._queries
+
+    def __len__(self):
+        return len(self.q)
+
+
+def qrels_rows(qrels: Qrels) -> QrelsRows:
+    """The rows of a :class:`Qrels` as an evaluation reads them."""
+    q, d = qrels._tokens()
+    return QrelsRows(q, d, qrels.labels, qrels._lines, qrels._source)
+
+
+def run_rows(run: Run) -> RunBlock:
+    """The rows of a :class:`Run` as one block."""
+    q, d = run._tokens()
+    return RunBlock(q, d, run.scores, run._lines, run._source, run.run_id)
+
+
+def qrels_of_rows(rows: QrelsRows) -> Qrels:
+    """The :class:`Qrels` of rows a reader made (ids stay tokens until asked)."""
+    qrels = Qrels.__new__(Qrels)
+    qrels.labels = rows.labels
+    qrels._q, qrels._d = rows.q, rows.d
+    qrels._lines, qrels._source = rows.lines, rows.name
+    return qrels
+
+
+def run_of_block(block: RunBlock) -> Run:
+    """The :class:`Run` of a block a reader made (ids stay tokens until asked)."""
+    run = Run.__new__(Run)
+    run.scores = block.scores
+    run._q, run._d = block.q, block.d
+    run.run_id = "" if block.run_id is None else block.run_id
+    run._lines, run._source = block.lines, block.name
+    return run

@@ -1,0 +1,272 @@
+"""Text input as bytes: sources, and the tokens of their lines.
+
+A :class:`Source` reads a path (``.gz`` transparently) or an open file as
+bytes, whole or block by block; a :class:`Table` finds the whitespace
+separated fields of every line of a text block with a few vectorised passes
+over its bytes, keeping only the offsets of the fields asked for, and reports
+malformed lines as ``file:line``. Every TREC reader is built on the two.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+
+import numpy as np
+
+from skirm.io._tokens import PAD, Tokens, parse_decimals
+
+
+class TrecFormatError(ValueError):
+    """Malformed TREC input; the message starts with ``file:line``."""
+
+
+class Source:
+    """A path (``.gz`` transparently) or an open file, read as bytes."""
+
+    def __init__(self, source):
+        self.owned = None
+        self.pending = b""
+        if isinstance(source, (str, os.PathLike)):
+            self.name = os.fspath(source)
+            fh = self.owned = open(self.name, "rb")
+            self.size = os.fstat(fh.fileno()).st_size
+            magic = fh.read(2)
+            fh.seek(0)
+            if magic == b"\x1f\x8b":
+                fh = gzip.GzipFile(fileobj=fh, mode="rb")
+                self.size = None
+        elif hasattr(source, "read"):
+            name = getattr(source, "name", None)
+            self.name = name if isinstance(name, str) else "<file>"
+            self.size = None
+            fh = source
+            first = as_bytes(fh.read(2))
+            if first[:2] == b"\x1f\x8b":
+                fh = gzip.GzipFile(fileobj=io.BytesIO(first + as_bytes(fh.read())))
+            else:
+                self.pending = first
+        else:
+            raise TypeError(
+                "expected a path or an open file, got "
+                f"{type(source).__name__}: {source!r:.60}"
+            )
+        self.fh = fh
+        self.binary = hasattr(fh, "readinto") and not isinstance(fh, io.TextIOBase)
+
+    def fill(self, view):
+        """Read into ``view`` until it is full or the input ends; the count."""
+        n = 0
+        if self.pending:
+            k = min(len(self.pending), len(view))
+            view[:k] = self.pending[:k]
+            self.pending = self.pending[k:]
+            n = k
+        while n < len(view):
+            if self.binary:
+                got = self.fh.readinto(view[n:])
+            else:
+                data = as_bytes(self.fh.read(len(view) - n))
+                got = min(len(data), len(view) - n)
+                view[n : n + got] = data[:got]
+                self.pending = data[got:]
+            if not got:
+                break
+            n += got
+        return n
+
+    def read_all(self):
+        """``(data, n)``: the rest of the input, then :data:`PAD` zero bytes."""
+        if self.size is not None:
+            size = self.size + 1  # one byte more tells whether it grew
+            data = bytearray(size + PAD)
+            n = self.fill(memoryview(data)[:size])
+            if n < size:
+                return data, n
+            rest = self.pending + as_bytes(self.fh.read())
+            self.pending = b""
+            data = data[:n] + rest
+        else:
+            data = bytearray(self.pending + as_bytes(self.fh.read()))
+            self.pending = b""
+        n = len(data)
+        return data + bytearray(PAD), n
+
+    def close(self):
+        if self.owned is not None:
+            self.owned.close()
+
+
+def as_bytes(data):
+    return data.encode("utf-8") if isinstance(data, str) else data
+
+
+class Table:
+    """The tokens of a text block (fields separated by whitespace), with line
+    numbers, found by a few vectorised passes over the bytes.
+
+    The block is processed in chunks of whole lines that fit in the CPU
+    cache; only the start and end offsets of the ``fields`` asked for are
+    kept. ``line0`` is the number of lines before the block in its file.
+    """
+
+    CHUNK = 1 << 20
+
+    def __init__(
+        self, data: bytearray, n: int, name: str, fields, line0=0, indented=False
+    ):
+        # ``indented``: a line whose first token starts with ``#`` is a
+        # comment (trec_eval 10.0's rule for runs); otherwise only a ``#`` in
+        # the line's first byte is (its rule for qrels).
+        self.data = data  # n bytes of text, then PAD zero bytes
+        self.n = n
+        self.name = name
+        self.line0 = line0
+        self.fields = fields
+        self.buf = np.frombuffer(data, dtype=np.uint8)
+        # Room for a line per 16 bytes (untouched pages cost no memory);
+        # grown if the lines are shorter.
+        self._allocate(n // 16 + 2, fields)
+        n_lines = n_data = 0
+        c0 = 0
+        while c0 < n:
+            c1 = data.find(b"\n", min(c0 + self.CHUNK, n) - 1, n)
+            c1 = n if c1 < 0 else c1 + 1
+            a = self.buf[c0:c1]
+            m = c1 - c0
+            line_starts = np.flatnonzero(a[:-1] == 10) + 1
+            line_starts = np.concatenate(([0], line_starts))
+            sep = a <= 32  # space, tab, CR, LF and other control bytes separate
+            # Token boundaries: starts and ends alternate in ``edges``.
+            change = np.empty(m + 1, dtype=bool)
+            change[0] = not sep[0]
+            np.not_equal(sep[1:], sep[:-1], out=change[1:m])
+            change[m] = not sep[m - 1]
+            edges = np.flatnonzero(change)
+            # A line starts on a token (a start edge) or inside a separator
+            # run (the next edge is a start): half the edge index is the token.
+            first = np.searchsorted(edges, line_starts) // 2
+            counts = np.append(first[1:], edges.shape[0] // 2) - first
+            last = edges.shape[0] - 2
+            if indented and last >= 0:
+                lead = a[edges[np.minimum(2 * first, last)]]
+            else:
+                lead = a[line_starts]
+            data_line = (counts > 0) & (lead != ord("#"))
+            keep = np.flatnonzero(data_line)
+            first, counts = first[keep], counts[keep]
+            if n_lines + line_starts.shape[0] > self.line_starts.shape[0]:
+                self._allocate(2 * (n_lines + line_starts.shape[0]), fields)
+            d0, d1 = n_data, n_data + keep.shape[0]
+            for f in fields:
+                at = np.minimum(2 * (first + f), last)  # short lines: checked later
+                np.add(edges[at], c0, out=self.field_start[f][d0:d1])
+                np.add(edges[at + 1], c0, out=self.field_end[f][d0:d1])
+            np.add(
+                line_starts, c0, out=self.line_starts[n_lines:][: line_starts.shape[0]]
+            )
+            np.add(keep, n_lines, out=self.lines[d0:d1])
+            self.counts[d0:d1] = counts
+            n_lines += line_starts.shape[0]
+            n_data = d1
+            c0 = c1
+        self.line_starts = self.line_starts[:n_lines]
+        self.head(n_data)
+
+    def head(self, m):
+        """Keep the first ``m`` data lines only."""
+        self.lines = self.lines[:m]
+        self.counts = self.counts[:m]
+        for f in self.fields:
+            self.field_start[f] = self.field_start[f][:m]
+            self.field_end[f] = self.field_end[f][:m]
+
+    def _allocate(self, size, fields):
+        """(Re)allocate the per-line arrays with room for ``size`` lines,
+        keeping what they hold."""
+        old = self.__dict__.get("line_starts")
+
+        def grown(array):
+            new = np.empty(size, dtype=np.int64)
+            if array is not None:
+                new[: array.shape[0]] = array
+            return new
+
+        self.line_starts = grown(old)
+        self.lines = grown(self.__dict__.get("lines"))
+        self.counts = grown(self.__dict__.get("counts"))
+        starts = self.__dict__.get("field_start", {})
+        ends = self.__dict__.get("field_end", {})
+        self.field_start = {f: grown(starts.get(f)) for f in fields}
+        self.field_end = {f: grown(ends.get(f)) for f in fields}
+
+    def text(self, line):
+        s = int(self.line_starts[line])
+        e = self.data.find(b"\n", s, self.n)
+        e = self.n if e < 0 else e
+        return self.data[s:e].decode("utf-8", "replace").rstrip("\r")
+
+    def error(self, row, expected):
+        line = int(self.lines[row])
+        return TrecFormatError(
+            f"{self.name}:{self.line0 + line + 1}: {expected}, got {self.text(line)!r}"
+        )
+
+    def check_counts(self, n_min, n_max, what, swapped=()):
+        """Every line has ``n_min..n_max`` fields; a count in ``swapped`` (the
+        other file's) suggests the qrels and the run were swapped."""
+        bad = (self.counts < n_min) | (self.counts > n_max)
+        if bad.any():
+            row = int(np.argmax(bad))
+            n = int(self.counts[row])
+            few = "too few" if n < n_min else "too many"
+            hint = " (did you swap QRELS and RUN?)" if n in swapped else ""
+            raise self.error(row, f"{few} fields ({n}){hint}; expected {what}")
+
+    def tokens(self, j) -> Tokens:
+        """The j-th field of every data line."""
+        return Tokens(self.buf, self.field_start[j], self.field_end[j])
+
+    def numbers(self, j, dtype, expected):
+        """The j-th field of every data line parsed as numbers: plain decimals
+        by a vectorised parser, anything else (exponents, inf) by Python."""
+        tokens = self.tokens(j)
+        integer = dtype is np.int64
+        values, ok = parse_decimals(tokens, integer=integer)
+        rows = np.flatnonzero(~ok)
+        if rows.shape[0]:
+            parse = parse_label if integer else float
+            texts = tokens.strings(rows).tolist()
+            parsed = []
+            for row, text in zip(rows.tolist(), texts, strict=True):
+                try:
+                    parsed.append(parse(text))
+                except (ValueError, OverflowError):
+                    raise self.error(row, expected) from None
+            values[rows] = parsed
+        return values
+
+    def file_lines(self):
+        """The 0-based line number in the file of every data line."""
+        return self.lines + self.line0
+
+
+def read_bytes(source):
+    """``(data, n, name)``: the whole input, then :data:`PAD` zero bytes."""
+    src = Source(source)
+    try:
+        data, n = src.read_all()
+    finally:
+        src.close()
+    return data, n, src.name
+
+
+def parse_label(text):
+    """An integer label, also written as a decimal with a zero fraction
+    (``1.0``, ``2.``, ``-1.00``), which trec_eval's ``atol`` reads alike.
+    Other fractions (``0.5``) are errors: ``atol`` would truncate them."""
+    head, dot, tail = text.partition(".")
+    if dot and tail.strip("0") == "" and head not in ("", "+", "-"):
+        text = head
+    return int(text)

@@ -1,0 +1,46 @@
+"""A docno twice in an evaluated query: found on the tokens, reported by line.
+
+trec_eval accepts a docno listed twice for a query it does not evaluate, and
+stops on one it does (within ``-M`` for a run): the join checks the qrels'
+evaluated topics, the rank stage the run's ranked rows, and the other
+relevance formats their own rows, each through :func:`first_repeat`, and
+report the first repeat with :func:`duplicate_error`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skirm.io._text import TrecFormatError
+from skirm.io._tokens import first_duplicate
+
+
+def first_repeat(block, rows):
+    """The first repeated (query, docno) among the ``rows`` of a run block:
+    ``(first, second)`` rows of the block, or None."""
+    rows = np.asarray(rows, dtype=np.int64)
+    codes = block.queries()[0][rows]
+    return first_duplicate(codes, block.d.take(rows), rows)
+
+
+def duplicate_error(q, d, pair, lines, name, what):
+    """The ValueError for a docno repeated in a query: ``pair`` are the rows
+    of both copies (see :func:`~skirm.io._tokens.first_duplicate`), ``lines``
+    their 0-based file lines (None for records built from arrays)."""
+    first, second = pair
+    doc = str(d.strings(np.array([second]))[0])
+    query = str(q.strings(np.array([second]))[0])
+    if lines is not None:
+        where = f"{name}:{int(lines[second]) + 1}: "
+        at = f"line {int(lines[first]) + 1}"
+    else:
+        where, at = "", f"row {first}"
+    return TrecFormatError(
+        f"{where}duplicate docno {doc!r} for query {query!r} (first at {at}); "
+        f"expected each docno once per evaluated query in {what}"
+    )
+
+
+def block_duplicate_error(block, pair, what):
+    """:func:`duplicate_error` of a repeat found in a run block."""
+    return duplicate_error(block.q, block.d, pair, block.lines, block.name, what)

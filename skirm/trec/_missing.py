@@ -1,0 +1,94 @@
+"""Missing topics: what becomes of the qrels topics a run does not rank.
+
+trec_eval 10.0 stops on a judged query missing from the run, unless ``-c``
+asks to score it on a placeholder ranking of one unjudged document (some of
+whose outputs it then clears); trec_eval 9.0.x leaves such queries out, and
+``-c`` counts them as 0 in the summary only. :func:`missing_rule` says which,
+and the rest of this module builds the placeholder rows and the errors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skirm.io._records import RunBlock
+from skirm.io._tokens import Tokens
+
+#: trec_eval 10.0's placeholder ranking for a qrels topic the run lacks (-c).
+PLACEHOLDER_DOCNO = "ceci_nest_pas_un_docno"
+#: Measures trec_eval 10.0 sets to 0 for such a topic.
+PLACEHOLDER_ZEROS = {"num_ret", "utility", "unj", "rbp_resid"}
+
+
+def missing_rule(all_queries, compat):
+    """What becomes of the qrels topics missing from the run: ``"raise"``
+    (trec_eval 10.0), ``"score"`` (10.0 ``-c``: placeholder rankings) or
+    ``"leave out"`` (9.0.x, with or without ``-c``)."""
+    if compat == "9.0":
+        return "leave out"
+    return "score" if all_queries else "raise"
+
+
+def no_common_error(run_query_ids, topic_ids):
+    """The ValueError for a run none of whose queries is in the qrels."""
+    return ValueError(
+        "no query of the run appears in the qrels: nothing to evaluate "
+        f"(run queries e.g. {run_query_ids[:3].tolist()}, qrels queries e.g. "
+        f"{topic_ids[:3].tolist()})"
+    )
+
+
+def missing_queries_error(absent):
+    """The ValueError trec_eval 10.0 stops with, for the ``absent`` topics."""
+    return ValueError(
+        f"{absent.shape[0]} qrels queries are missing from the run (e.g. "
+        f"{absent[:3].tolist()}); trec_eval 10.0 stops on them. Pass "
+        "all_queries=True (trec_eval -c) to score them as empty rankings, "
+        "or compat='9.0' to leave them out as trec_eval 9.0.x did"
+    )
+
+
+def check_all_judged(judged_query_ids, run_query_ids, options):
+    """trec_eval 10.0 stops on a judged query missing from the run (no -c)."""
+    if missing_rule(options.all_queries, options.compat) != "raise":
+        return
+    judged = np.unique(judged_query_ids)
+    absent = np.setdiff1d(judged, run_query_ids)
+    if 0 < absent.shape[0] < judged.shape[0]:  # none in common: reported later
+        raise missing_queries_error(absent)
+
+
+def placeholder_block(topics):
+    """trec_eval 10.0 ``-c``: each qrels topic missing from the run is
+    evaluated on a ranking of one document, :data:`PLACEHOLDER_DOCNO`
+    (unjudged unless the qrels judge that docno), scored 1."""
+    n = topics.shape[0]
+    return RunBlock(
+        Tokens.from_strings(topics),
+        Tokens.from_strings(np.full(n, PLACEHOLDER_DOCNO)),
+        np.ones(n),
+        None,
+        "<placeholder>",
+        None,
+    )
+
+
+def clear_placeholders(outputs, values, placeholder):
+    """Clear the outputs of the placeholder topics (mask ``placeholder``)
+    in ``values`` as trec_eval 10.0 does, by their printed name:
+    ``num_ret``, ``utility``, ``rbp_resid`` and ``relstring`` exactly,
+    ``unj*`` by prefix; ``utility.1,-1,0,0`` or ``relstring.20`` keep the
+    placeholder's one unjudged document."""
+    for name, kind, what, _ in outputs:
+        if kind == "trec" and name in values:
+            values[name] = _cleared(what, name, values[name], placeholder)
+
+
+def _cleared(base, name, values, placeholder):
+    if base not in PLACEHOLDER_ZEROS and base != "relstring":
+        return values
+    if name.startswith("unj") or name in ("num_ret", "utility", "rbp_resid"):
+        return np.where(placeholder, 0.0, values)
+    if name == "relstring":
+        return np.where(placeholder, "", values)
+    return values

@@ -1,0 +1,94 @@
+"""The shape of the house: file sizes, and data handed one way down the TREC path.
+
+The import layers themselves are checked by ``lint-imports`` (the contract is
+in pyproject.toml); these tests hold what a static import graph cannot see.
+"""
+
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+import skirm
+from skirm.io import Qrels, Run, read_qrels
+from skirm.trec import evaluate_run
+
+PACKAGE = Path(skirm.__file__).resolve().parent
+DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
+#: Modules that read or convert input: once the qrels are joined to a block
+#: of the run, no stage calls them again.
+READERS = ("skirm.io._trec", "skirm.io._convert", "skirm.io._text", "skirm.io._prefs")
+
+
+def test_no_module_is_over_600_lines():
+    sizes = {
+        str(path.relative_to(PACKAGE)): len(path.read_text().splitlines())
+        for path in PACKAGE.rglob("*.py")
+    }
+    assert {name: n for name, n in sizes.items() if n > 600} == {}
+
+
+def _walk(call):
+    """The skirm functions ``call`` enters, in order: ``[(caller module,
+    module, function)]``."""
+    entered = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            module = frame.f_globals.get("__name__", "")
+            if module.startswith("skirm."):
+                caller = frame.f_back.f_globals.get("__name__", "")
+                entered.append((caller, module, frame.f_code.co_name))
+
+    sys.setprofile(profile)
+    threading.setprofile(profile)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)
+    return entered
+
+
+@pytest.mark.parametrize(
+    "qrels, run, options",
+    [
+        (DATA / "qrels.test", DATA / "results.test", {}),
+        (DATA / "qrels.test", DATA / "results.test", {"all_queries": True}),
+        (
+            Qrels(["q1", "q1", "q2"], ["d1", "d2", "d1"], [1, 0, 2]),
+            Run(["q1", "q1", "q2"], ["d1", "d3", "d1"], [1.0, 0.5, 0.3]),
+            {"judged_only": True},
+        ),
+        ({"q1": {"d1": 1}}, {"q1": {"d1": 0.5, "d2": 0.1}}, {"max_docs": 1}),
+    ],
+    ids=["files", "files-c", "records-J", "dicts-M"],
+)
+def test_the_trec_path_reads_once_then_goes_down(qrels, run, options):
+    """Following the qrels through evaluate_run: read and indexed once, and
+    no stage calls a reader after the join (a streamed run file reads its
+    next blocks while the first ones are evaluated: only its block reader,
+    ``skirm.io._runs``, calls the readers then)."""
+    evaluate_run(qrels, run, "map")  # imports and caches out of the walk
+    walk = _walk(lambda: evaluate_run(qrels, run, "official", **options))
+    joins = [i for i, (_, module, name) in enumerate(walk) if name == "join"]
+    assert joins and walk[joins[0]][1] == "skirm.trec._join"
+    late = {
+        f"{caller} -> {module}.{name}"
+        for caller, module, name in walk[joins[0] :]
+        if module.startswith(READERS) and not caller.startswith(("skirm.io.",))
+    }
+    assert late == set()
+    # The qrels are indexed once, whatever the number of blocks.
+    assert sum(name == "qrels_rows" for _, _, name in walk) == 1
+    assert sum(m == "skirm.trec._join" and n == "__init__" for _, m, n in walk) == 1
+
+
+def test_the_qrels_are_read_once(tmp_path):
+    path = tmp_path / "qrels"
+    path.write_text("q1 0 d1 1\nq1 0 d2 0\n")
+    walk = _walk(lambda: evaluate_run(path, Run(["q1"], ["d1"], [1.0]), "P.5"))
+    reads = [name for _, _, name in walk if name in ("read_qrels", "read_bytes")]
+    assert reads == ["read_qrels", "read_bytes"]
+    assert read_qrels(path).labels.tolist() == [1, 0]

@@ -224,7 +224,7 @@ def test_batched_cutoffs_give_the_means_of_single_cutoffs(weighted):
 def test_dcg_and_err_paths_give_the_same_numbers(monkeypatch, levels, sizes):
     # ERR from the relevant rows, from lines of the top rows, and from the
     # top rows themselves; DCG from lines and from rows: bit for bit.
-    import skirm.metrics._graded as graded
+    import skirm.metrics._err as graded
 
     rng = np.random.default_rng(6)
     n_groups = 200

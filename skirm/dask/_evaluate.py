@@ -17,13 +17,8 @@ import numpy as np
 
 from skirm._engine import TIES, check_input
 from skirm._validation import check_choice, check_no_relevant, describe
-from skirm.metrics._evaluate import (
-    bind_input_wide,
-    bind_metrics,
-    merge,
-    merged_ids,
-    per_query_values,
-)
+from skirm.metrics._evaluate import bind_input_wide, bind_metrics, per_query_values
+from skirm.metrics._result import merge, merged_ids
 
 __all__ = ["evaluate", "evaluate_run", "per_query_frame"]
 

@@ -16,7 +16,8 @@ from sklearn.utils import Bunch, check_random_state
 from skirm._engine import encode_groups
 from skirm._query_ids import check_groups_from, n_rows, resolve_groups
 from skirm._validation import check_choice, describe
-from skirm.metrics._scorer import RankingScorer, get_scorer, make_ranking_scorer
+from skirm.metrics._get_scorer import get_scorer
+from skirm.metrics._scorer import RankingScorer, make_ranking_scorer
 
 __all__ = ["permutation_importance"]
 

@@ -6,30 +6,28 @@ float: the mean over queries.
 """
 
 from skirm._engine import RankedLists, from_lists
-from skirm.metrics._binary import (
+from skirm.metrics._counts import (
     capped_recall_at_k_score,
     f1_at_k_score,
+    precision_at_k_score,
+    r_precision_score,
+    recall_at_k_score,
+)
+from skirm.metrics._dcg import cumulative_gain_score, dcg_score, ndcg_score
+from skirm.metrics._err import expected_reciprocal_rank_score
+from skirm.metrics._evaluate import evaluate
+from skirm.metrics._get_scorer import get_scorer, get_scorer_names
+from skirm.metrics._judged import judged_at_k_score
+from skirm.metrics._positions import (
     hit_rate_at_k_score,
     mean_average_precision_score,
     mean_reciprocal_rank_score,
-    precision_at_k_score,
-    r_precision_score,
     rank_biased_precision_score,
-    recall_at_k_score,
 )
-from skirm.metrics._evaluate import EvaluationResult, evaluate
-from skirm.metrics._graded import (
-    cumulative_gain_score,
-    dcg_score,
-    expected_reciprocal_rank_score,
-    ndcg_score,
-)
-from skirm.metrics._judged import judged_at_k_score
 from skirm.metrics._registry import Metric, get_metric, metric_names
+from skirm.metrics._result import EvaluationResult
 from skirm.metrics._scorer import (
     RankingScorer,
-    get_scorer,
-    get_scorer_names,
     make_ranking_scorer,
 )
 

@@ -10,26 +10,30 @@ the same records by :mod:`skirm.metrics._names`.
 from __future__ import annotations
 
 from skirm._validation import describe
-from skirm.metrics import _binary, _graded, _judged
 from skirm.metrics._base import MetricSpec, mean_over_queries, score
+from skirm.metrics._counts import CAPPED_RECALL, F1, PRECISION, R_PRECISION, RECALL
+from skirm.metrics._dcg import CG, DCG, NDCG
+from skirm.metrics._err import ERR
+from skirm.metrics._judged import JUDGED
 from skirm.metrics._names import parse_name, suggest
+from skirm.metrics._positions import HIT_RATE, MAP, MRR, RBP
 
 #: Every metric, in the order of the documentation table.
 SPECS: tuple[MetricSpec, ...] = (
-    _graded.NDCG,
-    _graded.DCG,
-    _graded.CG,
-    _binary.PRECISION,
-    _binary.RECALL,
-    _binary.CAPPED_RECALL,
-    _binary.F1,
-    _binary.HIT_RATE,
-    _binary.R_PRECISION,
-    _binary.MRR,
-    _binary.MAP,
-    _graded.ERR,
-    _binary.RBP,
-    _judged.JUDGED,
+    NDCG,
+    DCG,
+    CG,
+    PRECISION,
+    RECALL,
+    CAPPED_RECALL,
+    F1,
+    HIT_RATE,
+    R_PRECISION,
+    MRR,
+    MAP,
+    ERR,
+    RBP,
+    JUDGED,
 )
 
 _BY_NAME = {name: spec for spec in SPECS for name in spec.names}

@@ -22,8 +22,6 @@ import copy
 import sys
 import warnings
 
-import numpy as np
-
 from skirm._engine import TIES, rank_input
 from skirm._query_ids import (
     check_groups_from,
@@ -35,17 +33,10 @@ from skirm.metrics._base import PARAM_CHECKS
 from skirm.metrics._conventions import apply_conventions, check_scores
 from skirm.metrics._evaluate import compute_metrics
 from skirm.metrics._registry import Metric, get_metric, spec_for
+from skirm.metrics._response import check_response_method, response
 
-__all__ = [
-    "RankingScorer",
-    "get_scorer",
-    "get_scorer_names",
-    "make_ranking_scorer",
-]
+__all__ = ["RankingScorer", "make_ranking_scorer"]
 
-RESPONSE_METHODS = ("predict", "decision_function", "predict_proba")
-_AUTO_REGRESSOR = ("predict", "decision_function", "predict_proba")
-_AUTO_CLASSIFIER = ("decision_function", "predict_proba")
 _DEFAULT_REQUEST = {"groups": True, "sample_weight": None}
 #: scikit-learn's "leave this request as it is" marker (its value, so that
 #: importing skirm does not import scikit-learn).
@@ -55,25 +46,6 @@ UNCHANGED = "$UNCHANGED$"
 # --------------------------------------------------------------------------
 # Argument parsing
 # --------------------------------------------------------------------------
-
-
-def _check_response_method(response_method):
-    if isinstance(response_method, str):
-        if response_method == "auto":
-            return "auto"
-        methods = (response_method,)
-    elif isinstance(response_method, (list, tuple)) and response_method:
-        methods = tuple(response_method)
-    else:
-        methods = (response_method,)
-    for method in methods:
-        if not isinstance(method, str) or method not in RESPONSE_METHODS:
-            raise ValueError(
-                "`response_method` must be 'auto', one of "
-                f"{', '.join(repr(m) for m in RESPONSE_METHODS)}, or a non-empty "
-                f"list of them in order of preference, got {describe(response_method)}"
-            )
-    return methods
 
 
 def _bind(metric, params, where):
@@ -210,32 +182,6 @@ def _caller_error_score():
     return "raise"
 
 
-def _response(estimator, X, methods):
-    from sklearn.base import is_classifier
-
-    if methods == "auto":
-        methods = _AUTO_CLASSIFIER if is_classifier(estimator) else _AUTO_REGRESSOR
-    for method in methods:
-        fn = getattr(estimator, method, None)
-        if fn is None:
-            continue
-        y_score = np.asarray(fn(X))
-        if method == "predict_proba":
-            y_score = y_score[:, -1]
-        elif y_score.ndim == 2 and y_score.shape[1] == 1:
-            y_score = y_score[:, 0]
-        if y_score.ndim != 1:
-            raise ValueError(
-                f"{type(estimator).__name__}.{method} returned an array of shape "
-                f"{y_score.shape}; a ranking scorer needs one score per row"
-            )
-        return y_score
-    raise TypeError(
-        f"{type(estimator).__name__} has none of the response methods "
-        f"{list(methods)} the scorer tries (`response_method`)"
-    )
-
-
 # --------------------------------------------------------------------------
 # The scorer
 # --------------------------------------------------------------------------
@@ -279,7 +225,7 @@ class RankingScorer:
         self._metrics, self._multi = _parse_metrics(metric, params)
         _check_params(params, self._metrics)
         self._conventions = conventions
-        self._methods = _check_response_method(response_method)
+        self._methods = check_response_method(response_method)
         self._metric = metric
         self._response_method = response_method
         self._groups_from = check_groups_from(groups_from)
@@ -419,7 +365,7 @@ class RankingScorer:
             )
             if groups is None:
                 return self._missing_groups_scores()
-        y_score = _response(estimator, X, self._methods)
+        y_score = response(estimator, X, self._methods)
         ranking = rank_input(
             y_true,
             y_score,
@@ -559,82 +505,3 @@ def make_ranking_scorer(
         conventions=conventions,
         **params,
     )
-
-
-#: Ready scorers: names scikit-learn users would try first.
-_READY = (
-    "ndcg",
-    "ndcg@1",
-    "ndcg@3",
-    "ndcg@5",
-    "ndcg@10",
-    "ndcg@20",
-    "dcg@10",
-    "map",
-    "map@10",
-    "mrr",
-    "mrr@10",
-    "precision@1",
-    "precision@5",
-    "precision@10",
-    "recall@10",
-    "recall@100",
-    "hit_rate@10",
-    "r_precision",
-    "err@10",
-)
-_SCORERS = {name: RankingScorer(name) for name in _READY}
-
-
-def get_scorer_names():
-    """The names of the ready ranking scorers.
-
-    :func:`get_scorer` also accepts any other registered metric name.
-
-    Returns
-    -------
-    names : list of str
-        Sorted names.
-
-    Examples
-    --------
-    >>> from skirm.metrics import get_scorer_names
-    >>> "ndcg@10" in get_scorer_names()
-    True
-    """
-    return sorted(_SCORERS)
-
-
-def get_scorer(scoring):
-    """A ranking scorer from a metric name, such as ``"ndcg@10"``.
-
-    Parameters
-    ----------
-    scoring : str or RankingScorer
-        A ready name (:func:`get_scorer_names`) or any registered metric name;
-        a scorer is returned as a copy.
-
-    Returns
-    -------
-    scorer : RankingScorer
-        A fresh copy: changing its requests leaves the ready one untouched.
-
-    Examples
-    --------
-    >>> from skirm.metrics import get_scorer
-    >>> get_scorer("ndcg@10")
-    make_ranking_scorer('ndcg@10')
-    >>> get_scorer("P@3")
-    make_ranking_scorer('P@3')
-    """
-    if isinstance(scoring, RankingScorer):
-        return copy.deepcopy(scoring)
-    if not isinstance(scoring, str):
-        raise TypeError(
-            f"`scoring` must be a metric name or a RankingScorer, got "
-            f"{describe(scoring)}"
-        )
-    ready = _SCORERS.get(scoring)
-    if ready is not None:
-        return copy.deepcopy(ready)
-    return RankingScorer(scoring)

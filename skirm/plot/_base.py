@@ -1,5 +1,6 @@
 """What every ranking display shares: the lazy matplotlib import, the axes
-set-up, and the confidence band of a mean over queries."""
+set-up, the confidence band of a mean over queries, and the scores of a
+fitted estimator."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
+from skirm._query_ids import resolve_groups
 from skirm._validation import check_k, describe
+from skirm.metrics._response import check_response_method, response
 
 
 def import_pyplot(owner: str):
@@ -21,6 +24,17 @@ def import_pyplot(owner: str):
             f"{owner} needs matplotlib; install it with `pip install skirm[plot]`"
         ) from exc
     return plt
+
+
+def estimator_scores(owner: str, X, groups, groups_from, response_method):
+    """What a display drawn from a fitted estimator needs of the data:
+    ``(groups, scores)``, the query of each row of ``X`` (``groups``, else
+    read from ``X``'s ``groups_from`` index level or column), and
+    ``scores(estimator, rows)``, the estimator's one score per row of
+    ``rows``, by ``response_method`` as the ranking scorers take it."""
+    groups = resolve_groups(owner, X, groups, groups_from)
+    methods = check_response_method(response_method)
+    return groups, lambda estimator, rows: response(estimator, rows, methods)
 
 
 def axes_and_figure(owner: str, ax):

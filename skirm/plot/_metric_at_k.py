@@ -11,6 +11,7 @@ from skirm.plot._base import (
     axes_and_figure,
     check_confidence,
     check_cutoffs,
+    estimator_scores,
     run_name,
     t_interval,
 )
@@ -316,11 +317,10 @@ class MetricAtKDisplay:
         -------
         display : MetricAtKDisplay
         """
-        from skirm._query_ids import resolve_groups
-        from skirm.metrics._scorer import _check_response_method, _response
-
-        groups = resolve_groups(cls.__name__, X, groups, groups_from)
-        y_score = _response(estimator, X, _check_response_method(response_method))
+        groups, scores = estimator_scores(
+            cls.__name__, X, groups, groups_from, response_method
+        )
+        y_score = scores(estimator, X)
         if name is None:
             name = type(estimator).__name__
         return cls.from_predictions(y, y_score, groups=groups, name=name, **kwargs)
@@ -425,9 +425,6 @@ class MetricAtKDisplay:
         """
         from sklearn.utils import _safe_indexing
 
-        from skirm._query_ids import resolve_groups
-        from skirm.metrics._scorer import _check_response_method, _response
-
         if "estimator" not in cv_results or "indices" not in cv_results:
             raise ValueError(
                 "`cv_results` must come from cross_validate(..., "
@@ -436,7 +433,9 @@ class MetricAtKDisplay:
             )
         spec = _check_metric(metric)
         cutoffs = check_cutoffs(k)
-        groups = resolve_groups(cls.__name__, X, groups, "qid")
+        groups, scores = estimator_scores(
+            cls.__name__, X, groups, "qid", response_method
+        )
         y = np.asarray(y)
         names = [f"{spec.name}@{value}" for value in cutoffs]
         folds = []
@@ -444,9 +443,7 @@ class MetricAtKDisplay:
             cv_results["estimator"], cv_results["indices"]["test"], strict=True
         ):
             X_test = _safe_indexing(X, test)
-            y_score = _response(
-                estimator, X_test, _check_response_method(response_method)
-            )
+            y_score = scores(estimator, X_test)
             result = evaluate(
                 y[test],
                 y_score,

@@ -15,7 +15,7 @@ import numpy as np
 from skirm._trec_names import MEASURES
 from skirm.io._records import RunBlock
 from skirm.io._tokens import Tokens
-from skirm.metrics._evaluate import EvaluationResult
+from skirm.metrics._result import EvaluationResult
 from skirm.trec._formats import check_qrels_type, check_rel_format
 from skirm.trec._groups import as_qrels_jg, group_topics, split_topics
 from skirm.trec._inputs import map_blocks, qrels_input, run_blocks, run_input

@@ -1,0 +1,358 @@
+"""The result of an evaluation: per-query values and means of several metrics.
+
+:class:`EvaluationResult` holds what :func:`skirm.metrics.evaluate` and
+:func:`skirm.trec.evaluate_run` return; :meth:`EvaluationResult.concat`
+merges results of disjoint query sets exactly. Statistics on a result
+(intervals, comparisons) are functions of :mod:`skirm.stats`, a layer above.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skirm._validation import describe
+from skirm.metrics._base import average
+
+
+def _pandas(method):
+    try:
+        import pandas as pd
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            f"EvaluationResult.{method} requires pandas; install it with "
+            "`pip install skirm[pandas]`"
+        ) from exc
+    return pd
+
+
+class EvaluationResult:
+    """Per-query values and means of several metrics on one ranking.
+
+    Attributes
+    ----------
+    group_ids : ndarray of shape (n_groups,)
+        The sorted distinct query labels.
+    per_query : dict of str to ndarray of shape (n_groups,)
+        Each metric's value per query, aligned to ``group_ids``. Queries left
+        out by ``no_relevant="skip"`` hold NaN.
+    means : dict of str to float
+        Each metric's (weighted) mean over queries.
+    weights : ndarray of shape (n_groups,) or None
+        The query weights, if ``sample_weight`` was given.
+    n_unjudged : ndarray of shape (n_groups,) or None
+        The rows of each query whose label was NaN (unjudged), when
+        ``evaluate`` was given such labels with ``unjudged`` set.
+    judge_per_query : dict of str to ndarray of shape (n_groups, n_judges) or None
+        With ``label_samples``: each metric's per-query value under each
+        judge's labels.
+    judge_means : dict of str to ndarray of shape (n_judges,) or None
+        With ``label_samples``: each metric's mean under each judge's labels.
+    judge_spread : dict of str to float or None
+        With ``label_samples``: the standard deviation (``ddof=1``) of
+        ``judge_means``, the spread the judges induce (0 for one judge).
+
+    Examples
+    --------
+    >>> from skirm.metrics import evaluate
+    >>> result = evaluate([1, 0, 0, 1], [2, 1, 2, 1], groups=["b", "b", "a", "a"],
+    ...                   metrics=["mrr", "precision@1"])
+    >>> result
+    EvaluationResult(n_queries=2, means={'mrr': 0.7500, 'precision@1': 0.5000})
+    >>> result.group_ids.tolist(), result.per_query["mrr"].tolist()
+    (['a', 'b'], [0.5, 1.0])
+    >>> result["precision@1"]
+    0.5
+
+    Queries left out of the means (``no_relevant="skip"``) are counted apart:
+
+    >>> evaluate([1, 0, 0, 0], [2, 1, 2, 1], groups=["b", "b", "a", "a"],
+    ...          metrics=["mrr"], no_relevant="skip")
+    EvaluationResult(n_queries=2, n_scored=1, means={'mrr': 1.0000})
+    """
+
+    n_unjudged = None
+    judge_per_query = None
+    judge_means = None
+    judge_spread = None
+
+    def __init__(self, group_ids, per_query, means, weights=None):
+        self.group_ids = group_ids
+        self.per_query = per_query
+        self.means = means
+        self.weights = weights
+
+    @property
+    def metrics(self) -> list[str]:
+        """The metric names, in the order requested (string-valued TREC
+        measures such as ``relstring`` included: they have no mean)."""
+        return list(self.per_query)
+
+    def __getitem__(self, name) -> float:
+        return self.means[name]
+
+    def __repr__(self):
+        body = ", ".join(f"{name!r}: {value:.4f}" for name, value in self.means.items())
+        n_queries = len(self.group_ids)
+        # Queries left out by no_relevant="skip" are in group_ids but not in
+        # the means: say over how many queries each mean is.
+        scored = {
+            name: int(np.count_nonzero(~np.isnan(values)))
+            for name, values in self.per_query.items()
+        }
+        counts = set(scored.values())
+        if counts == {n_queries} or not counts:
+            extra = ""
+        elif len(counts) == 1:
+            extra = f", n_scored={counts.pop()}"
+        else:
+            extra = f", n_scored={scored}"
+        return f"EvaluationResult(n_queries={n_queries}{extra}, means={{{body}}})"
+
+    @classmethod
+    def concat(cls, results):
+        """Merge the results of disjoint query sets into one.
+
+        The per-query values are put in the order of the sorted query labels
+        and the means recomputed from them and the query weights, exactly as
+        :func:`evaluate` takes them: the merged result does not depend on how
+        the queries were split nor on the order of ``results``, and equals
+        the result of evaluating all the rows at once. A query in two results
+        is an error, never averaged twice.
+
+        Parameters
+        ----------
+        results : iterable of EvaluationResult
+            Results of the same metrics, all with query weights or all
+            without, on disjoint sets of queries.
+
+        Returns
+        -------
+        result : EvaluationResult
+
+        Raises
+        ------
+        ValueError
+            If a query appears in two results, the metrics differ, or some
+            results have query weights and others not.
+
+        Examples
+        --------
+        >>> from skirm.metrics import EvaluationResult, evaluate
+        >>> y_true, y_score = [1, 0, 0, 1, 1, 0], [2, 1, 2, 1, 3, 1]
+        >>> groups = ["a", "a", "b", "b", "c", "c"]
+        >>> whole = evaluate(y_true, y_score, groups=groups, metrics="mrr")
+        >>> left = evaluate(y_true[:2], y_score[:2], groups=groups[:2], metrics="mrr")
+        >>> right = evaluate(y_true[2:], y_score[2:], groups=groups[2:], metrics="mrr")
+        >>> merged = EvaluationResult.concat([right, left])
+        >>> merged.group_ids.tolist(), merged["mrr"] == whole["mrr"]
+        (['a', 'b', 'c'], True)
+        >>> EvaluationResult.concat([left, left])
+        Traceback (most recent call last):
+        ...
+        ValueError: query 'a' appears in more than one result...
+        """
+        results = _check_parts(results)
+        return merge([(r.group_ids, r.per_query, r.weights) for r in results])
+
+    def to_frame(self, tidy=False):
+        """The per-query values as a pandas DataFrame.
+
+        Requires pandas (``pip install skirm[pandas]``).
+
+        Parameters
+        ----------
+        tidy : bool, default=False
+            False: one row per query (the index, named ``query``) and one
+            column per metric. True: one row per (query, metric) pair, with
+            columns ``query``, ``metric`` and ``value``, queries in
+            ``group_ids`` order and metrics in request order within each.
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+
+        Examples
+        --------
+        >>> from skirm.metrics import evaluate
+        >>> result = evaluate([1, 0, 0, 1], [2, 1, 2, 1], groups=["b", "b", "a", "a"],
+        ...                   metrics=["mrr", "precision@1"])
+        >>> result.to_frame()
+               mrr  precision@1
+        query
+        a      0.5          0.0
+        b      1.0          1.0
+        >>> result.to_frame(tidy=True)
+          query       metric  value
+        0     a          mrr    0.5
+        1     a  precision@1    0.0
+        2     b          mrr    1.0
+        3     b  precision@1    1.0
+        """
+        pd = _pandas("to_frame")
+        if not isinstance(tidy, (bool, np.bool_)):
+            raise TypeError(f"`tidy` must be True or False, got {tidy!r}")
+        if not tidy:
+            index = pd.Index(self.group_ids, name="query")
+            return pd.DataFrame(self.per_query, index=index)
+        names = list(self.per_query)
+        n = len(self.group_ids)
+        columns = [np.asarray(self.per_query[m]) for m in names]
+        numeric = all(c.dtype.kind in "biuf" for c in columns)
+        dtype = np.result_type(*columns) if numeric and columns else object
+        values = np.empty(n * len(names), dtype=dtype)
+        for j, column in enumerate(columns):  # one pass per metric
+            values[j :: len(names)] = column
+        return pd.DataFrame(
+            {
+                "query": np.repeat(np.asarray(self.group_ids), len(names)),
+                "metric": np.tile(np.asarray(names, dtype=object), n),
+                "value": values,
+            }
+        )
+
+    def to_dict(self):
+        """The per-query values as ``{query: {metric: value}}``.
+
+        The shape of pytrec_eval's ``RelevanceEvaluator.evaluate``: one inner
+        dict per query of ``group_ids`` (as Python scalars), metrics in
+        request order, values as Python floats. Means are in ``means``.
+        For ``gm_map`` and ``gm_bpref`` the per-query values are AP and
+        bpref; :class:`skirm.trec.RelevanceEvaluator` gives pytrec_eval's
+        logarithms.
+
+        Returns
+        -------
+        values : dict of dict
+
+        Examples
+        --------
+        >>> from skirm.metrics import evaluate
+        >>> result = evaluate([1, 0, 0, 1], [2, 1, 2, 1], groups=["b", "b", "a", "a"],
+        ...                   metrics=["mrr", "precision@1"])
+        >>> result.to_dict()
+        {'a': {'mrr': 0.5, 'precision@1': 0.0}, 'b': {'mrr': 1.0, 'precision@1': 1.0}}
+        """
+        names = list(self.per_query)
+        columns = [np.asarray(self.per_query[m]).tolist() for m in names]
+        queries = np.asarray(self.group_ids).tolist()
+        rows = zip(*columns, strict=True) if names else [()] * len(queries)
+        return {
+            q: dict(zip(names, row, strict=True))
+            for q, row in zip(queries, rows, strict=True)
+        }
+
+    def __getattr__(self, name):
+        # Statistics live in skirm.stats, a layer above the metrics: say
+        # where the methods of earlier releases went.
+        moved = _MOVED.get(name)
+        if moved is None:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r}"
+            )
+        raise AttributeError(
+            f"EvaluationResult.{name}() moved to skirm.stats: use {moved}"
+        )
+
+
+#: Methods of earlier releases that are functions of skirm.stats now.
+_MOVED = {
+    "ci": "skirm.stats.confidence_intervals(result, ...)",
+    "describe": "skirm.stats.describe(result, ...)",
+    "compare": (
+        "skirm.stats.compare({'this': result, 'other': other}, baseline='other')"
+    ),
+}
+
+
+def _check_parts(results):
+    """The results :meth:`EvaluationResult.concat` can merge, as a list."""
+    if isinstance(results, EvaluationResult):
+        raise TypeError(
+            "`results` must be an iterable of EvaluationResult, got one "
+            "EvaluationResult; pass a list"
+        )
+    results = list(results)
+    if not results:
+        raise ValueError("`results` must hold at least one EvaluationResult, got none")
+    for result in results:
+        if not isinstance(result, EvaluationResult):
+            raise TypeError(
+                f"`results` must hold EvaluationResult objects, got {describe(result)}"
+            )
+        if hasattr(result, "run_id"):
+            raise ValueError(
+                "`results` must not hold results of skirm.trec.evaluate_run: "
+                "their summaries (sums, geometric means, -c) are not means of "
+                "the per-query values; use skirm.dask.evaluate_run for runs "
+                "split across partitions"
+            )
+    first = results[0]
+    for result in results[1:]:
+        if result.metrics != first.metrics:
+            raise ValueError(
+                "`results` must hold the same metrics in the same order, got "
+                f"{first.metrics} and {result.metrics}"
+            )
+        if (result.weights is None) != (first.weights is None):
+            raise ValueError(
+                "`results` must all have query weights (`sample_weight`) or all "
+                "have none, got a mix"
+            )
+    return results
+
+
+def merge(parts) -> EvaluationResult:
+    """The result of ``(group_ids, per_query, weights)`` parts of disjoint
+    query sets with the same metrics: values in query order, means anew."""
+    group_ids, order = merged_ids([p[0] for p in parts])
+    weights = None
+    if parts[0][2] is not None:
+        weights = np.concatenate([p[2] for p in parts])[order]
+    per_query = {
+        name: np.concatenate([p[1][name] for p in parts])[order] for name in parts[0][1]
+    }
+    return assemble(group_ids, per_query, weights)
+
+
+def merged_ids(parts):
+    """The sorted query labels of disjoint parts and the order that sorts them."""
+    kinds = {"b": "i", "i": "i", "u": "i"}
+    found = {kinds.get(p.dtype.kind, p.dtype.kind) for p in parts}
+    if len(found) > 1 or found <= {"f", "c"}:
+        raise TypeError(
+            "`results` must have query labels of one kind (integers, strings or "
+            f"objects), got dtypes {sorted({str(p.dtype) for p in parts})}"
+        )
+    group_ids = np.concatenate(parts)
+    if group_ids.dtype.kind == "f":  # int64 and uint64 labels: no common type
+        raise TypeError(
+            "`results` must have query labels of one integer type, got dtypes "
+            f"{sorted({str(p.dtype) for p in parts})}"
+        )
+    try:
+        order = np.argsort(group_ids, kind="stable")
+    except TypeError as exc:
+        raise TypeError(
+            f"`results` must have mutually comparable query labels: {exc}"
+        ) from None
+    group_ids = group_ids[order]
+    repeated = group_ids[1:] == group_ids[:-1]
+    if repeated.any():
+        query = group_ids[int(np.argmax(repeated))]
+        query = query.item() if isinstance(query, np.generic) else query
+        raise ValueError(
+            f"query {query!r} appears in more than one result; concat merges "
+            "results of disjoint query sets"
+        )
+    return group_ids, order
+
+
+def assemble(group_ids, per_query, weights) -> EvaluationResult:
+    """The result of sorted, distinct queries: the means from the values."""
+    means = {}
+    for name, values in per_query.items():
+        skipped = np.isnan(values)
+        means[name] = average(
+            values, weights, name, ~skipped if skipped.any() else None
+        )
+    return EvaluationResult(group_ids, per_query, means, weights)

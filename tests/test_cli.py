@@ -580,9 +580,9 @@ def _page_sections():
 
 @pytest.mark.parametrize("command", ["eval", "compare"])
 def test_reference_page_documents_every_option(command):
-    from skirm._cli import _build_parser
+    from skirm._cli._parser import build_parser
 
-    parser = _build_parser().commands[command]
+    parser = build_parser().commands[command]
     options = re.findall(r"^\.\. option:: (.+)$", _page_sections()[command], re.M)
     documented = {word.split()[0] for line in options for word in line.split(", ")}
     expected = {s for a in parser._actions for s in a.option_strings}

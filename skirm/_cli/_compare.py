@@ -1,0 +1,83 @@
+"""``skirm compare``: runs compared with paired significance tests."""
+
+from __future__ import annotations
+
+from skirm._cli._eval import evaluate_path
+from skirm._cli._formats import write_comparison
+from skirm._cli._parser import UsageError
+from skirm._cli._plots import check_plot, plot_compare
+from skirm._trec_names import MEASURES
+from skirm.io._trec import read_qrels
+from skirm.trec._request import parse_measures
+
+
+def _compare_measures(measures, compat):
+    try:
+        outputs = parse_measures(measures, compat)
+    except (ValueError, TypeError) as exc:
+        raise UsageError(str(exc)) from None
+    for name, kind, base, _ in outputs:
+        if kind == "trec" and not MEASURES[base].per_query:
+            raise UsageError(f"measure {name!r} has no per-query values to compare")
+    return [name for name, *_ in outputs]
+
+
+def _run_labels(results, paths):
+    labels = [r.run_id for r in results]
+    if len(set(labels)) != len(labels):
+        labels = list(paths)
+    if len(set(labels)) != len(labels):
+        raise UsageError("give each run once")
+    return labels
+
+
+def run_compare(args, out):
+    from skirm.stats import compare
+
+    measures = args.measures or ["map", "ndcg_cut.10"]
+    names = _compare_measures(measures, args.compat)
+    if len(args.runs) < 2:
+        raise UsageError("compare needs at least two runs")
+    check_plot(args.plot)
+    if args.relevance_level < 1:
+        raise UsageError(f"-l must be an integer >= 1, got {args.relevance_level}")
+    qrels = read_qrels(args.qrels)
+    results = [
+        evaluate_path(
+            qrels,
+            path,
+            measures,
+            relevance_level=args.relevance_level,
+            all_queries=args.all_queries,
+            compat=args.compat,
+        )
+        for path in args.runs
+    ]
+    labels = _run_labels(results, args.runs)
+    baseline = args.baseline
+    if baseline is not None and baseline not in labels:
+        if baseline not in args.runs:
+            raise UsageError(
+                f"--baseline must be one of the runs {labels}, got {baseline!r}"
+            )
+        baseline = labels[list(args.runs).index(baseline)]
+    correction = None if args.correction == "none" else args.correction
+    try:
+        comparison = compare(
+            dict(zip(labels, results, strict=True)),
+            baseline=baseline,
+            metrics=names,
+            test=args.test,
+            correction=correction,
+            alpha=args.alpha,
+            n_resamples=args.n_resamples,
+            missing="zero" if args.all_queries else args.missing,
+            random_state=args.seed,
+        )
+    except ValueError as exc:
+        if "`alpha`" in str(exc) or "`n_resamples`" in str(exc):
+            raise UsageError(str(exc)) from None
+        raise
+    write_comparison(comparison, args.format, out)
+    if args.plot is not None:
+        plot_compare(args.plot, comparison)

@@ -1,0 +1,101 @@
+"""``skirm eval``: runs evaluated against qrels, as trec_eval does."""
+
+from __future__ import annotations
+
+import sys
+
+from skirm._cli._formats import write_eval
+from skirm._cli._parser import UsageError
+from skirm._cli._plots import check_plot, plot_eval
+from skirm._trec_names import parse_trec_name
+from skirm.io._prefs import read_prefs, read_qrels_jg, read_qrels_prefs
+from skirm.io._trec import read_qrels
+from skirm.metrics._registry import get_metric
+from skirm.trec._evaluate import evaluate_run
+from skirm.trec._formats import check_rel_format
+from skirm.trec._request import parse_measures
+from skirm.trec._zscores import read_zscores
+
+READERS = {
+    "qrels": read_qrels,
+    "qrels_jg": read_qrels_jg,
+    "prefs": read_prefs,
+    "qrels_prefs": read_qrels_prefs,
+}
+
+
+def _measure_error(measures, exc):
+    """The registry's own message for a name that is no trec_eval name."""
+    for name in measures:
+        try:
+            if parse_trec_name(name) is None:
+                get_metric(name)
+        except ValueError as err:
+            return str(err)
+    return str(exc)
+
+
+def source(path):
+    """A path, or standard input (bytes) for ``-``."""
+    return sys.stdin.buffer if path == "-" else path
+
+
+def run_eval(args, out):
+    measures = args.measures or ["official"]
+    try:
+        outputs = parse_measures(measures, args.compat)
+        check_rel_format(args.rel_format, outputs)
+    except (ValueError, TypeError) as exc:
+        raise UsageError(_measure_error(measures, exc)) from None
+    if args.relevance_level < 1:
+        raise UsageError(f"-l must be an integer >= 1, got {args.relevance_level}")
+    if args.max_docs is not None and args.max_docs < 1:
+        raise UsageError(f"-M must be a positive integer, got {args.max_docs}")
+    if args.collection_size < 0:
+        raise UsageError(f"-N must be an integer >= 0, got {args.collection_size}")
+    if [args.qrels, *args.runs].count("-") > 1:
+        raise UsageError("standard input ('-') can be read once only")
+    if args.plot is not None and args.rel_format != "qrels":
+        raise UsageError(f"--plot needs -R qrels, got -R {args.rel_format}")
+    check_plot(args.plot)
+    if args.plot is not None and "-" in args.runs:
+        raise UsageError("--plot reads the runs again: give them as files, not '-'")
+    qrels = READERS[args.rel_format](source(args.qrels))
+    zscores = read_zscores(args.zscores) if args.zscores is not None else None
+    params = {
+        "relevance_level": args.relevance_level,
+        "judged_only": args.judged_only,
+        "max_docs": args.max_docs,
+        "all_queries": args.all_queries,
+        "compat": args.compat,
+    }
+    results = [
+        evaluate_path(
+            qrels,
+            path,
+            measures,
+            rel_format=args.rel_format,
+            collection_size=args.collection_size,
+            zscores=zscores,
+            **params,
+        )
+        for path in args.runs
+    ]
+    labels = [r.run_id for r in results]
+    if len(set(labels)) != len(labels):
+        labels = list(args.runs)
+    write_eval(args, results, labels, outputs, out)
+    if args.plot is not None:
+        plot_eval(args.plot, qrels, args.runs, labels, params)
+
+
+def evaluate_path(qrels, path, measures, **options):
+    """:func:`evaluate_run` of a run file, streamed block by block; an empty
+    file is named."""
+    try:
+        return evaluate_run(qrels, source(path), measures, **options)
+    except ValueError as exc:
+        if str(exc).startswith("the run is empty"):
+            where = "standard input" if path == "-" else path
+            raise ValueError(f"the run file is empty: {where}") from None
+        raise

@@ -1,0 +1,212 @@
+"""Output formats: trec_eval's lines, tables, JSON and CSV.
+
+``skirm eval`` prints trec_eval's exact layout in pipes and files (and a
+table with one column per run on a terminal); ``skirm compare`` prints a
+comparison as a table, Markdown, LaTeX, CSV or JSON.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import sys
+
+from skirm._trec_names import MEASURES
+
+
+def _is_integer(name, base):
+    return base is not None and MEASURES[base].integer
+
+
+def _fmt(value, integer):
+    if isinstance(value, str):
+        return value
+    if value != value:  # NaN, as C's printf shows trec_eval's 0.0 / 0.0
+        return "  -nan"
+    return f"{round(value)}" if integer else f"{value:6.4f}"
+
+
+def _nan(value):
+    """A NaN as C's printf shows it: ``-nan`` when its sign bit is set (the
+    result of 0.0 / 0.0), ``nan`` otherwise (``nan`` read from a file)."""
+    return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
+
+
+def _trec_line(name, qid, value, integer, zscored):
+    """One line as trec_eval prints it (``-Z``: a ``Z`` before the name and
+    every number with 4 decimals; strings are never converted)."""
+    if isinstance(value, str):
+        return f"{name:<22}\t{qid}\t'{value}'"
+    if zscored:
+        text = f"{value:6.4f}" if value == value else _nan(value)
+        return f"Z{name:<22}\t{qid}\t{text}"
+    return f"{name:<22}\t{qid}\t{_fmt(value, integer)}"
+
+
+def trec_lines(result, outputs, per_query, summary=True):
+    bases = {
+        name: (base if kind == "trec" else None) for name, kind, base, _ in outputs
+    }
+    zscored = getattr(result, "zscored", False)
+    lines = []
+    if per_query:
+        for i, qid in enumerate(result.group_ids.tolist()):
+            for name, values in result.per_query.items():
+                base = bases[name]
+                if base is not None and not MEASURES[base].per_query:
+                    continue
+                value = values[i].item()
+                integer = _is_integer(name, base)
+                lines.append(_trec_line(name, qid, value, integer, zscored))
+    if not summary:
+        return lines
+    if "runid" in bases:
+        lines.append(f"{'runid':<22}\tall\t{result.run_id}")
+    for name, value in result.means.items():
+        integer = _is_integer(name, bases[name])
+        lines.append(_trec_line(name, "all", value, integer, zscored))
+    return lines
+
+
+def table(results, labels, outputs, per_query, summary=True):
+    bases = {
+        name: (base if kind == "trec" else None) for name, kind, base, _ in outputs
+    }
+    names = list(results[0].per_query)
+    rows = [["measure", *(["query"] if per_query else []), *labels]]
+    if per_query:
+        qids = sorted({q for r in results for q in r.group_ids.tolist()})
+        for qid in qids:
+            for name in names:
+                base = bases[name]
+                if base is not None and not MEASURES[base].per_query:
+                    continue
+                cells = []
+                for r in results:
+                    index = {q: i for i, q in enumerate(r.group_ids.tolist())}
+                    i = index.get(qid)
+                    cells.append(
+                        "-"
+                        if i is None
+                        else _fmt(
+                            r.per_query[name][i].item(), _is_integer(name, base)
+                        ).strip()
+                    )
+                rows.append([name, qid, *cells])
+    for name in results[0].means if summary else ():
+        base = bases[name]
+        cells = [_fmt(r.means[name], _is_integer(name, base)).strip() for r in results]
+        rows.append([name, *(["all"] if per_query else []), *cells])
+    widths = [max(len(row[j]) for row in rows) for j in range(len(rows[0]))]
+    n_left = 2 if per_query else 1
+    out = []
+    for row in rows:
+        cells = [
+            c.ljust(w) if j < n_left else c.rjust(w)
+            for j, (c, w) in enumerate(zip(row, widths, strict=True))
+        ]
+        out.append("  ".join(cells).rstrip())
+    return out
+
+
+def records(result, per_query, summary=True):
+    if per_query:
+        for i, qid in enumerate(result.group_ids.tolist()):
+            for name, values in result.per_query.items():
+                yield qid, name, values[i].item()
+    for name, value in result.means.items() if summary else ():
+        yield "all", name, float(value)
+
+
+# --------------------------------------------------------------------------
+# Entry point
+# --------------------------------------------------------------------------
+
+
+def output_format(choice):
+    """``--format``, else trec_eval's layout unless standard output is a
+    terminal (a person reading: the table)."""
+    if choice is not None:
+        return choice
+    isatty = getattr(sys.stdout, "isatty", None)
+    return "table" if isatty is not None and isatty() else "trec"
+
+
+def write_eval(args, results, labels, outputs, out):
+    fmt, summary = output_format(args.format), not args.no_summary
+    if fmt == "trec":
+        for result in results:
+            lines = trec_lines(result, outputs, args.per_query, summary)
+            out.write("".join(line + "\n" for line in lines))
+    elif fmt == "table":
+        lines = table(results, labels, outputs, args.per_query, summary)
+        out.write("\n".join(lines) + "\n")
+    elif fmt == "json":
+        doc = []
+        for path, result in zip(args.runs, results, strict=True):
+            entry = {"file": path, "run_id": result.run_id}
+            if summary:
+                entry["summary"] = result.means
+            if getattr(result, "zscored", False):
+                entry["zscores"] = True  # values are z-scores (-Z)
+            if args.per_query:
+                entry["per_query"] = {
+                    qid: {n: v[i].item() for n, v in result.per_query.items()}
+                    for i, qid in enumerate(result.group_ids.tolist())
+                }
+            doc.append(entry)
+        json.dump(doc, out, indent=2)
+        out.write("\n")
+    else:
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["run", "query", "measure", "value"])
+        for label, result in zip(labels, results, strict=True):
+            for qid, name, value in records(result, args.per_query, summary):
+                text = value if isinstance(value, str) else repr(value)
+                writer.writerow([label, qid, name, text])
+
+
+def _json_value(value):
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def write_comparison(comparison, fmt, out):
+    if fmt == "table":
+        out.write(str(comparison) + "\n")
+    elif fmt == "markdown":
+        out.write(comparison.to_markdown())
+    elif fmt == "latex":
+        out.write(comparison.to_latex())
+    else:
+        rows = comparison.to_records("systems")
+        if fmt == "csv":
+            writer = csv.writer(out, lineterminator="\n")
+            writer.writerow(list(rows[0]))
+            for row in rows:
+                writer.writerow(
+                    [" ".join(v) if isinstance(v, tuple) else v for v in row.values()]
+                )
+            return
+        doc = {
+            "systems": comparison.systems,
+            "baseline": comparison.baseline,
+            "metrics": comparison.metrics,
+            "test": comparison.test,
+            "correction": comparison.correction,
+            "alpha": comparison.alpha,
+            "seed": comparison.random_state,
+            "n_queries": comparison.n_queries,
+            "method": comparison.describe_method(),
+            "systems_table": [{k: _json_value(v) for k, v in r.items()} for r in rows],
+            "pairs_table": [
+                {k: _json_value(v) for k, v in r.items()}
+                for r in comparison.to_records("pairs")
+            ],
+        }
+        json.dump(doc, out, indent=2)
+        out.write("\n")

@@ -1,0 +1,324 @@
+"""Argument parsing: the ``skirm`` parser, its ``eval`` and ``compare`` commands.
+
+Option names follow trec_eval's (``-m``, ``-q``, ``-l``, ``-c``, ``-M``,
+``-J``, ``-N``, ``-R``, ``-Z``, with its long forms); the epilogs list the
+measure names. The ``compare`` options are built only when asked for, since
+they need :mod:`skirm.stats` (scipy.stats), which ``eval`` does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from skirm._trec_names import trec_measure_names
+from skirm.metrics._registry import metric_names
+from skirm.trec._formats import REL_FORMATS
+from skirm.trec._request import COMPAT
+
+_EPILOG = """\
+measures (-m), trec_eval names and nicknames:
+  {trec}
+  Parameters as in trec_eval: P.5,10  ndcg_cut.10  map_cut.100  recall.1000
+  iprec_at_recall.0.5  Rprec_mult.1.0  utility.1,-1,0,0  set_F.0.5
+  ndcg.1=3,2=9 (custom gains); also P_10 (pytrec_eval style) and P@10.
+  judged.k: the fraction of the top min(k, retrieved) documents that are in
+  the qrels. relstring.N: the relevance values of the top N documents as a
+  string (per query only). yaap: log((1+S)/(1+R-S)), S the sum of precisions
+  at the relevant documents. utility.p1,p2,p3,p4 uses -N for the documents
+  neither retrieved nor relevant.
+  With -R qrels_jg (second qrels column = judgment group): map_avgjg,
+  P_avgjg, Rprec_mult_avgjg (nickname qrels_jg), averaged over the groups.
+  With -R prefs or -R qrels_prefs: the preference measures prefs_*
+  (nicknames all_prefs and prefs).
+  trec_eval's ndcg_p is not compiled into trec_eval 10.0 and not offered.
+
+skirm metric names (computed with trec_eval's tie order, R from the qrels;
+a trec_eval name such as rbp means trec_eval's measure):
+  {skirm}
+
+exit status: 0 on success, 1 on an input error (unreadable or malformed file,
+a docno twice in an evaluated query, no query in common, qrels queries missing
+from the run without -c as in trec_eval 10.0), 2 on a usage error (bad option
+or measure name).
+"""
+
+
+class UsageError(Exception):
+    """A usage error: the command's usage line, the message, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _wrap(names, width=76):
+    lines, line = [], ""
+    for name in names:
+        if line and len(line) + 1 + len(name) > width:
+            lines.append(line)
+            line = name
+        else:
+            line = f"{line} {name}" if line else name
+    lines.append(line)
+    return "\n  ".join(lines)
+
+
+def build_parser(compare_options=True):
+    parser = _Parser(
+        prog="skirm",
+        description="Information-retrieval and learning-to-rank metrics.",
+    )
+    parser.add_argument(
+        "-v",
+        "--version",
+        action="version",
+        version=_version(),
+        help="print skirm's version and the trec_eval version it follows",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    ev = sub.add_parser(
+        "eval",
+        help="evaluate TREC runs against qrels (a trec_eval replacement)",
+        description="Evaluate TREC runs against qrels with trec_eval 10.0's\n"
+        "semantics (or 9.0.x's with --compat 9.0): ties broken by docno\n"
+        "descending, R and the ideal DCG from the qrels, run queries missing\n"
+        "from the qrels ignored. A RUN of '-' is read from standard input.",
+        epilog=_EPILOG.format(
+            trec=_wrap(trec_measure_names()), skirm=_wrap(metric_names())
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ev.add_argument("qrels", metavar="QRELS", help="qrels file (qid iter docno rel)")
+    ev.add_argument(
+        "runs",
+        metavar="RUN",
+        nargs="+",
+        help="run file(s) (qid iter docno rank score run_id); .gz is read "
+        "transparently; '-' reads standard input",
+    )
+    ev.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        action="append",
+        metavar="MEASURE",
+        help="a measure to compute (repeatable); default: official",
+    )
+    ev.add_argument(
+        "-q",
+        "--query_eval_wanted",
+        "--per-query",
+        dest="per_query",
+        action="store_true",
+        help="also print per-query values",
+    )
+    ev.add_argument(
+        "-n",
+        "--nosummary",
+        dest="no_summary",
+        action="store_true",
+        help="do not print the summary over all queries (with -q: only "
+        "per-query values)",
+    )
+    ev.add_argument(
+        "-l",
+        "--level_for_rel",
+        "--relevance-level",
+        dest="relevance_level",
+        type=int,
+        default=1,
+        metavar="LEVEL",
+        help="qrels level at or above which a document is relevant (default 1)",
+    )
+    ev.add_argument(
+        "-c",
+        "--complete_rel_info_wanted",
+        "--all-queries",
+        dest="all_queries",
+        action="store_true",
+        help="average over every qrels query; missing ones count as 0",
+    )
+    ev.add_argument(
+        "-M",
+        "--Max_retrieved_per_topic",
+        "--max-docs",
+        dest="max_docs",
+        type=int,
+        metavar="N",
+        help="evaluate only the top N documents of each query",
+    )
+    ev.add_argument(
+        "-J",
+        "--Judged_docs_only",
+        "--judged-only",
+        dest="judged_only",
+        action="store_true",
+        help="drop documents missing from the qrels before evaluating",
+    )
+    ev.add_argument(
+        "--compat",
+        choices=COMPAT,
+        default=COMPAT[0],
+        help="the trec_eval version to follow: 10.0 (default) or 9.0 (9.0.x, as "
+        "pytrec_eval: scores compared as C floats, the older recall cutoffs of "
+        "iprec_at_recall and 11pt_avg, qrels queries missing from the run left "
+        "out, all_trec without rbp, rbp_resid and unj)",
+    )
+    ev.add_argument(
+        "-N",
+        "--collection-size",
+        type=int,
+        default=0,
+        metavar="N",
+        help="number of documents in the collection (for utility; default 0)",
+    )
+    ev.add_argument(
+        "-R",
+        "--rel-format",
+        choices=REL_FORMATS,
+        default="qrels",
+        help="format of QRELS: qrels (default); qrels_jg (judgment groups in "
+        "the second column, for the *_avgjg measures); prefs (qid jg jsg docno "
+        "level) or qrels_prefs (qrels read as preferences) for the prefs_* "
+        "measures",
+    )
+    ev.add_argument(
+        "-Z",
+        "--zscores",
+        metavar="FILE",
+        help="print z-scores: per-query values standardised with the "
+        "'qid measure mean stddev' lines of FILE, before the summary",
+    )
+    ev.add_argument(
+        "--format",
+        choices=("table", "trec", "json", "csv"),
+        help="output layout: a table with one column per run, trec_eval's "
+        "exact layout, JSON or CSV; default: table on a terminal, trec "
+        "otherwise (in pipes and files, as trec_eval prints)",
+    )
+    _add_plot_option(
+        ev,
+        "NDCG@k (k = 1..100) and the interpolated precision-recall curve of the runs",
+    )
+    ev.add_argument(
+        "-v",
+        "--version",
+        action="version",
+        version=_version(),
+        help="print skirm's version and the trec_eval version it follows",
+    )
+    cmp = _add_compare_parser(sub, compare_options)
+    parser.commands = {"eval": ev, "compare": cmp}
+    return parser
+
+
+def _version():
+    from skirm import __version__
+
+    return f"skirm {__version__} (trec_eval {COMPAT[0]} semantics)"
+
+
+def _add_plot_option(parser, what):
+    parser.add_argument(
+        "--plot",
+        metavar="FILE",
+        help=f"also write a figure to FILE (PNG, PDF, SVG, ... by its "
+        f"extension): {what}; needs matplotlib (pip install skirm[plot])",
+    )
+
+
+_COMPARE_EPILOG = """\
+Tests: t (paired Student t), randomization (Fisher, sign flips), bootstrap
+(shift method), wilcoxon, sign; tukey_hsd and randomized_tukey_hsd over all
+runs. The correction applies per measure over the pairs compared (auto: Holm
+for several pairs, none for Tukey). Measures as in `skirm eval`; only
+measures with per-query values can be compared.
+"""
+
+
+def _add_compare_parser(sub, options=True):
+    cmp = sub.add_parser(
+        "compare",
+        help="compare TREC runs with paired significance tests",
+        description="Compare TREC runs on the same queries: paired tests,\n"
+        "multiple-comparison corrections, intervals and a report.",
+        epilog=_COMPARE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    if not options:  # `skirm eval` needs neither them nor scipy.stats
+        return
+    from skirm.stats._compare import MISSING, TUKEY
+    from skirm.stats._paired import TESTS
+
+    cmp.add_argument("qrels", metavar="QRELS", help="qrels file (qid iter docno rel)")
+    cmp.add_argument("runs", metavar="RUN", nargs="+", help="two or more run files")
+    cmp.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        action="append",
+        metavar="MEASURE",
+        help="a measure to compare (repeatable); default: map and ndcg_cut.10",
+    )
+    cmp.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="compare every run with this one (its run id or file name); "
+        "default: every pair",
+    )
+    cmp.add_argument("--test", choices=(*TESTS, *TUKEY), default="t")
+    cmp.add_argument(
+        "--correction",
+        choices=("auto", "holm", "bonferroni", "fdr_bh", "none"),
+        default="auto",
+    )
+    cmp.add_argument("--alpha", type=float, default=0.05, help="default 0.05")
+    cmp.add_argument(
+        "--n-resamples", type=int, default=10_000, metavar="B", help="default 10000"
+    )
+    cmp.add_argument("--seed", type=int, metavar="SEED", help="seed of the draws")
+    cmp.add_argument(
+        "--missing",
+        choices=MISSING,
+        default="raise",
+        help="a query missing from a run: error (default), 0, or dropped",
+    )
+    cmp.add_argument(
+        "-c",
+        "--complete_rel_info_wanted",
+        "--all-queries",
+        dest="all_queries",
+        action="store_true",
+        help="every qrels query counts; one missing from a run scores 0 (trec_eval -c)",
+    )
+    cmp.add_argument(
+        "--compat",
+        choices=COMPAT,
+        default=COMPAT[0],
+        help="the trec_eval version to follow, as in `skirm eval` (with 9.0, "
+        "qrels queries missing from a run are left out: see --missing)",
+    )
+    cmp.add_argument(
+        "-l",
+        "--level_for_rel",
+        "--relevance-level",
+        dest="relevance_level",
+        type=int,
+        default=1,
+        metavar="LEVEL",
+        help="qrels level at or above which a document is relevant (default 1)",
+    )
+    cmp.add_argument(
+        "--format",
+        choices=("table", "markdown", "latex", "csv", "json"),
+        default="table",
+        help="output: a readable table (default), Markdown, LaTeX (booktabs), "
+        "CSV or JSON rows (one per run and measure)",
+    )
+    _add_plot_option(cmp, "the forest plot of each measure, one panel each")
+    return cmp

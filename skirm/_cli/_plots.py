@@ -1,0 +1,58 @@
+"""Figures (``--plot``): drawn with :mod:`skirm.plot` on matplotlib's Agg canvas."""
+
+from __future__ import annotations
+
+from skirm._cli._parser import UsageError
+
+
+def check_plot(path):
+    """Fail before any work when ``--plot`` is given without matplotlib."""
+    if path is None:
+        return
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise UsageError(
+            "--plot needs matplotlib; install it with `pip install skirm[plot]`"
+        ) from None
+
+
+def _figure(n_panels):
+    """A figure of ``n_panels`` side by side on the Agg canvas (no pyplot
+    window, no global backend change)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(6.0 * n_panels, 4.5), layout="constrained")
+    FigureCanvasAgg(figure)
+    axes = figure.subplots(1, n_panels, squeeze=False)[0]
+    return figure, axes
+
+
+def plot_eval(path, qrels, runs, labels, params):
+    from skirm.plot import MetricAtKDisplay, PrecisionRecallDisplay
+
+    figure, (left, right) = _figure(2)
+    for run, label in zip(runs, labels, strict=True):
+        MetricAtKDisplay.from_run(
+            qrels,
+            run,
+            metric="ndcg",
+            k=range(1, 101),
+            name=label,
+            ax=left,
+            run_params=params,
+        )
+        PrecisionRecallDisplay.from_run(
+            qrels, run, name=label, ax=right, run_params=params
+        )
+    figure.savefig(path)
+
+
+def plot_compare(path, comparison):
+    from skirm.plot import ComparisonDisplay
+
+    figure, axes = _figure(len(comparison.metrics))
+    for metric, ax in zip(comparison.metrics, axes, strict=True):
+        ComparisonDisplay.from_comparison(comparison, metric=metric, ax=ax)
+    figure.savefig(path)

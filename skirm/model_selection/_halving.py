@@ -126,7 +126,14 @@ class _QueryHalvingMixin:
         self.refit_time_ = time.perf_counter() - start
 
 
-_SEARCH_NOTES = """
+#: The docstring both searches share; each fills in its candidates, its
+#: defaults and its example.
+_DOC = """{summary}
+
+    A :class:`~sklearn.model_selection.{base}` whose
+    resource keeps every query whole; all its parameters, attributes and
+    methods apply.
+
     Unlike scikit-learn's halving searches, the resource is never rows:
     ``resource="n_samples"`` raises ValueError. By default the resource is
     ``max_queries`` of a :class:`~skirm.ranker.QueryRanker` (use
@@ -144,22 +151,12 @@ _SEARCH_NOTES = """
 
     An int ``cv`` means :class:`~skirm.model_selection.QueryGroupKFold` with
     that many folds (scikit-learn's ``KFold`` would cut queries apart).
-"""
 
-
-class QueryHalvingGridSearchCV(_QueryHalvingMixin, HalvingGridSearchCV):
-    """Successive halving over a grid, spending whole queries, not rows.
-
-    A :class:`~sklearn.model_selection.HalvingGridSearchCV` whose resource
-    keeps every query whole; all its parameters, attributes and methods
-    apply.
-    {notes}
     Parameters
     ----------
     estimator : estimator object
         Usually a :class:`~skirm.ranker.QueryRanker`.
-    param_grid : dict or list of dicts
-        The candidates, as in :class:`~sklearn.model_selection.GridSearchCV`.
+{candidates}
     factor : int or float, default=3
         The halving rate: each iteration keeps ``1 / factor`` of the
         candidates and gives them ``factor`` times the resource.
@@ -167,7 +164,7 @@ class QueryHalvingGridSearchCV(_QueryHalvingMixin, HalvingGridSearchCV):
         The estimator parameter that grows with the iterations.
     max_resources : int or "auto", default="auto"
         The largest resource; "auto" only for a query resource (see above).
-    min_resources : int, "exhaust" or "smallest", default="exhaust"
+    min_resources : int, "exhaust" or "smallest", default="{min_resources}"
         As in scikit-learn ("smallest" means 1 for a parameter resource).
     aggressive_elimination : bool, default=False
         As in scikit-learn.
@@ -175,16 +172,34 @@ class QueryHalvingGridSearchCV(_QueryHalvingMixin, HalvingGridSearchCV):
         An int means ``QueryGroupKFold(cv)``.
     scoring, refit, error_score, return_train_score, random_state, n_jobs, \
 verbose :
-        As in :class:`~sklearn.model_selection.HalvingGridSearchCV`.
+        As in :class:`~sklearn.model_selection.{base}`.
 
     See Also
     --------
-    QueryHalvingRandomSearchCV
+    {see_also}
 
     Examples
     --------
     >>> import sklearn
-    >>> from sklearn.linear_model import Ridge
+{examples}"""
+
+
+def _arguments(names):
+    """The arguments of a search's ``__init__`` (``locals()`` there), to hand
+    to scikit-learn's: each search spells its signature out, since
+    scikit-learn reads it for ``get_params``, and only the defaults differ."""
+    return {k: v for k, v in names.items() if k not in ("self", "__class__")}
+
+
+class QueryHalvingGridSearchCV(_QueryHalvingMixin, HalvingGridSearchCV):
+    __doc__ = _DOC.format(
+        summary="Successive halving over a grid, spending whole queries, not rows.",
+        base="HalvingGridSearchCV",
+        candidates="""    param_grid : dict or list of dicts
+        The candidates, as in :class:`~sklearn.model_selection.GridSearchCV`.""",
+        min_resources="exhaust",
+        see_also="QueryHalvingRandomSearchCV",
+        examples="""    >>> from sklearn.linear_model import Ridge
     >>> from skirm.datasets import make_ranking
     >>> from skirm.metrics import make_ranking_scorer
     >>> from skirm.model_selection import QueryHalvingGridSearchCV
@@ -192,7 +207,7 @@ verbose :
     >>> X, y, groups = make_ranking(n_groups=60, random_state=0)
     >>> search = QueryHalvingGridSearchCV(
     ...     QueryRanker(Ridge(), random_state=0),
-    ...     {{"estimator__alpha": [0.1, 1.0, 10.0, 100.0]}},
+    ...     {"estimator__alpha": [0.1, 1.0, 10.0, 100.0]},
     ...     cv=3, scoring=make_ranking_scorer("ndcg@10"), factor=2,
     ... )
     >>> with sklearn.config_context(enable_metadata_routing=True):
@@ -201,7 +216,8 @@ verbose :
     60
     >>> search.n_resources_            # whole queries per fit, iteration by iteration
     [15, 30, 60]
-    """
+    """,
+    )
 
     def __init__(
         self,
@@ -222,65 +238,21 @@ verbose :
         n_jobs=None,
         verbose=0,
     ):
-        super().__init__(
-            estimator,
-            param_grid,
-            factor=factor,
-            resource=resource,
-            max_resources=max_resources,
-            min_resources=min_resources,
-            aggressive_elimination=aggressive_elimination,
-            cv=cv,
-            scoring=scoring,
-            refit=refit,
-            error_score=error_score,
-            return_train_score=return_train_score,
-            random_state=random_state,
-            n_jobs=n_jobs,
-            verbose=verbose,
-        )
+        super().__init__(**_arguments(locals()))
 
 
 class QueryHalvingRandomSearchCV(_QueryHalvingMixin, HalvingRandomSearchCV):
-    """Successive halving over random candidates, spending whole queries.
-
-    A :class:`~sklearn.model_selection.HalvingRandomSearchCV` whose resource
-    keeps every query whole; all its parameters, attributes and methods
-    apply.
-    {notes}
-    Parameters
-    ----------
-    estimator : estimator object
-        Usually a :class:`~skirm.ranker.QueryRanker`.
-    param_distributions : dict or list of dicts
+    __doc__ = _DOC.format(
+        summary="Successive halving over random candidates, spending whole queries.",
+        base="HalvingRandomSearchCV",
+        candidates="""    param_distributions : dict or list of dicts
         The candidates' distributions, as in
         :class:`~sklearn.model_selection.RandomizedSearchCV`.
     n_candidates : int or "exhaust", default="exhaust"
-        Number of candidates of the first iteration.
-    factor : int or float, default=3
-        The halving rate.
-    resource : str, default="max_queries"
-        The estimator parameter that grows with the iterations.
-    max_resources : int or "auto", default="auto"
-        The largest resource; "auto" only for a query resource.
-    min_resources : int, "exhaust" or "smallest", default="smallest"
-        As in scikit-learn ("smallest" means 1 for a parameter resource).
-    aggressive_elimination : bool, default=False
-        As in scikit-learn.
-    cv : int, cross-validation generator or iterable, default=5
-        An int means ``QueryGroupKFold(cv)``.
-    scoring, refit, error_score, return_train_score, random_state, n_jobs, \
-verbose :
-        As in :class:`~sklearn.model_selection.HalvingRandomSearchCV`.
-
-    See Also
-    --------
-    QueryHalvingGridSearchCV
-
-    Examples
-    --------
-    >>> import sklearn
-    >>> from scipy.stats import loguniform
+        Number of candidates of the first iteration.""",
+        min_resources="smallest",
+        see_also="QueryHalvingGridSearchCV",
+        examples="""    >>> from scipy.stats import loguniform
     >>> from sklearn.linear_model import Ridge
     >>> from skirm.datasets import make_ranking
     >>> from skirm.metrics import make_ranking_scorer
@@ -289,7 +261,7 @@ verbose :
     >>> X, y, groups = make_ranking(n_groups=60, random_state=0)
     >>> search = QueryHalvingRandomSearchCV(
     ...     QueryRanker(Ridge(), random_state=0),
-    ...     {{"estimator__alpha": loguniform(1e-2, 1e2)}},
+    ...     {"estimator__alpha": loguniform(1e-2, 1e2)},
     ...     n_candidates=4, min_resources=10, factor=2, cv=3,
     ...     scoring=make_ranking_scorer("ndcg@10"), random_state=0,
     ... )
@@ -297,7 +269,8 @@ verbose :
     ...     search = search.fit(X, y, groups=groups)
     >>> search.n_resources_, search.n_candidates_
     ([10, 20, 40], [4, 2, 1])
-    """
+    """,
+    )
 
     def __init__(
         self,
@@ -319,26 +292,4 @@ verbose :
         n_jobs=None,
         verbose=0,
     ):
-        super().__init__(
-            estimator,
-            param_distributions,
-            n_candidates=n_candidates,
-            factor=factor,
-            resource=resource,
-            max_resources=max_resources,
-            min_resources=min_resources,
-            aggressive_elimination=aggressive_elimination,
-            cv=cv,
-            scoring=scoring,
-            refit=refit,
-            error_score=error_score,
-            return_train_score=return_train_score,
-            random_state=random_state,
-            n_jobs=n_jobs,
-            verbose=verbose,
-        )
-
-
-for _cls in (QueryHalvingGridSearchCV, QueryHalvingRandomSearchCV):
-    _cls.__doc__ = _cls.__doc__.format(notes=_SEARCH_NOTES)
-del _cls
+        super().__init__(**_arguments(locals()))

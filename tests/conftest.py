@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _data import mq2008_documents
 
 #: The reference data: $SKIRM_DATA, else shared/data beside the project root.
 SHARED_DATA = Path(
@@ -62,6 +63,24 @@ def shared_data():
     if not SHARED_DATA.is_dir():
         pytest.skip(f"{NO_DATA} at {SHARED_DATA} (set SKIRM_DATA to its folder)")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def mq2008_docs(shared_data):
+    """MQ2008's test fold with document ids: ``(labels, qids, docids,
+    features)``."""
+    return mq2008_documents(shared_data / "mq2008" / "test.txt")
+
+
+@pytest.fixture
+def one_thread():
+    """One OpenMP/BLAS thread per fit: CI has 2 shared cores, and searches
+    with ``n_jobs=2`` would otherwise oversubscribe them. Modules that fit
+    models use it with ``pytestmark = pytest.mark.usefixtures("one_thread")``."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        yield
 
 
 @pytest.fixture(scope="session")

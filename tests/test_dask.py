@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 import pytest
+from _data import mq2008_vali
 
 from skirm.io import Qrels, Run, write_run
 from skirm.metrics import evaluate, metric_names
@@ -444,16 +445,13 @@ def test_grid_search_on_dask_with_scattered_data(client, shared_data):
     import sklearn
     from joblib import parallel_config
     from lightgbm import LGBMRanker
-    from sklearn.datasets import load_svmlight_file
     from sklearn.model_selection import GridSearchCV
 
     from skirm.metrics import make_ranking_scorer
     from skirm.model_selection import QueryGroupKFold
     from skirm.ranker import QueryRanker
 
-    X, y, qid = load_svmlight_file(shared_data / "mq2008" / "vali.txt", query_id=True)
-    keep = qid < np.unique(qid)[60]
-    X, y, qid = X[keep].toarray(), y[keep].astype(np.int64), qid[keep]
+    X, y, qid = mq2008_vali(shared_data, 60)
 
     def search(**kwargs):
         return GridSearchCV(

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 import sklearn
+from _data import mq2008_vali, shuffled_ranking
 from lightgbm import LGBMRanker
 from sklearn.base import clone
-from sklearn.datasets import load_svmlight_file
 from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.inspection import permutation_importance
 from sklearn.linear_model import LinearRegression, LogisticRegression
@@ -30,6 +30,8 @@ from skirm.metrics import (
 from skirm.model_selection import QueryGroupKFold
 from skirm.ranker import PairwiseRanker, QueryRanker
 
+pytestmark = pytest.mark.usefixtures("one_thread")
+
 METRICS = ["ndcg@10", "map", "mrr@10"]
 
 
@@ -41,16 +43,6 @@ def _by_hand(name, y_true, y_score, groups):
     return mean_reciprocal_rank_score(y_true, y_score, groups=groups, k=10)
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """One OpenMP/BLAS thread per fit: CI has 2 shared cores, and the searches
-    with n_jobs=2 would otherwise oversubscribe them."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1):
-        yield
-
-
 @pytest.fixture(scope="module")
 def routing():
     """A context manager turning metadata routing on for one block."""
@@ -58,15 +50,11 @@ def routing():
 
 
 def _synthetic():
-    X, y, qid = make_ranking(n_groups=45, group_size=(4, 25), random_state=0)
-    perm = np.random.default_rng(0).permutation(y.shape[0])  # rows unsorted
-    return X[perm], y[perm], qid[perm]
+    return shuffled_ranking(45)  # rows unsorted
 
 
 def _mq2008(shared_data):
-    X, y, qid = load_svmlight_file(shared_data / "mq2008" / "vali.txt", query_id=True)
-    keep = qid < np.unique(qid)[60]  # 60 queries keep the test quick
-    return X[keep].toarray(), y[keep].astype(np.int64), qid[keep]
+    return mq2008_vali(shared_data, 60)  # 60 queries keep the test quick
 
 
 def _frame(X, qid):

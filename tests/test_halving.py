@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import sklearn
+from _data import shuffled_ranking
 from lightgbm import LGBMRanker
 from scipy.stats import randint
 from sklearn.base import BaseEstimator, RegressorMixin, clone
@@ -18,7 +19,6 @@ from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import GroupKFold, HalvingGridSearchCV
 
-from skirm.datasets import make_ranking
 from skirm.metrics import make_ranking_scorer, ndcg_score
 from skirm.model_selection import (
     QueryGroupKFold,
@@ -49,9 +49,7 @@ class _SizesRecorder(RegressorMixin, BaseEstimator):
 
 
 def _data():
-    X, y, qid = make_ranking(n_groups=60, group_size=(4, 25), random_state=0)
-    perm = np.random.default_rng(0).permutation(y.shape[0])
-    X, y, qid = X[perm], y[perm], qid[perm]
+    X, y, qid = shuffled_ranking(60)
     return np.column_stack([qid.astype(float), X]), y, qid
 
 

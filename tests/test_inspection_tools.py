@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import sklearn
+from _data import shuffled_ranking
 from lightgbm import LGBMRanker
 from sklearn.base import clone
 from sklearn.inspection import permutation_importance
@@ -24,21 +25,13 @@ from skirm.metrics import make_ranking_scorer, ndcg_score
 from skirm.model_selection import QueryGroupKFold
 from skirm.ranker import QueryRanker
 
+pytestmark = pytest.mark.usefixtures("one_thread")
+
 CV = QueryGroupKFold(3, shuffle=True, random_state=0)
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1):
-        yield
-
-
 def _data():
-    X, y, qid = make_ranking(n_groups=45, group_size=(4, 25), noise=0.2, random_state=0)
-    perm = np.random.default_rng(0).permutation(y.shape[0])
-    return X[perm], y[perm], qid[perm]
+    return shuffled_ranking(45, noise=0.2)
 
 
 def _model(**params):
@@ -125,11 +118,7 @@ def test_permutation_importance_permutes_across_queries_with_index_groups():
     other queries; the importance is the NDCG lost to that. Checked against
     the same permutation done by hand.
     """
-    X, y, qid = make_ranking(
-        n_groups=40, n_features=4, noise=0.1, no_relevant_fraction=0.0, random_state=3
-    )
-    query_level = np.random.default_rng(0).normal(size=np.unique(qid).size)[qid]
-    X = np.column_stack([X, query_level])
+    X, y, qid = _importance_data(shuffle=False)
     frame = pd.DataFrame(X, index=pd.Index(qid, name="qid"))
     model = QueryRanker(LinearRegression()).fit(frame, y)
     result = permutation_importance(
@@ -157,12 +146,15 @@ def test_permutation_importance_permutes_across_queries_with_index_groups():
 # --------------------------------------------------------------------------
 
 
-def _importance_data():
+def _importance_data(shuffle=True):
+    """Four features and a query-level one (constant within each query)."""
     X, y, qid = make_ranking(
         n_groups=40, n_features=4, noise=0.1, no_relevant_fraction=0.0, random_state=3
     )
     query_level = np.random.default_rng(0).normal(size=np.unique(qid).size)[qid]
     X = np.column_stack([X, query_level])
+    if not shuffle:
+        return X, y, qid
     perm = np.random.default_rng(1).permutation(y.shape[0])  # queries interleaved
     return X[perm], y[perm], qid[perm]
 

@@ -4,10 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 import sklearn
+from _data import shuffled_ranking
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import GridSearchCV
 
-from skirm.datasets import make_ranking
 from skirm.metrics import make_ranking_scorer
 from skirm.model_selection import (
     QueryGroupKFold,
@@ -19,11 +19,10 @@ from skirm.model_selection import (
 
 @pytest.fixture(scope="module")
 def data():
-    X, y, groups = make_ranking(
-        n_groups=37, group_size=(1, 30), no_relevant_fraction=0.3, random_state=0
+    X, y, groups = shuffled_ranking(
+        37, (1, 30), shuffle_seed=1, no_relevant_fraction=0.3
     )
-    perm = np.random.default_rng(1).permutation(y.shape[0])
-    return X[perm], y[perm], groups[perm].astype(str)  # unsorted string ids
+    return X, y, groups.astype(str)  # unsorted string ids
 
 
 def check_splits(cv, X, y, groups, *, partition):

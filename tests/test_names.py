@@ -9,6 +9,7 @@ judged document (so R and the ideal DCG agree on both sides).
 
 import numpy as np
 import pytest
+from _data import trec_dicts
 from sklearn.base import BaseEstimator
 
 from skirm.metrics import (
@@ -144,16 +145,6 @@ def _data(seed, n_queries=40, max_docs=25, max_label=3):
     return y_true, y_score, groups
 
 
-def _as_trec(y_true, y_score, groups):
-    qrels, run = {}, {}
-    for i, (label, score, qid) in enumerate(
-        zip(y_true.tolist(), y_score.tolist(), groups.tolist(), strict=True)
-    ):
-        qrels.setdefault(str(qid), {})[f"d{i}"] = int(label)
-        run.setdefault(str(qid), {})[f"d{i}"] = float(score)
-    return qrels, run
-
-
 def test_metric_functions_and_scorers_take_foreign_names():
     y_true, y_score, groups = _data(0, n_queries=5)
     expected = ndcg_score(y_true, y_score, groups=groups, k=10)
@@ -196,7 +187,7 @@ def test_trec_names_match_pytrec_eval(seed):
     import pytrec_eval
 
     y_true, y_score, groups = _data(seed)
-    qrels, run = _as_trec(y_true, y_score, groups)
+    qrels, run = trec_dicts(y_true, y_score, groups)
     measures = {
         "P.5,10",
         "recall.10",
@@ -251,7 +242,7 @@ IR_MEASURES = [
 def test_ir_measures_strings_match_ir_measures(seed):
     ir_measures = pytest.importorskip("ir_measures")
     y_true, y_score, groups = _data(seed)
-    qrels, run = _as_trec(y_true, y_score, groups)
+    qrels, run = trec_dicts(y_true, y_score, groups)
     result = evaluate(y_true, y_score, groups=groups, metrics=IR_MEASURES)
     for name in IR_MEASURES:
         measure = ir_measures.parse_measure(name)

@@ -17,6 +17,7 @@ recip_rank, r_precision: Rprec, hit_rate@k: success_k.
 import numpy as np
 import pytest
 import pytrec_eval
+from _data import trec_dicts
 from sklearn.datasets import load_svmlight_file
 
 import skirm
@@ -48,18 +49,6 @@ for _k in CUTOFFS:
 BINARY = [name for name in NAMES if not name.startswith("ndcg")]
 
 
-def _as_trec(y_true, y_score, groups):
-    """qrels and run dicts: every row is a document of its query."""
-    qrels, run = {}, {}
-    for i, (label, score, qid) in enumerate(
-        zip(y_true.tolist(), y_score.tolist(), groups.tolist(), strict=True)
-    ):
-        doc = f"d{i}"
-        qrels.setdefault(str(qid), {})[doc] = int(label)
-        run.setdefault(str(qid), {})[doc] = float(score)
-    return qrels, run
-
-
 def _assert_no_float32_ties(y_score, groups):
     assert y_score.dtype == np.float32
     for g in np.unique(groups):
@@ -70,7 +59,7 @@ def _assert_no_float32_ties(y_score, groups):
 def _compare(y_true, y_score32, groups, relevance_level=1):
     _assert_no_float32_ties(y_score32, groups)
     y_score = y_score32.astype(np.float64)  # the float32 values, exactly
-    qrels, run = _as_trec(y_true, y_score32, groups)
+    qrels, run = trec_dicts(y_true, y_score32, groups)
     trec = pytrec_eval.RelevanceEvaluator(
         qrels, TREC_MEASURES, relevance_level=relevance_level
     ).evaluate(run)

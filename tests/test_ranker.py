@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 import sklearn
+from _data import shuffled_ranking
 from lightgbm import LGBMRanker
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.linear_model import LogisticRegression, Ridge
@@ -24,9 +25,7 @@ from skirm.ranker._query import detect_library
 
 @pytest.fixture(scope="module")
 def data():
-    X, y, qid = make_ranking(n_groups=30, group_size=(3, 20), random_state=0)
-    perm = np.random.default_rng(0).permutation(y.shape[0])
-    return X[perm], y[perm], qid[perm]  # unsorted rows
+    return shuffled_ranking(30, (3, 20))  # unsorted rows
 
 
 # --------------------------------------------------------------------------

@@ -5,8 +5,6 @@ reproduce pytrec_eval's float32 comparison itself) and must return the same
 queries, the same measure names and values within 1e-9.
 """
 
-import re
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -80,26 +78,12 @@ def test_trec_eval_test_files(shared_data, qrels_file, run_file, level, judged_o
 # MQ2008: real docids, raw feature values as scores (ties in float32)
 # --------------------------------------------------------------------------
 
-_LINE = re.compile(r"^(\d+) qid:(\S+) (.*?)#docid = (\S+)")
-
-
-@pytest.fixture(scope="module")
-def mq2008(shared_data):
-    labels, qids, docids, features = [], [], [], []
-    for line in (shared_data / "mq2008" / "test.txt").read_text().splitlines():
-        m = _LINE.match(line)
-        labels.append(int(m[1]))
-        qids.append(m[2])
-        docids.append(m[4])
-        features.append([float(t.split(":")[1]) for t in m[3].split()])
-    return np.array(labels), np.array(qids), np.array(docids), np.array(features)
-
 
 @pytest.mark.oracle
 @pytest.mark.parametrize("feature", [0, 4, 10, 39])
 @pytest.mark.parametrize("level", [1, 2])
-def test_mq2008(mq2008, feature, level):
-    labels, qids, docids, features = mq2008
+def test_mq2008(mq2008_docs, feature, level):
+    labels, qids, docids, features = mq2008_docs
     rng = np.random.default_rng(feature)
     uq = np.unique(qids)
     in_qrels = np.isin(qids, uq[rng.random(uq.shape[0]) > 0.1])

@@ -4,7 +4,6 @@ skirm follows trec_eval 9.0.x with ``compat="9.0"``: like pytrec_eval it then
 compares run scores as C floats, so both see the same ties.
 """
 
-import re
 from pathlib import Path
 
 import numpy as np
@@ -92,34 +91,11 @@ def test_trec_eval_test_inputs(qrels_file, run_file, level, judged_only):
 # MQ2008: real docids, scores from feature columns (many ties)
 # --------------------------------------------------------------------------
 
-_LINE = re.compile(r"^(\d+) qid:(\S+) (.*?)#docid = (\S+)")
-
-
-def _load_mq2008(path):
-    labels, qids, docids, features = [], [], [], []
-    for line in path.read_text().splitlines():
-        m = _LINE.match(line)
-        labels.append(int(m[1]))
-        qids.append(m[2])
-        docids.append(m[4])
-        features.append([float(t.split(":")[1]) for t in m[3].split()])
-    return (
-        np.array(labels),
-        np.array(qids),
-        np.array(docids),
-        np.array(features),
-    )
-
-
-@pytest.fixture(scope="module")
-def mq2008(shared_data):
-    return _load_mq2008(shared_data / "mq2008" / "test.txt")
-
 
 @pytest.mark.parametrize("feature", [0, 4, 10, 39])
 @pytest.mark.parametrize("level", [1, 2])
-def test_mq2008_feature_runs(mq2008, feature, level):
-    labels, qids, docids, features = mq2008
+def test_mq2008_feature_runs(mq2008_docs, feature, level):
+    labels, qids, docids, features = mq2008_docs
     rng = np.random.default_rng(feature)
     # Qrels: all judgements except a few queries dropped from the qrels;
     # run: a feature column rounded to 1/64 (ties), some judged documents

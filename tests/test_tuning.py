@@ -11,41 +11,28 @@ import numpy as np
 import pandas as pd
 import pytest
 import sklearn
+from _data import mq2008_vali, shuffled_ranking
 from catboost import CatBoostRanker
 from lightgbm import LGBMRanker
 from sklearn.base import clone
-from sklearn.datasets import load_svmlight_file
 from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.model_selection import GridSearchCV
 from xgboost import XGBRanker
 
-from skirm.datasets import make_ranking
 from skirm.metrics import make_ranking_scorer, ndcg_score
 from skirm.model_selection import QueryGroupKFold
 from skirm.ranker import QueryRanker
 
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1):
-        yield
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 @pytest.fixture(scope="module")
 def mq2008(shared_data):
-    X, y, qid = load_svmlight_file(shared_data / "mq2008" / "vali.txt", query_id=True)
-    keep = qid < np.unique(qid)[80]
-    X, y, qid = X[keep].toarray(), y[keep].astype(np.int64), qid[keep]
-    perm = np.random.default_rng(0).permutation(y.shape[0])  # rows unsorted
-    return X[perm], y[perm], qid[perm]
+    return mq2008_vali(shared_data, 80, shuffle_seed=0)  # rows unsorted
 
 
 def _synthetic(n_groups=45, seed=0):
-    X, y, qid = make_ranking(n_groups=n_groups, group_size=(4, 25), random_state=seed)
-    perm = np.random.default_rng(seed).permutation(y.shape[0])
-    return X[perm], y[perm], qid[perm]
+    return shuffled_ranking(n_groups, seed=seed)
 
 
 def _lightgbm(**params):

@@ -16,7 +16,6 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from skirm._trec_names import trec_measure_names
 from skirm._validation import describe
 
 
@@ -299,6 +298,10 @@ def _elsewhere(base) -> str | None:
             "skirm.trec.trec_measure_names() for what skirm.trec.evaluate_run "
             "computes"
         )
+    # Imported here: the table of trec_eval's measures costs more to build
+    # than the rest of the name grammar, and only a bad name needs it.
+    from skirm._trec_names import trec_measure_names
+
     trec = _TREC_CUTOFF.fullmatch(base)
     stem = trec["base"] if trec is not None else base
     if base in trec_measure_names() or stem in trec_measure_names():

@@ -42,29 +42,12 @@ def enter(
     )
 
 
-def rank_input(
-    y_true,
-    y_score,
-    *,
-    groups=None,
-    sample_weight=None,
-    ties="average",
-    ignore_ties=False,
-    unjudged="raise",
-) -> Ranking:
-    """Validate the public arguments once and rank the rows.
+def rank_input(y_true, y_score, **options) -> Ranking:
+    """Validate the public arguments once and rank the rows: :func:`enter`
+    (same arguments), with rows ranked whole.
 
-    See :func:`check_input` for the accepted rows. Ranked id lists
-    (``y_true`` of relevant sets or dicts, or from
+    Ranked id lists (``y_true`` of relevant sets or dicts, or from
     :func:`skirm.metrics.from_lists`) are ranked by position.
     """
-    entered = enter(
-        y_true,
-        y_score,
-        groups=groups,
-        sample_weight=sample_weight,
-        ties=ties,
-        ignore_ties=ignore_ties,
-        unjudged=unjudged,
-    )
+    entered = enter(y_true, y_score, **options)
     return entered if isinstance(entered, Ranking) else rank_checked(entered)

@@ -21,25 +21,15 @@ from skirm.io._runs import RunNotGrouped, count_parts, iter_run_blocks, iter_run
 MAX_THREADS = 4
 
 
-def as_qrels(qrels):
-    """A :class:`~skirm.io.Qrels` from any shape :func:`skirm.io.as_qrels` takes."""
-    return convert_qrels(qrels, "qrels")
-
-
-def as_run(run):
-    """A :class:`~skirm.io.Run` from any shape :func:`skirm.io.as_run` takes."""
-    return convert_run(run, "run")
-
-
 def qrels_input(qrels):
     """The rows of qrels given in any shape :func:`skirm.io.as_qrels` takes."""
-    return qrels_rows(as_qrels(qrels))
+    return qrels_rows(convert_qrels(qrels, "qrels"))
 
 
 def run_input(run):
     """The rows of a run given in any shape :func:`skirm.io.as_run` takes, as
     one block."""
-    return run_rows(as_run(run))
+    return run_rows(convert_run(run, "run"))
 
 
 def run_blocks(run):

@@ -14,6 +14,7 @@ from skirm.stats import (
     cross_val_evaluate,
     describe,
     paired_test,
+    tukey_hsd,
 )
 
 METRICS = ["ndcg@5", "map", "mrr"]
@@ -521,3 +522,47 @@ def test_cross_val_evaluate_shares_the_folds():
         cross_val_evaluate([Ridge()], X, y, groups=groups)
     with pytest.raises(TypeError, match="`cv` must be an int or a splitter"):
         cross_val_evaluate({"r": Ridge()}, X, y, groups=groups, cv=object())
+
+
+# Regression (constant differences): b = a + 0.1 differs from a by 0.1 in
+# every query up to the last bit; the t test read that rounding as a variance
+# and reported t = -7e15, p = 6e-48 without a word.
+CONSTANT_A = np.array([0.5, 0.2, 0.9, 0.4])
+
+
+def test_t_test_on_differences_constant_up_to_rounding():
+    with pytest.warns(RuntimeWarning, match="constant up to rounding"):
+        res = paired_test(CONSTANT_A, CONSTANT_A + 0.1, test="t")
+    assert res.statistic == -np.inf and res.pvalue == 0.0
+    low, high = res.confidence_interval
+    assert low == high == pytest.approx(-0.1)
+    assert np.isnan(res.effect_size)
+
+
+def test_t_test_on_differences_zero_up_to_rounding_is_undefined():
+    b = CONSTANT_A * (1 + 2 * np.finfo(float).eps)  # equal but for the last bits
+    assert np.any(b != CONSTANT_A)
+    res = paired_test(CONSTANT_A, b, test="t")
+    assert np.isnan(res.statistic) and res.pvalue == 1.0
+
+
+def test_compare_and_tukey_on_constant_differences():
+    a = _result(["q1", "q2", "q3", "q4"], CONSTANT_A)
+    b = _result(["q1", "q2", "q3", "q4"], CONSTANT_A + 0.1)
+    with pytest.warns(RuntimeWarning, match="constant up to rounding"):
+        frame = compare({"a": a, "b": b}, baseline="a").to_frame()
+    row = frame[frame.system == "b"].iloc[0]
+    assert row.statistic == np.inf and row.p_value == 0.0
+    with pytest.warns(RuntimeWarning, match="constant per query"):
+        res = tukey_hsd(np.stack([CONSTANT_A, CONSTANT_A + 0.1]))
+    assert res.statistic[0, 1] == np.inf and res.pvalue[0, 1] == 0.0
+    assert res.pvalue[0, 0] == 1.0
+
+
+def test_t_interval_of_values_constant_up_to_rounding():
+    values = np.array([0.1, 0.2, 0.3]) + np.array([0.2, 0.1, 0.0])  # 0.3 each
+    assert np.ptp(values) > 0
+    res = _result(["q1", "q2", "q3"], values)
+    with pytest.warns(RuntimeWarning, match="constant up to rounding"):
+        low, high = confidence_intervals(res)["m"]
+    assert low == high == pytest.approx(0.3)

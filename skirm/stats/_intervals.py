@@ -12,6 +12,7 @@ from skirm.stats._paired import (
     bootstrap_interval,
     check_confidence,
     t_interval,
+    warn_constant,
 )
 
 CI_METHODS = ("t", "bootstrap", "percentile", "bca")
@@ -23,6 +24,7 @@ def mean_intervals(values, weights, *, method, confidence, n_resamples, rng):
     ``method="bootstrap"`` is BCa, :func:`scipy.stats.bootstrap`'s default.
     """
     if method == "t":
+        warn_constant(values, None, "query values are", "the t interval has width 0")
         mean, _, se, df = _moments(values, weights)
         return t_interval(mean, se, df, confidence)
     kind = "bca" if method == "bootstrap" else method

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +21,11 @@ ZERO_METHODS = ("wilcox", "pratt", "zsplit")
 TOLERANCE = 100 * np.finfo(np.float64).eps
 #: From this many queries on, reports say that the effect size decides.
 LARGE_N = 1000
+#: Values whose spread is within this many units of roundoff of the largest
+#: magnitude they came from are constant: the arithmetic that produced them
+#: (a metric's sums, a subtraction) leaves a spread that small, the queries
+#: do not. A t statistic divided by such a spread is noise.
+ROUNDING = 64 * np.finfo(np.float64).eps
 
 
 def check_confidence(confidence):
@@ -42,7 +48,7 @@ def check_exact(exact):
 # --------------------------------------------------------------------------
 
 
-def _moments(diffs, weights):
+def _moments(diffs, weights, scale=None):
     """Mean, standard deviation, standard error and degrees of freedom per row.
 
     Without weights: the sample mean, the standard deviation with ``n - 1``
@@ -51,6 +57,9 @@ def _moments(diffs, weights):
     ``var = sum w (d - m)**2 / (W - sum w**2 / W)``, the effective size
     ``n_eff = W**2 / sum w**2`` and ``se = sqrt(var / n_eff)`` on
     ``n_eff - 1`` degrees of freedom; equal weights give the unweighted values.
+
+    A row constant up to rounding (see :func:`rounding_noise`) has a standard
+    deviation of exactly 0.
     """
     n = diffs.shape[1]
     mean = rs.weighted_means(diffs, weights)
@@ -62,8 +71,49 @@ def _moments(diffs, weights):
         total = weights.sum()
         var = (centred**2) @ weights / (total - (weights**2).sum() / total)
         n_eff = total**2 / (weights**2).sum()
-    sd = np.sqrt(var)
+    sd = np.where(constant_rows(diffs, scale), 0.0, np.sqrt(var))
     return mean, sd, sd / np.sqrt(n_eff), n_eff - 1.0
+
+
+def rounding_noise(rows, scale=None):
+    """Per row, the largest spread that rounding alone can leave in it.
+
+    ``scale`` is the largest magnitude of the values the rows were computed
+    from (for differences ``a - b``, of ``a`` and ``b``); by default the
+    rows' own largest magnitude.
+    """
+    if scale is None:
+        scale = np.abs(rows).max(axis=1)
+    return ROUNDING * scale
+
+
+def constant_rows(rows, scale=None):
+    """Rows whose values are all equal up to rounding."""
+    return np.ptp(rows, axis=1) <= rounding_noise(rows, scale)
+
+
+def warn_constant(rows, scale, what, consequence, stacklevel=4):
+    """Warn when some row of non-zero values is constant up to rounding.
+
+    Their standard deviation is then taken as 0 rather than the rounding
+    error it would be; ``consequence`` says what that does to the output.
+    """
+    noise = rounding_noise(rows, scale)
+    flat = constant_rows(rows, scale) & (np.abs(rows).max(axis=1) > noise)
+    if rows.shape[1] > 1 and flat.any():
+        warnings.warn(
+            f"{what} constant up to rounding in {np.count_nonzero(flat)} of "
+            f"{len(flat)} rows (their spread is within {ROUNDING:.1e} of their "
+            f"magnitude): their variance is taken as 0, so {consequence}",
+            RuntimeWarning,
+            stacklevel=stacklevel,
+        )
+
+
+_T_CONSEQUENCE = (
+    "the t statistic is infinite, its p-value 0 and the t interval of width 0; "
+    "test='randomization' or test='sign' read such differences without a variance"
+)
 
 
 def _t_pvalues(statistic, df, alternative):
@@ -74,13 +124,16 @@ def _t_pvalues(statistic, df, alternative):
     return 2.0 * _stats.t.sf(np.abs(statistic), df)
 
 
-def _t_test(diffs, weights, alternative):
-    mean, _, se, df = _moments(diffs, weights)
+def _t_test(diffs, weights, alternative, scale=None):
+    mean, _, se, df = _moments(diffs, weights, scale)
+    # Differences that are 0 up to rounding: no evidence against the null
+    # (identical systems), and no defined statistic.
+    zero = constant_rows(diffs, scale) & (np.abs(mean) <= rounding_noise(diffs, scale))
+    warn_constant(diffs, scale, "paired differences are", _T_CONSEQUENCE, 5)
     with np.errstate(divide="ignore", invalid="ignore"):
-        statistic = mean / se
+        statistic = np.where(zero, np.nan, mean / se)
     pvalue = np.clip(_t_pvalues(statistic, df, alternative), 0.0, 1.0)
-    # Identical systems: no evidence at all against the null.
-    pvalue = np.where((se == 0) & (mean == 0), 1.0, pvalue)
+    pvalue = np.where(zero, 1.0, pvalue)
     return statistic, pvalue
 
 
@@ -207,7 +260,7 @@ class Settings:
     zero_method: str = "wilcox"
 
 
-def paired_tests(values, combine, weights, settings, rng):
+def paired_tests(values, combine, weights, settings, rng, scale=None):
     """Test many differences against a zero mean, sharing every random draw.
 
     ``values`` (n_basis, n_queries) are the basis rows (each system's values
@@ -216,12 +269,19 @@ def paired_tests(values, combine, weights, settings, rng):
     metric). With ``combine=None`` the rows of ``values`` are the
     differences. The resampled means are linear in the rows, so the draws
     are applied to the few basis rows and then combined, rather than to
-    every pair. Returns a dict of arrays, one entry per difference, and the
-    basis rows' two-sided intervals under ``"basis_low"``/``"basis_high"``.
+    every pair. ``scale`` (with ``combine=None``) is the largest magnitude of
+    the values each row of differences was taken from, to tell rounding from
+    variation (see :func:`constant_rows`). Returns a dict of arrays, one
+    entry per difference, and the basis rows' two-sided intervals under
+    ``"basis_low"``/``"basis_high"``.
     """
     s = settings
-    diffs = values if combine is None else combine @ values
-    mean, sd, _, _ = _moments(diffs, weights)
+    if combine is None:
+        diffs = values
+    else:
+        diffs = combine @ values
+        scale = np.abs(combine) @ np.abs(values).max(axis=1)
+    mean, sd, _, _ = _moments(diffs, weights, scale)
     wins = np.count_nonzero(diffs > 0, axis=1)
     losses = np.count_nonzero(diffs < 0, axis=1)
     out = {
@@ -234,7 +294,7 @@ def paired_tests(values, combine, weights, settings, rng):
     with np.errstate(divide="ignore", invalid="ignore"):
         out["effect_size"] = np.where(sd > 0, mean / sd, np.nan)
     if s.test == "t":
-        out["statistic"], out["pvalue"] = _t_test(diffs, weights, s.alternative)
+        out["statistic"], out["pvalue"] = _t_test(diffs, weights, s.alternative, scale)
     elif s.test == "randomization":
         out["statistic"] = mean
         out["pvalue"], out["exact"] = _randomization(
@@ -255,7 +315,9 @@ def paired_tests(values, combine, weights, settings, rng):
         shifted = boot - mean[:, None]
         slack = _slack(values, combine, weights)
         out["pvalue"] = _resampled_pvalue(shifted, mean, s.alternative, False, slack)
-    out["ci_low"], out["ci_high"] = _interval(diffs, weights, boot, s, s.alternative)
+    out["ci_low"], out["ci_high"] = _interval(
+        diffs, weights, boot, s, s.alternative, scale
+    )
     if combine is not None:
         out["basis_low"], out["basis_high"] = _interval(
             values, weights, boot_basis, s, "two-sided"
@@ -297,9 +359,9 @@ def _randomization(values, combine, diffs, mean, weights, s, rng):
     return _resampled_pvalue(null, mean, s.alternative, exact, slack), exact
 
 
-def _interval(rows, weights, boot, s, alternative):
+def _interval(rows, weights, boot, s, alternative, scale=None):
     if s.interval == "t":
-        mean, _, se, df = _moments(rows, weights)
+        mean, _, se, df = _moments(rows, weights, scale)
         return t_interval(mean, se, df, s.confidence, alternative)
     return bootstrap_interval(
         rows, weights, boot, s.confidence, s.interval, alternative
@@ -572,7 +634,8 @@ def paired_test(
         weights,
     )
     seed, rng = rs.check_random_state(random_state)
-    out = paired_tests((a - b)[None, :], None, weights, s, rng)
+    scale = np.maximum(np.abs(a), np.abs(b)).max(keepdims=True)
+    out = paired_tests((a - b)[None, :], None, weights, s, rng, scale)
     n = a.shape[0]
     exact = bool(out["exact"])
     random = (s.test == "randomization" and not exact) or s.test == "bootstrap"

@@ -16,7 +16,12 @@ from scipy.integrate import IntegrationWarning
 
 import skirm.stats._resampling as rs
 from skirm._validation import as_numeric_array, check_choice
-from skirm.stats._paired import TOLERANCE, check_confidence, check_query_weights
+from skirm.stats._paired import (
+    TOLERANCE,
+    check_confidence,
+    check_query_weights,
+    rounding_noise,
+)
 
 METHODS = ("paired", "randomized")
 
@@ -37,7 +42,11 @@ def anova_error(stacked):
         + stacked.mean(axis=(0, 1), keepdims=True)
     )
     df = (n - 1) * (k - 1)
-    return (resid**2).sum(axis=(0, 1)) / df, df
+    # Systems that differ by a constant per query leave residuals of
+    # rounding size only: their error is 0, not that rounding.
+    noise = rounding_noise(stacked.reshape(-1, stacked.shape[2]).T)
+    exact = np.abs(resid).max(axis=(0, 1)) <= noise
+    return np.where(exact, 0.0, (resid**2).sum(axis=(0, 1)) / df), df
 
 
 def range_sf(q, k, df):
@@ -71,10 +80,21 @@ def tukey_pairs(stacked, weights, pairs, *, method, confidence, n_resamples, rng
     if method == "paired":
         ms_error, df = anova_error(stacked)
         se = np.sqrt(ms_error / n)
+        noise = rounding_noise(stacked.reshape(-1, stacked.shape[2]).T)
+        same = np.abs(delta) <= noise  # equal means up to rounding
+        if np.any((se == 0) & ~same):
+            warnings.warn(
+                "the systems' values differ by a constant per query up to "
+                "rounding: the ANOVA error is taken as 0, so the studentized "
+                "range is infinite, its p-value 0 and the interval of width 0; "
+                "method='randomized' reads such values without a variance",
+                RuntimeWarning,
+                stacklevel=4,
+            )
         with np.errstate(divide="ignore", invalid="ignore"):
-            q = np.abs(delta) / se
+            q = np.where(same, 0.0, np.abs(delta) / se)
         pvalue = range_sf(q, k, df)
-        pvalue = np.where(delta == 0, 1.0, np.clip(pvalue, 0.0, 1.0))
+        pvalue = np.where(same, 1.0, np.clip(pvalue, 0.0, 1.0))
         half = _stats.studentized_range.ppf(confidence, k, df) * se
         return {
             "delta": delta,

@@ -173,6 +173,22 @@ NICKNAMES = {
 #: Measures trec_eval 10.0 added to ``all_trec`` (absent from 9.0.x).
 NEW_IN_10 = ("rbp", "rbp_resid", "unj")
 
+#: ir_measures spellings (exact case) of measures computed by trec_eval only,
+#: with their default parameters; ``IPrec`` takes its recall level as
+#: ``IPrec@0.5``. The output keeps the name as given.
+IR_MEASURES_TREC = {
+    "Bpref": "bpref",
+    "BPref": "bpref",
+    "infAP": "infAP",
+    "SetAP": "set_map",
+    "SetRelP": "set_relative_P",
+    "NumQ": "num_q",
+    "NumRel": "num_rel",
+    "NumRet": "num_ret",
+    "NumRelRet": "num_rel_ret",
+    "IPrec": "iprec_at_recall",
+}
+
 _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 
 
@@ -188,9 +204,10 @@ class Request:
     def outputs(self):
         """``[(output name, parameter)]`` in print order."""
         d = MEASURES[self.base]
+        if self.label is not None:
+            one = d.params in ("cutoffs", "float_cutoffs")
+            return [(self.label, self.values[0] if one else self.values)]
         if d.params == "cutoffs":
-            if self.label is not None:
-                return [(self.label, self.values[0])]
             return [(f"{self.base}_{k}", k) for k in self.values]
         if d.params == "float_cutoffs":
             return [(f"{self.base}_{x:3.2f}", x) for x in self.values]
@@ -259,6 +276,9 @@ def parse_trec_name(name, compat="10.0"):
         if not re.fullmatch(r"[1-9][0-9]*", k):
             raise ValueError(f"malformed cutoff in {name!r}: expected {base}@K, K >= 1")
         return [Request(base, (int(k),), k, label=name)]
+    ir_measures = _ir_measures_request(name)
+    if ir_measures is not None:
+        return [ir_measures]
     base, sep, text = name.partition(".")
     if sep and base in MEASURES:
         return [Request(base, _parse_params(base, text, name), text)]
@@ -266,6 +286,25 @@ def parse_trec_name(name, compat="10.0"):
     if sep and base in MEASURES and _NUMBER.fullmatch(text):
         return [Request(base, _parse_params(base, text, name), text)]
     return None
+
+
+def _ir_measures_request(name):
+    """A :class:`Request` for an ir_measures spelling in ``IR_MEASURES_TREC``."""
+    base, sep, level = name.partition("@")
+    trec = IR_MEASURES_TREC.get(base)
+    if trec is None:
+        return None
+    if MEASURES[trec].params != "float_cutoffs":
+        if sep:
+            raise ValueError(f"measure {base!r} takes no cutoff, got {name!r}")
+        return Request(trec, MEASURES[trec].default, None, label=name)
+    value = float(level) if sep and _NUMBER.fullmatch(level) else -1.0
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(
+            f"measure {base!r} needs a recall level in [0, 1], e.g. '{base}@0.5'; "
+            f"got {name!r}"
+        )
+    return Request(trec, (value,), level, label=name)
 
 
 def check_supported(request):

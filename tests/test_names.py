@@ -19,6 +19,7 @@ from skirm.metrics import (
     make_ranking_scorer,
     ndcg_score,
 )
+from skirm.trec import evaluate_run
 
 #: name -> (registry name, k, options) it must parse to.
 SPELLINGS = {
@@ -92,7 +93,9 @@ def test_spellings_parse_to_one_record(name):
         ("map_cut.0", r"one positive integer cutoff per name"),
         ("bpref", r"'bpref' is a trec_eval measure .* skirm\.trec\.evaluate_run"),
         ("num_rel", r"skirm computes only on a run against its qrels"),
-        ("infAP", r"'infAP' is an ir_measures measure skirm does not compute"),
+        ("infAP", r"'infAP' is a trec_eval measure .* skirm\.trec\.evaluate_run"),
+        ("NumQ", r"skirm computes only on a run against its qrels"),
+        ("Compat", r"'Compat' is an ir_measures measure skirm does not compute"),
         ("AP(foo=1)", r"'AP' in 'AP\(foo=1\)' takes no option 'foo'; .*: rel"),
         ("nDCG(gains={0:0,1:1})@5", r"option 'gains' .* is not supported"),
         ("nDCG(judged_only=True)", r"option 'judged_only' .* drop unjudged rows"),
@@ -260,3 +263,54 @@ def test_ir_measures_strings_match_ir_measures(seed):
             assert got[qid] == pytest.approx(
                 float(want), abs=1e-5 if name.startswith(("ERR", "nDCG(")) else 1e-12
             ), (name, qid)
+
+
+# Regression: these ir_measures spellings name measures evaluate_run computes
+# (bpref, infAP, set_map, ...), but the TREC path answered "unknown measure".
+IR_MEASURES_TREC_ONLY = [
+    "BPref",
+    "Bpref",
+    "infAP",
+    "SetAP",
+    "SetRelP",
+    "IPrec@0.5",
+    "IPrec@0.1",
+    "NumQ",
+    "NumRel",
+    "NumRet",
+    "NumRelRet",
+]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", [0, 1])
+def test_ir_measures_spellings_of_trec_measures_on_the_trec_path(seed):
+    ir_measures = pytest.importorskip("ir_measures")
+    y_true, y_score, groups = _data(seed)
+    qrels, run = trec_dicts(y_true, y_score, groups)
+    # ir_measures reads these through pytrec_eval, i.e. trec_eval 9, which
+    # turns IPrec's recall level into a count of relevant documents as
+    # int(r R + 0.9) where trec_eval 10 rounds: compat="9.0" does the same.
+    result = evaluate_run(qrels, run, IR_MEASURES_TREC_ONLY, compat="9.0")
+    assert set(IR_MEASURES_TREC_ONLY) <= set(result.means)
+    measures = [ir_measures.parse_measure(name) for name in IR_MEASURES_TREC_ONLY]
+    per_query = {}
+    for m in ir_measures.iter_calc(measures, qrels, run):
+        per_query.setdefault(str(m.measure), {})[m.query_id] = m.value
+    ids = result.group_ids.astype(str)
+    for name, measure in zip(IR_MEASURES_TREC_ONLY, measures, strict=True):
+        want = per_query[str(measure)]
+        got = dict(zip(ids, result.per_query[name], strict=True))
+        assert set(want) == set(got), name
+        for qid, value in want.items():
+            assert got[qid] == pytest.approx(float(value), abs=1e-12), (name, qid)
+
+
+def test_ir_measures_spellings_of_trec_measures_are_checked():
+    qrels, run = {"q": {"d": 1}}, {"q": {"d": 1.0}}
+    with pytest.raises(ValueError, match=r"'IPrec' needs a recall level in \[0, 1\]"):
+        evaluate_run(qrels, run, ["IPrec"])
+    with pytest.raises(ValueError, match=r"'IPrec' needs a recall level"):
+        evaluate_run(qrels, run, ["IPrec@2"])
+    with pytest.raises(ValueError, match=r"'NumQ' takes no cutoff, got 'NumQ@5'"):
+        evaluate_run(qrels, run, ["NumQ@5"])

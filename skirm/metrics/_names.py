@@ -66,23 +66,15 @@ IR_MEASURES_NAMES = {
 IR_MEASURES_ELSEWHERE = (
     "Accuracy",
     "BPM",
-    "Bpref",
     "Compat",
     "INSQ",
     "INST",
-    "IPrec",
     "NERR10",
     "NERR11",
     "NERR8",
     "NERR9",
-    "NumQ",
-    "NumRel",
-    "NumRelRet",
-    "NumRet",
     "SDCG",
-    "SetAP",
     "alpha_nDCG",
-    "infAP",
     "AP_IA",
     "ERR_IA",
     "NRBP",
@@ -300,11 +292,12 @@ def _elsewhere(base) -> str | None:
         )
     # Imported here: the table of trec_eval's measures costs more to build
     # than the rest of the name grammar, and only a bad name needs it.
-    from skirm._trec_names import trec_measure_names
+    from skirm._trec_names import IR_MEASURES_TREC, trec_measure_names
 
     trec = _TREC_CUTOFF.fullmatch(base)
     stem = trec["base"] if trec is not None else base
-    if base in trec_measure_names() or stem in trec_measure_names():
+    names = trec_measure_names()
+    if base in IR_MEASURES_TREC or base in names or stem in names:
         return (
             "is a trec_eval measure that skirm computes only on a run against its "
             "qrels: use skirm.trec.evaluate_run (or `skirm eval`)"

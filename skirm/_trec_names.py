@@ -136,6 +136,7 @@ NICKNAMES = {
         "P",
     ),
     "set": (
+        "runid",
         "num_q",
         "num_ret",
         "num_rel",

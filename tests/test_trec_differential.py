@@ -100,21 +100,19 @@ def _write(case, folder):
     return str(qrels), str(run)
 
 
-def _trec_eval(binary, flags, qrels, run):
+def _trec_eval(binary, flags, qrels, run, measures=("-m", "all_trec")):
     done = subprocess.run(
-        [binary, "-q", "-m", "all_trec", *flags, qrels, run],
+        [binary, "-q", *measures, *flags, qrels, run],
         capture_output=True,
         check=False,
     )
     return done.returncode, done.stdout
 
 
-def _skirm(flags, qrels, run):
+def _skirm(flags, qrels, run, measures=("-m", "all_trec")):
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = main(
-            ["eval", "--format", "trec", "-q", "-m", "all_trec", *flags, qrels, run]
-        )
+        status = main(["eval", "--format", "trec", "-q", *measures, *flags, qrels, run])
     return status, out.getvalue().encode("utf-8"), err.getvalue()
 
 
@@ -158,6 +156,46 @@ def test_same_output_as_trec_eval(dimension, trec_eval_binary, tmp_path):
                 failures.append(f"{case.name} [{flag_name}]: {what}")
     assert not failures, "\n".join(failures[:10])
     assert n_lines > 100  # most runs succeed and print many lines
+
+
+#: Every nickname of trec_eval's for qrels files, and measure lists as users
+#: write them. (Regression: ``-m set`` lacked the runid line that trec_eval
+#: prints for every nickname that lists it; only all_trec was compared.)
+MEASURE_LISTS = {
+    "official": ["-m", "official"],
+    "set": ["-m", "set"],
+    "official+set": ["-m", "official", "-m", "set"],
+    "map+ndcg_cut.10": ["-m", "map", "-m", "ndcg_cut.10"],
+    "P.5,10+recall.100": ["-m", "P.5,10", "-m", "recall.100"],
+    "runid+num_q": ["-m", "runid", "-m", "num_q"],
+    "set_F.0.5+utility": ["-m", "set_F.0.5", "-m", "utility.2,-1,0,0"],
+    "ndcg.1=3,2=9": ["-m", "ndcg.1=3,2=9", "-m", "rbp.0.8"],
+}
+
+
+@pytest.mark.parametrize("measures", MEASURE_LISTS)
+def test_measure_lists_and_nicknames_as_trec_eval(measures, trec_eval_binary, tmp_path):
+    failures = []
+    words = MEASURE_LISTS[measures]
+    for dimension in ("graded", "ties", "docno_widths"):
+        qrels, run = _write(make_case(dimension, 0), tmp_path)
+        for flags in ([], ["-c"], ["-J"]):
+            # _trec_eval and _skirm pass -q: add -n (no summary) or nothing.
+            for extra in ([], ["-n"]):
+                status, expected = _trec_eval(
+                    trec_eval_binary, flags + extra, qrels, run, words
+                )
+                got_status, got, err = _skirm(flags + extra, qrels, run, words)
+                if status != 0:
+                    ok = got_status != 0
+                else:
+                    ok = got_status == 0 and got == expected
+                if not ok:
+                    failures.append(
+                        f"{dimension} {flags + extra}: "
+                        f"{err or _first_difference(expected, got)}"
+                    )
+    assert not failures, "\n".join(failures[:10])
 
 
 def _first_difference(expected, got):

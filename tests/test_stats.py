@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from skirm.stats import adjust_pvalues, paired_test, tukey_hsd
-from skirm.stats._paired import _moments
+from skirm.stats._moments import _moments
 
 
 def _pair(seed, n, shift=0.05, ties=False):

@@ -7,13 +7,8 @@ import numpy as np
 
 import skirm.stats._resampling as rs
 from skirm._validation import check_choice
-from skirm.stats._paired import (
-    _moments,
-    bootstrap_interval,
-    check_confidence,
-    t_interval,
-    warn_constant,
-)
+from skirm.stats._moments import _moments, t_interval, warn_constant
+from skirm.stats._paired import bootstrap_interval, check_confidence
 
 CI_METHODS = ("t", "bootstrap", "percentile", "bca")
 

@@ -16,12 +16,8 @@ from scipy.integrate import IntegrationWarning
 
 import skirm.stats._resampling as rs
 from skirm._validation import as_numeric_array, check_choice
-from skirm.stats._paired import (
-    TOLERANCE,
-    check_confidence,
-    check_query_weights,
-    rounding_noise,
-)
+from skirm.stats._moments import rounding_noise
+from skirm.stats._paired import TOLERANCE, check_confidence, check_query_weights
 
 METHODS = ("paired", "randomized")
 

@@ -94,7 +94,8 @@ def check_y_true(y_true, name: str = "y_true") -> np.ndarray:
         if bad != bad:
             hint = (
                 "; NaN marks an unjudged row: pass unjudged='nonrelevant' or "
-                "'condensed' (skirm.metrics.evaluate) to score such rows"
+                "'condensed' (to the metric function, skirm.metrics.evaluate or "
+                "make_ranking_scorer) to score such rows"
             )
         raise ValueError(
             f"`{name}` must hold finite relevance labels, got {bad!r} "

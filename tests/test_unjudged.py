@@ -10,7 +10,13 @@ Float gains are checked against scikit-learn's ndcg_score and dcg_score.
 import numpy as np
 import pytest
 
-from skirm.metrics import evaluate, judged_at_k_score, ndcg_score
+from skirm.metrics import (
+    evaluate,
+    get_metric,
+    judged_at_k_score,
+    make_ranking_scorer,
+    ndcg_score,
+)
 from skirm.metrics._registry import SPECS
 
 METRICS = [spec.name for spec in SPECS if spec.name != "judged"] + [
@@ -264,3 +270,44 @@ def test_judged_at_k_averages_over_tied_orderings(seed):
         ]
         got = judged_at_k_score(y_true, y_score, groups=groups, k=k)
         assert got == pytest.approx(np.mean(orderings), abs=1e-12)
+
+
+# Regression: a NaN label's error told the user to pass unjudged=..., which
+# only evaluate took: every metric function, bound metric and scorer raised
+# TypeError, so partly judged held-out labels had no scorer.
+@pytest.mark.parametrize("policy", ["nonrelevant", "condensed"])
+@pytest.mark.parametrize("spec", SPECS, ids=lambda spec: spec.name)
+def test_every_metric_function_takes_unjudged(spec, policy):
+    y_true, y_score, groups = _data(3)
+    k = {"k": 3} if spec.takes_k else {}
+    name = f"{spec.name}@3" if spec.takes_k else spec.name
+    want = evaluate(y_true, y_score, groups=groups, metrics=[name], unjudged=policy)
+    got = spec.function(y_true, y_score, groups=groups, unjudged=policy, **k)
+    assert got == want[name]
+    assert get_metric(name)(y_true, y_score, groups=groups, unjudged=policy) == got
+
+
+@pytest.mark.parametrize("policy", ["nonrelevant", "condensed"])
+def test_scorer_takes_unjudged(policy):
+    from sklearn.dummy import DummyRegressor
+
+    y_true, y_score, groups = _data(4)
+
+    class Fixed(DummyRegressor):
+        def predict(self, X):
+            return X[:, 0]
+
+    model = Fixed().fit(y_score[:, None], np.zeros(y_score.size))
+    scorer = make_ranking_scorer(["ndcg@5", "map", "judged@3"], unjudged=policy)
+    assert repr(scorer).endswith(f"unjudged={policy!r})")
+    got = scorer(model, y_score[:, None], y_true, groups=groups)
+    want = evaluate(
+        y_true,
+        y_score,
+        groups=groups,
+        metrics=["ndcg@5", "map", "judged@3"],
+        unjudged=policy,
+    )
+    assert got == want.means
+    with pytest.raises(ValueError, match="make_ranking_scorer"):
+        make_ranking_scorer("ndcg@5")(model, y_score[:, None], y_true, groups=groups)

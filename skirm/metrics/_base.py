@@ -254,6 +254,11 @@ default="average"
         The value of a query without any relevant row. ``0.0`` follows
         scikit-learn and trec_eval, ``1.0`` LightGBM and XGBoost; ``"skip"``
         leaves such queries out of the mean; ``"raise"`` raises ValueError.""",
+    "unjudged": """unjudged : {"raise", "nonrelevant", "condensed"}, default="raise"
+        What a NaN label (an unjudged row) means: an error, a non-relevant
+        row (as trec_eval reads documents missing from the qrels), or a row
+        dropped before ranking (condensed lists, trec_eval ``-J``). See
+        :ref:`unjudged`.""",
     "relevance_threshold": """relevance_threshold : float, default=None
         A row is relevant when ``y_true >= relevance_threshold``; ``None``
         means ``y_true > 0``.""",

@@ -160,6 +160,7 @@ def precision_at_k_score(
     sample_weight=None,
     ties="average",
     no_relevant=0.0,
+    unjudged="raise",
     relevance_threshold=None,
 ):
     """Precision at k: the fraction of the top k rows that are relevant.
@@ -182,6 +183,8 @@ def precision_at_k_score(
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     %(relevance_threshold)s
 
@@ -219,6 +222,7 @@ def precision_at_k_score(
         sample_weight=sample_weight,
         ties=ties,
         no_relevant=no_relevant,
+        unjudged=unjudged,
         relevance_threshold=relevance_threshold,
     )
 
@@ -234,6 +238,7 @@ def recall_at_k_score(
     sample_weight=None,
     ties="average",
     no_relevant=0.0,
+    unjudged="raise",
     relevance_threshold=None,
 ):
     """Recall at k: the fraction of a query's relevant rows found in the top k.
@@ -255,6 +260,8 @@ def recall_at_k_score(
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     %(relevance_threshold)s
 
@@ -287,6 +294,7 @@ def recall_at_k_score(
         sample_weight=sample_weight,
         ties=ties,
         no_relevant=no_relevant,
+        unjudged=unjudged,
         relevance_threshold=relevance_threshold,
     )
 
@@ -302,6 +310,7 @@ def capped_recall_at_k_score(
     sample_weight=None,
     ties="average",
     no_relevant=0.0,
+    unjudged="raise",
     relevance_threshold=None,
 ):
     """Capped recall at k (R_cap@k, as in BEIR).
@@ -322,6 +331,8 @@ def capped_recall_at_k_score(
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     %(relevance_threshold)s
 
@@ -348,6 +359,7 @@ def capped_recall_at_k_score(
         sample_weight=sample_weight,
         ties=ties,
         no_relevant=no_relevant,
+        unjudged=unjudged,
         relevance_threshold=relevance_threshold,
     )
 
@@ -363,6 +375,7 @@ def f1_at_k_score(
     sample_weight=None,
     ties="average",
     no_relevant=0.0,
+    unjudged="raise",
     relevance_threshold=None,
 ):
     """F1 at k: the harmonic mean of precision@k and recall@k.
@@ -384,6 +397,8 @@ def f1_at_k_score(
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     %(relevance_threshold)s
 
@@ -408,6 +423,7 @@ def f1_at_k_score(
         sample_weight=sample_weight,
         ties=ties,
         no_relevant=no_relevant,
+        unjudged=unjudged,
         relevance_threshold=relevance_threshold,
     )
 
@@ -422,6 +438,7 @@ def r_precision_score(
     sample_weight=None,
     ties="average",
     no_relevant=0.0,
+    unjudged="raise",
     relevance_threshold=None,
 ):
     """R-precision: precision at rank R, where R is the query's relevant count.
@@ -439,6 +456,8 @@ def r_precision_score(
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     %(relevance_threshold)s
 
@@ -463,5 +482,6 @@ def r_precision_score(
         sample_weight=sample_weight,
         ties=ties,
         no_relevant=no_relevant,
+        unjudged=unjudged,
         relevance_threshold=relevance_threshold,
     )

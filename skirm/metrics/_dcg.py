@@ -133,6 +133,7 @@ def ndcg_score(
     sample_weight=None,
     ties="average",
     no_relevant=0.0,
+    unjudged="raise",
     gain="linear",
     ignore_ties=False,
 ):
@@ -157,6 +158,8 @@ def ndcg_score(
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     %(gain)s
 
@@ -223,6 +226,7 @@ def ndcg_score(
         sample_weight=sample_weight,
         ties=ties,
         no_relevant=no_relevant,
+        unjudged=unjudged,
         gain=gain,
         ignore_ties=ignore_ties,
     )
@@ -239,6 +243,7 @@ def dcg_score(
     sample_weight=None,
     ties="average",
     no_relevant=0.0,
+    unjudged="raise",
     gain="linear",
     log_base=2,
     ignore_ties=False,
@@ -264,6 +269,8 @@ def dcg_score(
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     %(gain)s
 
@@ -296,6 +303,7 @@ def dcg_score(
         sample_weight=sample_weight,
         ties=ties,
         no_relevant=no_relevant,
+        unjudged=unjudged,
         gain=gain,
         log_base=log_base,
         ignore_ties=ignore_ties,
@@ -313,6 +321,7 @@ def cumulative_gain_score(
     sample_weight=None,
     ties="average",
     no_relevant=0.0,
+    unjudged="raise",
     gain="linear",
 ):
     """Cumulative gain at k: the sum of the gains of the top k rows.
@@ -332,6 +341,8 @@ def cumulative_gain_score(
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     %(gain)s
 
@@ -359,5 +370,6 @@ def cumulative_gain_score(
         sample_weight=sample_weight,
         ties=ties,
         no_relevant=no_relevant,
+        unjudged=unjudged,
         gain=gain,
     )

@@ -234,6 +234,7 @@ def expected_reciprocal_rank_score(
     sample_weight=None,
     ties="average",
     no_relevant=0.0,
+    unjudged="raise",
     max_grade=None,
 ):
     """Expected reciprocal rank (Chapelle et al., 2009).
@@ -259,6 +260,8 @@ def expected_reciprocal_rank_score(
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     max_grade : float, default=None
         ``g_max``, the grade that satisfies the user most. ``None`` means the
@@ -292,5 +295,6 @@ def expected_reciprocal_rank_score(
         sample_weight=sample_weight,
         ties=ties,
         no_relevant=no_relevant,
+        unjudged=unjudged,
         max_grade=max_grade,
     )

@@ -157,6 +157,7 @@ def hit_rate_at_k_score(
     sample_weight=None,
     ties="average",
     no_relevant=0.0,
+    unjudged="raise",
     relevance_threshold=None,
 ):
     """Hit rate at k (success@k): 1 if any relevant row is in the top k.
@@ -178,6 +179,8 @@ def hit_rate_at_k_score(
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     %(relevance_threshold)s
 
@@ -210,6 +213,7 @@ def hit_rate_at_k_score(
         sample_weight=sample_weight,
         ties=ties,
         no_relevant=no_relevant,
+        unjudged=unjudged,
         relevance_threshold=relevance_threshold,
     )
 
@@ -225,6 +229,7 @@ def mean_reciprocal_rank_score(
     sample_weight=None,
     ties="average",
     no_relevant=0.0,
+    unjudged="raise",
     relevance_threshold=None,
 ):
     """Mean reciprocal rank: 1 / rank of the first relevant row, averaged.
@@ -245,6 +250,8 @@ def mean_reciprocal_rank_score(
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     %(relevance_threshold)s
 
@@ -274,6 +281,7 @@ def mean_reciprocal_rank_score(
         sample_weight=sample_weight,
         ties=ties,
         no_relevant=no_relevant,
+        unjudged=unjudged,
         relevance_threshold=relevance_threshold,
     )
 
@@ -289,6 +297,7 @@ def mean_average_precision_score(
     sample_weight=None,
     ties="average",
     no_relevant=0.0,
+    unjudged="raise",
     relevance_threshold=None,
     denominator="R",
 ):
@@ -313,6 +322,8 @@ def mean_average_precision_score(
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     %(relevance_threshold)s
 
@@ -349,6 +360,7 @@ def mean_average_precision_score(
         sample_weight=sample_weight,
         ties=ties,
         no_relevant=no_relevant,
+        unjudged=unjudged,
         relevance_threshold=relevance_threshold,
         denominator=denominator,
     )
@@ -365,6 +377,7 @@ def rank_biased_precision_score(
     sample_weight=None,
     ties="average",
     no_relevant=0.0,
+    unjudged="raise",
     relevance_threshold=None,
     p=0.8,
 ):
@@ -388,6 +401,8 @@ def rank_biased_precision_score(
 
     %(no_relevant)s
 
+    %(unjudged)s
+
     %(relevance_threshold)s
 
     p : float in (0, 1), default=0.8
@@ -410,6 +425,7 @@ def rank_biased_precision_score(
         sample_weight=sample_weight,
         ties=ties,
         no_relevant=no_relevant,
+        unjudged=unjudged,
         relevance_threshold=relevance_threshold,
         p=p,
     )

@@ -123,6 +123,7 @@ class Metric:
         sample_weight=None,
         ties="average",
         no_relevant=0.0,
+        unjudged="raise",
     ) -> float:
         return score(
             self.spec,
@@ -133,6 +134,7 @@ class Metric:
             sample_weight=sample_weight,
             ties=ties,
             no_relevant=no_relevant,
+            unjudged=unjudged,
             **self._given,
         )
 

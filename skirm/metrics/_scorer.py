@@ -22,7 +22,7 @@ import copy
 import sys
 import warnings
 
-from skirm._engine import TIES, rank_input
+from skirm._engine import TIES, UNJUDGED, rank_input
 from skirm._query_ids import (
     check_groups_from,
     missing_groups_message,
@@ -220,6 +220,7 @@ class RankingScorer:
         ties="average",
         no_relevant=0.0,
         conventions=None,
+        unjudged="raise",
         **params,
     ):
         self._metrics, self._multi = _parse_metrics(metric, params)
@@ -231,6 +232,7 @@ class RankingScorer:
         self._groups_from = check_groups_from(groups_from)
         self._ties = check_choice(ties, "ties", TIES)
         self._no_relevant = check_no_relevant(no_relevant)
+        self._unjudged = check_choice(unjudged, "unjudged", UNJUDGED)
         self._params = dict(params)
         self._request = dict(_DEFAULT_REQUEST)
         self._rank_ties, self._rank_no_relevant = self._ties, self._no_relevant
@@ -263,6 +265,8 @@ class RankingScorer:
             parts.append(f"no_relevant={self._no_relevant!r}")
         if self._conventions is not None:
             parts.append(f"conventions={self._conventions!r}")
+        if self._unjudged != "raise":
+            parts.append(f"unjudged={self._unjudged!r}")
         parts.extend(f"{key}={value!r}" for key, value in self._params.items())
         text = f"make_ranking_scorer({', '.join(parts)})"
         changed = {
@@ -372,6 +376,7 @@ class RankingScorer:
             groups=groups,
             sample_weight=sample_weight,
             ties=self._rank_ties,
+            unjudged=self._unjudged,
         )
         if self._conventions is not None:
             check_scores(self._conventions, self._metrics, ranking.scores)
@@ -401,6 +406,7 @@ def make_ranking_scorer(
     ties="average",
     no_relevant=0.0,
     conventions=None,
+    unjudged="raise",
     **params,
 ):
     """Make a scorer from skirm metrics for scikit-learn's model selection.
@@ -444,6 +450,11 @@ def make_ranking_scorer(
         ``"xgboost"``, ``"sklearn"``, ...), as in
         :func:`skirm.metrics.evaluate`: in a grid search, the scorer then
         gives the booster's own ``ndcg@k``.
+
+    unjudged : {"raise", "nonrelevant", "condensed"}, default="raise"
+        What a NaN label in the held-out ``y`` (an unjudged row) means, as in
+        :func:`skirm.metrics.evaluate`: an error, a non-relevant row, or a
+        row dropped before ranking.
 
     **params
         Metric options (``gain``, ``relevance_threshold``, ``p``, ...),
@@ -503,5 +514,6 @@ def make_ranking_scorer(
         ties=ties,
         no_relevant=no_relevant,
         conventions=conventions,
+        unjudged=unjudged,
         **params,
     )

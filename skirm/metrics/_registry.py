@@ -36,6 +36,18 @@ SPECS: tuple[MetricSpec, ...] = (
     JUDGED,
 )
 
+#: Properties every ranking metric keeps, and the metrics that do not keep
+#: one, with the reason: ``{property: {metric name: why}}``. The
+#: registry-driven invariant tests read this table; a metric added to
+#: ``SPECS`` inherits every property it is not listed under.
+NOT_HELD: dict[str, dict[str, str]] = {
+    # A non-relevant row appended below every other row of its query.
+    "low_nonrelevant_row": {
+        "precision": "without k, the denominator is the number of rows",
+        "f1": "without k, its precision's denominator is the number of rows",
+    },
+}
+
 _BY_NAME = {name: spec for spec in SPECS for name in spec.names}
 _BY_FUNCTION = {spec.function: spec for spec in SPECS}
 

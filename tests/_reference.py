@@ -41,8 +41,32 @@ OPTIONS = {
     "rbp": {"relevance_threshold": None, "p": 0.8},
     "judged": {},
 }
-TAKES_K = {name: name != "r_precision" for name in OPTIONS}
-GRADED = {"ndcg", "dcg", "cg", "err"}
+#: The C/W/L measures: one user model, a continuation rule each.
+CWL = {
+    "inst": ("T",),
+    "insq": ("T",),
+    "bpm": ("T",),
+    "nerr8": (),
+    "nerr9": (),
+    "nerr10": ("p",),
+    "nerr11": ("T",),
+    "sdcg": (),
+}
+_CWL_DEFAULTS = {"T": 1.0, "p": 0.9}
+for _name, _own in CWL.items():
+    OPTIONS[_name] = {
+        "measure": _name,
+        **{key: _CWL_DEFAULTS[key] for key in _own},
+        "min_rel": 0.0,
+        "max_rel": None,
+        "depth": 1000,
+    }
+CWL_CUT = {"bpm", "nerr8", "nerr9", "sdcg"}
+TAKES_K = {
+    name: name != "r_precision" and (name not in CWL or name in CWL_CUT)
+    for name in OPTIONS
+}
+GRADED = {"ndcg", "dcg", "cg", "err", *CWL}
 
 
 # --------------------------------------------------------------------------
@@ -174,6 +198,48 @@ def judged(ranked, k=None):
     return sum(label == label for label in shown) / len(shown)
 
 
+def _continue(measure, i, gain, seen, cut, T, p):
+    """The C/W/L continuation after rank ``i`` (from 1): gain ``gain`` there,
+    ``seen`` gathered so far (rank ``i`` included), cutoff ``cut``."""
+    if measure == "inst":
+        wanted = T - seen
+        return ((i + T + wanted - 1.0) / (i + T + wanted)) ** 2
+    if measure == "insq":
+        return ((i + 2.0 * T - 1.0) / (i + 2.0 * T)) ** 2
+    if measure == "nerr10":
+        return p * (1.0 - gain)
+    if measure == "nerr11":
+        return ((i + 2.0 * T - 1.0) / (i + 2.0 * T)) ** 2 * (1.0 - gain)
+    if i >= cut:
+        return 0.0
+    if measure == "bpm":
+        return 1.0 if seen < T else 0.0
+    if measure == "nerr8":
+        return 1.0 - gain
+    if measure == "nerr9":
+        return i / (i + 1.0) * (1.0 - gain)
+    return math.log2(i + 1) / math.log2(i + 2)  # sdcg
+
+
+def cwl(ranked, k=None, *, measure, T=1.0, p=0.9, min_rel=0.0, max_rel, depth=1000):
+    """Expected utility per item read: sum_i P_i g_i / sum_i P_i, with
+    P_i the probability of reaching rank i; read to ``depth`` ranks, padded
+    with gain 0."""
+    gains = [
+        (min(max(label, min_rel), max_rel) - min_rel) / (max_rel - min_rel)
+        for label in ranked[:depth]
+    ]
+    gains += [0.0] * (depth - len(gains))
+    cut = depth if k is None else min(k, depth)
+    reach, seen, utility, attention = 1.0, 0.0, 0.0, 0.0
+    for i, gain in enumerate(gains, start=1):
+        utility += reach * gain
+        attention += reach
+        seen += gain
+        reach *= _continue(measure, i, gain, seen, cut, T, p)
+    return utility / attention
+
+
 _FUNCTIONS = {
     "ndcg": ndcg,
     "dcg": dcg,
@@ -189,6 +255,7 @@ _FUNCTIONS = {
     "err": err,
     "rbp": rbp,
     "judged": judged,
+    **dict.fromkeys(CWL, cwl),
 }
 
 
@@ -197,9 +264,17 @@ def query_value(name, ranked, k=None, **params):
     options = {**OPTIONS[name], **params}
     if name == "err" and options["max_grade"] is None:
         options["max_grade"] = float(max(ranked))
+    if name in CWL and options["max_rel"] is None:
+        options["max_rel"] = cwl_max_rel(ranked, options["min_rel"])
     if TAKES_K[name]:
         return _FUNCTIONS[name](list(ranked), k, **options)
     return _FUNCTIONS[name](list(ranked), **options)
+
+
+def cwl_max_rel(labels, min_rel):
+    """The default ``max_rel``: the largest label (above ``min_rel``)."""
+    top = float(max(labels))
+    return top if top > min_rel else min_rel + 1.0
 
 
 def query_is_empty(name, labels, relevance_threshold=None):
@@ -283,6 +358,10 @@ def reference_per_query(
     if name == "err" and params.get("max_grade") is None:
         # The default maximum grade is the largest label of the whole input.
         params["max_grade"] = float(max(float(v) for v in y_true))
+    if name in CWL and params.get("max_rel") is None:
+        params["max_rel"] = cwl_max_rel(
+            [float(v) for v in y_true], params.get("min_rel", 0.0)
+        )
     queries = split_queries(y_true, y_score, groups)
     group_ids = sorted(queries)
     values, empty = [], []

@@ -17,11 +17,21 @@ from skirm.metrics import (
     make_ranking_scorer,
     ndcg_score,
 )
-from skirm.metrics._registry import SPECS
+from skirm.metrics._registry import NOT_HELD, SPECS
 
 METRICS = [spec.name for spec in SPECS if spec.name != "judged"] + [
     f"{spec.name}@3" for spec in SPECS if spec.takes_k and spec.name != "judged"
 ]
+
+
+#: (tie policy, metrics): ties="average" is refused on tied scores by some.
+POLICIES = (
+    (
+        "average",
+        [m for m in METRICS if m.partition("@")[0] not in NOT_HELD["average_ties"]],
+    ),
+    ("first", METRICS),
+)
 
 
 def _data(seed, n_queries=25, max_size=20, share=0.3):
@@ -38,13 +48,13 @@ def _data(seed, n_queries=25, max_size=20, share=0.3):
 @pytest.mark.parametrize("seed", range(4))
 def test_nonrelevant_equals_zero_labels(seed):
     y_true, y_score, groups = _data(seed)
-    got = evaluate(
-        y_true, y_score, groups=groups, metrics=METRICS, unjudged="nonrelevant"
-    )
     zeros = np.where(np.isnan(y_true), 0.0, y_true)
-    want = evaluate(zeros, y_score, groups=groups, metrics=METRICS)
-    for name in METRICS:
-        np.testing.assert_array_equal(got.per_query[name], want.per_query[name])
+    for ties, metrics in POLICIES:
+        common = dict(groups=groups, metrics=metrics, ties=ties)
+        got = evaluate(y_true, y_score, unjudged="nonrelevant", **common)
+        want = evaluate(zeros, y_score, **common)
+        for name in metrics:
+            np.testing.assert_array_equal(got.per_query[name], want.per_query[name])
     counts = np.bincount(groups[np.isnan(y_true)], minlength=groups.max() + 1)
     np.testing.assert_array_equal(got.n_unjudged, counts)
     assert want.n_unjudged is None
@@ -54,17 +64,29 @@ def test_nonrelevant_equals_zero_labels(seed):
 def test_condensed_equals_dropping_the_rows(seed):
     y_true, y_score, groups = _data(seed)
     judged = ~np.isnan(y_true)
-    got = evaluate(
-        y_true, y_score, groups=groups, metrics=METRICS, unjudged="condensed"
-    )
-    want = evaluate(
-        y_true[judged], y_score[judged], groups=groups[judged], metrics=METRICS
-    )
-    keep = np.isin(got.group_ids, want.group_ids)
-    for name in METRICS:
-        np.testing.assert_array_equal(got.per_query[name][keep], want.per_query[name])
-        # A query with no judged row keeps its place and scores no_relevant.
-        assert np.all(got.per_query[name][~keep] == 0.0)
+    for ties, metrics in POLICIES:
+        got = evaluate(
+            y_true,
+            y_score,
+            groups=groups,
+            metrics=metrics,
+            unjudged="condensed",
+            ties=ties,
+        )
+        want = evaluate(
+            y_true[judged],
+            y_score[judged],
+            groups=groups[judged],
+            metrics=metrics,
+            ties=ties,
+        )
+        keep = np.isin(got.group_ids, want.group_ids)
+        for name in metrics:
+            np.testing.assert_array_equal(
+                got.per_query[name][keep], want.per_query[name]
+            )
+            # A query with no judged row keeps its place and scores no_relevant.
+            assert np.all(got.per_query[name][~keep] == 0.0)
 
 
 def test_a_query_left_without_rows_keeps_its_weight():
@@ -281,10 +303,12 @@ def test_every_metric_function_takes_unjudged(spec, policy):
     y_true, y_score, groups = _data(3)
     k = {"k": 3} if spec.takes_k else {}
     name = f"{spec.name}@3" if spec.takes_k else spec.name
-    want = evaluate(y_true, y_score, groups=groups, metrics=[name], unjudged=policy)
-    got = spec.function(y_true, y_score, groups=groups, unjudged=policy, **k)
+    ties = "first" if spec.name in NOT_HELD["average_ties"] else "average"
+    common = dict(groups=groups, unjudged=policy, ties=ties)
+    want = evaluate(y_true, y_score, metrics=[name], **common)
+    got = spec.function(y_true, y_score, **common, **k)
     assert got == want[name]
-    assert get_metric(name)(y_true, y_score, groups=groups, unjudged=policy) == got
+    assert get_metric(name)(y_true, y_score, **common) == got
 
 
 @pytest.mark.parametrize("policy", ["nonrelevant", "condensed"])

@@ -13,6 +13,17 @@ from skirm.metrics._counts import (
     r_precision_score,
     recall_at_k_score,
 )
+from skirm.metrics._cwl import cwl_report
+from skirm.metrics._cwl_measures import (
+    bpm_score,
+    insq_score,
+    inst_score,
+    nerr8_score,
+    nerr9_score,
+    nerr10_score,
+    nerr11_score,
+    sdcg_score,
+)
 from skirm.metrics._dcg import cumulative_gain_score, dcg_score, ndcg_score
 from skirm.metrics._err import expected_reciprocal_rank_score
 from skirm.metrics._evaluate import evaluate
@@ -36,8 +47,10 @@ __all__ = [
     "Metric",
     "RankedLists",
     "RankingScorer",
+    "bpm_score",
     "capped_recall_at_k_score",
     "cumulative_gain_score",
+    "cwl_report",
     "dcg_score",
     "evaluate",
     "expected_reciprocal_rank_score",
@@ -47,14 +60,21 @@ __all__ = [
     "get_scorer",
     "get_scorer_names",
     "hit_rate_at_k_score",
+    "insq_score",
+    "inst_score",
     "judged_at_k_score",
     "make_ranking_scorer",
     "mean_average_precision_score",
     "mean_reciprocal_rank_score",
     "metric_names",
     "ndcg_score",
+    "nerr8_score",
+    "nerr9_score",
+    "nerr10_score",
+    "nerr11_score",
     "precision_at_k_score",
     "r_precision_score",
     "rank_biased_precision_score",
     "recall_at_k_score",
+    "sdcg_score",
 ]

@@ -69,7 +69,45 @@ def _check_ignore_ties(value):
     return bool(value)
 
 
+def _check_positive(name):
+    def check(value):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, numbers.Real)
+            or not np.isfinite(value)
+            or value <= 0
+        ):
+            raise ValueError(f"`{name}` must be a number > 0, got {describe(value)}")
+        return float(value)
+
+    return check
+
+
+def _check_min_rel(value):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not (np.isfinite(value))
+    ):
+        raise ValueError(f"`min_rel` must be a finite number, got {describe(value)}")
+    return float(value)
+
+
+def _check_max_rel(value):
+    return None if value is None else _check_positive("max_rel")(value)
+
+
+def _check_depth(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"`depth` must be a positive integer, got {describe(value)}")
+    return int(value)
+
+
 PARAM_CHECKS = {
+    "T": _check_positive("T"),
+    "min_rel": _check_min_rel,
+    "max_rel": _check_max_rel,
+    "depth": _check_depth,
     "relevance_threshold": check_threshold,
     "gain": _check_gain,
     "log_base": _check_log_base,
@@ -265,6 +303,23 @@ default="average"
     "gain": """gain : {"linear", "exponential"}, default="linear"
         The gain of a label: the label itself (scikit-learn, trec_eval) or
         ``2 ** label - 1`` (LightGBM, XGBoost, Burges et al.).""",
+    "cwl": """min_rel, max_rel : float, default=0.0 and None
+        A label becomes a gain in [0, 1] as ``(clip(label, min_rel, max_rel)
+        - min_rel) / (max_rel - min_rel)``, as cwl_eval reads qrels.
+        ``max_rel=None`` means the largest label in ``y_true`` (all queries),
+        so the value depends on the data passed; set it (e.g. 4 for 0-4
+        labels) to compare runs.
+
+    depth : int, default=1000
+        How far the user model reads every ranking (cwl_eval's 1,000):
+        shorter rankings are padded with gain 0, longer ones cut.""",
+    "cwl_ties": """ties : {"average", "first", "optimistic", "pessimistic"}, \
+default="average"
+        How rows with equal scores within a query are ordered. ``"first"``
+        keeps input order, as cwl_eval reads a run. The continuation of this
+        measure depends on the gains read so far, so ``"average"`` has no
+        closed form here: it is exact without ties and raises ValueError on
+        tied scores.""",
     "returns": """Returns
     -------
     score : float

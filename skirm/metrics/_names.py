@@ -60,20 +60,20 @@ IR_MEASURES_NAMES = {
     "SetP": Alias("precision", False, ("rel",)),
     "SetR": Alias("recall", False, ("rel",)),
     "SetF": Alias("f1", False, ("rel", "beta")),
+    "INST": Alias("inst", False, ("T", "min_rel", "max_rel")),
+    "INSQ": Alias("insq", False, ("T", "min_rel", "max_rel")),
+    "BPM": Alias("bpm", True, ("T", "min_rel", "max_rel")),
+    "NERR8": Alias("nerr8", True, ("min_rel", "max_rel")),
+    "NERR9": Alias("nerr9", True, ("min_rel", "max_rel")),
+    "NERR10": Alias("nerr10", False, ("p", "min_rel", "max_rel")),
+    "NERR11": Alias("nerr11", False, ("T", "min_rel", "max_rel")),
+    "SDCG": Alias("sdcg", True, ("dcg", "min_rel", "max_rel")),
 }
 
 #: ir_measures measures skirm does not compute (for a precise error).
 IR_MEASURES_ELSEWHERE = (
     "Accuracy",
-    "BPM",
     "Compat",
-    "INSQ",
-    "INST",
-    "NERR10",
-    "NERR11",
-    "NERR8",
-    "NERR9",
-    "SDCG",
     "alpha_nDCG",
     "AP_IA",
     "ERR_IA",
@@ -179,8 +179,8 @@ def _translate(key, value, name) -> dict:
                 f"option 'rel' in {name!r} must be a positive number, got {value!r}"
             )
         return {"relevance_threshold": float(value)}
-    if key == "p":
-        return {"p": value}
+    if key in ("p", "T", "min_rel", "max_rel"):
+        return {key: value}
     if key == "dcg":
         if value == "log2":
             return {}

@@ -12,6 +12,7 @@ from __future__ import annotations
 from skirm._validation import describe
 from skirm.metrics._base import MetricSpec, mean_over_queries, score
 from skirm.metrics._counts import CAPPED_RECALL, F1, PRECISION, R_PRECISION, RECALL
+from skirm.metrics._cwl import BPM, INSQ, INST, NERR8, NERR9, NERR10, NERR11, SDCG
 from skirm.metrics._dcg import CG, DCG, NDCG
 from skirm.metrics._err import ERR
 from skirm.metrics._judged import JUDGED
@@ -34,18 +35,47 @@ SPECS: tuple[MetricSpec, ...] = (
     ERR,
     RBP,
     JUDGED,
+    INST,
+    INSQ,
+    BPM,
+    NERR8,
+    NERR9,
+    NERR10,
+    NERR11,
+    SDCG,
 )
 
 #: Properties every ranking metric keeps, and the metrics that do not keep
 #: one, with the reason: ``{property: {metric name: why}}``. The
 #: registry-driven invariant tests read this table; a metric added to
 #: ``SPECS`` inherits every property it is not listed under.
+_ADAPTIVE = (
+    "its continuation depends on the gains already read, so its mean over "
+    "the orderings of tied rows has no closed form: ValueError on tied scores"
+)
+_CWL_RATE = "C/W/L expected utility is a rate per item read, not normalised"
+_CWL_CUT = (
+    "its cutoff ends the user's reading: a query shorter than k is still read "
+    "to k (padded with gain 0), not to cwl_eval's depth"
+)
+
 NOT_HELD: dict[str, dict[str, str]] = {
     # A non-relevant row appended below every other row of its query.
     "low_nonrelevant_row": {
         "precision": "without k, the denominator is the number of rows",
         "f1": "without k, its precision's denominator is the number of rows",
     },
+    # ties="average" on tied scores.
+    "average_ties": dict.fromkeys(
+        ("inst", "bpm", "nerr8", "nerr9", "nerr10", "nerr11"), _ADAPTIVE
+    ),
+    # The ideal ranking of a query with relevant rows scores 1.
+    "ideal_is_one": dict.fromkeys(
+        ("inst", "insq", "bpm", "nerr8", "nerr9", "nerr10", "nerr11", "sdcg"),
+        _CWL_RATE,
+    ),
+    # A cutoff beyond every query equals no cutoff.
+    "k_beyond_is_no_k": dict.fromkeys(("bpm", "nerr8", "nerr9", "sdcg"), _CWL_CUT),
 }
 
 _BY_NAME = {name: spec for spec in SPECS for name in spec.names}

@@ -1,0 +1,395 @@
+"""The C/W/L framework: one user model behind INST, INSQ, BPM, NERR, SDCG.
+
+A user reads the ranking from the top. After the item at rank ``i`` they
+go on to rank ``i + 1`` with probability ``C_i``, the *continuation*; every
+C/W/L measure is a rule for ``C_i`` (Moffat, Bailey, Scholer & Thomas 2017;
+Azzopardi, Thomas & Moffat 2019). From ``C`` alone follow
+
+* ``P_i = C_1 ... C_(i-1)``, the probability of reaching rank ``i``;
+* ``W_i = P_i / sum(P)``, the share of attention rank ``i`` gets;
+* ``L_i = P_i (1 - C_i)``, the probability of stopping at rank ``i``;
+
+and the five numbers cwl_eval reports: the expected utility per item
+``EU = sum W_i g_i`` (the measure's value), the expected total utility
+``ETU = sum L_i (g_1 + ... + g_i)``, the expected cost per item ``EC``, the
+expected total cost ``ETC`` (unit costs: ``sum L_i i``) and the expected
+number of items read ``EI = sum P_i``.
+
+Conventions are cwl_eval's (as ir_measures runs it): a label becomes a gain
+in [0, 1] as ``(clip(label, min_rel, max_rel) - min_rel) / (max_rel -
+min_rel)``; the ranking is read to a fixed ``depth`` (1,000), shorter
+rankings padded with gain 0 and longer ones cut; every item costs 1. The
+*residuals* are the same numbers when every unjudged row and every padded
+rank has gain 1 instead of 0, minus the numbers above.
+
+Under ``ties="average"`` the measures whose continuation ignores the gains
+(INSQ, SDCG) are linear in the gains, so each tied row is read at its tie
+block's mean gain: the exact mean over the orderings. The continuation of
+the adaptive measures (INST, BPM, NERR) depends on the gains read so far:
+their mean over tied orderings has no closed form, and ``ties="average"``
+refuses tied scores for them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skirm._engine import rank_input
+from skirm._validation import check_choice
+from skirm.metrics._base import PARAM_CHECKS, MetricSpec, average, fill_doc
+from skirm.metrics._result import EvaluationResult
+
+#: How far cwl_eval reads every ranking.
+CWL_DEPTH = 1000
+#: Cells of the (queries x depth) matrices built at once.
+_CELLS = 1 << 20
+
+#: What cwl_eval reports per query, in its order.
+REPORT = (
+    "expected_utility",
+    "expected_total_utility",
+    "expected_cost",
+    "expected_total_cost",
+    "expected_items",
+)
+
+
+def _continuation(measure, gain, rank, k, T, p):
+    """``C`` for each cell of ``gain`` (queries x depth); ``rank`` from 1."""
+    if measure == "inst":
+        left = T - np.cumsum(gain, axis=1)  # gain still wanted after rank i
+        return ((rank + T + left - 1.0) / (rank + T + left)) ** 2
+    if measure == "insq":
+        return np.broadcast_to(
+            ((rank + 2.0 * T - 1.0) / (rank + 2.0 * T)) ** 2, gain.shape
+        )
+    if measure == "nerr11":
+        return ((rank + 2.0 * T - 1.0) / (rank + 2.0 * T)) ** 2 * (1.0 - gain)
+    if measure == "nerr10":
+        return p * (1.0 - gain)
+    within = rank < k  # ranks 1 .. k - 1 may continue
+    if measure == "nerr8":
+        return np.where(within, 1.0 - gain, 0.0)
+    if measure == "nerr9":
+        return np.where(within, rank / (rank + 1.0) * (1.0 - gain), 0.0)
+    if measure == "bpm":
+        # Static Bejeweled player: goes on while both the gain gathered is
+        # short of T and the (unit) cost spent is short of k.
+        return (within & (np.cumsum(gain, axis=1) < T)).astype(np.float64)
+    # sdcg: the DCG discount 1 / log2(i + 1) as a continuation, to rank k.
+    log2 = np.log(2.0)
+    step = (np.log(rank + 1.0) / log2) / (np.log(rank + 2.0) / log2)
+    return np.broadcast_to(np.where(within, step, 0.0), gain.shape)
+
+
+def _model(continuation, gain, rank):
+    """The five C/W/L numbers per line of ``gain``."""
+    reach = np.ones_like(continuation)
+    np.cumprod(continuation[:, :-1], axis=1, out=reach[:, 1:])
+    items = reach.sum(axis=1)
+    attention = reach / items[:, None]
+    stop = reach * (1.0 - continuation)
+    return (
+        (attention * gain).sum(axis=1),
+        (stop * np.cumsum(gain, axis=1)).sum(axis=1),
+        attention.sum(axis=1),
+        (stop * rank).sum(axis=1),
+        items,
+    )
+
+
+def check_gain_range(ranking, min_rel, max_rel):
+    """``(min_rel, max_rel)`` with ``max_rel=None`` read from the labels."""
+    if max_rel is None:
+        top = float(ranking.labels.max()) if ranking.n_rows else 0.0
+        # Labels all at most min_rel have gain 0 whatever max_rel is.
+        return min_rel, top if top > min_rel else min_rel + 1.0
+    if max_rel <= min_rel:
+        raise ValueError(
+            f"`max_rel` must be greater than `min_rel` ({min_rel:g}), got {max_rel:g}"
+        )
+    return min_rel, max_rel
+
+
+def cwl_lines(
+    ranking,
+    measure,
+    k=None,
+    *,
+    T=1.0,
+    p=0.9,
+    min_rel=0.0,
+    max_rel=None,
+    depth=CWL_DEPTH,
+    residuals=False,
+):
+    """Per query, the five C/W/L numbers (a dict of arrays, :data:`REPORT`),
+    and with ``residuals=True`` also ``residual_<name>`` for each.
+
+    The (queries x depth) matrices are built for a slice of the queries at a
+    time, so memory stays bounded whatever the number of queries.
+    """
+    averaged = ranking.ties == "average" and ranking.has_ties
+    if averaged and measure not in STATIC:
+        raise ValueError(
+            f"ties='average' is not available for the C/W/L measure {measure!r} "
+            "on tied scores: its continuation depends on the gains already read, "
+            "so its value over the orderings of tied rows has no closed form; "
+            "pass ties='first' (input order, as cwl_eval reads a run), "
+            "'optimistic' or 'pessimistic'"
+        )
+    min_rel, max_rel = check_gain_range(ranking, min_rel, max_rel)
+    k = depth if k is None else min(int(k), depth)
+    gain = (np.clip(ranking.labels, min_rel, max_rel) - min_rel) / (max_rel - min_rel)
+    best = None  # the gains of the best case, for the residuals
+    if residuals and ranking.judged is not None:
+        best = np.where(ranking.judged, gain, 1.0)
+    if averaged:
+        # A static continuation makes every number linear in the gains: the
+        # mean over tied orderings reads each row at its block's mean gain.
+        gain = ranking.block_mean(gain)
+        best = None if best is None else ranking.block_mean(best)
+    top = ranking.top(depth)
+    rank = np.arange(1.0, depth + 1.0)
+    cases = [("", 0.0)] + ([("residual_", 1.0)] if residuals else [])
+    out = {
+        prefix + name: np.zeros(ranking.n_groups)
+        for prefix, _ in cases
+        for name in REPORT
+    }
+    step = max(1, _CELLS // depth)
+    for first in range(0, ranking.n_groups, step):  # slices of queries, not queries
+        last = min(first + step, ranking.n_groups)
+        rows = (top.codes >= first) & (top.codes < last)
+        codes, position = top.codes[rows] - first, top.position[rows]
+        for prefix, pad in cases:
+            lines = np.full((last - first, depth), pad)
+            source = best if pad and best is not None else gain
+            lines[codes, position] = source[top.index[rows]]
+            numbers = _model(_continuation(measure, lines, rank, k, T, p), lines, rank)
+            for name, values in zip(REPORT, numbers, strict=True):
+                out[prefix + name][first:last] = values
+    if residuals:
+        for name in REPORT:
+            out["residual_" + name] -= out[name]
+    return out
+
+
+def cwl_kernel(measure):
+    """The registry kernel of one C/W/L measure: its expected utility."""
+
+    def kernel(ranking, k=None, **params):
+        if k is not None and np.ndim(k):
+            values = np.column_stack(
+                [cwl_lines(ranking, measure, int(c), **params)[REPORT[0]] for c in k]
+            )
+        else:
+            values = cwl_lines(ranking, measure, k, **params)[REPORT[0]]
+        return values, ranking.n_relevant() == 0
+
+    kernel.__name__ = f"_{measure}"
+    return kernel
+
+
+MEASURES = ("inst", "insq", "bpm", "nerr8", "nerr9", "nerr10", "nerr11", "sdcg")
+#: Measures whose continuation does not depend on the gains.
+STATIC = ("insq", "sdcg")
+
+
+# --------------------------------------------------------------------------
+# Registry records
+# --------------------------------------------------------------------------
+
+_GAINS = {"min_rel": 0.0, "max_rel": None, "depth": 1000}
+
+INST = MetricSpec(
+    name="inst",
+    kernel=cwl_kernel("inst"),
+    kind="graded",
+    takes_k=False,
+    bounded=True,
+    definition="C/W/L expected utility per item; "
+    "C_i = ((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T - (g_1 + ... + g_i)",
+    params={"T": 1.0, **_GAINS},
+)
+INSQ = MetricSpec(
+    name="insq",
+    kernel=cwl_kernel("insq"),
+    kind="graded",
+    takes_k=False,
+    bounded=True,
+    definition="C/W/L expected utility per item; C_i = ((i + 2T - 1) / (i + 2T))^2",
+    params={"T": 1.0, **_GAINS},
+)
+BPM = MetricSpec(
+    name="bpm",
+    kernel=cwl_kernel("bpm"),
+    kind="graded",
+    takes_k=True,
+    bounded=True,
+    definition="C/W/L expected utility per item; "
+    "C_i = 1 while g_1 + ... + g_i < T and i < k, else 0",
+    params={"T": 1.0, **_GAINS},
+)
+NERR8 = MetricSpec(
+    name="nerr8",
+    kernel=cwl_kernel("nerr8"),
+    kind="graded",
+    takes_k=True,
+    bounded=True,
+    definition="C/W/L expected utility per item; C_i = 1 - g_i for i < k, else 0",
+    params={**_GAINS},
+)
+NERR9 = MetricSpec(
+    name="nerr9",
+    kernel=cwl_kernel("nerr9"),
+    kind="graded",
+    takes_k=True,
+    bounded=True,
+    definition="C/W/L expected utility per item; "
+    "C_i = i / (i + 1) * (1 - g_i) for i < k, else 0",
+    params={**_GAINS},
+)
+NERR10 = MetricSpec(
+    name="nerr10",
+    kernel=cwl_kernel("nerr10"),
+    kind="graded",
+    takes_k=False,
+    bounded=True,
+    definition="C/W/L expected utility per item; C_i = p (1 - g_i)",
+    params={"p": 0.9, **_GAINS},
+)
+NERR11 = MetricSpec(
+    name="nerr11",
+    kernel=cwl_kernel("nerr11"),
+    kind="graded",
+    takes_k=False,
+    bounded=True,
+    definition="C/W/L expected utility per item; "
+    "C_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i)",
+    params={"T": 1.0, **_GAINS},
+)
+SDCG = MetricSpec(
+    name="sdcg",
+    kernel=cwl_kernel("sdcg"),
+    kind="graded",
+    takes_k=True,
+    bounded=True,
+    definition="C/W/L expected utility per item; "
+    "C_i = log2(i + 1) / log2(i + 2) for i < k, else 0",
+    params={**_GAINS},
+)
+
+
+# --------------------------------------------------------------------------
+# Public: every number cwl_eval reports
+# --------------------------------------------------------------------------
+
+
+@fill_doc
+def cwl_report(
+    y_true,
+    y_score,
+    *,
+    measure,
+    groups=None,
+    k=None,
+    T=1.0,
+    p=0.9,
+    min_rel=0.0,
+    max_rel=None,
+    depth=CWL_DEPTH,
+    residuals=True,
+    sample_weight=None,
+    ties="first",
+    unjudged="nonrelevant",
+):
+    """Every number cwl_eval reports for one C/W/L measure, per query.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or (n_queries, n_docs)
+        Relevance labels; NaN marks an unjudged row, of gain 0 in the
+        measure and of gain 1 in the residuals' best case.
+
+    y_score : array-like of the same shape as ``y_true``
+        Scores; higher ranks first.
+
+    measure : {"inst", "insq", "bpm", "nerr8", "nerr9", "nerr10", "nerr11", \
+"sdcg"}
+        The continuation rule (see :ref:`cwl`).
+
+    %(groups)s
+
+    k : int, default=None
+        The cutoff of ``bpm`` (its cost budget), ``nerr8``, ``nerr9`` and
+        ``sdcg``; ignored by the others.
+
+    T : float, default=1.0
+        The gain wanted by ``inst``, ``insq``, ``bpm`` and ``nerr11``.
+
+    p : float in [0, 1], default=0.9
+        The patience of ``nerr10``.
+
+    %(cwl)s
+
+    residuals : bool, default=True
+        Also report each number's residual: its value when every unjudged
+        row and every rank past the ranking has gain 1, minus its value.
+
+    %(sample_weight)s
+
+    ties : {"first", "optimistic", "pessimistic", "average"}, default="first"
+        How tied scores are ordered; ``"first"`` (input order) is how
+        cwl_eval reads a run.
+
+    unjudged : {"nonrelevant", "condensed", "raise"}, default="nonrelevant"
+        What a NaN label means (see :func:`evaluate`).
+
+    Returns
+    -------
+    report : EvaluationResult
+        ``per_query`` and ``means`` hold ``expected_utility`` (the
+        measure's value), ``expected_total_utility``, ``expected_cost``,
+        ``expected_total_cost``, ``expected_items`` and, with residuals,
+        ``residual_expected_utility`` and so on.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skirm.metrics import cwl_report
+    >>> report = cwl_report([1, np.nan, 2], [3, 2, 1], groups=[0, 0, 0],
+    ...                     measure="inst", T=2.0)
+    >>> round(report["expected_utility"], 4), round(report["expected_items"], 4)
+    (0.2489, 3.6364)
+    >>> round(report["residual_expected_utility"], 4)
+    0.5536
+    """
+    measure = check_choice(measure, "measure", MEASURES)
+    options = {
+        "T": PARAM_CHECKS["T"](T),
+        "p": PARAM_CHECKS["p"](p),
+        "min_rel": PARAM_CHECKS["min_rel"](min_rel),
+        "max_rel": PARAM_CHECKS["max_rel"](max_rel),
+        "depth": PARAM_CHECKS["depth"](depth),
+    }
+    if k is not None:
+        k = (
+            PARAM_CHECKS["depth"](k)
+            if measure in ("bpm", "nerr8", "nerr9", "sdcg")
+            else None
+        )
+    ranking = rank_input(
+        y_true,
+        y_score,
+        groups=groups,
+        sample_weight=sample_weight,
+        ties=ties,
+        unjudged=unjudged,
+    )
+    per_query = cwl_lines(ranking, measure, k, residuals=residuals, **options)
+    means = {
+        name: average(values, ranking.group_weights, name)
+        for name, values in per_query.items()
+    }
+    return EvaluationResult(ranking.group_ids, per_query, means, ranking.group_weights)

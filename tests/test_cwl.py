@@ -1,0 +1,238 @@
+"""The C/W/L family (INST, INSQ, BPM, NERR8-11, SDCG) against cwl_eval.
+
+cwl_eval is the reference twice: through ir_measures (its provider, the
+measure values per query) and directly (its measure objects: the five
+numbers it reports and their residuals). The generated queries vary one
+dimension at a time: lengths below and beyond the user model's depth,
+binary and graded labels, the gain range, ties (read in input order, as
+cwl_eval reads a run), unjudged rows, queries without relevant rows.
+"""
+
+import itertools
+import logging
+
+import numpy as np
+import pytest
+
+from skirm.metrics import cwl_report, evaluate, get_metric, inst_score
+from skirm.trec import evaluate_run
+
+pytestmark = pytest.mark.oracle
+
+#: ir_measures string -> (skirm measure, k, options)
+MEASURES = {
+    "INST(T=1.0,max_rel=3)": ("inst", None, {}),
+    "INST(T=2.5,min_rel=1,max_rel=3)": ("inst", None, {"T": 2.5, "min_rel": 1}),
+    "INSQ(T=2.0,max_rel=3)": ("insq", None, {"T": 2.0}),
+    "BPM(T=1.0,max_rel=3)@10": ("bpm", 10, {}),
+    "BPM(T=2.0,max_rel=3)@5": ("bpm", 5, {"T": 2.0}),
+    "NERR8(max_rel=3)@10": ("nerr8", 10, {}),
+    "NERR9(max_rel=3)@5": ("nerr9", 5, {}),
+    "NERR10(p=0.8,max_rel=3)": ("nerr10", None, {"p": 0.8}),
+    "NERR11(T=2.0,max_rel=3)": ("nerr11", None, {"T": 2.0}),
+    "SDCG(max_rel=3)@10": ("sdcg", 10, {}),
+    "SDCG(max_rel=2)@20": ("sdcg", 20, {"max_rel": 2}),
+}
+
+DIMENSIONS = ("baseline", "short", "deep", "binary", "ties", "no_relevant", "top")
+
+
+def _case(dimension, seed):
+    rng = np.random.default_rng(seed)
+    n_queries = 12
+    high = {"short": 4, "deep": 1300}.get(dimension, 60)
+    sizes = rng.integers(1, high, n_queries)
+    groups = np.repeat(np.arange(n_queries), sizes)
+    p = [0.5, 0.25, 0.15, 0.1]
+    if dimension == "binary":
+        p = [0.6, 0.4, 0.0, 0.0]
+    y_true = rng.choice(4, groups.size, p=p).astype(float)
+    if dimension == "no_relevant":
+        y_true[groups % 3 == 0] = 0.0
+    if dimension == "top":  # relevant rows at the top: the user stops early
+        y_true = np.where(rng.random(groups.size) < 0.8, 3.0, 0.0)
+    y_score = rng.permutation(groups.size).astype(float)
+    if dimension == "ties":
+        y_score = rng.integers(0, 5, groups.size).astype(float)
+    return y_true, y_score, groups
+
+
+def _ir_measures_values(name, y_true, y_score, groups):
+    ir_measures = pytest.importorskip("ir_measures")
+    logging.getLogger("ir_measures").setLevel(logging.ERROR)
+    qrels = [
+        ir_measures.Qrel(str(q), f"d{i}", int(y_true[i])) for i, q in enumerate(groups)
+    ]
+    # Rows in rank order of skirm's ties="first": ir_measures sorts each
+    # query's run stably by score, so its tie order is this input order too.
+    run = [
+        ir_measures.ScoredDoc(str(q), f"d{i}", float(y_score[i]))
+        for i, q in enumerate(groups)
+    ]
+    measure = ir_measures.parse_measure(name)
+    return {m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, run)}
+
+
+@pytest.mark.parametrize("dimension", DIMENSIONS)
+def test_equal_to_cwl_eval_through_ir_measures(dimension):
+    for seed in (0, 1):
+        y_true, y_score, groups = _case(dimension, seed)
+        result = evaluate(
+            y_true, y_score, groups=groups, metrics=list(MEASURES), ties="first"
+        )
+        ids = result.group_ids.astype(str)
+        for name in MEASURES:
+            want = _ir_measures_values(name, y_true, y_score, groups)
+            got = dict(zip(ids, result.per_query[name], strict=True))
+            assert set(got) == set(want)
+            for qid, value in want.items():
+                assert got[qid] == pytest.approx(value, abs=1e-9), (name, qid)
+
+
+def _cwl_metric(measure, k, T, p):
+    from cwl.ruler.cwl_ruler import (
+        BPMCWLMetric,
+        INSQCWLMetric,
+        INSTCWLMetric,
+        NDCGCWLMetric,
+        NERReq8CWLMetric,
+        NERReq9CWLMetric,
+        NERReq10CWLMetric,
+        NERReq11CWLMetric,
+    )
+
+    return {
+        "inst": lambda: INSTCWLMetric(T),
+        "insq": lambda: INSQCWLMetric(T),
+        "bpm": lambda: BPMCWLMetric(T, k),
+        "nerr8": lambda: NERReq8CWLMetric(k),
+        "nerr9": lambda: NERReq9CWLMetric(k),
+        "nerr10": lambda: NERReq10CWLMetric(p),
+        "nerr11": lambda: NERReq11CWLMetric(T),
+        "sdcg": lambda: NDCGCWLMetric(k),
+    }[measure]()
+
+
+REPORTED = (
+    "expected_utility",
+    "expected_total_utility",
+    "expected_cost",
+    "expected_total_cost",
+    "expected_items",
+)
+
+
+@pytest.mark.parametrize(
+    "measure", ["inst", "insq", "bpm", "nerr8", "nerr9", "nerr10", "nerr11", "sdcg"]
+)
+def test_five_numbers_and_residuals_equal_cwl_eval(measure):
+    pytest.importorskip("cwl")
+    from cwl.ruler.ranking import Ranking
+
+    rng = np.random.default_rng(7)
+    sizes = rng.integers(1, 30, 10)
+    groups = np.repeat(np.arange(10), sizes)
+    y_true = rng.choice(3, groups.size, p=[0.6, 0.3, 0.1]).astype(float)
+    y_true[rng.random(groups.size) < 0.2] = np.nan  # unjudged
+    y_score = rng.permutation(groups.size).astype(float)
+    k, T, p, depth = 6, 1.5, 0.7, 50
+    report = cwl_report(
+        y_true,
+        y_score,
+        groups=groups,
+        measure=measure,
+        k=k,
+        T=T,
+        p=p,
+        max_rel=2,
+        depth=depth,
+    )
+    for code, qid in enumerate(report.group_ids):
+        rows = np.flatnonzero(groups == qid)
+        rows = rows[np.argsort(-y_score[rows], kind="stable")]
+        gains = y_true[rows] / 2.0
+        ranking = Ranking(str(qid), gains, np.full(len(rows), np.nan), max_n=depth)
+        metric = _cwl_metric(measure, k, T, p)
+        metric.residuals = True
+        metric.measure(ranking)
+        want = dict(zip(REPORTED, metric.get_scores(), strict=True))
+        want.update(
+            residual_expected_utility=metric.residual_expected_utility,
+            residual_expected_total_utility=metric.residual_expected_total_utility,
+            residual_expected_cost=metric.residual_expected_cost,
+            residual_expected_total_cost=metric.residual_expected_total_cost,
+            residual_expected_items=metric.residual_expected_items,
+        )
+        for name, value in want.items():
+            got = report.per_query[name][code]
+            assert got == pytest.approx(value, abs=1e-9), (measure, qid, name)
+
+
+def test_average_ties_exact_for_static_measures_refused_for_adaptive():
+    y_true = np.array([2.0, 0.0, 1.0, 0.0, 2.0])
+    y_score = np.array([1.0, 1.0, 1.0, 0.5, 0.5])
+    groups = np.zeros(5)
+    # Every ordering of the two tie blocks, each read in input order.
+    orders = [
+        [*first, *second]
+        for first in itertools.permutations((0, 1, 2))
+        for second in itertools.permutations((3, 4))
+    ]
+    ranked = -np.arange(5.0)
+    for metric in (
+        get_metric("insq", T=2.0, max_rel=2),
+        get_metric("sdcg@3", max_rel=2),
+    ):
+        want = np.mean([metric(y_true[o], ranked, groups=groups) for o in orders])
+        assert metric(y_true, y_score, groups=groups) == pytest.approx(want, abs=1e-12)
+    with pytest.raises(ValueError, match=r"ties='average' is not available .*'inst'"):
+        inst_score(y_true, y_score, groups=groups)
+    # Without ties every policy agrees.
+    distinct = np.arange(5.0)
+    assert inst_score(y_true, distinct, groups=groups) == inst_score(
+        y_true, distinct, groups=groups, ties="first"
+    )
+
+
+def test_trec_path_equals_cwl_eval():
+    y_true, y_score, groups = _case("baseline", 3)
+    qrels = {
+        str(q): {f"d{i}": int(y_true[i]) for i in np.flatnonzero(groups == q)}
+        for q in np.unique(groups)
+    }
+    run = {
+        str(q): {f"d{i}": float(y_score[i]) for i in np.flatnonzero(groups == q)}
+        for q in np.unique(groups)
+    }
+    names = list(MEASURES)
+    result = evaluate_run(qrels, run, names)
+    ids = result.group_ids.astype(str)
+    for name in names:
+        want = _ir_measures_values(name, y_true, y_score, groups)
+        got = dict(zip(ids, result.per_query[name], strict=True))
+        for qid, value in want.items():
+            assert got[qid] == pytest.approx(value, abs=1e-9), (name, qid)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"max_rel": 1.0, "min_rel": 1.0}, r"`max_rel` must be greater than `min_rel`"),
+        ({"T": 0.0}, r"`T` must be a number > 0, got 0.0"),
+        ({"T": -1}, r"`T` must be a number > 0, got -1"),
+        ({"depth": 0}, r"`depth` must be a positive integer, got 0"),
+        ({"min_rel": "a"}, r"`min_rel` must be a finite number, got 'a'"),
+    ],
+)
+def test_bad_options_name_the_argument(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        inst_score([1, 0], [2, 1], groups=[0, 0], **kwargs)
+
+
+def test_bad_measure_and_options_of_the_report():
+    with pytest.raises(
+        ValueError, match=r"`measure` must be one of 'inst', .*got 'rbp'"
+    ):
+        cwl_report([1, 0], [2, 1], groups=[0, 0], measure="rbp")
+    with pytest.raises(ValueError, match=r"`p` must be"):
+        cwl_report([1, 0], [2, 1], groups=[0, 0], measure="nerr10", p=1.5)

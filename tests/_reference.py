@@ -40,6 +40,8 @@ OPTIONS = {
     "err": {"max_grade": None},
     "rbp": {"relevance_threshold": None, "p": 0.8},
     "judged": {},
+    "accuracy": {"relevance_threshold": None},
+    "compat": {"p": 0.95, "normalize": True},
 }
 #: The C/W/L measures: one user model, a continuation rule each.
 CWL = {
@@ -63,10 +65,10 @@ for _name, _own in CWL.items():
     }
 CWL_CUT = {"bpm", "nerr8", "nerr9", "sdcg"}
 TAKES_K = {
-    name: name != "r_precision" and (name not in CWL or name in CWL_CUT)
+    name: name not in ("r_precision", "compat") and (name not in CWL or name in CWL_CUT)
     for name in OPTIONS
 }
-GRADED = {"ndcg", "dcg", "cg", "err", *CWL}
+GRADED = {"ndcg", "dcg", "cg", "err", "compat", *CWL}
 
 
 # --------------------------------------------------------------------------
@@ -240,6 +242,49 @@ def cwl(ranked, k=None, *, measure, T=1.0, p=0.9, min_rel=0.0, max_rel, depth=10
     return utility / attention
 
 
+def accuracy(ranked, k=None, relevance_threshold=None):
+    """1 - (pairs with the non-relevant row above) / (R_k N_k), top k rows."""
+    shown = top(ranked, k)
+    rel = [is_relevant(label, relevance_threshold) for label in shown]
+    n_rel, n_non = sum(rel), len(rel) - sum(rel)
+    if n_rel == 0:
+        return 0.0
+    if n_non == 0:
+        return 1.0
+    misordered = sum(
+        sum(1 for above in rel[:i] if not above) for i, r in enumerate(rel) if r
+    )
+    return 1.0 - misordered / (n_rel * n_non)
+
+
+def compat(ranked, p=0.95, normalize=True):
+    """Rank-biased overlap with the ideal (relevant rows by grade, then in
+    the ranking's order), over the ideal's own when ``normalize``."""
+    docs = list(range(len(ranked)))
+    ideal = sorted((d for d in docs if ranked[d] > 0), key=lambda d: -ranked[d])
+    depth = max(len(docs), len(ideal))
+
+    def rbo(run, ideal_list):
+        seen_run, seen_ideal = set(), set()
+        total, norm, weight = 0.0, 0.0, 1.0
+        for i in range(depth):
+            if i < len(run):
+                seen_run.add(run[i])
+            if i < len(ideal_list):
+                seen_ideal.add(ideal_list[i])
+            total += weight * len(seen_run & seen_ideal) / (i + 1)
+            norm += weight
+            weight *= p
+        return total / norm if norm else 0.0
+
+    value = rbo(docs, ideal)
+    if normalize:
+        best = rbo(ideal, ideal)
+        if best > 0:
+            value /= best
+    return value
+
+
 _FUNCTIONS = {
     "ndcg": ndcg,
     "dcg": dcg,
@@ -255,6 +300,8 @@ _FUNCTIONS = {
     "err": err,
     "rbp": rbp,
     "judged": judged,
+    "accuracy": accuracy,
+    "compat": compat,
     **dict.fromkeys(CWL, cwl),
 }
 

@@ -98,6 +98,8 @@ def test_registry_names_are_unique_and_complete():
         "judged",
         "err",
         "rbp",
+        "accuracy",
+        "compat",
         "inst",
         "insq",
         "bpm",

@@ -270,10 +270,11 @@ def test_two_dimensional_input_equals_flat_input(name, data):
 
 def test_the_exceptions_table_names_registered_metrics_that_do_differ():
     # Each listed exception is real: the property fails for it on one query.
-    y_true, y_score, groups = np.array([1.0, 0.0]), np.array([2.0, 1.0]), np.zeros(2)
+    y_true, y_score = np.array([1.0, 0.0, 1.0]), np.array([3.0, 2.0, 1.0])
+    groups = np.zeros(3)
     for name in NOT_HELD["low_nonrelevant_row"]:
         assert name in SPEC_IDS
-        more = (np.append(y_true, 0.0), np.append(y_score, 0.0), np.zeros(3))
+        more = (np.append(y_true, 0.0), np.append(y_score, 0.0), np.zeros(4))
         assert _value(name, y_true, y_score, groups, "average") != _value(
             name, *more, "average"
         )

@@ -6,6 +6,8 @@ float: the mean over queries.
 """
 
 from skirm._engine import RankedLists, from_lists
+from skirm.metrics._accuracy import accuracy_score
+from skirm.metrics._compat import compatibility_score
 from skirm.metrics._counts import (
     capped_recall_at_k_score,
     f1_at_k_score,
@@ -47,8 +49,10 @@ __all__ = [
     "Metric",
     "RankedLists",
     "RankingScorer",
+    "accuracy_score",
     "bpm_score",
     "capped_recall_at_k_score",
+    "compatibility_score",
     "cumulative_gain_score",
     "cwl_report",
     "dcg_score",

@@ -103,7 +103,14 @@ def _check_depth(value):
     return int(value)
 
 
+def _check_normalize(value):
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"`normalize` must be True or False, got {describe(value)}")
+    return bool(value)
+
+
 PARAM_CHECKS = {
+    "normalize": _check_normalize,
     "T": _check_positive("T"),
     "min_rel": _check_min_rel,
     "max_rel": _check_max_rel,

@@ -60,6 +60,8 @@ IR_MEASURES_NAMES = {
     "SetP": Alias("precision", False, ("rel",)),
     "SetR": Alias("recall", False, ("rel",)),
     "SetF": Alias("f1", False, ("rel", "beta")),
+    "Accuracy": Alias("accuracy", True, ("rel",)),
+    "Compat": Alias("compat", False, ("p", "normalize")),
     "INST": Alias("inst", False, ("T", "min_rel", "max_rel")),
     "INSQ": Alias("insq", False, ("T", "min_rel", "max_rel")),
     "BPM": Alias("bpm", True, ("T", "min_rel", "max_rel")),
@@ -72,8 +74,6 @@ IR_MEASURES_NAMES = {
 
 #: ir_measures measures skirm does not compute (for a precise error).
 IR_MEASURES_ELSEWHERE = (
-    "Accuracy",
-    "Compat",
     "alpha_nDCG",
     "AP_IA",
     "ERR_IA",
@@ -179,6 +179,8 @@ def _translate(key, value, name) -> dict:
                 f"option 'rel' in {name!r} must be a positive number, got {value!r}"
             )
         return {"relevance_threshold": float(value)}
+    if key == "normalize":
+        return {key: {"True": True, "False": False}.get(value, value)}
     if key in ("p", "T", "min_rel", "max_rel"):
         return {key: value}
     if key == "dcg":

@@ -10,7 +10,9 @@ the same records by :mod:`skirm.metrics._names`.
 from __future__ import annotations
 
 from skirm._validation import describe
+from skirm.metrics._accuracy import ACCURACY
 from skirm.metrics._base import MetricSpec, mean_over_queries, score
+from skirm.metrics._compat import COMPAT
 from skirm.metrics._counts import CAPPED_RECALL, F1, PRECISION, R_PRECISION, RECALL
 from skirm.metrics._cwl import BPM, INSQ, INST, NERR8, NERR9, NERR10, NERR11, SDCG
 from skirm.metrics._dcg import CG, DCG, NDCG
@@ -35,6 +37,8 @@ SPECS: tuple[MetricSpec, ...] = (
     ERR,
     RBP,
     JUDGED,
+    ACCURACY,
+    COMPAT,
     INST,
     INSQ,
     BPM,
@@ -64,11 +68,23 @@ NOT_HELD: dict[str, dict[str, str]] = {
     "low_nonrelevant_row": {
         "precision": "without k, the denominator is the number of rows",
         "f1": "without k, its precision's denominator is the number of rows",
+        "accuracy": "without k, the row is one more correctly ordered pair",
+        "compat": "the overlap is read to depth max(rows, R): one row more, "
+        "one depth more",
+    },
+    # Ordering tied rows by label, higher first, gives the best value.
+    "optimistic_is_best": {
+        "accuracy": "an AUC of the rows shown in the top k: showing one more "
+        "relevant row below a non-relevant one can lower it",
     },
     # ties="average" on tied scores.
     "average_ties": dict.fromkeys(
         ("inst", "bpm", "nerr8", "nerr9", "nerr10", "nerr11"), _ADAPTIVE
-    ),
+    )
+    | {
+        "compat": "its ideal ranking follows the ranking's order within a grade: "
+        "no closed form over tied orderings (ValueError on tied scores)"
+    },
     # The ideal ranking of a query with relevant rows scores 1.
     "ideal_is_one": dict.fromkeys(
         ("inst", "insq", "bpm", "nerr8", "nerr9", "nerr10", "nerr11", "sdcg"),

@@ -1,0 +1,136 @@
+"""Accuracy and Compat against ir_measures' own providers, per query.
+
+Generated queries vary one thing at a time (sizes, grades, cutoffs, the
+relevance level, unretrieved relevant documents on the TREC path, negative
+scores). ir_measures' accuracy provider divides by zero on a query whose
+shown rows are all relevant and leaves out queries without a relevant
+shown row; the generator keeps a non-relevant row on top of every query and
+the comparison runs over the queries it reports. Compat's provider breaks
+score ties by document id, ascending: the runs here have no ties.
+"""
+
+import itertools
+import logging
+
+import numpy as np
+import pytest
+
+from skirm.metrics import accuracy_score, compatibility_score, evaluate
+from skirm.trec import evaluate_run
+
+pytestmark = pytest.mark.oracle
+
+ACCURACY = ["Accuracy", "Accuracy@2", "Accuracy@5", "Accuracy(rel=2)@10"]
+COMPAT = ["Compat", "Compat(p=0.8)", "Compat(normalize=False)", "Compat(p=0.5)"]
+
+
+def _case(dimension, seed):
+    rng = np.random.default_rng(seed)
+    n_queries = 30
+    high = {"short": 4, "long": 300}.get(dimension, 30)
+    sizes = rng.integers(1, high, n_queries)
+    groups = np.repeat(np.arange(n_queries), sizes)
+    p = [0.6, 0.4, 0, 0] if dimension == "binary" else [0.5, 0.25, 0.15, 0.1]
+    y_true = rng.choice(4, groups.size, p=p).astype(float)
+    y_score = rng.permutation(groups.size).astype(float) + 1.0
+    for q in range(n_queries):  # a non-relevant row on top of every query
+        rows = np.flatnonzero(groups == q)
+        y_true[rows[np.argmax(y_score[rows])]] = 0.0
+    return y_true, y_score, groups
+
+
+def _reference(names, qrels, run):
+    ir_measures = pytest.importorskip("ir_measures")
+    logging.getLogger("ir_measures").setLevel(logging.ERROR)
+    out = {}
+    for name in names:
+        measure = ir_measures.parse_measure(name)
+        out[name] = {
+            m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, run)
+        }
+    return out
+
+
+def _dicts(y_true, y_score, groups, retrieved=None):
+    qrels, run = {}, {}
+    for i, q in enumerate(groups):
+        qrels.setdefault(str(q), {})[f"d{i:05d}"] = int(y_true[i])
+        if retrieved is None or retrieved[i]:
+            run.setdefault(str(q), {})[f"d{i:05d}"] = float(y_score[i])
+    return qrels, run
+
+
+@pytest.mark.parametrize("dimension", ["baseline", "short", "long", "binary"])
+def test_equal_to_ir_measures_on_arrays(dimension):
+    for seed in (0, 1):
+        y_true, y_score, groups = _case(dimension, seed)
+        names = ACCURACY + COMPAT
+        result = evaluate(y_true, y_score, groups=groups, metrics=names)
+        want = _reference(names, *_dicts(y_true, y_score, groups))
+        ids = result.group_ids.astype(str)
+        for name in names:
+            got = dict(zip(ids, result.per_query[name], strict=True))
+            assert want[name] or (dimension == "binary" and "rel=2" in name)
+            for qid, value in want[name].items():
+                assert got[qid] == pytest.approx(value, abs=1e-9), (name, qid)
+
+
+@pytest.mark.parametrize("negative", [False, True])
+def test_compat_on_the_trec_path_counts_unretrieved_relevant_documents(negative):
+    y_true, y_score, groups = _case("baseline", 5)
+    if negative:  # scores at or below 0 sort after unretrieved documents
+        y_score = y_score - np.median(y_score)
+    retrieved = np.random.default_rng(6).random(groups.size) < 0.7
+    for q in np.unique(groups):  # every query retrieves its top row
+        rows = np.flatnonzero(groups == q)
+        retrieved[rows[np.argmax(y_score[rows])]] = True
+    qrels, run = _dicts(y_true, y_score, groups, retrieved)
+    result = evaluate_run(qrels, run, COMPAT + ACCURACY)
+    want = _reference(COMPAT + ACCURACY, qrels, run)
+    ids = result.group_ids.astype(str)
+    for name in COMPAT + ACCURACY:
+        got = dict(zip(ids, result.per_query[name], strict=True))
+        for qid, value in want[name].items():
+            assert got[qid] == pytest.approx(value, abs=1e-9), (name, qid)
+
+
+def test_accuracy_average_ties_equal_the_mean_over_orderings():
+    # Tie blocks inside the top k and straddling it.
+    y_true = np.array([0, 1, 1, 0, 1, 0, 0, 1, 0], dtype=float)
+    y_score = np.array([5, 4, 4, 4, 4, 3, 3, 3, 1], dtype=float)
+    groups = np.zeros(9)
+    blocks = [(0,), (1, 2, 3, 4), (5, 6, 7), (8,)]
+    for k in (None, 1, 2, 3, 5, 6, 7, 9):
+        values = []
+        for parts in itertools.product(*(itertools.permutations(b) for b in blocks)):
+            order = np.array([i for part in parts for i in part])
+            values.append(
+                accuracy_score(
+                    y_true[order], -np.arange(9.0), groups=groups, k=k, ties="first"
+                )
+            )
+        got = accuracy_score(y_true, y_score, groups=groups, k=k)
+        assert got == pytest.approx(np.mean(values), abs=1e-12), k
+
+
+def test_accuracy_conventions():
+    groups = np.zeros(3)
+    # Every shown row relevant: no pair misordered.
+    assert accuracy_score([1, 1, 0], [3, 2, 1], groups=groups, k=2) == 1.0
+    # Relevant rows exist but none is shown: 0.
+    assert accuracy_score([0, 0, 1], [3, 2, 1], groups=groups, k=2) == 0.0
+
+
+def test_compat_refuses_average_ties_and_names_the_way_out():
+    with pytest.raises(ValueError, match="not available for compat on tied scores"):
+        compatibility_score([1, 0, 2], [1, 1, 0], groups=[0, 0, 0])
+    assert compatibility_score([2, 0, 1], [3, 2, 1], groups=[0, 0, 0], p=0.5) == (
+        compatibility_score([2, 0, 1], [3, 2, 1], groups=[0, 0, 0], p=0.5, ties="first")
+    )
+
+
+def test_compat_bad_options():
+    with pytest.raises(ValueError, match=r"`p` must be"):
+        compatibility_score([1, 0], [2, 1], groups=[0, 0], p=1.5)
+    with pytest.raises(TypeError, match=r"`normalize` must be True or False, got 1"):
+        compatibility_score([1, 0], [2, 1], groups=[0, 0], normalize=1)

@@ -95,7 +95,7 @@ def test_spellings_parse_to_one_record(name):
         ("num_rel", r"skirm computes only on a run against its qrels"),
         ("infAP", r"'infAP' is a trec_eval measure .* skirm\.trec\.evaluate_run"),
         ("NumQ", r"skirm computes only on a run against its qrels"),
-        ("P_IA", r"'P_IA' is an ir_measures measure skirm does not compute"),
+        ("P_IA", r"'P_IA' is a diversity measure: .*precision_ia_score"),
         ("AP(foo=1)", r"'AP' in 'AP\(foo=1\)' takes no option 'foo'; .*: rel"),
         ("nDCG(gains={0:0,1:1})@5", r"option 'gains' .* is not supported"),
         ("nDCG(judged_only=True)", r"option 'judged_only' .* drop unjudged rows"),

@@ -1,4 +1,5 @@
-"""The ``skirm`` command line: ``skirm eval`` and ``skirm compare``.
+"""The ``skirm`` command line: ``skirm eval``, ``skirm compare`` and
+``skirm ndeval``.
 
 Parsing and printing only: the work is done by :mod:`skirm.trec`,
 :mod:`skirm.stats` and :mod:`skirm.plot`. The modules follow the stages of
@@ -14,6 +15,7 @@ import sys
 
 from skirm._cli._compare import run_compare
 from skirm._cli._eval import run_eval
+from skirm._cli._ndeval import run_ndeval
 from skirm._cli._parser import UsageError, build_parser
 
 __all__ = ["main"]
@@ -60,7 +62,7 @@ def main(argv=None) -> int:
             command.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:
         return int(exc.code or 0)
-    run = run_compare if args.command == "compare" else run_eval
+    run = {"compare": run_compare, "ndeval": run_ndeval}.get(args.command, run_eval)
     command = f"skirm {args.command}"
     try:
         out = io.StringIO()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from skirm._cli._ndeval import add_ndeval_parser
 from skirm._trec_names import trec_measure_names
 from skirm.metrics._registry import metric_names
 from skirm.trec._formats import REL_FORMATS
@@ -213,7 +214,8 @@ def build_parser(compare_options=True):
         help="print skirm's version and the trec_eval version it follows",
     )
     cmp = _add_compare_parser(sub, compare_options)
-    parser.commands = {"eval": ev, "compare": cmp}
+    nd = add_ndeval_parser(sub)
+    parser.commands = {"eval": ev, "compare": cmp, "ndeval": nd}
     return parser
 
 

@@ -27,6 +27,18 @@ from skirm.metrics._cwl_measures import (
     sdcg_score,
 )
 from skirm.metrics._dcg import cumulative_gain_score, dcg_score, ndcg_score
+from skirm.metrics._diversity_measures import (
+    alpha_dcg_score,
+    alpha_ndcg_score,
+    diversity_report,
+    err_ia_score,
+    map_ia_score,
+    nerr_ia_score,
+    nnrbp_score,
+    nrbp_score,
+    precision_ia_score,
+    subtopic_recall_score,
+)
 from skirm.metrics._err import expected_reciprocal_rank_score
 from skirm.metrics._evaluate import evaluate
 from skirm.metrics._get_scorer import get_scorer, get_scorer_names
@@ -50,12 +62,16 @@ __all__ = [
     "RankedLists",
     "RankingScorer",
     "accuracy_score",
+    "alpha_dcg_score",
+    "alpha_ndcg_score",
     "bpm_score",
     "capped_recall_at_k_score",
     "compatibility_score",
     "cumulative_gain_score",
     "cwl_report",
     "dcg_score",
+    "diversity_report",
+    "err_ia_score",
     "evaluate",
     "expected_reciprocal_rank_score",
     "f1_at_k_score",
@@ -68,6 +84,7 @@ __all__ = [
     "inst_score",
     "judged_at_k_score",
     "make_ranking_scorer",
+    "map_ia_score",
     "mean_average_precision_score",
     "mean_reciprocal_rank_score",
     "metric_names",
@@ -76,9 +93,14 @@ __all__ = [
     "nerr9_score",
     "nerr10_score",
     "nerr11_score",
+    "nerr_ia_score",
+    "nnrbp_score",
+    "nrbp_score",
     "precision_at_k_score",
+    "precision_ia_score",
     "r_precision_score",
     "rank_biased_precision_score",
     "recall_at_k_score",
     "sdcg_score",
+    "subtopic_recall_score",
 ]

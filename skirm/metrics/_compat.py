@@ -136,7 +136,7 @@ def compatibility_score(
     The rank-biased overlap (persistence ``p``) of the ranking with the
     ideal ranking of the query's relevant rows (by grade, then in the
     ranking's own order), over the ideal ranking's overlap with itself; as
-    ir_measures' ``Compat``. See :ref:`compat`.
+    ir_measures' ``Compat``. See :ref:`agreement`.
 
     Parameters
     ----------

@@ -72,16 +72,19 @@ IR_MEASURES_NAMES = {
     "SDCG": Alias("sdcg", True, ("dcg", "min_rel", "max_rel")),
 }
 
-#: ir_measures measures skirm does not compute (for a precise error).
-IR_MEASURES_ELSEWHERE = (
-    "alpha_nDCG",
-    "AP_IA",
-    "ERR_IA",
-    "NRBP",
-    "P_IA",
-    "StRecall",
-    "nERR_IA",
-)
+#: ir_measures' diversity measures: computed from subtopic judgments by
+#: their own functions, not from one label per row (for a precise error).
+IR_MEASURES_DIVERSITY = {
+    "alpha_DCG": "alpha_dcg_score",
+    "alpha_nDCG": "alpha_ndcg_score",
+    "AP_IA": "map_ia_score",
+    "ERR_IA": "err_ia_score",
+    "nERR_IA": "nerr_ia_score",
+    "NRBP": "nrbp_score",
+    "nNRBP": "nnrbp_score",
+    "P_IA": "precision_ia_score",
+    "StRecall": "subtopic_recall_score",
+}
 
 _HEAD = re.compile(r"(?P<base>[A-Za-z][A-Za-z0-9_.,]*)(?:\((?P<opts>[^()]*)\))?")
 _CUTOFF = re.compile(r"[1-9][0-9]*")
@@ -286,11 +289,11 @@ def describe_name(base) -> str:
 
 def _elsewhere(base) -> str | None:
     """Why a known foreign measure is not on the array path, or None."""
-    if base in IR_MEASURES_ELSEWHERE:
+    if base in IR_MEASURES_DIVERSITY:
         return (
-            "is an ir_measures measure skirm does not compute; see "
-            "skirm.trec.trec_measure_names() for what skirm.trec.evaluate_run "
-            "computes"
+            "is a diversity measure: it needs subtopic judgments, one column "
+            f"per subtopic; use skirm.metrics.{IR_MEASURES_DIVERSITY[base]} "
+            "(or skirm.trec.evaluate_diversity, skirm ndeval)"
         )
     # Imported here: the table of trec_eval's measures costs more to build
     # than the rest of the name grammar, and only a bad name needs it.

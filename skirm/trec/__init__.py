@@ -10,6 +10,7 @@ pytrec_eval's.
 """
 
 from skirm._trec_names import trec_measure_names
+from skirm.trec._diversity import evaluate_diversity, format_ndeval
 from skirm.trec._evaluate import evaluate_run
 from skirm.trec._pytrec import RelevanceEvaluator
 from skirm.trec._zscores import ZScores, read_zscores
@@ -17,7 +18,9 @@ from skirm.trec._zscores import ZScores, read_zscores
 __all__ = [
     "RelevanceEvaluator",
     "ZScores",
+    "evaluate_diversity",
     "evaluate_run",
+    "format_ndeval",
     "read_zscores",
     "trec_measure_names",
 ]

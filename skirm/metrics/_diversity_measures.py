@@ -1,0 +1,419 @@
+"""The diversity measures on arrays: a subtopic label matrix, one column per
+subtopic, and the public functions.
+
+``y_true`` has shape (n_samples, n_subtopics): the judgment of each row for
+each subtopic (the columns are shared by all queries; a query uses those its
+rows are relevant to). This keeps one row per document, as every other skirm
+metric, so scores, ``groups`` and ``sample_weight`` are the same arrays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skirm._engine import rank_input
+from skirm._validation import as_numeric_array, check_no_relevant, check_threshold
+from skirm.metrics._base import mean_over_queries
+from skirm.metrics._diversity import (
+    NDEVAL_KS,
+    Pairs,
+    cells,
+    check_alpha_beta,
+    check_ks,
+    diversity_table,
+)
+
+__all__ = [
+    "alpha_dcg_score",
+    "alpha_ndcg_score",
+    "diversity_report",
+    "err_ia_score",
+    "map_ia_score",
+    "nerr_ia_score",
+    "nnrbp_score",
+    "nrbp_score",
+    "precision_ia_score",
+    "subtopic_recall_score",
+]
+
+
+def _subtopic_matrix(y_true, n_rows):
+    arr = as_numeric_array(y_true, "y_true")
+    if arr.ndim != 2:
+        raise ValueError(
+            "`y_true` of a diversity measure must be 2-D, shape (n_samples, "
+            f"n_subtopics): one column per subtopic; got shape {arr.shape}"
+        )
+    if arr.shape[0] != n_rows or arr.shape[1] == 0:
+        raise ValueError(
+            f"`y_true` must have one row per score ({n_rows}) and at least one "
+            f"subtopic column, got shape {arr.shape}"
+        )
+    values = arr[~np.isnan(arr)] if arr.dtype.kind == "f" else arr
+    if values.size and (values.min() < 0 or not np.isfinite(values).all()):
+        raise ValueError(
+            "`y_true` must hold finite, non-negative subtopic judgments "
+            "(NaN marks an unjudged entry)"
+        )
+    return arr
+
+
+def subtopic_ranking(
+    y_true, y_score, *, groups, relevance_threshold, sample_weight, ties, unjudged
+):
+    """Rank the rows once: returns ``(ranking, run, ideal)``, the engine's
+    ranking and the relevant pairs of the ranked rows and of the ideal's
+    candidates (the same rows, later input rows first)."""
+    scores = np.asarray(y_score)
+    if scores.ndim != 1:
+        raise ValueError(
+            f"`y_score` of a diversity measure must be 1-D, got shape {scores.shape}"
+        )
+    matrix = _subtopic_matrix(y_true, scores.shape[0])
+    threshold = check_threshold(relevance_threshold)
+    nan = np.isnan(matrix) if matrix.dtype.kind == "f" else None
+    with np.errstate(invalid="ignore"):
+        rel = matrix > 0 if threshold is None else matrix >= threshold
+    # A row with no judgment at all is unjudged; NaN entries of a judged row
+    # are subtopics it was not judged for, read as not relevant (ndeval).
+    surrogate = rel.sum(axis=1).astype(np.float64)
+    if nan is not None:
+        surrogate[nan.all(axis=1)] = np.nan
+    ranking = rank_input(
+        surrogate,
+        scores,
+        groups=groups,
+        sample_weight=sample_weight,
+        ties=ties,
+        unjudged=unjudged,
+    )
+    if ranking.ties == "average" and ranking.has_ties:
+        raise ValueError(
+            "ties='average' is not available for the diversity measures on tied "
+            "scores: a row's novelty depends on the rows above it, so the mean "
+            "over the orderings of tied rows has no closed form; pass "
+            "ties='first' (input order), 'optimistic' or 'pessimistic'"
+        )
+    rows = ranking.order
+    if unjudged == "condensed" and nan is not None:
+        rows = np.flatnonzero(~np.isnan(surrogate))[rows]
+    ranked_rel = rel[rows]
+    r_row, r_sub = np.nonzero(ranked_rel)
+    # The ideal's candidates: the same rows, by query, later input rows first.
+    ideal_order = np.lexsort((-rows, ranking.codes))
+    i_row, i_sub = np.nonzero(ranked_rel[ideal_order])
+    both_codes = np.concatenate(
+        [ranking.codes[r_row], ranking.codes[ideal_order][i_row]]
+    )
+    cell, _ = cells(both_codes, np.concatenate([r_sub, i_sub]))
+    n_cells = int(cell.max(initial=-1)) + 1
+    run = Pairs(ranking.codes, ranking.position, r_row, cell[: r_row.shape[0]], n_cells)
+    ideal = Pairs(
+        ranking.codes[ideal_order],
+        ranking.position[ideal_order],
+        i_row,
+        cell[r_row.shape[0] :],
+        n_cells,
+    )
+    return ranking, run, ideal
+
+
+def _measure(name, y_true, y_score, groups, k, alpha, beta, **kw):
+    """Rank once, build the table, average one measure over queries."""
+    no_relevant = check_no_relevant(kw.pop("no_relevant"))
+    alpha, beta = check_alpha_beta(alpha, beta)
+    if name == "nnrbp" and alpha == 0.0 and beta == 1.0:
+        raise ValueError(
+            "nnrbp is 0/0 for alpha=0 and beta=1 (NRBP's scale 1 - (1 - alpha) "
+            "beta is 0); pass alpha > 0 or beta < 1"
+        )
+    ks = (1,) if k is None else check_ks(k)
+    ranking, run, ideal = subtopic_ranking(y_true, y_score, groups=groups, **kw)
+    table, n_sub = diversity_table(
+        run, ideal, ranking.n_groups, alpha=alpha, beta=beta, ks=ks
+    )
+    values = table[name]
+    if values.ndim == 2:
+        values = values[:, 0]
+    return mean_over_queries(values, n_sub == 0, ranking, no_relevant, name)[0]
+
+
+_DOC = """
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_subtopics)
+        The judgment of each row for each subtopic: relevant when above 0
+        (or at least ``relevance_threshold``). A row of NaN is an unjudged
+        row (see ``unjudged``); a NaN entry in a judged row is a subtopic it
+        was not judged for, not relevant (ndeval's reading).
+
+    y_score : array-like of shape (n_samples,)
+        Scores; higher ranks first.
+
+    groups : array-like of shape (n_samples,)
+        The query of each row.
+{k}{params}
+    relevance_threshold : float, default=None
+        A judgment counts when ``>= relevance_threshold`` (ndeval's and
+        ir_measures' ``rel``); ``None`` means above 0.
+
+    sample_weight : array-like of shape (n_samples,), default=None
+        Query weights given per row, constant within each query.
+
+    ties : {{"average", "first", "optimistic", "pessimistic"}}, default="average"
+        How rows with equal scores are ordered. A row's novelty depends on
+        the rows above it, so ``"average"`` is exact without ties and raises
+        ValueError on tied scores; ``"first"`` keeps input order (ndeval and
+        pyndeval order ties by docno).
+
+    no_relevant : float in [0, 1], "skip" or "raise", default=0.0
+        The value of a query none of whose rows is relevant to any subtopic.
+
+    unjudged : {{"raise", "nonrelevant", "condensed"}}, default="raise"
+        What a row of NaN means: an error, a row relevant to no subtopic
+        (ndeval), or a row dropped before ranking (ir_measures'
+        ``judged_only``).
+
+    Returns
+    -------
+    score : float
+        The mean over queries (weighted by ``sample_weight`` if given).
+    """
+
+_K_DOC = """
+    k : int, default=20
+        Only the top ``k`` rows count (ndeval reports 5, 10 and 20).
+"""
+_ALPHA_DOC = """
+    alpha : float in [0, 1], default=0.5
+        Redundancy intolerance: each earlier row relevant to a subtopic
+        multiplies its gain by ``1 - alpha``.
+"""
+_BETA_DOC = """
+    beta : float in [0, 1], default=0.5
+        Patience: the user reads on to the next rank with probability beta.
+"""
+
+
+def _docstring(title, *, cut, alpha=False, beta=False):
+    """A diversity function's docstring: its title, then the parameters."""
+    return (
+        title
+        + "\n"
+        + _DOC.format(
+            k=_K_DOC if cut else "",
+            params=(_ALPHA_DOC if alpha else "") + (_BETA_DOC if beta else ""),
+        )
+        + "\n    See the :ref:`diversity` guide for the model and its reference.\n"
+    )
+
+
+def _common(kw):
+    return {
+        "relevance_threshold": kw["relevance_threshold"],
+        "sample_weight": kw["sample_weight"],
+        "ties": kw["ties"],
+        "unjudged": kw["unjudged"],
+        "no_relevant": kw["no_relevant"],
+    }
+
+
+def alpha_dcg_score(
+    y_true, y_score, *, groups, k=20, alpha=0.5, relevance_threshold=None,
+    sample_weight=None, ties="average", no_relevant=0.0, unjudged="raise",
+):  # fmt: skip
+    kw = _common(locals())
+    return _measure("alpha_dcg", y_true, y_score, groups, k, alpha, 0.5, **kw)
+
+
+def alpha_ndcg_score(
+    y_true, y_score, *, groups, k=20, alpha=0.5, relevance_threshold=None,
+    sample_weight=None, ties="average", no_relevant=0.0, unjudged="raise",
+):  # fmt: skip
+    kw = _common(locals())
+    return _measure("alpha_ndcg", y_true, y_score, groups, k, alpha, 0.5, **kw)
+
+
+def err_ia_score(
+    y_true, y_score, *, groups, k=20, alpha=0.5, relevance_threshold=None,
+    sample_weight=None, ties="average", no_relevant=0.0, unjudged="raise",
+):  # fmt: skip
+    kw = _common(locals())
+    return _measure("err_ia", y_true, y_score, groups, k, alpha, 0.5, **kw)
+
+
+def nerr_ia_score(
+    y_true, y_score, *, groups, k=20, alpha=0.5, relevance_threshold=None,
+    sample_weight=None, ties="average", no_relevant=0.0, unjudged="raise",
+):  # fmt: skip
+    kw = _common(locals())
+    return _measure("nerr_ia", y_true, y_score, groups, k, alpha, 0.5, **kw)
+
+
+def nrbp_score(
+    y_true, y_score, *, groups, alpha=0.5, beta=0.5, relevance_threshold=None,
+    sample_weight=None, ties="average", no_relevant=0.0, unjudged="raise",
+):  # fmt: skip
+    kw = _common(locals())
+    return _measure("nrbp", y_true, y_score, groups, None, alpha, beta, **kw)
+
+
+def nnrbp_score(
+    y_true, y_score, *, groups, alpha=0.5, beta=0.5, relevance_threshold=None,
+    sample_weight=None, ties="average", no_relevant=0.0, unjudged="raise",
+):  # fmt: skip
+    kw = _common(locals())
+    return _measure("nnrbp", y_true, y_score, groups, None, alpha, beta, **kw)
+
+
+def map_ia_score(
+    y_true, y_score, *, groups, relevance_threshold=None,
+    sample_weight=None, ties="average", no_relevant=0.0, unjudged="raise",
+):  # fmt: skip
+    kw = _common(locals())
+    return _measure("map_ia", y_true, y_score, groups, None, 0.5, 0.5, **kw)
+
+
+def precision_ia_score(
+    y_true, y_score, *, groups, k=20, relevance_threshold=None,
+    sample_weight=None, ties="average", no_relevant=0.0, unjudged="raise",
+):  # fmt: skip
+    kw = _common(locals())
+    return _measure("p_ia", y_true, y_score, groups, k, 0.5, 0.5, **kw)
+
+
+def subtopic_recall_score(
+    y_true, y_score, *, groups, k=20, relevance_threshold=None,
+    sample_weight=None, ties="average", no_relevant=0.0, unjudged="raise",
+):  # fmt: skip
+    kw = _common(locals())
+    return _measure("strec", y_true, y_score, groups, k, 0.5, 0.5, **kw)
+
+
+_TITLES = {
+    alpha_dcg_score: (
+        "alpha-DCG@k (Clarke et al. 2008) over ndeval's 'ideal ideal' list.",
+        {"cut": True, "alpha": True},
+    ),
+    alpha_ndcg_score: (
+        "alpha-nDCG@k (Clarke et al. 2008): alpha-DCG over the greedy ideal's.",
+        {"cut": True, "alpha": True},
+    ),
+    err_ia_score: (
+        "ERR-IA@k as ndeval reports it: novelty gain over rank, 'ideal ideal' "
+        "normalised.",
+        {"cut": True, "alpha": True},
+    ),
+    nerr_ia_score: (
+        "nERR-IA@k: ERR-IA over the greedy ideal's.",
+        {"cut": True, "alpha": True},
+    ),
+    nrbp_score: (
+        "NRBP (Clarke et al. 2009): novelty- and rank-biased precision.",
+        {"cut": False, "alpha": True, "beta": True},
+    ),
+    nnrbp_score: (
+        "nNRBP: NRBP over the greedy ideal's.",
+        {"cut": False, "alpha": True, "beta": True},
+    ),
+    map_ia_score: (
+        "MAP-IA (Agrawal et al. 2009): average precision per subtopic, averaged.",
+        {"cut": False},
+    ),
+    precision_ia_score: (
+        "P-IA@k (Agrawal et al. 2009): precision at k per subtopic, averaged.",
+        {"cut": True},
+    ),
+    subtopic_recall_score: (
+        "Subtopic recall at k (Zhai et al. 2003): share of subtopics covered.",
+        {"cut": True},
+    ),
+}
+for _function, (_title, _flags) in _TITLES.items():
+    _function.__doc__ = _docstring(_title, **_flags)
+
+
+def diversity_report(
+    y_true,
+    y_score,
+    *,
+    groups,
+    k=NDEVAL_KS,
+    alpha=0.5,
+    beta=0.5,
+    relevance_threshold=None,
+    ties="average",
+    unjudged="raise",
+):
+    """Every diversity measure per query, as ndeval reports them.
+
+    Parameters
+    ----------
+    y_true, y_score, groups, relevance_threshold, ties, unjudged
+        As for :func:`alpha_ndcg_score`.
+
+    k : int or tuple of int, default=(5, 10, 20)
+        The cutoffs of the cutoff measures.
+
+    alpha, beta : float, default=0.5
+        Redundancy intolerance and patience.
+
+    Returns
+    -------
+    report : dict
+        ``"query_ids"``: the sorted distinct query labels; ``"n_subtopics"``:
+        per query, the subtopics some row is relevant to; then one array per
+        measure and cutoff, keyed as ndeval names them (``"alpha-nDCG@10"``,
+        ``"NRBP"``, ``"MAP-IA"``, ...), 0 for a query with no subtopic (ndeval
+        leaves nNRBP undefined there).
+
+    Examples
+    --------
+    >>> from skirm.metrics import diversity_report
+    >>> y_true = [[1, 0], [1, 1], [0, 0]]   # rows x subtopics
+    >>> report = diversity_report(y_true, [3, 2, 1], groups=[0, 0, 0], k=5)
+    >>> round(float(report["alpha-nDCG@5"][0]), 4)
+    0.8406
+    """
+    alpha, beta = check_alpha_beta(alpha, beta)
+    ks = check_ks(k)
+    ranking, run, ideal = subtopic_ranking(
+        y_true,
+        y_score,
+        groups=groups,
+        relevance_threshold=relevance_threshold,
+        sample_weight=None,
+        ties=ties,
+        unjudged=unjudged,
+    )
+    table, n_sub = diversity_table(
+        run, ideal, ranking.n_groups, alpha=alpha, beta=beta, ks=ks
+    )
+    return report_of(table, n_sub, ranking.group_ids, ks)
+
+
+NDEVAL_NAMES = {
+    "err_ia": "ERR-IA",
+    "nerr_ia": "nERR-IA",
+    "alpha_dcg": "alpha-DCG",
+    "alpha_ndcg": "alpha-nDCG",
+    "nrbp": "NRBP",
+    "nnrbp": "nNRBP",
+    "map_ia": "MAP-IA",
+    "p_ia": "P-IA",
+    "strec": "strec",
+}
+
+
+def report_of(table, n_sub, query_ids, ks):
+    """The per-query table keyed by ndeval's column names, in its order."""
+    report = {"query_ids": query_ids, "n_subtopics": n_sub.astype(np.int64)}
+    for name in ("err_ia", "nerr_ia", "alpha_dcg", "alpha_ndcg"):
+        for j, k in enumerate(ks):
+            report[f"{NDEVAL_NAMES[name]}@{k}"] = table[name][:, j]
+    for name in ("nrbp", "nnrbp", "map_ia"):
+        report[NDEVAL_NAMES[name]] = table[name]
+    for name in ("p_ia", "strec"):
+        for j, k in enumerate(ks):
+            report[f"{NDEVAL_NAMES[name]}@{k}"] = table[name][:, j]
+    return report

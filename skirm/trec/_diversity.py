@@ -1,0 +1,234 @@
+"""Diversity evaluation of a TREC run against subtopic qrels, as ndeval.
+
+Subtopic qrels have trec_eval's qrels_jg layout, ``topic subtopic docno
+judgment`` per line. The run is ranked as trec_eval (and ``ndeval
+-traditional``) rank it: by score, ties by docno descending. The ideal of a
+query is built from every document judged for it, ties in the greedy to the
+larger docno, as ndeval. A retrieved document judged for no subtopic, or not
+judged at all, gains nothing.
+
+Queries: a run query without judgments is listed with zeros and left out of
+the mean; the mean is over the queries of both (``all_queries=True``, ndeval
+``-c``: over every judged query, those the run misses scoring 0).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skirm.io import QrelsJG, Run, read_qrels_jg, read_run
+from skirm.metrics._diversity import (
+    NDEVAL_KS,
+    Pairs,
+    cells,
+    check_alpha_beta,
+    check_ks,
+    diversity_table,
+)
+from skirm.metrics._diversity_measures import report_of
+
+__all__ = ["evaluate_diversity", "format_ndeval"]
+
+
+def _codes(ids, order_ids):
+    """Each id's position in ``order_ids`` (a permutation of its distinct
+    values); -1 for an id not there."""
+    lookup = np.argsort(order_ids, kind="stable")
+    sorted_ids = order_ids[lookup]
+    where = np.minimum(
+        np.searchsorted(sorted_ids, ids), max(sorted_ids.shape[0] - 1, 0)
+    )
+    if sorted_ids.shape[0] == 0:
+        return np.full(ids.shape[0], -1, dtype=np.intp)
+    return np.where(sorted_ids[where] == ids, lookup[where], -1)
+
+
+def _query_order(ids):
+    """ndeval's topic order: numeric when every id is an integer."""
+    uniq = np.unique(ids)
+    if uniq.size and np.char.isdigit(uniq).all():
+        return uniq[np.argsort(uniq.astype(np.int64), kind="stable")]
+    return uniq
+
+
+def _docno_twice(codes, doc_rank):
+    """A row whose (query, docno) appears earlier, or None."""
+    key = codes.astype(np.int64) * (int(doc_rank.max(initial=0)) + 1) + doc_rank
+    by_key = np.argsort(key, kind="stable")
+    same = np.flatnonzero(np.diff(key[by_key]) == 0)
+    return int(by_key[same[0] + 1]) if same.size else None
+
+
+def _positions(codes):
+    starts = np.searchsorted(codes, np.arange(int(codes.max(initial=-1)) + 1))
+    return np.arange(codes.shape[0]) - starts[codes]
+
+
+def evaluate_diversity(
+    qrels,
+    run,
+    *,
+    k=NDEVAL_KS,
+    alpha=0.5,
+    beta=0.5,
+    relevance_threshold=1,
+    all_queries=False,
+):
+    """Evaluate a run with ndeval's diversity measures.
+
+    Parameters
+    ----------
+    qrels : str, path-like, file or QrelsJG
+        Subtopic judgments, ``topic subtopic docno judgment`` per line.
+    run : str, path-like, file or Run
+        A TREC run.
+    k : int or tuple of int, default=(5, 10, 20)
+        The cutoffs of the cutoff measures (ndeval's three).
+    alpha, beta : float, default=0.5
+        Redundancy intolerance and patience (ndeval ``-alpha``, ``-beta``).
+    relevance_threshold : int, default=1
+        A judgment counts when at least this (ndeval reads judgments above 0
+        as relevant; pyndeval's ``relevance_level``).
+    all_queries : bool, default=False
+        Average over every judged query (ndeval ``-c``).
+
+    Returns
+    -------
+    report : dict
+        ``"run_id"``, ``"query_ids"`` (the run's queries, in ndeval's
+        order), ``"judged"`` (per query: whether it has judgments),
+        ``"n_subtopics"``, one array per measure keyed by ndeval's column
+        name, and ``"mean"``: a dict of the means.
+    """
+    alpha, beta = check_alpha_beta(alpha, beta)
+    ks = check_ks(k)
+    if not isinstance(qrels, QrelsJG):
+        qrels = read_qrels_jg(qrels)
+    if not isinstance(run, Run):
+        run = read_run(run)
+
+    query_ids = _query_order(run.query_ids)
+    judged_ids = np.unique(qrels.query_ids)
+    n_groups = query_ids.shape[0]
+
+    # The run: by query, score descending, docno descending.
+    r_codes = _codes(run.query_ids, query_ids)
+    _, doc_rank = np.unique(run.doc_ids, return_inverse=True)
+    doc_rank = doc_rank.reshape(-1)
+    order = np.lexsort((-doc_rank, -run.scores, r_codes))
+    twice = (np.diff(r_codes[order]) == 0) & (np.diff(doc_rank[order]) == 0)
+    if np.any(twice) or _docno_twice(r_codes, doc_rank):
+        bad = (
+            order[np.argmax(twice)]
+            if np.any(twice)
+            else _docno_twice(r_codes, doc_rank)
+        )
+        raise ValueError(
+            f"run: docno {str(run.doc_ids[bad])!r} is listed twice for query "
+            f"{str(run.query_ids[bad])!r}; ndeval takes each document once"
+        )
+    codes = r_codes[order]
+    position = _positions(codes)
+    docs = run.doc_ids[order]
+
+    # Judged relevant (query, subtopic, docno) triples of the run's queries.
+    q_codes = _codes(qrels.query_ids, query_ids)
+    relevant = (qrels.labels >= relevance_threshold) & (q_codes >= 0)
+    j_codes = q_codes[relevant]
+    j_docs = qrels.doc_ids[relevant]
+    _, j_sub = np.unique(qrels.groups[relevant], return_inverse=True)
+    j_sub = j_sub.reshape(-1)
+
+    # The ideal's candidates: judged documents per query, docno descending.
+    key_docs, doc_code = np.unique(np.concatenate([docs, j_docs]), return_inverse=True)
+    doc_code = doc_code.reshape(-1)
+    run_doc, judged_doc = doc_code[: docs.shape[0]], doc_code[docs.shape[0] :]
+    n_docs = key_docs.shape[0]
+    pair_key = j_codes.astype(np.int64) * n_docs + judged_doc
+    cand_keys, cand_of_pair = np.unique(pair_key, return_inverse=True)
+    cand_of_pair = cand_of_pair.reshape(-1)
+    # np.unique sorts by (query, docno ascending): reverse the docnos.
+    cand_codes = cand_keys // n_docs
+    cand_order = np.lexsort((-(cand_keys % n_docs), cand_codes))
+    rank_in_ideal = np.empty_like(cand_order)
+    rank_in_ideal[cand_order] = np.arange(cand_order.shape[0])
+    all_cells, _ = cells(
+        np.concatenate([j_codes, j_codes]), np.concatenate([j_sub, j_sub])
+    )
+    cell = all_cells[: j_codes.shape[0]]
+    n_cells = int(cell.max(initial=-1)) + 1
+    i_row = rank_in_ideal[cand_of_pair]
+    by_row = np.lexsort((j_sub, i_row))
+    ideal = Pairs(
+        cand_codes[cand_order],
+        _positions(cand_codes[cand_order]),
+        i_row[by_row],
+        cell[by_row],
+        n_cells,
+    )
+
+    # The run's pairs: each ranked row joined to its judged relevant pairs.
+    row_key = codes.astype(np.int64) * n_docs + run_doc
+    n_cand = cand_keys.shape[0]
+    found = np.minimum(np.searchsorted(cand_keys, row_key), max(n_cand - 1, 0))
+    hit = cand_keys[found] == row_key if n_cand else np.zeros(row_key.shape, bool)
+    # Pairs of candidate c, in order of c: a CSR over the judged pairs.
+    pair_order = np.lexsort((j_sub, cand_of_pair))
+    pair_start = np.searchsorted(cand_of_pair[pair_order], np.arange(n_cand + 1))
+    if n_cand:
+        counts = np.where(hit, pair_start[found + 1] - pair_start[found], 0)
+    else:
+        counts = np.zeros(row_key.shape, dtype=np.intp)
+    r_row = np.repeat(np.arange(codes.shape[0]), counts)
+    first = np.repeat(pair_start[found] if counts.size else counts, counts)
+    within = np.arange(r_row.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts)
+    r_cell = cell[pair_order[first + within]]
+    ranked = Pairs(codes, position, r_row, r_cell, n_cells)
+
+    table, n_sub = diversity_table(
+        ranked, ideal, n_groups, alpha=alpha, beta=beta, ks=ks
+    )
+    judged = np.isin(query_ids, judged_ids)
+    report = report_of(table, n_sub, query_ids, ks)
+    report["judged"] = judged
+    report["run_id"] = run.run_id
+    n_mean = judged_ids.shape[0] if all_queries else int(judged.sum())
+    if n_mean == 0:
+        raise ValueError(
+            "no query of the run has subtopic judgments in the qrels; check "
+            "that both files are of the same topics"
+        )
+    report["mean"] = {
+        name: float(values[judged].sum() / n_mean)
+        for name, values in report.items()
+        if isinstance(values, np.ndarray) and values.dtype.kind == "f"
+    }
+    return report
+
+
+def format_ndeval(report):
+    """ndeval's CSV: a header, a line per run query, then ``amean``.
+
+    Byte for byte ndeval's (``-traditional``) output, including its ``-nan``
+    for nNRBP on a judged query without a relevant document, and in the mean
+    then (``report`` holds 0 there).
+    """
+    names = [
+        name
+        for name, values in report.items()
+        if isinstance(values, np.ndarray) and values.dtype.kind == "f"
+    ]
+    run_id = report["run_id"]
+    undefined = report["judged"] & (report["n_subtopics"] == 0)
+
+    def cell(name, value, nan):
+        return "-nan" if nan and name == "nNRBP" else f"{value:.6f}"
+
+    lines = ["runid,topic," + ",".join(names)]
+    for i, query in enumerate(report["query_ids"]):
+        values = (cell(n, report[n][i], undefined[i]) for n in names)
+        lines.append(f"{run_id},{query}," + ",".join(values))
+    mean = report["mean"]
+    values = (cell(n, mean[n], undefined.any()) for n in names)
+    lines.append(f"{run_id},amean," + ",".join(values))
+    return "\n".join(lines) + "\n"

@@ -19,6 +19,7 @@ folds once for all three), so the per-query values are paired.
 # MQ2008 (fold 1) is read from the shared data folder next to the project
 # (``../shared/data/mq2008``). Without it the example runs on synthetic
 # queries of the same shape.
+import tempfile
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -146,4 +147,9 @@ ax.set_ylabel("mean over queries (95% CI)")
 ax.set_title("Three tuned rankers on MQ2008, 5-fold out-of-fold predictions")
 ax.legend()
 fig.tight_layout()
-plt.show()
+if plt.get_backend().lower() == "agg":  # no display: keep the figure as a file
+    path = Path(tempfile.gettempdir()) / "plot_compare_rankers.png"
+    fig.savefig(path)
+    print(f"no display: figure saved to {path}")
+else:
+    plt.show()

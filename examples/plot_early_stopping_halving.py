@@ -24,6 +24,7 @@ The example needs LightGBM (``pip install "skirm[examples]"``).
 # ----
 # The validation part of LETOR 4.0 MQ2008 (fold 1), from the shared data
 # folder beside the project; synthetic queries stand in when it is absent.
+import tempfile
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -159,4 +160,9 @@ right.set_xlabel("whole queries per fit (max_queries)")
 right.set_ylabel("mean NDCG@10 over folds")
 right.set_title("Successive halving over queries")
 fig.tight_layout()
-plt.show()
+if plt.get_backend().lower() == "agg":  # no display: keep the figure as a file
+    path = Path(tempfile.gettempdir()) / "plot_early_stopping_halving.png"
+    fig.savefig(path)
+    print(f"no display: figure saved to {path}")
+else:
+    plt.show()

@@ -22,6 +22,8 @@ a missing library is skipped with a message.
 # LightGBM and ``qid=`` to XGBoost. Both use a LambdaMART-style objective
 # with comparable settings; one thread each keeps the comparison fair.
 import importlib.util
+import tempfile
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -112,7 +114,12 @@ for ax, metric in zip(axes, ["ndcg@10", "map", "mrr"], strict=True):
 axes[0].set_ylabel("mean over the fold's queries")
 fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=3)
 fig.tight_layout(rect=(0, 0.08, 1, 1))
-plt.show()
+if plt.get_backend().lower() == "agg":  # no display: keep the figure as a file
+    path = Path(tempfile.gettempdir()) / "plot_lightgbm_xgboost.png"
+    fig.savefig(path)
+    print(f"no display: figure saved to {path}")
+else:
+    plt.show()
 
 # %%
 # Notes

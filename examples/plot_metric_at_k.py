@@ -17,6 +17,9 @@ per-query wins and losses and at the precision-recall curve.
 # on one side. A linear model and gradient-boosted trees are trained as
 # pointwise rankers: they predict the label of each row, and the rows of a
 # query are ranked by that prediction.
+import tempfile
+from pathlib import Path
+
 from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.linear_model import Ridge
 
@@ -113,7 +116,13 @@ for name, y_score in scores.items():
     ax = PrecisionRecallDisplay.from_predictions(
         y_test, y_score, groups=g_test, name=name, ax=ax
     ).ax_
-plt.show()
+if plt.get_backend().lower() == "agg":  # no display: keep the figures as files
+    for number in plt.get_fignums():
+        path = Path(tempfile.gettempdir()) / f"plot_metric_at_k_{number}.png"
+        plt.figure(number).savefig(path)
+        print(f"no display: figure saved to {path}")
+else:
+    plt.show()
 
 # %%
 # Reading the curves

@@ -17,6 +17,9 @@ effect, smaller, for a real model that predicts only a few distinct values.
 # Many exported learning-to-rank files list the documents of each query by
 # decreasing relevance (the order of the judgement pool). We sort synthetic
 # data the same way: by query, then by label, descending.
+import tempfile
+from pathlib import Path
+
 import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.dummy import DummyRegressor
@@ -103,7 +106,12 @@ for ax, values, title in [
     ax.set_ylim(0, 1.1)
 axes[0].set_ylabel("NDCG@10")
 fig.tight_layout()
-plt.show()
+if plt.get_backend().lower() == "agg":  # no display: keep the figure as a file
+    path = Path(tempfile.gettempdir()) / "plot_ties.png"
+    fig.savefig(path)
+    print(f"no display: figure saved to {path}")
+else:
+    plt.show()
 
 # %%
 # Take-aways

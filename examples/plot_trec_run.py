@@ -126,7 +126,12 @@ PerQueryDisplay.from_evaluations(
 for name, path in run_paths.items():
     PrecisionRecallDisplay.from_run(qrels, path, name=name, ax=axes[1])
 fig.tight_layout()
-plt.show()
+if plt.get_backend().lower() == "agg":  # no display: keep the figure as a file
+    path = Path(tempfile.gettempdir()) / "plot_trec_run.png"
+    fig.savefig(path)
+    print(f"no display: figure saved to {path}")
+else:
+    plt.show()
 
 # %%
 # ``result.to_frame()`` gives the same per-query table as a pandas

@@ -19,7 +19,6 @@ hypergeometric, with ``M`` growing by ``h N_above + h (s - h) / 2`` for the
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats as _stats
 
 from skirm._engine import sum_by
 from skirm.metrics._base import MetricSpec, fill_doc, score
@@ -65,6 +64,10 @@ def _accuracy(ranking, k, relevance_threshold):
 
 def _straddled(ranking, k, rel, straddles, misordered, n_rel, n_non, value):
     """The exact mean for the queries whose cutoff falls inside a tie block."""
+    # Imported here: scipy.stats costs more to import than most evaluations,
+    # and only tie blocks across the cutoff need it.
+    from scipy import stats as _stats
+
     first = np.flatnonzero(straddles & (ranking.block_offset == 0))  # one per query
     codes = ranking.codes[first]
     m = ranking.block_size[first]

@@ -9,18 +9,26 @@ are taken directly. :class:`RelevanceEvaluator` is a drop-in for
 pytrec_eval's.
 """
 
-from skirm._trec_names import trec_measure_names
-from skirm.trec._diversity import evaluate_diversity, format_ndeval
-from skirm.trec._evaluate import evaluate_run
-from skirm.trec._pytrec import RelevanceEvaluator
-from skirm.trec._zscores import ZScores, read_zscores
+from __future__ import annotations
 
-__all__ = [
-    "RelevanceEvaluator",
-    "ZScores",
-    "evaluate_diversity",
-    "evaluate_run",
-    "format_ndeval",
-    "read_zscores",
-    "trec_measure_names",
-]
+from typing import TYPE_CHECKING
+
+from skirm._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from skirm._trec_names import trec_measure_names
+    from skirm.trec._diversity import evaluate_diversity, format_ndeval
+    from skirm.trec._evaluate import evaluate_run
+    from skirm.trec._pytrec import RelevanceEvaluator
+    from skirm.trec._zscores import ZScores, read_zscores
+
+__getattr__, __dir__, __all__ = lazy_exports(
+    "skirm.trec",
+    {
+        "skirm._trec_names": ("trec_measure_names",),
+        "skirm.trec._diversity": ("evaluate_diversity", "format_ndeval"),
+        "skirm.trec._evaluate": ("evaluate_run",),
+        "skirm.trec._pytrec": ("RelevanceEvaluator",),
+        "skirm.trec._zscores": ("ZScores", "read_zscores"),
+    },
+)

@@ -60,7 +60,7 @@ class QrelsJG:
             )
         self.labels = labels.astype(np.int64)
         _check_columns(self, ("query_ids", "groups", "doc_ids"), "labels")
-        dup = _first_duplicate(self.topics(), self.doc_ids)
+        dup = first_duplicate_pair(self.topics(), self.doc_ids)
         if dup is not None:
             raise ValueError(
                 f"duplicate docno {str(self.doc_ids[dup])!r} in group "
@@ -104,7 +104,7 @@ def _has_space(values):
     )
 
 
-def _first_duplicate(a, b):
+def first_duplicate_pair(a, b):
     """Index of the second row of the first repeated (a, b) pair, or None."""
     if a.shape[0] < 2:
         return None
@@ -193,7 +193,7 @@ class Prefs:
             raise ValueError("`levels` must not contain NaN")
         _check_columns(self, ("query_ids", "groups", "subgroups", "doc_ids"), "levels")
         unit = np.char.add(np.char.add(self.topics(), SEP), self.subgroups)
-        dup = _first_duplicate(unit, self.doc_ids)
+        dup = first_duplicate_pair(unit, self.doc_ids)
         if dup is not None:
             raise ValueError(
                 f"duplicate docno {str(self.doc_ids[dup])!r} in sub-group "

@@ -68,9 +68,10 @@ def check_ks(k):
 class Pairs:
     """The relevant (row, subtopic) pairs of ranked rows.
 
-    ``codes`` and ``position`` describe the rows (query code, 0-based rank);
-    ``row`` and ``sub`` the pairs, sorted by row then subtopic; ``sub`` is a
-    dense id of the (query, subtopic) cell.
+    ``codes`` and ``position`` describe the rows (query code, 0-based rank;
+    None for the ideal's candidates, which have no rank yet); ``row`` and
+    ``sub`` the pairs, sorted by row then subtopic; ``sub`` is a dense id of
+    the (query, subtopic) cell.
     """
 
     def __init__(self, codes, position, row, sub, n_cells):
@@ -82,10 +83,9 @@ class Pairs:
 
 
 def cells(query_codes, subtopics):
-    """Dense ids of (query, subtopic) cells and the query of each cell."""
+    """Dense ids of the (query, subtopic) cells of pairs."""
     key = query_codes.astype(np.int64) * (int(subtopics.max(initial=0)) + 1) + subtopics
-    uniq, cell = np.unique(key, return_inverse=True)
-    return cell.reshape(-1), uniq // (int(subtopics.max(initial=0)) + 1)
+    return np.unique(key, return_inverse=True)[1].reshape(-1)
 
 
 def novelty(pairs: Pairs, alpha):
@@ -133,6 +133,14 @@ def _ideal_ideal(n_sub, ks, alpha, discount):
     return np.where(np.asarray(ks)[None, :] == 1, 1.0, norm)
 
 
+def _segments(sorted_values):
+    """Runs of equal values: the run of each element, the first of each run."""
+    new = np.empty(sorted_values.shape[0], dtype=bool)
+    new[:1] = True
+    np.not_equal(sorted_values[1:], sorted_values[:-1], out=new[1:])
+    return np.cumsum(new) - 1, np.flatnonzero(new)
+
+
 def greedy_ideal(pairs: Pairs, n_groups, alpha, beta, depth):
     """Novelty gains of the greedy ideal ranking, per query and rank.
 
@@ -141,27 +149,29 @@ def greedy_ideal(pairs: Pairs, n_groups, alpha, beta, depth):
     of the ideal's rows with a positive gain.
     """
     codes_of_row = pairs.codes
-    n_cells = pairs.n_cells
-    cell_gain = np.ones(n_cells)
     row, sub = pairs.row, pairs.sub
-    out_codes, out_rank, out_gain = [], [], []
-    remaining = np.bincount(codes_of_row[np.unique(row)], minlength=n_groups)
+    cell_gain = np.ones(pairs.n_cells)
+    # Subtopics per query: a row gains at most that many.
+    cell_query = np.zeros(pairs.n_cells, dtype=np.intp)
+    cell_query[sub] = codes_of_row[row]
+    n_sub = np.bincount(cell_query, minlength=n_groups)
+    remaining = np.bincount(codes_of_row[row[_segments(row)[1]]], minlength=n_groups)
     nrbp = np.zeros(n_groups)
     alive = np.ones(n_groups, dtype=bool)
+    out_codes, out_rank, out_gain = [], [], []
     step = 0
-    n_rows = codes_of_row.shape[0]
     while row.shape[0]:
-        score = np.bincount(row, weights=cell_gain[sub], minlength=n_rows)
-        rows = np.unique(row)
+        # Pairs are sorted by row, rows by query then tie order: each step is
+        # a few passes over the pairs left.
+        seg, starts = _segments(row)
+        rows = row[starts]
+        score = np.bincount(seg, weights=cell_gain[sub])  # in subtopic order
         q = codes_of_row[rows]
-        s = score[rows]
-        # The best score per query, then the first row (tie order) reaching it.
-        best = np.full(n_groups, -1.0)
-        np.maximum.at(best, q, s)
-        hit = rows[s == best[q]]
-        q_hit, first = np.unique(codes_of_row[hit], return_index=True)
-        chosen = hit[first]
-        gain = best[q_hit]
+        q_seg, q_first = _segments(q)
+        best = np.maximum.reduceat(score, q_first)[q_seg]
+        hit = np.flatnonzero(score == best)
+        first = hit[_segments(q[hit])[1]]  # the first row reaching it
+        q_hit, gain = q[first], score[first]
         positive = gain > 0
         out_codes.append(q_hit[positive])
         out_rank.append(np.full(int(positive.sum()), step))
@@ -169,20 +179,19 @@ def greedy_ideal(pairs: Pairs, n_groups, alpha, beta, depth):
         nrbp[q_hit] += gain * beta**step
         remaining[q_hit] -= 1
         # Cells of the chosen rows lose novelty; the rows leave the pool.
-        taken = np.zeros(n_rows, dtype=bool)
-        taken[chosen] = True
-        in_chosen = taken[row]
+        chosen = np.zeros(rows.shape[0], dtype=bool)
+        chosen[first] = True
+        in_chosen = chosen[seg]
         cell_gain[sub[in_chosen]] *= 1.0 - alpha
         step += 1
         # A query is done when nothing it has left can move a double: beyond
         # the deepest cutoff, what its remaining rows could add to NRBP (at
-        # most their count times their subtopics, times beta ** step) is
-        # below the last bit of what it has; or when its best gain is zero.
+        # most their count times its subtopics, times beta ** step) is below
+        # the last bit of what it has; or when its best gain is zero.
         done = np.zeros(n_groups, dtype=bool)
         done[q_hit[~positive]] = True
         if step >= depth:
-            bound = remaining * beta**step * n_cells
-            done |= bound <= 1e-17 * nrbp
+            done |= remaining * n_sub * beta**step <= 1e-17 * nrbp
         alive &= ~done
         keep = ~in_chosen & alive[codes_of_row[row]]
         row, sub = row[keep], sub[keep]
@@ -211,8 +220,6 @@ def diversity_table(run: Pairs, ideal: Pairs, n_groups, *, alpha, beta, ks):
     cell_query = np.zeros(ideal.n_cells, dtype=np.intp)
     cell_query[ideal.sub] = ideal.codes[ideal.row]
     n_sub = np.bincount(cell_query, minlength=n_groups).astype(np.float64)
-    if ideal.n_cells == 0:
-        n_sub = np.zeros(n_groups)
 
     seen, gain = novelty(run, alpha)
     codes, position = run.codes, run.position
@@ -260,7 +267,7 @@ def diversity_table(run: Pairs, ideal: Pairs, n_groups, *, alpha, beta, ks):
         pair_pos = position[run.row].astype(np.float64)
         precision_at = (seen + 1.0) / (pair_pos + 1.0)
         ap_cell = np.bincount(run.sub, weights=precision_at, minlength=ideal.n_cells)
-        ap_cell = ap_cell[: ideal.n_cells] / n_rel_cell
+        ap_cell = ap_cell / n_rel_cell
         map_ia = np.bincount(cell_query, weights=ap_cell, minlength=n_groups)
         table["map_ia"] = np.where(has, map_ia / n_sub, 0.0)
 

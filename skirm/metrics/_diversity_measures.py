@@ -97,22 +97,21 @@ def subtopic_ranking(
     rows = ranking.order
     if unjudged == "condensed" and nan is not None:
         rows = np.flatnonzero(~np.isnan(surrogate))[rows]
-    ranked_rel = rel[rows]
-    r_row, r_sub = np.nonzero(ranked_rel)
-    # The ideal's candidates: the same rows, by query, later input rows first.
-    ideal_order = np.lexsort((-rows, ranking.codes))
-    i_row, i_sub = np.nonzero(ranked_rel[ideal_order])
-    both_codes = np.concatenate(
-        [ranking.codes[r_row], ranking.codes[ideal_order][i_row]]
-    )
-    cell, _ = cells(both_codes, np.concatenate([r_sub, i_sub]))
+    r_row, r_sub = np.nonzero(rel[rows])
+    cell = cells(ranking.codes[r_row], r_sub)
     n_cells = int(cell.max(initial=-1)) + 1
-    run = Pairs(ranking.codes, ranking.position, r_row, cell[: r_row.shape[0]], n_cells)
+    run = Pairs(ranking.codes, ranking.position, r_row, cell, n_cells)
+    # The ideal's candidates: the same rows, by query, later input rows
+    # first; their pairs are the run's, renumbered and put in that order.
+    ideal_order = np.lexsort((-rows, ranking.codes))
+    ideal_row = np.empty_like(ideal_order)
+    ideal_row[ideal_order] = np.arange(ideal_order.shape[0])
+    by_row = np.lexsort((r_sub, ideal_row[r_row]))
     ideal = Pairs(
         ranking.codes[ideal_order],
-        ranking.position[ideal_order],
-        i_row,
-        cell[r_row.shape[0] :],
+        None,
+        ideal_row[r_row][by_row],
+        cell[by_row],
         n_cells,
     )
     return ranking, run, ideal

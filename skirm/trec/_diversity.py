@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from skirm.io import QrelsJG, Run, read_qrels_jg, read_run
+from skirm.io._prefs import first_duplicate_pair
 from skirm.metrics._diversity import (
     NDEVAL_KS,
     Pairs,
@@ -49,14 +50,6 @@ def _query_order(ids):
     if uniq.size and np.char.isdigit(uniq).all():
         return uniq[np.argsort(uniq.astype(np.int64), kind="stable")]
     return uniq
-
-
-def _docno_twice(codes, doc_rank):
-    """A row whose (query, docno) appears earlier, or None."""
-    key = codes.astype(np.int64) * (int(doc_rank.max(initial=0)) + 1) + doc_rank
-    by_key = np.argsort(key, kind="stable")
-    same = np.flatnonzero(np.diff(key[by_key]) == 0)
-    return int(by_key[same[0] + 1]) if same.size else None
 
 
 def _positions(codes):
@@ -111,79 +104,56 @@ def evaluate_diversity(
     judged_ids = np.unique(qrels.query_ids)
     n_groups = query_ids.shape[0]
 
-    # The run: by query, score descending, docno descending.
-    r_codes = _codes(run.query_ids, query_ids)
-    _, doc_rank = np.unique(run.doc_ids, return_inverse=True)
-    doc_rank = doc_rank.reshape(-1)
-    order = np.lexsort((-doc_rank, -run.scores, r_codes))
-    twice = (np.diff(r_codes[order]) == 0) & (np.diff(doc_rank[order]) == 0)
-    if np.any(twice) or _docno_twice(r_codes, doc_rank):
-        bad = (
-            order[np.argmax(twice)]
-            if np.any(twice)
-            else _docno_twice(r_codes, doc_rank)
-        )
-        raise ValueError(
-            f"run: docno {str(run.doc_ids[bad])!r} is listed twice for query "
-            f"{str(run.query_ids[bad])!r}; ndeval takes each document once"
-        )
-    codes = r_codes[order]
-    position = _positions(codes)
-    docs = run.doc_ids[order]
-
     # Judged relevant (query, subtopic, docno) triples of the run's queries.
     q_codes = _codes(qrels.query_ids, query_ids)
     relevant = (qrels.labels >= relevance_threshold) & (q_codes >= 0)
     j_codes = q_codes[relevant]
-    j_docs = qrels.doc_ids[relevant]
     _, j_sub = np.unique(qrels.groups[relevant], return_inverse=True)
     j_sub = j_sub.reshape(-1)
+    cell = cells(j_codes, j_sub)
+    n_cells = int(cell.max(initial=-1)) + 1
 
-    # The ideal's candidates: judged documents per query, docno descending.
-    key_docs, doc_code = np.unique(np.concatenate([docs, j_docs]), return_inverse=True)
+    # Docnos as codes in docno order, the run's and the judged ones at once.
+    n_run = run.doc_ids.shape[0]
+    all_docs = np.concatenate([run.doc_ids, qrels.doc_ids[relevant]])
+    key_docs, doc_code = np.unique(all_docs, return_inverse=True)
     doc_code = doc_code.reshape(-1)
-    run_doc, judged_doc = doc_code[: docs.shape[0]], doc_code[docs.shape[0] :]
+    run_doc, judged_doc = doc_code[:n_run], doc_code[n_run:]
     n_docs = key_docs.shape[0]
+
+    # The run: by query, score descending, docno descending.
+    r_codes = _codes(run.query_ids, query_ids)
+    bad = first_duplicate_pair(r_codes, run_doc)
+    if bad is not None:
+        raise ValueError(
+            f"run: docno {str(run.doc_ids[bad])!r} is listed twice for query "
+            f"{str(run.query_ids[bad])!r}; ndeval takes each document once"
+        )
+    order = np.lexsort((-run_doc, -run.scores, r_codes))
+    codes = r_codes[order]
+    row_key = codes.astype(np.int64) * n_docs + run_doc[order]
+
+    # The ideal's candidates: judged relevant documents per query, docno
+    # descending (np.unique sorts them ascending).
     pair_key = j_codes.astype(np.int64) * n_docs + judged_doc
     cand_keys, cand_of_pair = np.unique(pair_key, return_inverse=True)
     cand_of_pair = cand_of_pair.reshape(-1)
-    # np.unique sorts by (query, docno ascending): reverse the docnos.
     cand_codes = cand_keys // n_docs
     cand_order = np.lexsort((-(cand_keys % n_docs), cand_codes))
     rank_in_ideal = np.empty_like(cand_order)
     rank_in_ideal[cand_order] = np.arange(cand_order.shape[0])
-    all_cells, _ = cells(
-        np.concatenate([j_codes, j_codes]), np.concatenate([j_sub, j_sub])
-    )
-    cell = all_cells[: j_codes.shape[0]]
-    n_cells = int(cell.max(initial=-1)) + 1
     i_row = rank_in_ideal[cand_of_pair]
     by_row = np.lexsort((j_sub, i_row))
-    ideal = Pairs(
-        cand_codes[cand_order],
-        _positions(cand_codes[cand_order]),
-        i_row[by_row],
-        cell[by_row],
-        n_cells,
-    )
+    ideal = Pairs(cand_codes[cand_order], None, i_row[by_row], cell[by_row], n_cells)
 
-    # The run's pairs: each ranked row joined to its judged relevant pairs.
-    row_key = codes.astype(np.int64) * n_docs + run_doc
-    n_cand = cand_keys.shape[0]
-    found = np.minimum(np.searchsorted(cand_keys, row_key), max(n_cand - 1, 0))
-    hit = cand_keys[found] == row_key if n_cand else np.zeros(row_key.shape, bool)
-    # Pairs of candidate c, in order of c: a CSR over the judged pairs.
-    pair_order = np.lexsort((j_sub, cand_of_pair))
-    pair_start = np.searchsorted(cand_of_pair[pair_order], np.arange(n_cand + 1))
-    if n_cand:
-        counts = np.where(hit, pair_start[found + 1] - pair_start[found], 0)
-    else:
-        counts = np.zeros(row_key.shape, dtype=np.intp)
-    r_row = np.repeat(np.arange(codes.shape[0]), counts)
-    first = np.repeat(pair_start[found] if counts.size else counts, counts)
-    within = np.arange(r_row.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts)
-    r_cell = cell[pair_order[first + within]]
-    ranked = Pairs(codes, position, r_row, r_cell, n_cells)
+    # The run's pairs: each judged pair joined to its ranked row, if any.
+    by_key = np.argsort(row_key, kind="stable")
+    where = np.searchsorted(row_key[by_key], pair_key)
+    where = np.minimum(where, max(row_key.shape[0] - 1, 0))
+    hit = row_key[by_key][where] == pair_key if row_key.size else where < 0
+    r_row = by_key[where[hit]]
+    by_row = np.lexsort((j_sub[hit], r_row))
+    ranked = Pairs(codes, _positions(codes), r_row[by_row], cell[hit][by_row], n_cells)
 
     table, n_sub = diversity_table(
         ranked, ideal, n_groups, alpha=alpha, beta=beta, ks=ks

@@ -179,6 +179,17 @@ class MetricSpec:
         return self.kernel(ranking, **kernel_params)
 
 
+def refuse_average_ties(ranking: Ranking, what: str, why: str, first="input order"):
+    """ValueError for ``ties="average"`` on tied scores, for a measure whose
+    mean over the orderings of tied rows has no closed form (``why``)."""
+    if ranking.ties == "average" and ranking.has_ties:
+        raise ValueError(
+            f"ties='average' is not available for {what} on tied scores: {why}, "
+            "so the mean over the orderings of tied rows has no closed form; "
+            f"pass ties='first' ({first}), 'optimistic' or 'pessimistic'"
+        )
+
+
 def mean_over_queries(values, empty, ranking: Ranking, no_relevant, name: str):
     """Apply the ``no_relevant`` policy and average over queries.
 

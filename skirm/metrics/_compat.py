@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from skirm._engine import sum_by
-from skirm.metrics._base import MetricSpec, fill_doc, score
+from skirm.metrics._base import MetricSpec, fill_doc, refuse_average_ties, score
 
 
 def _ideal_rank(ranking, rel):
@@ -67,13 +67,11 @@ def _unretrieved_ahead(ranking, order):
 
 
 def _compat(ranking, p, normalize):
-    if ranking.ties == "average" and ranking.has_ties:
-        raise ValueError(
-            "ties='average' is not available for compat on tied scores: the "
-            "ideal ranking follows the ranking's own order within a grade, so "
-            "the mean over the orderings of tied rows has no closed form; pass "
-            "ties='first' (input order), 'optimistic' or 'pessimistic'"
-        )
+    refuse_average_ties(
+        ranking,
+        "compat",
+        "the ideal ranking follows the ranking's own order within a grade",
+    )
     rel = ranking.labels > 0
     n_ideal = ranking.n_relevant()
     depth = np.maximum(ranking.sizes, n_ideal).astype(np.intp)

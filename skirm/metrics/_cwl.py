@@ -36,7 +36,13 @@ import numpy as np
 
 from skirm._engine import rank_input
 from skirm._validation import check_choice
-from skirm.metrics._base import PARAM_CHECKS, MetricSpec, average, fill_doc
+from skirm.metrics._base import (
+    PARAM_CHECKS,
+    MetricSpec,
+    average,
+    fill_doc,
+    refuse_average_ties,
+)
 from skirm.metrics._result import EvaluationResult
 
 #: How far cwl_eval reads every ranking.
@@ -130,13 +136,12 @@ def cwl_lines(
     time, so memory stays bounded whatever the number of queries.
     """
     averaged = ranking.ties == "average" and ranking.has_ties
-    if averaged and measure not in STATIC:
-        raise ValueError(
-            f"ties='average' is not available for the C/W/L measure {measure!r} "
-            "on tied scores: its continuation depends on the gains already read, "
-            "so its value over the orderings of tied rows has no closed form; "
-            "pass ties='first' (input order, as cwl_eval reads a run), "
-            "'optimistic' or 'pessimistic'"
+    if measure not in STATIC:
+        refuse_average_ties(
+            ranking,
+            f"the C/W/L measure {measure!r}",
+            "its continuation depends on the gains already read",
+            first="input order, as cwl_eval reads a run",
         )
     min_rel, max_rel = check_gain_range(ranking, min_rel, max_rel)
     k = depth if k is None else min(int(k), depth)

@@ -13,7 +13,7 @@ import numpy as np
 
 from skirm._engine import rank_input
 from skirm._validation import as_numeric_array, check_no_relevant, check_threshold
-from skirm.metrics._base import mean_over_queries
+from skirm.metrics._base import mean_over_queries, refuse_average_ties
 from skirm.metrics._diversity import (
     NDEVAL_KS,
     Pairs,
@@ -87,13 +87,11 @@ def subtopic_ranking(
         ties=ties,
         unjudged=unjudged,
     )
-    if ranking.ties == "average" and ranking.has_ties:
-        raise ValueError(
-            "ties='average' is not available for the diversity measures on tied "
-            "scores: a row's novelty depends on the rows above it, so the mean "
-            "over the orderings of tied rows has no closed form; pass "
-            "ties='first' (input order), 'optimistic' or 'pessimistic'"
-        )
+    refuse_average_ties(
+        ranking,
+        "the diversity measures",
+        "a row's novelty depends on the rows above it",
+    )
     rows = ranking.order
     if unjudged == "condensed" and nan is not None:
         rows = np.flatnonzero(~np.isnan(surrogate))[rows]

@@ -192,8 +192,21 @@ _BETA_DOC = """
 """
 
 
-def _docstring(title, *, cut, alpha=False, beta=False):
-    """A diversity function's docstring: its title, then the parameters."""
+_EXAMPLE = """
+    See the :ref:`diversity` guide for the model and its reference.
+
+    Examples
+    --------
+    >>> from skirm.metrics import {name}
+    >>> y_true = [[1, 0], [1, 1], [0, 0]]   # rows x subtopics
+    >>> round({name}(y_true, [3, 2, 1], groups=[0, 0, 0]), 4)
+    {value}
+"""
+
+
+def _docstring(name, title, value, *, cut, alpha=False, beta=False):
+    """A diversity function's docstring: its title, the parameters and an
+    example (``value``: what it prints)."""
     return (
         title
         + "\n"
@@ -201,7 +214,7 @@ def _docstring(title, *, cut, alpha=False, beta=False):
             k=_K_DOC if cut else "",
             params=(_ALPHA_DOC if alpha else "") + (_BETA_DOC if beta else ""),
         )
-        + "\n    See the :ref:`diversity` guide for the model and its reference.\n"
+        + _EXAMPLE.format(name=name, value=value)
     )
 
 
@@ -289,45 +302,54 @@ def subtopic_recall_score(
 
 _TITLES = {
     alpha_dcg_score: (
+        "0.6321",
         "alpha-DCG@k (Clarke et al. 2008) over ndeval's 'ideal ideal' list.",
         {"cut": True, "alpha": True},
     ),
     alpha_ndcg_score: (
+        "0.8406",
         "alpha-nDCG@k (Clarke et al. 2008): alpha-DCG over the greedy ideal's.",
         {"cut": True, "alpha": True},
     ),
     err_ia_score: (
+        "0.6312",
         "ERR-IA@k as ndeval reports it: novelty gain over rank, 'ideal ideal' "
         "normalised.",
         {"cut": True, "alpha": True},
     ),
     nerr_ia_score: (
+        "0.7778",
         "nERR-IA@k: ERR-IA over the greedy ideal's.",
         {"cut": True, "alpha": True},
     ),
     nrbp_score: (
+        "0.6562",
         "NRBP (Clarke et al. 2009): novelty- and rank-biased precision.",
         {"cut": False, "alpha": True, "beta": True},
     ),
     nnrbp_score: (
+        "0.7778",
         "nNRBP: NRBP over the greedy ideal's.",
         {"cut": False, "alpha": True, "beta": True},
     ),
     map_ia_score: (
+        "0.75",
         "MAP-IA (Agrawal et al. 2009): average precision per subtopic, averaged.",
         {"cut": False},
     ),
     precision_ia_score: (
+        "0.075",
         "P-IA@k (Agrawal et al. 2009): precision at k per subtopic, averaged.",
         {"cut": True},
     ),
     subtopic_recall_score: (
+        "1.0",
         "Subtopic recall at k (Zhai et al. 2003): share of subtopics covered.",
         {"cut": True},
     ),
 }
-for _function, (_title, _flags) in _TITLES.items():
-    _function.__doc__ = _docstring(_title, **_flags)
+for _function, (_value, _title, _flags) in _TITLES.items():
+    _function.__doc__ = _docstring(_function.__name__, _title, _value, **_flags)
 
 
 def diversity_report(

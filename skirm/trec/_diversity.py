@@ -92,6 +92,16 @@ def evaluate_diversity(
         order), ``"judged"`` (per query: whether it has judgments),
         ``"n_subtopics"``, one array per measure keyed by ndeval's column
         name, and ``"mean"``: a dict of the means.
+
+    Examples
+    --------
+    >>> import io
+    >>> from skirm.trec import evaluate_diversity
+    >>> qrels = io.StringIO("1 1 d1 1\\n1 2 d2 1\\n1 1 d3 1\\n")
+    >>> run = io.StringIO("1 Q0 d1 1 3 s\\n1 Q0 d3 2 2 s\\n1 Q0 d2 3 1 s\\n")
+    >>> report = evaluate_diversity(qrels, run)
+    >>> round(report["mean"]["alpha-nDCG@5"], 4)
+    0.9652
     """
     alpha, beta = check_alpha_beta(alpha, beta)
     ks = check_ks(k)
@@ -182,6 +192,16 @@ def format_ndeval(report):
     Byte for byte ndeval's (``-traditional``) output, including its ``-nan``
     for nNRBP on a judged query without a relevant document, and in the mean
     then (``report`` holds 0 there).
+
+    Examples
+    --------
+    >>> import io
+    >>> from skirm.trec import evaluate_diversity, format_ndeval
+    >>> qrels = io.StringIO("1 1 d1 1\\n1 2 d2 1\\n")
+    >>> run = io.StringIO("1 Q0 d1 1 3.0 sys\\n1 Q0 d2 2 2.0 sys\\n")
+    >>> text = format_ndeval(evaluate_diversity(qrels, run))
+    >>> print(text.splitlines()[-1][:45])
+    sys,amean,0.544629,0.541075,0.541011,1.000000
     """
     names = [
         name

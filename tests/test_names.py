@@ -314,3 +314,26 @@ def test_ir_measures_spellings_of_trec_measures_are_checked():
         evaluate_run(qrels, run, ["IPrec@2"])
     with pytest.raises(ValueError, match=r"'NumQ' takes no cutoff, got 'NumQ@5'"):
         evaluate_run(qrels, run, ["NumQ@5"])
+
+
+def test_regression_judged_spelling_on_the_trec_path_sees_unjudged_documents():
+    # ir_measures' Judged@10 reached the registry's judged@k, which read every
+    # run document as judged on the TREC path (1.0 where 2 of 3 are judged).
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels = {"1": {"a": 1, "b": 0, "c": -1}, "2": {"x": 2}}
+    run = {"1": {"a": 3.0, "u1": 2.0, "b": 1.0, "c": 0.5}, "2": {"y": 1.0, "x": 0.5}}
+    result = evaluate_run(qrels, run, ["Judged@10", "judged@10", "Judged@1"])
+    np.testing.assert_allclose(result.per_query["Judged@10"], [0.75, 0.5])
+    np.testing.assert_allclose(
+        result.per_query["Judged@10"], result.per_query["judged@10"]
+    )
+    np.testing.assert_allclose(result.per_query["Judged@1"], [1.0, 0.0])
+    for name in ("Judged@10", "Judged@1"):
+        measure = ir_measures.parse_measure(name)
+        want = {
+            m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, run)
+        }
+        got = dict(
+            zip(result.group_ids.astype(str), result.per_query[name], strict=True)
+        )
+        assert got == pytest.approx(want)

@@ -81,6 +81,9 @@ def trec_ranking(joined, block, level, judged_only, max_docs, compat="10.0"):
             judgments=judgments,
         )
         ranked_raw = ranked_raw[cut]
+    # A document is judged when the qrels list it for the query, whatever
+    # its label: what the registry's judged@k reads.
+    ranking.judged = ranked_raw != -1
     return Context(
         ranking, ranked_raw, level, joined.j_codes, joined.j_raw, compat=compat
     )

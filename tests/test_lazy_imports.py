@@ -74,3 +74,16 @@ def test_evaluation_imports_no_heavy_dependency(statement):
     loaded = _modules_after(statement)
     for heavy in ("sklearn", "scipy.stats", "pandas", "matplotlib", "joblib"):
         assert heavy not in loaded, (statement, heavy)
+
+
+def test_registry_records_are_whole_in_a_fresh_process():
+    # Regression: with names loaded on first use, the C/W/L specs came
+    # without their public functions until someone imported them.
+    code = (
+        "from skirm.metrics._registry import SPECS; "
+        "print([s.name for s in SPECS if s.function is None])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"

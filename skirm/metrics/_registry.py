@@ -14,7 +14,19 @@ from skirm.metrics._accuracy import ACCURACY
 from skirm.metrics._base import MetricSpec, mean_over_queries, score
 from skirm.metrics._compat import COMPAT
 from skirm.metrics._counts import CAPPED_RECALL, F1, PRECISION, R_PRECISION, RECALL
-from skirm.metrics._cwl import BPM, INSQ, INST, NERR8, NERR9, NERR10, NERR11, SDCG
+
+# From the module of their public functions, which binds them to the specs
+# (spec.function): the registry's records are whole once it is imported.
+from skirm.metrics._cwl_measures import (
+    BPM,
+    INSQ,
+    INST,
+    NERR8,
+    NERR9,
+    NERR10,
+    NERR11,
+    SDCG,
+)
 from skirm.metrics._dcg import CG, DCG, NDCG
 from skirm.metrics._err import ERR
 from skirm.metrics._judged import JUDGED

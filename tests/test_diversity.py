@@ -428,3 +428,70 @@ def test_format_ndeval_marks_undefined_nnrbp(tmp_path):
     lines = format_ndeval(evaluate_diversity(q, r)).splitlines()
     assert lines[2].split(",")[15] == "-nan" and lines[3].split(",")[15] == "-nan"
     assert lines[1].split(",")[15] == "1.000000"
+
+
+DATA = Path(__file__).parent / "data" / "diversity"
+
+
+def test_regression_amean_summed_in_query_order_as_ndeval():
+    # Found by the generated-file campaign: a pairwise sum of P-IA@20 over 8
+    # queries rounded the other way at ndeval's sixth decimal (0.124688
+    # against ndeval's 0.124687). Files generated here; the line is ndeval's.
+    qrels, run = DATA / "mean_rounding.qrels", DATA / "mean_rounding.run"
+    last = format_ndeval(evaluate_diversity(qrels, run)).splitlines()[-1]
+    assert last == (
+        "runX,amean,0.161485,0.191575,0.216610,0.220524,0.256352,0.289551,"
+        "0.205367,0.273996,0.357242,0.267791,0.342631,0.444362,0.131795,"
+        "0.187326,0.131183,0.135833,0.127500,0.124687,0.512500,0.729167,0.943750"
+    )
+
+
+def test_measure_strings_in_both_spellings_and_their_options(tmp_path):
+    q, r = _write_trec(
+        tmp_path, 3, docno_width=4, ties=False, unjudged=True, missing=False
+    )
+    default = evaluate_diversity(q, r)
+    named = evaluate_diversity(
+        q, r, ["alpha_nDCG@10", "\u03b1_nDCG@10", "alpha-nDCG@10", "AP_IA", "MAP_IA"]
+    )
+    for name in ("alpha_nDCG@10", "\u03b1_nDCG@10", "alpha-nDCG@10"):
+        np.testing.assert_array_equal(named[name], default["alpha-nDCG@10"])
+    np.testing.assert_array_equal(named["AP_IA"], default["MAP-IA"])
+    # Options in the name win over the keyword arguments.
+    mixed = evaluate_diversity(q, r, ["NRBP(beta=0.8)", "NRBP"], alpha=0.3)
+    both = evaluate_diversity(q, r, alpha=0.3, beta=0.8)
+    np.testing.assert_array_equal(mixed["NRBP(beta=0.8)"], both["NRBP"])
+    assert not np.array_equal(mixed["NRBP"], both["NRBP"])
+    for bad, message in [
+        ("alpha_nDCG", r"'alpha_nDCG' needs a positive cutoff"),
+        ("NRBP@5", r"'NRBP' takes no cutoff"),
+        ("ERR_IA(alpha=0.3)@5", r"takes no option 'alpha'; it takes: rel, judged_only"),
+        ("nDCG@10", r"unknown diversity measure 'nDCG@10'; valid names: "),
+        ("NRBP(alpha=2)", r"`alpha` must be a number in \[0, 1\]"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            evaluate_diversity(q, r, [bad])
+    with pytest.raises(TypeError, match=r"`measures` must be a list of measure names"):
+        evaluate_diversity(q, r, "alpha_nDCG@10")
+
+
+@pytest.mark.oracle
+def test_judged_only_is_ir_measures_judged_only(tmp_path):
+    # judged_only drops the retrieved documents the qrels do not list, then
+    # ranks: pyndeval on the run without them.
+    q, r = _write_trec(
+        tmp_path, 5, docno_width=4, ties=False, unjudged=True, missing=False
+    )
+    qrels = [(*x.split()[:3], int(x.split()[3])) for x in q.read_text().splitlines()]
+    listed = {(t, d) for t, _, d, _ in qrels}
+    rows = [x.split() for x in r.read_text().splitlines()]
+    run = [(t, d, float(sc)) for t, _, d, _, sc, _ in rows if (t, d) in listed]
+    want = pyndeval.RelevanceEvaluator(qrels, NDEVAL_MEASURES).evaluate(run)
+    got = evaluate_diversity(q, r, NDEVAL_MEASURES, judged_only=True)
+    assert len(want) >= len(got["query_ids"]) - 2
+    for i, query in enumerate(got["query_ids"]):
+        if query not in want:  # every retrieved document unlisted: no rows
+            assert all(got[name][i] == 0 for name in NDEVAL_MEASURES)
+            continue
+        for name in NDEVAL_MEASURES:
+            assert got[name][i] == pytest.approx(want[query][name], abs=1e-9)

@@ -72,19 +72,97 @@ IR_MEASURES_NAMES = {
     "SDCG": Alias("sdcg", True, ("dcg", "min_rel", "max_rel")),
 }
 
-#: ir_measures' diversity measures: computed from subtopic judgments by
-#: their own functions, not from one label per row (for a precise error).
-IR_MEASURES_DIVERSITY = {
-    "alpha_DCG": "alpha_dcg_score",
-    "alpha_nDCG": "alpha_ndcg_score",
-    "AP_IA": "map_ia_score",
-    "ERR_IA": "err_ia_score",
-    "nERR_IA": "nerr_ia_score",
-    "NRBP": "nrbp_score",
-    "nNRBP": "nnrbp_score",
-    "P_IA": "precision_ia_score",
-    "StRecall": "subtopic_recall_score",
+
+class DiversityName(NamedTuple):
+    """A diversity measure's column in the diversity table, and its options."""
+
+    column: str
+    function: str  # the skirm.metrics function computing it
+    takes_k: bool
+    options: tuple  # the ir_measures options it takes
+
+
+_DIVERSITY = {
+    "alpha_dcg": DiversityName("alpha_dcg", "alpha_dcg_score", True, ("alpha",)),
+    "alpha_ndcg": DiversityName("alpha_ndcg", "alpha_ndcg_score", True, ("alpha",)),
+    "err_ia": DiversityName("err_ia", "err_ia_score", True, ()),
+    "nerr_ia": DiversityName("nerr_ia", "nerr_ia_score", True, ()),
+    "nrbp": DiversityName("nrbp", "nrbp_score", False, ("alpha", "beta")),
+    "nnrbp": DiversityName("nnrbp", "nnrbp_score", False, ("alpha", "beta")),
+    "map_ia": DiversityName("map_ia", "map_ia_score", False, ()),
+    "p_ia": DiversityName("p_ia", "precision_ia_score", True, ()),
+    "strec": DiversityName("strec", "subtopic_recall_score", True, ()),
 }
+#: ir_measures' diversity measures, and ndeval's column names: computed from
+#: subtopic judgments, not from one label per row.
+IR_MEASURES_DIVERSITY = {
+    **{
+        spelling: _DIVERSITY[column]
+        for column, spellings in {
+            "alpha_dcg": ("alpha_DCG", "\u03b1_DCG", "alpha-DCG"),
+            "alpha_ndcg": ("alpha_nDCG", "\u03b1_nDCG", "alpha-nDCG"),
+            "err_ia": ("ERR_IA", "ERR-IA"),
+            "nerr_ia": ("nERR_IA", "nERR-IA"),
+            "nrbp": ("NRBP",),
+            "nnrbp": ("nNRBP",),
+            "map_ia": ("AP_IA", "MAP_IA", "MAP-IA"),
+            "p_ia": ("P_IA", "P-IA"),
+            "strec": ("StRecall", "strec"),
+        }.items()
+        for spelling in spellings
+    }
+}
+_DIVERSITY_NAME = re.compile(
+    r"(?P<base>[A-Za-z\u03b1][A-Za-z_-]*)(?:\((?P<opts>[^()]*)\))?(?:@(?P<k>[0-9]+))?"
+)
+
+
+def parse_diversity_name(name, *, alpha=0.5, beta=0.5, rel=1, judged_only=False):
+    """A diversity measure string (ir_measures' or ndeval's spelling) as
+    ``(column, k, options)``: the options given in the name over the
+    defaults passed (``alpha``, ``beta``, ``rel``, ``judged_only``)."""
+    if not isinstance(name, str):
+        raise TypeError(f"a diversity measure name must be a string, got {name!r}")
+    match = _DIVERSITY_NAME.fullmatch(name)
+    spec = IR_MEASURES_DIVERSITY.get(match["base"]) if match else None
+    if spec is None:
+        raise ValueError(
+            f"unknown diversity measure {name!r}; valid names: "
+            + ", ".join(sorted(IR_MEASURES_DIVERSITY, key=str.lower))
+        )
+    k = int(match["k"]) if match["k"] is not None else None
+    if spec.takes_k and (k is None or k < 1):
+        raise ValueError(
+            f"diversity measure {name!r} needs a positive cutoff, e.g. "
+            f"'{match['base']}@20'"
+        )
+    if not spec.takes_k and k is not None:
+        raise ValueError(
+            f"diversity measure {match['base']!r} takes no cutoff, got {name!r}"
+        )
+    options = {"alpha": alpha, "beta": beta, "rel": rel, "judged_only": judged_only}
+    allowed = (
+        *spec.options,
+        "rel",
+        *(("judged_only",) if spec.column != "strec" else ()),
+    )
+    for key, value in _parse_options(
+        match["opts"], name, allow=("judged_only",)
+    ).items():
+        if key not in allowed:
+            raise ValueError(
+                f"diversity measure {match['base']!r} in {name!r} takes no option "
+                f"{key!r}; it takes: {', '.join(allowed)}"
+            )
+        if key == "judged_only":
+            value = {"True": True, "False": False}.get(value, value)
+            if not isinstance(value, bool):
+                raise ValueError(
+                    f"option 'judged_only' in {name!r} must be True or False"
+                )
+        options[key] = value
+    return spec.column, k, options
+
 
 _HEAD = re.compile(r"(?P<base>[A-Za-z][A-Za-z0-9_.,]*)(?:\((?P<opts>[^()]*)\))?")
 _CUTOFF = re.compile(r"[1-9][0-9]*")
@@ -204,8 +282,10 @@ def _translate(key, value, name) -> dict:
     raise AssertionError(key)  # pragma: no cover - every accepted option is handled
 
 
-def _parse_options(text, name) -> dict:
-    """``key=value`` pairs of an ir_measures name; values as int, float or str."""
+def _parse_options(text, name, allow=()) -> dict:
+    """``key=value`` pairs of an ir_measures name; values as int, float or str.
+
+    ``allow``: options skirm's array path refuses that the caller takes."""
     if text is None:
         return {}
     options = {}
@@ -216,7 +296,7 @@ def _parse_options(text, name) -> dict:
                 f"malformed metric name {name!r}: options in parentheses must be "
                 f"key=value pairs separated by commas, got {item.strip()!r}"
             )
-        if key in ("gains", "judged_only"):
+        if key in ("gains", "judged_only") and key not in allow:
             raise ValueError(
                 f"option {key!r} in {name!r} is not supported on skirm's array "
                 "path; map labels to gains before the call"
@@ -292,7 +372,7 @@ def _elsewhere(base) -> str | None:
     if base in IR_MEASURES_DIVERSITY:
         return (
             "is a diversity measure: it needs subtopic judgments, one column "
-            f"per subtopic; use skirm.metrics.{IR_MEASURES_DIVERSITY[base]} "
+            f"per subtopic; use skirm.metrics.{IR_MEASURES_DIVERSITY[base].function} "
             "(or skirm.trec.evaluate_diversity, skirm ndeval)"
         )
     # Imported here: the table of trec_eval's measures costs more to build

@@ -26,7 +26,7 @@ from skirm.metrics._diversity import (
     check_ks,
     diversity_table,
 )
-from skirm.metrics._diversity_measures import report_of
+from skirm.metrics._names import parse_diversity_name
 
 __all__ = ["evaluate_diversity", "format_ndeval"]
 
@@ -60,11 +60,13 @@ def _positions(codes):
 def evaluate_diversity(
     qrels,
     run,
+    measures=None,
     *,
     k=NDEVAL_KS,
     alpha=0.5,
     beta=0.5,
     relevance_threshold=1,
+    judged_only=False,
     all_queries=False,
 ):
     """Evaluate a run with ndeval's diversity measures.
@@ -75,13 +77,23 @@ def evaluate_diversity(
         Subtopic judgments, ``topic subtopic docno judgment`` per line.
     run : str, path-like, file or Run
         A TREC run.
+    measures : list of str, default=None
+        Measure strings in ir_measures' spelling (``"alpha_nDCG@20"``,
+        ``"ERR_IA(rel=2)@10"``, ``"NRBP(alpha=0.3,beta=0.8)"``, ``"AP_IA"``,
+        ``"P_IA@5"``, ``"StRecall@10"``, ``"α_nDCG@5"``) or ndeval's column
+        names (``"alpha-nDCG@10"``, ``"MAP-IA"``, ``"strec@20"``); the
+        options in a name win over the keyword arguments. ``None``: every
+        column ndeval prints, at the cutoffs ``k``.
     k : int or tuple of int, default=(5, 10, 20)
-        The cutoffs of the cutoff measures (ndeval's three).
+        The cutoffs of the cutoff measures when ``measures`` is None.
     alpha, beta : float, default=0.5
         Redundancy intolerance and patience (ndeval ``-alpha``, ``-beta``).
     relevance_threshold : int, default=1
         A judgment counts when at least this (ndeval reads judgments above 0
-        as relevant; pyndeval's ``relevance_level``).
+        as relevant; pyndeval's ``relevance_level``, ir_measures' ``rel``).
+    judged_only : bool, default=False
+        Drop the retrieved documents the qrels do not list for the query
+        before ranking (ir_measures' ``judged_only``).
     all_queries : bool, default=False
         Average over every judged query (ndeval ``-c``).
 
@@ -90,8 +102,8 @@ def evaluate_diversity(
     report : dict
         ``"run_id"``, ``"query_ids"`` (the run's queries, in ndeval's
         order), ``"judged"`` (per query: whether it has judgments),
-        ``"n_subtopics"``, one array per measure keyed by ndeval's column
-        name, and ``"mean"``: a dict of the means.
+        ``"n_subtopics"``, one array per measure keyed by its name (ndeval's
+        column names by default), and ``"mean"``: a dict of the means.
 
     Examples
     --------
@@ -103,35 +115,90 @@ def evaluate_diversity(
     >>> round(report["mean"]["alpha-nDCG@5"], 4)
     0.9652
     """
-    alpha, beta = check_alpha_beta(alpha, beta)
-    ks = check_ks(k)
+    defaults = {
+        "alpha": alpha,
+        "beta": beta,
+        "rel": relevance_threshold,
+        "judged_only": judged_only,
+    }
+    requests = _requests(measures, k, defaults)
     if not isinstance(qrels, QrelsJG):
         qrels = read_qrels_jg(qrels)
     if not isinstance(run, Run):
         run = read_run(run)
-
     query_ids = _query_order(run.query_ids)
     judged_ids = np.unique(qrels.query_ids)
-    n_groups = query_ids.shape[0]
 
-    # Judged relevant (query, subtopic, docno) triples of the run's queries.
-    q_codes = _codes(qrels.query_ids, query_ids)
-    relevant = (qrels.labels >= relevance_threshold) & (q_codes >= 0)
-    j_codes = q_codes[relevant]
-    _, j_sub = np.unique(qrels.groups[relevant], return_inverse=True)
-    j_sub = j_sub.reshape(-1)
-    cell = cells(j_codes, j_sub)
-    n_cells = int(cell.max(initial=-1)) + 1
+    report = {"query_ids": query_ids}
+    for (a, b, rel, dropped), items in requests.items():
+        ks = tuple(sorted({c for _, _, c in items if c is not None})) or (1,)
+        ranked, ideal = _pairs(qrels, run, query_ids, rel, dropped)
+        table, n_sub = diversity_table(
+            ranked, ideal, query_ids.shape[0], alpha=a, beta=b, ks=ks
+        )
+        report.setdefault("n_subtopics", n_sub.astype(np.int64))
+        for name, column, cut in items:
+            values = table[column]
+            report[name] = values if cut is None else values[:, ks.index(cut)]
+    judged = np.isin(query_ids, judged_ids)
+    report["judged"] = judged
+    report["run_id"] = run.run_id
+    n_mean = judged_ids.shape[0] if all_queries else int(judged.sum())
+    if n_mean == 0:
+        raise ValueError(
+            "no query of the run has subtopic judgments in the qrels; check "
+            "that both files are of the same topics"
+        )
+    # Summed in query order, one after the other, as ndeval sums: a pairwise
+    # sum can differ in the last bit, and then in ndeval's sixth decimal.
+    report["mean"] = {
+        name: float(np.cumsum(values[judged])[-1] / n_mean) if judged.any() else 0.0
+        for name, values in report.items()
+        if isinstance(values, np.ndarray) and values.dtype.kind == "f"
+    }
+    return report
 
+
+def _requests(measures, k, defaults):
+    """The measures asked for, grouped by what their table depends on:
+    ``{(alpha, beta, rel, judged_only): [(name, column, cutoff), ...]}``."""
+    if measures is None:
+        ks = check_ks(k)
+        names = [
+            *(f"{n}@{c}" for n in ("ERR-IA", "nERR-IA", "alpha-DCG", "alpha-nDCG")
+              for c in ks),
+            "NRBP",
+            "nNRBP",
+            "MAP-IA",
+            *(f"{n}@{c}" for n in ("P-IA", "strec") for c in ks),
+        ]  # fmt: skip
+    elif isinstance(measures, str) or not all(isinstance(m, str) for m in measures):
+        raise TypeError(f"`measures` must be a list of measure names, got {measures!r}")
+    else:
+        names = list(measures)
+    requests = {}
+    for name in names:
+        column, cut, options = parse_diversity_name(name, **defaults)
+        a, b = check_alpha_beta(options["alpha"], options["beta"])
+        rel = options["rel"]
+        if isinstance(rel, bool) or not isinstance(rel, int | np.integer):
+            raise ValueError(f"`rel` of {name!r} must be an integer level, got {rel!r}")
+        key = (a, b, int(rel), bool(options["judged_only"]))
+        requests.setdefault(key, []).append((name, column, cut))
+    return requests
+
+
+def _pairs(qrels, run, query_ids, relevance_threshold, judged_only):
+    """The relevant pairs of the ranked run and of each query's ideal."""
     # Docnos as codes in docno order, the run's and the judged ones at once.
     n_run = run.doc_ids.shape[0]
-    all_docs = np.concatenate([run.doc_ids, qrels.doc_ids[relevant]])
-    key_docs, doc_code = np.unique(all_docs, return_inverse=True)
+    key_docs, doc_code = np.unique(
+        np.concatenate([run.doc_ids, qrels.doc_ids]), return_inverse=True
+    )
     doc_code = doc_code.reshape(-1)
-    run_doc, judged_doc = doc_code[:n_run], doc_code[n_run:]
+    run_doc, qrels_doc = doc_code[:n_run], doc_code[n_run:]
     n_docs = key_docs.shape[0]
-
-    # The run: by query, score descending, docno descending.
+    q_codes = _codes(qrels.query_ids, query_ids)
     r_codes = _codes(run.query_ids, query_ids)
     bad = first_duplicate_pair(r_codes, run_doc)
     if bad is not None:
@@ -139,13 +206,31 @@ def evaluate_diversity(
             f"run: docno {str(run.doc_ids[bad])!r} is listed twice for query "
             f"{str(run.query_ids[bad])!r}; ndeval takes each document once"
         )
-    order = np.lexsort((-run_doc, -run.scores, r_codes))
+    run_key = r_codes.astype(np.int64) * n_docs + run_doc
+    if judged_only:
+        judged_keys = np.unique(q_codes.astype(np.int64) * n_docs + qrels_doc)
+        keep = np.isin(run_key, judged_keys)
+        r_codes, run_key = r_codes[keep], run_key[keep]
+        run_doc, scores = run_doc[keep], run.scores[keep]
+    else:
+        scores = run.scores
+
+    # The run: by query, score descending, docno descending.
+    order = np.lexsort((-run_doc, -scores, r_codes))
     codes = r_codes[order]
-    row_key = codes.astype(np.int64) * n_docs + run_doc[order]
+    row_key = run_key[order]
+
+    # Judged relevant (query, subtopic, docno) triples of the run's queries.
+    relevant = (qrels.labels >= relevance_threshold) & (q_codes >= 0)
+    j_codes = q_codes[relevant]
+    _, j_sub = np.unique(qrels.groups[relevant], return_inverse=True)
+    j_sub = j_sub.reshape(-1)
+    cell = cells(j_codes, j_sub)
+    n_cells = int(cell.max(initial=-1)) + 1
+    pair_key = j_codes.astype(np.int64) * n_docs + qrels_doc[relevant]
 
     # The ideal's candidates: judged relevant documents per query, docno
     # descending (np.unique sorts them ascending).
-    pair_key = j_codes.astype(np.int64) * n_docs + judged_doc
     cand_keys, cand_of_pair = np.unique(pair_key, return_inverse=True)
     cand_of_pair = cand_of_pair.reshape(-1)
     cand_codes = cand_keys // n_docs
@@ -164,26 +249,7 @@ def evaluate_diversity(
     r_row = by_key[where[hit]]
     by_row = np.lexsort((j_sub[hit], r_row))
     ranked = Pairs(codes, _positions(codes), r_row[by_row], cell[hit][by_row], n_cells)
-
-    table, n_sub = diversity_table(
-        ranked, ideal, n_groups, alpha=alpha, beta=beta, ks=ks
-    )
-    judged = np.isin(query_ids, judged_ids)
-    report = report_of(table, n_sub, query_ids, ks)
-    report["judged"] = judged
-    report["run_id"] = run.run_id
-    n_mean = judged_ids.shape[0] if all_queries else int(judged.sum())
-    if n_mean == 0:
-        raise ValueError(
-            "no query of the run has subtopic judgments in the qrels; check "
-            "that both files are of the same topics"
-        )
-    report["mean"] = {
-        name: float(values[judged].sum() / n_mean)
-        for name, values in report.items()
-        if isinstance(values, np.ndarray) and values.dtype.kind == "f"
-    }
-    return report
+    return ranked, ideal
 
 
 def format_ndeval(report):

@@ -1,0 +1,169 @@
+"""Every measure name in ir_measures' registry, computed by skirm and equal
+to ir_measures per query and in the mean, through whichever provider
+ir_measures picks for it.
+
+Plain judgments go to :func:`skirm.trec.evaluate_run` (trec_eval 9's
+conventions, as pytrec_eval); subtopic judgments go to
+:func:`skirm.trec.evaluate_diversity` (ndeval's, as pyndeval). The queries
+are generated: a judged pool per query with a few relevant documents,
+unjudged documents retrieved, judged ones missed, scores without ties (each
+tool breaks ties its own way).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from skirm.io import QrelsJG, Run
+from skirm.trec import evaluate_diversity, evaluate_run
+
+ir_measures = pytest.importorskip("ir_measures")
+pd = pytest.importorskip("pandas")
+
+#: The spelling tested for each registered name: the name itself, with the
+#: cutoff or the options ir_measures requires (its C/W/L measures have no
+#: default ``max_rel`` nor, some, ``T``; pyndeval needs a cutoff).
+SPELLINGS = {
+    "AP": "AP",
+    "AP_IA": "AP_IA",
+    "Accuracy": "Accuracy@10",
+    "BPM": "BPM(T=1.0,max_rel=3)@10",
+    "BPref": "BPref",
+    "Bpref": "Bpref",
+    "Compat": "Compat",
+    "ERR": "ERR@10",
+    "ERR_IA": "ERR_IA@10",
+    "INSQ": "INSQ(T=1.0,max_rel=3)",
+    "INST": "INST(T=1.0,max_rel=3)",
+    "IPrec": "IPrec@0.5",
+    "Judged": "Judged@10",
+    "MAP": "MAP",
+    "MAP_IA": "MAP_IA",
+    "MRR": "MRR",
+    "NDCG": "NDCG@10",
+    "NERR10": "NERR10(p=0.9,max_rel=3)",
+    "NERR11": "NERR11(T=1.0,max_rel=3)",
+    "NERR8": "NERR8(max_rel=3)@10",
+    "NERR9": "NERR9(max_rel=3)@10",
+    "NRBP": "NRBP",
+    "NumQ": "NumQ",
+    "NumRel": "NumRel",
+    "NumRelRet": "NumRelRet",
+    "NumRet": "NumRet",
+    "P": "P@10",
+    "P_IA": "P_IA@10",
+    "Precision": "Precision@10",
+    "R": "R@10",
+    "RBP": "RBP(rel=1)",
+    "RPrec": "RPrec",
+    "RR": "RR",
+    "Recall": "Recall@10",
+    "Rprec": "Rprec",
+    "SDCG": "SDCG(max_rel=3)@10",
+    "SetAP": "SetAP",
+    "SetF": "SetF",
+    "SetP": "SetP",
+    "SetR": "SetR",
+    "SetRelP": "SetRelP",
+    "StRecall": "StRecall@10",
+    "Success": "Success@10",
+    "alpha_DCG": "alpha_DCG@10",
+    "alpha_nDCG": "alpha_nDCG@10",
+    "infAP": "infAP",
+    "nDCG": "nDCG@10",
+    "nERR_IA": "nERR_IA@10",
+    "nNRBP": "nNRBP",
+    "\u03b1_DCG": "\u03b1_DCG@10",
+    "\u03b1_nDCG": "\u03b1_nDCG@10",
+}
+DIVERSITY = {
+    "AP_IA", "ERR_IA", "MAP_IA", "NRBP", "P_IA", "StRecall", "alpha_DCG",
+    "alpha_nDCG", "nERR_IA", "nNRBP", "\u03b1_DCG", "\u03b1_nDCG",
+}  # fmt: skip
+
+
+def test_every_registered_name_is_covered():
+    assert set(ir_measures.measures.registry) == set(SPELLINGS)
+    assert len(SPELLINGS) == 51
+
+
+def _generate(seed, n_queries=25, n_subtopics=4):
+    """Qrels (one row per (query, subtopic, document)) and a run."""
+    rng = np.random.default_rng(seed)
+    q_rows, r_rows = [], []
+    for q in range(1, n_queries + 1):
+        pool = [f"D{q}-{i}" for i in range(int(rng.integers(5, 40)))]
+        for doc in pool:
+            labels = rng.choice(4, size=n_subtopics, p=[0.7, 0.15, 0.1, 0.05])
+            for sub, label in enumerate(labels):
+                q_rows.append((str(q), str(sub + 1), doc, int(label)))
+        retrieved = [d for d in pool if rng.random() < 0.8]
+        retrieved += [f"U{q}-{i}" for i in range(int(rng.integers(0, 10)))]
+        scores = rng.permutation(len(retrieved)) + rng.random()
+        r_rows += [
+            (str(q), d, float(s)) for d, s in zip(retrieved, scores, strict=True)
+        ]
+    return q_rows, r_rows
+
+
+def _plain(q_rows):
+    """One judgment per document: its grade for the first subtopic."""
+    return [(q, d, g) for q, s, d, g in q_rows if s == "1"]
+
+
+def _ir_measures(name, q_rows, r_rows):
+    measure = ir_measures.parse_measure(name)
+    if name.split("(")[0].split("@")[0] in DIVERSITY:
+        qrels = pd.DataFrame(
+            q_rows, columns=["query_id", "iteration", "doc_id", "relevance"]
+        )
+    else:
+        qrels = pd.DataFrame(
+            _plain(q_rows), columns=["query_id", "doc_id", "relevance"]
+        )
+    run = pd.DataFrame(r_rows, columns=["query_id", "doc_id", "score"])
+    per_query = {
+        m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, run)
+    }
+    return per_query, ir_measures.calc_aggregate([measure], qrels, run)[measure]
+
+
+def _skirm(name, base, q_rows, r_rows):
+    qids, docs, scores = (list(c) for c in zip(*r_rows, strict=True))
+    run = Run(qids, docs, scores)
+    if base in DIVERSITY:
+        qrels = QrelsJG(*(list(c) for c in zip(*q_rows, strict=True)))
+        report = evaluate_diversity(qrels, run, [name])
+        per_query = dict(zip(report["query_ids"], report[name], strict=True))
+        return per_query, report["mean"][name]
+    qrels = {}
+    for q, d, g in _plain(q_rows):
+        qrels.setdefault(q, {})[d] = g
+    result = evaluate_run(qrels, run, [name], compat="9.0")
+    ids = result.group_ids.astype(str)
+    return dict(zip(ids, result.per_query[name], strict=True)), result.means[name]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("base", sorted(SPELLINGS))
+def test_equal_to_ir_measures_per_query_and_in_the_mean(base, seed):
+    name = SPELLINGS[base]
+    q_rows, r_rows = _generate(seed)
+    want, aggregate = _ir_measures(name, q_rows, r_rows)
+    got, summary = _skirm(name, base, q_rows, r_rows)
+    # gdeval (ERR) prints five decimals.
+    tol = 1e-5 if base == "ERR" else 1e-9
+    # ir_measures leaves out queries a provider cannot score (Accuracy with
+    # nothing to compare, gdeval without a relevant document); skirm scores
+    # every query of the run and the qrels.
+    assert want and set(want) <= set(got), name
+    for qid, value in want.items():
+        assert got[qid] == pytest.approx(float(value), abs=tol), (name, qid)
+    if set(want) == set(got):
+        # skirm's own summary: a mean, or a sum for the counts (NumQ, ...).
+        assert summary == pytest.approx(float(aggregate), abs=tol), name
+    else:
+        mean = float(np.mean([got[qid] for qid in want]))
+        assert mean == pytest.approx(float(aggregate), abs=tol), name

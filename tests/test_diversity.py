@@ -280,6 +280,14 @@ def test_bad_inputs_name_the_argument():
         alpha_ndcg_score([[1], [0]], s, groups=g, alpha=1.5)
     with pytest.raises(ValueError, match=r"nnrbp is 0/0 for alpha=0 and beta=1"):
         nnrbp_score([[1], [0]], s, groups=g, alpha=0.0, beta=1.0)
+    with pytest.raises(ValueError, match=r"`beta` must be a number in \[0, 1\]"):
+        nrbp_score([[1], [0]], s, groups=g, beta=-0.1)
+    cutoff = r"^`k` must be a positive integer for a cutoff measure, got None$"
+    with pytest.raises(ValueError, match=cutoff):
+        diversity_report([[1], [0]], s, groups=g, k=None)
+    for k in ((), (5, None)):
+        with pytest.raises(ValueError, match=r"`k` must hold positive integers"):
+            diversity_report([[1], [0]], s, groups=g, k=k)
 
 
 def test_average_ties_refused_on_ties_only():
@@ -297,6 +305,58 @@ def test_query_without_subtopics_follows_no_relevant():
     assert alpha_ndcg_score(y, s, groups=g, no_relevant="skip") == 1.0
     with pytest.raises(ValueError, match=r"query 1 has no relevant row"):
         alpha_ndcg_score(y, s, groups=g, no_relevant="raise")
+
+
+def test_a_last_query_left_without_rows():
+    # With unjudged="condensed", the last query can lose every row: its
+    # values are those of a query with nothing to find, the others unchanged.
+    y, s, g = _generate(4, n_queries=5)
+    gone = np.full((3, y.shape[1]), np.nan)
+    y2, s2 = np.vstack([y, gone]), np.concatenate([s, [3.0, 2.0, 1.0]])
+    g2 = np.concatenate([g, [g.max() + 1] * 3])
+    full = diversity_report(y2, s2, groups=g2, unjudged="condensed", ties="first")
+    part = diversity_report(y, s, groups=g, ties="first")
+    assert full["n_subtopics"][-1] == 0
+    for name, values in part.items():
+        if name != "query_ids":
+            np.testing.assert_array_equal(full[name][:-1], values)
+            assert full[name][-1] == 0
+
+
+@pytest.mark.parametrize("beta", [0.8, 0.95])
+def test_long_query_nrbp_to_the_last_bits(beta):
+    # The greedy ideal stops a query once the rest cannot move NRBP in double
+    # precision: on one query with 150 relevant rows, nNRBP still equals the
+    # slow reference (which never stops) to 1e-12.
+    rng = np.random.default_rng(8)
+    y = (rng.random((200, 3)) < 0.5).astype(bool)
+    s = rng.permutation(200).astype(float)
+    g = np.zeros(200, dtype=int)
+    ranked = np.argsort(-s, kind="stable")
+    _, want, _ = _slow(y[ranked], 0.5, beta, 20, dict(enumerate(ranked)))
+    assert nrbp_score(y, s, groups=g, beta=beta) == pytest.approx(want, abs=1e-13)
+    tie_order = np.arange(200)[::-1]  # in the greedy, the later row wins ties
+    ideal_rows = tie_order[_greedy_order(y[tie_order])]
+    _, ideal, _ = _slow(y[ideal_rows], 0.5, beta, 20, dict(enumerate(ideal_rows)))
+    assert nnrbp_score(y, s, groups=g, beta=beta) == pytest.approx(
+        want / ideal, abs=1e-12
+    )
+
+
+def _greedy_order(rel, alpha=0.5):
+    """The greedy ideal of rows given in tie order (the first row wins)."""
+    subtopics = range(rel.shape[1])
+    left, order, seen = list(range(rel.shape[0])), [], [0] * rel.shape[1]
+    while left:
+        scores = [
+            sum((1 - alpha) ** seen[j] for j in subtopics if rel[r, j]) for r in left
+        ]
+        pick = left[scores.index(max(scores))]
+        order.append(pick)
+        left.remove(pick)
+        for j in subtopics:
+            seen[j] += bool(rel[pick, j])
+    return order
 
 
 def test_inputs_are_not_modified():

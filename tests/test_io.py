@@ -383,3 +383,25 @@ def test_many_short_lines_and_chunks(monkeypatch):
     assert len(run) == 40
     assert run.doc_ids.tolist() == [f"d{i}" for i in range(40)]
     np.testing.assert_array_equal(run.scores, np.arange(40) / 8)
+
+
+def test_regression_binary_input_is_named_not_dumped(tmp_path):
+    # A binary file gave "too many fields (363) ..." and then the whole
+    # offending line, tens of kilobytes of escaped bytes.
+    path = tmp_path / "run.bin"
+    path.write_bytes(bytes(range(256)) * 64)
+    with pytest.raises(ValueError) as info:
+        read_run(path)
+    message = str(info.value)
+    assert "a NUL byte: this looks like a binary file, not a TREC text file" in message
+    assert message.startswith(f"{path}:") and len(message) < 300
+
+
+def test_a_long_offending_line_is_shown_shortened(tmp_path):
+    path = tmp_path / "run"
+    path.write_text("1 Q0 d1 1 " + "9" * 100_000 + "x r\n")
+    with pytest.raises(ValueError, match=r"\.\.\. \(a line of 100013 characters\)$"):
+        read_run(path)
+    with pytest.raises(ValueError) as info:
+        read_run(path)
+    assert len(str(info.value)) < 400

@@ -17,6 +17,9 @@ import numpy as np
 
 from skirm.io._tokens import PAD, Tokens, parse_decimals
 
+#: How much of an offending line an error message shows.
+_SHOWN = 200
+
 
 class TrecFormatError(ValueError):
     """Malformed TREC input; the message starts with ``file:line``."""
@@ -209,9 +212,19 @@ class Table:
 
     def error(self, row, expected):
         line = int(self.lines[row])
-        return TrecFormatError(
-            f"{self.name}:{self.line0 + line + 1}: {expected}, got {self.text(line)!r}"
-        )
+        where = f"{self.name}:{self.line0 + line + 1}"
+        text = self.text(line)
+        if "\x00" in text:
+            return TrecFormatError(
+                f"{where}: a NUL byte: this looks like a binary file, not a TREC "
+                f"text file ({expected})"
+            )
+        if len(text) > _SHOWN:
+            return TrecFormatError(
+                f"{where}: {expected}, got {text[:_SHOWN]!r}... (a line of "
+                f"{len(text)} characters)"
+            )
+        return TrecFormatError(f"{where}: {expected}, got {text!r}")
 
     def check_counts(self, n_min, n_max, what, swapped=()):
         """Every line has ``n_min..n_max`` fields; a count in ``swapped`` (the

@@ -217,10 +217,17 @@ class Request:
         return [(f"{self.base}_{self.text}", self.values)]
 
 
+class MeasureParameterError(ValueError):
+    """Parameters a trec_eval measure cannot take (trec_eval: "Cannot
+    initialize measure", exit status 2)."""
+
+
 def _parse_params(base, text, name):
     d = MEASURES[base]
     if d.params == "none":
-        raise ValueError(f"measure {base!r} takes no parameters, got {name!r}")
+        raise MeasureParameterError(
+            f"measure {base!r} takes no parameters, got {name!r}"
+        )
     if d.params == "pairs":
         pairs = []
         for item in text.split(","):
@@ -228,35 +235,37 @@ def _parse_params(base, text, name):
             try:
                 pairs.append((int(level), float(gain)))
             except ValueError:
-                raise ValueError(
+                raise MeasureParameterError(
                     f"malformed parameters in {name!r}: expected level=gain "
                     "pairs such as ndcg.1=3,2=9"
                 ) from None
         return tuple(pairs)
     items = text.split(",")
     if not all(_NUMBER.fullmatch(item) for item in items):
-        raise ValueError(
+        raise MeasureParameterError(
             f"malformed parameters in {name!r}: expected comma-separated numbers"
         )
     if d.params == "cutoffs":
         values = [int(float(item)) for item in items]  # trec_eval uses atol
         if any(v <= 0 for v in values) or len(set(values)) != len(values):
-            raise ValueError(
+            raise MeasureParameterError(
                 f"cutoffs of {name!r} must be distinct positive integers, got {text!r}"
             )
         return tuple(sorted(values))
     values = [float(item) for item in items]
     if d.params == "float_cutoffs":
         if len(set(values)) != len(values) or any(v < 0 for v in values):
-            raise ValueError(
+            raise MeasureParameterError(
                 f"cutoffs of {name!r} must be distinct non-negative numbers, "
                 f"got {text!r}"
             )
         return tuple(sorted(values))
     if base == "utility" and len(values) != 4:
-        raise ValueError(f"utility takes 4 coefficients, got {name!r}")
+        raise MeasureParameterError(f"utility takes 4 coefficients, got {name!r}")
     if base == "set_F" and len(values) != 1:
-        raise ValueError(f"set_F takes one parameter (beta squared), got {name!r}")
+        raise MeasureParameterError(
+            f"set_F takes one parameter (beta squared), got {name!r}"
+        )
     return tuple(values)
 
 

@@ -7,12 +7,12 @@ import sys
 from skirm._cli._formats import write_eval
 from skirm._cli._parser import UsageError
 from skirm._cli._plots import check_plot, plot_eval
-from skirm._trec_names import parse_trec_name
+from skirm._trec_names import MeasureParameterError, parse_trec_name
 from skirm.io._prefs import read_prefs, read_qrels_jg, read_qrels_prefs
 from skirm.io._trec import read_qrels
 from skirm.metrics._registry import get_metric
 from skirm.trec._evaluate import evaluate_run
-from skirm.trec._formats import check_rel_format
+from skirm.trec._formats import REL_FORMATS, check_rel_format
 from skirm.trec._request import parse_measures
 from skirm.trec._zscores import read_zscores
 
@@ -40,11 +40,22 @@ def source(path):
     return sys.stdin.buffer if path == "-" else path
 
 
+class RelFormatError(ValueError):
+    """An illegal ``-R`` (trec_eval: "Illegal rel_format", exit status 2)."""
+
+
 def run_eval(args, out):
+    if args.rel_format not in REL_FORMATS:
+        raise RelFormatError(
+            f"illegal rel_format {args.rel_format!r} (-R); expected one of "
+            f"{', '.join(REL_FORMATS)}"
+        )
     measures = args.measures or ["official"]
     try:
         outputs = parse_measures(measures, args.compat)
         check_rel_format(args.rel_format, outputs)
+    except MeasureParameterError:
+        raise  # a known measure: trec_eval cannot initialize it (status 2)
     except (ValueError, TypeError) as exc:
         raise UsageError(_measure_error(measures, exc)) from None
     if args.relevance_level < 1:

@@ -38,10 +38,11 @@ skirm metric names (computed with trec_eval's tie order, R from the qrels;
 a trec_eval name such as rbp means trec_eval's measure):
   {skirm}
 
-exit status: 0 on success, 1 on an input error (unreadable or malformed file,
-a docno twice in an evaluated query, no query in common, qrels queries missing
-from the run without -c as in trec_eval 10.0), 2 on a usage error (bad option
-or measure name).
+exit status, as trec_eval's: 0 on success, 1 on a usage error (bad option or
+measure name), 2 for a file that cannot be read or parsed or parameters a
+measure cannot take (P.0, rbp.0.8), 4 when the
+evaluation stops (a docno twice in an evaluated query, qrels queries missing
+from the run without -c as in trec_eval 10.0), 7 when no query is in both.
 """
 
 
@@ -50,10 +51,13 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
+    #: The exit status of a usage error (``skirm eval``: trec_eval's 1).
+    usage_status = 2
+
     def error(self, message):
         self.print_usage(sys.stderr)
         print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(2)
+        raise SystemExit(self.usage_status)
 
 
 def _wrap(names, width=76):
@@ -94,6 +98,7 @@ def build_parser(compare_options=True):
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    ev.usage_status = 1  # as trec_eval
     ev.add_argument("qrels", metavar="QRELS", help="qrels file (qid iter docno rel)")
     ev.add_argument(
         "runs",
@@ -181,7 +186,9 @@ def build_parser(compare_options=True):
     ev.add_argument(
         "-R",
         "--rel-format",
-        choices=REL_FORMATS,
+        # Checked by the command, not here: trec_eval exits 2, not 1, on an
+        # illegal rel_format.
+        metavar="FORMAT",
         default="qrels",
         help="format of QRELS: qrels (default); qrels_jg (judgment groups in "
         "the second column, for the *_avgjg measures); prefs (qid jg jsg docno "

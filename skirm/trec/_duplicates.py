@@ -15,6 +15,10 @@ from skirm.io._text import TrecFormatError
 from skirm.io._tokens import first_duplicate
 
 
+class DuplicateDocnoError(TrecFormatError):
+    """A docno twice in an evaluated query (trec_eval stops there)."""
+
+
 def first_repeat(block, rows):
     """The first repeated (query, docno) among the ``rows`` of a run block:
     ``(first, second)`` rows of the block, or None."""
@@ -35,7 +39,7 @@ def duplicate_error(q, d, pair, lines, name, what):
         at = f"line {int(lines[first]) + 1}"
     else:
         where, at = "", f"row {first}"
-    return TrecFormatError(
+    return DuplicateDocnoError(
         f"{where}duplicate docno {doc!r} for query {query!r} (first at {at}); "
         f"expected each docno once per evaluated query in {what}"
     )

@@ -20,6 +20,20 @@ PLACEHOLDER_DOCNO = "ceci_nest_pas_un_docno"
 PLACEHOLDER_ZEROS = {"num_ret", "utility", "unj", "rbp_resid"}
 
 
+class MissingQueriesError(ValueError):
+    """Judged queries the run lacks, where trec_eval 10.0 stops.
+
+    ``command_line`` says the same in ``skirm eval``'s options."""
+
+    def __init__(self, message, command_line):
+        super().__init__(message)
+        self.command_line = command_line
+
+
+class NoCommonQueryError(ValueError):
+    """No query of the run is in the qrels: nothing to evaluate."""
+
+
 def missing_rule(all_queries, compat):
     """What becomes of the qrels topics missing from the run: ``"raise"``
     (trec_eval 10.0), ``"score"`` (10.0 ``-c``: placeholder rankings) or
@@ -31,7 +45,7 @@ def missing_rule(all_queries, compat):
 
 def no_common_error(run_query_ids, topic_ids):
     """The ValueError for a run none of whose queries is in the qrels."""
-    return ValueError(
+    return NoCommonQueryError(
         "no query of the run appears in the qrels: nothing to evaluate "
         f"(run queries e.g. {run_query_ids[:3].tolist()}, qrels queries e.g. "
         f"{topic_ids[:3].tolist()})"
@@ -40,11 +54,15 @@ def no_common_error(run_query_ids, topic_ids):
 
 def missing_queries_error(absent):
     """The ValueError trec_eval 10.0 stops with, for the ``absent`` topics."""
-    return ValueError(
+    what = (
         f"{absent.shape[0]} qrels queries are missing from the run (e.g. "
-        f"{absent[:3].tolist()}); trec_eval 10.0 stops on them. Pass "
-        "all_queries=True (trec_eval -c) to score them as empty rankings, "
-        "or compat='9.0' to leave them out as trec_eval 9.0.x did"
+        f"{absent[:3].tolist()}); trec_eval 10.0 stops on them."
+    )
+    return MissingQueriesError(
+        f"{what} Pass all_queries=True (trec_eval -c) to score them as empty "
+        "rankings, or compat='9.0' to leave them out as trec_eval 9.0.x did",
+        f"{what} Pass -c to score them as empty rankings, or --compat 9.0 to "
+        "leave them out as trec_eval 9.0.x did",
     )
 
 

@@ -449,7 +449,7 @@ def test_empty_run_file(files, tmp_path, capsys):
     empty = tmp_path / "empty.run"
     empty.write_text("")
     status, out, err = _main(["eval", files["qrels"], str(empty)], capsys)
-    assert status == 1 and out == ""
+    assert status == 2 and out == ""  # trec_eval: "Quit in file", 2
     assert err == f"skirm eval: error: the run file is empty: {empty}\n"
     status, _, err = _main(
         ["compare", files["qrels"], files["a.run"], str(empty)], capsys

@@ -54,7 +54,7 @@ def main(argv=None) -> int:
     --------
     >>> from skirm._cli import main
     >>> main(["eval", "no-such-qrels", "no-such-run"])  # the error goes to stderr
-    1
+    2
     """
     argv = sys.argv[1:] if argv is None else list(argv)
     # importing skirm.stats (scipy.stats) costs more than most evaluations

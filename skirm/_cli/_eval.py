@@ -9,6 +9,7 @@ from skirm._cli._parser import UsageError
 from skirm._cli._plots import check_plot, plot_eval
 from skirm._trec_names import MeasureParameterError, parse_trec_name
 from skirm.io._prefs import read_prefs, read_qrels_jg, read_qrels_prefs
+from skirm.io._text import TrecFormatError
 from skirm.io._trec import read_qrels
 from skirm.metrics._registry import get_metric
 from skirm.trec._evaluate import evaluate_run
@@ -72,6 +73,9 @@ def run_eval(args, out):
     if args.plot is not None and "-" in args.runs:
         raise UsageError("--plot reads the runs again: give them as files, not '-'")
     qrels = READERS[args.rel_format](source(args.qrels))
+    if len(qrels) == 0:  # trec_eval: "Cannot read qrels file" (status 2)
+        where = "standard input" if args.qrels == "-" else args.qrels
+        raise TrecFormatError(f"the qrels file is empty: {where}")
     zscores = read_zscores(args.zscores) if args.zscores is not None else None
     params = {
         "relevance_level": args.relevance_level,
@@ -108,5 +112,5 @@ def evaluate_path(qrels, path, measures, **options):
     except ValueError as exc:
         if str(exc).startswith("the run is empty"):
             where = "standard input" if path == "-" else path
-            raise ValueError(f"the run file is empty: {where}") from None
+            raise TrecFormatError(f"the run file is empty: {where}") from None
         raise

@@ -14,7 +14,6 @@ import sys
 from skirm._cli._ndeval import add_ndeval_parser
 from skirm._trec_names import trec_measure_names
 from skirm.metrics._registry import metric_names
-from skirm.trec._formats import REL_FORMATS
 from skirm.trec._request import COMPAT
 
 _EPILOG = """\

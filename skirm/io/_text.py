@@ -12,6 +12,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import zlib
 
 import numpy as np
 
@@ -60,6 +61,18 @@ class Source:
 
     def fill(self, view):
         """Read into ``view`` until it is full or the input ends; the count."""
+        try:
+            return self._fill(view)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            raise self.corrupt(exc) from None
+
+    def corrupt(self, exc):
+        """The error for a gzip stream that ends early or does not decode."""
+        return TrecFormatError(
+            f"{self.name}: the gzip stream is truncated or corrupt ({exc})"
+        )
+
+    def _fill(self, view):
         n = 0
         if self.pending:
             k = min(len(self.pending), len(view))
@@ -87,14 +100,20 @@ class Source:
             n = self.fill(memoryview(data)[:size])
             if n < size:
                 return data, n
-            rest = self.pending + as_bytes(self.fh.read())
+            rest = self.pending + self._read_rest()
             self.pending = b""
             data = data[:n] + rest
         else:
-            data = bytearray(self.pending + as_bytes(self.fh.read()))
+            data = bytearray(self.pending + self._read_rest())
             self.pending = b""
         n = len(data)
         return data + bytearray(PAD), n
+
+    def _read_rest(self):
+        try:
+            return as_bytes(self.fh.read())
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            raise self.corrupt(exc) from None
 
     def close(self):
         if self.owned is not None:
@@ -127,6 +146,13 @@ class Table:
         self.name = name
         self.line0 = line0
         self.fields = fields
+        nul = data.find(b"\0", 0, n)
+        if nul >= 0:  # no TREC file holds one; trec_eval would cut the line
+            line = line0 + data.count(b"\n", 0, nul) + 1
+            raise TrecFormatError(
+                f"{name}:{line}: a NUL byte: this looks like a binary file, not "
+                "a TREC text file"
+            )
         self.buf = np.frombuffer(data, dtype=np.uint8)
         # Room for a line per 16 bytes (untouched pages cost no memory);
         # grown if the lines are shorter.
@@ -214,11 +240,6 @@ class Table:
         line = int(self.lines[row])
         where = f"{self.name}:{self.line0 + line + 1}"
         text = self.text(line)
-        if "\x00" in text:
-            return TrecFormatError(
-                f"{where}: a NUL byte: this looks like a binary file, not a TREC "
-                f"text file ({expected})"
-            )
         if len(text) > _SHOWN:
             return TrecFormatError(
                 f"{where}: {expected}, got {text[:_SHOWN]!r}... (a line of "

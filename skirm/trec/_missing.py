@@ -45,6 +45,8 @@ def missing_rule(all_queries, compat):
 
 def no_common_error(run_query_ids, topic_ids):
     """The ValueError for a run none of whose queries is in the qrels."""
+    if topic_ids.shape[0] == 0:
+        return NoCommonQueryError("the qrels hold no judgment: nothing to evaluate")
     return NoCommonQueryError(
         "no query of the run appears in the qrels: nothing to evaluate "
         f"(run queries e.g. {run_query_ids[:3].tolist()}, qrels queries e.g. "

@@ -600,7 +600,7 @@ def _page_sections():
     return dict(zip(parts[1::2], parts[2::2], strict=True))
 
 
-@pytest.mark.parametrize("command", ["eval", "compare"])
+@pytest.mark.parametrize("command", ["eval", "compare", "ndeval"])
 def test_reference_page_documents_every_option(command):
     from skirm._cli._parser import build_parser
 

@@ -179,6 +179,13 @@ def _missing(original, arr):
     if kind in "Mm":
         return np.isnat(arr)
     if kind == "O":
+        # Vectorised: None equals None; NaN and NaT differ from themselves.
+        # A label whose comparison has no truth value (pandas' NA) or is not
+        # a scalar takes the exact test below, one label at a time.
+        try:
+            return np.equal(arr, None) | np.not_equal(arr, arr)
+        except (TypeError, ValueError):
+            pass
         return np.fromiter(
             (
                 g is None

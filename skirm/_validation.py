@@ -277,7 +277,7 @@ def check_threshold(value, name: str = "relevance_threshold"):
     if (
         isinstance(value, bool)
         or not isinstance(value, numbers.Real)
-        or not np.isfinite(value)
+        or not np.isfinite(float(value))
         or value <= 0
     ):
         raise ValueError(

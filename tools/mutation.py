@@ -38,12 +38,14 @@ def main(argv=None):
     subprocess.run(["tar", "-x", "-C", str(scratch)], input=archive, check=True)
     for path in (args.module, *args.tests):
         shutil.copy2(ROOT / path, scratch / path)
+    # setup.cfg lists: one value per line.
+    tests = "".join(f"\n    {test}" for test in args.tests)
     (scratch / "setup.cfg").write_text(
         "[mutmut]\n"
         "source_paths=skirm\n"
         f"only_mutate={args.module}\n"
-        f"pytest_add_cli_args_test_selection={','.join(args.tests)}\n"
-        "pytest_add_cli_args=-p no:cacheprovider -q -x\n"
+        f"pytest_add_cli_args_test_selection={tests}\n"
+        "pytest_add_cli_args=\n    -p\n    no:cacheprovider\n"
     )
     try:
         subprocess.run(

@@ -110,7 +110,7 @@ def check_input(
         y_score = y_score.ravel()
         if sample_weight is not None:
             sw = check_sample_weight(np.ravel(sample_weight), n_queries)
-            sample_weight = np.repeat(sw, n_docs)
+            sample_weight = None if sw is None else np.repeat(sw, n_docs)
     else:
         if groups is None:
             raise ValueError(

@@ -67,7 +67,8 @@ class cached_property:
 class Rows(NamedTuple):
     """A subset of the ranked rows, in rank order."""
 
-    index: np.ndarray  # positions in the ranked arrays
+    # Shadows tuple.index, which nothing here calls.
+    index: np.ndarray  # type: ignore[assignment]  # positions in the ranked arrays
     codes: np.ndarray  # query code of each
     position: np.ndarray  # 0-based rank within its query
     above: np.ndarray | None = None  # relevant rows above it (relevant_rows)
@@ -136,9 +137,9 @@ class Ranking:
         self._rel_cache = {}
 
     #: Per ranked row, whether it was judged (None: every row was).
-    judged = None
+    judged: np.ndarray | None = None
     #: Per query, the rows whose label was NaN (None: no NaN label was given).
-    n_unjudged = None
+    n_unjudged: np.ndarray | None = None
 
     # -- layout --------------------------------------------------------------
 
@@ -371,7 +372,9 @@ class Ranking:
         R = self._rel_cache.get(key)
         if R is None:
             if self.judgments is None:
-                R = self.relevant_rows(threshold).counts.astype(np.float64)
+                counts = self.relevant_rows(threshold).counts
+                assert counts is not None  # relevant_rows always counts
+                R = counts.astype(np.float64)
                 self._rel_cache[key] = R
                 return R
             else:

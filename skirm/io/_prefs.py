@@ -241,9 +241,9 @@ def read_prefs(source) -> Prefs:
     table = Table(data, n, name, (0, 1, 2, 3, 4))
     table.check_counts(5, 5, "5 fields: qid jg jsg docno level")
     levels = table.numbers(4, np.float64, "expected a numeric level")
-    ids = [table.tokens(j).strings() for j in range(4)]
+    qids, groups, subgroups, docs = (table.tokens(j).strings() for j in range(4))
     try:
-        return Prefs(*ids, levels)
+        return Prefs(qids, groups, subgroups, docs, levels)
     except ValueError as exc:
         raise ValueError(f"{name}: {exc}") from None
 

@@ -21,8 +21,11 @@ FROM_ARRAYS = "<records>"
 class _Records:
     _columns: tuple = ()
     _frame_columns: tuple = ()
-    _query_ids = _doc_ids = _q = _d = None
-    _lines = None  # 0-based file line of each row, when read from a file
+    _query_ids: np.ndarray | None = None
+    _doc_ids: np.ndarray | None = None
+    _q: Tokens | None = None
+    _d: Tokens | None = None
+    _lines: np.ndarray | None = None  # 0-based file line of each row, if read
     _source = FROM_ARRAYS
 
     @property
@@ -48,8 +51,10 @@ class _Records:
         return self._q, self._d
 
     def __len__(self) -> int:
-        q = self._query_ids if self._query_ids is not None else self._q
-        return len(q)
+        if self._query_ids is not None:
+            return len(self._query_ids)
+        assert self._q is not None  # one of the two is always held
+        return len(self._q)
 
     def _query_codes(self):
         """``(codes, ids)``: the sorted distinct query ids and each row's

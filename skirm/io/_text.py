@@ -134,6 +134,8 @@ class Table:
     """
 
     CHUNK = 1 << 20
+    #: The offset of each line's first byte (grown as the block is read).
+    line_starts: np.ndarray
 
     def __init__(
         self, data: bytearray, n: int, name: str, fields, line0=0, indented=False

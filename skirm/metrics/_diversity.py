@@ -266,8 +266,8 @@ def diversity_table(run: Pairs, ideal: Pairs, n_groups, *, alpha, beta, ks):
         # itself included) / rank; per cell over its relevant documents.
         pair_pos = position[run.row].astype(np.float64)
         precision_at = (seen + 1.0) / (pair_pos + 1.0)
-        ap_cell = np.bincount(run.sub, weights=precision_at, minlength=ideal.n_cells)
-        ap_cell = ap_cell / n_rel_cell
+        ap_sum = np.bincount(run.sub, weights=precision_at, minlength=ideal.n_cells)
+        ap_cell = ap_sum / n_rel_cell
         map_ia = np.bincount(cell_query, weights=ap_cell, minlength=n_groups)
         table["map_ia"] = np.where(has, map_ia / n_sub, 0.0)
 

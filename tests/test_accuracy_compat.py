@@ -75,11 +75,19 @@ def test_equal_to_ir_measures_on_arrays(dimension):
                 assert got[qid] == pytest.approx(value, abs=1e-9), (name, qid)
 
 
-@pytest.mark.parametrize("negative", [False, True])
-def test_compat_on_the_trec_path_counts_unretrieved_relevant_documents(negative):
+@pytest.mark.parametrize("scores", ["positive", "negative", "around_zero"])
+def test_compat_on_the_trec_path_counts_unretrieved_relevant_documents(scores):
     y_true, y_score, groups = _case("baseline", 5)
-    if negative:  # scores at or below 0 sort after unretrieved documents
+    if scores == "negative":  # scores at or below 0 sort after unretrieved ones
         y_score = y_score - np.median(y_score)
+    elif scores == "around_zero":
+        # Many scores in (0, 1] and one exactly 0 per query: the boundary of
+        # where ir_measures puts the unretrieved documents (as if scored 0).
+        y_score = (y_score - np.median(y_score)) / y_score.size
+        for q in np.unique(groups):
+            rows = np.flatnonzero(groups == q)
+            if rows.size > 2:
+                y_score[rows[np.argsort(y_score[rows])[rows.size // 2]]] = 0.0
     retrieved = np.random.default_rng(6).random(groups.size) < 0.7
     for q in np.unique(groups):  # every query retrieves its top row
         rows = np.flatnonzero(groups == q)
@@ -113,6 +121,31 @@ def test_accuracy_average_ties_equal_the_mean_over_orderings():
         assert got == pytest.approx(np.mean(values), abs=1e-12), k
 
 
+def test_accuracy_explicit_tie_orders_rank_the_rows_as_given():
+    # ties="first" on tied scores is the input order, not the average.
+    y_true = np.array([0, 1, 0, 1, 1, 0], dtype=float)
+    y_score = np.array([2, 2, 2, 1, 1, 1], dtype=float)
+    groups = np.zeros(6)
+    for k in (None, 2, 4):
+        want = accuracy_score(y_true, -np.arange(6.0), groups=groups, k=k)
+        got = accuracy_score(y_true, y_score, groups=groups, k=k, ties="first")
+        assert got == want, k
+    assert accuracy_score(y_true, y_score, groups=groups, ties="first") != (
+        accuracy_score(y_true, y_score, groups=groups)
+    )
+
+
+def test_accuracy_at_several_cutoffs_keeps_the_relevance_threshold():
+    # One pass computes every cutoff of a metric: each keeps its options.
+    y_true, y_score, groups = _case("base", 3)
+    names = ["accuracy@3", "accuracy@5", "accuracy@20"]
+    opts = {"relevance_threshold": 2, "no_relevant": "skip"}
+    together = evaluate(y_true, y_score, groups=groups, metrics=names, **opts)
+    for name, k in zip(names, (3, 5, 20), strict=True):
+        alone = accuracy_score(y_true, y_score, groups=groups, k=k, **opts)
+        assert together.means[name] == pytest.approx(alone, abs=1e-12), name
+
+
 def test_accuracy_conventions():
     groups = np.zeros(3)
     # Every shown row relevant: no pair misordered.
@@ -122,11 +155,34 @@ def test_accuracy_conventions():
 
 
 def test_compat_refuses_average_ties_and_names_the_way_out():
-    with pytest.raises(ValueError, match="not available for compat on tied scores"):
+    message = (
+        r"^ties='average' is not available for compat on tied scores: the ideal "
+        r"ranking follows the ranking's own order within a grade, so"
+    )
+    with pytest.raises(ValueError, match=message):
         compatibility_score([1, 0, 2], [1, 1, 0], groups=[0, 0, 0])
     assert compatibility_score([2, 0, 1], [3, 2, 1], groups=[0, 0, 0], p=0.5) == (
         compatibility_score([2, 0, 1], [3, 2, 1], groups=[0, 0, 0], p=0.5, ties="first")
     )
+
+
+def test_compat_of_the_ideal_order_is_exactly_one():
+    # Two sums taken in different orders can land an ulp above 1: clipped.
+    # (Found with the clip removed: these rankings gave 1.000000000000001.)
+    for counts in ((9, 12, 4, 9), (4, 5, 8, 5), (7, 15, 12, 4)):
+        y_true = np.repeat([3.0, 2.0, 1.0, 0.0], counts)
+        y_score = -np.arange(y_true.size, dtype=float)
+        groups = np.zeros(y_true.size)
+        assert compatibility_score(y_true, y_score, groups=groups) == 1.0
+
+
+def test_compat_of_a_query_without_relevant_rows_warns_nothing():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        value = compatibility_score([0, 0, 1], [3, 2, 1], groups=[0, 0, 1])
+    assert value == 0.5
 
 
 def test_compat_bad_options():

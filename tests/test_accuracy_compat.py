@@ -102,6 +102,38 @@ def test_compat_on_the_trec_path_counts_unretrieved_relevant_documents(scores):
             assert got[qid] == pytest.approx(value, abs=1e-9), (name, qid)
 
 
+def test_compat_few_retrieved_below_zero_many_unretrieved():
+    # Where the ideal's ranks exceed the run's: the retrieved relevant
+    # documents, all scored below 0, come after the unretrieved ones of their
+    # grade (which ir_measures sorts as if scored 0).
+    qrels = {
+        "q": {f"d{i}": 2 if i < 3 else 1 for i in range(10)},
+        "r": {f"e{i}": 1 for i in range(6)},
+    }
+    run = {
+        "q": {"d0": -1.0, "d5": -2.0, "d3": -0.25, "x": 0.5},
+        "r": {"e0": -0.01, "e1": -0.5, "z": -0.1},
+    }
+    result = evaluate_run(qrels, run, COMPAT)
+    want = _reference(COMPAT, qrels, run)
+    ids = result.group_ids.astype(str)
+    for name in COMPAT:
+        got = dict(zip(ids, result.per_query[name], strict=True))
+        assert got == pytest.approx(want[name], abs=1e-12), name
+
+
+def test_compat_retrieved_score_of_exactly_zero_follows_the_unretrieved():
+    # skirm's convention on this tie (ir_measures keeps the qrels' order):
+    # e0, scored 0, is placed after the 5 unretrieved relevant documents, so
+    # it enters the overlap at depth 6, as if scored below 0.
+    qrels = {"r": {f"e{i}": 1 for i in range(6)}}
+    at_zero = evaluate_run(qrels, {"r": {"e0": 0.0, "z": 0.5}}, ["Compat"])
+    below = evaluate_run(qrels, {"r": {"e0": -1.0, "z": 0.5}}, ["Compat"])
+    above = evaluate_run(qrels, {"r": {"e0": 0.25, "z": 0.5}}, ["Compat"])
+    assert at_zero.means["Compat"] == below.means["Compat"]
+    assert above.means["Compat"] > at_zero.means["Compat"]
+
+
 def test_accuracy_average_ties_equal_the_mean_over_orderings():
     # Tie blocks inside the top k and straddling it.
     y_true = np.array([0, 1, 1, 0, 1, 0, 0, 1, 0], dtype=float)

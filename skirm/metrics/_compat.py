@@ -17,7 +17,9 @@ over depths become sums over the relevant rows of a prefix table, one pass.
 
 On the TREC path the ideal also holds the relevant documents the run did not
 retrieve (ir_measures sorts them as if scored 0: after the retrieved ones of
-their grade with a positive score, before those scored 0 or less).
+their grade with a positive score, before those scored 0 or less). A
+retrieved document scored exactly 0 ties with them; ir_measures then keeps
+the order of the qrels file, skirm puts the retrieved one after them.
 """
 
 from __future__ import annotations

@@ -98,8 +98,9 @@ def _trec_eval_status(exc) -> int:
         return 4  # "Can't calculate measure", "result qid not found"
     if isinstance(exc, NoCommonQueryError):
         return 7  # "No queries with both results and relevance info"
-    if isinstance(exc, (OSError, TrecFormatError)):
-        return 2  # "Quit in file"
-    if isinstance(exc, (MeasureParameterError, RelFormatError)):
-        return 2  # "Cannot initialize measure", "Illegal rel_format"
+    # "Quit in file", "Cannot initialize measure", "Illegal rel_format"
+    if isinstance(
+        exc, (OSError, TrecFormatError, MeasureParameterError, RelFormatError)
+    ):
+        return 2
     return 1

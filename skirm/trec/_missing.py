@@ -25,7 +25,8 @@ class MissingQueriesError(ValueError):
 
     ``command_line`` says the same in ``skirm eval``'s options."""
 
-    def __init__(self, message, command_line):
+    def __init__(self, message, command_line=None):
+        # One positional argument, as ValueError: it pickles (Dask workers).
         super().__init__(message)
         self.command_line = command_line
 

@@ -37,9 +37,18 @@ def _in_child(code, timeout):
     return done.stdout
 
 
+# The child's own peak: VmHWM belongs to its address space, while
+# ru_maxrss survives exec and would report the test process's size.
 _PEAK = """
 import resource
 def peak_mb():
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 """
 

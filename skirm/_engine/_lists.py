@@ -61,6 +61,13 @@ class RankedLists:
             f"n_judged={self.judged_labels.shape[0]})"
         )
 
+    def _repr_html_(self):
+        """The notebook display: the counts, the list sizes and the grades of
+        the first lists, of a size that does not grow with the lists."""
+        from skirm._engine._lists_html import render
+
+        return render(self)
+
     def to_rows(self):
         """The listed items as rows: ``(y_true, y_score, groups)``.
 

@@ -108,6 +108,14 @@ class EvaluationResult:
             extra = f", n_scored={scored}"
         return f"EvaluationResult(n_queries={n_queries}{extra}, means={{{body}}})"
 
+    def _repr_html_(self):
+        """The notebook display: the counts, a row per metric (mean, queries
+        scored and skipped, quartiles of the per-query values) and the first
+        queries, of a size that does not grow with the number of queries."""
+        from skirm.metrics._result_html import render
+
+        return render(self)
+
     @classmethod
     def concat(cls, results):
         """Merge the results of disjoint query sets into one.

@@ -480,3 +480,10 @@ class Comparison:
             f"test={self.test!r}, correction={self.correction!r}, "
             f"n_queries={self.n_queries})"
         )
+
+    def _repr_html_(self):
+        """The notebook display: the means table and the pairs of
+        :meth:`__str__` as HTML tables, with the test, correction and alpha."""
+        from skirm.stats._report_html import render
+
+        return render(self)

@@ -110,6 +110,9 @@ results = cross_val_evaluate(
     cv=QueryGroupKFold(5, shuffle=True, random_state=0),
     metrics=["ndcg@10", "map", "mrr"],
 )
+# In a notebook, and on this page, a result ending a cell is shown as a table:
+# the means, the spread of the per-query values and the first queries.
+results["GBRT"]
 
 # %%
 # The comparison
@@ -123,6 +126,15 @@ print(comparison)
 randomized = compare(results, test="randomization", random_state=0)
 print()
 print(randomized.to_latex(label="tab:mq2008"))
+
+# %%
+# In a notebook
+# -------------
+# Jupyter, like this page, shows a comparison that ends a cell as HTML: the
+# means with the best per metric in bold and the letters of the systems each
+# one beats significantly, every difference with its interval and p-values,
+# and the test, correction and alpha used.
+comparison
 
 # %%
 # How sure are we?

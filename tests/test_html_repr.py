@@ -8,6 +8,7 @@ from html.parser import HTMLParser
 import numpy as np
 from scipy import stats
 
+from skirm.io import Qrels, Run
 from skirm.metrics import EvaluationResult, evaluate, from_lists
 from skirm.stats import compare
 
@@ -362,3 +363,14 @@ def test_ranked_lists_html_is_bounded_for_100k_lists():
     assert len(markup) < 3000
     assert dict(tree.tables["Counts"][1:])["lists (queries)"] == str(n)
     assert len(tree.tables[f"First 5 of {n} lists"]) == 6
+
+
+def test_text_repr_of_a_result_with_a_string_measure():
+    # Regression: the text repr counted NaNs in every per-query array and
+    # raised TypeError on relstring's strings.
+    qrels = Qrels(["q1", "q1", "q1"], ["d1", "d2", "d3"], [1, 0, 2])
+    run = Run(["q1", "q1", "q1"], ["d1", "d2", "d9"], [0.5, 0.5, 0.9])
+    from skirm.trec import evaluate_run
+
+    result = evaluate_run(qrels, run, ["map", "relstring"])
+    assert repr(result) == "EvaluationResult(n_queries=1, means={'map': 0.1667})"

@@ -98,6 +98,7 @@ class EvaluationResult:
         scored = {
             name: int(np.count_nonzero(~np.isnan(values)))
             for name, values in self.per_query.items()
+            if values.dtype.kind == "f"  # a string measure has no NaN
         }
         counts = set(scored.values())
         if counts == {n_queries} or not counts:

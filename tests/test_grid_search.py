@@ -6,6 +6,8 @@ Every search runs with metadata routing on (``fit(X, y, groups=qid)``) and off
 functions.
 """
 
+import inspect
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -283,9 +285,12 @@ def test_lightgbm_ndcg_reproduced(k, shared_data):
     X, y, qid = _mq2008(shared_data)
     sizes = np.unique(qid, return_counts=True)[1]
     model = LGBMRanker(n_estimators=5, num_leaves=7, n_jobs=1, verbose=-1)
-    model.fit(
-        X, y, group=sizes, eval_X=(X,), eval_y=(y,), eval_group=[sizes], eval_at=[k]
-    )
+    # LightGBM 4.7 takes eval_X/eval_y; older versions eval_set
+    if "eval_X" in inspect.signature(LGBMRanker.fit).parameters:
+        validation = {"eval_X": (X,), "eval_y": (y,)}
+    else:
+        validation = {"eval_set": [(X, y)]}
+    model.fit(X, y, group=sizes, eval_group=[sizes], eval_at=[k], **validation)
     (lgb_value,) = [v[f"ndcg@{k}"][-1] for v in model.evals_result_.values()]
     # LightGBM breaks tied scores by row order (a stable sort): ties="first".
     scorer = make_ranking_scorer(

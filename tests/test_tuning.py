@@ -155,8 +155,10 @@ def _recording(cls):
 
 
 def _validation_rows(library, seen):
-    if library == "lightgbm":
-        return np.asarray(seen["eval_X"][0])
+    if library == "lightgbm":  # eval_X from 4.7, eval_set before
+        if "eval_X" in seen:
+            return np.asarray(seen["eval_X"][0])
+        return np.asarray(seen["eval_set"][0][0])
     if library == "xgboost":
         return np.asarray(seen["eval_set"][0][0])
     return np.asarray(seen["eval_set"].get_features())

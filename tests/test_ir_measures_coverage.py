@@ -136,6 +136,13 @@ def _skirm(name, base, q_rows, r_rows):
         qrels = QrelsJG(*(list(c) for c in zip(*q_rows, strict=True)))
         report = evaluate_diversity(qrels, run, [name])
         per_query = dict(zip(report["query_ids"], report[name], strict=True))
+        # the same name through evaluate_run: the run's judged queries
+        result = evaluate_run(qrels, run, [name])
+        judged = report["query_ids"][report["judged"]]
+        assert sorted(result.group_ids.tolist()) == sorted(judged.tolist())
+        for qid, value in zip(result.group_ids, result.per_query[name], strict=True):
+            assert value == per_query[qid], (name, qid)
+        assert result.means[name] == report["mean"][name]
         return per_query, report["mean"][name]
     qrels = {}
     for q, d, g in _plain(q_rows):

@@ -14,7 +14,7 @@ from skirm.io._trec import read_qrels
 from skirm.metrics._registry import get_metric
 from skirm.trec._evaluate import evaluate_run
 from skirm.trec._formats import REL_FORMATS, check_rel_format
-from skirm.trec._request import parse_measures
+from skirm.trec._request import is_diversity_name, parse_measures
 from skirm.trec._zscores import read_zscores
 
 READERS = {
@@ -32,6 +32,8 @@ def _measure_error(measures, exc):
             if parse_trec_name(name) is None:
                 get_metric(name)
         except ValueError as err:
+            if is_diversity_name(name):  # its own message: a cutoff, an option
+                continue
             return str(err)
     return str(exc)
 
@@ -53,7 +55,7 @@ def run_eval(args, out):
         )
     measures = args.measures or ["official"]
     try:
-        outputs = parse_measures(measures, args.compat)
+        outputs = parse_measures(measures, args.compat, diversity=True)
         check_rel_format(args.rel_format, outputs)
     except MeasureParameterError:
         raise  # a known measure: trec_eval cannot initialize it (status 2)
@@ -72,7 +74,10 @@ def run_eval(args, out):
     check_plot(args.plot)
     if args.plot is not None and "-" in args.runs:
         raise UsageError("--plot reads the runs again: give them as files, not '-'")
-    qrels = READERS[args.rel_format](source(args.qrels))
+    # diversity measures read the second column as the subtopic (ndeval)
+    diversity = any(kind == "diversity" for _, kind, _, _ in outputs)
+    reader = read_qrels_jg if diversity else READERS[args.rel_format]
+    qrels = reader(source(args.qrels))
     if len(qrels) == 0:  # trec_eval: "Cannot read qrels file" (status 2)
         where = "standard input" if args.qrels == "-" else args.qrels
         raise TrecFormatError(f"the qrels file is empty: {where}")

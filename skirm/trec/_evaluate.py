@@ -10,12 +10,15 @@ back to a reader: each takes what the previous one returned.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from skirm._trec_names import MEASURES
 from skirm.io._records import RunBlock
 from skirm.io._tokens import Tokens
 from skirm.metrics._result import EvaluationResult
+from skirm.trec._diversity_run import evaluate_with_diversity
 from skirm.trec._formats import check_qrels_type, check_rel_format
 from skirm.trec._groups import as_qrels_jg, group_topics, split_topics
 from skirm.trec._inputs import map_blocks, qrels_input, run_blocks, run_input
@@ -185,7 +188,31 @@ def evaluate_run(
     {'recip_rank': 0.5}
     """
     compat = check_compat(compat)
-    outputs = parse_measures(metrics, compat)
+    outputs = parse_measures(metrics, compat, diversity=True)
+    if any(kind == "diversity" for _, kind, _, _ in outputs):
+        standard = partial(
+            evaluate_run,
+            relevance_level=relevance_level,
+            judged_only=judged_only,
+            all_queries=all_queries,
+            collection_size=collection_size,
+            compat=compat,
+        )
+        return evaluate_with_diversity(
+            standard,
+            qrels,
+            run,
+            [metrics] if isinstance(metrics, str) else list(metrics),
+            outputs,
+            relevance_level=check_level(relevance_level),
+            judged_only=bool(judged_only),
+            all_queries=bool(all_queries),
+            refused={
+                "max_docs (-M)": max_docs is not None,
+                "zscores (-Z)": zscores is not None,
+                f"rel_format={rel_format!r}": rel_format != "qrels",
+            },
+        )
     level = check_level(relevance_level)
     check_max_docs(max_docs)
     rel_format = check_rel_format(rel_format, outputs)

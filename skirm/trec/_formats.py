@@ -35,7 +35,7 @@ def check_rel_format(rel_format, outputs):
         )
     wrong = []
     for name, kind, what, _ in outputs:
-        needs = "qrels" if kind == "skirm" else MEASURES[what].rel_format
+        needs = "qrels" if kind != "trec" else MEASURES[what].rel_format
         if kind == "trec" and what in _ANY_FORMAT:
             continue
         if needs != _FAMILY[rel_format]:

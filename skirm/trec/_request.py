@@ -1,9 +1,9 @@
 """Request: the measures asked for and the options, checked once.
 
 :func:`parse_measures` turns measure names (trec_eval's, with parameters and
-nicknames, or skirm's) into the outputs to print, in trec_eval's order; the
-``check_*`` functions validate the options, which then travel together as
-:class:`Options` down the stages.
+nicknames, skirm's, or the diversity measures') into the outputs to print,
+in trec_eval's order; the ``check_*`` functions validate the options, which
+then travel together as :class:`Options` down the stages.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from skirm._trec_names import (
     trec_measure_names,
 )
 from skirm.metrics._evaluate import bind_input_wide
+from skirm.metrics._names import parse_diversity_name
 from skirm.metrics._registry import Metric, get_metric
 
 #: The trec_eval versions whose semantics :func:`skirm.trec.evaluate_run`
@@ -37,8 +38,11 @@ class Options(NamedTuple):
     num_docs: int = 0  # -N: the collection size, for utility
 
 
-def parse_measures(metrics, compat="10.0"):
-    """``[(output name, kind, request or Metric, parameter)]`` in print order."""
+def parse_measures(metrics, compat="10.0", *, diversity=False):
+    """``[(output name, kind, request or Metric, parameter)]`` in print order.
+
+    ``kind`` is ``"trec"``, ``"skirm"`` or (where ``diversity`` allows them)
+    ``"diversity"``, whose request is the measure string."""
     if isinstance(metrics, (str, Metric)):
         metrics = [metrics]
     metrics = list(metrics)
@@ -51,13 +55,23 @@ def parse_measures(metrics, compat="10.0"):
             try:
                 parsed = get_metric(metric)
             except ValueError:
+                if is_diversity_name(metric):
+                    if not diversity:
+                        raise ValueError(
+                            f"{metric!r} is a diversity measure, which needs "
+                            "subtopic judgments: evaluate it with "
+                            "skirm.trec.evaluate_run or evaluate_diversity"
+                        ) from None
+                    other.append((metric, "diversity", metric))
+                    continue
                 raise ValueError(
                     f"unknown measure {metric!r}; valid trec_eval names: "
                     f"{', '.join(trec_measure_names())}; or a skirm metric name "
-                    "(see skirm.metrics.metric_names())"
+                    "(see skirm.metrics.metric_names()); or a diversity "
+                    "measure (see skirm.trec.evaluate_diversity)"
                 ) from None
             label = metric if isinstance(metric, str) else parsed.name
-            other.append((label, parsed))
+            other.append((label, "skirm", parsed))
             continue
         parsed_requests.append(requests)
     # As in trec_eval, parameters given for a measure (P.5, relstring.20)
@@ -85,12 +99,26 @@ def parse_measures(metrics, compat="10.0"):
     )
     out = [(name, "trec", base, param) for name, (base, param) in ordered]
     seen = set(trec)
-    for label, parsed in other:
+    for label, kind, parsed in other:
         if label in seen:
             raise ValueError(f"`metrics` names {label!r} twice")
         seen.add(label)
-        out.append((label, "skirm", parsed, None))
+        out.append((label, kind, parsed, None))
     return out
+
+
+def is_diversity_name(name):
+    """Whether ``name`` is a diversity measure (ndeval's or ir_measures'
+    spelling); a known diversity name with bad options raises its error."""
+    if not isinstance(name, str):
+        return False
+    try:
+        parse_diversity_name(name)
+    except ValueError as exc:
+        if str(exc).startswith("unknown diversity measure"):
+            return False
+        raise
+    return True
 
 
 def _param_key(param):

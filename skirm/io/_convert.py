@@ -94,9 +94,9 @@ def as_qrels(qrels, *, query_id=None, doc_id=None, relevance=None) -> Qrels:
     Ids are compared as strings: integer ids become their decimal text
     (``7`` and ``"7"`` are the same query, ``"007"`` is another). String,
     categorical and dictionary columns of polars and pyarrow frames are read
-    without a Python object per row when their text is ASCII (pyarrow) and
-    with one pass of numpy otherwise; polars and pyarrow are never imported
-    for other inputs.
+    without a Python object per row when their text is ASCII (pyarrow), else
+    as Python strings that numpy converts in one call; polars and pyarrow
+    are never imported for other inputs.
 
     Examples
     --------

@@ -2,13 +2,15 @@
 
 Scorers, splitters and rankers take per-row query ids as ``groups`` (routed
 by scikit-learn when metadata routing is enabled). Without routing, the ids
-travel inside ``X``: a pandas index level (or column) named ``groups_from``.
+travel inside ``X``: a pandas index level (or column) named ``groups_from``,
+or a column of that name of a polars DataFrame or pyarrow Table.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from skirm._frames import column_names, frame_column, is_frame
 from skirm._validation import check_groups, describe
 
 __all__ = [
@@ -31,7 +33,12 @@ def check_groups_from(groups_from) -> str:
 
 
 def groups_from_frame(X, groups_from):
-    """Per-row query ids from a pandas index level or column, else None."""
+    """Per-row query ids from a pandas index level or column, or a polars or
+    pyarrow column (the column itself, for :func:`check_groups`), else None."""
+    if is_frame(X):
+        if groups_from in column_names(X):
+            return frame_column(X, groups_from)
+        return None
     index = getattr(X, "index", None)
     names = getattr(index, "names", None)
     if names is not None and groups_from in list(names):

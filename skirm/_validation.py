@@ -12,6 +12,8 @@ import os
 
 import numpy as np
 
+from skirm._frames import first_missing, is_column, values
+
 __all__ = [
     "as_python",
     "check_choice",
@@ -131,10 +133,18 @@ def check_groups(groups, n_samples: int, name: str = "groups") -> np.ndarray:
     """Per-row query labels: 1-D, one per row, no missing values.
 
     Returns a 1-D numpy array (integer, string or object dtype); pandas
-    Series and Categoricals are converted to their values.
+    Series and Categoricals, polars Series and pyarrow arrays are converted
+    to their values.
     """
     if groups is None:
         raise ValueError(f"`{name}` is required")
+    if is_column(groups):  # polars Series, pyarrow Array or ChunkedArray
+        at = first_missing(groups)
+        if at is not None:
+            raise ValueError(
+                f"`{name}` must not contain missing values, got null at index {at}"
+            )
+        groups = values(groups)
     cat = _categorical_values(groups)
     if cat is not None:
         arr = cat

@@ -87,3 +87,37 @@ def test_registry_records_are_whole_in_a_fresh_process():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_frames_of_other_libraries_are_recognised_without_importing_them():
+    # polars and pyarrow load only when the object passed is one of theirs
+    # (or a polars frame is asked for). pandas itself may load pyarrow
+    # (pandas >= 3 does when it is installed): what skirm adds is checked.
+    frame = (
+        "pd.DataFrame({'query_id': ['q1', 'q1', 'q2'], 'doc_id': ['a', 'b', 'a'], "
+        "'score': [1.0, 2.0, 0.5], 'label': [1, 0, 1]})"
+    )
+    code = (
+        "import sys; import pandas as pd; "
+        f"frame = {frame}; frame['query_id'].isna(); frame['query_id'].to_numpy(); "
+        "before = set(sys.modules); "
+        "from skirm.io import as_qrels, as_run; "
+        "from skirm.metrics import evaluate, from_lists; "
+        "from skirm.trec import evaluate_run; "
+        "run = as_run(frame); run.to_frame(); "
+        "evaluate_run(as_qrels(frame, relevance='label'), frame, 'map').to_frame(); "
+        "evaluate(frame['label'], frame['score'], groups=frame['query_id']); "
+        "from_lists(pd.Series([['a'], ['b']]), [{'a'}, {'c'}]); "
+        "print(' '.join(sorted(set(sys.modules) - before)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    added = done.stdout.split()
+    assert "skirm.io._convert" in added
+    assert not [m for m in added if m.split(".")[0] in ("polars", "pyarrow")]
+    loaded = _modules_after(
+        "from skirm.io import as_run; from skirm.metrics import evaluate; "
+        "as_run({'q': {'d': 1.0}}); evaluate([1, 0], [0.5, 0.2], groups=[1, 1])"
+    )
+    assert not [m for m in loaded if m.split(".")[0] in ("polars", "pyarrow")]

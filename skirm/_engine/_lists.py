@@ -18,6 +18,7 @@ import numpy as np
 
 from skirm._engine._encode import encode_groups
 from skirm._engine._ranking import Judgments, Ranking
+from skirm._frames import flatten_list_column, is_list_column
 from skirm._validation import as_python, check_groups, check_sample_weight, describe
 
 
@@ -142,15 +143,18 @@ def from_lists(y_pred, y_true, *, groups=None, padding=None) -> RankedLists:
     ----------
     y_pred : sequence of sequences, or 2-D array of shape (n_queries, depth)
         One ranked list of item ids per query, best first (ragged Python
-        lists, a list column of a DataFrame, or a 2-D id array). Ids are any
-        hashable numbers or strings, unique within a list.
+        lists, a list column of a pandas DataFrame, a polars ``List`` or
+        ``Array`` Series, a pyarrow list array, or a 2-D id array). Ids are
+        any hashable numbers or strings, unique within a list.
     y_true : sequence of sets, dicts or sequences
         The ground truth of each query, aligned with ``y_pred``: a set (or
         list) of relevant ids, each of grade 1, or an ``{id: grade}`` dict
-        of non-negative grades (0 for a judged non-relevant id).
+        of non-negative grades (0 for a judged non-relevant id). A polars or
+        pyarrow list column holds relevant ids (grade 1); graded judgements
+        come as dicts.
     groups : array-like of shape (n_queries,), default=None
-        A label for each query (e.g. user ids); ``None`` numbers the
-        queries from 0 in the order given.
+        A label for each query (e.g. user ids; a polars Series or pyarrow
+        array too); ``None`` numbers the queries from 0 in the order given.
     padding : scalar, default=None
         In a 2-D ``y_pred``, the id that marks the end of a shorter list
         (e.g. ``-1``); every cell after it must be padding too.
@@ -228,6 +232,11 @@ def flatten_lists(y_pred, padding):
         raise TypeError("`y_pred` must be a sequence of ranked id lists, got None")
     if isinstance(y_pred, np.ndarray) and y_pred.ndim == 2:
         return _flatten_padded(y_pred, padding)
+    if padding is None and is_list_column(y_pred):  # polars or pyarrow lists
+        ids, sizes = flatten_list_column(y_pred, "y_pred")
+        if sizes.shape[0] == 0:
+            raise ValueError("`y_pred` must hold at least one ranked list, got none")
+        return id_array(ids, "y_pred"), sizes
     if padding is not None:
         raise ValueError(
             "`padding` is only for a 2-D array `y_pred`, got "
@@ -295,6 +304,14 @@ def _flatten_truth(y_true, n_queries):
             "`y_true` must be a sequence with one set of relevant ids or one "
             f"{{id: grade}} dict per query, got {describe(y_true)}"
         )
+    if is_list_column(y_true):  # polars or pyarrow lists of relevant ids
+        ids, sizes = flatten_list_column(y_true, "y_true")
+        if sizes.shape[0] != n_queries:
+            raise ValueError(
+                f"`y_true` must hold one ground truth per ranked list: expected "
+                f"{n_queries}, got {sizes.shape[0]}"
+            )
+        return id_array(ids, "y_true"), np.ones(ids.shape[0]), sizes
     rows = _values(y_true)
     if isinstance(y_true, np.ndarray) and y_true.ndim == 2:
         rows = list(y_true)

@@ -14,6 +14,7 @@ import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
 from skirm._engine import encode_groups
+from skirm._frames import library
 from skirm._query_ids import check_groups_from, n_rows, resolve_groups
 from skirm._validation import check_choice, describe
 from skirm.metrics._get_scorer import get_scorer
@@ -66,8 +67,8 @@ def _permutations(groups, n_samples, n_repeats, permute, seed):
 
 
 def _as_matrix(X):
-    """A DataFrame as is; anything else as a 2-D numpy array."""
-    if hasattr(X, "iloc"):
+    """A pandas or polars DataFrame as is; anything else as a 2-D numpy array."""
+    if hasattr(X, "iloc") or _is_polars_frame(X):
         return X
     if hasattr(X, "tocsr") or hasattr(X, "toarray"):
         raise TypeError(
@@ -82,12 +83,20 @@ def _as_matrix(X):
     return X
 
 
+def _is_polars_frame(X):
+    return library(X) == "polars" and type(X).__name__ == "DataFrame"
+
+
 def _column_scores(scorer, estimator, X, y, j, perms, kwargs):
     """Scores with column ``j`` permuted, repeat after repeat (cumulatively)."""
-    X_perm = X.copy()
+    polars = _is_polars_frame(X)
+    X_perm = X.clone() if polars else X.copy()
     scores = []
     for perm in perms:
-        if hasattr(X_perm, "iloc"):
+        if polars:  # immutable columns: a new frame sharing the others
+            column = X_perm.to_series(j)
+            X_perm = X_perm.with_columns(column[perm])
+        elif hasattr(X_perm, "iloc"):
             X_perm.isetitem(j, X_perm.iloc[:, j].to_numpy()[perm])
         else:
             X_perm[:, j] = X_perm[perm, j]
@@ -136,12 +145,15 @@ def permutation_importance(
     estimator : fitted estimator
         A ranker (or any model with ``predict``) that the scorer can call.
     X : ndarray or DataFrame of shape (n_samples, n_features)
-        The rows to score (a held-out set, preferably).
+        The rows to score (a held-out set, preferably): an array, or a
+        pandas or polars DataFrame (kept as a frame, its columns permuted
+        one at a time).
     y : array-like of shape (n_samples,)
         Relevance labels.
     groups : array-like of shape (n_samples,), default=None
         The query of each row; read from the index level (or column)
-        ``groups_from`` of a DataFrame ``X`` when None.
+        ``groups_from`` of a DataFrame ``X`` when None (a column of a
+        polars ``X``, which then counts as a feature too).
     scoring : None, str, list of str or RankingScorer, default=None
         The ranking score: None means NDCG@10; a name or a list of names
         builds :func:`~skirm.metrics.make_ranking_scorer` (a list gives one

@@ -17,6 +17,14 @@ from operator import itemgetter, methodcaller
 
 import numpy as np
 
+from skirm._frames import (
+    column_names,
+    first_missing,
+    frame_column,
+    is_column,
+    is_frame,
+    values,
+)
 from skirm.io._records import Qrels, Run
 from skirm.io._trec import read_qrels, read_run
 
@@ -52,8 +60,10 @@ def as_qrels(qrels, *, query_id=None, doc_id=None, relevance=None) -> Qrels:
         - a :class:`Qrels` (returned as is);
         - a path or an open file in TREC qrels format (:func:`read_qrels`);
         - a dict of dicts ``{qid: {docid: relevance}}`` (pytrec_eval, BEIR);
-        - a DataFrame (pandas or any object with ``columns`` whose columns
-          convert to arrays) with a query, a document and a relevance column;
+        - a DataFrame with a query, a document and a relevance column:
+          pandas (or any object with ``columns`` whose columns convert to
+          arrays), polars (a ``LazyFrame`` is collected, its three columns
+          only) or a pyarrow ``Table`` or ``RecordBatch``;
         - an iterable of ``(qid, docid, relevance)`` tuples, or of named
           tuples with fields ``query_id``, ``doc_id``, ``relevance`` (such as
           ir_measures' ``Qrel`` and ir_datasets' ``TrecQrel``);
@@ -75,13 +85,18 @@ def as_qrels(qrels, *, query_id=None, doc_id=None, relevance=None) -> Qrels:
         For an object of none of these shapes, ids that are not strings or
         integers, or relevance values that are not integers.
     ValueError
-        For a missing or ambiguous column, tuples of the wrong length, or
-        whatever :class:`Qrels` rejects.
+        For a missing or ambiguous column, a missing value (null, None or
+        NaN) in one of the three columns of a DataFrame, tuples of the wrong
+        length, or whatever :class:`Qrels` rejects.
 
     Notes
     -----
     Ids are compared as strings: integer ids become their decimal text
-    (``7`` and ``"7"`` are the same query, ``"007"`` is another).
+    (``7`` and ``"7"`` are the same query, ``"007"`` is another). String,
+    categorical and dictionary columns of polars and pyarrow frames are read
+    without a Python object per row when their text is ASCII (pyarrow), else
+    as Python strings that numpy converts in one call; polars and pyarrow
+    are never imported for other inputs.
 
     Examples
     --------
@@ -118,7 +133,8 @@ def as_run(run, *, query_id=None, doc_id=None, score=None, run_id="skirm") -> Ru
         - a :class:`Run` (returned as is);
         - a path or an open file in TREC run format (:func:`read_run`);
         - a dict of dicts ``{qid: {docid: score}}`` (pytrec_eval, BEIR);
-        - a DataFrame with a query, a document and a score column;
+        - a DataFrame with a query, a document and a score column (pandas,
+          polars or pyarrow, as for :func:`as_qrels`);
         - an iterable of ``(qid, docid, score)`` tuples, or of named tuples
           with fields ``query_id``, ``doc_id``, ``score`` (such as
           ir_measures' ``ScoredDoc`` and ir_datasets' ``GenericScoredDoc``);
@@ -142,8 +158,9 @@ def as_run(run, *, query_id=None, doc_id=None, score=None, run_id="skirm") -> Ru
         For an object of none of these shapes, ids that are not strings or
         integers, or scores that are not real numbers.
     ValueError
-        For a missing or ambiguous column, tuples of the wrong length, or
-        whatever :class:`Run` rejects (NaN scores).
+        For a missing or ambiguous column, a missing value (null, None or
+        NaN) in one of the three columns of a DataFrame, tuples of the wrong
+        length, or whatever :class:`Run` rejects (NaN scores).
 
     Examples
     --------
@@ -194,8 +211,14 @@ def _columns(obj, name, value, names, cls):
     if isinstance(obj, Mapping):
         _no_names(names, name, "a dict of dicts")
         return _from_dicts(obj, name, value)
+    if is_frame(obj):
+        return _from_frame(obj, name, value, names, column_names(obj), frame_column)
     if hasattr(obj, "columns") and hasattr(obj, "__getitem__"):
-        return _from_frame(obj, name, value, names)
+        labels = list(obj.columns)
+        columns = [str(c) for c in labels]
+        return _from_frame(
+            obj, name, value, names, columns, lambda o, c: o[labels[columns.index(c)]]
+        )
     if isinstance(obj, Iterable) and not isinstance(obj, (bytes, bytearray)):
         return _from_rows(obj, name, value, names)
     shapes = _SHAPES.format(cls=cls.__name__, value=value)
@@ -221,16 +244,25 @@ def _from_dicts(obj, name, value):
     return np.repeat(queries, sizes), docs, _array(values, n)
 
 
-def _from_frame(obj, name, value, names):
-    labels = list(obj.columns)
-    columns = [str(c) for c in labels]
+def _from_frame(obj, name, value, names, columns, column_of):
+    """The three columns of a frame: pandas (or any object with ``columns``),
+    polars or pyarrow; a missing value is an error naming its column."""
     picked = [
         _pick(columns, role, names.get(role), name, "column", value)
         for role in ("query_id", "doc_id", value)
     ]
     arrays = []
     for column in picked:
-        col = obj[labels[columns.index(column)]]
+        col = column_of(obj, column)
+        at = first_missing(col)
+        if at is not None:
+            raise ValueError(
+                f"`{name}`: column {column!r} must not hold missing values "
+                f"(null, None or NaN), got one at row {at}"
+            )
+        if is_column(col):
+            arrays.append(values(col))
+            continue
         to_numpy = getattr(col, "to_numpy", None)
         arrays.append(np.asarray(to_numpy() if callable(to_numpy) else col))
     q, d, v = arrays

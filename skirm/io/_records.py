@@ -67,28 +67,45 @@ class _Records:
     def _n_queries(self) -> int:
         return int(self._query_codes()[1].shape[0])
 
-    def to_frame(self):
-        """The records as a pandas DataFrame, one row per line.
+    def _frame_data(self):
+        """The columns of :meth:`to_frame`, by name."""
+        return {
+            column: getattr(self, name)
+            for name, column in zip(self._columns, self._frame_columns, strict=True)
+        }
+
+    def to_frame(self, backend="pandas"):
+        """The records as a pandas (or polars) DataFrame, one row per line.
 
         The columns have ir_measures' names, the first ones
         :func:`skirm.io.as_qrels` and :func:`skirm.io.as_run` look for:
         ``query_id``, ``doc_id``, then ``relevance`` (qrels) or ``score``
         and ``run_id`` (runs), so ``as_run(run.to_frame())`` gives the run
-        back. Requires pandas (``pip install skirm[pandas]``).
+        back. Requires pandas (``pip install skirm[pandas]``), or polars for
+        ``backend="polars"`` (``pip install skirm[polars]``).
+
+        Parameters
+        ----------
+        backend : {"pandas", "polars"}, default="pandas"
+            The library of the frame.
+
+        Returns
+        -------
+        frame : pandas.DataFrame or polars.DataFrame
         """
+        from skirm._frames import check_backend, polars_frame
+
+        columns = self._frame_data()
+        owner = f"{type(self).__name__}.to_frame"
+        if check_backend(backend) == "polars":
+            return polars_frame(columns, owner)
         try:
             import pandas as pd
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ImportError(
-                f"{type(self).__name__}.to_frame requires pandas; install it with "
-                "`pip install skirm[pandas]`"
+                f"{owner} requires pandas; install it with `pip install skirm[pandas]`"
             ) from exc
-        return pd.DataFrame(
-            {
-                column: getattr(self, name)
-                for name, column in zip(self._columns, self._frame_columns, strict=True)
-            }
-        )
+        return pd.DataFrame(columns)
 
 
 class Qrels(_Records):
@@ -191,12 +208,8 @@ class Run(_Records):
         self.run_id = run_id
         _check_lengths(self, ("query_ids", "doc_ids", "scores"))
 
-    def to_frame(self):
-        frame = super().to_frame()
-        frame["run_id"] = self.run_id
-        return frame
-
-    to_frame.__doc__ = _Records.to_frame.__doc__
+    def _frame_data(self):
+        return {**super()._frame_data(), "run_id": self.run_id}
 
     def __repr__(self):
         return (

@@ -163,10 +163,11 @@ class EvaluationResult:
         results = _check_parts(results)
         return merge([(r.group_ids, r.per_query, r.weights) for r in results])
 
-    def to_frame(self, tidy=False):
-        """The per-query values as a pandas DataFrame.
+    def to_frame(self, tidy=False, backend="pandas"):
+        """The per-query values as a pandas (or polars) DataFrame.
 
-        Requires pandas (``pip install skirm[pandas]``).
+        Requires pandas (``pip install skirm[pandas]``), or polars for
+        ``backend="polars"`` (``pip install skirm[polars]``).
 
         Parameters
         ----------
@@ -175,10 +176,15 @@ class EvaluationResult:
             column per metric. True: one row per (query, metric) pair, with
             columns ``query``, ``metric`` and ``value``, queries in
             ``group_ids`` order and metrics in request order within each.
+        backend : {"pandas", "polars"}, default="pandas"
+            The library of the frame. A polars frame has no index: the
+            query ids are its first column, ``query``, and NaN (queries left
+            out by ``no_relevant="skip"``) is null, as ``polars.from_pandas``
+            converts the pandas frame (with its index reset).
 
         Returns
         -------
-        frame : pandas.DataFrame
+        frame : pandas.DataFrame or polars.DataFrame
 
         Examples
         --------
@@ -197,10 +203,16 @@ class EvaluationResult:
         2     b          mrr    1.0
         3     b  precision@1    1.0
         """
-        pd = _pandas("to_frame")
+        from skirm._frames import check_backend, polars_frame
+
+        backend = check_backend(backend)
         if not isinstance(tidy, (bool, np.bool_)):
             raise TypeError(f"`tidy` must be True or False, got {tidy!r}")
         if not tidy:
+            if backend == "polars":
+                columns = {"query": self.group_ids, **self.per_query}
+                return polars_frame(columns, "EvaluationResult.to_frame")
+            pd = _pandas("to_frame")
             index = pd.Index(self.group_ids, name="query")
             return pd.DataFrame(self.per_query, index=index)
         names = list(self.per_query)
@@ -211,13 +223,14 @@ class EvaluationResult:
         values = np.empty(n * len(names), dtype=dtype)
         for j, column in enumerate(columns):  # one pass per metric
             values[j :: len(names)] = column
-        return pd.DataFrame(
-            {
-                "query": np.repeat(np.asarray(self.group_ids), len(names)),
-                "metric": np.tile(np.asarray(names, dtype=object), n),
-                "value": values,
-            }
-        )
+        tidy_columns = {
+            "query": np.repeat(np.asarray(self.group_ids), len(names)),
+            "metric": np.tile(np.asarray(names, dtype=object), n),
+            "value": values,
+        }
+        if backend == "polars":
+            return polars_frame(tidy_columns, "EvaluationResult.to_frame")
+        return _pandas("to_frame").DataFrame(tidy_columns)
 
     def to_dict(self):
         """The per-query values as ``{query: {metric: value}}``.

@@ -179,8 +179,8 @@ default="auto"
     metric : str, default="ndcg@10"
         The registered metric :meth:`score` computes.
     groups_from : str, default="qid"
-        The index level (or column) of a pandas ``X`` read for the query ids
-        when ``groups`` is None.
+        The index level (or column) of a pandas ``X``, or the column of a
+        polars ``X``, read for the query ids when ``groups`` is None.
     validation_fraction : float, int or None, default=None
         Hold out this fraction (or this number) of the training *queries*,
         drawn at random (``random_state``), as a validation set passed to the
@@ -241,10 +241,10 @@ default="auto"
 
     Notes
     -----
-    A pandas ``X`` with a column named ``qid`` is XGBoost's own convention
-    for the query ids; for an ``XGBRanker`` that column is dropped from the
-    features in ``fit`` and ``predict`` (it is read as ``groups`` when
-    ``groups_from="qid"``), so the ids reach XGBoost once, as ``qid=``.
+    A pandas (or polars) ``X`` with a column named ``qid`` is XGBoost's own
+    convention for the query ids; for an ``XGBRanker`` that column is dropped
+    from the features in ``fit`` and ``predict`` (it is read as ``groups``
+    when ``groups_from="qid"``), so the ids reach XGBoost once, as ``qid=``.
 
     For a classifier, :meth:`predict` returns the expected label
     ``predict_proba(X) @ classes_`` (numeric classes), which ranks graded and
@@ -458,7 +458,8 @@ default="auto"
     def _features(self, X, library):
         """``X`` without XGBoost's special ``qid`` column (its ids come as ``qid=``)."""
         if library == "xgboost" and _has_column(X, "qid"):
-            return X.drop(columns="qid")
+            # pandas drops rows by label unless told; polars drops columns
+            return X.drop(columns="qid") if hasattr(X, "iloc") else X.drop("qid")
         return X
 
     def predict(self, X):

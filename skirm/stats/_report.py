@@ -218,10 +218,11 @@ class Comparison:
     # Frames
     # ------------------------------------------------------------------
 
-    def to_frame(self, kind="systems"):
-        """The comparison as a tidy pandas DataFrame.
+    def to_frame(self, kind="systems", backend="pandas"):
+        """The comparison as a tidy pandas (or polars) DataFrame.
 
-        Requires pandas (``pip install skirm[pandas]``).
+        Requires pandas (``pip install skirm[pandas]``), or polars for
+        ``backend="polars"`` (``pip install skirm[polars]``).
 
         Parameters
         ----------
@@ -236,12 +237,27 @@ class Comparison:
             ``"pairs"``: one row per (pair, metric) with columns ``system,
             other, metric, delta, ci_low, ci_high, effect_size, statistic,
             p_value, p_adjusted, significant, wins, ties, losses``.
+        backend : {"pandas", "polars"}, default="pandas"
+            The library of the frame. In a polars frame a missing value
+            (NaN, or ``<NA>`` of the counts in pandas) is null, as
+            ``polars.from_pandas`` converts the pandas frame, and
+            ``better_than`` is a list of strings.
 
         Returns
         -------
-        frame : pandas.DataFrame
+        frame : pandas.DataFrame or polars.DataFrame
         """
+        from skirm._frames import check_backend, polars_records
+
+        backend = check_backend(backend)
         rows = self.to_records(kind)
+        if backend == "polars":
+            return polars_records(
+                rows,
+                "Comparison.to_frame",
+                integers=("wins", "ties", "losses"),
+                string_lists=("better_than",),
+            )
         try:
             import pandas as pd
         except ImportError as exc:  # pragma: no cover - depends on the environment

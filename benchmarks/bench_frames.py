@@ -1,0 +1,89 @@
+"""Frames of pandas, polars and pyarrow turned into a Run, and back out.
+
+Builds (seeded, in memory) a run of ``--rows`` rows (default 1,000,000) with
+string query ids (``"q<n>"``, 10,000 queries) and string doc ids
+(``"doc-<n>"``, 5 to 11 characters), as a pandas DataFrame (pandas' default
+string dtype), a polars DataFrame and LazyFrame, a polars frame with
+categorical query ids, a pyarrow Table and one with dictionary-encoded query
+ids, and reports the median time and the peak memory (tracemalloc, numpy
+included; polars' and pyarrow's own allocations are not traced) of
+``skirm.io.as_run`` on each, then of ``Run.to_frame`` for both backends.
+
+Run: ``python benchmarks/bench_frames.py [--rows 1000000] [--repeats 5]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+import tracemalloc
+
+import numpy as np
+
+
+def generate(n, seed=0):
+    rng = np.random.default_rng(seed)
+    queries = np.char.add("q", rng.integers(0, 10_000, n).astype(str))
+    docs = np.char.add("doc-", rng.integers(0, 10**7, n).astype(str))
+    return {"query_id": queries, "doc_id": docs, "score": rng.random(n)}
+
+
+def measure(function, *args, repeats):
+    function(*args)  # warm-up: imports
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = function(*args)
+        times.append(time.perf_counter() - start)
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    tracemalloc.reset_peak()
+    function(*args)
+    peak = tracemalloc.get_traced_memory()[1] - base
+    tracemalloc.stop()
+    return statistics.median(times), peak, out
+
+
+def main():
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+
+    from skirm.io import as_run
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    columns = generate(args.rows)
+    frames = {
+        "pandas DataFrame": pd.DataFrame(columns),
+        "polars DataFrame": pl.DataFrame(columns),
+        "polars LazyFrame": pl.DataFrame(columns).lazy(),
+        "polars, categorical query ids": pl.DataFrame(columns).with_columns(
+            pl.col("query_id").cast(pl.Categorical)
+        ),
+        "pyarrow Table": pa.table(columns),
+        "pyarrow, dictionary query ids": pa.table(
+            {**columns, "query_id": pa.array(columns["query_id"]).dictionary_encode()}
+        ),
+    }
+    rows = []
+    for name, frame in frames.items():
+        t, peak, run = measure(as_run, frame, repeats=args.repeats)
+        assert (run.doc_ids == columns["doc_id"]).all()
+        rows.append((f"as_run({name})", t, peak))
+    for backend in ("pandas", "polars"):
+        t, peak, _ = measure(run.to_frame, backend, repeats=args.repeats)
+        rows.append((f'Run.to_frame(backend="{backend}")', t, peak))
+    n = args.rows
+    print(f"{n:,} rows, string ids; median of {args.repeats}\n")
+    print("| conversion | time (s) | peak memory (MiB) | bytes/row |")
+    print("|---|---:|---:|---:|")
+    for name, t, peak in rows:
+        print(f"| {name} | {t:.3f} | {peak / 2**20:.0f} | {peak / n:.0f} |")
+
+
+if __name__ == "__main__":
+    main()

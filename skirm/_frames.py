@@ -1,0 +1,326 @@
+"""Polars and Arrow frames in and out, without a dataframe layer.
+
+pandas objects are read as before, through ``to_numpy``; this module adds
+polars (``DataFrame``, ``LazyFrame``, ``Series``) and pyarrow (``Table``,
+``RecordBatch``, ``Array``, ``ChunkedArray``) for the entry points that take
+a frame or a column, and the polars output of the ``to_frame`` methods.
+
+An object is recognised by the module of its type, so neither library is
+imported unless the object passed is one of theirs (it is then already
+loaded) or a polars frame is asked for; the ImportError then names the extra.
+
+Why two small converters and not narwhals: skirm depends on numpy, scipy and
+scikit-learn only at run time, so a dataframe-agnostic layer could only be one
+more optional extra, for what is here a few column reads: the names of the
+columns, a column as a numpy array with its missing values refused, a list
+column flattened, and a frame built from numpy columns. The converters also
+do what a generic layer does not: string ids become fixed-width numpy
+strings, ASCII Arrow strings straight from the Arrow buffer, and missing
+values are found with the library's own null count, before any conversion.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "BACKENDS",
+    "check_backend",
+    "column_names",
+    "first_missing",
+    "flatten_list_column",
+    "frame_column",
+    "is_column",
+    "is_frame",
+    "is_list_column",
+    "library",
+    "polars_frame",
+    "polars_records",
+    "values",
+]
+
+#: The frame libraries ``to_frame(backend=...)`` can return.
+BACKENDS = ("pandas", "polars")
+
+_FRAMES = {
+    "polars": ("DataFrame", "LazyFrame"),
+    "pyarrow": ("Table", "RecordBatch"),
+}
+_COLUMNS = {
+    "polars": ("Series",),
+    "pyarrow": ("ChunkedArray",),  # and every ``*Array`` of pyarrow.lib
+}
+
+
+def library(obj) -> str | None:
+    """``"pandas"``, ``"polars"`` or ``"pyarrow"``: the library ``obj``'s type
+    comes from (by the module name, without importing anything), else None."""
+    root = type(obj).__module__.partition(".")[0]
+    return root if root in ("pandas", "polars", "pyarrow") else None
+
+
+def is_frame(obj) -> bool:
+    """True for a polars DataFrame or LazyFrame, a pyarrow Table or
+    RecordBatch (pandas frames are read by their own path)."""
+    return type(obj).__name__ in _FRAMES.get(library(obj) or "", ())
+
+
+def is_column(obj) -> bool:
+    """True for a polars Series or a pyarrow Array or ChunkedArray."""
+    lib = library(obj)
+    name = type(obj).__name__
+    if lib == "pyarrow":
+        return name in _COLUMNS["pyarrow"] or (
+            name.endswith("Array") and hasattr(obj, "null_count")
+        )
+    return lib == "polars" and name in _COLUMNS["polars"]
+
+
+def column_names(frame) -> list[str]:
+    """The column names of a polars or pyarrow frame."""
+    if library(frame) == "pyarrow":
+        return list(frame.column_names)
+    if type(frame).__name__ == "LazyFrame":
+        return list(frame.collect_schema().names())
+    return list(frame.columns)
+
+
+def frame_column(frame, name):
+    """The column ``name`` of a polars or pyarrow frame (a LazyFrame is
+    collected, that column only)."""
+    if library(frame) == "pyarrow":
+        return frame.column(name)
+    if type(frame).__name__ == "LazyFrame":
+        return frame.select(name).collect().to_series()
+    return frame.get_column(name)
+
+
+def first_missing(column) -> int | None:
+    """The row of the first missing value (null; None or NaN in pandas and
+    numpy object columns; NaN in a float column) of a column, else None."""
+    lib = library(column)
+    if lib == "polars":
+        if not column.null_count():
+            return None
+        return int(column.is_null().arg_max())
+    if lib == "pyarrow":
+        if not column.null_count:
+            return None
+        import pyarrow.compute as pc
+
+        return int(pc.index(pc.is_null(column), True).as_py())
+    isna = getattr(column, "isna", None)
+    if callable(isna):  # pandas Series
+        mask = np.asarray(isna(), dtype=bool)
+    else:
+        arr = np.asarray(column)
+        if arr.dtype.kind == "f":
+            mask = np.isnan(arr)
+        elif arr.dtype.kind == "O":
+            try:
+                mask = np.equal(arr, np.array(None)) | np.not_equal(arr, arr)
+            except (TypeError, ValueError):  # labels without a truth value
+                mask = np.fromiter(
+                    (v is None or type(v).__name__ == "NAType" for v in arr.tolist()),
+                    dtype=bool,
+                    count=arr.shape[0],
+                )
+        else:
+            return None
+    return int(np.argmax(mask)) if mask.any() else None
+
+
+def values(column) -> np.ndarray:
+    """A polars or pyarrow column without missing values as a numpy array.
+
+    Strings (categorical and dictionary columns included) become a fixed-width
+    ``str`` array, numbers and booleans their numpy dtype.
+    """
+    if library(column) == "pyarrow":
+        return _arrow_values(column)
+    import polars as pl
+
+    base = column.dtype.base_type()
+    if base in (pl.Categorical, pl.Enum):
+        column = column.cast(pl.String)
+    elif base is not pl.String:
+        return column.to_numpy()
+    out = column.to_numpy()
+    return out.astype(str) if out.dtype.kind == "O" else out
+
+
+def _arrow_values(column):
+    import pyarrow as pa
+
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        column = column.cast(kind.value_type)
+        kind = kind.value_type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return _arrow_strings(column)
+    if "string" in str(kind):  # string_view and later string types
+        return _arrow_strings(column.cast(pa.large_string()))
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    return column.to_numpy(zero_copy_only=False)
+
+
+def _arrow_strings(column):
+    """An Arrow string column as a numpy str array.
+
+    ASCII strings are padded with NUL to the longest, so that their bytes
+    lie one fixed-width slot after another in the Arrow buffer, read as
+    numpy bytes and widened to str: no Python object per row. Other text
+    goes through Python strings.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(column)
+    if n and pc.all(pc.string_is_ascii(column)).as_py():
+        width = int(pc.max(pc.binary_length(column)).as_py())
+        if width == 0:
+            return np.zeros(n, dtype="U1")
+        padded = pc.ascii_rpad(column, width=width, padding="\0")
+        if isinstance(padded, pa.ChunkedArray):
+            padded = padded.combine_chunks()
+        large = pa.types.is_large_string(padded.type)
+        offsets = np.frombuffer(
+            padded.buffers()[1],
+            dtype=np.int64 if large else np.int32,
+            count=n + 1,
+            offset=padded.offset * (8 if large else 4),
+        )
+        data = np.frombuffer(padded.buffers()[2], dtype=np.uint8)
+        raw = data[int(offsets[0]) : int(offsets[-1])]
+        return raw.view(f"S{width}").astype(f"U{width}")
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    out = column.to_numpy(zero_copy_only=False)
+    return out.astype(str) if n else np.zeros(0, dtype=str)
+
+
+def is_list_column(obj) -> bool:
+    """True for a polars Series or pyarrow array of lists."""
+    if not is_column(obj):
+        return False
+    if library(obj) == "pyarrow":
+        import pyarrow as pa
+
+        kind = obj.type
+        return bool(
+            pa.types.is_list(kind)
+            or pa.types.is_large_list(kind)
+            or pa.types.is_fixed_size_list(kind)
+        )
+    import polars as pl
+
+    return obj.dtype.base_type() in (pl.List, pl.Array)
+
+
+def flatten_list_column(column, name):
+    """``(items, sizes)``: the items of a list column, concatenated, and
+    each list's length; a missing list or item is a ValueError."""
+    at = first_missing(column)
+    if at is not None:
+        raise ValueError(
+            f"`{name}` must hold one list per query, got a missing list (null) "
+            f"at index {at}"
+        )
+    if library(column) == "pyarrow":
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if isinstance(column, pa.ChunkedArray):
+            column = column.combine_chunks()
+        sizes = pc.list_value_length(column).to_numpy(zero_copy_only=False)
+        items = pc.list_flatten(column)
+    else:
+        import polars as pl
+
+        if column.dtype.base_type() is pl.Array:
+            column = column.cast(pl.List(column.dtype.inner))
+        sizes = column.list.len().to_numpy()
+        items = column.explode()
+        total = int(sizes.sum())
+        if len(items) != total:  # polars < 2 gives a null for each empty list
+            slots = np.maximum(sizes, 1)
+            keep = np.ones(int(slots.sum()), dtype=bool)
+            keep[(np.cumsum(slots) - slots)[sizes == 0]] = False
+            items = items.filter(pl.Series(keep))
+    at = first_missing(items)
+    if at is not None:
+        ends = np.cumsum(sizes)
+        query = int(np.searchsorted(ends, at, side="right"))
+        raise ValueError(
+            f"`{name}` must not contain missing ids, got a null in list {query}"
+        )
+    return values(items), sizes.astype(np.intp, copy=False)
+
+
+def check_backend(backend) -> str:
+    """``backend`` of ``to_frame``: one of :data:`BACKENDS`."""
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        options = ", ".join(repr(b) for b in BACKENDS)
+        raise ValueError(f"`backend` must be one of {options}, got {backend!r}")
+    return backend
+
+
+def _polars(owner):
+    try:
+        import polars as pl
+    except ImportError as exc:
+        raise ImportError(
+            f"{owner}(backend='polars') requires polars; install it with "
+            "`pip install skirm[polars]`"
+        ) from exc
+    return pl
+
+
+def polars_frame(columns, owner):
+    """A polars DataFrame of numpy (or list) columns, in order; a scalar is
+    a constant column.
+
+    NaN in a float column becomes null, as ``polars.from_pandas`` makes it:
+    a missing value polars' aggregations skip, as pandas' skip NaN.
+    """
+    pl = _polars(owner)
+    n = max((len(c) for c in columns.values() if np.ndim(c)), default=0)
+    series = []
+    for name, column in columns.items():
+        if not np.ndim(column):  # a scalar: a constant column, as in pandas
+            series.append(pl.repeat(column, n, eager=True).alias(name))
+            continue
+        arr = np.asarray(column)
+        if arr.dtype.kind == "U":  # polars reads Python strings faster
+            series.append(pl.Series(name, arr.tolist(), dtype=pl.String))
+            continue
+        try:
+            series.append(pl.Series(name, arr, nan_to_null=arr.dtype.kind == "f"))
+        except TypeError:  # an object column of mixed Python types
+            series.append(pl.Series(name, arr.tolist(), strict=False))
+    return pl.DataFrame(series)
+
+
+def polars_records(records, owner, integers=(), string_lists=()):
+    """A polars DataFrame of a list of dicts with the same keys: floats with
+    NaN as null, the columns ``integers`` as Int64 with None as null, the
+    columns ``string_lists`` (sequences of str) as lists of strings."""
+    pl = _polars(owner)
+    if not records:
+        return pl.DataFrame()
+    columns = {}
+    for name in records[0]:
+        items = [row[name] for row in records]
+        if name in integers:
+            columns[name] = pl.Series(name, items, dtype=pl.Int64)
+        elif name in string_lists:
+            items = [list(v) for v in items]
+            columns[name] = pl.Series(name, items, dtype=pl.List(pl.String))
+        elif all(isinstance(v, float) for v in items):
+            columns[name] = pl.Series(
+                name, np.asarray(items, dtype=np.float64), nan_to_null=True
+            )
+        else:
+            columns[name] = pl.Series(name, items)
+    return pl.DataFrame(list(columns.values()))

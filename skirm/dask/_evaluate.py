@@ -10,9 +10,13 @@ merges results.
 
 from __future__ import annotations
 
+import contextlib
+import sys
+
 import numpy as np
 
 from skirm._engine import TIES, check_input
+from skirm._progress import check_verbose, reporting
 from skirm._validation import check_choice, check_no_relevant, describe
 from skirm.metrics._evaluate import bind_input_wide, bind_metrics, per_query_values
 from skirm.metrics._result import merge
@@ -32,6 +36,44 @@ def _import_dask():
             "`pip install skirm[dask]`"
         ) from exc
     return dask, dd, pd
+
+
+def _client():
+    """The default ``distributed.Client``, or None (a local scheduler)."""
+    try:
+        from distributed import default_client
+    except ImportError:  # pragma: no cover - depends on the environment
+        return None
+    try:
+        return default_client()
+    except ValueError:
+        return None
+
+
+@contextlib.contextmanager
+def _progress(verbose, title):
+    """The reporter of a function called with ``verbose``; with ``verbose >
+    0``, its stages as lines on standard error and, on a local scheduler,
+    Dask's own ``dask.diagnostics.ProgressBar`` there around each
+    computation (a ``distributed.Client`` has its dashboard: its address is
+    named)."""
+    verbose = check_verbose(verbose)
+    with reporting(verbose, title) as progress:
+        if verbose == 0:
+            yield progress
+            return
+        client = _client()
+        if client is not None:
+            progress.stage(
+                "computing on the distributed scheduler; follow it on its "
+                f"dashboard, {client.dashboard_link}"
+            )
+            yield progress
+            return
+        from dask.diagnostics import ProgressBar
+
+        with ProgressBar(out=sys.stderr):
+            yield progress
 
 
 # --------------------------------------------------------------------------
@@ -198,6 +240,7 @@ def evaluate(
     ties="average",
     no_relevant=0.0,
     shuffle=True,
+    verbose=0,
     **params,
 ):
     """Compute several metrics on rows held in Dask collections.
@@ -232,6 +275,11 @@ def evaluate(
         Shuffle the rows on the query id. Pass False when the partitions
         already hold whole queries (e.g. Parquet files written by query):
         a query found in two partitions then raises ValueError.
+    verbose : int, default=0
+        Progress on standard error: 0 prints none; above 0, the stages as
+        lines and, on a local scheduler, Dask's
+        ``dask.diagnostics.ProgressBar`` during each computation (with
+        a ``distributed.Client``, the address of its dashboard).
     **params
         Metric options, as in :func:`skirm.metrics.evaluate`.
 
@@ -264,16 +312,23 @@ def evaluate(
     array([0.5, nan])
     """
     dask, _, _ = _import_dask()
-    frame, bound = _prepare(
-        y_true, y_score, groups, metrics, sample_weight, ties, no_relevant, params
-    )
-    values = _values_frame(frame, bound, no_relevant, ties, sample_weight, shuffle)
-    parts = dask.compute(*values.to_delayed())
-    weighted = sample_weight is not None
-    parts = [_as_part(p, bound, weighted) for p in parts if len(p)]
-    if not parts:
-        raise ValueError("`y_true` must hold at least one row, got none")
-    return merge(parts)
+    with _progress(verbose, "skirm.dask.evaluate") as progress:
+        progress.stage("preparing the rows")
+        frame, bound = _prepare(
+            y_true, y_score, groups, metrics, sample_weight, ties, no_relevant, params
+        )
+        values = _values_frame(frame, bound, no_relevant, ties, sample_weight, shuffle)
+        delayed = values.to_delayed()
+        progress.stage(f"evaluating {len(delayed)} partitions")
+        parts = dask.compute(*delayed)
+        progress.stage("merging the per-query values")
+        weighted = sample_weight is not None
+        parts = [_as_part(p, bound, weighted) for p in parts if len(p)]
+        if not parts:
+            raise ValueError("`y_true` must hold at least one row, got none")
+        result = merge(parts)
+        progress.finish()
+    return result
 
 
 def _as_part(frame, labels, weighted):

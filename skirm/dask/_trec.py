@@ -15,7 +15,7 @@ import os
 import numpy as np
 
 from skirm._validation import describe
-from skirm.dask._evaluate import _import_dask
+from skirm.dask._evaluate import _import_dask, _progress
 from skirm.metrics._result import merged_ids
 
 __all__ = ["evaluate_run"]
@@ -177,6 +177,7 @@ def evaluate_run(
     all_queries=False,
     compat="10.0",
     shuffle=True,
+    verbose=0,
 ):
     """Evaluate a TREC run too large for one process, as trec_eval does.
 
@@ -211,6 +212,11 @@ def evaluate_run(
         Shuffle the rows on the query id; pass False when each partition
         already holds whole queries (a query found in two partitions then
         raises ValueError).
+    verbose : int, default=0
+        Progress on standard error: 0 prints none; above 0, the stages as
+        lines and, on a local scheduler, Dask's
+        ``dask.diagnostics.ProgressBar`` during the computation (with
+        a ``distributed.Client``, the address of its dashboard).
 
     Returns
     -------
@@ -249,15 +255,19 @@ def evaluate_run(
     level = check_level(relevance_level)
     check_max_docs(max_docs)
     options = Options(level, bool(judged_only), max_docs, bool(all_queries), compat)
-    # The qrels are read and indexed once, here; the index goes to the tasks.
-    index = QrelsIndex(qrels_input(qrels))
-    frame, run_id = _run_frame(run)
-    if shuffle:
-        frame = frame.shuffle(on="query_id")
-    partitions = frame.to_delayed()
-    shared = dask.delayed(index, traverse=False)
-    tasks = _run_tasks(partitions, shared, outputs, options)
-    parts, run_id = dask.compute(tasks, run_id)
+    with _progress(verbose, "skirm.dask.evaluate_run") as progress:
+        # The qrels are read and indexed once, here; the index goes to the tasks.
+        progress.stage("reading the qrels")
+        index = QrelsIndex(qrels_input(qrels))
+        frame, run_id = _run_frame(run)
+        if shuffle:
+            frame = frame.shuffle(on="query_id")
+        partitions = frame.to_delayed()
+        shared = dask.delayed(index, traverse=False)
+        tasks = _run_tasks(partitions, shared, outputs, options)
+        progress.stage(f"evaluating {len(tasks)} partitions")
+        parts, run_id = dask.compute(tasks, run_id)
+        progress.finish()
     missing = missing_rule(options.all_queries, compat)
     present = _checked_run(parts, index, missing)
     frames = [out for ids, out in parts if len(ids)]

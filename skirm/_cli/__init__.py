@@ -10,6 +10,7 @@ a command: the parser (:mod:`._parser`), the commands (:mod:`._eval`,
 
 from __future__ import annotations
 
+import contextlib
 import io
 import sys
 
@@ -17,6 +18,7 @@ from skirm._cli._compare import run_compare
 from skirm._cli._eval import RelFormatError, run_eval
 from skirm._cli._ndeval import run_ndeval
 from skirm._cli._parser import UsageError, build_parser
+from skirm._progress import Progress
 
 __all__ = ["main"]
 
@@ -70,7 +72,8 @@ def main(argv=None) -> int:
     command = f"skirm {args.command}"
     try:
         out = io.StringIO()
-        run(args, out)
+        with _progress(args):  # erased before the output and any error
+            run(args, out)
         _write_out(out.getvalue())
     except UsageError as exc:
         parser.commands[args.command].print_usage(sys.stderr)
@@ -85,6 +88,15 @@ def main(argv=None) -> int:
         print(f"{command}: error: {text}", file=sys.stderr)
         return _trec_eval_status(exc) if args.command == "eval" else 1
     return 0
+
+
+def _progress(args):
+    """The progress line of a long command on standard error: only where
+    standard error is a terminal and without ``--quiet``; it appears after a
+    second of work (:mod:`skirm._progress`)."""
+    if getattr(args, "quiet", True) or not sys.stderr.isatty():
+        return contextlib.nullcontext()
+    return Progress(sys.stderr, f"skirm {args.command}")
 
 
 def _trec_eval_status(exc) -> int:

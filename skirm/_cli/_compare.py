@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from skirm._cli._eval import evaluate_path
+from skirm._cli._eval import evaluate_paths, qrels_name
 from skirm._cli._formats import write_comparison
 from skirm._cli._parser import UsageError
 from skirm._cli._plots import check_plot, plot_compare
+from skirm._progress import current
 from skirm._trec_names import MEASURES
 from skirm.io._trec import read_qrels
 from skirm.trec._request import parse_measures
@@ -41,18 +42,16 @@ def run_compare(args, out):
     check_plot(args.plot)
     if args.relevance_level < 1:
         raise UsageError(f"-l must be an integer >= 1, got {args.relevance_level}")
+    current().stage(f"reading {qrels_name(args.qrels)}")
     qrels = read_qrels(args.qrels)
-    results = [
-        evaluate_path(
-            qrels,
-            path,
-            measures,
-            relevance_level=args.relevance_level,
-            all_queries=args.all_queries,
-            compat=args.compat,
-        )
-        for path in args.runs
-    ]
+    results = evaluate_paths(
+        qrels,
+        args.runs,
+        measures,
+        relevance_level=args.relevance_level,
+        all_queries=args.all_queries,
+        compat=args.compat,
+    )
     labels = _run_labels(results, args.runs)
     baseline = args.baseline
     if baseline is not None and baseline not in labels:

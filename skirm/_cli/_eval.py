@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from skirm._cli._formats import write_eval
 from skirm._cli._parser import UsageError
 from skirm._cli._plots import check_plot, plot_eval
+from skirm._progress import current
 from skirm._trec_names import MeasureParameterError, parse_trec_name
 from skirm.io._prefs import read_prefs, read_qrels_jg, read_qrels_prefs
 from skirm.io._text import TrecFormatError
@@ -43,6 +45,11 @@ def source(path):
     return sys.stdin.buffer if path == "-" else path
 
 
+def qrels_name(path):
+    """The qrels file as the progress line names it."""
+    return "standard input" if path == "-" else os.path.basename(path)
+
+
 class RelFormatError(ValueError):
     """An illegal ``-R`` (trec_eval: "Illegal rel_format", exit status 2)."""
 
@@ -74,6 +81,7 @@ def run_eval(args, out):
     check_plot(args.plot)
     if args.plot is not None and "-" in args.runs:
         raise UsageError("--plot reads the runs again: give them as files, not '-'")
+    current().stage(f"reading {qrels_name(args.qrels)}")
     # diversity measures read the second column as the subtopic (ndeval)
     diversity = any(kind == "diversity" for _, kind, _, _ in outputs)
     reader = read_qrels_jg if diversity else READERS[args.rel_format]
@@ -89,24 +97,34 @@ def run_eval(args, out):
         "all_queries": args.all_queries,
         "compat": args.compat,
     }
-    results = [
-        evaluate_path(
-            qrels,
-            path,
-            measures,
-            rel_format=args.rel_format,
-            collection_size=args.collection_size,
-            zscores=zscores,
-            **params,
-        )
-        for path in args.runs
-    ]
+    results = evaluate_paths(
+        qrels,
+        args.runs,
+        measures,
+        rel_format=args.rel_format,
+        collection_size=args.collection_size,
+        zscores=zscores,
+        **params,
+    )
     labels = [r.run_id for r in results]
     if len(set(labels)) != len(labels):
         labels = list(args.runs)
     write_eval(args, results, labels, outputs, out)
     if args.plot is not None:
         plot_eval(args.plot, qrels, args.runs, labels, params)
+
+
+def evaluate_paths(qrels, paths, measures, **options):
+    """:func:`evaluate_path` of each run; the progress line (if any) says
+    which run of several is read."""
+    progress = current()
+    results = []
+    for i, path in enumerate(paths, 1):
+        if len(paths) > 1:
+            progress.set_context(f"[run {i} of {len(paths)}]")
+        results.append(evaluate_path(qrels, path, measures, **options))
+    progress.set_context("")
+    return results
 
 
 def evaluate_path(qrels, path, measures, **options):

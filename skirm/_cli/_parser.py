@@ -212,6 +212,7 @@ def build_parser(compare_options=True):
         ev,
         "NDCG@k (k = 1..100) and the interpolated precision-recall curve of the runs",
     )
+    _add_quiet_option(ev, "the bytes of each run read and the queries evaluated")
     ev.add_argument(
         "-v",
         "--version",
@@ -237,6 +238,16 @@ def _add_plot_option(parser, what):
         metavar="FILE",
         help=f"also write a figure to FILE (PNG, PDF, SVG, ... by its "
         f"extension): {what}; needs matplotlib (pip install skirm[plot])",
+    )
+
+
+def _add_quiet_option(parser, what):
+    # No -q: trec_eval's -q asks for the per-query values.
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help=f"no progress line on standard error (shown where standard error "
+        f"is a terminal, once the work has lasted a second: {what})",
     )
 
 
@@ -329,4 +340,7 @@ def _add_compare_parser(sub, options=True):
         "CSV or JSON rows (one per run and measure)",
     )
     _add_plot_option(cmp, "the forest plot of each measure, one panel each")
+    _add_quiet_option(
+        cmp, "the bytes of each run read, the queries evaluated, the resamples drawn"
+    )
     return cmp

@@ -96,7 +96,7 @@ class _Blocks:
         return run_table(data, end, name, self.line0) if end else None
 
 
-def iter_run_blocks(source, block_bytes=None):
+def iter_run_blocks(source, block_bytes=None, on_read=None):
     """Blocks of a run file, each holding every row of its queries.
 
     The file is read ``block_bytes`` at a time, so memory stays bounded
@@ -104,12 +104,16 @@ def iter_run_blocks(source, block_bytes=None):
     block, so that no query is split; hence each query's lines must be
     contiguous (TREC runs are grouped by query): :class:`RunNotGrouped` is
     raised on the first query that appears again after another.
+    ``on_read(done, total)``, if given, is called after each read with the
+    bytes of the file read and its size (:meth:`Source.position`).
     """
     src = Source(source)
     blocks, seen = _Blocks(src, block_bytes or BLOCK_BYTES), set()
     try:
         while True:
             data, end = blocks.read()
+            if on_read is not None:
+                on_read(*src.position())
             table = blocks.table(data, end, src.name)
             rows = table.lines.shape[0] if table is not None else 0
             starts = table.tokens(0).run_starts() if rows else np.zeros(1, int)
@@ -155,17 +159,19 @@ def count_parts(path):
     return max(1, -(-os.path.getsize(path) // PART_BYTES))
 
 
-def iter_run_parts(source, n_parts):
+def iter_run_parts(source, n_parts, on_read=None):
     """The run in ``n_parts`` blocks: a hash of the query id picks the block
     of each row, so every block holds all rows of its queries, in any order.
 
     The file is read ``n_parts`` times; each pass keeps a copy of its own
-    rows only, so memory is bounded by the largest part.
+    rows only, so memory is bounded by the largest part. ``on_read(done,
+    total)`` is called after each read with the bytes read over all the
+    passes and their total.
     """
     for part in range(n_parts):
         src = Source(source)
         try:
-            block = _run_part(src, part, n_parts)
+            block = _run_part(src, part, n_parts, on_read)
         finally:
             src.close()
         yield from _split_by_query(block, PART_BLOCK_ROWS)
@@ -190,11 +196,15 @@ def _split_by_query(block, n_rows):
         )
 
 
-def _run_part(src, part, n_parts):
+def _run_part(src, part, n_parts, on_read=None):
     """The rows of ``part`` (by query hash) of the run read from ``src``."""
     blocks, kept, run_id = _Blocks(src, BLOCK_BYTES), [], None
     while True:
         data, end = blocks.read()
+        if on_read is not None:
+            done, size = src.position()
+            if size is not None:
+                on_read(part * size + done, n_parts * size)
         table = blocks.table(data, end, src.name)
         if table is not None:
             blocks.line0 += table.line_starts.shape[0]

@@ -35,7 +35,7 @@ class Source:
         if isinstance(source, (str, os.PathLike)):
             self.name = os.fspath(source)
             fh = self.owned = open(self.name, "rb")
-            self.size = os.fstat(fh.fileno()).st_size
+            self.size = self.file_size = os.fstat(fh.fileno()).st_size
             magic = fh.read(2)
             fh.seek(0)
             if magic == b"\x1f\x8b":
@@ -58,6 +58,14 @@ class Source:
             )
         self.fh = fh
         self.binary = hasattr(fh, "readinto") and not isinstance(fh, io.TextIOBase)
+
+    def position(self):
+        """``(bytes of the file read, its size)`` of a path (a ``.gz`` one:
+        its compressed bytes, read ahead a little), ``(None, None)`` for an
+        open file."""
+        if self.owned is None:
+            return None, None
+        return self.owned.tell(), self.file_size
 
     def fill(self, view):
         """Read into ``view`` until it is full or the input ends; the count."""

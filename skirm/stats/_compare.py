@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 
 import skirm.stats._resampling as rs
+from skirm._progress import reporting
 from skirm._validation import check_choice, describe
 from skirm.stats._correction import CORRECTIONS, adjust_pvalues
 from skirm.stats._paired import TESTS, check_settings, paired_tests
@@ -184,6 +185,20 @@ def _test_pairs(values, weights, pairs, test_name, settings, rng):
     return table, out
 
 
+def _n_draws(test_name, settings, n_queries):
+    """The random draws the tests and intervals will make, in chunks (those
+    of :func:`~skirm.stats._paired.paired_tests` and
+    :func:`~skirm.stats._tukey.tukey_pairs`), for the progress."""
+    s, draws = settings, 0
+    if s.test == "randomization":  # an exact test enumerates, in one product
+        draws += 0 if rs.use_exact(n_queries, s.n_resamples, s.exact) else s.n_resamples
+    if s.test == "bootstrap" or s.interval != "t":
+        draws += s.n_resamples
+    if test_name == "randomized_tukey_hsd":
+        draws += s.n_resamples
+    return draws
+
+
 def _check_alpha(alpha):
     ok = isinstance(alpha, numbers.Real) and not isinstance(alpha, bool)
     if not ok or not 0 < float(alpha) < 1:
@@ -220,6 +235,7 @@ def compare(
     zero_method="wilcox",
     missing="raise",
     random_state=None,
+    verbose=0,
 ):
     """Compare systems on the same queries: tests, corrections, intervals.
 
@@ -267,6 +283,11 @@ def compare(
     random_state : int, numpy Generator or None, default=None
         Seed of the random draws; None draws one and records it in the
         comparison, so that the report can name it.
+    verbose : int, default=0
+        Progress messages on standard error, one per line: 0 prints none;
+        1 a line a second while the random draws are made (resamples done
+        of those the test and intervals need) and one when the tests end;
+        2 or more up to ten lines a second.
 
     Returns
     -------
@@ -334,7 +355,15 @@ def compare(
         pairs = [(a, 0) for a in range(1, k)]
     correction = _check_correction(correction, test_name, len(pairs))
     seed, rng = rs.check_random_state(random_state)
-    table, out = _test_pairs(values, weights, pairs, test_name, settings, rng)
+    with reporting(verbose, "skirm.stats.compare") as progress:
+        progress.stage(
+            f"{test_name} test of {len(pairs)} pair{'s' * (len(pairs) > 1)} on "
+            f"{n_metrics} metric{'s' * (n_metrics > 1)}",
+            total=_n_draws(test_name, settings, n) or None,
+            unit="resamples",
+        )
+        table, out = _test_pairs(values, weights, pairs, test_name, settings, rng)
+        progress.finish()
     table["p_adjusted"] = adjust_pvalues(table["pvalue"].T, correction).T
     table["significant"] = table["p_adjusted"] <= alpha
     return Comparison(

@@ -14,6 +14,7 @@ import numbers
 
 import numpy as np
 
+from skirm._progress import current
 from skirm._validation import describe
 
 #: Elements of one chunk of random draws (float64: 32 MiB).
@@ -61,9 +62,14 @@ def check_n_resamples(n_resamples):
 
 
 def _chunk_sizes(n_resamples, width):
+    """The draws of each chunk; the work under way is told of each chunk
+    done (:func:`skirm._progress.current`)."""
     size = max(1, CHUNK_ELEMENTS // max(1, width))
+    progress = current()
     for start in range(0, n_resamples, size):
-        yield min(size, n_resamples - start)
+        rows = min(size, n_resamples - start)
+        yield rows
+        progress.advance(rows)
 
 
 def weighted_means(values, weights):

@@ -10,10 +10,12 @@ back to a reader: each takes what the previous one returned.
 
 from __future__ import annotations
 
+import os
 from functools import partial
 
 import numpy as np
 
+from skirm._progress import reporting
 from skirm._trec_names import MEASURES
 from skirm.io._records import RunBlock
 from skirm.io._tokens import Tokens
@@ -62,6 +64,7 @@ def evaluate_run(
     collection_size=0,
     zscores=None,
     compat="10.0",
+    verbose=0,
 ):
     """Evaluate a TREC run against qrels exactly as trec_eval does.
 
@@ -142,6 +145,11 @@ def evaluate_run(
         ``(value - mean) / stddev`` with the reference means and standard
         deviations of :func:`read_zscores`, before the summary. A query or
         measure the z-scores lack gives -1000000, as in trec_eval.
+    verbose : int, default=0
+        Progress messages on standard error, one per line: 0 prints none;
+        1 a line a second while a run file is read and evaluated (the share
+        of its bytes read, the queries evaluated) and one per stage when it
+        ends; 2 or more up to ten lines a second.
 
     Returns
     -------
@@ -197,6 +205,7 @@ def evaluate_run(
             all_queries=all_queries,
             collection_size=collection_size,
             compat=compat,
+            verbose=verbose,
         )
         return evaluate_with_diversity(
             standard,
@@ -222,22 +231,10 @@ def evaluate_run(
     options = Options(
         level, bool(judged_only), max_docs, bool(all_queries), compat, num_docs
     )
-    if rel_format == "qrels":
-        index = QrelsIndex(qrels_input(qrels))
-        ids, per_query, run_id = _stream(index, run, outputs, options)
-        n_topics, n_relevant = index.n_topics, index.n_relevant
-    elif rel_format == "qrels_jg":
-        block = run_input(run)
-        ids, per_query, n_topics, n_relevant = _judgment_groups(
-            as_qrels_jg(qrels), block, outputs, options
+    with reporting(verbose, "skirm.trec.evaluate_run") as progress:
+        ids, per_query, run_id, n_topics, n_relevant = _evaluate(
+            qrels, run, outputs, options, rel_format, progress
         )
-        run_id = block.run_id
-    else:
-        block = run_input(run)
-        ids, per_query, n_topics = _preferences(
-            as_prefs(qrels, rel_format), block, outputs, options
-        )
-        run_id, n_relevant = block.run_id, None  # no preference measure counts R
     n_eval = ids.shape[0]
     n_total = n_topics if options.all_queries else n_eval
     if zscores is not None:
@@ -262,10 +259,48 @@ def evaluate_run(
     return result
 
 
-def _stream(index, run, outputs, options):
+def _name(source, what):
+    """How the progress names an input: a file's name, else ``what``."""
+    if isinstance(source, (str, os.PathLike)):
+        return os.path.basename(os.fspath(source)) or what
+    return what
+
+
+def _evaluate(qrels, run, outputs, options, rel_format, progress):
+    """``(ids, per_query, run_id, n_topics, n_relevant)``: the inputs read
+    and evaluated by the stages of ``rel_format``, told to ``progress``."""
+    if rel_format == "qrels":
+        is_path = isinstance(qrels, (str, os.PathLike))
+        progress.stage(
+            f"reading {_name(qrels, '')}" if is_path else "indexing the qrels"
+        )
+        index = QrelsIndex(qrels_input(qrels))
+        ids, per_query, run_id = _stream(index, run, outputs, options, progress)
+        progress.finish()
+        return ids, per_query, run_id, index.n_topics, index.n_relevant
+    progress.stage(f"reading {_name(run, 'the run')}")
+    block = run_input(run)
+    progress.stage(f"evaluating against {_name(qrels, 'the qrels')}")
+    if rel_format == "qrels_jg":
+        ids, per_query, n_topics, n_relevant = _judgment_groups(
+            as_qrels_jg(qrels), block, outputs, options
+        )
+    else:
+        ids, per_query, n_topics = _preferences(
+            as_prefs(qrels, rel_format), block, outputs, options
+        )
+        n_relevant = None  # no preference measure counts R
+    progress.advance(queries=ids.shape[0])
+    progress.finish()
+    return ids, per_query, block.run_id, n_topics, n_relevant
+
+
+def _stream(index, run, outputs, options, progress):
     """``(ids, per-query values, run_id)`` of a run against indexed qrels,
     block by block: join, rank, measure (see
-    :func:`~skirm.trec._inputs.run_blocks`); then the topics the run lacks."""
+    :func:`~skirm.trec._inputs.run_blocks`); then the topics the run lacks.
+    ``progress`` is told the bytes read and the queries evaluated, once per
+    block."""
     outputs = bind_qrels_wide(outputs, index.max_label)
 
     def step(block):
@@ -273,9 +308,21 @@ def _stream(index, run, outputs, options):
         if ctx is None:
             return None, None, block.run_id, block.q.codes()[1][:3].tolist()
         values = measure(ctx, outputs, options.level)
+        progress.advance(queries=len(ctx.ranking.group_ids))
         return ctx.ranking.group_ids, values, block.run_id, None
 
-    parts = map_blocks(step, *run_blocks(run))
+    def on_read(done, total):
+        progress.advance(done=done, total=total)
+
+    name = _name(run, "the run")
+    progress.stage(name, unit="bytes")
+    blocks, restart = run_blocks(run, on_read)
+
+    def again(exc):  # the run read again, by query: its queries count anew
+        progress.stage(f"{name} (by query)", unit="bytes")
+        return restart(exc)
+
+    parts = map_blocks(step, blocks, again if restart is not None else None)
     run_id = next((p[2] for p in reversed(parts) if p[2] is not None), "")
     found = [p[:2] for p in parts if p[0] is not None]
     if not found:

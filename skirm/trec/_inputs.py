@@ -32,13 +32,15 @@ def run_input(run):
     return run_rows(convert_run(run, "run"))
 
 
-def run_blocks(run):
+def run_blocks(run, on_read=None):
     """The run's blocks (each with all rows of its queries), and a restart.
 
     A path is streamed block by block; if its queries turn out not to be
     grouped, ``restart()`` gives the run again in parts by query hash (read
     in passes, memory bounded by the largest part). An open file is read
     whole; so is every other shape :func:`skirm.io.as_run` takes.
+    ``on_read(done, total)`` is told the bytes of the file read as it is
+    streamed (see :func:`~skirm.io._runs.iter_run_blocks`).
     """
     if not isinstance(run, (str, os.PathLike)):
         return [run_input(run)], None
@@ -50,11 +52,11 @@ def run_blocks(run):
                 f"{exc}; evaluating the run in {n_parts} passes over the file "
                 "instead of one (sort it by query to stream it in one pass)",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=6,  # evaluate_run
             )
-        return iter_run_parts(run, n_parts)
+        return iter_run_parts(run, n_parts, on_read)
 
-    return iter_run_blocks(run), restart
+    return iter_run_blocks(run, on_read=on_read), restart
 
 
 def map_blocks(step, blocks, restart):

@@ -1,0 +1,289 @@
+"""Evaluate a TREC run held in Dask collections or files, as trec_eval does.
+
+The run rows are shuffled on the query id (as the rows of
+:mod:`._evaluate`), each partition is evaluated by the stages of
+:func:`skirm.trec.evaluate_run` against the whole qrels, and the per-query
+values are merged and summarised as trec_eval summarises them.
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import gzip
+import os
+
+import numpy as np
+
+from skirm._validation import describe
+from skirm.dask._evaluate import _import_dask, _progress
+from skirm.metrics._result import merged_ids
+
+__all__ = ["evaluate_run"]
+
+_RUN_COLUMNS = ("query_id", "doc_id", "score")  # as skirm.io.Run.to_frame
+
+
+def _read_run_frame(path):
+    """One run file as a pandas frame of ``query_id, doc_id, score``."""
+    from skirm.io import read_run
+
+    run = read_run(path)
+    return _run_pandas(run.query_ids, run.doc_ids, run.scores)
+
+
+def _run_pandas(query_ids, doc_ids, scores):
+    _, _, pd = _import_dask()
+    return pd.DataFrame(
+        dict(zip(_RUN_COLUMNS, (query_ids, doc_ids, scores), strict=True))
+    )
+
+
+def _last_run_id(path):
+    """The run id of a run file's last line, as trec_eval takes it."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    last = b""
+    with opener(path, "rb") as handle:
+        for line in handle:
+            if line.strip():
+                last = line
+    fields = last.split()
+    return fields[5].decode("utf-8", "replace") if len(fields) > 5 else ""
+
+
+def _run_frame(run):
+    """``(Dask DataFrame of the run rows, delayed run id or None)``."""
+    dask, dd, _ = _import_dask()
+    if isinstance(run, dd.DataFrame):
+        missing = [c for c in _RUN_COLUMNS if c not in run.columns]
+        if missing:
+            raise ValueError(
+                f"`run` must have the columns {list(_RUN_COLUMNS)} (as "
+                f"skirm.io.Run.to_frame gives them), missing {missing}"
+            )
+        return run[list(_RUN_COLUMNS)], None
+    if isinstance(run, (str, os.PathLike)):
+        paths = sorted(_glob.glob(os.fspath(run)))
+    elif isinstance(run, (list, tuple)):
+        paths = [os.fspath(p) for p in run]
+    else:
+        raise TypeError(
+            "`run` must be a Dask DataFrame, a glob pattern of run files or a "
+            f"list of paths, got {describe(run)}"
+        )
+    if not paths:
+        raise ValueError(f"`run` matches no file: {run!r}")
+    empty = np.zeros(0, dtype=str)
+    meta = _run_pandas(empty, empty, np.zeros(0))
+    parts = [dask.delayed(_read_run_frame)(p) for p in paths]
+    return dd.from_delayed(parts, meta=meta), dask.delayed(_last_run_id)(paths[-1])
+
+
+def _partition_run(rows, index, outputs, options):
+    """Per-query trec_eval values of one partition's run rows against the
+    indexed qrels.
+
+    Returns ``(judged, outcome)``: the partition's queries that are in the
+    qrels, and either a pandas frame of their values, each as
+    :func:`skirm.trec.evaluate_run` gives it whatever qrels topics the
+    partition lacks (the rule on those applies to the whole run, in
+    :func:`evaluate_run`), or the ValueError of the evaluation, raised by the
+    caller after the checks that trec_eval makes first. When no query is
+    judged, ``outcome`` holds the first query ids, for the message.
+    """
+    from skirm.io import Run
+    from skirm.trec._evaluate import query_values
+    from skirm.trec._inputs import run_input
+
+    _, _, pd = _import_dask()
+    query_ids = np.asarray(rows["query_id"].to_numpy(), dtype=str)
+    judged = np.isin(query_ids, index.topic_ids)
+    if not judged.any():
+        return query_ids[:0], query_ids[:3]
+    block = run_input(
+        Run(
+            query_ids[judged],
+            np.asarray(rows["doc_id"].to_numpy(), dtype=str)[judged],
+            rows["score"].to_numpy(dtype=np.float64)[judged],
+        )
+    )
+    try:
+        group_ids, per_query = query_values(index, block, outputs, options, "leave out")
+    except ValueError as exc:
+        return np.unique(query_ids[judged]), exc
+    return group_ids, pd.DataFrame(per_query, index=pd.Index(group_ids))
+
+
+def _run_tasks(partitions, index, outputs, options):
+    import dask
+
+    return [
+        dask.delayed(_partition_run)(part, index, outputs, options)
+        for part in partitions
+    ]
+
+
+def _placeholder_part(index, outputs, present, options):
+    """The per-query values trec_eval 10.0 ``-c`` gives the qrels topics
+    missing from ``present`` (the evaluated queries of the whole run)."""
+    from skirm.trec._evaluate import query_values
+
+    _, _, pd = _import_dask()
+    # Every qrels topic on a placeholder ranking.
+    group_ids, per_query = query_values(index, None, outputs, options, "score")
+    absent = ~np.isin(group_ids, present)
+    return pd.DataFrame(
+        {name: values[absent] for name, values in per_query.items()},
+        index=pd.Index(group_ids[absent]),
+    )
+
+
+def _checked_run(parts, index, missing):
+    """The evaluated queries of the whole run, after the checks of
+    :func:`skirm.trec.evaluate_run` in its order: a run without qrels
+    queries, qrels queries missing from the run (under ``missing="raise"``),
+    then the errors of the partitions (duplicate docnos)."""
+    from skirm.trec._missing import missing_queries_error, no_common_error
+
+    present = np.unique(np.concatenate([ids for ids, _ in parts]))
+    if not present.shape[0]:
+        sample = np.concatenate([out[:3] for _, out in parts])
+        raise no_common_error(sample, index.topic_ids)
+    if missing == "raise" and present.shape[0] < index.n_topics:
+        raise missing_queries_error(np.setdiff1d(index.topic_ids, present))
+    for _, outcome in parts:
+        if isinstance(outcome, ValueError):
+            raise outcome
+    return present
+
+
+def _merged_frames(frames):
+    """``(group_ids, per_query)`` of disjoint per-query frames."""
+    group_ids, order = merged_ids([p.index.to_numpy().astype(str) for p in frames])
+    per_query = {
+        name: np.concatenate([p[name].to_numpy() for p in frames])[order]
+        for name in frames[0].columns
+    }
+    return group_ids, per_query
+
+
+def evaluate_run(
+    qrels,
+    run,
+    metrics="official",
+    *,
+    relevance_level=1,
+    judged_only=False,
+    max_docs=None,
+    all_queries=False,
+    compat="10.0",
+    shuffle=True,
+    verbose=0,
+):
+    """Evaluate a TREC run too large for one process, as trec_eval does.
+
+    The run rows are shuffled on the query id, each partition is evaluated by
+    :func:`skirm.trec.evaluate_run` against the whole qrels (held once in
+    the task graph), and the per-query values are merged and summarised as
+    trec_eval summarises them: the result equals that of
+    :func:`skirm.trec.evaluate_run` on the whole run, errors included.
+
+    ERR's default ``max_grade`` (for skirm's ``err`` metrics) is the largest
+    label of the qrels, as in :func:`skirm.trec.evaluate_run`, whatever the
+    partitions.
+
+    Requires dask (``pip install skirm[dask]``).
+
+    Parameters
+    ----------
+    qrels : Qrels, str or path-like
+        Judgements, read in this process (see :func:`skirm.io.read_qrels`).
+    run : dask.dataframe.DataFrame, str or list of paths
+        The run: a Dask DataFrame with the columns ``query_id``,
+        ``doc_id`` and ``score`` (as :meth:`skirm.io.Run.to_frame` names
+        them), or a glob pattern (or list) of run files
+        read on the workers, one task per file. A query may be split across
+        files.
+    metrics, relevance_level, judged_only, max_docs, all_queries, compat
+        As in :func:`skirm.trec.evaluate_run`. The rule on qrels queries
+        missing from the run (an error, placeholder rankings with
+        ``all_queries=True``, or left out with ``compat="9.0"``) applies to
+        the whole run, not to each partition.
+    shuffle : bool, default=True
+        Shuffle the rows on the query id; pass False when each partition
+        already holds whole queries (a query found in two partitions then
+        raises ValueError).
+    verbose : int, default=0
+        Progress on standard error: 0 prints none; above 0, the stages as
+        lines and, on a local scheduler, Dask's
+        ``dask.diagnostics.ProgressBar`` during the computation (with
+        a ``distributed.Client``, the address of its dashboard).
+
+    Returns
+    -------
+    result : EvaluationResult
+        As :func:`skirm.trec.evaluate_run` returns it; ``run_id`` is that of
+        the last line of the last file, or ``""`` for a DataFrame.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd
+    >>> from skirm.io import Qrels, Run
+    >>> from skirm.dask import evaluate_run
+    >>> qrels = Qrels(["q1", "q1", "q2"], ["d1", "d2", "d1"], [1, 0, 1])
+    >>> run = Run(["q1", "q1", "q2", "q2"], ["d1", "d2", "d2", "d1"],
+    ...           [0.5, 0.7, 0.9, 0.1])
+    >>> rows = dd.from_pandas(run.to_frame(), npartitions=2)
+    >>> evaluate_run(qrels, rows, ["map", "num_ret"]).means
+    {'num_ret': 4.0, 'map': 0.5}
+    """
+    dask, _, _ = _import_dask()
+    from skirm.metrics import EvaluationResult
+    from skirm.trec._inputs import qrels_input
+    from skirm.trec._join import QrelsIndex
+    from skirm.trec._missing import missing_rule
+    from skirm.trec._request import (
+        Options,
+        check_compat,
+        check_level,
+        check_max_docs,
+        parse_measures,
+    )
+    from skirm.trec._summary import summarize_outputs
+
+    compat = check_compat(compat)
+    outputs = parse_measures(metrics, compat)
+    level = check_level(relevance_level)
+    check_max_docs(max_docs)
+    options = Options(level, bool(judged_only), max_docs, bool(all_queries), compat)
+    with _progress(verbose, "skirm.dask.evaluate_run") as progress:
+        # The qrels are read and indexed once, here; the index goes to the tasks.
+        progress.stage("reading the qrels")
+        index = QrelsIndex(qrels_input(qrels))
+        frame, run_id = _run_frame(run)
+        if shuffle:
+            frame = frame.shuffle(on="query_id")
+        partitions = frame.to_delayed()
+        shared = dask.delayed(index, traverse=False)
+        tasks = _run_tasks(partitions, shared, outputs, options)
+        progress.stage(f"evaluating {len(tasks)} partitions")
+        parts, run_id = dask.compute(tasks, run_id)
+        progress.finish()
+    missing = missing_rule(options.all_queries, compat)
+    present = _checked_run(parts, index, missing)
+    frames = [out for ids, out in parts if len(ids)]
+    n_topics = index.n_topics
+    if missing == "score" and present.shape[0] < n_topics:
+        frames.append(_placeholder_part(index, outputs, present, options))
+    group_ids, per_query = _merged_frames(frames)
+    n_total = n_topics if options.all_queries else group_ids.shape[0]
+    means = summarize_outputs(
+        outputs,
+        per_query,
+        n_total,
+        n_total - group_ids.shape[0],
+        index.n_relevant,
+        options.all_queries,
+    )
+    result = EvaluationResult(group_ids, per_query, means)
+    result.run_id = run_id if run_id is not None else ""
+    return result

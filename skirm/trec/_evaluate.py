@@ -105,6 +105,12 @@ def evaluate_run(
         ``err@20``). See :func:`skirm.trec.trec_measure_names`. A trec_eval name wins
         over a skirm name: ``"rbp"`` is trec_eval's; pass
         ``skirm.metrics.get_metric("rbp")`` for skirm's.
+        Diversity measures (``alpha_nDCG@20``, ``ERR_IA@20``, ``NRBP``,
+        ``AP_IA``, ``P_IA@10``, ``StRecall@10``, in ir_measures' or ndeval's
+        spelling) read ``qrels`` as subtopic judgments (a file, or a
+        :class:`~skirm.io.QrelsJG`) and give :func:`evaluate_diversity`'s
+        values; the user guide's diversity page says how they mix with the
+        other measures.
     relevance_level : int, default=1
         trec_eval ``-l``: a document is relevant when its qrels level is at
         least this. Binary measures only; ``ndcg`` uses the raw levels as

@@ -30,6 +30,17 @@ __all__ = [
 ]
 
 
+class OptionError(ValueError):
+    """A ValueError about options, in two renderings: the message names the
+    Python keyword arguments, ``command_line`` the same condition in the
+    command line's options (``skirm eval`` prints that one)."""
+
+    def __init__(self, message, command_line=None):
+        # One positional argument, as ValueError: it pickles (Dask workers).
+        super().__init__(message)
+        self.command_line = command_line
+
+
 def as_python(value):
     """A numpy scalar as the plain Python value, for readable messages."""
     return value.item() if isinstance(value, np.generic) else value

@@ -191,7 +191,9 @@ def test_skirm_metric_names_are_accepted(files, capsys):
         (["eval", "QRELS", "RUN", "-m", "mapp"], "did you mean 'map'?"),
         (["eval", "QRELS", "RUN", "-m", "ndcg@0"], "must be a positive integer"),
         (["eval", "QRELS", "RUN", "-m", "P(x=1)"], "takes no option 'x'"),
-        (["eval", "QRELS", "RUN", "-m", "map_avgjg"], "needs rel_format='qrels_jg'"),
+        # the option in the command line's words: -R, not rel_format=
+        (["eval", "QRELS", "RUN", "-m", "map_avgjg"], "map_avgjg (needs -R qrels_jg)"),
+        (["eval", "QRELS", "RUN", "-R", "prefs", "-m", "map"], "with -R prefs these"),
         (["eval", "QRELS", "RUN", "-l", "0"], "-l must be an integer >= 1"),
         (["eval", "QRELS", "RUN", "-M", "x"], "invalid int value"),
         (["eval", "QRELS", "RUN", "--format", "xml"], "invalid choice"),
@@ -611,3 +613,10 @@ def test_reference_page_documents_every_option(command):
     expected |= {a.metavar for a in parser._actions if not a.option_strings}
     assert expected <= documented, sorted(expected - documented)
     assert documented <= expected, sorted(documented - expected)
+
+
+def test_one_message_two_renderings(files):
+    # The condition the CLI reports with -R is reported in Python with the
+    # keyword argument.
+    with pytest.raises(ValueError, match=r"map_avgjg \(needs rel_format='qrels_jg'\)"):
+        evaluate_run(files["qrels"], files["a.run"], ["map_avgjg"])

@@ -151,9 +151,7 @@ def test_the_summary_compares(tmp_path):
 
 def test_options_that_do_not_apply_are_named(tmp_path):
     q, r = _write(tmp_path, 7)
-    with pytest.raises(
-        ValueError, match=r"max_docs \(-M\) does not apply .*alpha_nDCG@10"
-    ):
+    with pytest.raises(ValueError, match=r"^max_docs does not apply .*alpha_nDCG@10"):
         evaluate_run(q, r, ["alpha_nDCG@10"], max_docs=5)
     with pytest.raises(ValueError, match=r"rel_format='prefs' does not apply"):
         evaluate_run(q, r, ["alpha_nDCG@10"], rel_format="prefs")
@@ -203,7 +201,7 @@ def test_skirm_eval_prints_diversity_measures_as_trec_eval_lines(tmp_path):
 def test_skirm_eval_refuses_what_does_not_apply(tmp_path, capsys):
     q, r = _write(tmp_path, 10)
     assert main(["eval", "-M", "5", "-m", "alpha_nDCG@10", str(q), str(r)]) == 1
-    assert "max_docs (-M) does not apply" in capsys.readouterr().err
+    assert "error: -M does not apply" in capsys.readouterr().err
     assert main(["eval", "-m", "alpha_nDCG", str(q), str(r)]) == 1
     assert "needs a positive cutoff" in capsys.readouterr().err
 

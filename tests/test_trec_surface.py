@@ -564,7 +564,7 @@ def test_cli_options_of_the_surface(tmp_path, capsys):
     # trec_eval reads the files and stops in the measure (exit 4); skirm
     # sees the mismatch in the options first: a usage error.
     assert main(["eval", "-R", "qrels_jg", *files]) == 1  # official: not jg
-    assert "needs rel_format='qrels'" in capsys.readouterr().err
+    assert "needs -R qrels" in capsys.readouterr().err
     # A file that cannot be read: 2 (trec_eval's "Quit in file"; for -Z it
     # returns -1 from main, 255).
     assert main(["eval", "-Z", str(tmp_path / "nope"), *files]) == 2

@@ -10,6 +10,7 @@ from skirm._cli._parser import UsageError
 from skirm._cli._plots import check_plot, plot_eval
 from skirm._progress import current
 from skirm._trec_names import MeasureParameterError, parse_trec_name
+from skirm._validation import OptionError
 from skirm.io._prefs import read_prefs, read_qrels_jg, read_qrels_prefs
 from skirm.io._text import TrecFormatError
 from skirm.io._trec import read_qrels
@@ -66,6 +67,8 @@ def run_eval(args, out):
         check_rel_format(args.rel_format, outputs)
     except MeasureParameterError:
         raise  # a known measure: trec_eval cannot initialize it (status 2)
+    except OptionError as exc:
+        raise UsageError(exc.command_line or str(exc)) from None
     except (ValueError, TypeError) as exc:
         raise UsageError(_measure_error(measures, exc)) from None
     if args.relevance_level < 1:

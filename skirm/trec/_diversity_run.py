@@ -16,6 +16,7 @@ import os
 
 import numpy as np
 
+from skirm._validation import OptionError
 from skirm.io import Qrels, QrelsJG, Run, read_qrels_jg
 from skirm.io._convert import convert_run
 from skirm.metrics._result import EvaluationResult
@@ -33,15 +34,16 @@ def evaluate_with_diversity(
 
     ``standard(qrels, run, metrics)`` is :func:`evaluate_run` bound to the
     other options, for the measures that are not diversity measures;
-    ``refused`` maps the options that do not apply to diversity measures to
-    whether they were given.
+    ``refused`` maps the options that do not apply to diversity measures
+    (``(python name, command-line option)``) to whether they were given.
     """
-    given = [name for name, was_given in refused.items() if was_given]
+    given = [names for names, was_given in refused.items() if was_given]
     if given:
-        raise ValueError(
-            f"{' and '.join(given)} {'does' if len(given) == 1 else 'do'} not "
-            "apply to the diversity measures "
-            f"({', '.join(_labels(outputs))}); evaluate them apart"
+        text = "{} {} not apply to the diversity measures ({}); evaluate them apart"
+        verb, labels = "does" if len(given) == 1 else "do", ", ".join(_labels(outputs))
+        raise OptionError(
+            text.format(" and ".join(python for python, _ in given), verb, labels),
+            text.format(" and ".join(option for _, option in given), verb, labels),
         )
     jg = _subtopic_qrels(qrels)
     run = run if isinstance(run, Run) else convert_run(run, "run")

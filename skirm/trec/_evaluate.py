@@ -223,9 +223,10 @@ def evaluate_run(
             judged_only=bool(judged_only),
             all_queries=bool(all_queries),
             refused={
-                "max_docs (-M)": max_docs is not None,
-                "zscores (-Z)": zscores is not None,
-                f"rel_format={rel_format!r}": rel_format != "qrels",
+                ("max_docs", "-M"): max_docs is not None,
+                ("zscores", "-Z"): zscores is not None,
+                (f"rel_format={rel_format!r}", f"-R {rel_format}"): rel_format
+                != "qrels",
             },
         )
     level = check_level(relevance_level)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from skirm._trec_names import MEASURES
+from skirm._validation import OptionError
 from skirm.io._prefs import Prefs, QrelsJG
 
 __all__ = [
@@ -41,15 +42,21 @@ def check_rel_format(rel_format, outputs):
         if needs != _FAMILY[rel_format]:
             wrong.append(f"{name} (needs rel_format={needs!r})")
     if wrong:
-        raise ValueError(
-            f"with rel_format={rel_format!r} these measures cannot be computed: "
-            f"{', '.join(wrong)}"
-            + {
-                "qrels_jg": "; the judgment-group measures are map_avgjg, P_avgjg "
-                "and Rprec_mult_avgjg (nickname qrels_jg)",
-                "prefs": "; the preference measures are prefs_* (nicknames "
-                "all_prefs and prefs)",
-            }.get(_FAMILY[rel_format], "")
+        hint = {
+            "qrels_jg": "; the judgment-group measures are map_avgjg, P_avgjg "
+            "and Rprec_mult_avgjg (nickname qrels_jg)",
+            "prefs": "; the preference measures are prefs_* (nicknames "
+            "all_prefs and prefs)",
+        }.get(_FAMILY[rel_format], "")
+        text = "with {} these measures cannot be computed: {}" + hint
+        raise OptionError(
+            text.format(f"rel_format={rel_format!r}", ", ".join(wrong)),
+            text.format(
+                f"-R {rel_format}",
+                ", ".join(
+                    w.replace("rel_format=", "-R ").replace("'", "") for w in wrong
+                ),
+            ),
         )
     return rel_format
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from skirm._validation import OptionError
 from skirm.io._records import RunBlock
 from skirm.io._tokens import Tokens
 
@@ -20,15 +21,10 @@ PLACEHOLDER_DOCNO = "ceci_nest_pas_un_docno"
 PLACEHOLDER_ZEROS = {"num_ret", "utility", "unj", "rbp_resid"}
 
 
-class MissingQueriesError(ValueError):
+class MissingQueriesError(OptionError):
     """Judged queries the run lacks, where trec_eval 10.0 stops.
 
     ``command_line`` says the same in ``skirm eval``'s options."""
-
-    def __init__(self, message, command_line=None):
-        # One positional argument, as ValueError: it pickles (Dask workers).
-        super().__init__(message)
-        self.command_line = command_line
 
 
 class NoCommonQueryError(ValueError):

@@ -215,3 +215,25 @@ def test_qrelsjg_input_is_not_modified(tmp_path):
     for x, y in zip(before, after, strict=True):
         np.testing.assert_array_equal(x, y)
     assert isinstance(jg, QrelsJG)
+
+
+SPELLINGS = [
+    ("alpha_nDCG@10", "alpha-nDCG@10", "alpha_ndcg@10"),
+    ("alpha_DCG@5", "alpha-DCG@5", "alpha_dcg@5"),
+    ("ERR_IA@20", "ERR-IA@20", "err_ia@20"),
+    ("nERR_IA@20", "nERR-IA@20", "nerr_ia@20"),
+    ("NRBP", "NRBP", "nrbp"),
+    ("nNRBP", "nNRBP", "nnrbp"),
+    ("AP_IA", "MAP-IA", "map_ia"),
+    ("P_IA@10", "P-IA@10", "precision_ia@10"),
+    ("StRecall@10", "strec@10", "subtopic_recall@10"),
+]
+
+
+@pytest.mark.parametrize("spellings", SPELLINGS, ids=[s[0] for s in SPELLINGS])
+def test_three_spellings_give_one_measure(tmp_path, spellings):
+    # ir_measures', ndeval's and skirm's (the functions' names)
+    q, r = _write(tmp_path, 12, ties=True)
+    values = [evaluate_run(q, r, [name]).per_query[name] for name in spellings]
+    for other in values[1:]:
+        np.testing.assert_array_equal(values[0], other)

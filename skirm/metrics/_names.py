@@ -99,15 +99,16 @@ IR_MEASURES_DIVERSITY = {
     **{
         spelling: _DIVERSITY[column]
         for column, spellings in {
-            "alpha_dcg": ("alpha_DCG", "\u03b1_DCG", "alpha-DCG"),
-            "alpha_ndcg": ("alpha_nDCG", "\u03b1_nDCG", "alpha-nDCG"),
-            "err_ia": ("ERR_IA", "ERR-IA"),
-            "nerr_ia": ("nERR_IA", "nERR-IA"),
-            "nrbp": ("NRBP",),
-            "nnrbp": ("nNRBP",),
-            "map_ia": ("AP_IA", "MAP_IA", "MAP-IA"),
-            "p_ia": ("P_IA", "P-IA"),
-            "strec": ("StRecall", "strec"),
+            # ir_measures', ndeval's, then skirm's (its functions' names)
+            "alpha_dcg": ("alpha_DCG", "\u03b1_DCG", "alpha-DCG", "alpha_dcg"),
+            "alpha_ndcg": ("alpha_nDCG", "\u03b1_nDCG", "alpha-nDCG", "alpha_ndcg"),
+            "err_ia": ("ERR_IA", "ERR-IA", "err_ia"),
+            "nerr_ia": ("nERR_IA", "nERR-IA", "nerr_ia"),
+            "nrbp": ("NRBP", "nrbp"),
+            "nnrbp": ("nNRBP", "nnrbp"),
+            "map_ia": ("AP_IA", "MAP_IA", "MAP-IA", "map_ia"),
+            "p_ia": ("P_IA", "P-IA", "precision_ia"),
+            "strec": ("StRecall", "strec", "subtopic_recall"),
         }.items()
         for spelling in spellings
     }
@@ -118,7 +119,7 @@ _DIVERSITY_NAME = re.compile(
 
 
 def parse_diversity_name(name, *, alpha=0.5, beta=0.5, rel=1, judged_only=False):
-    """A diversity measure string (ir_measures' or ndeval's spelling) as
+    """A diversity measure string (ir_measures', ndeval's or skirm's spelling) as
     ``(column, k, options)``: the options given in the name over the
     defaults passed (``alpha``, ``beta``, ``rel``, ``judged_only``)."""
     if not isinstance(name, str):

@@ -8,11 +8,15 @@ tokens, labels and where each row came from.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from skirm.io._tokens import Tokens
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from pandas import DataFrame
 
 #: The source name of records built from arrays (messages give row numbers).
 FROM_ARRAYS = "<records>"
@@ -67,7 +71,7 @@ class _Records:
     def _n_queries(self) -> int:
         return int(self._query_codes()[1].shape[0])
 
-    def to_frame(self):
+    def to_frame(self) -> DataFrame:
         """The records as a pandas DataFrame, one row per line.
 
         The columns have ir_measures' names, the first ones
@@ -124,7 +128,9 @@ class Qrels(_Records):
     _columns = ("query_ids", "doc_ids", "labels")
     _frame_columns = ("query_id", "doc_id", "relevance")
 
-    def __init__(self, query_ids, doc_ids, labels):
+    def __init__(
+        self, query_ids: ArrayLike, doc_ids: ArrayLike, labels: ArrayLike
+    ) -> None:
         self._query_ids = as_str_array(query_ids, "query_ids")
         self._doc_ids = as_str_array(doc_ids, "doc_ids")
         labels = np.asarray(labels)
@@ -177,7 +183,13 @@ class Run(_Records):
     _columns = ("query_ids", "doc_ids", "scores")
     _frame_columns = ("query_id", "doc_id", "score")
 
-    def __init__(self, query_ids, doc_ids, scores, run_id="skirm"):
+    def __init__(
+        self,
+        query_ids: ArrayLike,
+        doc_ids: ArrayLike,
+        scores: ArrayLike,
+        run_id: str = "skirm",
+    ) -> None:
         self._query_ids = as_str_array(query_ids, "query_ids")
         self._doc_ids = as_str_array(doc_ids, "doc_ids")
         scores = np.asarray(scores)
@@ -191,7 +203,7 @@ class Run(_Records):
         self.run_id = run_id
         _check_lengths(self, ("query_ids", "doc_ids", "scores"))
 
-    def to_frame(self):
+    def to_frame(self) -> DataFrame:
         frame = super().to_frame()
         frame["run_id"] = self.run_id
         return frame

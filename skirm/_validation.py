@@ -9,10 +9,17 @@ from __future__ import annotations
 
 import numbers
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from skirm._frames import first_missing, is_column, values
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 __all__ = [
     "as_python",
@@ -269,7 +276,7 @@ def check_n_jobs(n_jobs, name: str = "n_jobs") -> int:
     return max(n_cpus + 1 + int(n_jobs), 1)
 
 
-def check_choice(value, name: str, choices) -> str:
+def check_choice(value: T, name: str, choices: Collection[object]) -> T:
     """A string option from a fixed set."""
     if not isinstance(value, str) or value not in choices:
         options = ", ".join(repr(c) for c in choices)

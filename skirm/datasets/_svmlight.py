@@ -7,11 +7,20 @@ import gzip
 import io
 import os
 import re
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 from sklearn.utils import Bunch
 
 from skirm._validation import describe
+
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from numpy.typing import DTypeLike, NDArray
+    from scipy.sparse import csr_matrix
+
+    from skirm._typing import FloatArray, PathOrFile
 
 _DOCID = re.compile(rb"docid\s*=\s*(\S+)")
 
@@ -90,15 +99,51 @@ def _read_query_sizes(source, n_samples):
     return np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
 
 
+@overload
 def load_svmlight_ranking(
-    f,
+    f: PathOrFile,
     *,
-    query_file="auto",
-    n_features=None,
-    zero_based="auto",
-    dtype=np.float64,
-    return_X_y=False,
-):
+    query_file: PathOrFile | None = ...,
+    n_features: int | None = ...,
+    zero_based: bool | Literal["auto"] = ...,
+    dtype: DTypeLike = ...,
+    return_X_y: Literal[False] = ...,
+) -> Bunch: ...
+
+
+@overload
+def load_svmlight_ranking(
+    f: PathOrFile,
+    *,
+    query_file: PathOrFile | None = ...,
+    n_features: int | None = ...,
+    zero_based: bool | Literal["auto"] = ...,
+    dtype: DTypeLike = ...,
+    return_X_y: Literal[True],
+) -> tuple[csr_matrix, FloatArray, NDArray[Any]]: ...
+
+
+@overload
+def load_svmlight_ranking(
+    f: PathOrFile,
+    *,
+    query_file: PathOrFile | None = ...,
+    n_features: int | None = ...,
+    zero_based: bool | Literal["auto"] = ...,
+    dtype: DTypeLike = ...,
+    return_X_y: bool,
+) -> Bunch | tuple[csr_matrix, FloatArray, NDArray[Any]]: ...
+
+
+def load_svmlight_ranking(
+    f: PathOrFile,
+    *,
+    query_file: PathOrFile | None = "auto",
+    n_features: int | None = None,
+    zero_based: bool | Literal["auto"] = "auto",
+    dtype: DTypeLike = np.float64,
+    return_X_y: bool = False,
+) -> Bunch | tuple[csr_matrix, FloatArray, NDArray[Any]]:
     """Load a learning-to-rank data set in SVMlight / LETOR format.
 
     Reads files whose rows look like ``label qid:Q 1:v 2:v ... #docid = D``

@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 from sklearn.utils import check_random_state
 
 from skirm._validation import describe
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import NDArray
+    from sklearn.utils import Bunch
+
+    from skirm._typing import FloatArray, RandomState
+
+    #: ``(X, y, groups)``.
+    Arrays = tuple[FloatArray, NDArray[np.int64], NDArray[np.intp]]
 
 
 def _check_int(value, name, low):
@@ -30,16 +42,56 @@ def _check_fraction(value, name):
     return float(value)
 
 
+@overload
 def make_ranking(
-    n_groups=100,
-    group_size=(5, 50),
-    n_features=10,
-    n_relevance_levels=5,
-    noise=0.5,
-    no_relevant_fraction=0.05,
-    random_state=None,
-    as_frame=False,
-):
+    n_groups: int = ...,
+    group_size: int | tuple[int, int] = ...,
+    n_features: int = ...,
+    n_relevance_levels: int = ...,
+    noise: float = ...,
+    no_relevant_fraction: float = ...,
+    random_state: RandomState = ...,
+    as_frame: Literal[False] = ...,
+) -> Arrays: ...
+
+
+@overload
+def make_ranking(
+    n_groups: int = ...,
+    group_size: int | tuple[int, int] = ...,
+    n_features: int = ...,
+    n_relevance_levels: int = ...,
+    noise: float = ...,
+    no_relevant_fraction: float = ...,
+    random_state: RandomState = ...,
+    *,
+    as_frame: Literal[True],
+) -> Bunch: ...
+
+
+@overload
+def make_ranking(
+    n_groups: int = ...,
+    group_size: int | tuple[int, int] = ...,
+    n_features: int = ...,
+    n_relevance_levels: int = ...,
+    noise: float = ...,
+    no_relevant_fraction: float = ...,
+    random_state: RandomState = ...,
+    as_frame: bool = ...,
+) -> Arrays | Bunch: ...
+
+
+def make_ranking(
+    n_groups: int = 100,
+    group_size: int | tuple[int, int] = (5, 50),
+    n_features: int = 10,
+    n_relevance_levels: int = 5,
+    noise: float = 0.5,
+    no_relevant_fraction: float = 0.05,
+    random_state: RandomState = None,
+    as_frame: bool = False,
+) -> Arrays | Bunch:
     """Generate a learning-to-rank problem: features, graded labels, queries.
 
     Each query draws a random number of rows (documents). Every row has a

@@ -10,6 +10,8 @@ every query (a query-level feature) exactly unimportant to an additive model.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, overload
+
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
@@ -19,6 +21,14 @@ from skirm._query_ids import check_groups_from, n_rows, resolve_groups
 from skirm._validation import check_choice, describe
 from skirm.metrics._get_scorer import get_scorer
 from skirm.metrics._scorer import RankingScorer, make_ranking_scorer
+
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from numpy.typing import ArrayLike
+    from pandas import DataFrame
+
+    from skirm._typing import RandomState
 
 __all__ = ["permutation_importance"]
 
@@ -66,7 +76,7 @@ def _permutations(groups, n_samples, n_repeats, permute, seed):
     return perms
 
 
-def _as_matrix(X):
+def _as_matrix(X) -> np.ndarray | DataFrame:
     """A pandas or polars DataFrame as is; anything else as a 2-D numpy array."""
     if hasattr(X, "iloc") or _is_polars_frame(X):
         return X
@@ -113,19 +123,67 @@ def _bunch(baseline, scores):
     )
 
 
+@overload
 def permutation_importance(
-    estimator,
-    X,
-    y,
+    estimator: Any,
+    X: ArrayLike,
+    y: ArrayLike,
     *,
-    groups=None,
-    scoring=None,
-    n_repeats=5,
-    permute="query",
-    random_state=None,
-    sample_weight=None,
-    groups_from="qid",
-):
+    groups: ArrayLike | None = ...,
+    scoring: str | None = ...,
+    n_repeats: int = ...,
+    permute: Literal["query", "all"] = ...,
+    random_state: RandomState = ...,
+    sample_weight: ArrayLike | None = ...,
+    groups_from: str = ...,
+) -> Bunch: ...
+
+
+@overload
+def permutation_importance(
+    estimator: Any,
+    X: ArrayLike,
+    y: ArrayLike,
+    *,
+    groups: ArrayLike | None = ...,
+    scoring: list[str] | tuple[str, ...],
+    n_repeats: int = ...,
+    permute: Literal["query", "all"] = ...,
+    random_state: RandomState = ...,
+    sample_weight: ArrayLike | None = ...,
+    groups_from: str = ...,
+) -> dict[str, Bunch]: ...
+
+
+@overload
+def permutation_importance(
+    estimator: Any,
+    X: ArrayLike,
+    y: ArrayLike,
+    *,
+    groups: ArrayLike | None = ...,
+    scoring: RankingScorer,
+    n_repeats: int = ...,
+    permute: Literal["query", "all"] = ...,
+    random_state: RandomState = ...,
+    sample_weight: ArrayLike | None = ...,
+    groups_from: str = ...,
+) -> Bunch | dict[str, Bunch]: ...
+
+
+def permutation_importance(
+    estimator: Any,
+    X: ArrayLike,
+    y: ArrayLike,
+    *,
+    groups: ArrayLike | None = None,
+    scoring: str | list[str] | tuple[str, ...] | RankingScorer | None = None,
+    n_repeats: int = 5,
+    permute: Literal["query", "all"] = "query",
+    random_state: RandomState = None,
+    sample_weight: ArrayLike | None = None,
+    groups_from: str = "qid",
+) -> Bunch | dict[str, Bunch]:
     """Permutation importance of each feature, permuting within queries.
 
     The importance of a feature is the drop of a ranking score when its

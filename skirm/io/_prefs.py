@@ -14,10 +14,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skirm.io._records import as_str_array
 from skirm.io._text import Table, read_bytes
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+
+    from skirm._typing import PathOrFile
 
 __all__ = ["Prefs", "QrelsJG", "read_prefs", "read_qrels_jg", "read_qrels_prefs"]
 
@@ -46,7 +53,13 @@ class QrelsJG:
     QrelsJG(n_judgments=3, n_queries=1, n_groups=2)
     """
 
-    def __init__(self, query_ids, groups, doc_ids, labels):
+    def __init__(
+        self,
+        query_ids: ArrayLike,
+        groups: ArrayLike,
+        doc_ids: ArrayLike,
+        labels: ArrayLike,
+    ) -> None:
         self.query_ids = as_str_array(query_ids, "query_ids")
         self.groups = as_str_array(groups, "groups")
         self.doc_ids = as_str_array(doc_ids, "doc_ids")
@@ -78,7 +91,7 @@ class QrelsJG:
             f"n_groups={np.unique(self.topics()).shape[0]})"
         )
 
-    def topics(self):
+    def topics(self) -> NDArray[np.str_]:
         """Each row's (query, group) joined into one id (``qid<TAB>group``)."""
         return np.char.add(np.char.add(self.query_ids, SEP), self.groups)
 
@@ -116,7 +129,7 @@ def first_duplicate_pair(a, b):
     return int(max(order[i], order[i + 1]))
 
 
-def read_qrels_jg(source) -> QrelsJG:
+def read_qrels_jg(source: PathOrFile) -> QrelsJG:
     """Read a trec_eval ``qrels_jg`` file (``qid jg docno rel`` per line).
 
     Parameters
@@ -177,7 +190,14 @@ class Prefs:
     Prefs(n_rows=3, n_queries=1, n_groups=1)
     """
 
-    def __init__(self, query_ids, groups, subgroups, doc_ids, levels):
+    def __init__(
+        self,
+        query_ids: ArrayLike,
+        groups: ArrayLike,
+        subgroups: ArrayLike,
+        doc_ids: ArrayLike,
+        levels: ArrayLike,
+    ) -> None:
         self.query_ids = as_str_array(query_ids, "query_ids")
         self.groups = as_str_array(groups, "groups")
         self.subgroups = as_str_array(subgroups, "subgroups")
@@ -212,12 +232,12 @@ class Prefs:
             f"n_groups={np.unique(self.topics()).shape[0]})"
         )
 
-    def topics(self):
+    def topics(self) -> NDArray[np.str_]:
         """Each row's (query, group) joined into one id (``qid<TAB>group``)."""
         return np.char.add(np.char.add(self.query_ids, SEP), self.groups)
 
 
-def read_prefs(source) -> Prefs:
+def read_prefs(source: PathOrFile) -> Prefs:
     """Read a trec_eval ``prefs`` file (``qid jg jsg docno level`` per line).
 
     Parameters
@@ -248,7 +268,7 @@ def read_prefs(source) -> Prefs:
         raise ValueError(f"{name}: {exc}") from None
 
 
-def read_qrels_prefs(source) -> Prefs:
+def read_qrels_prefs(source: PathOrFile) -> Prefs:
     """Read a qrels file as preferences (trec_eval ``-R qrels_prefs``).
 
     The second column (``iter`` in a qrels file) is the judgment group; each

@@ -8,11 +8,14 @@ tokens, labels and where each row came from.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 
 from skirm.io._tokens import Tokens
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 #: The source name of records built from arrays (messages give row numbers).
 FROM_ARRAYS = "<records>"
@@ -74,7 +77,7 @@ class _Records:
             for name, column in zip(self._columns, self._frame_columns, strict=True)
         }
 
-    def to_frame(self, backend="pandas"):
+    def to_frame(self, backend: Literal["pandas", "polars"] = "pandas") -> Any:
         """The records as a pandas (or polars) DataFrame, one row per line.
 
         The columns have ir_measures' names, the first ones
@@ -141,7 +144,9 @@ class Qrels(_Records):
     _columns = ("query_ids", "doc_ids", "labels")
     _frame_columns = ("query_id", "doc_id", "relevance")
 
-    def __init__(self, query_ids, doc_ids, labels):
+    def __init__(
+        self, query_ids: ArrayLike, doc_ids: ArrayLike, labels: ArrayLike
+    ) -> None:
         self._query_ids = as_str_array(query_ids, "query_ids")
         self._doc_ids = as_str_array(doc_ids, "doc_ids")
         labels = np.asarray(labels)
@@ -194,7 +199,13 @@ class Run(_Records):
     _columns = ("query_ids", "doc_ids", "scores")
     _frame_columns = ("query_id", "doc_id", "score")
 
-    def __init__(self, query_ids, doc_ids, scores, run_id="skirm"):
+    def __init__(
+        self,
+        query_ids: ArrayLike,
+        doc_ids: ArrayLike,
+        scores: ArrayLike,
+        run_id: str = "skirm",
+    ) -> None:
         self._query_ids = as_str_array(query_ids, "query_ids")
         self._doc_ids = as_str_array(doc_ids, "doc_ids")
         scores = np.asarray(scores)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,10 +31,17 @@ from skirm.io._records import (
 from skirm.io._runs import run_block, run_table
 from skirm.io._text import Table, read_bytes
 
+if TYPE_CHECKING:
+    from typing import IO
+
+    from numpy.typing import ArrayLike
+
+    from skirm._typing import PathOrFile
+
 __all__ = ["read_qrels", "read_run", "write_run"]
 
 
-def read_qrels(source) -> Qrels:
+def read_qrels(source: PathOrFile) -> Qrels:
     """Read a TREC qrels file (``qid iter docno rel`` per line).
 
     Parameters
@@ -73,7 +81,7 @@ def read_qrels(source) -> Qrels:
     return qrels_of_rows(rows)
 
 
-def read_run(source) -> Run:
+def read_run(source: PathOrFile) -> Run:
     """Read a TREC run file (``qid iter docno rank score run_id`` per line).
 
     The ``iter`` and ``rank`` columns are ignored (documents are ranked by
@@ -116,7 +124,13 @@ def read_run(source) -> Run:
 
 
 def write_run(
-    file, query_ids, doc_ids, scores, *, run_id="skirm", max_docs=None
+    file: str | os.PathLike[str] | IO[str],
+    query_ids: ArrayLike,
+    doc_ids: ArrayLike,
+    scores: ArrayLike,
+    *,
+    run_id: str = "skirm",
+    max_docs: int | None = None,
 ) -> None:
     """Write scored documents as a TREC run, ranked by score within each query.
 

@@ -18,10 +18,18 @@ hypergeometric, with ``M`` growing by ``h N_above + h (s - h) / 2`` for the
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skirm._engine import sum_by
 from skirm.metrics._base import MetricSpec, fill_doc, score
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from skirm._typing import NoRelevant, Ties, Unjudged
+    from skirm.metrics._typing import Labels
 
 
 def _auc(misordered, n_rel, n_non):
@@ -103,17 +111,17 @@ ACCURACY = MetricSpec(
 @ACCURACY.public
 @fill_doc
 def accuracy_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    k=None,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-    relevance_threshold=None,
-):
+    groups: ArrayLike | None = None,
+    k: int | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+    relevance_threshold: float | None = None,
+) -> float:
     """Accuracy: the share of relevant/non-relevant pairs ordered correctly.
 
     Per query, over the top ``k`` rows, ``1 - M / (R_k N_k)`` with ``M`` the

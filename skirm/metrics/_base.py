@@ -6,6 +6,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -19,6 +20,12 @@ from skirm._validation import (
     check_threshold,
     describe,
 )
+
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    #: A function, its signature kept through a decorator.
+    F = TypeVar("F", bound=Callable[..., Any])
 
 # --------------------------------------------------------------------------
 # Parameter checkers for metric-specific options
@@ -149,7 +156,7 @@ class MetricSpec:
     trec_name: str | None = None
     function: Callable | None = None
 
-    def public(self, function):
+    def public(self, function: F) -> F:
         """Decorator: bind the public metric function to this record."""
         self.function = function
         return function
@@ -345,11 +352,11 @@ default="average"
 }
 
 
-def fill_doc(function):
+def fill_doc(function: F) -> F:
     """Substitute the shared parameter descriptions into a docstring.
 
     Placeholders are written ``%(name)s``; the docstrings contain no other
     ``%`` sign.
     """
-    function.__doc__ = function.__doc__ % COMMON_DOC
+    function.__doc__ = cast("str", function.__doc__) % COMMON_DOC
     return function

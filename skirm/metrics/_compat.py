@@ -24,10 +24,18 @@ the order of the qrels file, skirm puts the retrieved one after them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skirm._engine import sum_by
 from skirm.metrics._base import MetricSpec, fill_doc, refuse_average_ties, score
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from skirm._typing import NoRelevant, Ties, Unjudged
+    from skirm.metrics._typing import Labels
 
 
 def _ideal_rank(ranking, rel):
@@ -120,17 +128,17 @@ COMPAT = MetricSpec(
 @COMPAT.public
 @fill_doc
 def compatibility_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    p=0.95,
-    normalize=True,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-):
+    groups: ArrayLike | None = None,
+    p: float = 0.95,
+    normalize: bool = True,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+) -> float:
     """Compatibility with the ideal ranking (Clarke, Vtyurina & Smucker 2021).
 
     The rank-biased overlap (persistence ``p``) of the ranking with the

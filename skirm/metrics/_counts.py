@@ -7,11 +7,19 @@ under ``ties="average"`` the expected hits give the expected metric.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skirm._engine import sum_by
 from skirm.metrics._base import MetricSpec, fill_doc, score
 from skirm.metrics._binary import BINARY, many, per_query, relevant_sum, safe_divide
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from skirm._typing import NoRelevant, Ties, Unjudged
+    from skirm.metrics._typing import Labels
 
 
 def _hits(ranking, k, threshold):
@@ -152,17 +160,17 @@ R_PRECISION = MetricSpec(
 @PRECISION.public
 @fill_doc
 def precision_at_k_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    k=None,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-    relevance_threshold=None,
-):
+    groups: ArrayLike | None = None,
+    k: int | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+    relevance_threshold: float | None = None,
+) -> float:
     """Precision at k: the fraction of the top k rows that are relevant.
 
     The mean over queries of ``(relevant rows among the top k) / k``. As in
@@ -230,17 +238,17 @@ def precision_at_k_score(
 @RECALL.public
 @fill_doc
 def recall_at_k_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    k=None,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-    relevance_threshold=None,
-):
+    groups: ArrayLike | None = None,
+    k: int | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+    relevance_threshold: float | None = None,
+) -> float:
     """Recall at k: the fraction of a query's relevant rows found in the top k.
 
     The mean over queries of ``(relevant rows among the top k) / R``, where R
@@ -302,17 +310,17 @@ def recall_at_k_score(
 @CAPPED_RECALL.public
 @fill_doc
 def capped_recall_at_k_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    k=None,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-    relevance_threshold=None,
-):
+    groups: ArrayLike | None = None,
+    k: int | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+    relevance_threshold: float | None = None,
+) -> float:
     """Capped recall at k (R_cap@k, as in BEIR).
 
     The mean over queries of ``(relevant rows among the top k) / min(k, R)``:
@@ -367,17 +375,17 @@ def capped_recall_at_k_score(
 @F1.public
 @fill_doc
 def f1_at_k_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    k=None,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-    relevance_threshold=None,
-):
+    groups: ArrayLike | None = None,
+    k: int | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+    relevance_threshold: float | None = None,
+) -> float:
     """F1 at k: the harmonic mean of precision@k and recall@k.
 
     Per query, ``2 P R / (P + R)`` with ``P = hits / k`` and ``R = hits /
@@ -431,16 +439,16 @@ def f1_at_k_score(
 @R_PRECISION.public
 @fill_doc
 def r_precision_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-    relevance_threshold=None,
-):
+    groups: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+    relevance_threshold: float | None = None,
+) -> float:
     """R-precision: precision at rank R, where R is the query's relevant count.
 
     At that cutoff precision and recall are equal. It takes no ``k``.

@@ -32,6 +32,8 @@ refuses tied scores for them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skirm._engine import rank_input
@@ -44,6 +46,14 @@ from skirm.metrics._base import (
     refuse_average_ties,
 )
 from skirm.metrics._result import EvaluationResult
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
+    from skirm._typing import Ties, Unjudged
+    from skirm.metrics._typing import Labels
 
 #: How far cwl_eval reads every ranking.
 CWL_DEPTH = 1000
@@ -293,22 +303,24 @@ SDCG = MetricSpec(
 
 @fill_doc
 def cwl_report(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    measure,
-    groups=None,
-    k=None,
-    T=1.0,
-    p=0.9,
-    min_rel=0.0,
-    max_rel=None,
-    depth=CWL_DEPTH,
-    residuals=True,
-    sample_weight=None,
-    ties="first",
-    unjudged="nonrelevant",
-):
+    measure: Literal[
+        "inst", "insq", "bpm", "nerr8", "nerr9", "nerr10", "nerr11", "sdcg"
+    ],
+    groups: ArrayLike | None = None,
+    k: int | None = None,
+    T: float = 1.0,
+    p: float = 0.9,
+    min_rel: float = 0.0,
+    max_rel: float | None = None,
+    depth: int = CWL_DEPTH,
+    residuals: bool = True,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "first",
+    unjudged: Unjudged = "nonrelevant",
+) -> EvaluationResult:
     """Every number cwl_eval reports for one C/W/L measure, per query.
 
     Parameters
@@ -370,7 +382,7 @@ def cwl_report(
     >>> round(report["residual_expected_utility"], 4)
     0.5536
     """
-    measure = check_choice(measure, "measure", MEASURES)
+    check_choice(measure, "measure", MEASURES)
     options = {
         "T": PARAM_CHECKS["T"](T),
         "p": PARAM_CHECKS["p"](p),

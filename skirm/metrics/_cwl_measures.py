@@ -8,6 +8,8 @@ and the residuals per query.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from skirm.metrics._base import fill_doc, score
 from skirm.metrics._cwl import (
     BPM,
@@ -20,23 +22,29 @@ from skirm.metrics._cwl import (
     SDCG,
 )
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from skirm._typing import NoRelevant, Ties, Unjudged
+    from skirm.metrics._typing import Labels
+
 
 @INST.public
 @fill_doc
 def inst_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    T=1.0,
-    min_rel=0.0,
-    max_rel=None,
-    depth=1000,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-):
+    groups: ArrayLike | None = None,
+    T: float = 1.0,
+    min_rel: float = 0.0,
+    max_rel: float | None = None,
+    depth: int = 1000,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+) -> float:
     """INST (Moffat et al. 2015): an adaptive user who wants ``T`` units of gain.
 
     The user reads on from rank ``i`` with probability ::
@@ -93,19 +101,19 @@ def inst_score(
 @INSQ.public
 @fill_doc
 def insq_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    T=1.0,
-    min_rel=0.0,
-    max_rel=None,
-    depth=1000,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-):
+    groups: ArrayLike | None = None,
+    T: float = 1.0,
+    min_rel: float = 0.0,
+    max_rel: float | None = None,
+    depth: int = 1000,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+) -> float:
     """INSQ (Moffat et al. 2012): INST's static form.
 
     The user reads on from rank ``i`` with probability ::
@@ -162,20 +170,20 @@ def insq_score(
 @BPM.public
 @fill_doc
 def bpm_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    k=None,
-    T=1.0,
-    min_rel=0.0,
-    max_rel=None,
-    depth=1000,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-):
+    groups: ArrayLike | None = None,
+    k: int | None = None,
+    T: float = 1.0,
+    min_rel: float = 0.0,
+    max_rel: float | None = None,
+    depth: int = 1000,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+) -> float:
     """Static BPM (Zhang et al. 2017): the Bejeweled player, a gain and a cost budget.
 
     The user reads on from rank ``i`` with probability ::
@@ -234,19 +242,19 @@ def bpm_score(
 @NERR8.public
 @fill_doc
 def nerr8_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    k=None,
-    min_rel=0.0,
-    max_rel=None,
-    depth=1000,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-):
+    groups: ArrayLike | None = None,
+    k: int | None = None,
+    min_rel: float = 0.0,
+    max_rel: float | None = None,
+    depth: int = 1000,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+) -> float:
     """NERR (eq. 8, Azzopardi et al. 2021): ERR's C/W/L neighbour, to rank k.
 
     The user reads on from rank ``i`` with probability ::
@@ -301,19 +309,19 @@ def nerr8_score(
 @NERR9.public
 @fill_doc
 def nerr9_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    k=None,
-    min_rel=0.0,
-    max_rel=None,
-    depth=1000,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-):
+    groups: ArrayLike | None = None,
+    k: int | None = None,
+    min_rel: float = 0.0,
+    max_rel: float | None = None,
+    depth: int = 1000,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+) -> float:
     """NERR (eq. 9, Azzopardi et al. 2021): NERR8 with a rank-based impatience.
 
     The user reads on from rank ``i`` with probability ::
@@ -368,19 +376,19 @@ def nerr9_score(
 @NERR10.public
 @fill_doc
 def nerr10_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    p=0.9,
-    min_rel=0.0,
-    max_rel=None,
-    depth=1000,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-):
+    groups: ArrayLike | None = None,
+    p: float = 0.9,
+    min_rel: float = 0.0,
+    max_rel: float | None = None,
+    depth: int = 1000,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+) -> float:
     """NERR (eq. 10, Azzopardi et al. 2021): RBP's patience, ERR's satisfaction.
 
     The user reads on from rank ``i`` with probability ::
@@ -437,19 +445,19 @@ def nerr10_score(
 @NERR11.public
 @fill_doc
 def nerr11_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    T=1.0,
-    min_rel=0.0,
-    max_rel=None,
-    depth=1000,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-):
+    groups: ArrayLike | None = None,
+    T: float = 1.0,
+    min_rel: float = 0.0,
+    max_rel: float | None = None,
+    depth: int = 1000,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+) -> float:
     """NERR (eq. 11, Azzopardi et al. 2021): INSQ's patience, ERR's satisfaction.
 
     The user reads on from rank ``i`` with probability ::
@@ -506,19 +514,19 @@ def nerr11_score(
 @SDCG.public
 @fill_doc
 def sdcg_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    k=None,
-    min_rel=0.0,
-    max_rel=None,
-    depth=1000,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-):
+    groups: ArrayLike | None = None,
+    k: int | None = None,
+    min_rel: float = 0.0,
+    max_rel: float | None = None,
+    depth: int = 1000,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+) -> float:
     """Scaled DCG (C/W/L form of DCG@k): the DCG discount as attention, to rank k.
 
     The user reads on from rank ``i`` with probability ::

@@ -9,11 +9,19 @@ the TREC path, of every judged label).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skirm._engine import prefix_sums, sum_by
 from skirm.metrics._base import MetricSpec, fill_doc, score
 from skirm.metrics._graded import columns, gain_of, no_gain
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from skirm._typing import Gain, NoRelevant, Ties, Unjudged
+    from skirm.metrics._typing import Labels
 
 # --------------------------------------------------------------------------
 # Kernels
@@ -125,18 +133,18 @@ CG = MetricSpec(
 @NDCG.public
 @fill_doc
 def ndcg_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    k=None,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-    gain="linear",
-    ignore_ties=False,
-):
+    groups: ArrayLike | None = None,
+    k: int | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+    gain: Gain = "linear",
+    ignore_ties: bool = False,
+) -> float:
     """Normalized discounted cumulative gain, per query, averaged.
 
     Per query, DCG@k divided by the DCG@k of the ideal ordering of the same
@@ -208,7 +216,7 @@ def ndcg_score(
     0.8155
     """
     try:
-        shape = np.shape(y_true)
+        shape = np.shape(y_true)  # type: ignore[arg-type]  # any object has one
     except ValueError:  # ragged rows: the shared validation says what is wrong
         shape = ()
     if groups is None and len(shape) == 2 and shape[1] == 1:
@@ -235,19 +243,19 @@ def ndcg_score(
 @DCG.public
 @fill_doc
 def dcg_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    k=None,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-    gain="linear",
-    log_base=2,
-    ignore_ties=False,
-):
+    groups: ArrayLike | None = None,
+    k: int | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+    gain: Gain = "linear",
+    log_base: float = 2,
+    ignore_ties: bool = False,
+) -> float:
     """Discounted cumulative gain, per query, averaged.
 
     Per query, the sum over ranks ``i <= k`` of ``gain(rel_i) / log_b(i + 1)``.
@@ -313,17 +321,17 @@ def dcg_score(
 @CG.public
 @fill_doc
 def cumulative_gain_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    k=None,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-    gain="linear",
-):
+    groups: ArrayLike | None = None,
+    k: int | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+    gain: Gain = "linear",
+) -> float:
     """Cumulative gain at k: the sum of the gains of the top k rows.
 
     Order within the top ``k`` does not matter; only which rows are there.

@@ -9,6 +9,8 @@ metric, so scores, ``groups`` and ``sample_weight`` are the same arrays.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skirm._engine import rank_input
@@ -22,6 +24,14 @@ from skirm.metrics._diversity import (
     check_ks,
     diversity_table,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
+    from skirm._typing import NoRelevant, Ties, Unjudged
 
 __all__ = [
     "alpha_dcg_score",
@@ -229,73 +239,150 @@ def _common(kw):
 
 
 def alpha_dcg_score(
-    y_true, y_score, *, groups, k=20, alpha=0.5, relevance_threshold=None,
-    sample_weight=None, ties="average", no_relevant=0.0, unjudged="raise",
-):  # fmt: skip
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int = 20,
+    alpha: float = 0.5,
+    relevance_threshold: float | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+) -> float:
     kw = _common(locals())
     return _measure("alpha_dcg", y_true, y_score, groups, k, alpha, 0.5, **kw)
 
 
 def alpha_ndcg_score(
-    y_true, y_score, *, groups, k=20, alpha=0.5, relevance_threshold=None,
-    sample_weight=None, ties="average", no_relevant=0.0, unjudged="raise",
-):  # fmt: skip
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int = 20,
+    alpha: float = 0.5,
+    relevance_threshold: float | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+) -> float:
     kw = _common(locals())
     return _measure("alpha_ndcg", y_true, y_score, groups, k, alpha, 0.5, **kw)
 
 
 def err_ia_score(
-    y_true, y_score, *, groups, k=20, alpha=0.5, relevance_threshold=None,
-    sample_weight=None, ties="average", no_relevant=0.0, unjudged="raise",
-):  # fmt: skip
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int = 20,
+    alpha: float = 0.5,
+    relevance_threshold: float | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+) -> float:
     kw = _common(locals())
     return _measure("err_ia", y_true, y_score, groups, k, alpha, 0.5, **kw)
 
 
 def nerr_ia_score(
-    y_true, y_score, *, groups, k=20, alpha=0.5, relevance_threshold=None,
-    sample_weight=None, ties="average", no_relevant=0.0, unjudged="raise",
-):  # fmt: skip
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int = 20,
+    alpha: float = 0.5,
+    relevance_threshold: float | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+) -> float:
     kw = _common(locals())
     return _measure("nerr_ia", y_true, y_score, groups, k, alpha, 0.5, **kw)
 
 
 def nrbp_score(
-    y_true, y_score, *, groups, alpha=0.5, beta=0.5, relevance_threshold=None,
-    sample_weight=None, ties="average", no_relevant=0.0, unjudged="raise",
-):  # fmt: skip
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    alpha: float = 0.5,
+    beta: float = 0.5,
+    relevance_threshold: float | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+) -> float:
     kw = _common(locals())
     return _measure("nrbp", y_true, y_score, groups, None, alpha, beta, **kw)
 
 
 def nnrbp_score(
-    y_true, y_score, *, groups, alpha=0.5, beta=0.5, relevance_threshold=None,
-    sample_weight=None, ties="average", no_relevant=0.0, unjudged="raise",
-):  # fmt: skip
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    alpha: float = 0.5,
+    beta: float = 0.5,
+    relevance_threshold: float | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+) -> float:
     kw = _common(locals())
     return _measure("nnrbp", y_true, y_score, groups, None, alpha, beta, **kw)
 
 
 def map_ia_score(
-    y_true, y_score, *, groups, relevance_threshold=None,
-    sample_weight=None, ties="average", no_relevant=0.0, unjudged="raise",
-):  # fmt: skip
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    relevance_threshold: float | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+) -> float:
     kw = _common(locals())
     return _measure("map_ia", y_true, y_score, groups, None, 0.5, 0.5, **kw)
 
 
 def precision_ia_score(
-    y_true, y_score, *, groups, k=20, relevance_threshold=None,
-    sample_weight=None, ties="average", no_relevant=0.0, unjudged="raise",
-):  # fmt: skip
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int = 20,
+    relevance_threshold: float | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+) -> float:
     kw = _common(locals())
     return _measure("p_ia", y_true, y_score, groups, k, 0.5, 0.5, **kw)
 
 
 def subtopic_recall_score(
-    y_true, y_score, *, groups, k=20, relevance_threshold=None,
-    sample_weight=None, ties="average", no_relevant=0.0, unjudged="raise",
-):  # fmt: skip
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    groups: ArrayLike,
+    k: int = 20,
+    relevance_threshold: float | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+) -> float:
     kw = _common(locals())
     return _measure("strec", y_true, y_score, groups, k, 0.5, 0.5, **kw)
 
@@ -353,17 +440,17 @@ for _function, (_value, _title, _flags) in _TITLES.items():
 
 
 def diversity_report(
-    y_true,
-    y_score,
+    y_true: ArrayLike,
+    y_score: ArrayLike,
     *,
-    groups,
-    k=NDEVAL_KS,
-    alpha=0.5,
-    beta=0.5,
-    relevance_threshold=None,
-    ties="average",
-    unjudged="raise",
-):
+    groups: ArrayLike,
+    k: int | Sequence[int] = NDEVAL_KS,
+    alpha: float = 0.5,
+    beta: float = 0.5,
+    relevance_threshold: float | None = None,
+    ties: Ties = "average",
+    unjudged: Unjudged = "raise",
+) -> dict[str, NDArray[Any]]:
     """Every diversity measure per query, as ndeval reports them.
 
     Parameters

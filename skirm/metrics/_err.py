@@ -10,11 +10,19 @@ integers, with the same products and sums as the row-by-row path.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skirm._engine import prefix_lines, prefix_sums, sum_by
 from skirm.metrics._base import MetricSpec, fill_doc, score
 from skirm.metrics._graded import columns, no_gain
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from skirm._typing import NoRelevant, Ties, Unjudged
+    from skirm.metrics._typing import Labels
 
 # --------------------------------------------------------------------------
 # Kernels
@@ -226,17 +234,17 @@ ERR = MetricSpec(
 @ERR.public
 @fill_doc
 def expected_reciprocal_rank_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    k=None,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-    max_grade=None,
-):
+    groups: ArrayLike | None = None,
+    k: int | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+    max_grade: float | None = None,
+) -> float:
     """Expected reciprocal rank (Chapelle et al., 2009).
 
     A cascade user scans down the ranking and stops at a row of grade ``g``

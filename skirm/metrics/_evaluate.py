@@ -8,6 +8,7 @@ the cutoffs of one metric computed together in one pass.
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,6 +29,15 @@ from skirm.metrics._conventions import apply_conventions, check_scores
 from skirm.metrics._registry import Metric, get_metric
 from skirm.metrics._result import EvaluationResult, assemble
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
+    from skirm._typing import Conventions, NoRelevant, Ties, Unjudged
+    from skirm.metrics._typing import Labels
+
 
 def _batches(bound):
     """Group the requested metrics that differ only in their cutoff.
@@ -47,20 +57,20 @@ def _batches(bound):
 
 
 def evaluate(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    metrics=("ndcg@10", "map", "mrr"),
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    n_jobs=None,
-    conventions=None,
-    unjudged="raise",
-    label_samples=None,
-    **params,
-):
+    groups: ArrayLike | None = None,
+    metrics: str | Metric | Sequence[str | Metric] = ("ndcg@10", "map", "mrr"),
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    n_jobs: int | None = None,
+    conventions: Conventions | None = None,
+    unjudged: Unjudged = "raise",
+    label_samples: ArrayLike | None = None,
+    **params: Any,
+) -> EvaluationResult:
     """Compute several metrics from one ranking of the rows.
 
     The rows are validated and sorted once; each metric is then a reduction
@@ -173,7 +183,7 @@ def evaluate(
     result = EvaluationResult(
         np.asarray(ranking.group_ids), per_query, means, ranking.group_weights
     )
-    result.n_unjudged = ranking.n_unjudged
+    result.n_unjudged = ranking.n_unjudged  # type: ignore[assignment]
     if label_samples is not None:
         _judge_spread(result, ranking, bound, no_relevant, label_samples, unjudged)
     return result

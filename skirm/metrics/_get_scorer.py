@@ -32,7 +32,7 @@ _READY = (
 _SCORERS = {name: RankingScorer(name) for name in _READY}
 
 
-def get_scorer_names():
+def get_scorer_names() -> list[str]:
     """The names of the ready ranking scorers.
 
     :func:`get_scorer` also accepts any other registered metric name.
@@ -51,7 +51,7 @@ def get_scorer_names():
     return sorted(_SCORERS)
 
 
-def get_scorer(scoring):
+def get_scorer(scoring: str | RankingScorer) -> RankingScorer:
     """A ranking scorer from a metric name, such as ``"ndcg@10"``.
 
     Parameters

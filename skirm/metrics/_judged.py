@@ -7,9 +7,17 @@ non-relevant can be trusted (Sakai 2007; ir_measures' ``Judged@k``).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skirm.metrics._base import MetricSpec, fill_doc, score
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from skirm._typing import NoRelevant, Ties, Unjudged
+    from skirm.metrics._typing import Labels
 
 
 def _judged(ranking, k):
@@ -36,16 +44,16 @@ JUDGED = MetricSpec(
 @JUDGED.public
 @fill_doc
 def judged_at_k_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    k=None,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="nonrelevant",
-):
+    groups: ArrayLike | None = None,
+    k: int | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "nonrelevant",
+) -> float:
     """Judged at k: the share of the top k rows whose label is not NaN.
 
     The mean over queries of ``(judged rows among the top k) / min(k, n)``,

@@ -9,10 +9,20 @@ closed form over each tie block, RBP the expected relevance of each row.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skirm.metrics._base import MetricSpec, fill_doc, score
 from skirm.metrics._binary import BINARY, per_query, relevant_sum, safe_divide
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
+    from skirm._typing import NoRelevant, Ties, Unjudged
+    from skirm.metrics._typing import Labels
 
 
 def _first_relevant(ranking, threshold):
@@ -149,17 +159,17 @@ RBP = MetricSpec(
 @HIT_RATE.public
 @fill_doc
 def hit_rate_at_k_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    k=None,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-    relevance_threshold=None,
-):
+    groups: ArrayLike | None = None,
+    k: int | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+    relevance_threshold: float | None = None,
+) -> float:
     """Hit rate at k (success@k): 1 if any relevant row is in the top k.
 
     Averaged over queries, it is the fraction of queries answered within the
@@ -221,17 +231,17 @@ def hit_rate_at_k_score(
 @MRR.public
 @fill_doc
 def mean_reciprocal_rank_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    k=None,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-    relevance_threshold=None,
-):
+    groups: ArrayLike | None = None,
+    k: int | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+    relevance_threshold: float | None = None,
+) -> float:
     """Mean reciprocal rank: 1 / rank of the first relevant row, averaged.
 
     A query whose first relevant row is below rank ``k`` (or that has none)
@@ -289,18 +299,18 @@ def mean_reciprocal_rank_score(
 @MAP.public
 @fill_doc
 def mean_average_precision_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    k=None,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-    relevance_threshold=None,
-    denominator="R",
-):
+    groups: ArrayLike | None = None,
+    k: int | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+    relevance_threshold: float | None = None,
+    denominator: Literal["R", "min_k"] = "R",
+) -> float:
     """Mean average precision (trec_eval ``map`` and ``map_cut``).
 
     Per query, the sum over ranks ``i <= k`` of ``precision@i * rel_i``,
@@ -369,18 +379,18 @@ def mean_average_precision_score(
 @RBP.public
 @fill_doc
 def rank_biased_precision_score(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    k=None,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    unjudged="raise",
-    relevance_threshold=None,
-    p=0.8,
-):
+    groups: ArrayLike | None = None,
+    k: int | None = None,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    unjudged: Unjudged = "raise",
+    relevance_threshold: float | None = None,
+    p: float = 0.8,
+) -> float:
     """Rank-biased precision (Moffat & Zobel, 2008) on binary relevance.
 
     Per query, ``(1 - p) * sum_i rel_i * p ** (i - 1)`` over ranks ``i``

@@ -9,6 +9,8 @@ the same records by :mod:`skirm.metrics._names`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from skirm._validation import describe
 from skirm.metrics._accuracy import ACCURACY
 from skirm.metrics._base import MetricSpec, mean_over_queries, score
@@ -32,6 +34,17 @@ from skirm.metrics._err import ERR
 from skirm.metrics._judged import JUDGED
 from skirm.metrics._names import parse_name, suggest
 from skirm.metrics._positions import HIT_RATE, MAP, MRR, RBP
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    import numpy as np
+    from numpy.typing import ArrayLike, NDArray
+
+    from skirm._engine import Ranking
+    from skirm._typing import FloatArray, NoRelevant, Ties, Unjudged
+    from skirm.metrics._typing import Labels
 
 #: Every metric, in the order of the documentation table.
 SPECS: tuple[MetricSpec, ...] = (
@@ -177,7 +190,13 @@ class Metric:
     0.4
     """
 
-    def __init__(self, spec: MetricSpec, k=None, params=None, name=None):
+    def __init__(
+        self,
+        spec: MetricSpec,
+        k: int | None = None,
+        params: Mapping[str, Any] | None = None,
+        name: str | None = None,
+    ) -> None:
         self.spec = spec
         self.k = k
         self.params = spec.check_params(dict(params or {}))
@@ -186,14 +205,14 @@ class Metric:
 
     def __call__(
         self,
-        y_true,
-        y_score,
+        y_true: Labels,
+        y_score: ArrayLike | None,
         *,
-        groups=None,
-        sample_weight=None,
-        ties="average",
-        no_relevant=0.0,
-        unjudged="raise",
+        groups: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+        ties: Ties = "average",
+        no_relevant: NoRelevant = 0.0,
+        unjudged: Unjudged = "raise",
     ) -> float:
         return score(
             self.spec,
@@ -208,11 +227,13 @@ class Metric:
             **self._given,
         )
 
-    def values(self, ranking):
+    def values(self, ranking: Ranking) -> tuple[FloatArray, NDArray[np.bool_]]:
         """``(per-query values, empty-query mask)`` on an existing ranking."""
         return self.spec.values(ranking, self.k, self.params)
 
-    def per_query(self, ranking, no_relevant):
+    def per_query(
+        self, ranking: Ranking, no_relevant: NoRelevant
+    ) -> tuple[float, FloatArray]:
         """``(mean, per-query values)`` on an existing ranking."""
         values, empty = self.values(ranking)
         return mean_over_queries(values, empty, ranking, no_relevant, self.name)
@@ -240,7 +261,7 @@ def _rebuild_metric(name, params):
     return get_metric(name, **params)
 
 
-def get_metric(name, **params) -> Metric:
+def get_metric(name: str | Metric, **params: Any) -> Metric:
     """Parse a metric name such as ``"ndcg@10"`` into a callable metric.
 
     Parameters

@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import sys
 import warnings
+from typing import TYPE_CHECKING
 
 from skirm._engine import TIES, UNJUDGED, rank_input
 from skirm._query_ids import (
@@ -35,9 +36,26 @@ from skirm.metrics._evaluate import compute_metrics
 from skirm.metrics._registry import Metric, get_metric, spec_for
 from skirm.metrics._response import check_response_method, response
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+    from sklearn.utils.metadata_routing import MetadataRequest
+    from typing_extensions import Self
+
+    from skirm._typing import (
+        Conventions,
+        MatrixLike,
+        NoRelevant,
+        ResponseMethod,
+        Ties,
+        Unjudged,
+    )
+
 __all__ = ["RankingScorer", "make_ranking_scorer"]
 
-_DEFAULT_REQUEST = {"groups": True, "sample_weight": None}
+_DEFAULT_REQUEST: dict[str, bool | str | None] = {"groups": True, "sample_weight": None}
 #: scikit-learn's "leave this request as it is" marker (its value, so that
 #: importing skirm does not import scikit-learn).
 UNCHANGED = "$UNCHANGED$"
@@ -213,16 +231,20 @@ class RankingScorer:
 
     def __init__(
         self,
-        metric,
+        metric: str
+        | Metric
+        | Callable[..., float]
+        | Sequence[str | Metric]
+        | Mapping[str, str | Metric | Callable[..., float]],
         *,
-        response_method="auto",
-        groups_from="qid",
-        ties="average",
-        no_relevant=0.0,
-        conventions=None,
-        unjudged="raise",
-        **params,
-    ):
+        response_method: ResponseMethod = "auto",
+        groups_from: str = "qid",
+        ties: Ties = "average",
+        no_relevant: NoRelevant = 0.0,
+        conventions: Conventions | None = None,
+        unjudged: Unjudged = "raise",
+        **params: Any,
+    ) -> None:
         self._metrics, self._multi = _parse_metrics(metric, params)
         _check_params(params, self._metrics)
         self._conventions = conventions
@@ -287,7 +309,7 @@ class RankingScorer:
 
     # -- metadata routing ----------------------------------------------------
 
-    def get_metadata_routing(self):
+    def get_metadata_routing(self) -> MetadataRequest:
         """The metadata this scorer requests for ``score``.
 
         Returns
@@ -303,7 +325,12 @@ class RankingScorer:
             request.score.add_request(param=param, alias=alias)
         return request
 
-    def set_score_request(self, *, groups=UNCHANGED, sample_weight=UNCHANGED):
+    def set_score_request(
+        self,
+        *,
+        groups: bool | str | None = UNCHANGED,
+        sample_weight: bool | str | None = UNCHANGED,
+    ) -> Self:
         """Set which routed metadata the scorer receives.
 
         Unlike scikit-learn's own scorers this also works while routing is
@@ -341,7 +368,15 @@ class RankingScorer:
 
     # -- scoring -------------------------------------------------------------
 
-    def __call__(self, estimator, X, y_true, *, groups=None, sample_weight=None):
+    def __call__(
+        self,
+        estimator: Any,
+        X: MatrixLike,
+        y_true: ArrayLike,
+        *,
+        groups: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+    ) -> float | dict[str, float]:
         """Score ``estimator`` on ``X`` against ``y_true``, per query.
 
         Parameters
@@ -399,16 +434,20 @@ class RankingScorer:
 
 
 def make_ranking_scorer(
-    metric,
+    metric: str
+    | Metric
+    | Callable[..., float]
+    | Sequence[str | Metric]
+    | Mapping[str, str | Metric | Callable[..., float]],
     *,
-    response_method="auto",
-    groups_from="qid",
-    ties="average",
-    no_relevant=0.0,
-    conventions=None,
-    unjudged="raise",
-    **params,
-):
+    response_method: ResponseMethod = "auto",
+    groups_from: str = "qid",
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    conventions: Conventions | None = None,
+    unjudged: Unjudged = "raise",
+    **params: Any,
+) -> RankingScorer:
     """Make a scorer from skirm metrics for scikit-learn's model selection.
 
     The scorer gets one response from the estimator, ranks the rows of every

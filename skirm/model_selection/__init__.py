@@ -4,12 +4,11 @@ from skirm.model_selection._halving import (
     QueryHalvingGridSearchCV,
     QueryHalvingRandomSearchCV,
 )
-from skirm.model_selection._split import (
-    QueryGroupKFold,
+from skirm.model_selection._shuffle import (
     QueryGroupShuffleSplit,
-    RepeatedQueryGroupKFold,
     train_test_split_groups,
 )
+from skirm.model_selection._split import QueryGroupKFold, RepeatedQueryGroupKFold
 
 __all__ = [
     "QueryGroupKFold",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 import sklearn
@@ -28,6 +29,12 @@ from sklearn.utils.metadata_routing import process_routing
 from skirm._engine import encode_groups
 from skirm._query_ids import resolve_groups
 from skirm.model_selection._split import QueryGroupKFold
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any, Literal
+
+    from skirm._typing import RandomState
 
 __all__ = ["QueryHalvingGridSearchCV", "QueryHalvingRandomSearchCV"]
 
@@ -221,23 +228,23 @@ class QueryHalvingGridSearchCV(_QueryHalvingMixin, HalvingGridSearchCV):
 
     def __init__(
         self,
-        estimator,
-        param_grid,
+        estimator: Any,
+        param_grid: Mapping[str, Sequence[Any]] | Sequence[Mapping[str, Sequence[Any]]],
         *,
-        factor=3,
-        resource=QUERY_RESOURCE,
-        max_resources="auto",
-        min_resources="exhaust",
-        aggressive_elimination=False,
-        cv=5,
-        scoring=None,
-        refit=True,
-        error_score=np.nan,
-        return_train_score=True,
-        random_state=None,
-        n_jobs=None,
-        verbose=0,
-    ):
+        factor: float = 3,
+        resource: str = QUERY_RESOURCE,
+        max_resources: int | Literal["auto"] = "auto",
+        min_resources: int | Literal["exhaust", "smallest"] = "exhaust",
+        aggressive_elimination: bool = False,
+        cv: int | Any = 5,
+        scoring: Any = None,
+        refit: bool | str | Callable[..., Any] = True,
+        error_score: float | Literal["raise"] = np.nan,
+        return_train_score: bool = True,
+        random_state: RandomState = None,
+        n_jobs: int | None = None,
+        verbose: int = 0,
+    ) -> None:
         super().__init__(**_arguments(locals()))
 
 
@@ -274,22 +281,22 @@ class QueryHalvingRandomSearchCV(_QueryHalvingMixin, HalvingRandomSearchCV):
 
     def __init__(
         self,
-        estimator,
-        param_distributions,
+        estimator: Any,
+        param_distributions: Mapping[str, Any] | Sequence[Mapping[str, Any]],
         *,
-        n_candidates="exhaust",
-        factor=3,
-        resource=QUERY_RESOURCE,
-        max_resources="auto",
-        min_resources="smallest",
-        aggressive_elimination=False,
-        cv=5,
-        scoring=None,
-        refit=True,
-        error_score=np.nan,
-        return_train_score=True,
-        random_state=None,
-        n_jobs=None,
-        verbose=0,
-    ):
+        n_candidates: int | Literal["exhaust"] = "exhaust",
+        factor: float = 3,
+        resource: str = QUERY_RESOURCE,
+        max_resources: int | Literal["auto"] = "auto",
+        min_resources: int | Literal["exhaust", "smallest"] = "smallest",
+        aggressive_elimination: bool = False,
+        cv: int | Any = 5,
+        scoring: Any = None,
+        refit: bool | str | Callable[..., Any] = True,
+        error_score: float | Literal["raise"] = np.nan,
+        return_train_score: bool = True,
+        random_state: RandomState = None,
+        n_jobs: int | None = None,
+        verbose: int = 0,
+    ) -> None:
         super().__init__(**_arguments(locals()))

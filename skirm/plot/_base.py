@@ -7,12 +7,17 @@ from __future__ import annotations
 import numbers
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from skirm._query_ids import resolve_groups
 from skirm._validation import check_k, describe
 from skirm.metrics._response import check_response_method, response
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 
 def import_pyplot(owner: str):
@@ -26,7 +31,9 @@ def import_pyplot(owner: str):
     return plt
 
 
-def estimator_scores(owner: str, X, groups, groups_from, response_method):
+def estimator_scores(
+    owner: str, X, groups, groups_from, response_method
+) -> tuple[np.ndarray, Callable[[Any, Any], np.ndarray]]:
     """What a display drawn from a fitted estimator needs of the data:
     ``(groups, scores)``, the query of each row of ``X`` (``groups``, else
     read from ``X``'s ``groups_from`` index level or column), and

@@ -3,9 +3,23 @@ plot), from a comparison of :mod:`skirm.stats`."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skirm.plot._base import axes_and_figure
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+    from matplotlib.axes import Axes
+    from matplotlib.typing import ColorType
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
+
+    from skirm.metrics import EvaluationResult
+    from skirm.stats import Comparison
 
 
 class ComparisonDisplay:
@@ -64,16 +78,16 @@ class ComparisonDisplay:
     def __init__(
         self,
         *,
-        systems,
-        means,
-        ci_low,
-        ci_high,
-        significant,
-        metric,
-        baseline=None,
-        better_than=None,
-        caption=None,
-    ):
+        systems: Sequence[str],
+        means: ArrayLike,
+        ci_low: ArrayLike,
+        ci_high: ArrayLike,
+        significant: ArrayLike,
+        metric: str,
+        baseline: str | None = None,
+        better_than: Sequence[Sequence[str]] | None = None,
+        caption: str | None = None,
+    ) -> None:
         self.systems = list(systems)
         self.means = np.asarray(means, dtype=np.float64)
         self.ci_low = np.asarray(ci_low, dtype=np.float64)
@@ -97,7 +111,9 @@ class ComparisonDisplay:
                 labels.append(system)
         return labels
 
-    def plot(self, ax=None, *, color="tab:blue", **kwargs):
+    def plot(
+        self, ax: Axes | None = None, *, color: ColorType = "tab:blue", **kwargs: Any
+    ) -> Self:
         """Draw the forest plot.
 
         Parameters
@@ -150,7 +166,14 @@ class ComparisonDisplay:
         return self
 
     @classmethod
-    def from_comparison(cls, comparison, *, metric=None, ax=None, **kwargs):
+    def from_comparison(
+        cls,
+        comparison: Comparison,
+        *,
+        metric: str | None = None,
+        ax: Axes | None = None,
+        **kwargs: Any,
+    ) -> Self:
         """Draw one metric of a :class:`skirm.stats.Comparison`.
 
         Parameters
@@ -193,7 +216,15 @@ class ComparisonDisplay:
         ).plot(ax=ax, **kwargs)
 
     @classmethod
-    def from_evaluations(cls, results, *, metric, baseline=None, ax=None, **kwargs):
+    def from_evaluations(
+        cls,
+        results: Mapping[str, EvaluationResult],
+        *,
+        metric: str,
+        baseline: str | None = None,
+        ax: Axes | None = None,
+        **kwargs: Any,
+    ) -> Self:
         """Compare evaluations with :func:`skirm.stats.compare`, then draw.
 
         Parameters

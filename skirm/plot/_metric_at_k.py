@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skirm._validation import describe
@@ -15,6 +17,19 @@ from skirm.plot._base import (
     run_name,
     t_interval,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from typing import Any
+
+    from matplotlib.axes import Axes
+    from matplotlib.lines import Line2D
+    from numpy.typing import ArrayLike, NDArray
+    from typing_extensions import Self
+
+    from skirm._typing import MatrixLike, NoRelevant, ResponseMethod, Ties
+    from skirm.metrics import EvaluationResult
+    from skirm.metrics._typing import Labels
 
 
 def _check_metric(metric):
@@ -88,17 +103,19 @@ class MetricAtKDisplay:
     ['feature 0', 'feature 1']
     """
 
+    line_: Line2D
+
     def __init__(
         self,
         *,
-        k,
-        values,
-        metric,
-        name=None,
-        ci_low=None,
-        ci_high=None,
-        fold_values=None,
-    ):
+        k: ArrayLike,
+        values: ArrayLike,
+        metric: str,
+        name: str | None = None,
+        ci_low: NDArray[np.float64] | None = None,
+        ci_high: NDArray[np.float64] | None = None,
+        fold_values: NDArray[np.float64] | None = None,
+    ) -> None:
         self.k = np.asarray(k)
         self.values = np.asarray(values, dtype=np.float64)
         self.metric = metric
@@ -107,7 +124,14 @@ class MetricAtKDisplay:
         self.ci_high = ci_high
         self.fold_values = fold_values
 
-    def plot(self, ax=None, *, name=None, band_alpha=0.2, **kwargs):
+    def plot(
+        self,
+        ax: Axes | None = None,
+        *,
+        name: str | None = None,
+        band_alpha: float = 0.2,
+        **kwargs: Any,
+    ) -> Self:
         """Draw the curve (and its band, and the folds' curves, if any).
 
         Parameters
@@ -147,7 +171,7 @@ class MetricAtKDisplay:
             self.band_ = ax.fill_between(
                 self.k,
                 self.ci_low,
-                self.ci_high,
+                self.ci_high,  # type: ignore[arg-type]  # given with ci_low
                 color=self.line_.get_color(),
                 alpha=band_alpha,
                 linewidth=0,
@@ -163,8 +187,15 @@ class MetricAtKDisplay:
 
     @classmethod
     def from_evaluation(
-        cls, result, *, metric="ndcg", confidence=None, name=None, ax=None, **kwargs
-    ):
+        cls,
+        result: EvaluationResult,
+        *,
+        metric: str = "ndcg",
+        confidence: float | None = None,
+        name: str | None = None,
+        ax: Axes | None = None,
+        **kwargs: Any,
+    ) -> Self:
         """Draw the curve from an :class:`~skirm.metrics.EvaluationResult`
         that holds the metric at several cutoffs.
 
@@ -217,21 +248,21 @@ class MetricAtKDisplay:
     @classmethod
     def from_predictions(
         cls,
-        y_true,
-        y_score,
+        y_true: Labels,
+        y_score: ArrayLike | None,
         *,
-        groups=None,
-        metric="ndcg",
-        k=range(1, 51),
-        sample_weight=None,
-        ties="average",
-        no_relevant=0.0,
-        metric_params=None,
-        confidence=None,
-        name=None,
-        ax=None,
-        **kwargs,
-    ):
+        groups: ArrayLike | None = None,
+        metric: str = "ndcg",
+        k: Iterable[int] = range(1, 51),
+        sample_weight: ArrayLike | None = None,
+        ties: Ties = "average",
+        no_relevant: NoRelevant = 0.0,
+        metric_params: Mapping[str, Any] | None = None,
+        confidence: float | None = None,
+        name: str | None = None,
+        ax: Axes | None = None,
+        **kwargs: Any,
+    ) -> Self:
         """Draw the metric against k from labels, scores and query ids.
 
         Parameters
@@ -280,16 +311,16 @@ class MetricAtKDisplay:
     @classmethod
     def from_estimator(
         cls,
-        estimator,
-        X,
-        y,
+        estimator: Any,
+        X: MatrixLike,
+        y: ArrayLike,
         *,
-        groups=None,
-        response_method="auto",
-        groups_from="qid",
-        name=None,
-        **kwargs,
-    ):
+        groups: ArrayLike | None = None,
+        response_method: ResponseMethod = "auto",
+        groups_from: str = "qid",
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> Self:
         """Draw the metric against k for a fitted model's scores on ``X``.
 
         Parameters
@@ -328,17 +359,17 @@ class MetricAtKDisplay:
     @classmethod
     def from_run(
         cls,
-        qrels,
-        run,
+        qrels: object,
+        run: object,
         *,
-        metric="ndcg",
-        k=range(1, 51),
-        confidence=None,
-        name=None,
-        ax=None,
-        run_params=None,
-        **kwargs,
-    ):
+        metric: str = "ndcg",
+        k: Iterable[int] = range(1, 51),
+        confidence: float | None = None,
+        name: str | None = None,
+        ax: Axes | None = None,
+        run_params: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> Self:
         """Draw the metric against k for a TREC run scored against qrels.
 
         The values are :func:`skirm.trec.evaluate_run`'s (R and the ideal
@@ -384,21 +415,21 @@ class MetricAtKDisplay:
     @classmethod
     def from_cv_results(
         cls,
-        cv_results,
-        X,
-        y,
+        cv_results: Mapping[str, Any],
+        X: MatrixLike,
+        y: ArrayLike,
         *,
-        groups=None,
-        metric="ndcg",
-        k=range(1, 51),
-        response_method="auto",
-        ties="average",
-        no_relevant=0.0,
-        metric_params=None,
-        name=None,
-        ax=None,
-        **kwargs,
-    ):
+        groups: ArrayLike | None = None,
+        metric: str = "ndcg",
+        k: Iterable[int] = range(1, 51),
+        response_method: ResponseMethod = "auto",
+        ties: Ties = "average",
+        no_relevant: NoRelevant = 0.0,
+        metric_params: Mapping[str, Any] | None = None,
+        name: str | None = None,
+        ax: Axes | None = None,
+        **kwargs: Any,
+    ) -> Self:
         """Draw one curve per cross-validation fold and their mean.
 
         Parameters

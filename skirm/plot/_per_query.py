@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skirm._validation import describe
 from skirm.metrics._evaluate import evaluate
 from skirm.plot._base import axes_and_figure
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from matplotlib.axes import Axes
+    from matplotlib.typing import ColorType
+    from numpy.typing import ArrayLike, NDArray
+    from typing_extensions import Self
+
+    from skirm._typing import NoRelevant, Ties
+    from skirm.metrics import EvaluationResult
+    from skirm.metrics._typing import Labels
 
 
 def _aligned(result, baseline, metric):
@@ -79,8 +93,14 @@ class PerQueryDisplay:
     """
 
     def __init__(
-        self, *, group_ids, differences, metric, name=None, baseline_name=None
-    ):
+        self,
+        *,
+        group_ids: ArrayLike,
+        differences: NDArray[np.float64],
+        metric: str,
+        name: str | None = None,
+        baseline_name: str | None = None,
+    ) -> None:
         keep = ~np.isnan(differences)
         order = np.argsort(-differences[keep], kind="stable")
         self.group_ids = np.asarray(group_ids)[keep][order]
@@ -97,13 +117,17 @@ class PerQueryDisplay:
 
     def plot(
         self,
-        ax=None,
+        ax: Axes | None = None,
         *,
-        name=None,
-        top_n=0,
-        colors=("tab:green", "tab:red", "tab:grey"),
-        **kwargs,
-    ):
+        name: str | None = None,
+        top_n: int = 0,
+        colors: tuple[ColorType, ColorType, ColorType] = (
+            "tab:green",
+            "tab:red",
+            "tab:grey",
+        ),
+        **kwargs: Any,
+    ) -> Self:
         """Draw the sorted per-query differences as bars.
 
         Parameters
@@ -175,16 +199,16 @@ class PerQueryDisplay:
     @classmethod
     def from_evaluations(
         cls,
-        result,
-        baseline,
+        result: EvaluationResult,
+        baseline: EvaluationResult,
         *,
-        metric,
-        name=None,
-        baseline_name=None,
-        top_n=0,
-        ax=None,
-        **kwargs,
-    ):
+        metric: str,
+        name: str | None = None,
+        baseline_name: str | None = None,
+        top_n: int = 0,
+        ax: Axes | None = None,
+        **kwargs: Any,
+    ) -> Self:
         """Draw the differences between two evaluations of the same queries.
 
         Parameters
@@ -218,21 +242,21 @@ class PerQueryDisplay:
     @classmethod
     def from_predictions(
         cls,
-        y_true,
-        y_score,
-        y_score_baseline,
+        y_true: Labels,
+        y_score: ArrayLike | None,
+        y_score_baseline: ArrayLike | None,
         *,
-        groups=None,
-        metric="ndcg@10",
-        sample_weight=None,
-        ties="average",
-        no_relevant=0.0,
-        name=None,
-        baseline_name=None,
-        top_n=0,
-        ax=None,
-        **kwargs,
-    ):
+        groups: ArrayLike | None = None,
+        metric: str = "ndcg@10",
+        sample_weight: ArrayLike | None = None,
+        ties: Ties = "average",
+        no_relevant: NoRelevant = 0.0,
+        name: str | None = None,
+        baseline_name: str | None = None,
+        top_n: int = 0,
+        ax: Axes | None = None,
+        **kwargs: Any,
+    ) -> Self:
         """Draw the differences between two systems' scores of the same rows.
 
         Parameters
@@ -252,7 +276,7 @@ class PerQueryDisplay:
         -------
         display : PerQueryDisplay
         """
-        options = dict(
+        options: dict[str, Any] = dict(
             groups=groups,
             metrics=[metric],
             sample_weight=sample_weight,

@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skirm._validation import check_choice
 from skirm.metrics._curves import RECALL_LEVELS, mean_interpolated_precision
 from skirm.metrics._evaluate import evaluate
 from skirm.plot._base import axes_and_figure, check_cutoffs, run_name
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from typing import Any, Literal
+
+    from matplotlib.axes import Axes
+    from matplotlib.lines import Line2D
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
+
+    from skirm._typing import NoRelevant, Ties
+    from skirm.metrics._typing import Labels
 
 _KINDS = ("interpolated", "cutoff")
 
@@ -67,13 +81,24 @@ class PrecisionRecallDisplay:
     array([0.75      , 0.75      , 0.58333333, 0.58333333])
     """
 
-    def __init__(self, *, recall, precision, kind="interpolated", name=None):
+    line_: Line2D
+
+    def __init__(
+        self,
+        *,
+        recall: ArrayLike,
+        precision: ArrayLike,
+        kind: Literal["interpolated", "cutoff"] = "interpolated",
+        name: str | None = None,
+    ) -> None:
         self.recall = np.asarray(recall, dtype=np.float64)
         self.precision = np.asarray(precision, dtype=np.float64)
         self.kind = check_choice(kind, "kind", _KINDS)
         self.name = name
 
-    def plot(self, ax=None, *, name=None, **kwargs):
+    def plot(
+        self, ax: Axes | None = None, *, name: str | None = None, **kwargs: Any
+    ) -> Self:
         """Draw the curve.
 
         Parameters
@@ -118,20 +143,20 @@ class PrecisionRecallDisplay:
     @classmethod
     def from_predictions(
         cls,
-        y_true,
-        y_score,
+        y_true: Labels,
+        y_score: ArrayLike | None,
         *,
-        groups=None,
-        kind="interpolated",
-        k=range(1, 101),
-        sample_weight=None,
-        ties="first",
-        no_relevant=0.0,
-        relevance_threshold=None,
-        name=None,
-        ax=None,
-        **kwargs,
-    ):
+        groups: ArrayLike | None = None,
+        kind: Literal["interpolated", "cutoff"] = "interpolated",
+        k: Iterable[int] = range(1, 101),
+        sample_weight: ArrayLike | None = None,
+        ties: Ties = "first",
+        no_relevant: NoRelevant = 0.0,
+        relevance_threshold: float | None = None,
+        name: str | None = None,
+        ax: Axes | None = None,
+        **kwargs: Any,
+    ) -> Self:
         """Draw the curve from labels, scores and query ids.
 
         R comes from the rows given (see :func:`skirm.metrics.evaluate`); for
@@ -192,16 +217,16 @@ class PrecisionRecallDisplay:
     @classmethod
     def from_run(
         cls,
-        qrels,
-        run,
+        qrels: object,
+        run: object,
         *,
-        kind="interpolated",
-        k=range(1, 101),
-        name=None,
-        ax=None,
-        run_params=None,
-        **kwargs,
-    ):
+        kind: Literal["interpolated", "cutoff"] = "interpolated",
+        k: Iterable[int] = range(1, 101),
+        name: str | None = None,
+        ax: Axes | None = None,
+        run_params: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> Self:
         """Draw the curve of a TREC run scored against qrels.
 
         ``kind="interpolated"`` plots trec_eval's ``iprec_at_recall`` means;

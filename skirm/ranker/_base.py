@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from skirm._query_ids import resolve_groups
 from skirm.metrics._registry import get_metric
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
+    from skirm._typing import MatrixLike
 
 
 class QueryScoreMixin:
@@ -18,12 +25,24 @@ class QueryScoreMixin:
 
     __metadata_request__fit: ClassVar[dict] = {"groups": True}
     __metadata_request__score: ClassVar[dict] = {"groups": True}
+    metric: str
+    groups_from: str
+
+    if TYPE_CHECKING:
+
+        def predict(self, X: MatrixLike) -> NDArray[Any]: ...
 
     def _groups(self, X, groups, *, required=True):
         owner = type(self).__name__
         return resolve_groups(owner, X, groups, self.groups_from, required=required)
 
-    def score(self, X, y, groups=None, sample_weight=None):
+    def score(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        groups: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+    ) -> float:
         """The metric (NDCG@10 by default) of the predictions, per query.
 
         Parameters

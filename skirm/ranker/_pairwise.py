@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
@@ -14,6 +15,14 @@ from skirm._engine import encode_groups
 from skirm._validation import check_sample_weight, check_y_true, describe
 from skirm.metrics._registry import get_metric
 from skirm.ranker._base import QueryScoreMixin
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
+
+    from skirm._typing import FloatArray, MatrixLike, RandomState
 
 __all__ = ["PairwiseRanker", "sample_pairs"]
 
@@ -142,20 +151,26 @@ class PairwiseRanker(QueryScoreMixin, MetaEstimatorMixin, BaseEstimator):
 
     def __init__(
         self,
-        estimator=None,
+        estimator: Any = None,
         *,
-        max_pairs_per_group=100,
-        random_state=None,
-        metric="ndcg@10",
-        groups_from="qid",
-    ):
+        max_pairs_per_group: int | None = 100,
+        random_state: RandomState = None,
+        metric: str = "ndcg@10",
+        groups_from: str = "qid",
+    ) -> None:
         self.estimator = estimator
         self.max_pairs_per_group = max_pairs_per_group
         self.random_state = random_state
         self.metric = metric
         self.groups_from = groups_from
 
-    def fit(self, X, y, groups=None, sample_weight=None):
+    def fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        groups: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+    ) -> Self:
         """Fit the classifier on within-query pair differences.
 
         Parameters
@@ -183,7 +198,7 @@ class PairwiseRanker(QueryScoreMixin, MetaEstimatorMixin, BaseEstimator):
                 f"{describe(cap)}"
             )
         get_metric(self.metric)
-        groups = self._groups(X, groups)
+        query_ids = self._groups(X, groups)
         X = validate_data(self, X, accept_sparse="csr", reset=True)
         y = check_y_true(y, "y")
         if y.ndim != 1 or y.shape[0] != X.shape[0]:
@@ -192,7 +207,7 @@ class PairwiseRanker(QueryScoreMixin, MetaEstimatorMixin, BaseEstimator):
                 f"got shape {y.shape}"
             )
         sw = check_sample_weight(sample_weight, X.shape[0])
-        codes, _ = encode_groups(groups)
+        codes, _ = encode_groups(query_ids)
         rng = check_random_state(self.random_state)
         a, b = sample_pairs(codes, cap, rng)
         keep = y[a] != y[b]
@@ -220,7 +235,7 @@ class PairwiseRanker(QueryScoreMixin, MetaEstimatorMixin, BaseEstimator):
         self.n_pairs_ = int(a.shape[0])
         return self
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> FloatArray:
         """One ranking score per row: the classifier's decision on the row.
 
         Parameters

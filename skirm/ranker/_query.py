@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numbers
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
@@ -14,7 +14,7 @@ from skirm._engine import encode_groups
 from skirm._query_ids import n_rows, resolve_groups
 from skirm._validation import as_python, check_sample_weight, describe
 from skirm.metrics._registry import get_metric
-from skirm.model_selection._split import check_size
+from skirm.model_selection._shuffle import check_size
 from skirm.ranker._base import QueryScoreMixin
 from skirm.ranker._libraries import (
     early_stopping_history,
@@ -22,6 +22,14 @@ from skirm.ranker._libraries import (
     query_fit_kwargs,
     validation_fit_kwargs,
 )
+
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from numpy.typing import ArrayLike, NDArray
+    from typing_extensions import Self
+
+    from skirm._typing import MatrixLike, RandomState
 
 __all__ = ["LIBRARIES", "QueryRanker"]
 
@@ -72,7 +80,7 @@ def _check_positive_int(value, name):
     return int(value)
 
 
-def _check_y(y, n_samples, name, rows="of X"):
+def _check_y(y, n_samples, name, rows="of X") -> np.ndarray:
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != n_samples:
         raise ValueError(
@@ -270,17 +278,19 @@ default="auto"
 
     def __init__(
         self,
-        estimator,
+        estimator: Any,
         *,
-        library="auto",
-        metric="ndcg@10",
-        groups_from="qid",
-        validation_fraction=None,
-        early_stopping_rounds=None,
-        eval_metric=None,
-        max_queries=None,
-        random_state=None,
-    ):
+        library: Literal[
+            "auto", "lightgbm", "xgboost", "catboost", "pointwise"
+        ] = "auto",
+        metric: str = "ndcg@10",
+        groups_from: str = "qid",
+        validation_fraction: float | None = None,
+        early_stopping_rounds: int | None = None,
+        eval_metric: str | None = None,
+        max_queries: int | None = None,
+        random_state: RandomState = None,
+    ) -> None:
         self.estimator = estimator
         self.library = library
         self.metric = metric
@@ -339,7 +349,14 @@ default="auto"
         eval_name = library_metric_name(library, self.eval_metric)
         return rounds, max_queries, fraction, eval_name
 
-    def fit(self, X, y, groups=None, sample_weight=None, eval_set=None):
+    def fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        groups: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+        eval_set: tuple[MatrixLike, ArrayLike, ArrayLike | None] | None = None,
+    ) -> Self:
         """Sort the rows by query and fit the wrapped estimator.
 
         Parameters
@@ -371,15 +388,15 @@ default="auto"
         y = _check_y(y, n_samples, "y")
         sw = check_sample_weight(sample_weight, n_samples)
         need_groups = library != "pointwise" or max_queries is not None
-        groups = self._groups(X, groups, required=need_groups)
+        query_ids = self._groups(X, groups, required=need_groups)
         rng = check_random_state(self.random_state)
-        train = _draw_queries(groups, n_samples, max_queries, rng)
+        train = _draw_queries(query_ids, n_samples, max_queries, rng)
         validation = None
         if fraction is not None:
-            train, held_out = _split_queries(groups, train, fraction, rng)
-            validation = (_take(X, held_out), y[held_out], groups[held_out])
+            train, held_out = _split_queries(query_ids, train, fraction, rng)
+            validation = (_take(X, held_out), y[held_out], query_ids[held_out])
         elif eval_set is not None:
-            validation = self._check_eval_set(eval_set, groups[train])
+            validation = self._check_eval_set(eval_set, query_ids[train])
         w = None if sw is None else sw[train]
         estimator = clone(self.estimator)
         if library == "pointwise":
@@ -388,7 +405,7 @@ default="auto"
             kwargs = {} if w is None else {"sample_weight": w}
             estimator.fit(X, y, **kwargs)
         else:
-            data = (_take(X, train), y[train], groups[train], w)
+            data = (_take(X, train), y[train], query_ids[train], w)
             self._fit_ranker(estimator, library, data, validation, rounds, eval_name)
         self.estimator_ = estimator
         self.library_ = library
@@ -462,7 +479,7 @@ default="auto"
             return X.drop(columns="qid") if hasattr(X, "iloc") else X.drop("qid")
         return X
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> NDArray[Any]:
         """One ranking score per row, in the order of ``X``.
 
         Parameters

@@ -8,16 +8,29 @@ for example the order of systems under two sets of judgements.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy import stats
 
 from skirm._engine import id_array
 from skirm._validation import as_python, check_probability, describe
 
+if TYPE_CHECKING:
+    from collections.abc import Hashable, Sequence
+
+    from numpy.typing import ArrayLike
+
 __all__ = ["kendall_tau", "rank_biased_overlap", "tau_ap"]
 
 
-def rank_biased_overlap(a, b, *, p=0.9, extrapolate=True) -> float:
+def rank_biased_overlap(
+    a: Sequence[Hashable] | ArrayLike,
+    b: Sequence[Hashable] | ArrayLike,
+    *,
+    p: float = 0.9,
+    extrapolate: bool = True,
+) -> float:
     """Rank-biased overlap of two ranked lists (Webber, Moffat and Zobel 2010).
 
     With :math:`X_d` the number of items the two lists share in their top
@@ -83,7 +96,7 @@ def rank_biased_overlap(a, b, *, p=0.9, extrapolate=True) -> float:
     return float((1 - p) / p * total + ((x_l - x_s) / n_long + x_s / s) * p**n_long)
 
 
-def _ranked(values, name):
+def _ranked(values, name) -> np.ndarray:
     if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
         raise TypeError(
             f"`{name}` must be a ranked list of ids, got {describe(values)}"
@@ -114,7 +127,7 @@ def _overlap(a, b):
     return np.cumsum(np.bincount(deepest[deepest < n_long], minlength=n_long))
 
 
-def _scores(x, name, n=None):
+def _scores(x, name, n=None) -> np.ndarray:
     arr = np.asarray(x)
     if arr.dtype.kind not in "biuf" or arr.ndim != 1:
         raise TypeError(
@@ -134,7 +147,7 @@ def _scores(x, name, n=None):
     return arr
 
 
-def kendall_tau(x, y) -> float:
+def kendall_tau(x: ArrayLike, y: ArrayLike) -> float:
     """Kendall's tau-b between two scorings of the same systems.
 
     Parameters
@@ -158,7 +171,7 @@ def kendall_tau(x, y) -> float:
     return float(stats.kendalltau(x, y).statistic)
 
 
-def tau_ap(x, y, *, symmetric=False) -> float:
+def tau_ap(x: ArrayLike, y: ArrayLike, *, symmetric: bool = False) -> float:
     """AP rank correlation of ``x`` against the reference ``y``.
 
     Yilmaz, Aslam and Robertson (2008): order the systems by ``x``,

@@ -11,11 +11,19 @@ numpy over all lists.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from skirm._engine import flatten_lists
 from skirm._validation import as_python, check_k, describe
+
+if TYPE_CHECKING:
+    from collections.abc import Hashable, Mapping
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+    from pandas import DataFrame, Series
 
 __all__ = [
     "average_popularity",
@@ -116,7 +124,13 @@ def _mean_over_lists(per_list, sizes, what):
 # --------------------------------------------------------------------------
 
 
-def catalog_coverage(y_pred, *, catalog, k=None, padding=None) -> float:
+def catalog_coverage(
+    y_pred: ArrayLike,
+    *,
+    catalog: ArrayLike,
+    k: int | None = None,
+    padding: Hashable | None = None,
+) -> float:
     """Share of the catalog that appears in the top ``k`` of some list.
 
     ``|union of the top-k lists| / |catalog|`` (Ge et al. 2010's catalog
@@ -154,7 +168,13 @@ def catalog_coverage(y_pred, *, catalog, k=None, padding=None) -> float:
     return float(np.unique(rows).shape[0] / catalog.shape[0])
 
 
-def gini_index(y_pred, *, catalog, k=None, padding=None) -> float:
+def gini_index(
+    y_pred: ArrayLike,
+    *,
+    catalog: ArrayLike,
+    k: int | None = None,
+    padding: Hashable | None = None,
+) -> float:
     """Gini index of the items' exposure in the top ``k`` of the lists.
 
     Each catalog item's exposure is the number of lists that show it in
@@ -199,7 +219,14 @@ def gini_index(y_pred, *, catalog, k=None, padding=None) -> float:
     return float(np.dot(weights, exposure) / (n * exposure.sum()))
 
 
-def novelty(y_pred, *, item_popularity, n_users, k=None, padding=None) -> float:
+def novelty(
+    y_pred: ArrayLike,
+    *,
+    item_popularity: Mapping[Any, float] | tuple[ArrayLike, ArrayLike] | Series,
+    n_users: int,
+    k: int | None = None,
+    padding: Hashable | None = None,
+) -> float:
     """Mean self-information of the recommended items (Zhou et al. 2010).
 
     An item that ``c`` of ``n_users`` users interacted with has
@@ -233,22 +260,28 @@ def novelty(y_pred, *, item_popularity, n_users, k=None, padding=None) -> float:
     >>> novelty([["hit", "niche"], ["hit"]], item_popularity=popularity, n_users=8)
     0.75
     """
-    n_users = check_k(n_users, "n_users")
-    if n_users is None:
+    users = check_k(n_users, "n_users")
+    if users is None:
         raise TypeError("`n_users` must be a positive integer, got None")
     counts, codes, sizes = _item_values(y_pred, item_popularity, k, padding)
-    bad = (counts <= 0) | (counts > n_users)
+    bad = (counts <= 0) | (counts > users)
     if bad.any():
         raise ValueError(
             "`item_popularity` counts of recommended items must be in "
-            f"[1, n_users={n_users}], got {as_python(counts[np.argmax(bad)])!r}"
+            f"[1, n_users={users}], got {as_python(counts[np.argmax(bad)])!r}"
         )
-    info = np.log2(n_users / counts)
+    info = np.log2(users / counts)
     per_list = _per_list_mean(info, codes, sizes)
     return _mean_over_lists(per_list, sizes, "novelty")
 
 
-def average_popularity(y_pred, *, item_popularity, k=None, padding=None) -> float:
+def average_popularity(
+    y_pred: ArrayLike,
+    *,
+    item_popularity: Mapping[Any, float] | tuple[ArrayLike, ArrayLike] | Series,
+    k: int | None = None,
+    padding: Hashable | None = None,
+) -> float:
     """Average recommendation popularity (ARP, Abdollahpouri et al. 2019).
 
     The mean popularity (interaction count) of the items in the top ``k`` of
@@ -280,7 +313,13 @@ def average_popularity(y_pred, *, item_popularity, k=None, padding=None) -> floa
     return _mean_over_lists(per_list, sizes, "average_popularity")
 
 
-def intra_list_diversity(y_pred, *, item_features, k=None, padding=None) -> float:
+def intra_list_diversity(
+    y_pred: ArrayLike,
+    *,
+    item_features: Mapping[Any, ArrayLike] | tuple[ArrayLike, ArrayLike] | DataFrame,
+    k: int | None = None,
+    padding: Hashable | None = None,
+) -> float:
     """Mean pairwise cosine distance between the items of each list.
 
     For a list of :math:`n \\ge 2` items with feature vectors
@@ -339,7 +378,7 @@ def intra_list_diversity(y_pred, *, item_features, k=None, padding=None) -> floa
 # --------------------------------------------------------------------------
 
 
-def _catalog(catalog):
+def _catalog(catalog) -> np.ndarray:
     arr = np.asarray(catalog)
     if arr.ndim != 1 or arr.shape[0] == 0:
         raise ValueError(

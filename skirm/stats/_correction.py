@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skirm._validation import check_choice
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
+    from skirm._typing import FloatArray
 
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh", None)
 
@@ -19,7 +28,9 @@ def _fdr_bh(ordered, m):
     return np.minimum.accumulate(scaled[..., ::-1], axis=-1)[..., ::-1]
 
 
-def adjust_pvalues(pvalues, method="holm"):
+def adjust_pvalues(
+    pvalues: ArrayLike, method: Literal["holm", "bonferroni", "fdr_bh"] | None = "holm"
+) -> FloatArray:
     """Adjust p-values for multiple comparisons.
 
     Parameters

@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import inspect
 import numbers
+from typing import TYPE_CHECKING
 
 from skirm._validation import describe
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
+    from skirm._typing import MatrixLike
+    from skirm.metrics import EvaluationResult, Metric
 
 
 def _splitter(cv):
@@ -22,17 +32,17 @@ def _splitter(cv):
 
 
 def cross_val_evaluate(
-    estimators,
-    X,
-    y,
+    estimators: Mapping[str, Any],
+    X: MatrixLike,
+    y: ArrayLike,
     *,
-    groups,
-    cv=5,
-    metrics=("ndcg@10", "map", "mrr"),
-    params=None,
-    n_jobs=None,
-    **evaluate_params,
-):
+    groups: ArrayLike,
+    cv: int | Any = 5,
+    metrics: str | Metric | Sequence[str | Metric] = ("ndcg@10", "map", "mrr"),
+    params: Mapping[str, Any] | None = None,
+    n_jobs: int | None = None,
+    **evaluate_params: Any,
+) -> dict[str, EvaluationResult]:
     """Per-query values of each estimator's out-of-fold predictions.
 
     The folds are drawn once and shared by every estimator, so each query is

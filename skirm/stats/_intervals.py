@@ -3,12 +3,22 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import skirm.stats._resampling as rs
 from skirm._validation import check_choice
 from skirm.stats._moments import _moments, t_interval, warn_constant
 from skirm.stats._paired import bootstrap_interval, check_confidence
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from pandas import DataFrame
+
+    from skirm._typing import Seed
+    from skirm.metrics import EvaluationResult
 
 CI_METHODS = ("t", "bootstrap", "percentile", "bca")
 
@@ -68,8 +78,13 @@ def result_intervals(result, *, method, confidence, n_resamples, random_state):
 
 
 def confidence_intervals(
-    result, method="t", confidence=0.95, *, n_resamples=10_000, random_state=None
-):
+    result: EvaluationResult,
+    method: Literal["t", "bootstrap", "percentile", "bca"] = "t",
+    confidence: float = 0.95,
+    *,
+    n_resamples: int = 10_000,
+    random_state: Seed = None,
+) -> dict[str, tuple[float, float]]:
     """Confidence interval of each metric's mean over queries.
 
     Parameters
@@ -124,8 +139,13 @@ def confidence_intervals(
 
 
 def describe(
-    result, method="t", confidence=0.95, *, n_resamples=10_000, random_state=None
-):
+    result: EvaluationResult,
+    method: Literal["t", "bootstrap", "percentile", "bca"] = "t",
+    confidence: float = 0.95,
+    *,
+    n_resamples: int = 10_000,
+    random_state: Seed = None,
+) -> DataFrame:
     """Mean, confidence interval, standard deviation and count per metric.
 
     Takes the arguments of :func:`confidence_intervals`. Requires pandas

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import stats as _stats
@@ -19,6 +20,13 @@ from skirm.stats._moments import (
     t_interval,
     warn_constant,
 )
+
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from numpy.typing import ArrayLike
+
+    from skirm._typing import Seed
 
 TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "sign")
 ALTERNATIVES = ("two-sided", "greater", "less")
@@ -369,7 +377,7 @@ def large_n_note(n):
     )
 
 
-def check_pair(a, b, sample_weight):
+def check_pair(a, b, sample_weight) -> tuple[np.ndarray, np.ndarray, Any]:
     a = as_numeric_array(a, "a")
     b = as_numeric_array(b, "b")
     for name, arr in (("a", a), ("b", b)):
@@ -438,19 +446,19 @@ def check_settings(
 
 
 def paired_test(
-    a,
-    b,
+    a: ArrayLike,
+    b: ArrayLike,
     *,
-    test="t",
-    alternative="two-sided",
-    n_resamples=10_000,
-    exact="auto",
-    confidence=0.95,
-    interval=None,
-    zero_method="wilcox",
-    sample_weight=None,
-    random_state=None,
-):
+    test: Literal["t", "randomization", "bootstrap", "wilcoxon", "sign"] = "t",
+    alternative: Literal["two-sided", "greater", "less"] = "two-sided",
+    n_resamples: int = 10_000,
+    exact: bool | Literal["auto"] = "auto",
+    confidence: float = 0.95,
+    interval: Literal["t", "percentile", "bca"] | None = None,
+    zero_method: Literal["wilcox", "pratt", "zsplit"] = "wilcox",
+    sample_weight: ArrayLike | None = None,
+    random_state: Seed = None,
+) -> PairedTestResult:
     """Test whether two systems differ, from their aligned per-query values.
 
     The null hypothesis is that the per-query differences ``a - b`` have

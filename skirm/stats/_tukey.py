@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import stats as _stats
@@ -18,6 +19,13 @@ import skirm.stats._resampling as rs
 from skirm._validation import as_numeric_array, check_choice
 from skirm.stats._moments import rounding_noise
 from skirm.stats._paired import TOLERANCE, check_confidence, check_query_weights
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
+    from skirm._typing import Seed
 
 METHODS = ("paired", "randomized")
 
@@ -161,14 +169,14 @@ class TukeyHSDResult:
 
 
 def tukey_hsd(
-    values,
+    values: ArrayLike,
     *,
-    method="paired",
-    confidence=0.95,
-    n_resamples=10_000,
-    sample_weight=None,
-    random_state=None,
-):
+    method: Literal["paired", "randomized"] = "paired",
+    confidence: float = 0.95,
+    n_resamples: int = 10_000,
+    sample_weight: ArrayLike | None = None,
+    random_state: Seed = None,
+) -> TukeyHSDResult:
     """Tukey's honestly significant difference test for paired systems.
 
     Every pair of ``k`` systems evaluated on the same queries is tested at
@@ -258,7 +266,7 @@ def tukey_hsd(
         ci_low=square["ci_low"],
         ci_high=square["ci_high"],
         confidence=confidence,
-        ms_error=float(ms_error[0]) if paired else None,
+        ms_error=float(ms_error[0]) if ms_error is not None else None,
         df=df,
         n=n,
         n_resamples=None if paired else rs.check_n_resamples(n_resamples),

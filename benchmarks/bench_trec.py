@@ -20,8 +20,15 @@ Generates (seeded, in a temporary directory) a run of ``--queries`` x
 reports skirm's whole-process time and peak memory on it (and trec_eval's with
 ``--stream-peers``), then deletes the files.
 
+``--long-docnos`` instead times docnos far longer than real ones: a run and
+qrels of two lines whose one docno is 1 MB long, and 10,000 run lines (100
+queries) of 300-byte docnos sharing a 280-byte prefix, their scores tied in
+pairs (so the docnos break the ties); ``evaluate_run`` in-process, and
+``skirm eval`` next to trec_eval as whole processes.
+
 Run: ``python benchmarks/bench_trec.py [--queries 5000] [--docs 1000]
-[--repeats 3] [--peers trec_eval,skirm,pytrec_eval,ranx,ir_measures]``.
+[--repeats 3] [--peers trec_eval,skirm,pytrec_eval,ranx,ir_measures]
+[--long-docnos]``.
 """
 
 from __future__ import annotations
@@ -34,6 +41,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -250,6 +259,54 @@ def stream(args, trec_eval):
         _print_agreement(outputs)
 
 
+def write_long_docnos(folder):
+    """``{case: (qrels, run)}``: the files of the long-docno cases."""
+    folder = Path(folder)
+    cases = {}
+    long = "d" * 1_000_000
+    one = folder / "one_mb.qrels", folder / "one_mb.run"
+    one[0].write_text(f"1 0 {long} 1\n1 0 short 0\n")
+    one[1].write_text(f"1 Q0 {long} 1 2.0 r\n1 Q0 short 2 1.0 r\n")
+    cases["2 lines, one docno of 1 MB"] = one
+    rng = np.random.default_rng(0)
+    prefix = "x" * 280
+    run_lines, qrels_lines = [], []
+    for q in range(100):
+        numbers = rng.choice(10**12, size=100, replace=False)
+        scores = np.repeat(np.round(rng.random(50), 4), 2)
+        labels = rng.choice([0, 0, 1, 2], size=100)
+        for i, (x, s) in enumerate(zip(numbers.tolist(), scores.tolist(), strict=True)):
+            doc = f"{prefix}{x:020d}"
+            run_lines.append(f"{q} Q0 {doc} {i + 1} {s} r\n")
+            if i % 3 == 0:
+                qrels_lines.append(f"{q} 0 {doc} {labels[i]}\n")
+    many = folder / "many.qrels", folder / "many.run"
+    many[0].write_text("".join(qrels_lines))
+    many[1].write_text("".join(run_lines))
+    cases["10,000 lines, docnos of 300 bytes"] = many
+    return cases
+
+
+def long_docnos(args, trec_eval):
+    """In-process and whole-process times on the long-docno cases."""
+    from skirm.trec import evaluate_run
+
+    with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
+        cases = write_long_docnos(tmp)
+        print("| long docnos, in-process | evaluate_run wall (s) | CPU (s) |")
+        print("| --- | ---: | ---: |")
+        for name, (qrels, run) in cases.items():
+            wall, cpu = timed(lambda q=qrels, r=run: evaluate_run(q, r, MEASURES), 3)
+            print(f"| {name} | {wall:.3f} | {cpu:.3f} |")
+        print()
+        for name, (qrels, run) in cases.items():
+            print(f"{name}, whole process:\n")
+            tasks = commands(["trec_eval", "skirm"], trec_eval, str(qrels), str(run))
+            table, outputs = whole_process(tasks, args.repeats)
+            _print_process_table(table)
+            _print_agreement(outputs)
+
+
 def _print_process_table(table):
     base = next((v for k, v in table.items() if k.startswith("trec_eval")), None)
     print(
@@ -292,11 +349,15 @@ def main():
     parser.add_argument("--stream", type=int, default=0, metavar="LINES")
     parser.add_argument("--stream-peers", action="store_true")
     parser.add_argument("--tmp", default=None)
+    parser.add_argument("--long-docnos", action="store_true")
     args = parser.parse_args()
     peers = args.peers.split(",")
     trec_eval = trec_eval_path(args.trec_eval) if "trec_eval" in peers else None
     if args.stream:
         stream(args, trec_eval)
+        return
+    if args.long_docnos:
+        long_docnos(args, trec_eval)
         return
     with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
         qrels, run = write_trec_files(tmp, args.queries, args.docs, judged=args.judged)

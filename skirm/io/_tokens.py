@@ -6,22 +6,35 @@ no Python object per line: equality, exact byte order and hashing work on
 64-bit words gathered with numpy, and strings are built only when asked for.
 Hashes only speed up grouping; every conclusion drawn from them (a match, a
 duplicate) is verified byte for byte.
+
+The first :data:`~skirm.io._long_tokens.HEAD_WORDS` words (128 bytes) are
+handled one word position at a time over the whole column; the words of
+longer tokens past those, in rounds over those tokens only
+(:mod:`skirm.io._long_tokens`), so that one long token costs time linear in
+its bytes.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-PAD = 16  # zero bytes after the data, so that 8-byte reads never overrun
-
-_MASKS = np.array(
-    [0] + [(1 << (8 * r)) - 1 for r in range(1, 8)] + [(1 << 64) - 1],
-    dtype=np.uint64,
+from skirm.io._long_tokens import (
+    HEAD_WORDS,
+    K0,
+    K1,
+    K2,
+    MASKS,
+    S,
+    equal_tail,
+    fill_tail,
+    hash_tail,
+    n_words,
+    refine_rank,
 )
-_K0 = np.uint64(0x9E3779B97F4A7C15)
-_K1 = np.uint64(0xBF58476D1CE4E5B9)
-_K2 = np.uint64(0x94D049BB133111EB)
-_S = np.uint64(31)
+
+PAD = 16  # zero bytes after the data, so that 8-byte reads never overrun
+#: Tokens of more bytes than this have words past the head.
+_HEAD_BYTES = 8 * HEAD_WORDS
 
 
 class Tokens:
@@ -36,7 +49,6 @@ class Tokens:
         self.end = end.astype(np.int64, copy=False)
         self.length = self.end - self.start
         self._words = None
-        self._all_words = None
         self._hash = None
         self._runs = None
 
@@ -148,9 +160,10 @@ class Tokens:
 
     @property
     def n_words(self) -> int:
+        """Words of the longest token."""
         if not len(self):
             return 0
-        return int(-(-int(self.length.max()) // 8))
+        return int(n_words(int(self.length.max())))
 
     def _view(self):
         if self._words is None:
@@ -178,74 +191,99 @@ class Tokens:
             left = np.maximum(left, 0)
         if shortest >= 8:
             return view[at]
-        return view[at] & _MASKS[np.minimum(left, 8)]
-
-    def words(self):
-        """Every word of every token (``n_words`` arrays, cached)."""
-        if self._all_words is None:
-            self._all_words = [self.word(k) for k in range(self.n_words)]
-        return self._all_words
+        return view[at] & MASKS[np.minimum(left, 8)]
 
     def hash(self):
         """A 64-bit hash of every token (cached).
 
         It depends on the token's bytes alone, never on the other tokens of
         the column (their lengths, the block they were read in): a word past
-        the end of a token leaves its hash unchanged.
+        the end of a token leaves its hash unchanged. The words past the head
+        of a long token are mixed in by
+        :func:`~skirm.io._long_tokens.hash_tail`.
         """
         if self._hash is None:
-            h = (self.length.astype(np.uint64) + np.uint64(1)) * _K0
+            h = (self.length.astype(np.uint64) + np.uint64(1)) * K0
             shortest = int(self.length.min()) if len(self) else 0
-            for k in range(self.n_words):
+            for k in range(min(self.n_words, HEAD_WORDS)):
                 mixed = h ^ self.word(k)
-                mixed *= _K1
-                mixed ^= mixed >> _S
+                mixed *= K1
+                mixed ^= mixed >> S
                 if shortest > 8 * k:
                     h = mixed
                 else:
                     np.copyto(h, mixed, where=self.length > 8 * k)
+            if self.n_words > HEAD_WORDS:
+                long = np.flatnonzero(self.length > _HEAD_BYTES)
+                h[long] = hash_tail(
+                    self._view(), self.start[long], self.length[long], h[long]
+                )
             self._hash = h
         return self._hash
-
-    def _words_of(self, k, rows):
-        if rows is None:
-            return self.words()[k] if self._all_words is not None else self.word(k)
-        if self._all_words is not None:
-            return self._all_words[k][rows]
-        return self.word(k, rows)
 
     def equal(self, rows, other, other_rows):
         """Exact equality of ``self[rows]`` and ``other[other_rows]``.
 
         Tokens of equal length have the same number of words, at most the
         smaller column's ``n_words``: the words past it need no comparison.
-        Word ``k`` is compared only for the pairs still equal that have it.
+        Word ``k`` of the head is compared only for the pairs still equal
+        that have it; the rest of long tokens, by
+        :func:`~skirm.io._long_tokens.equal_tail`.
         """
         length = self.length[rows]
         eq = length == other.length[other_rows]
         todo = np.flatnonzero(eq)  # equal so far, words left to compare
-        for k in range(min(self.n_words, other.n_words)):
+        for k in range(min(self.n_words, other.n_words, HEAD_WORDS)):
             todo = todo[length[todo] > 8 * k]
             if not todo.shape[0]:
                 break
-            a = self._words_of(k, rows[todo])
-            same = a == other._words_of(k, other_rows[todo])
+            a = self.word(k, rows[todo])
+            same = a == other.word(k, other_rows[todo])
             eq[todo[~same]] = False
             todo = todo[same]
+        todo = todo[length[todo] > _HEAD_BYTES]
+        if todo.shape[0]:
+            a, b = rows[todo], other_rows[todo]
+            eq[todo] = equal_tail(
+                self._view(), self.start[a], other._view(), other.start[b], length[todo]
+            )
         return eq
 
     def adjacent_equal(self):
         """Exact equality of each token with the previous one (n - 1 values)."""
         eq = self.length[1:] == self.length[:-1]
-        for k in range(self.n_words):
+        for k in range(min(self.n_words, HEAD_WORDS)):
             w = self.word(k)
             eq &= w[1:] == w[:-1]
+        if self.n_words > HEAD_WORDS:
+            todo = np.flatnonzero(eq & (self.length[1:] > _HEAD_BYTES))
+            view = self._view()
+            eq[todo] = equal_tail(
+                view, self.start[todo + 1], view, self.start[todo], self.length[todo]
+            )
         return eq
 
-    def order_words(self, rows):
-        """Big-endian words of the tokens: their lexicographic order is the
-        byte order of the tokens (``strcmp``)."""
-        return [self._words_of(k, rows).byteswap() for k in range(self.n_words)]
+    def byte_rank(self, rows=None):
+        """The dense rank of the tokens (all of them, or ``rows``) in byte
+        order (``strcmp``'s; a token before any longer one it starts):
+        equal tokens have equal ranks.
+
+        The head words, big-endian, are sorted together; the groups still
+        tied that hold longer tokens are split further by
+        :func:`~skirm.io._long_tokens.refine_rank`. Tokens equal but for
+        trailing zero bytes rank by length.
+        """
+        start = self.start if rows is None else self.start[rows]
+        length = self.length if rows is None else self.length[rows]
+        m = start.shape[0]
+        if not m:
+            return np.zeros(0, dtype=np.int64)
+        longest = int(n_words(int(length.max())))
+        keys = [self.word(k, rows).byteswap() for k in range(min(longest, HEAD_WORDS))]
+        if longest <= HEAD_WORDS:  # every word is a key: the length is the last
+            return _dense_rank([length, *reversed(keys)])
+        rank = refine_rank(_dense_rank(keys[::-1]), self._view(), start, length)
+        return _dense_rank([length, rank])
 
     def strings(self, rows=None):
         """The tokens as a str array (all of them, or ``rows``).
@@ -254,22 +292,42 @@ class Tokens:
         (Python's ``surrogateescape``), so that every token, whatever its
         neighbours, round-trips to its bytes.
         """
-        m = len(self) if rows is None else len(rows)
-        n_words = max(self.n_words, 1)
-        out = np.zeros((m, n_words), dtype="<u8")
-        for k in range(self.n_words):
+        rows = None if rows is None else np.asarray(rows)
+        length = self.length if rows is None else self.length[rows]
+        m = length.shape[0]
+        longest = int(n_words(int(length.max()))) if m else 0
+        width = max(longest, 1)
+        out = np.zeros((m, width), dtype="<u8")
+        for k in range(min(longest, HEAD_WORDS)):
             out[:, k] = self.word(k, rows)
-        raw = out.view(f"S{8 * n_words}").reshape(-1)
+        if longest > HEAD_WORDS:
+            long = np.flatnonzero(length > _HEAD_BYTES)
+            start = self.start[long] if rows is None else self.start[rows[long]]
+            fill_tail(out, long, self._view(), start, length[long])
+        raw = out.view(f"S{8 * width}").reshape(-1)
         try:
             return raw.astype(str)  # ASCII
         except UnicodeDecodeError:
             return np.char.decode(raw, "utf-8", "surrogateescape")
 
 
+def _dense_rank(keys):
+    """Dense rank of rows by ``keys`` (the last one primary, as
+    :func:`numpy.lexsort`)."""
+    order = np.lexsort(keys)
+    change = np.zeros(order.shape[0], dtype=np.int64)
+    for key in keys:
+        ordered = key[order]
+        change[1:] |= ordered[1:] != ordered[:-1]
+    rank = np.empty(order.shape[0], dtype=np.int64)
+    rank[order] = np.cumsum(change)
+    return rank
+
+
 def mix(h, codes):
     """Combine token hashes with integer codes (e.g. query codes)."""
-    out = (h ^ (codes.astype(np.uint64) * _K2)) * _K1
-    out ^= out >> _S
+    out = (h ^ (codes.astype(np.uint64) * K2)) * K1
+    out ^= out >> S
     return out
 
 

@@ -105,8 +105,8 @@ def _docno_tie_order(ranking, docs, keep):
     are the ranked rows' docnos), descending.
 
     ``ranking`` keeps input order among equal scores; only the rows of tie
-    blocks are reordered, comparing docnos as big-endian 64-bit words (byte
-    order, as strcmp). Returns None when no query has tied scores.
+    blocks are reordered, by the docnos' rank in byte order (as strcmp).
+    Returns None when no query has tied scores.
     """
     scores, codes = ranking.scores, ranking.codes
     tie = (scores[1:] == scores[:-1]) & (codes[1:] == codes[:-1])
@@ -118,9 +118,11 @@ def _docno_tie_order(ranking, docs, keep):
     positions = np.flatnonzero(tied)
     block = np.cumsum(np.concatenate(([True], ~tie)))[positions]
     rows = ranking.order[positions]
-    words = docs.take(keep[rows]).order_words(None)
-    # within each tie block (contiguous positions), docno descending
-    perm = np.lexsort([*(~w for w in reversed(words)), block])
+    rank = docs.byte_rank(keep[rows])
+    # within each tie block (contiguous positions), docno descending: one
+    # stable sort of block * n_ranks + reversed rank (below n_rows**2)
+    top = int(rank.max()) + 1
+    perm = np.argsort(block * top + (top - 1 - rank), kind="stable")
     order = ranking.order.copy()
     order[positions] = rows[perm]
     return order

@@ -122,22 +122,47 @@ def commands(peers, trec_eval, qrels, run):
     return out
 
 
+# A small launcher times the tool and reads its peak memory. On Linux a
+# process's max RSS is carried over from the process that forked it (the
+# parent's high-water mark is recorded at exec), so a tool started from this
+# large process would report this process's size; started from the small
+# launcher it reports its own (plus at most the launcher's few MiB). The
+# launcher's own start-up is outside the timing.
+_LAUNCH = """
+import os, subprocess, sys, time
+start = time.perf_counter()
+proc = subprocess.Popen(sys.argv[2:])
+_, status, usage = os.wait4(proc.pid, 0)
+wall = time.perf_counter() - start
+cpu = usage.ru_utime + usage.ru_stime
+os.write(int(sys.argv[1]), f"{wall} {cpu} {usage.ru_maxrss}".encode())
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_process(argv):
     """``(wall s, CPU s, peak RSS bytes, stdout)`` of one process."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    start = time.perf_counter()
+    read, write = os.pipe()
     with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _LAUNCH, str(write), *argv],
+            stdout=out,
+            stderr=subprocess.PIPE,
+            env=env,
+            pass_fds=(write,),
+        )
+        os.close(write)
         err = proc.stderr.read().decode()
-        proc.stderr.close()
+        proc.wait()
+        report = os.read(read, 256).decode().split()
+        os.close(read)
         if proc.returncode:
             raise RuntimeError(f"{argv[0]} failed ({proc.returncode}): {err}")
         out.seek(0)
         text = out.read().decode()
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, text
+    wall, cpu, maxrss = float(report[0]), float(report[1]), int(report[2])
+    return wall, cpu, maxrss * 1024, text
 
 
 def trec_means(text):

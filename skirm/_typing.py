@@ -16,11 +16,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 if TYPE_CHECKING:
+    from dask.array import Array as DaskArray
+    from dask.dataframe import Series as DaskSeries
     from scipy.sparse import sparray, spmatrix
 
 __all__ = [
     "ArrayLike",
     "Conventions",
+    "DaskColumn",
     "FloatArray",
     "Gain",
     "MatrixLike",
@@ -75,3 +78,6 @@ MatrixLike: TypeAlias = "ArrayLike | spmatrix | sparray"
 
 #: A float64 array.
 FloatArray: TypeAlias = NDArray[np.float64]
+
+#: A column of rows held by Dask: a Dask Series or a 1-D Dask array.
+DaskColumn: TypeAlias = "DaskSeries | DaskArray"

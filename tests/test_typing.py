@@ -31,18 +31,12 @@ PACKAGES = [
     "skirm.stats",
     "skirm.io",
     "skirm.plot",
+    "skirm.trec",
+    "skirm.dask",
 ]
 
 #: Public names not (yet) annotated, and why.
-EXEMPT = {
-    "skirm.metrics.EvaluationResult": "metrics/_result.py is annotated on its own",
-    "skirm.metrics.RankedLists": "_engine/_lists.py is annotated on its own",
-    "skirm.metrics.from_lists": "_engine/_lists.py is annotated on its own",
-    "skirm.stats.Comparison": "stats/_report.py is annotated on its own",
-    "skirm.stats.compare": "stats/_compare.py is annotated on its own",
-    "skirm.io.as_qrels": "io/_convert.py is annotated on its own",
-    "skirm.io.as_run": "io/_convert.py is annotated on its own",
-}
+EXEMPT: dict[str, str] = {}
 
 # --------------------------------------------------------------------------
 # Every public callable is annotated
@@ -108,6 +102,22 @@ def test_the_check_sees_a_missing_annotation():
     assert _unannotated(no_return) == ["return"]
 
 
+def test_the_walk_reaches_every_package():
+    # trec's names are loaded lazily, and the classes' methods are walked.
+    names = {name for name, _ in _public_callables()}
+    for expected in (
+        "skirm.trec.evaluate_run",
+        "skirm.trec.RelevanceEvaluator.evaluate",
+        "skirm.trec.ZScores.convert",
+        "skirm.dask.per_query_frame",
+        "skirm.metrics.EvaluationResult.concat",
+        "skirm.metrics.RankedLists.to_rows",
+        "skirm.stats.Comparison.to_latex",
+        "skirm.io.as_run",
+    ):
+        assert expected in names
+
+
 def test_exemptions_are_public_names():
     for qualified in EXEMPT:
         package, name = qualified.rsplit(".", 1)
@@ -121,7 +131,9 @@ def test_typing_costs_no_import():
         "import sys, skirm.metrics as m\n"
         "import skirm.datasets, skirm.inspection, skirm.io, skirm.model_selection\n"
         "import skirm.plot, skirm.ranker, skirm.recsys, skirm.stats\n"
+        "import skirm.dask, skirm.trec as t\n"
         "m.evaluate, m.ndcg_score, m.make_ranking_scorer\n"
+        "t.evaluate_run, t.RelevanceEvaluator, t.evaluate_diversity, t.read_zscores\n"
         "print(' '.join(sorted(sys.modules)))\n"
     )
     done = subprocess.run(
@@ -129,11 +141,15 @@ def test_typing_costs_no_import():
     )
     loaded = set(done.stdout.split())
     assert "skirm.metrics._scorer" in loaded  # the API was loaded
-    assert "skirm._typing" not in loaded
-    assert "skirm.metrics._typing" not in loaded
+    assert "skirm.trec._pytrec" in loaded
+    assert "skirm.dask._trec" in loaded
+    assert "dask" not in loaded  # skirm.dask imports it when called
+    for aliases in ("skirm._typing", "skirm.metrics._typing", "skirm.io._typing"):
+        assert aliases not in loaded
     # ... and the aliases themselves import cleanly.
     importlib.import_module("skirm._typing")
     importlib.import_module("skirm.metrics._typing")
+    importlib.import_module("skirm.io._typing")
 
 
 # --------------------------------------------------------------------------
@@ -142,21 +158,29 @@ def test_typing_costs_no_import():
 
 GOOD = """\
 import io
+from typing import Any
 
+import dask.array as da
+import dask.dataframe as dd
 import matplotlib
 import numpy as np
+import pandas as pd
 from sklearn.linear_model import LinearRegression
 from numpy.typing import NDArray
 from typing_extensions import assert_type
 
 matplotlib.use("Agg")
 
+from skirm.dask import evaluate as dask_evaluate
+from skirm.dask import evaluate_run as dask_evaluate_run
+from skirm.dask import per_query_frame
 from skirm.datasets import make_ranking
 from skirm.inspection import permutation_importance
-from skirm.io import Qrels, Run, read_run, write_run
+from skirm.io import Qrels, Run, as_qrels, as_run, read_run, write_run
 from skirm.metrics import (
     EvaluationResult,
     Metric,
+    RankedLists,
     RankingScorer,
     alpha_ndcg_score,
     cwl_report,
@@ -174,7 +198,16 @@ from skirm.model_selection import QueryGroupKFold, train_test_split_groups
 from skirm.plot import MetricAtKDisplay, PerQueryDisplay
 from skirm.ranker import PairwiseRanker
 from skirm.recsys import catalog_coverage, rank_biased_overlap
-from skirm.stats import confidence_intervals, paired_test
+from skirm.stats import Comparison, compare, confidence_intervals, paired_test
+from skirm.trec import (
+    RelevanceEvaluator,
+    ZScores,
+    evaluate_diversity,
+    evaluate_run,
+    format_ndeval,
+    read_zscores,
+    trec_measure_names,
+)
 
 X, y, groups = make_ranking(n_groups=20, random_state=0)
 assert_type(X, NDArray[np.float64])
@@ -186,12 +219,23 @@ mean_average_precision_score(
 )
 ndcg_score(y, score, groups=groups, gain="exponential", no_relevant=1.0)
 lists = from_lists([["a", "b"], ["c"]], [{"a": 1}, {"c": 2, "d": 1}])
+assert_type(lists, RankedLists)
 assert_type(precision_at_k_score(lists, None, k=1), float)
+from_lists(
+    np.array([[3, 1, -1], [2, 5, 4]]), [{1}, {4, 6}], groups=["u", "v"], padding=-1
+)
+list_rows = lists.to_rows()
 precision_at_k_score([{"a"}, {"c"}], [["a", "b"], ["c"]], k=1)
 alpha_ndcg_score([[1, 0], [0, 1]], [2.0, 1.0], groups=[0, 0], k=5)
 
 result = evaluate(y, score, groups=groups, metrics=["ndcg@5", get_metric("map")])
 assert_type(result, EvaluationResult)
+assert_type(result.per_query["map"], NDArray[Any])
+assert_type(result.n_unjudged, NDArray[np.intp] | None)
+by_query: dict[Any, dict[str, float]] = result.to_dict()
+result.to_frame(tidy=True)
+merged = EvaluationResult.concat([result])
+assert_type(merged["map"], float)
 evaluate(y, score, groups=groups, metrics="map", conventions="lightgbm", n_jobs=2)
 cwl_report(y, score, groups=groups, measure="inst", T=2.0)
 metric: Metric = get_metric("ndcg@10", gain="exponential")
@@ -222,6 +266,16 @@ per_metric = permutation_importance(
 )
 
 low, high = confidence_intervals(result)["ndcg@5"]
+other = evaluate(y, X[:, 1], groups=groups, metrics=["ndcg@5", "map"])
+comparison = compare(
+    {"model": result, "feature": other}, baseline="feature", test="randomization",
+    correction="holm", n_resamples=200, missing="intersect", random_state=0,
+)
+assert_type(comparison, Comparison)
+markdown: str = comparison.to_markdown()
+comparison.to_latex(caption="Two systems", label=None)
+pair_records = comparison.to_records("pairs")
+compare({"a": result, "b": other}, test="tukey_hsd", correction=None, exact=True)
 paired = paired_test(result.per_query["ndcg@5"], result.per_query["map"])
 assert_type(paired.pvalue, float)
 catalog_coverage([["a", "b"], ["c"]], catalog=["a", "b", "c", "d"], k=1)
@@ -233,6 +287,56 @@ run = read_run(io.StringIO(out.getvalue()))
 assert_type(run, Run)
 Qrels(["q1"], ["d1"], [1])
 
+qrels = as_qrels({"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 2}})
+assert_type(qrels, Qrels)
+trec_run = as_run(
+    [("q1", "d1", 0.5), ("q1", "d2", 0.7), ("q2", "d3", 0.1)], run_id="bm25"
+)
+as_qrels([("q1", "d1", 1)], query_id=None)
+trec = evaluate_run(qrels, trec_run, ["map", "P_5", "ndcg@10"], compat="9.0")
+assert_type(trec, EvaluationResult)
+assert_type(trec.run_id, str)
+evaluate_run(
+    {"q1": {"d1": 1}}, {"q1": {"d1": 0.3}}, "official", relevance_level=1,
+    max_docs=100, all_queries=True, rel_format="qrels",
+)
+measure_names: list[str] = trec_measure_names()
+zscores = ZScores(["q1", "q2"], ["map", "map"], [0.3, 0.2], [0.1, 0.1])
+evaluate_run(qrels, trec_run, "map", zscores=zscores)
+read_zscores(io.StringIO("q1 map 0.3 0.1\\n"))
+assert_type(zscores.convert(["q1"], "map", [0.5]), NDArray[np.float64])
+evaluator = RelevanceEvaluator({"q1": {"d1": 1, "d2": 0}}, {"map", "P.1,3"})
+pytrec: dict[str, dict[str, float]] = evaluator.evaluate({"q1": {"d1": 0.5}})
+report = evaluate_diversity(
+    io.StringIO("1 1 d1 1\\n1 2 d2 1\\n"),
+    io.StringIO("1 Q0 d1 1 3 s\\n1 Q0 d2 2 2 s\\n"),
+    ["alpha_nDCG@5", "ERR_IA@10"],
+    alpha=0.5,
+)
+ndeval: str = format_ndeval(evaluate_diversity(
+    io.StringIO("1 1 d1 1\\n"), io.StringIO("1 Q0 d1 1 3 s\\n"), k=(5, 10)
+))
+
+rows = dd.from_pandas(
+    pd.DataFrame({"qid": groups, "label": y, "score": score}), npartitions=2
+)
+dask_result = dask_evaluate(
+    rows["label"], rows["score"], groups=rows["qid"], metrics=["ndcg@10"],
+    ties="optimistic", no_relevant="skip",
+)
+assert_type(dask_result, EvaluationResult)
+dask_evaluate(
+    da.from_array(y, chunks=100), da.from_array(score, chunks=100),
+    groups=da.from_array(groups, chunks=100), metrics="map", verbose=0,
+)
+per_query_frame(
+    rows["label"], rows["score"], groups=rows["qid"], gain="exponential"
+).compute()
+dask_trec = dask_evaluate_run(
+    qrels, dd.from_pandas(trec_run.to_frame(), npartitions=1), ["map"], compat="9.0"
+)
+assert_type(dask_trec, EvaluationResult)
+
 display = MetricAtKDisplay.from_predictions(y, score, groups=groups, k=range(1, 11))
 assert_type(display, MetricAtKDisplay)
 MetricAtKDisplay.from_predictions(y, X[:, 1], groups=groups, ax=display.ax_)
@@ -241,12 +345,17 @@ PerQueryDisplay.from_predictions(y, score, X[:, 1], groups=groups, top_n=2)
 
 #: Each line ending in ``# error`` must give one mypy error; no other line.
 BAD = """\
+import dask.array as da
 import numpy as np
 
-from skirm.metrics import evaluate, make_ranking_scorer, ndcg_score
+from skirm.dask import evaluate as dask_evaluate
+from skirm.dask import evaluate_run as dask_evaluate_run
+from skirm.io import as_qrels, as_run
+from skirm.metrics import evaluate, from_lists, make_ranking_scorer, ndcg_score
 from skirm.model_selection import QueryGroupKFold
 from skirm.plot import MetricAtKDisplay
-from skirm.stats import paired_test
+from skirm.stats import compare, paired_test
+from skirm.trec import RelevanceEvaluator, evaluate_diversity, evaluate_run
 
 y = np.array([1, 0, 2, 0])
 s = np.array([0.4, 0.3, 0.2, 0.1])
@@ -262,6 +371,23 @@ make_ranking_scorer("ndcg@10", response_method="predict_probability")  # error
 QueryGroupKFold(n_splits="5")  # error
 paired_test(s, s, test="ttest")  # error
 MetricAtKDisplay.from_predictions(y, s, groups=g, ties="avg")  # error
+q = {"q1": {"d1": 1}}
+r = {"q1": {"d1": 0.5}}
+evaluate_run(q, r, compat=9.0)  # error
+evaluate_run(q, r, "map", rel_format="jg")  # error
+evaluate_run(q, 42)  # error
+RelevanceEvaluator(q, {"map"}).evaluate(r)["q1"]["map"].upper()  # error
+evaluate_diversity("qrels.txt", "run.txt", k="10")  # error
+as_qrels(q, relevance=2)  # error
+as_run(r, run_id=None)  # error
+c = da.from_array(s)
+dask_evaluate(c, c, groups=c, ties="avg")  # error
+dask_evaluate_run(q, "runs/*.txt", compat="9")  # error
+result = evaluate(y, s, groups=g)
+result.ci()  # error
+result.to_frame(backend="spark")  # error
+compare({"a": result, "b": result}, correction="bh")  # error
+from_lists([["a"]], [{"a"}], padding=[0])  # error
 """
 
 

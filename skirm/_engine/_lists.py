@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Set
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,6 +21,12 @@ from skirm._engine._encode import encode_groups
 from skirm._engine._ranking import Judgments, Ranking
 from skirm._frames import flatten_list_column, is_list_column
 from skirm._validation import as_python, check_groups, check_sample_weight, describe
+
+if TYPE_CHECKING:
+    from collections.abc import Hashable, Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
 
 
 class RankedLists:
@@ -43,8 +50,14 @@ class RankedLists:
     """
 
     def __init__(
-        self, group_ids, sizes, labels, judged_codes, judged_labels, input_order=None
-    ):
+        self,
+        group_ids: NDArray[Any],
+        sizes: NDArray[np.intp],
+        labels: NDArray[np.float64],
+        judged_codes: NDArray[np.intp],
+        judged_labels: NDArray[np.float64],
+        input_order: NDArray[np.intp] | None = None,
+    ) -> None:
         self.group_ids = group_ids
         self.input_order = input_order
         self.sizes = sizes
@@ -56,20 +69,22 @@ class RankedLists:
     def n_queries(self) -> int:
         return int(self.group_ids.shape[0])
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"RankedLists(n_queries={self.n_queries}, n_listed={self.labels.shape[0]}, "
             f"n_judged={self.judged_labels.shape[0]})"
         )
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         """The notebook display: the counts, the list sizes and the grades of
         the first lists, of a size that does not grow with the lists."""
         from skirm._engine._lists_html import render
 
         return render(self)
 
-    def to_rows(self):
+    def to_rows(
+        self,
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[Any]]:
         """The listed items as rows: ``(y_true, y_score, groups)``.
 
         The score of an item is minus its position, so ranking the rows
@@ -86,7 +101,7 @@ class RankedLists:
         score = np.negative(position, dtype=np.float64) + 0.0
         return self.labels.copy(), score, self.group_ids[codes]
 
-    def ranking(self, group_weights=None):
+    def ranking(self, group_weights: NDArray[np.float64] | None = None) -> Ranking:
         """The engine's ranking of the lists: already in rank order, no ties."""
         n = self.labels.shape[0]
         codes = np.repeat(np.arange(self.n_queries, dtype=np.intp), self.sizes)
@@ -136,7 +151,18 @@ def _values(column):
     return values() if callable(values) and not isinstance(column, list) else column
 
 
-def from_lists(y_pred, y_true, *, groups=None, padding=None) -> RankedLists:
+def from_lists(
+    y_pred: Sequence[Sequence[Hashable]] | ArrayLike,
+    y_true: (
+        Sequence[Set[Any]]
+        | Sequence[Mapping[Any, float]]
+        | Sequence[Sequence[Hashable]]
+        | ArrayLike
+    ),
+    *,
+    groups: ArrayLike | None = None,
+    padding: Hashable | None = None,
+) -> RankedLists:
     """Match ranked id lists to relevant sets or graded dicts, once.
 
     Parameters

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,6 +21,15 @@ from skirm._progress import check_verbose, reporting
 from skirm._validation import check_choice, check_no_relevant, describe
 from skirm.metrics._evaluate import bind_input_wide, bind_metrics, per_query_values
 from skirm.metrics._result import merge
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from dask.dataframe import DataFrame
+
+    from skirm._typing import DaskColumn, NoRelevant, Ties
+    from skirm.metrics import EvaluationResult, Metric
 
 __all__ = ["evaluate", "per_query_frame"]
 
@@ -134,17 +144,17 @@ def _partition_values(rows, bound, no_relevant, ties, weighted):
 
 
 def per_query_frame(
-    y_true,
-    y_score,
+    y_true: DaskColumn,
+    y_score: DaskColumn,
     *,
-    groups,
-    metrics=("ndcg@10", "map", "mrr"),
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    shuffle=True,
-    **params,
-):
+    groups: DaskColumn,
+    metrics: str | Metric | Sequence[str | Metric] = ("ndcg@10", "map", "mrr"),
+    sample_weight: DaskColumn | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    shuffle: bool = True,
+    **params: Any,
+) -> DataFrame:
     """Per-query metric values of rows in Dask collections, as a lazy frame.
 
     The arguments are those of :func:`evaluate`. Use this function when the
@@ -231,18 +241,18 @@ def _values_frame(frame, bound, no_relevant, ties, sample_weight, shuffle):
 
 
 def evaluate(
-    y_true,
-    y_score,
+    y_true: DaskColumn,
+    y_score: DaskColumn,
     *,
-    groups,
-    metrics=("ndcg@10", "map", "mrr"),
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    shuffle=True,
-    verbose=0,
-    **params,
-):
+    groups: DaskColumn,
+    metrics: str | Metric | Sequence[str | Metric] = ("ndcg@10", "map", "mrr"),
+    sample_weight: DaskColumn | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    shuffle: bool = True,
+    verbose: int = 0,
+    **params: Any,
+) -> EvaluationResult:
     """Compute several metrics on rows held in Dask collections.
 
     The rows are shuffled on the query id so that each query's rows sit in

@@ -11,12 +11,22 @@ from __future__ import annotations
 import glob as _glob
 import gzip
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from skirm._validation import describe
 from skirm.dask._evaluate import _import_dask, _progress
 from skirm.metrics._result import merged_ids
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Literal
+
+    from dask.dataframe import DataFrame
+
+    from skirm.io._typing import QrelsLike
+    from skirm.metrics import EvaluationResult, Metric
 
 __all__ = ["evaluate_run"]
 
@@ -167,18 +177,18 @@ def _merged_frames(frames):
 
 
 def evaluate_run(
-    qrels,
-    run,
-    metrics="official",
+    qrels: QrelsLike,
+    run: DataFrame | str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    metrics: str | Metric | Sequence[str | Metric] = "official",
     *,
-    relevance_level=1,
-    judged_only=False,
-    max_docs=None,
-    all_queries=False,
-    compat="10.0",
-    shuffle=True,
-    verbose=0,
-):
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    max_docs: int | None = None,
+    all_queries: bool = False,
+    compat: Literal["10.0", "9.0"] = "10.0",
+    shuffle: bool = True,
+    verbose: int = 0,
+) -> EvaluationResult:
     """Evaluate a TREC run too large for one process, as trec_eval does.
 
     The run rows are shuffled on the query id, each partition is evaluated by

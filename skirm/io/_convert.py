@@ -14,6 +14,7 @@ import os
 from collections.abc import Iterable, Mapping
 from itertools import chain
 from operator import itemgetter, methodcaller
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +28,9 @@ from skirm._frames import (
 )
 from skirm.io._records import Qrels, Run
 from skirm.io._trec import read_qrels, read_run
+
+if TYPE_CHECKING:
+    from skirm.io._typing import QrelsLike, RunLike
 
 __all__ = ["as_qrels", "as_run"]
 
@@ -45,7 +49,13 @@ _SHAPES = (
 )
 
 
-def as_qrels(qrels, *, query_id=None, doc_id=None, relevance=None) -> Qrels:
+def as_qrels(
+    qrels: QrelsLike,
+    *,
+    query_id: str | None = None,
+    doc_id: str | None = None,
+    relevance: str | None = None,
+) -> Qrels:
     """Relevance judgements as :class:`Qrels`, from any shape users hold.
 
     :func:`skirm.trec.evaluate_run` calls this on its ``qrels`` argument;
@@ -119,7 +129,14 @@ def as_qrels(qrels, *, query_id=None, doc_id=None, relevance=None) -> Qrels:
     return convert_qrels(qrels, "qrels", names)
 
 
-def as_run(run, *, query_id=None, doc_id=None, score=None, run_id="skirm") -> Run:
+def as_run(
+    run: RunLike,
+    *,
+    query_id: str | None = None,
+    doc_id: str | None = None,
+    score: str | None = None,
+    run_id: str = "skirm",
+) -> Run:
     """A ranked run as :class:`Run`, from any shape users hold.
 
     :func:`skirm.trec.evaluate_run` calls this on its ``run`` argument; call

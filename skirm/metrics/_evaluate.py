@@ -183,7 +183,7 @@ def evaluate(
     result = EvaluationResult(
         np.asarray(ranking.group_ids), per_query, means, ranking.group_weights
     )
-    result.n_unjudged = ranking.n_unjudged  # type: ignore[assignment]
+    result.n_unjudged = ranking.n_unjudged
     if label_samples is not None:
         _judge_spread(result, ranking, bound, no_relevant, label_samples, unjudged)
     return result

@@ -8,10 +8,18 @@ merges results of disjoint query sets exactly. Statistics on a result
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skirm._validation import describe
 from skirm.metrics._base import average
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any, Literal
+
+    from numpy.typing import NDArray
 
 
 def _pandas(method):
@@ -50,6 +58,12 @@ class EvaluationResult:
     judge_spread : dict of str to float or None
         With ``label_samples``: the standard deviation (``ddof=1``) of
         ``judge_means``, the spread the judges induce (0 for one judge).
+    run_id : str
+        Results of :func:`skirm.trec.evaluate_run` and
+        :func:`skirm.dask.evaluate_run` only: the run id.
+    zscored : bool
+        Results of :func:`skirm.trec.evaluate_run` only: whether its
+        ``zscores`` converted the values.
 
     Examples
     --------
@@ -70,12 +84,21 @@ class EvaluationResult:
     EvaluationResult(n_queries=2, n_scored=1, means={'mrr': 1.0000})
     """
 
-    n_unjudged = None
-    judge_per_query = None
-    judge_means = None
-    judge_spread = None
+    n_unjudged: NDArray[np.intp] | None = None
+    judge_per_query: dict[str, NDArray[np.float64]] | None = None
+    judge_means: dict[str, NDArray[np.float64]] | None = None
+    judge_spread: dict[str, float] | None = None
+    # Declared, not set: only the results of a TREC evaluation have them.
+    run_id: str
+    zscored: bool
 
-    def __init__(self, group_ids, per_query, means, weights=None):
+    def __init__(
+        self,
+        group_ids: NDArray[Any],
+        per_query: dict[str, NDArray[Any]],
+        means: dict[str, float],
+        weights: NDArray[np.float64] | None = None,
+    ) -> None:
         self.group_ids = group_ids
         self.per_query = per_query
         self.means = means
@@ -87,10 +110,10 @@ class EvaluationResult:
         measures such as ``relstring`` included: they have no mean)."""
         return list(self.per_query)
 
-    def __getitem__(self, name) -> float:
+    def __getitem__(self, name: str) -> float:
         return self.means[name]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         body = ", ".join(f"{name!r}: {value:.4f}" for name, value in self.means.items())
         n_queries = len(self.group_ids)
         # Queries left out by no_relevant="skip" are in group_ids but not in
@@ -109,7 +132,7 @@ class EvaluationResult:
             extra = f", n_scored={scored}"
         return f"EvaluationResult(n_queries={n_queries}{extra}, means={{{body}}})"
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         """The notebook display: the counts, a row per metric (mean, queries
         scored and skipped, quartiles of the per-query values) and the first
         queries, of a size that does not grow with the number of queries."""
@@ -118,7 +141,7 @@ class EvaluationResult:
         return render(self)
 
     @classmethod
-    def concat(cls, results):
+    def concat(cls, results: Iterable[EvaluationResult]) -> EvaluationResult:
         """Merge the results of disjoint query sets into one.
 
         The per-query values are put in the order of the sorted query labels
@@ -163,7 +186,9 @@ class EvaluationResult:
         results = _check_parts(results)
         return merge([(r.group_ids, r.per_query, r.weights) for r in results])
 
-    def to_frame(self, tidy=False, backend="pandas"):
+    def to_frame(
+        self, tidy: bool = False, backend: Literal["pandas", "polars"] = "pandas"
+    ) -> Any:
         """The per-query values as a pandas (or polars) DataFrame.
 
         Requires pandas (``pip install skirm[pandas]``), or polars for
@@ -205,13 +230,13 @@ class EvaluationResult:
         """
         from skirm._frames import check_backend, polars_frame
 
-        backend = check_backend(backend)
+        library = check_backend(backend)
         if not isinstance(tidy, (bool, np.bool_)):
             raise TypeError(f"`tidy` must be True or False, got {tidy!r}")
         if not tidy:
-            if backend == "polars":
-                columns = {"query": self.group_ids, **self.per_query}
-                return polars_frame(columns, "EvaluationResult.to_frame")
+            if library == "polars":
+                wide = {"query": self.group_ids, **self.per_query}
+                return polars_frame(wide, "EvaluationResult.to_frame")
             pd = _pandas("to_frame")
             index = pd.Index(self.group_ids, name="query")
             return pd.DataFrame(self.per_query, index=index)
@@ -228,11 +253,11 @@ class EvaluationResult:
             "metric": np.tile(np.asarray(names, dtype=object), n),
             "value": values,
         }
-        if backend == "polars":
+        if library == "polars":
             return polars_frame(tidy_columns, "EvaluationResult.to_frame")
         return _pandas("to_frame").DataFrame(tidy_columns)
 
-    def to_dict(self):
+    def to_dict(self) -> dict[Any, dict[str, float]]:
         """The per-query values as ``{query: {metric: value}}``.
 
         The shape of pytrec_eval's ``RelevanceEvaluator.evaluate``: one inner
@@ -263,17 +288,21 @@ class EvaluationResult:
             for q, row in zip(queries, rows, strict=True)
         }
 
-    def __getattr__(self, name):
-        # Statistics live in skirm.stats, a layer above the metrics: say
-        # where the methods of earlier releases went.
-        moved = _MOVED.get(name)
-        if moved is None:
+    if not TYPE_CHECKING:
+        # Hidden from type checkers, which then report a misspelt attribute
+        # (and the moved methods) instead of typing it as this method's.
+
+        def __getattr__(self, name):
+            # Statistics live in skirm.stats, a layer above the metrics: say
+            # where the methods of earlier releases went.
+            moved = _MOVED.get(name)
+            if moved is None:
+                raise AttributeError(
+                    f"{type(self).__name__!r} object has no attribute {name!r}"
+                )
             raise AttributeError(
-                f"{type(self).__name__!r} object has no attribute {name!r}"
+                f"EvaluationResult.{name}() moved to skirm.stats: use {moved}"
             )
-        raise AttributeError(
-            f"EvaluationResult.{name}() moved to skirm.stats: use {moved}"
-        )
 
 
 #: Methods of earlier releases that are functions of skirm.stats now.

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from skirm._typing import MatrixLike, NoRelevant, ResponseMethod, Ties
+    from skirm.io import Prefs, QrelsJG
+    from skirm.io._typing import QrelsLike, RunLike
     from skirm.metrics import EvaluationResult
     from skirm.metrics._typing import Labels
 
@@ -359,8 +361,8 @@ class MetricAtKDisplay:
     @classmethod
     def from_run(
         cls,
-        qrels: object,
-        run: object,
+        qrels: QrelsLike | QrelsJG | Prefs,
+        run: RunLike,
         *,
         metric: str = "ndcg",
         k: Iterable[int] = range(1, 51),

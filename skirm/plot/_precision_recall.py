@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from skirm._typing import NoRelevant, Ties
+    from skirm.io import Prefs, QrelsJG
+    from skirm.io._typing import QrelsLike, RunLike
     from skirm.metrics._typing import Labels
 
 _KINDS = ("interpolated", "cutoff")
@@ -217,8 +219,8 @@ class PrecisionRecallDisplay:
     @classmethod
     def from_run(
         cls,
-        qrels: object,
-        run: object,
+        qrels: QrelsLike | QrelsJG | Prefs,
+        run: RunLike,
         *,
         kind: Literal["interpolated", "cutoff"] = "interpolated",
         k: Iterable[int] = range(1, 101),

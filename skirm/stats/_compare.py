@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -13,6 +14,13 @@ from skirm.stats._correction import CORRECTIONS, adjust_pvalues
 from skirm.stats._paired import TESTS, check_settings, paired_tests
 from skirm.stats._report import Comparison
 from skirm.stats._tukey import tukey_pairs
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Literal
+
+    from skirm._typing import Seed
+    from skirm.metrics import EvaluationResult
 
 TUKEY = ("tukey_hsd", "randomized_tukey_hsd")
 MISSING = ("raise", "zero", "intersect")
@@ -38,7 +46,7 @@ def _check_results(results):
     return results
 
 
-def _check_metrics(results, metrics):
+def _check_metrics(results, metrics) -> list[str]:
     available = [set(r.per_query) for r in results.values()]
     first = next(iter(results.values()))
     if metrics is None:
@@ -206,7 +214,9 @@ def _check_alpha(alpha):
     return float(alpha)
 
 
-def _check_correction(correction, test, n_pairs):
+def _check_correction(
+    correction, test, n_pairs
+) -> Literal["holm", "bonferroni", "fdr_bh"] | None:
     if correction == "auto":
         return None if test in TUKEY or n_pairs == 1 else "holm"
     if correction is not None:
@@ -220,23 +230,31 @@ def _check_correction(correction, test, n_pairs):
 
 
 def compare(
-    results,
+    results: Mapping[str, EvaluationResult],
     *,
-    baseline=None,
-    metrics=None,
-    test="t",
-    correction="auto",
-    alpha=0.05,
-    alternative="two-sided",
-    confidence=0.95,
-    interval=None,
-    n_resamples=10_000,
-    exact="auto",
-    zero_method="wilcox",
-    missing="raise",
-    random_state=None,
-    verbose=0,
-):
+    baseline: str | None = None,
+    metrics: Sequence[str] | None = None,
+    test: Literal[
+        "t",
+        "randomization",
+        "bootstrap",
+        "wilcoxon",
+        "sign",
+        "tukey_hsd",
+        "randomized_tukey_hsd",
+    ] = "t",
+    correction: Literal["auto", "holm", "bonferroni", "fdr_bh"] | None = "auto",
+    alpha: float = 0.05,
+    alternative: Literal["two-sided", "greater", "less"] = "two-sided",
+    confidence: float = 0.95,
+    interval: Literal["t", "percentile", "bca"] | None = None,
+    n_resamples: int = 10_000,
+    exact: bool | Literal["auto"] = "auto",
+    zero_method: Literal["wilcox", "pratt", "zsplit"] = "wilcox",
+    missing: Literal["raise", "zero", "intersect"] = "raise",
+    random_state: Seed = None,
+    verbose: int = 0,
+) -> Comparison:
     """Compare systems on the same queries: tests, corrections, intervals.
 
     Parameters

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import string
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from skirm._validation import check_choice
 from skirm.stats._paired import LARGE_N, large_n_note
+
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from numpy.typing import NDArray
+
+    from skirm.stats._paired import Settings
 
 _TEST_NAMES = {
     "t": "paired Student t test",
@@ -95,24 +103,24 @@ class Comparison:
     def __init__(
         self,
         *,
-        systems,
-        baseline,
-        metrics,
-        group_ids,
-        values,
-        weights,
-        pairs,
-        table,
-        means,
-        ci,
-        test,
-        settings,
-        correction,
-        alpha,
-        missing,
-        random_state,
-        exact,
-    ):
+        systems: list[str],
+        baseline: str | None,
+        metrics: list[str],
+        group_ids: NDArray[Any],
+        values: NDArray[np.float64],
+        weights: NDArray[np.float64] | None,
+        pairs: list[tuple[str, str]],
+        table: dict[str, NDArray[Any]],
+        means: NDArray[np.float64],
+        ci: tuple[NDArray[np.float64], NDArray[np.float64]],
+        test: str,
+        settings: Settings,
+        correction: str | None,
+        alpha: float,
+        missing: str,
+        random_state: int | None,
+        exact: bool,
+    ) -> None:
         self.systems = systems
         self.baseline = baseline
         self.metrics = metrics
@@ -167,7 +175,7 @@ class Comparison:
         )
         return random_test or self.interval != "t"
 
-    def describe_method(self):
+    def describe_method(self) -> str:
         """One sentence naming the test, correction, alpha, seed and conventions.
 
         Returns
@@ -218,7 +226,11 @@ class Comparison:
     # Frames
     # ------------------------------------------------------------------
 
-    def to_frame(self, kind="systems", backend="pandas"):
+    def to_frame(
+        self,
+        kind: Literal["systems", "pairs"] = "systems",
+        backend: Literal["pandas", "polars"] = "pandas",
+    ) -> Any:
         """The comparison as a tidy pandas (or polars) DataFrame.
 
         Requires pandas (``pip install skirm[pandas]``), or polars for
@@ -249,9 +261,9 @@ class Comparison:
         """
         from skirm._frames import check_backend, polars_records
 
-        backend = check_backend(backend)
+        library = check_backend(backend)
         rows = self.to_records(kind)
-        if backend == "polars":
+        if library == "polars":
             return polars_records(
                 rows,
                 "Comparison.to_frame",
@@ -270,7 +282,9 @@ class Comparison:
             frame[column] = frame[column].astype("Int64")
         return frame
 
-    def to_records(self, kind="systems"):
+    def to_records(
+        self, kind: Literal["systems", "pairs"] = "systems"
+    ) -> list[dict[str, Any]]:
         """The rows of :meth:`to_frame` as a list of dicts (no pandas needed).
 
         Parameters
@@ -400,7 +414,9 @@ class Comparison:
             "that a system is significantly better than."
         )
 
-    def to_latex(self, *, caption=None, label="tab:comparison"):
+    def to_latex(
+        self, *, caption: str | None = None, label: str | None = "tab:comparison"
+    ) -> str:
         r"""A booktabs LaTeX table: best per metric in bold, significance letters.
 
         Each system gets a letter; a superscript lists the systems it is
@@ -444,7 +460,7 @@ class Comparison:
         lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
         return "\n".join(lines) + "\n"
 
-    def to_markdown(self):
+    def to_markdown(self) -> str:
         """A Markdown (pipe) table with the same marks as :meth:`to_latex`.
 
         Returns
@@ -461,7 +477,7 @@ class Comparison:
         lines += ["", f"{self.describe_method()} {self._legend()}"]
         return "\n".join(lines) + "\n"
 
-    def __str__(self):
+    def __str__(self) -> str:
         letters, cells = self._cells(lambda t: f"{t}*", lambda m: f" >{m}")
         header = ["", "system", *self.metrics]
         rows = [header] + [
@@ -490,14 +506,14 @@ class Comparison:
             lines.append(large_n_note(self.n_queries))
         return "\n".join(lines)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"Comparison(systems={self.systems!r}, metrics={self.metrics!r}, "
             f"test={self.test!r}, correction={self.correction!r}, "
             f"n_queries={self.n_queries})"
         )
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         """The notebook display: the means table and the pairs of
         :meth:`__str__` as HTML tables, with the test, correction and alpha."""
         from skirm.stats._report_html import render

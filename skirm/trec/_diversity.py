@@ -14,6 +14,8 @@ the mean; the mean is over the queries of both (``all_queries=True``, ndeval
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skirm.io import QrelsJG, Run, read_qrels_jg, read_run
@@ -27,6 +29,12 @@ from skirm.metrics._diversity import (
     diversity_table,
 )
 from skirm.metrics._names import parse_diversity_name
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+    from skirm._typing import PathOrFile
 
 __all__ = ["evaluate_diversity", "format_ndeval"]
 
@@ -58,17 +66,17 @@ def _positions(codes):
 
 
 def evaluate_diversity(
-    qrels,
-    run,
-    measures=None,
+    qrels: QrelsJG | PathOrFile,
+    run: Run | PathOrFile,
+    measures: Sequence[str] | None = None,
     *,
-    k=NDEVAL_KS,
-    alpha=0.5,
-    beta=0.5,
-    relevance_threshold=1,
-    judged_only=False,
-    all_queries=False,
-):
+    k: int | Sequence[int] = NDEVAL_KS,
+    alpha: float = 0.5,
+    beta: float = 0.5,
+    relevance_threshold: int = 1,
+    judged_only: bool = False,
+    all_queries: bool = False,
+) -> dict[str, Any]:
     """Evaluate a run with ndeval's diversity measures.
 
     Parameters
@@ -252,7 +260,7 @@ def _pairs(qrels, run, query_ids, relevance_threshold, judged_only):
     return ranked, ideal
 
 
-def format_ndeval(report):
+def format_ndeval(report: Mapping[str, Any]) -> str:
     """ndeval's CSV: a header, a line per run query, then ``amean``.
 
     Byte for byte ndeval's (``-traditional``) output, including its ``-nan``

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from skirm._progress import reporting
 from skirm._trec_names import MEASURES
 from skirm.io._records import RunBlock
 from skirm.io._tokens import Tokens
+from skirm.metrics._registry import Metric
 from skirm.metrics._result import EvaluationResult
 from skirm.trec._diversity_run import evaluate_with_diversity
 from skirm.trec._formats import check_qrels_type, check_rel_format
@@ -48,24 +50,33 @@ from skirm.trec._request import (
 from skirm.trec._summary import concatenate, summarize_outputs
 from skirm.trec._zscores import as_zscores, zscore_values
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Literal
+
+    from skirm._typing import PathOrFile
+    from skirm.io import Prefs, QrelsJG
+    from skirm.io._typing import QrelsLike, RunLike
+    from skirm.trec._zscores import ZScores
+
 __all__ = ["evaluate_run"]
 
 
 def evaluate_run(
-    qrels,
-    run,
-    metrics="official",
+    qrels: QrelsLike | QrelsJG | Prefs,
+    run: RunLike,
+    metrics: str | Metric | Sequence[str | Metric] = "official",
     *,
-    relevance_level=1,
-    judged_only=False,
-    max_docs=None,
-    all_queries=False,
-    rel_format="qrels",
-    collection_size=0,
-    zscores=None,
-    compat="10.0",
-    verbose=0,
-):
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    max_docs: int | None = None,
+    all_queries: bool = False,
+    rel_format: Literal["qrels", "qrels_jg", "prefs", "qrels_prefs"] = "qrels",
+    collection_size: int = 0,
+    zscores: ZScores | PathOrFile | None = None,
+    compat: Literal["10.0", "9.0"] = "10.0",
+    verbose: int = 0,
+) -> EvaluationResult:
     """Evaluate a TREC run against qrels exactly as trec_eval does.
 
     Documents are ranked by score descending, ties broken by docno descending
@@ -217,7 +228,7 @@ def evaluate_run(
             standard,
             qrels,
             run,
-            [metrics] if isinstance(metrics, str) else list(metrics),
+            [metrics] if isinstance(metrics, (str, Metric)) else list(metrics),
             outputs,
             relevance_level=check_level(relevance_level),
             judged_only=bool(judged_only),

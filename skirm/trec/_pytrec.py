@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -12,6 +13,11 @@ from skirm.io._convert import convert_qrels, convert_run
 from skirm.trec._evaluate import evaluate_run
 from skirm.trec._measures import GM_FLOOR
 from skirm.trec._request import check_level
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from skirm.io._typing import QrelsLike, RunLike
 
 __all__ = ["RelevanceEvaluator"]
 
@@ -118,11 +124,11 @@ class RelevanceEvaluator:
 
     def __init__(
         self,
-        query_relevance,
-        measures,
-        relevance_level=1,
-        judged_docs_only_flag=False,
-    ):
+        query_relevance: QrelsLike,
+        measures: str | Iterable[str],
+        relevance_level: int = 1,
+        judged_docs_only_flag: bool = False,
+    ) -> None:
         self._qrels = convert_qrels(query_relevance, "query_relevance")
         self._judged = np.unique(self._qrels.query_ids)
         self._level = check_level(relevance_level)
@@ -134,14 +140,14 @@ class RelevanceEvaluator:
         self._judged_only = bool(judged_docs_only_flag)
         self._requests, self._outputs = _parse_measures(measures)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"RelevanceEvaluator(n_measures={len(self._outputs)}, "
             f"relevance_level={self._level}, "
             f"judged_docs_only_flag={self._judged_only})"
         )
 
-    def evaluate(self, scores):
+    def evaluate(self, scores: RunLike) -> dict[str, dict[str, float]]:
         """Evaluate a run: ``{qid: {measure: value}}``, as pytrec_eval.
 
         Parameters

@@ -9,10 +9,19 @@ mean z-score.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skirm.io._text import Table, read_bytes
 from skirm.trec._measures import GM_FLOOR
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
+    from skirm._typing import PathOrFile
 
 __all__ = ["MISSING_ZSCORE", "ZScores", "read_zscores"]
 
@@ -39,8 +48,14 @@ class ZScores:
     [2.0, -1000000.0]
     """
 
-    def __init__(self, query_ids, measures, means, stddevs):
-        columns = {}
+    def __init__(
+        self,
+        query_ids: ArrayLike,
+        measures: ArrayLike,
+        means: ArrayLike,
+        stddevs: ArrayLike,
+    ) -> None:
+        columns: dict[str, NDArray[Any]] = {}
         for name, values in (("query_ids", query_ids), ("measures", measures)):
             arr = np.asarray(values)
             if arr.ndim != 1 or arr.dtype.kind not in "UO":
@@ -75,16 +90,18 @@ class ZScores:
                 f"{str(self.query_ids[i])!r} {str(self.measures[i])!r} twice"
             )
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.measures.shape[0]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"ZScores(n_lines={len(self)}, "
             f"n_queries={np.unique(self.query_ids).shape[0]})"
         )
 
-    def convert(self, query_ids, measure, values):
+    def convert(
+        self, query_ids: ArrayLike, measure: str, values: ArrayLike
+    ) -> NDArray[np.float64]:
         """The z-scores of one measure's per-query values.
 
         A query absent from the file, or a measure absent for that query,
@@ -121,7 +138,7 @@ class ZScores:
         return out
 
 
-def read_zscores(source) -> ZScores:
+def read_zscores(source: PathOrFile) -> ZScores:
     """Read a trec_eval z-scores file (``qid measure mean stddev`` per line).
 
     Parameters

@@ -1,7 +1,10 @@
-"""The ``metric-table`` directive: the table of metrics, from the registry.
+"""The ``metric-table`` directive: the table of metrics, from the registry;
+and ``diversity-table``: the diversity measures, from the name table.
 
-Every row comes from :data:`skirm.metrics._registry.SPECS`, so the table in
-the documentation can never disagree with the code.
+Every row comes from :data:`skirm.metrics._registry.SPECS` (or, for the
+diversity measures, which need subtopic judgments and are not in the
+registry, :data:`skirm.metrics._names.IR_MEASURES_DIVERSITY`), so the tables
+in the documentation can never disagree with the code.
 """
 
 from docutils import nodes
@@ -86,6 +89,58 @@ class MetricTable(SphinxDirective):
         return [table]
 
 
+class DiversityTable(SphinxDirective):
+    """Render one row per diversity measure: its function and every
+    spelling a measure string may use."""
+
+    has_content = False
+
+    def run(self):
+        from skirm.metrics._names import IR_MEASURES_DIVERSITY
+
+        spellings = {}
+        for spelling, spec in IR_MEASURES_DIVERSITY.items():
+            spellings.setdefault(spec.column, (spec, []))[1].append(spelling)
+        header = (
+            "function",
+            "names (ir_measures, ndeval, skirm)",
+            "cutoff @k",
+            "options",
+        )
+        table = nodes.table(classes=["skirm-metric-table"])
+        group = nodes.tgroup(cols=len(header))
+        table += group
+        for width in (16, 34, 6, 14):
+            group += nodes.colspec(colwidth=width)
+        head = nodes.thead()
+        row = nodes.row()
+        for title in header:
+            row += nodes.entry("", _text(title))
+        head += row
+        group += head
+        body = nodes.tbody()
+        for spec, names in spellings.values():
+            function = nodes.container()
+            ref = f":func:`~skirm.metrics.{spec.function}`"
+            self.state.nested_parse(StringList([ref], "<diversity-table>"), 0, function)
+            options = [*spec.options, "rel"]
+            if spec.column != "strec":
+                options.append("judged_only")
+            cells = [
+                function,
+                _literals(names),
+                _text("yes" if spec.takes_k else "no"),
+                _literals(options),
+            ]
+            row = nodes.row()
+            for cell in cells:
+                row += nodes.entry("", cell)
+            body += row
+        group += body
+        return [table]
+
+
 def setup(app):
     app.add_directive("metric-table", MetricTable)
+    app.add_directive("diversity-table", DiversityTable)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -79,7 +79,9 @@ def _arrow_typed(kind):
     def make(columns):
         return pa.table(
             {
-                k: pa.array(v, type=kind()) if v.dtype.kind == "U" else v
+                # from a list: pyarrow 18 builds large_string and string_view
+                # from Python strings, not from a numpy str array
+                k: pa.array(v.tolist(), type=kind()) if v.dtype.kind == "U" else v
                 for k, v in columns.items()
             }
         )

@@ -15,11 +15,9 @@ Run: ``python benchmarks/bench_frames.py [--rows 1000000] [--repeats 5]``.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
-import tracemalloc
 
 import numpy as np
+from bench_inputs import measure  # median time and tracemalloc peak
 
 
 def generate(n, seed=0):
@@ -27,22 +25,6 @@ def generate(n, seed=0):
     queries = np.char.add("q", rng.integers(0, 10_000, n).astype(str))
     docs = np.char.add("doc-", rng.integers(0, 10**7, n).astype(str))
     return {"query_id": queries, "doc_id": docs, "score": rng.random(n)}
-
-
-def measure(function, *args, repeats):
-    function(*args)  # warm-up: imports
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = function(*args)
-        times.append(time.perf_counter() - start)
-    tracemalloc.start()
-    base = tracemalloc.get_traced_memory()[0]
-    tracemalloc.reset_peak()
-    function(*args)
-    peak = tracemalloc.get_traced_memory()[1] - base
-    tracemalloc.stop()
-    return statistics.median(times), peak, out
 
 
 def main():

@@ -36,6 +36,22 @@ def _literals(items):
     return paragraph
 
 
+def _table(header, widths):
+    """``(table, group, body)``: an empty table with its header row."""
+    table = nodes.table(classes=["skirm-metric-table"])
+    group = nodes.tgroup(cols=len(header))
+    table += group
+    for width in widths:
+        group += nodes.colspec(colwidth=width)
+    head = nodes.thead()
+    row = nodes.row()
+    for title in header:
+        row += nodes.entry("", _text(title))
+    head += row
+    group += head
+    return table, group, nodes.tbody()
+
+
 class MetricTable(SphinxDirective):
     """Render one row per registered metric."""
 
@@ -53,18 +69,7 @@ class MetricTable(SphinxDirective):
     def run(self):
         from skirm.metrics._registry import SPECS
 
-        table = nodes.table(classes=["skirm-metric-table"])
-        group = nodes.tgroup(cols=len(HEADER))
-        table += group
-        for width in (14, 8, 8, 6, 6, 34, 10, 14):
-            group += nodes.colspec(colwidth=width)
-        head = nodes.thead()
-        row = nodes.row()
-        for title in HEADER:
-            row += nodes.entry("", _text(title))
-        head += row
-        group += head
-        body = nodes.tbody()
+        table, group, body = _table(HEADER, (14, 8, 8, 6, 6, 34, 10, 14))
         for spec in SPECS:
             options = [
                 f"{key}={value!r}"
@@ -107,18 +112,7 @@ class DiversityTable(SphinxDirective):
             "cutoff @k",
             "options",
         )
-        table = nodes.table(classes=["skirm-metric-table"])
-        group = nodes.tgroup(cols=len(header))
-        table += group
-        for width in (16, 34, 6, 14):
-            group += nodes.colspec(colwidth=width)
-        head = nodes.thead()
-        row = nodes.row()
-        for title in header:
-            row += nodes.entry("", _text(title))
-        head += row
-        group += head
-        body = nodes.tbody()
+        table, group, body = _table(header, (16, 34, 6, 14))
         for spec, names in spellings.values():
             function = nodes.container()
             ref = f":func:`~skirm.metrics.{spec.function}`"

@@ -74,3 +74,23 @@ def test_compare_on_differences_constant_up_to_the_rounding_of_large_values():
         row = compare(results, baseline="a").to_frame("pairs").iloc[0]
     assert row.statistic == np.inf and row.p_value == 0.0
     assert row.ci_low == row.ci_high and np.isnan(row.effect_size)
+
+
+def test_weighted_system_intervals():
+    rng = np.random.default_rng(5)
+    values, w = rng.random((2, 12)), rng.integers(1, 5, 12).astype(float)
+    ids = np.arange(12)
+    results = {
+        f"s{i}": EvaluationResult(ids, {"m": v}, {"m": float(v.mean())}, w)
+        for i, v in enumerate(values)
+    }
+    frame = compare(results, confidence=0.9).to_frame().set_index("system")
+    total = w.sum()
+    n_eff = total**2 / np.sum(w**2)
+    for i, v in enumerate(values):
+        mean = np.sum(w * v) / total
+        var = np.sum(w * (v - mean) ** 2) / (total - np.sum(w**2) / total)
+        half = stats.t.ppf(0.95, n_eff - 1) * np.sqrt(var / n_eff)
+        row = frame.loc[f"s{i}"]
+        assert row.ci_low == pytest.approx(mean - half, rel=1e-12)
+        assert row.ci_high == pytest.approx(mean + half, rel=1e-12)

@@ -1,6 +1,7 @@
 """paired_test at its edges: whole error messages, the bounds of each
 option, one-sided bootstrap intervals and the printed report."""
 
+import os
 import re
 
 import numpy as np
@@ -71,10 +72,16 @@ def test_paired_test_error_messages(kwargs, message):
         paired_test(a, b, **args)
 
 
-def test_paired_test_names_b_when_b_is_not_numeric():
-    message = re.escape("`b` must be an array-like of real numbers")
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [({"b": ["x", "y", "z"]}, "b"), ({"sample_weight": ["x"] * 3}, "sample_weight")],
+)
+def test_paired_test_names_an_argument_that_is_not_numeric(kwargs, name):
+    args = {"a": A, "b": B, **kwargs}
+    a, b = args.pop("a"), args.pop("b")
+    message = re.escape(f"`{name}` must be an array-like of real numbers")
     with pytest.raises(TypeError, match=f"^{message}"):
-        paired_test(A, ["x", "y", "z"])
+        paired_test(a, b, **args)
 
 
 def test_paired_test_on_exactly_two_queries():
@@ -141,7 +148,8 @@ def test_differences_constant_up_to_the_rounding_of_large_values():
     )
     with pytest.warns(RuntimeWarning, match=f"^{re.escape(message)}$") as record:
         res = paired_test(a, b)
-    assert [w.filename for w in record] == [__file__]
+    if "MUTANT_UNDER_TEST" not in os.environ:  # mutmut adds frames to every call
+        assert [w.filename for w in record] == [__file__]
     assert res.statistic == -np.inf and res.pvalue == 0.0
     low, high = res.confidence_interval
     assert low == high == res.mean_difference
@@ -383,3 +391,20 @@ def test_one_sided_bootstrap_shift_test_against_a_loop(alternative):
     else:
         count = np.sum(shifted <= d.mean())
     assert res.pvalue == pytest.approx((count + 1) / (B + 1), abs=1e-15)
+
+
+@pytest.mark.oracle
+def test_bootstrap_shift_test_counts_draws_equal_in_exact_arithmetic():
+    """Differences on a grid of 0.1 over 1000 queries, of mean 1e-4: a draw
+    whose shifted mean is the observed one or its opposite in exact
+    arithmetic counts, wherever rounding puts it (further from it than
+    scipy's relative tolerance). Counted in integers (tenths)."""
+    n, B = 1000, 4000
+    tenths = np.random.default_rng(1).integers(-3, 4, n)
+    tenths[-1] += 1 - tenths.sum()
+    d = tenths / 10
+    res = paired_test(d, np.zeros(n), test="bootstrap", n_resamples=B, random_state=2)
+    index = np.random.default_rng(2).integers(0, n, size=(B, n))
+    shifted = tenths[index].sum(axis=1) - tenths.sum()  # n times the tenths
+    count = np.sum(np.abs(shifted) >= abs(tenths.sum()))
+    assert res.pvalue == (count + 1) / (B + 1)

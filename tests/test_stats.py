@@ -306,6 +306,31 @@ def test_no_correction_copies():
     assert out is not p and out.tolist() == [0.2, 0.01]
 
 
+def test_adjust_defaults_to_holm():
+    got = adjust_pvalues([0.04, 0.001, 0.03, 0.2, 0.012, 0.5])
+    np.testing.assert_allclose(got, R_FACTS_2["holm"], atol=1e-15)
+
+
+@pytest.mark.parametrize("method", ["holm", "bonferroni", "fdr_bh", None])
+def test_adjusted_pvalues_are_float64_whatever_the_input_dtype(method):
+    p32 = np.array([0.01, 0.04, 0.03, 0.005, 0.3], dtype=np.float32)
+    p64 = p32.astype(np.float64)  # the same numbers, exactly
+    want = p64 if method is None else _slow_adjust(p64, method)
+    got = adjust_pvalues(p32, method)
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, want, rtol=1e-15)
+    got = adjust_pvalues([0, 1, 1], method)
+    assert got.dtype == np.float64 and got.tolist() == [0.0, 1.0, 1.0]
+
+
+def test_adjust_accepts_pvalues_of_exactly_0_and_1():
+    # sorted 0, 0.5, 1: Holm 3 * 0, 2 * 0.5, 1 * 1; BH 0, 3 * 0.5 / 2, 3 * 1 / 3
+    p = [0.0, 1.0, 0.5]
+    assert adjust_pvalues(p, "holm").tolist() == [0.0, 1.0, 1.0]
+    assert adjust_pvalues(p, "bonferroni").tolist() == [0.0, 1.0, 1.0]
+    assert adjust_pvalues(p, "fdr_bh").tolist() == [0.0, 1.0, 0.75]
+
+
 # --------------------------------------------------------------------------
 # Tukey HSD: hand-derived two-way ANOVA; randomised version from a loop
 # --------------------------------------------------------------------------
@@ -450,13 +475,22 @@ def test_tukey_bad_input(kwargs, match):
         tukey_hsd(args.pop("values"), **args)
 
 
+_OUT_OF_RANGE = r"^`pvalues` must hold numbers in \[0, 1\], got NaN or out of range$"
+
+
 @pytest.mark.parametrize(
     ("pvalues", "method", "match"),
     [
-        ([0.1, 1.2], "holm", r"numbers in \[0, 1\]"),
-        ([0.1, np.nan], "holm", r"numbers in \[0, 1\]"),
-        ([0.1], "hochberg", "`method` must be one of"),
-        (0.1, "holm", "at least one p-value"),
+        ([0.1, 1.2], "holm", _OUT_OF_RANGE),
+        ([0.1, np.nan], "holm", _OUT_OF_RANGE),
+        ([-0.01, 0.5], "fdr_bh", _OUT_OF_RANGE),
+        (
+            [0.1],
+            "hochberg",
+            r"^`method` must be one of 'holm', 'bonferroni', 'fdr_bh', None, "
+            r"got 'hochberg' \(str\)$",
+        ),
+        (0.1, "holm", r"^`pvalues` must hold at least one p-value, got a scalar$"),
     ],
 )
 def test_adjust_bad_input(pvalues, method, match):

@@ -119,3 +119,21 @@ def test_describe_without_pandas_says_what_to_install(monkeypatch):
     )
     with pytest.raises(ImportError, match=f"^{re.escape(message)}$"):
         describe(_weighted()[0])
+
+
+@pytest.mark.parametrize("method", ["percentile", "bca"])
+def test_regression_zero_weight_queries_are_not_drawn(method):
+    # A query of weight 0 is not in the weighted mean. The bootstrap drew
+    # it anyway: a draw of weight-0 queries only was 0/0, and the interval
+    # came out (0.1, nan) with a RuntimeWarning.
+    values = np.array([0.1, 0.5, 0.3, 0.6, 0.9, 0.2])
+    w = np.array([1.0, 2.0, 0.0, 0.0, 1.0, 0.0])
+    zero = EvaluationResult(np.arange(6), {"m": values}, {"m": 0.0}, w)
+    kept = EvaluationResult(np.arange(3), {"m": values[w > 0]}, {"m": 0.0}, w[w > 0])
+    for result in (zero, kept):
+        assert np.isfinite(
+            confidence_intervals(result, method, n_resamples=500, random_state=3)["m"]
+        ).all()
+    got = confidence_intervals(zero, method, n_resamples=500, random_state=3)["m"]
+    want = confidence_intervals(kept, method, n_resamples=500, random_state=3)["m"]
+    assert got == want

@@ -408,3 +408,17 @@ def test_bootstrap_shift_test_counts_draws_equal_in_exact_arithmetic():
     shifted = tenths[index].sum(axis=1) - tenths.sum()  # n times the tenths
     count = np.sum(np.abs(shifted) >= abs(tenths.sum()))
     assert res.pvalue == (count + 1) / (B + 1)
+
+
+@pytest.mark.parametrize("interval", ["percentile", "bca"])
+def test_regression_bootstrap_leaves_out_zero_weight_queries(interval):
+    # paired_test(..., sample_weight=[1, 1, 0, 0]) gave the interval
+    # (-0.1, nan): the weight-0 queries were drawn, and a draw of them alone
+    # is 0/0. Now the test is the one of the weighted queries alone.
+    a, b = np.array([0.1, 0.5, 0.3, 0.6]), np.array([0.2, 0.4, 0.1, 0.3])
+    options = {"test": "bootstrap", "interval": interval, "n_resamples": 1000}
+    got = paired_test(a, b, sample_weight=[1, 1, 0, 0], random_state=0, **options)
+    want = paired_test(a[:2], b[:2], sample_weight=[1, 1], random_state=0, **options)
+    assert np.isfinite(got.confidence_interval).all()
+    assert got.confidence_interval == want.confidence_interval
+    assert got.pvalue == want.pvalue

@@ -134,14 +134,25 @@ def _bootstrap_counts(rng, rows, n_queries):
     return counts.reshape(rows, n_queries).astype(np.float64)
 
 
+def _weighted_queries(values, weights):
+    """The queries of weight > 0: a query of weight 0 is not in the weighted
+    mean, so it is not drawn (a draw of weight-0 queries only would be 0/0)
+    nor left out by the jackknife."""
+    if weights is None or weights.min() > 0:
+        return values, weights
+    keep = weights > 0
+    return values[:, keep], weights[keep]
+
+
 def bootstrap_means(values, weights, *, n_resamples, rng):
     """Bootstrap distribution of each row's (weighted) mean, shape (n_rows, B).
 
-    Queries are drawn with replacement, the same draws for every row: draw
-    ``b`` takes query ``i`` ``counts[b, i]`` times. The draws are those of
-    ``rng.integers(0, n, size=(B, n))``, as :func:`scipy.stats.bootstrap`
-    makes them.
+    Queries of weight > 0 are drawn with replacement, the same draws for
+    every row: draw ``b`` takes query ``i`` ``counts[b, i]`` times. The
+    draws are those of ``rng.integers(0, n, size=(B, n))``, as
+    :func:`scipy.stats.bootstrap` makes them.
     """
+    values, weights = _weighted_queries(values, weights)
     n_queries = values.shape[1]
     scaled = values if weights is None else values * weights
     parts = []
@@ -156,7 +167,8 @@ def bootstrap_means(values, weights, *, n_resamples, rng):
 
 
 def jackknife_means(values, weights):
-    """Leave-one-query-out means, shape (n_rows, n_queries)."""
+    """Leave-one-query-out means, shape (n_rows, n_queries of weight > 0)."""
+    values, weights = _weighted_queries(values, weights)
     n_queries = values.shape[1]
     if weights is None:
         return (values.sum(axis=1, keepdims=True) - values) / (n_queries - 1)

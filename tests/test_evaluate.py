@@ -264,6 +264,20 @@ def test_sample_weight_gives_weighted_means_and_query_weights():
         evaluate(y_true, y_score, groups=groups, sample_weight=np.arange(len(groups)))
 
 
+def test_query_weights_varying_within_a_query_name_that_query():
+    with pytest.raises(
+        ValueError,
+        match=r"^`sample_weight` must be constant within each query \(it is a "
+        r"query weight\), but it varies within query 'b'$",
+    ):
+        evaluate(
+            [1.0, 0.0, 0.0, 1.0, 1.0],
+            [1, 2, 3, 4, 5],
+            groups=["a", "a", "b", "b", "c"],
+            sample_weight=[1, 1, 2, 3, 4],
+        )
+
+
 def test_skipped_queries_hold_nan_and_leave_the_mean():
     y_true = np.array([1, 0, 0, 0, 0, 2, 0, 0], dtype=float)
     y_score = np.array([1, 2, 1, 2, 3, 2, 1, 3], dtype=float)

@@ -9,7 +9,7 @@ fallback path), signed zeros, infinities, and non-contiguous groups.
 import numpy as np
 import pytest
 
-from skirm._engine import encode_groups, rank
+from skirm._engine import Judgments, encode_groups, rank
 
 SPECIALS = np.array(
     [
@@ -65,6 +65,9 @@ def test_order_matches_lexsort(kind, layout):
             ranking = rank(y_true, y_score, codes, ids, ties)
             expected = _reference(y_true, y_score, codes, ties)
             np.testing.assert_array_equal(ranking.order, expected)
+            # The rows' scores and labels travel with them.
+            np.testing.assert_array_equal(ranking.scores, y_score[expected])
+            np.testing.assert_array_equal(ranking.labels, y_true[expected])
         ranking = rank(y_true, y_score, codes, ids, "average")
         assert np.all(np.diff(ranking.codes) >= 0)
         same = np.diff(ranking.codes) == 0
@@ -85,6 +88,34 @@ def test_wide_query_uses_general_path():
     np.testing.assert_array_equal(
         ranking.order, _reference(y_true, y_score, codes, "first")
     )
+
+
+def test_ties_are_averaged_unless_a_policy_is_given():
+    y_true = np.array([1.0, 0.0, 0.0, 2.0])
+    y_score = np.array([0.5, 0.5, 0.2, 0.2])
+    codes, ids = encode_groups(np.zeros(4, dtype=np.int64))
+    ranking = rank(y_true, y_score, codes, ids)
+    assert ranking.ties == "average"
+    assert ranking.has_ties
+    # Two tie blocks of two rows, over which the metrics average.
+    np.testing.assert_array_equal(ranking.tie_blocks.start, [0, 2])
+    np.testing.assert_array_equal(ranking.tie_blocks.size, [2, 2])
+    assert not rank(y_true, y_score, codes, ids, "first").has_ties
+
+
+def test_judgments_given_to_rank_count_relevant_rows_not_ranked():
+    # Query 0 ranks two of its three judged documents (the relevant one of
+    # grade 2 is missing); query 1 ranks its only judged one.
+    y_true = np.array([1.0, 0.0, 1.0])
+    y_score = np.array([0.9, 0.8, 0.7])
+    codes, ids = encode_groups(np.array([0, 0, 1]))
+    judgments = Judgments(np.array([0, 0, 0, 1]), np.array([1.0, 0.0, 2.0, 1.0]))
+    ranking = rank(y_true, y_score, codes, ids, "first", judgments=judgments)
+    np.testing.assert_array_equal(ranking.n_relevant(), [2.0, 1.0])
+    ideal = ranking.ideal_dcg(lambda labels: 2.0**labels - 1)
+    np.testing.assert_allclose(ideal, [3 + 1 / np.log2(3), 1.0], rtol=1e-15)
+    alone = rank(y_true, y_score, codes, ids, "first")
+    np.testing.assert_array_equal(alone.n_relevant(), [1.0, 1.0])
 
 
 def test_encode_groups_never_hands_out_the_input():

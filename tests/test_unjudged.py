@@ -105,6 +105,59 @@ def test_a_query_left_without_rows_keeps_its_weight():
     assert result.n_unjudged.tolist() == [2, 0]
 
 
+def test_unjudged_rows_are_counted_for_every_query():
+    # The last queries have no unjudged row: they still get a count of 0.
+    result = evaluate(
+        [np.nan, 1.0, np.nan, 0.0, 1.0, 2.0],
+        [1, 2, 3, 4, 5, 6],
+        groups=["a", "a", "a", "b", "c", "c"],
+        metrics=["ndcg"],
+        unjudged="nonrelevant",
+    )
+    assert result.group_ids.tolist() == ["a", "b", "c"]
+    assert result.n_unjudged.tolist() == [2, 0, 0]
+
+
+def test_condensed_query_weights_must_be_constant_within_a_query():
+    with pytest.raises(
+        ValueError,
+        match=r"^`sample_weight` must be constant within each query \(it is a "
+        r"query weight\), but it varies within query 'b'$",
+    ):
+        evaluate(
+            [1.0, np.nan, 0.0, 1.0, np.nan],
+            [1, 2, 3, 4, 5],
+            groups=["a", "a", "b", "b", "b"],
+            sample_weight=[1, 1, 2, 2, 3],
+            unjudged="condensed",
+        )
+
+
+def _dcg(labels, k):
+    top = np.asarray(labels[:k], dtype=float)
+    return float(np.sum(top / np.log2(np.arange(top.size) + 2)))
+
+
+def test_condensed_keeps_the_tie_order_of_ignore_ties():
+    # ignore_ties=True breaks ties by ``np.argsort(y_score)[:, ::-1]`` of the
+    # whole row; the condensed list drops the unjudged rows from that order.
+    rng = np.random.default_rng(3)
+    y_true = rng.integers(0, 4, (6, 12)).astype(float)
+    y_true[rng.random(y_true.shape) < 0.3] = np.nan
+    y_score = rng.integers(0, 3, (6, 12)).astype(float)  # many ties
+    order = np.argsort(y_score, axis=1)[:, ::-1]
+    expected = []
+    for labels, perm in zip(y_true, order, strict=True):
+        ranked = labels[perm]
+        ranked = ranked[~np.isnan(ranked)]
+        ideal = np.sort(ranked)[::-1]
+        expected.append(_dcg(ranked, 5) / _dcg(ideal, 5))
+    common = dict(k=5, unjudged="condensed")
+    got = ndcg_score(y_true, y_score, ignore_ties=True, **common)
+    assert got == pytest.approx(np.mean(expected), rel=1e-12)
+    assert got != pytest.approx(ndcg_score(y_true, y_score, **common), rel=1e-6)
+
+
 def _as_trec(y_true, y_score, groups):
     qrels, run = {}, {}
     for i, (label, score, qid) in enumerate(zip(y_true, y_score, groups, strict=True)):

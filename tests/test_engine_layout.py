@@ -107,6 +107,9 @@ def _bad_inputs():
         "y_true and y_score": (-y_true - 1, nan, groups),
         "groups": (y_true, y_score, groups[:3]),
         "groups of None": (y_true, y_score, np.array([1, None, 2, 2], dtype=object)),
+        "2-D with groups": (y_true.reshape(2, 2), y_score.reshape(2, 2), groups[:1]),
+        "shapes and groups": (y_true, y_score[:3], groups[:3]),
+        "no groups": (y_true, y_score, None),
     }
 
 
@@ -134,6 +137,59 @@ def test_encoding_in_a_thread_gives_the_same_checked_input(monkeypatch):
             np.testing.assert_array_equal(got, expected)
         else:
             assert got == expected
+
+
+def test_two_dimensional_rows_are_never_encoded_in_a_thread(monkeypatch):
+    y_true = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, 0.0]])
+    y_score = np.array([[0.5, 0.1, 0.3], [0.2, 0.2, 0.9]])
+    serial = check_input(y_true, y_score)
+    monkeypatch.setattr(skirm._engine._check, "_ASIDE_ROWS", 1)
+    aside = check_input(y_true, y_score, n_jobs=2)
+    np.testing.assert_array_equal(aside.codes, [0, 0, 0, 1, 1, 1])
+    for got, expected in zip(aside, serial, strict=True):
+        if isinstance(expected, np.ndarray):
+            np.testing.assert_array_equal(got, expected)
+        else:
+            assert got == expected
+
+
+def test_checked_input_keeps_the_tie_policy_by_default():
+    checked = check_input([1.0, 0.0], [0.5, 0.5], groups=[0, 0])
+    assert (checked.ties, checked.tiebreak, checked.missing) == ("average", None, None)
+    assert checked.unjudged == "raise"
+
+
+def test_integer_labels_take_an_unjudged_policy():
+    # Integer labels cannot be NaN: every row is judged.
+    checked = check_input(
+        np.array([2, 0, 1]), [0.3, 0.2, 0.1], groups=[0, 0, 0], unjudged="condensed"
+    )
+    np.testing.assert_array_equal(checked.y_true, [2.0, 0.0, 1.0])
+    assert checked.missing is None
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (
+            dict(y_true=[[1, 0]], y_score=[[0.2, 0.1]], groups=[0]),
+            "`groups` must be None when `y_true` and `y_score` are 2-D (each row "
+            "is a query), got 2-D arrays of shape (1, 2) and groups; pass flat "
+            "1-D arrays to use groups",
+        ),
+        (
+            dict(y_true=[1, 0], y_score=[0.2, 0.1]),
+            "`groups` is required for 1-D `y_true` and `y_score`: pass one query "
+            "label per row (e.g. groups=query_ids). To score a single query, pass "
+            "groups=np.zeros(len(y_true)); for one query per row of a matrix, "
+            "pass 2-D arrays",
+        ),
+    ],
+)
+def test_query_label_errors_say_what_to_pass(arguments, message):
+    with pytest.raises(ValueError) as error:
+        check_input(**arguments)
+    assert str(error.value) == message
 
 
 def _reference_top(sizes, k):

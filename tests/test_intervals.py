@@ -62,7 +62,9 @@ def test_two_query_values_are_enough():
     result = EvaluationResult(np.arange(3), {"m": np.array([0.2, np.nan, 0.6])}, {})
     low, high = confidence_intervals(result)["m"]
     half = np.tan(0.475 * np.pi) * 0.2
-    assert (low, high) == pytest.approx((0.4 - half, 0.4 + half), rel=1e-12)
+    # scipy's t quantile at 1 degree of freedom agrees with tan() to ~1e-11
+    # (scipy 1.15) or to the last bits (newer)
+    assert (low, high) == pytest.approx((0.4 - half, 0.4 + half), rel=1e-9)
 
 
 def test_one_query_value_is_refused_by_name():

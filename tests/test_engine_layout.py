@@ -168,6 +168,16 @@ def test_integer_labels_take_an_unjudged_policy():
     assert checked.missing is None
 
 
+@pytest.mark.parametrize("unjudged", ["nonrelevant", "condensed"])
+def test_float_labels_without_nan_take_an_unjudged_policy(unjudged):
+    # Float labels with no NaN: every row is judged, the labels as given.
+    checked = check_input(
+        np.array([2.0, 0.5, 1.0]), [0.3, 0.2, 0.1], groups=[0, 0, 0], unjudged=unjudged
+    )
+    np.testing.assert_array_equal(checked.y_true, [2.0, 0.5, 1.0])
+    assert checked.missing is None
+
+
 @pytest.mark.parametrize(
     "arguments, message",
     [

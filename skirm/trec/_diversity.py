@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm.io import QrelsJG, Run, read_qrels_jg, read_run
+from skirm.io import QrelsJG, Run, read_run
 from skirm.io._prefs import first_duplicate_pair
 from skirm.metrics._diversity import (
     NDEVAL_KS,
@@ -29,6 +29,7 @@ from skirm.metrics._diversity import (
     diversity_table,
 )
 from skirm.metrics._names import parse_diversity_name
+from skirm.trec._groups import as_qrels_jg
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -130,8 +131,7 @@ def evaluate_diversity(
         "judged_only": judged_only,
     }
     requests = _requests(measures, k, defaults)
-    if not isinstance(qrels, QrelsJG):
-        qrels = read_qrels_jg(qrels)
+    qrels = as_qrels_jg(qrels, "`qrels` must be subtopic judgments")
     if not isinstance(run, Run):
         run = read_run(run)
     query_ids = _query_order(run.query_ids)

@@ -12,16 +12,15 @@ in one :class:`~skirm.metrics.EvaluationResult`.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from skirm._validation import OptionError
-from skirm.io import Qrels, QrelsJG, Run, read_qrels_jg
+from skirm.io import Qrels, Run
 from skirm.io._convert import convert_run
 from skirm.metrics._result import EvaluationResult
 from skirm.trec._diversity import evaluate_diversity
 from skirm.trec._duplicates import DuplicateDocnoError
+from skirm.trec._groups import as_qrels_jg
 
 __all__ = ["evaluate_with_diversity"]
 
@@ -37,19 +36,27 @@ def evaluate_with_diversity(
     ``refused`` maps the options that do not apply to diversity measures
     (``(python name, command-line option)``) to whether they were given.
     """
+    labels = _labels(outputs)
     given = [names for names, was_given in refused.items() if was_given]
     if given:
         text = "{} {} not apply to the diversity measures ({}); evaluate them apart"
-        verb, labels = "does" if len(given) == 1 else "do", ", ".join(_labels(outputs))
+        verb = "does" if len(given) == 1 else "do"
         raise OptionError(
-            text.format(" and ".join(python for python, _ in given), verb, labels),
-            text.format(" and ".join(option for _, option in given), verb, labels),
+            text.format(
+                " and ".join(python for python, _ in given), verb, ", ".join(labels)
+            ),
+            text.format(
+                " and ".join(option for _, option in given), verb, ", ".join(labels)
+            ),
         )
-    jg = _subtopic_qrels(qrels)
+    jg = as_qrels_jg(
+        qrels,
+        "the diversity measures need subtopic judgments (`topic subtopic docno "
+        "judgment` lines) in `qrels`",
+    )
     run = run if isinstance(run, Run) else convert_run(run, "run")
     if len(run) == 0:
         raise ValueError("the run is empty: nothing to evaluate")
-    labels = _labels(outputs)
     report = evaluate_diversity(
         jg,
         run,
@@ -58,10 +65,10 @@ def evaluate_with_diversity(
         judged_only=judged_only,
         all_queries=all_queries,
     )
-    judged = report["judged"]
-    ids = np.sort(report["query_ids"][judged].astype(str))
     if all_queries:
         ids = np.unique(jg.query_ids)
+    else:
+        ids = np.sort(report["query_ids"][report["judged"]].astype(str))
     others = [m for m in metrics if not (isinstance(m, str) and m in labels)]
     per_query, means = {}, {}
     run_id = run.run_id
@@ -100,15 +107,3 @@ def evaluate_with_diversity(
 
 def _labels(outputs):
     return [name for name, kind, _, _ in outputs if kind == "diversity"]
-
-
-def _subtopic_qrels(qrels):
-    if isinstance(qrels, QrelsJG):
-        return qrels
-    if isinstance(qrels, (str, os.PathLike)) or hasattr(qrels, "read"):
-        return read_qrels_jg(qrels)
-    raise TypeError(
-        "the diversity measures need subtopic judgments (`topic subtopic "
-        "docno judgment` lines): pass `qrels` as a file or a skirm.io.QrelsJG, "
-        f"got {type(qrels).__name__}"
-    )

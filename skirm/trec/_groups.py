@@ -9,10 +9,13 @@ the mean over its groups (as trec_eval's ``map_avgjg``, ``P_avgjg`` and
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 import numpy as np
 
 from skirm.io._prefs import SEP, QrelsJG, read_qrels_jg
-from skirm.io._records import FROM_ARRAYS, Qrels, QrelsRows, RunBlock
+from skirm.io._records import FROM_ARRAYS, QrelsRows, RunBlock
 from skirm.io._tokens import Tokens
 from skirm.trec._duplicates import block_duplicate_error, first_repeat
 
@@ -22,16 +25,20 @@ __all__ = ["as_qrels_jg", "group_topics", "group_values", "split_topics"]
 KERNELS = {"map_avgjg": "map", "P_avgjg": "P", "Rprec_mult_avgjg": "Rprec_mult"}
 
 
-def as_qrels_jg(qrels):
-    """A :class:`QrelsJG` from a QrelsJG, a path or an open file."""
+def as_qrels_jg(
+    qrels: Any,
+    need: str = "`qrels` must be judgment groups for rel_format='qrels_jg'",
+) -> QrelsJG:
+    """A :class:`QrelsJG` from a QrelsJG, a path or an open file; anything
+    else is a TypeError that begins with ``need``."""
     if isinstance(qrels, QrelsJG):
         return qrels
-    if isinstance(qrels, Qrels):
-        raise TypeError(
-            "`qrels` must be judgment groups for rel_format='qrels_jg' (a "
-            "QrelsJG, or a path to read with skirm.io.read_qrels_jg), got Qrels"
-        )
-    return read_qrels_jg(qrels)
+    if isinstance(qrels, (str, os.PathLike)) or hasattr(qrels, "read"):
+        return read_qrels_jg(qrels)
+    raise TypeError(
+        f"{need} (a QrelsJG, or a path to read with skirm.io.read_qrels_jg), "
+        f"got {type(qrels).__name__}"
+    )
 
 
 def group_topics(qrels_jg, block, max_docs=None):

@@ -191,8 +191,15 @@ def test_ties_first_on_partitions_holding_whole_queries(client):
         frame["label"], frame["score"], groups=frame["qid"].to_numpy(), **kwargs
     )
     _assert_close(result, expected)
+    # "auto" (the default) finds that the partitions hold whole queries.
+    result = skirm.dask.evaluate(
+        rows["label"], rows["score"], groups=rows["qid"], **kwargs
+    )
+    _assert_close(result, expected)
     with pytest.raises(ValueError, match="shuffle on the query id does not"):
-        skirm.dask.evaluate(rows["label"], rows["score"], groups=rows["qid"], **kwargs)
+        skirm.dask.evaluate(
+            rows["label"], rows["score"], groups=rows["qid"], shuffle=True, **kwargs
+        )
     # A query split over two partitions is caught, never averaged twice.
     split = dd.from_pandas(frame, npartitions=4)
     with pytest.raises(ValueError, match="appears in more than one result"):
@@ -203,12 +210,128 @@ def test_ties_first_on_partitions_holding_whole_queries(client):
             shuffle=False,
             **kwargs,
         )
+    # ... and "auto" names it: ties="first" cannot be kept through a shuffle.
+    straddling = frame["qid"].to_numpy()[split.divisions[1]]
+    with pytest.raises(
+        ValueError, match=re.escape(f"(query {straddling!r} is in two partitions)")
+    ):
+        skirm.dask.evaluate(
+            split["label"], split["score"], groups=split["qid"], **kwargs
+        )
 
 
 def dask_delayed(value):
     import dask
 
     return dask.delayed(value)
+
+
+@pytest.fixture
+def shuffles(monkeypatch):
+    """The ``on=`` of every Dask DataFrame shuffle requested while it is used."""
+    seen = []
+    original = dd.DataFrame.shuffle
+
+    def spy(self, *args, **kwargs):
+        seen.append(kwargs.get("on", args[0] if args else None))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(dd.DataFrame, "shuffle", spy)
+    return seen
+
+
+def _whole_query_partitions(frame, n_parts):
+    """``frame`` cut into ``n_parts`` partitions of whole queries, each
+    partition's rows in a random order and its queries not in sorted order."""
+    labels = frame["qid"].unique()
+    part_of = dict(zip(labels, np.arange(labels.shape[0]) % n_parts, strict=True))
+    part = frame["qid"].map(part_of).to_numpy()
+    pieces = [
+        frame[part == i].sample(frac=1.0, random_state=i).reset_index(drop=True)
+        for i in range(n_parts)
+    ]
+    return dd.from_delayed(
+        [dask_delayed(piece) for piece in pieces], meta=frame.iloc[:0]
+    )
+
+
+def test_auto_shuffles_only_when_a_query_spans_partitions(client, shuffles):
+    frame = _rows(8, n_groups=80)
+    metrics = ["ndcg@5", "map", "mrr", "err@3"]
+    expected = evaluate(
+        frame["label"], frame["score"], groups=frame["qid"].to_numpy(), metrics=metrics
+    )
+    # Whole queries per partition, though the queries are interleaved: no
+    # shuffle, found from the distinct ids of each partition.
+    aligned = _whole_query_partitions(frame, 4)
+    result = skirm.dask.evaluate(
+        aligned["label"], aligned["score"], groups=aligned["qid"], metrics=metrics
+    )
+    _assert_close(result, expected)
+    assert shuffles == []
+    lazy = skirm.dask.per_query_frame(
+        aligned["label"], aligned["score"], groups=aligned["qid"], metrics=metrics
+    )
+    assert shuffles == []
+    assert len(lazy.compute()) == len(expected.group_ids)
+    # A query split over two partitions: one shuffle, the same numbers.
+    split = dd.from_pandas(frame, npartitions=4)
+    result = skirm.dask.evaluate(
+        split["label"], split["score"], groups=split["qid"], metrics=metrics
+    )
+    _assert_close(result, expected)
+    assert shuffles == ["groups"]
+    # True always shuffles, False never does.
+    skirm.dask.evaluate(
+        aligned["label"], aligned["score"], groups=aligned["qid"], shuffle=True
+    )
+    assert shuffles == ["groups", "groups"]
+    skirm.dask.evaluate(
+        aligned["label"], aligned["score"], groups=aligned["qid"], shuffle=False
+    )
+    assert len(shuffles) == 2
+
+
+def test_auto_reads_known_divisions_on_the_query_index(client, shuffles, monkeypatch):
+    frame = _rows(9, ids="int").set_index("qid").sort_index()
+    rows = dd.from_pandas(frame, npartitions=5, sort=True)
+    assert rows.known_divisions
+    # The metadata answers: the query ids are not computed.
+    monkeypatch.setattr(
+        skirm.dask._evaluate, "_distinct", lambda ids: pytest.fail("computed")
+    )
+    result = skirm.dask.evaluate(
+        rows["label"], rows["score"], groups=rows.index, metrics=["map", "mrr"]
+    )
+    expected = evaluate(
+        frame["label"],
+        frame["score"],
+        groups=frame.index.to_numpy(),
+        metrics=["map", "mrr"],
+    )
+    _assert_close(result, expected)
+    assert shuffles == []
+
+
+def test_auto_on_dask_arrays_follows_the_chunks(client, shuffles):
+    frame = _rows(10, ids="int").sort_values("qid", kind="stable")
+    starts = np.flatnonzero(frame["qid"].ne(frame["qid"].shift()).to_numpy())
+    edges = [0, int(starts[20]), int(starts[41]), len(frame)]
+    chunks = (tuple(np.diff(edges).tolist()),)
+    columns = [
+        da.from_array(frame[c].to_numpy(), chunks=chunks)
+        for c in ("label", "score", "qid")
+    ]
+    expected = evaluate(
+        frame["label"], frame["score"], groups=frame["qid"].to_numpy(), metrics=["map"]
+    )
+    result = skirm.dask.evaluate(*columns[:2], groups=columns[2], metrics=["map"])
+    _assert_close(result, expected)
+    assert shuffles == []
+    cut = [da.rechunk(c, chunks=len(frame) // 3 + 1) for c in columns]
+    result = skirm.dask.evaluate(*cut[:2], groups=cut[2], metrics=["map"])
+    _assert_close(result, expected)
+    assert shuffles == ["groups"]
 
 
 def test_errors_of_the_partitions_reach_the_caller(client):
@@ -240,6 +363,13 @@ def test_bad_arguments_are_rejected_before_any_work():
         skirm.dask.evaluate(
             rows["label"], rows["score"], groups=rows["qid"], ties="random"
         )
+    for function in (skirm.dask.evaluate, skirm.dask.per_query_frame):
+        with pytest.raises(
+            ValueError, match=r"`shuffle` must be True, False or 'auto', got 'yes'"
+        ):
+            function(rows["label"], rows["score"], groups=rows["qid"], shuffle="yes")
+    with pytest.raises(ValueError, match=r"`shuffle` must be .*, got 1"):
+        skirm.dask.evaluate_run(Qrels(["q"], ["d"], [1]), rows, shuffle=1)
     empty = dd.from_pandas(frame.iloc[:0], npartitions=1)
     with pytest.raises(ValueError, match="`y_true` must hold at least one row"):
         skirm.dask.evaluate(empty["label"], empty["score"], groups=empty["qid"])
@@ -327,6 +457,36 @@ def test_evaluate_run_on_a_frame_equals_one_process(client, options):
     # the qrels topic the run misses: left out by 9.0, a placeholder under -c
     assert ("t999" in result.group_ids) == (options.get("compat") != "9.0")
     assert result.means["num_q"] == (26 if "all_queries" in options else 25)
+
+
+def test_evaluate_run_auto_shuffles_only_when_a_judged_query_spans(client, shuffles):
+    qrels, run = _trec(5)
+    frame = run.to_frame()
+    expected = evaluate_run(qrels, run, MEASURES, all_queries=True)
+    # Whole queries per partition: one evaluation, no shuffle.
+    aligned = _whole_query_partitions(frame.rename(columns={"query_id": "qid"}), 3)
+    aligned = aligned.rename(columns={"qid": "query_id"})
+    result = skirm.dask.evaluate_run(qrels, aligned, MEASURES, all_queries=True)
+    _assert_same_run_result(result, expected)
+    assert shuffles == []
+    # A judged query cut in two: evaluated again after a shuffle.
+    split = dd.from_pandas(frame, npartitions=3)
+    result = skirm.dask.evaluate_run(qrels, split, MEASURES, all_queries=True)
+    _assert_same_run_result(result, expected)
+    assert shuffles == ["query_id"]
+    # An unjudged query cut in two needs no shuffle: its rows are dropped.
+    unjudged = Run(
+        np.r_[run.query_ids, ["zz", "zz"]],
+        np.r_[run.doc_ids, ["a", "b"]],
+        np.r_[run.scores, [1.0, 2.0]],
+    )
+    pieces = [frame, unjudged.to_frame().iloc[-2:-1], unjudged.to_frame().iloc[-1:]]
+    rows = dd.from_delayed([dask_delayed(p) for p in pieces], meta=frame.iloc[:0])
+    result = skirm.dask.evaluate_run(qrels, rows, MEASURES, all_queries=True)
+    _assert_same_run_result(
+        result, evaluate_run(qrels, unjudged, MEASURES, all_queries=True)
+    )
+    assert shuffles == ["query_id"]
 
 
 @pytest.mark.oracle

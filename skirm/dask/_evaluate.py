@@ -1,7 +1,8 @@
 """Evaluate rows held in Dask collections with skirm's numpy engine.
 
 Nothing here computes a metric: the rows of each query are brought into one
-partition by Dask's shuffle on the query id, each partition goes through the
+partition (by Dask's shuffle on the query id, unless the partitions already
+hold whole queries), each partition goes through the
 same functions as :func:`skirm.metrics.evaluate` (or
 :func:`skirm.trec.evaluate_run`, in :mod:`._trec`), and the per-query values
 of the partitions are merged as :meth:`~skirm.metrics.EvaluationResult.concat`
@@ -24,7 +25,7 @@ from skirm.metrics._result import merge
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any
+    from typing import Any, Literal
 
     from dask.dataframe import DataFrame
 
@@ -124,6 +125,40 @@ def _empty_frame(pd, labels, weighted, id_dtype):
     return pd.DataFrame(data, index=pd.Index([], dtype=id_dtype, name="query"))
 
 
+def check_shuffle(shuffle):
+    """``shuffle`` as given: True, False or ``"auto"``."""
+    if isinstance(shuffle, (bool, np.bool_)):
+        return bool(shuffle)
+    if isinstance(shuffle, str) and shuffle == "auto":
+        return shuffle
+    raise ValueError(f"`shuffle` must be True, False or 'auto', got {shuffle!r}")
+
+
+def _distinct(ids):
+    return ids.drop_duplicates()
+
+
+def _split_query(groups):
+    """A query whose rows sit in more than one partition of ``groups``, or
+    None when each partition holds whole queries.
+
+    Known divisions on the query index answer from the metadata alone;
+    otherwise the distinct query ids of each partition are computed (one pass
+    over the query column, which a Parquet source reads alone).
+    """
+    _, dd, _ = _import_dask()
+    if groups.npartitions == 1:
+        return None
+    if isinstance(groups, dd.Index) and groups.known_divisions:
+        return None
+    ids = groups.map_partitions(_distinct).compute()
+    repeated = ids.duplicated()
+    if not repeated.any():
+        return None
+    query = ids[repeated].iloc[0]
+    return query.item() if isinstance(query, np.generic) else query
+
+
 def _partition_values(rows, bound, no_relevant, ties, weighted):
     """Per-query values of one partition's rows (whole queries)."""
     _, _, pd = _import_dask()
@@ -152,14 +187,17 @@ def per_query_frame(
     sample_weight: DaskColumn | None = None,
     ties: Ties = "average",
     no_relevant: NoRelevant = 0.0,
-    shuffle: bool = True,
+    shuffle: bool | Literal["auto"] = "auto",
     **params: Any,
 ) -> DataFrame:
     """Per-query metric values of rows in Dask collections, as a lazy frame.
 
     The arguments are those of :func:`evaluate`. Use this function when the
     queries themselves are too many to gather in one process; otherwise
-    :func:`evaluate` gives the means too.
+    :func:`evaluate` gives the means too. With ``shuffle="auto"`` and
+    neither one partition nor known divisions on the query index, the
+    distinct query ids of each partition are computed here, before the
+    frame is returned.
 
     Returns
     -------
@@ -186,9 +224,11 @@ def per_query_frame(
     1      0.5
     2      0.5
     """
+    shuffle = check_shuffle(shuffle)
     frame, bound = _prepare(
         y_true, y_score, groups, metrics, sample_weight, ties, no_relevant, params
     )
+    shuffle = _resolve_shuffle(shuffle, groups, ties)
     return _values_frame(frame, bound, no_relevant, ties, sample_weight, shuffle)
 
 
@@ -216,16 +256,31 @@ def _prepare(y_true, y_score, groups, metrics, sample_weight, ties, no_relevant,
     return frame, bound
 
 
+def _resolve_shuffle(shuffle, groups, ties):
+    """Whether to shuffle: ``"auto"`` shuffles only when a query's rows sit in
+    more than one partition."""
+    split = None
+    if shuffle == "auto":
+        _, dd, _ = _import_dask()
+        if isinstance(groups, dd.Series):
+            split = _split_query(groups)
+        else:  # a Dask array: its chunks become the partitions
+            split = _split_query(dd.from_dask_array(groups))
+        shuffle = split is not None
+    if shuffle and ties == "first":
+        where = "" if split is None else f" (query {split!r} is in two partitions)"
+        raise ValueError(
+            "`ties='first'` keeps the input order of tied rows, which the "
+            "shuffle on the query id does not preserve; give partitions that "
+            f"hold whole queries{where}, or another tie policy"
+        )
+    return shuffle
+
+
 def _values_frame(frame, bound, no_relevant, ties, sample_weight, shuffle):
     _, _, pd = _import_dask()
     no_relevant = check_no_relevant(no_relevant)
     if shuffle:
-        if ties == "first":
-            raise ValueError(
-                "`ties='first'` keeps the input order of tied rows, which the "
-                "shuffle on the query id does not preserve; pass shuffle=False "
-                "with partitions that hold whole queries, or another tie policy"
-            )
         frame = frame.shuffle(on="groups")
     weighted = sample_weight is not None
     meta = _empty_frame(pd, bound, weighted, frame["groups"].dtype)
@@ -249,14 +304,15 @@ def evaluate(
     sample_weight: DaskColumn | None = None,
     ties: Ties = "average",
     no_relevant: NoRelevant = 0.0,
-    shuffle: bool = True,
+    shuffle: bool | Literal["auto"] = "auto",
     verbose: int = 0,
     **params: Any,
 ) -> EvaluationResult:
     """Compute several metrics on rows held in Dask collections.
 
     The rows are shuffled on the query id so that each query's rows sit in
-    one partition, each partition is ranked and measured by the numpy engine
+    one partition (unless they already do: see ``shuffle``), each partition
+    is ranked and measured by the numpy engine
     of :func:`skirm.metrics.evaluate`, and the per-query values are merged:
     the result equals that of :func:`skirm.metrics.evaluate` on all the rows
     in one process (to the last bits of the per-query sums).
@@ -277,14 +333,21 @@ def evaluate(
         Query weights given per row, constant within each query.
     ties : {"average", "first", "optimistic", "pessimistic"}, default="average"
         The tie policy. ``"first"`` (input order among ties) needs
-        ``shuffle=False``: a shuffle does not keep the input order.
+        partitions that hold whole queries: a shuffle does not keep the
+        input order.
     no_relevant : float in [0, 1], "skip" or "raise", default=0.0
         The value of a query without relevant rows; ``"skip"`` leaves such
         queries out of the means across all partitions.
-    shuffle : bool, default=True
-        Shuffle the rows on the query id. Pass False when the partitions
-        already hold whole queries (e.g. Parquet files written by query):
-        a query found in two partitions then raises ValueError.
+    shuffle : bool or "auto", default="auto"
+        Whether to shuffle the rows on the query id. ``"auto"`` shuffles only
+        when a query's rows sit in more than one partition: known divisions
+        on the query index (``groups=rows.index``) answer that without
+        reading anything; otherwise the distinct query ids of each
+        partition are computed first, one pass over the query column alone
+        (a Parquet source reads only that column). Pass False when the
+        partitions are known to hold whole queries (e.g. Parquet files
+        written by query) to skip that pass: a query found in two
+        partitions then raises ValueError. True always shuffles.
     verbose : int, default=0
         Progress on standard error: 0 prints none; above 0, the stages as
         lines and, on a local scheduler, Dask's
@@ -322,11 +385,17 @@ def evaluate(
     array([0.5, nan])
     """
     dask, _, _ = _import_dask()
+    shuffle = check_shuffle(shuffle)
     with _progress(verbose, "skirm.dask.evaluate") as progress:
         progress.stage("preparing the rows")
         frame, bound = _prepare(
             y_true, y_score, groups, metrics, sample_weight, ties, no_relevant, params
         )
+        if shuffle == "auto":
+            progress.stage("finding whether the partitions hold whole queries")
+        shuffle = _resolve_shuffle(shuffle, groups, ties)
+        if shuffle:
+            progress.stage("shuffling the rows on the query id")
         values = _values_frame(frame, bound, no_relevant, ties, sample_weight, shuffle)
         delayed = values.to_delayed()
         progress.stage(f"evaluating {len(delayed)} partitions")

@@ -1,7 +1,7 @@
 """Evaluate a TREC run held in Dask collections or files, as trec_eval does.
 
-The run rows are shuffled on the query id (as the rows of
-:mod:`._evaluate`), each partition is evaluated by the stages of
+The run rows are shuffled on the query id when a query spans partitions (as
+the rows of :mod:`._evaluate`), each partition is evaluated by the stages of
 :func:`skirm.trec.evaluate_run` against the whole qrels, and the per-query
 values are merged and summarised as trec_eval summarises them.
 """
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from skirm._validation import describe
-from skirm.dask._evaluate import _import_dask, _progress
+from skirm.dask._evaluate import _import_dask, _progress, check_shuffle
 from skirm.metrics._result import merged_ids
 
 if TYPE_CHECKING:
@@ -147,6 +147,12 @@ def _placeholder_part(index, outputs, present, options):
     )
 
 
+def _spans_partitions(parts):
+    """Whether a judged query was evaluated in more than one partition."""
+    ids = np.concatenate([ids for ids, _ in parts])
+    return np.unique(ids).shape[0] < ids.shape[0]
+
+
 def _checked_run(parts, index, missing):
     """The evaluated queries of the whole run, after the checks of
     :func:`skirm.trec.evaluate_run` in its order: a run without qrels
@@ -186,12 +192,13 @@ def evaluate_run(
     max_docs: int | None = None,
     all_queries: bool = False,
     compat: Literal["10.0", "9.0"] = "10.0",
-    shuffle: bool = True,
+    shuffle: bool | Literal["auto"] = "auto",
     verbose: int = 0,
 ) -> EvaluationResult:
     """Evaluate a TREC run too large for one process, as trec_eval does.
 
-    The run rows are shuffled on the query id, each partition is evaluated by
+    The run rows are shuffled on the query id when a query spans partitions
+    (see ``shuffle``), each partition is evaluated by
     :func:`skirm.trec.evaluate_run` against the whole qrels (held once in
     the task graph), and the per-query values are merged and summarised as
     trec_eval summarises them: the result equals that of
@@ -218,10 +225,13 @@ def evaluate_run(
         missing from the run (an error, placeholder rankings with
         ``all_queries=True``, or left out with ``compat="9.0"``) applies to
         the whole run, not to each partition.
-    shuffle : bool, default=True
-        Shuffle the rows on the query id; pass False when each partition
-        already holds whole queries (a query found in two partitions then
-        raises ValueError).
+    shuffle : bool or "auto", default="auto"
+        Whether to shuffle the rows on the query id. ``"auto"`` evaluates
+        each partition as it stands and shuffles only when a judged query
+        is found in two partitions; that evaluation is then done again
+        after the shuffle, so pass True for runs known to split queries
+        across files. Pass False when each partition holds whole queries
+        (a query found in two partitions then raises ValueError).
     verbose : int, default=0
         Progress on standard error: 0 prints none; above 0, the stages as
         lines and, on a local scheduler, Dask's
@@ -260,6 +270,7 @@ def evaluate_run(
     )
     from skirm.trec._summary import summarize_outputs
 
+    shuffle = check_shuffle(shuffle)
     compat = check_compat(compat)
     outputs = parse_measures(metrics, compat)
     level = check_level(relevance_level)
@@ -270,13 +281,18 @@ def evaluate_run(
         progress.stage("reading the qrels")
         index = QrelsIndex(qrels_input(qrels))
         frame, run_id = _run_frame(run)
-        if shuffle:
-            frame = frame.shuffle(on="query_id")
-        partitions = frame.to_delayed()
         shared = dask.delayed(index, traverse=False)
-        tasks = _run_tasks(partitions, shared, outputs, options)
+        if shuffle is True:
+            progress.stage("shuffling the run on the query id")
+            frame = frame.shuffle(on="query_id")
+        tasks = _run_tasks(frame.to_delayed(), shared, outputs, options)
         progress.stage(f"evaluating {len(tasks)} partitions")
         parts, run_id = dask.compute(tasks, run_id)
+        if shuffle == "auto" and _spans_partitions(parts):
+            progress.stage("a query spans partitions: shuffling on the query id")
+            frame = frame.shuffle(on="query_id")
+            tasks = _run_tasks(frame.to_delayed(), shared, outputs, options)
+            (parts,) = dask.compute(tasks)
         progress.finish()
     missing = missing_rule(options.all_queries, compat)
     present = _checked_run(parts, index, missing)

@@ -6,9 +6,12 @@ Run after ``pip install -e ".[bench]"``::
 
 For each size, synthetic rows (``_data.make_flat``: about 100 rows per query,
 float64 labels and scores, int64 query ids) are written to Parquet files of
-``--rows-per-file`` rows, once (reused on later runs). The rows of each file
-are in random order, and two consecutive files share their query ids, so
-that the rows of every query sit in two files: Dask must shuffle them.
+``--rows-per-file`` rows, once (reused on later runs), in one of two
+layouts (``--layout``, both by default). The rows of each file are in
+random order. **split**: two consecutive files share their query ids, so
+that the rows of every query sit in two files and Dask must shuffle them.
+**aligned**: every file holds its own queries (as files written by query),
+so ``shuffle="auto"`` finds that no shuffle is needed.
 
 * **single process**: a fresh process reads the Parquet files with pyarrow
   and calls ``skirm.metrics.evaluate(ndcg@10, map, mrr)`` with ``n_jobs=1``
@@ -19,9 +22,13 @@ that the rows of every query sit in two files: Dask must shuffle them.
 * **Dask**: a fresh ``distributed.LocalCluster`` of two single-threaded
   worker processes with ``--memory-limit`` each reads the files
   (``dask.dataframe.read_parquet``) and calls ``skirm.dask.evaluate`` with
-  the same metrics: the shuffle on the query id, then the numpy engine per
-  partition. Reported: the wall time from the Parquet files to the result,
-  rows/s, and each worker process's peak resident memory.
+  the same metrics (``shuffle="auto"``: one pass over the query column, then
+  the shuffle on the query id if the layout needs it, then the numpy engine
+  per partition). Reported: the wall time from the Parquet files to the
+  result, rows/s, each worker process's peak resident memory, the tasks run
+  (``distributed.get_task_stream``) and the bytes the shuffle sent between
+  workers and wrote to disk (the scheduler's ``cumulative_worker_metrics``,
+  the counters behind the dashboard's fine performance metrics).
 
 The means of the two paths are compared (largest absolute difference). The
 output is markdown; ``--output FILE`` also writes it to a file. Timings are
@@ -49,7 +56,7 @@ from _data import make_flat
 THREE = ("ndcg@10", "map", "mrr")
 
 
-def write_parquet(folder, n_rows, rows_per_file):
+def write_parquet(folder, n_rows, rows_per_file, layout):
     """The synthetic rows as Parquet files in ``folder`` (reused if complete)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -63,7 +70,9 @@ def write_parquet(folder, n_rows, rows_per_file):
     for i in range(n_files):
         size = min(rows_per_file, n_rows - i * rows_per_file)
         y_true, y_score, groups = make_flat(size, seed=i)
-        if i % 2 == 0:
+        if layout == "aligned":
+            offset = i * 10 * (rows_per_file // 100 + 1)
+        elif i % 2 == 0:
             offset = (i // 2) * 10 * (rows_per_file // 100 + 1)
         perm = np.random.default_rng(1000 + i).permutation(size)
         table = pa.table(
@@ -105,7 +114,7 @@ def single_process(folder):
 
 def on_dask(folder, memory_limit):
     import dask.dataframe as dd
-    from distributed import Client, LocalCluster
+    from distributed import Client, LocalCluster, get_task_stream
 
     import skirm.dask
 
@@ -119,15 +128,30 @@ def on_dask(folder, memory_limit):
         ) as cluster,
         Client(cluster) as client,
     ):
-        t0 = time.perf_counter()
-        rows = dd.read_parquet(str(folder))
-        result = skirm.dask.evaluate(
-            rows["label"], rows["score"], groups=rows["qid"], metrics=THREE
-        )
-        seconds = time.perf_counter() - t0
+        before = client.run_on_scheduler(_worker_metrics)
+        with get_task_stream(client) as stream:
+            t0 = time.perf_counter()
+            rows = dd.read_parquet(str(folder))
+            result = skirm.dask.evaluate(
+                rows["label"], rows["score"], groups=rows["qid"], metrics=THREE
+            )
+            seconds = time.perf_counter() - t0
         peaks = client.run(peak_rss)
         n_partitions = rows.npartitions
-    return seconds, dict(result.means), sorted(peaks.values()), n_partitions
+        time.sleep(3)  # the workers report their counters with the heartbeat
+        after = client.run_on_scheduler(_worker_metrics)
+    moved = {key: after.get(key, 0) - before.get(key, 0) for key in (SENT, WRITTEN)}
+    counts = (len(stream.data), moved[SENT], moved[WRITTEN])
+    return seconds, dict(result.means), sorted(peaks.values()), n_partitions, counts
+
+
+#: The shuffle's bytes sent between workers and written to their disks.
+SENT = ("p2p", "background-comms", "process", "bytes")
+WRITTEN = ("p2p", "background-disk", "disk-write", "bytes")
+
+
+def _worker_metrics(dask_scheduler):
+    return dict(dask_scheduler.cumulative_worker_metrics)
 
 
 def gib(n_bytes):
@@ -138,6 +162,12 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, nargs="+", default=[5_000_000])
     parser.add_argument("--rows-per-file", type=int, default=2_500_000)
+    parser.add_argument(
+        "--layout",
+        nargs="+",
+        choices=("split", "aligned"),
+        default=["split", "aligned"],
+    )
     parser.add_argument("--single-max-rows", type=int, default=50_000_000)
     parser.add_argument("--memory-limit", default="4GiB", help="per Dask worker")
     parser.add_argument("--workdir", type=Path, required=True, help="Parquet files")
@@ -161,55 +191,59 @@ def main(argv=None):
     )
     out()
     header = (
-        "| rows | files | load before | single: read | single: evaluate 1 thread "
-        "| 2 threads | single rows/s | single peak RSS | Dask: total | Dask rows/s "
+        "| rows | layout | files | load before | single: read | single: evaluate "
+        "1 thread | 2 threads | single peak RSS | Dask: total | Dask / single "
+        "(read + best evaluate) | tasks | shuffle: sent / written to disk "
         "| Dask peak RSS per worker | max abs diff of means |"
     )
     out(header)
-    out("|" + "---:|" * 12)
+    out("|" + "---:|" * 14)
     spawn = get_context("spawn")
     growth = {}
     for n_rows in args.rows:
-        folder = args.workdir / f"rows-{n_rows}"
-        write_parquet(folder, n_rows, args.rows_per_file)
-        load = os.getloadavg()[0]
-        single = None
-        if n_rows <= args.single_max_rows:
-            with ProcessPoolExecutor(1, mp_context=spawn) as pool:
-                single = pool.submit(single_process, folder).result()
-        seconds, means, peaks, n_parts = on_dask(folder, args.memory_limit)
-        growth[n_rows] = (seconds, single[1][1] if single else None)
-        cells = [f"{n_rows:,}", str(n_parts), f"{load:.1f}"]
-        if single:
-            read, times, single_means, rss = single
-            diff = max(abs(means[m] - single_means[m]) for m in THREE)
+        for layout in args.layout:
+            folder = args.workdir / f"rows-{n_rows}-{layout}"
+            write_parquet(folder, n_rows, args.rows_per_file, layout)
+            load = os.getloadavg()[0]
+            single = None
+            if n_rows <= args.single_max_rows:
+                with ProcessPoolExecutor(1, mp_context=spawn) as pool:
+                    single = pool.submit(single_process, folder).result()
+            seconds, means, peaks, n_parts, counts = on_dask(folder, args.memory_limit)
+            growth[n_rows, layout] = seconds
+            cells = [f"{n_rows:,}", layout, str(n_parts), f"{load:.1f}"]
+            ratio = "-"
+            if single:
+                read, times, single_means, rss = single
+                diff = max(abs(means[m] - single_means[m]) for m in THREE)
+                cells += [
+                    f"{read:.2f} s",
+                    f"{times[1]:.2f} s",
+                    f"{times[2]:.2f} s ({times[1] / times[2]:.2f}x)",
+                    gib(rss),
+                ]
+                ratio = f"{seconds / (read + min(times.values())):.1f}x"
+            else:
+                diff = None
+                cells += ["-"] * 4
+            n_tasks, sent, written = counts
             cells += [
-                f"{read:.2f} s",
-                f"{times[1]:.2f} s",
-                f"{times[2]:.2f} s ({times[1] / times[2]:.2f}x)",
-                f"{n_rows / times[1] / 1e6:.1f} M",
-                gib(rss),
+                f"{seconds:.1f} s",
+                ratio,
+                str(n_tasks),
+                f"{sent / 2**20:.0f} / {written / 2**20:.0f} MiB",
+                " / ".join(gib(p) for p in peaks),
+                "-" if diff is None else f"{diff:.1e}",
             ]
-        else:
-            diff = None
-            cells += ["-"] * 5
-        cells += [
-            f"{seconds:.1f} s",
-            f"{n_rows / seconds / 1e6:.2f} M",
-            " / ".join(gib(p) for p in peaks),
-            "-" if diff is None else f"{diff:.1e}",
-        ]
-        out("| " + " | ".join(cells) + " |")
+            out("| " + " | ".join(cells) + " |")
     out()
-    base = min(growth)
-    out(f"Growth from {base:,} rows (time ratio ÷ row ratio; 1.0 is linear):")
+    base = min(n for n, _ in growth)
+    out(f"Dask growth from {base:,} rows (time ratio ÷ row ratio; 1.0 is linear):")
     out()
-    for n_rows, (seconds, single) in growth.items():
-        ratio = n_rows / base
-        text = f"* {n_rows:,} rows: Dask {seconds / growth[base][0] / ratio:.2f}"
-        if single and growth[base][1]:
-            text += f", single process {single / growth[base][1] / ratio:.2f}"
-        out(text)
+    for (n_rows, layout), seconds in growth.items():
+        if (base, layout) in growth:
+            ratio = seconds / growth[base, layout] / (n_rows / base)
+            out(f"* {n_rows:,} rows, {layout}: {ratio:.2f}")
     if args.output:
         args.output.write_text("\n".join(lines) + "\n")
 

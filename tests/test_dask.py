@@ -269,11 +269,22 @@ def test_auto_shuffles_only_when_a_query_spans_partitions(client, shuffles):
     )
     _assert_close(result, expected)
     assert shuffles == []
-    lazy = skirm.dask.per_query_frame(
-        aligned["label"], aligned["score"], groups=aligned["qid"], metrics=metrics
-    )
-    assert shuffles == []
-    assert len(lazy.compute()) == len(expected.group_ids)
+    # The lazy frame reads no data to decide: without known divisions it
+    # shuffles (False declares the layout).
+    for shuffle, seen in (("auto", ["groups"]), (False, ["groups"])):
+        lazy = skirm.dask.per_query_frame(
+            aligned["label"],
+            aligned["score"],
+            groups=aligned["qid"],
+            metrics=metrics,
+            shuffle=shuffle,
+        )
+        assert shuffles == seen
+        values = lazy.compute().sort_index()
+        np.testing.assert_allclose(
+            values["map"].to_numpy(), expected.per_query["map"], rtol=1e-12
+        )
+    shuffles.clear()
     # A query split over two partitions: one shuffle, the same numbers.
     split = dd.from_pandas(frame, npartitions=4)
     result = skirm.dask.evaluate(
@@ -296,9 +307,11 @@ def test_auto_reads_known_divisions_on_the_query_index(client, shuffles, monkeyp
     frame = _rows(9, ids="int").set_index("qid").sort_index()
     rows = dd.from_pandas(frame, npartitions=5, sort=True)
     assert rows.known_divisions
-    # The metadata answers: the query ids are not computed.
+    # The metadata answers: no partition is evaluated before the decision.
     monkeypatch.setattr(
-        skirm.dask._evaluate, "_distinct", lambda ids: pytest.fail("computed")
+        skirm.dask._evaluate,
+        "_values_as_they_stand",
+        lambda *args: pytest.fail("evaluated as they stand"),
     )
     result = skirm.dask.evaluate(
         rows["label"], rows["score"], groups=rows.index, metrics=["map", "mrr"]
@@ -310,7 +323,50 @@ def test_auto_reads_known_divisions_on_the_query_index(client, shuffles, monkeyp
         metrics=["map", "mrr"],
     )
     _assert_close(result, expected)
+    lazy = skirm.dask.per_query_frame(
+        rows["label"], rows["score"], groups=rows.index, metrics=["map"]
+    )
     assert shuffles == []
+    np.testing.assert_allclose(
+        lazy.compute().sort_index()["map"].to_numpy(), expected.per_query["map"]
+    )
+
+
+def test_auto_raises_only_the_errors_of_whole_queries(client, shuffles):
+    # Query "b" has its one relevant row in the second partition: the first
+    # partition's part of it has none, which is not an error of the data.
+    frame = pd.DataFrame(
+        {
+            "qid": ["a", "b", "b", "b", "c"],
+            "label": [1, 0, 0, 1, 1],
+            "score": [0.3, 0.9, 0.5, 0.1, 0.2],
+        }
+    )
+    pieces = [frame.iloc[:3], frame.iloc[3:]]
+    rows = dd.from_delayed([dask_delayed(p) for p in pieces], meta=frame.iloc[:0])
+    options = dict(metrics=["map", "mrr"], no_relevant="raise")
+    result = skirm.dask.evaluate(
+        rows["label"], rows["score"], groups=rows["qid"], **options
+    )
+    _assert_close(
+        result,
+        evaluate(
+            frame["label"], frame["score"], groups=frame["qid"].to_numpy(), **options
+        ),
+    )
+    assert shuffles == ["groups"]
+    # With whole queries per partition, the error is the data's, raised as
+    # one process raises it, without a shuffle.
+    whole = frame.assign(label=[1, 0, 0, 0, 1])
+    pieces = [whole.iloc[:4], whole.iloc[4:]]
+    rows = dd.from_delayed([dask_delayed(p) for p in pieces], meta=frame.iloc[:0])
+    with pytest.raises(ValueError) as one:
+        evaluate(
+            whole["label"], whole["score"], groups=whole["qid"].to_numpy(), **options
+        )
+    with pytest.raises(ValueError, match=re.escape(str(one.value))):
+        skirm.dask.evaluate(rows["label"], rows["score"], groups=rows["qid"], **options)
+    assert shuffles == ["groups"]
 
 
 def test_auto_on_dask_arrays_follows_the_chunks(client, shuffles):

@@ -134,28 +134,31 @@ def check_shuffle(shuffle):
     raise ValueError(f"`shuffle` must be True, False or 'auto', got {shuffle!r}")
 
 
-def _distinct(ids):
-    return ids.drop_duplicates()
-
-
-def _split_query(groups):
-    """A query whose rows sit in more than one partition of ``groups``, or
-    None when each partition holds whole queries.
-
-    Known divisions on the query index answer from the metadata alone;
-    otherwise the distinct query ids of each partition are computed (one pass
-    over the query column, which a Parquet source reads alone).
-    """
+def _whole_by_metadata(groups):
+    """Whether the metadata alone says each partition holds whole queries:
+    one partition, or known divisions on the query index."""
     _, dd, _ = _import_dask()
+    if not isinstance(groups, dd.Series):  # a Dask array: its chunks
+        return groups.numblocks[0] == 1
     if groups.npartitions == 1:
+        return True
+    return isinstance(groups, dd.Index) and groups.known_divisions
+
+
+def _repeated_query(id_sets):
+    """A query found in more than one of ``id_sets`` (arrays of distinct
+    ids), or None."""
+    if len(id_sets) < 2:
         return None
-    if isinstance(groups, dd.Index) and groups.known_divisions:
+    ids = np.concatenate(id_sets)
+    try:
+        ids = np.sort(ids, kind="stable")
+    except TypeError:  # ids of mixed kinds: let the merge name them
         return None
-    ids = groups.map_partitions(_distinct).compute()
-    repeated = ids.duplicated()
+    repeated = ids[1:] == ids[:-1]
     if not repeated.any():
         return None
-    query = ids[repeated].iloc[0]
+    query = ids[int(np.argmax(repeated))]
     return query.item() if isinstance(query, np.generic) else query
 
 
@@ -178,6 +181,20 @@ def _partition_values(rows, bound, no_relevant, ties, weighted):
     return frame
 
 
+def _values_as_they_stand(rows, bound, no_relevant, ties, weighted):
+    """``(distinct query ids, per-query frame or the error)`` of one
+    partition evaluated as it stands; the error is raised by the caller only
+    if no query spans two partitions (else the partition held part of a
+    query and its error may not be one of the whole data)."""
+    _, _, pd = _import_dask()
+    ids = pd.unique(rows["groups"].to_numpy())
+    try:
+        values = _partition_values(rows, bound, no_relevant, ties, weighted)
+    except (ValueError, TypeError) as exc:
+        return ids, exc
+    return ids, values
+
+
 def per_query_frame(
     y_true: DaskColumn,
     y_score: DaskColumn,
@@ -194,10 +211,11 @@ def per_query_frame(
 
     The arguments are those of :func:`evaluate`. Use this function when the
     queries themselves are too many to gather in one process; otherwise
-    :func:`evaluate` gives the means too. With ``shuffle="auto"`` and
-    neither one partition nor known divisions on the query index, the
-    distinct query ids of each partition are computed here, before the
-    frame is returned.
+    :func:`evaluate` gives the means too. The frame stays lazy, so
+    ``shuffle="auto"`` reads only the metadata here: no shuffle with one
+    partition or known divisions on the query index (``groups=rows.index``),
+    a shuffle otherwise; pass ``shuffle=False`` for partitions known to hold
+    whole queries.
 
     Returns
     -------
@@ -228,7 +246,8 @@ def per_query_frame(
     frame, bound = _prepare(
         y_true, y_score, groups, metrics, sample_weight, ties, no_relevant, params
     )
-    shuffle = _resolve_shuffle(shuffle, groups, ties)
+    if shuffle == "auto":
+        shuffle = not _whole_by_metadata(groups)
     return _values_frame(frame, bound, no_relevant, ties, sample_weight, shuffle)
 
 
@@ -256,31 +275,21 @@ def _prepare(y_true, y_score, groups, metrics, sample_weight, ties, no_relevant,
     return frame, bound
 
 
-def _resolve_shuffle(shuffle, groups, ties):
-    """Whether to shuffle: ``"auto"`` shuffles only when a query's rows sit in
-    more than one partition."""
-    split = None
-    if shuffle == "auto":
-        _, dd, _ = _import_dask()
-        if isinstance(groups, dd.Series):
-            split = _split_query(groups)
-        else:  # a Dask array: its chunks become the partitions
-            split = _split_query(dd.from_dask_array(groups))
-        shuffle = split is not None
-    if shuffle and ties == "first":
-        where = "" if split is None else f" (query {split!r} is in two partitions)"
-        raise ValueError(
-            "`ties='first'` keeps the input order of tied rows, which the "
-            "shuffle on the query id does not preserve; give partitions that "
-            f"hold whole queries{where}, or another tie policy"
-        )
-    return shuffle
+def _shuffle_error(split=None):
+    where = "" if split is None else f" (query {split!r} is in two partitions)"
+    return ValueError(
+        "`ties='first'` keeps the input order of tied rows, which the "
+        "shuffle on the query id does not preserve; give partitions that "
+        f"hold whole queries{where}, or another tie policy"
+    )
 
 
 def _values_frame(frame, bound, no_relevant, ties, sample_weight, shuffle):
     _, _, pd = _import_dask()
     no_relevant = check_no_relevant(no_relevant)
     if shuffle:
+        if ties == "first":
+            raise _shuffle_error()
         frame = frame.shuffle(on="groups")
     weighted = sample_weight is not None
     meta = _empty_frame(pd, bound, weighted, frame["groups"].dtype)
@@ -293,6 +302,28 @@ def _values_frame(frame, bound, no_relevant, ties, sample_weight, shuffle):
         meta=meta,
         align_dataframes=False,
     )
+
+
+def _as_they_stand(frame, bound, no_relevant, ties, weighted, progress):
+    """``(parts, shuffle)``: the per-query frames of the partitions evaluated
+    as they stand and False, or ``(None, True)`` when a query spans two
+    partitions (the shuffle is then needed, and the work is done again)."""
+    dask, _, _ = _import_dask()
+    tasks = [
+        dask.delayed(_values_as_they_stand)(part, bound, no_relevant, ties, weighted)
+        for part in frame.to_delayed()
+    ]
+    outcomes = dask.compute(*tasks)
+    split = _repeated_query([ids for ids, _ in outcomes])
+    if split is not None:
+        if ties == "first":
+            raise _shuffle_error(split)
+        progress.stage(f"query {split!r} spans partitions: shuffling on the query id")
+        return None, True
+    for _, outcome in outcomes:
+        if isinstance(outcome, Exception):
+            raise outcome
+    return [values for _, values in outcomes], False
 
 
 def evaluate(
@@ -340,14 +371,14 @@ def evaluate(
         queries out of the means across all partitions.
     shuffle : bool or "auto", default="auto"
         Whether to shuffle the rows on the query id. ``"auto"`` shuffles only
-        when a query's rows sit in more than one partition: known divisions
-        on the query index (``groups=rows.index``) answer that without
-        reading anything; otherwise the distinct query ids of each
-        partition are computed first, one pass over the query column alone
-        (a Parquet source reads only that column). Pass False when the
-        partitions are known to hold whole queries (e.g. Parquet files
-        written by query) to skip that pass: a query found in two
-        partitions then raises ValueError. True always shuffles.
+        when a query's rows sit in more than one partition: one partition or
+        known divisions on the query index (``groups=rows.index``) say so
+        without any work; otherwise each partition is evaluated as it
+        stands, with its distinct query ids, and if a query is found in two
+        partitions those values are dropped and the rows shuffled (the
+        evaluation is then done twice: pass True for data known to split
+        queries). False never shuffles: a query found in two partitions
+        raises ValueError. True always shuffles.
     verbose : int, default=0
         Progress on standard error: 0 prints none; above 0, the stages as
         lines and, on a local scheduler, Dask's
@@ -391,17 +422,23 @@ def evaluate(
         frame, bound = _prepare(
             y_true, y_score, groups, metrics, sample_weight, ties, no_relevant, params
         )
-        if shuffle == "auto":
-            progress.stage("finding whether the partitions hold whole queries")
-        shuffle = _resolve_shuffle(shuffle, groups, ties)
-        if shuffle:
-            progress.stage("shuffling the rows on the query id")
-        values = _values_frame(frame, bound, no_relevant, ties, sample_weight, shuffle)
-        delayed = values.to_delayed()
-        progress.stage(f"evaluating {len(delayed)} partitions")
-        parts = dask.compute(*delayed)
-        progress.stage("merging the per-query values")
         weighted = sample_weight is not None
+        if shuffle == "auto" and _whole_by_metadata(groups):
+            shuffle = False
+        parts = None
+        if shuffle == "auto":
+            progress.stage("evaluating the partitions as they stand")
+            parts, shuffle = _as_they_stand(
+                frame, bound, no_relevant, ties, weighted, progress
+            )
+        if parts is None:
+            values = _values_frame(
+                frame, bound, no_relevant, ties, sample_weight, shuffle
+            )
+            delayed = values.to_delayed()
+            progress.stage(f"evaluating {len(delayed)} partitions")
+            parts = dask.compute(*delayed)
+        progress.stage("merging the per-query values")
         parts = [_as_part(p, bound, weighted) for p in parts if len(p)]
         if not parts:
             raise ValueError("`y_true` must hold at least one row, got none")

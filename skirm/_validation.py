@@ -154,6 +154,13 @@ def check_groups(groups, n_samples: int, name: str = "groups") -> np.ndarray:
     Series and Categoricals, polars Series and pyarrow arrays are converted
     to their values.
     """
+    return check_groups_runs(groups, n_samples, name)[0]
+
+
+def check_groups_runs(groups, n_samples: int, name: str = "groups"):
+    """``(labels, runs)``: :func:`check_groups`, and for an object array
+    checked by comparing neighbours, the first row of each run of equal
+    labels (:func:`label_runs`), else None."""
     if groups is None:
         raise ValueError(f"`{name}` is required")
     if is_column(groups):  # polars Series, pyarrow Array or ChunkedArray
@@ -182,50 +189,75 @@ def check_groups(groups, n_samples: int, name: str = "groups") -> np.ndarray:
             f"`{name}` must hold hashable query labels (ints or strings), "
             f"got {describe(arr)}"
         )
-    missing = _missing(groups, arr)
-    if missing is not None and missing.any():
-        at = int(np.argmax(missing))
+    at, runs = _first_missing(groups, arr)
+    if at is not None:
         value = as_python(arr[at])
         text = "NaN" if isinstance(value, float) else repr(value)
         raise ValueError(
             f"`{name}` must not contain missing values, got {text} at index {at}"
         )
-    return arr
+    return arr, runs
+
+
+def label_runs(arr):
+    """The first row of each run of equal neighbouring labels (row 0 first),
+    from one vectorised comparison of every label with the next."""
+    change = np.empty(arr.shape[0], dtype=bool)
+    change[:1] = True
+    np.not_equal(arr[1:], arr[:-1], out=change[1:])
+    return np.flatnonzero(change)
 
 
 _MISSING_TYPES = ("NAType", "NaTType")
 
 
-def _missing(original, arr):
-    """Boolean mask of missing labels (None, NaN, NaT, pandas NA), or None."""
+def _first_missing(original, arr):
+    """``(row, runs)``: the first missing label (None, NaN, NaT, pandas NA),
+    or None; and the :func:`label_runs` of an object array when they were
+    computed to find it, else None."""
     isna = getattr(original, "isna", None)
     if callable(isna):  # pandas Series, Index and extension arrays
-        return np.asarray(isna(), dtype=bool)
+        return _first(np.asarray(isna(), dtype=bool)), None
     kind = arr.dtype.kind
     if kind == "f":
-        return np.isnan(arr)
+        return _first(np.isnan(arr)), None
     if kind in "Mm":
-        return np.isnat(arr)
-    if kind == "O":
-        # Vectorised: None equals None; NaN and NaT differ from themselves.
-        # A label whose comparison has no truth value (pandas' NA) or is not
-        # a scalar takes the exact test below, one label at a time.
-        try:
-            return np.equal(arr, None) | np.not_equal(arr, arr)
-        except (TypeError, ValueError):
-            pass
-        return np.fromiter(
-            (
-                g is None
-                or (isinstance(g, float) and g != g)
-                or type(g).__name__ in _MISSING_TYPES
-                or (isinstance(g, np.datetime64 | np.timedelta64) and np.isnat(g))
-                for g in arr
-            ),
-            dtype=bool,
-            count=arr.shape[0],
-        )
-    return None
+        return _first(np.isnat(arr)), None
+    if kind != "O":
+        return None, None
+    # Vectorised: None equals None, and NaN and NaT differ from themselves
+    # and from anything else, so a missing label is missing at the start of
+    # its run of equal neighbours: only the first row of each run is tested.
+    # A label whose comparison has no truth value (pandas' NA) or is not a
+    # scalar takes the exact test below, one label at a time.
+    try:
+        runs = label_runs(arr)
+        heads = arr[runs]
+        missing = np.equal(heads, None) | np.not_equal(heads, heads)
+    except (TypeError, ValueError):
+        pass
+    else:
+        at = _first(missing)
+        return (None if at is None else int(runs[at])), runs
+    missing = np.fromiter(
+        (
+            g is None
+            or (isinstance(g, float) and g != g)
+            or type(g).__name__ in _MISSING_TYPES
+            or (isinstance(g, np.datetime64 | np.timedelta64) and np.isnat(g))
+            for g in arr
+        ),
+        dtype=bool,
+        count=arr.shape[0],
+    )
+    return _first(missing), None
+
+
+def _first(mask):
+    """The index of the first True of ``mask``, or None."""
+    if not mask.any():
+        return None
+    return int(np.argmax(mask))
 
 
 def _categorical_values(groups):

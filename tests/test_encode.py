@@ -18,6 +18,9 @@ def _check(groups):
     np.testing.assert_array_equal(uniques[codes], groups)
     if starts is not None:
         assert np.all(np.diff(codes) >= 0)
+        np.testing.assert_array_equal(
+            starts, np.searchsorted(codes, np.arange(uniques.shape[0] + 1))
+        )
     return codes, uniques
 
 

@@ -16,7 +16,7 @@ from skirm._engine._threads import share_out
 from skirm._validation import (
     as_numeric_array,
     check_choice,
-    check_groups,
+    check_groups_runs,
     check_n_jobs,
     check_sample_weight,
     check_scores,
@@ -77,7 +77,7 @@ def check_input(
         n_rows = y_true.shape[0]
 
         def encode():
-            return encode_grouped(check_groups(groups, n_rows))
+            return encode_grouped(*check_groups_runs(groups, n_rows))
 
         tasks = (labels_and_scores, encode)
         ((y_true, missing), y_score), encoded = share_out(lambda i: tasks[i](), 2, 2)
@@ -120,7 +120,7 @@ def check_input(
                 "of a matrix, pass 2-D arrays"
             )
         if encoded is None:
-            encoded = encode_grouped(check_groups(groups, y_true.shape[0]))
+            encoded = encode_grouped(*check_groups_runs(groups, y_true.shape[0]))
         codes, group_ids, starts = encoded
     sample_weight = check_sample_weight(sample_weight, y_true.shape[0])
     if ignore_ties and tiebreak is None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from skirm._validation import label_runs
+
 
 def encode_groups(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Dense integer codes for query labels.
@@ -21,14 +23,17 @@ def encode_groups(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return encode_grouped(groups)[:2]
 
 
-def encode_grouped(groups: np.ndarray):
+def encode_grouped(groups: np.ndarray, runs: np.ndarray | None = None):
     """``(codes, uniques, starts)``: :func:`encode_groups`, and the first row
     of each query (``starts``, with ``n`` last) when the rows are grouped by
     query in code order, else None for ``starts``.
 
     Integer labels sorted ascending (the usual layout of a learning-to-rank
     file) take one pass over the rows to find where the label changes, and
-    one more to shift them to codes when the smallest is not 0.
+    one more to shift them to codes when the smallest is not 0. String and
+    object labels take one comparison of each label with the next; ``runs``
+    (:func:`skirm._validation.label_runs` of ``groups``) is that comparison's
+    result when the caller has it.
     """
     n = groups.shape[0]
     if groups.dtype.kind in "biu" and not (
@@ -57,10 +62,7 @@ def encode_grouped(groups: np.ndarray):
         return (*_encode_by_sort(groups), None)
     # Strings and objects: when rows of a query are contiguous (the usual
     # layout), sort only one label per block.
-    change = np.empty(n, dtype=bool)
-    change[0] = True
-    np.not_equal(groups[1:], groups[:-1], out=change[1:])
-    block_starts = np.flatnonzero(change)
+    block_starts = label_runs(groups) if runs is None else runs
     try:
         uniques, inverse = np.unique(groups[block_starts], return_inverse=True)
     except TypeError as exc:
@@ -69,8 +71,12 @@ def encode_grouped(groups: np.ndarray):
             f"strings), got a mix: {exc}"
         ) from None
     if uniques.shape[0] == block_starts.shape[0]:
-        sizes = np.diff(np.append(block_starts, n))
-        return np.repeat(inverse.reshape(-1), sizes), uniques, None
+        inverse = inverse.reshape(-1)
+        starts = np.append(block_starts, n)
+        codes = np.repeat(inverse, np.diff(starts))
+        if np.all(inverse[1:] > inverse[:-1]):  # the blocks in label order
+            return codes, uniques, starts
+        return codes, uniques, None
     return (*_encode_by_sort(groups), None)
 
 

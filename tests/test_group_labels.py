@@ -1,0 +1,105 @@
+"""Query labels as people hold them: strings and Python objects.
+
+Object labels are checked for missing values on the first row of each run
+of equal neighbouring labels only, and that comparison is reused to encode
+them; string labels whose runs are already in label order hand their query
+starts to the engine. Oracles: a per-row Python test of every label, and
+the same rows evaluated with integer labels of the same order.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from skirm._engine import encode_grouped
+from skirm._engine._blocks import BLOCK_ROWS
+from skirm.metrics import evaluate
+
+
+def _is_missing(label):
+    if label is None:
+        return True
+    if isinstance(label, float) and math.isnan(label):
+        return True
+    if isinstance(label, (np.datetime64, np.timedelta64)):
+        return bool(np.isnat(label))
+    return False
+
+
+MISSING = [None, float("nan"), np.float64("nan"), np.datetime64("NaT")]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_first_missing_object_label_is_named_at_its_row(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 40))
+    # Runs of equal labels, as grouped rows have them.
+    labels = np.repeat(
+        rng.choice(["q1", "q2", "q10", "a"], size=n), rng.integers(1, 4, size=n)
+    ).astype(object)
+    for at in rng.choice(labels.shape[0], size=int(rng.integers(1, 4))):
+        value = MISSING[int(rng.integers(len(MISSING)))]
+        # a run of missing labels, sometimes the same object repeated
+        width = int(rng.integers(1, 3))
+        labels[at : at + width] = value
+    first = next(i for i, g in enumerate(labels.tolist()) if _is_missing(g))
+    y = np.zeros(labels.shape[0])
+    with pytest.raises(ValueError, match=rf"at index {first}$"):
+        evaluate(y, y, groups=labels, metrics=["mrr"])
+
+
+@pytest.mark.parametrize("at", [0, 1, 5, 9])
+def test_a_missing_label_at_either_end_of_a_run(at):
+    labels = np.array(["a"] * 5 + ["b"] * 5, dtype=object)
+    labels[at] = None
+    with pytest.raises(ValueError, match=rf"got None at index {at}$"):
+        evaluate(np.zeros(10), np.zeros(10), groups=labels, metrics=["mrr"])
+
+
+def test_labels_without_a_truth_value_take_the_exact_test():
+    pd = pytest.importorskip("pandas")
+    labels = np.array(["a", "a", pd.NA, "b"], dtype=object)
+    with pytest.raises(ValueError, match=r"got <NA> at index 2$"):
+        evaluate(np.zeros(4), np.zeros(4), groups=labels, metrics=["mrr"])
+
+
+@pytest.mark.parametrize("dtype", ["U", object])
+def test_string_runs_in_label_order_give_their_starts(dtype):
+    codes, uniques, starts = encode_grouped(
+        np.array(["a", "a", "b", "c", "c", "c"], dtype=dtype)
+    )
+    assert codes.tolist() == [0, 0, 1, 2, 2, 2]
+    assert uniques.tolist() == ["a", "b", "c"]
+    assert starts.tolist() == [0, 2, 3, 6]
+    # Runs out of label order, or a label in two runs: no starts.
+    assert encode_grouped(np.array(["b", "b", "a"], dtype=dtype))[2] is None
+    assert encode_grouped(np.array(["a", "b", "a"], dtype=dtype))[2] is None
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("layout", ["sorted", "runs out of order"])
+def test_string_and_object_labels_equal_integer_labels_bit_for_bit(n_jobs, layout):
+    rng = np.random.default_rng(7)
+    sizes = rng.integers(1, 60, size=6_000)  # more rows than one block
+    ints = np.repeat(np.arange(sizes.shape[0]), sizes)
+    assert ints.shape[0] > BLOCK_ROWS
+    if layout == "runs out of order":
+        order = rng.permutation(sizes.shape[0])
+        ints = np.repeat(order, sizes[order])
+    y_true = rng.integers(0, 4, size=ints.shape[0])
+    y_score = rng.integers(0, 5, size=ints.shape[0]).astype(float)  # ties
+    metrics = ["ndcg@10", "map", "mrr", "err@5", "P@3", "rprec"]
+    expected = evaluate(y_true, y_score, groups=ints, metrics=metrics, n_jobs=n_jobs)
+    strings = np.char.add("q", np.char.zfill(ints.astype(str), 5))  # same order
+    for labels in (strings, strings.astype(object)):
+        result = evaluate(
+            y_true, y_score, groups=labels, metrics=metrics, n_jobs=n_jobs
+        )
+        np.testing.assert_array_equal(result.group_ids, np.unique(strings))
+        for name in metrics:
+            np.testing.assert_array_equal(
+                result.per_query[name], expected.per_query[name]
+            )

@@ -92,6 +92,12 @@ SUITE = {
         ["--queries", "100", "--docs", "100", "--repeats", "1"],
         "users' objects into a Run; reference: pytrec_eval",
     ),
+    "ids": (
+        "bench_ids.py",
+        [],
+        ["--rows", "100000", "--rounds", "1"],
+        "string and object query ids; reference: int64 ids",
+    ),
     "frames": (
         "bench_frames.py",
         [],

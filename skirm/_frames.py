@@ -34,6 +34,7 @@ __all__ = [
     "is_frame",
     "is_list_column",
     "library",
+    "pandas_string_codes",
     "polars_frame",
     "polars_records",
     "values",
@@ -57,6 +58,32 @@ def library(obj) -> str | None:
     comes from (by the module name, without importing anything), else None."""
     root = type(obj).__module__.partition(".")[0]
     return root if root in ("pandas", "polars", "pyarrow") else None
+
+
+def pandas_string_codes(column):
+    """``(codes, uniques)`` of a pandas Series or Index of strings, from
+    pandas' own hash table (``factorize(sort=True)``): ``uniques`` the sorted
+    distinct strings as an object array (what ``np.unique`` gives for the
+    column's values), ``uniques[codes]`` the column. None for anything else
+    (other types and dtypes, an object column that does not hold strings
+    only, a missing value), which the general path checks and names."""
+    if library(column) != "pandas" or getattr(column, "ndim", None) != 1:
+        return None
+    factorize = getattr(column, "factorize", None)
+    dtype = getattr(column, "dtype", None)
+    if not callable(factorize) or dtype is None:
+        return None
+    if getattr(dtype, "name", None) not in ("str", "string"):
+        if dtype != np.dtype(object):
+            return None
+        from pandas.api.types import infer_dtype  # pandas is loaded: it made column
+
+        if infer_dtype(column, skipna=False) != "string":
+            return None
+    codes, uniques = factorize(sort=True)
+    if codes.shape[0] and codes.min() < 0:  # a missing value
+        return None
+    return np.asarray(codes, dtype=np.intp), np.asarray(uniques, dtype=object)
 
 
 def is_frame(obj) -> bool:

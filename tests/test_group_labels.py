@@ -103,3 +103,63 @@ def test_string_and_object_labels_equal_integer_labels_bit_for_bit(n_jobs, layou
             np.testing.assert_array_equal(
                 result.per_query[name], expected.per_query[name]
             )
+
+
+def _pandas_columns(pd, labels):
+    """``labels`` (str) as the pandas columns people pass: object and
+    string dtypes, a Series and an Index."""
+    out = [pd.Series(np.asarray(labels, dtype=object), dtype=object)]
+    out.append(pd.Series(labels, dtype="string"))
+    out.append(pd.Index(np.asarray(labels, dtype=object), dtype=object))
+    try:
+        out.append(pd.Series(labels, dtype="str"))  # pandas 3's default
+    except TypeError:  # pragma: no cover - pandas 2.2 has no "str" dtype
+        pass
+    return out
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_pandas_string_columns_equal_the_general_path(seed):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(seed)
+    alphabet = ["q1", "q10", "q2", "", "é", "Q", "a b", "日本", "z" * 30]
+    n_queries = int(rng.integers(1, len(alphabet) + 1))
+    names = rng.choice(alphabet, size=n_queries, replace=False)
+    labels = rng.choice(names, size=int(rng.integers(1, 300)))
+    if seed % 2:  # each query's rows together, in an order of their own
+        labels = np.sort(labels)[::-1]
+    y_true = rng.integers(0, 3, size=labels.shape[0])
+    y_score = rng.integers(0, 4, size=labels.shape[0]).astype(float)
+    metrics = ["ndcg@3", "map", "mrr", "P@2"]
+    expected = evaluate(
+        y_true, y_score, groups=np.asarray(labels, dtype=object), metrics=metrics
+    )
+    for column in _pandas_columns(pd, labels.tolist()):
+        result = evaluate(y_true, y_score, groups=column, metrics=metrics)
+        assert result.group_ids.dtype == expected.group_ids.dtype
+        np.testing.assert_array_equal(result.group_ids, expected.group_ids)
+        for name in metrics:
+            np.testing.assert_array_equal(
+                result.per_query[name], expected.per_query[name]
+            )
+
+
+def test_pandas_columns_that_are_not_all_strings_take_the_general_path():
+    pd = pytest.importorskip("pandas")
+    y = np.zeros(4)
+    mixed = pd.Series([1, "a", 1, "a"], dtype=object)
+    with pytest.raises(TypeError, match="must be mutually comparable"):
+        evaluate(y, y, groups=mixed, metrics=["mrr"])
+    for missing, text in ((None, "None"), (np.nan, "NaN")):
+        column = pd.Series(["a", "a", missing, "b"], dtype=object)
+        with pytest.raises(ValueError, match=rf"got {text} at index 2$"):
+            evaluate(y, y, groups=column, metrics=["mrr"])
+    column = pd.Series(["a", "a", None, "b"], dtype="string")
+    with pytest.raises(ValueError, match=r"missing values, got .* at index 2$"):
+        evaluate(y, y, groups=column, metrics=["mrr"])
+    # A column of another length is named as for any other input.
+    with pytest.raises(ValueError, match="expected length 4, got 3"):
+        evaluate(y, y, groups=pd.Series(["a", "b", "c"]), metrics=["mrr"])
+    # Integer columns keep the integer path and its labels.
+    result = evaluate(y, y, groups=pd.Series([3, 3, 1, 2]), metrics=["mrr"])
+    assert result.group_ids.tolist() == [1, 2, 3]

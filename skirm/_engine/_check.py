@@ -13,6 +13,7 @@ import numpy as np
 
 from skirm._engine._encode import encode_grouped
 from skirm._engine._threads import share_out
+from skirm._frames import pandas_string_codes
 from skirm._validation import (
     as_numeric_array,
     check_choice,
@@ -40,6 +41,15 @@ class CheckedInput(NamedTuple):
     missing: np.ndarray | None = None  # rows whose label was NaN (unjudged)
     unjudged: str = "raise"  # what those rows mean
     starts: np.ndarray | None = None  # first row of each query, rows grouped
+
+
+def encode_labels(groups, n_rows):
+    """:func:`encode_grouped` of the checked query labels of ``n_rows`` rows;
+    a pandas column of strings is encoded by pandas' own hash table."""
+    fast = pandas_string_codes(groups)
+    if fast is not None and fast[0].shape[0] == n_rows:
+        return (*fast, None)
+    return encode_grouped(*check_groups_runs(groups, n_rows))
 
 
 def check_input(
@@ -77,7 +87,7 @@ def check_input(
         n_rows = y_true.shape[0]
 
         def encode():
-            return encode_grouped(*check_groups_runs(groups, n_rows))
+            return encode_labels(groups, n_rows)
 
         tasks = (labels_and_scores, encode)
         ((y_true, missing), y_score), encoded = share_out(lambda i: tasks[i](), 2, 2)
@@ -120,7 +130,7 @@ def check_input(
                 "of a matrix, pass 2-D arrays"
             )
         if encoded is None:
-            encoded = encode_grouped(*check_groups_runs(groups, y_true.shape[0]))
+            encoded = encode_labels(groups, y_true.shape[0])
         codes, group_ids, starts = encoded
     sample_weight = check_sample_weight(sample_weight, y_true.shape[0])
     if ignore_ties and tiebreak is None:

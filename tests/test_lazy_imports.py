@@ -121,3 +121,34 @@ def test_frames_of_other_libraries_are_recognised_without_importing_them():
         "as_run({'q': {'d': 1.0}}); evaluate([1, 0], [0.5, 0.2], groups=[1, 1])"
     )
     assert not [m for m in loaded if m.split(".")[0] in ("polars", "pyarrow")]
+
+
+def test_a_plain_skirm_eval_loads_only_what_it_needs():
+    # `skirm eval -m all_trec` on plain qrels: no statistics, scikit-learn,
+    # pandas or figures, and none of the diversity, preference or compare
+    # machinery (each loaded by the request that names it).
+    data = Path(__file__).parent / "data" / "trec_eval"
+    statement = (
+        "import contextlib, io; from skirm._cli import main; "
+        "out = io.StringIO(); "
+        "stack = contextlib.redirect_stdout(out); stack.__enter__(); "
+        f"status = main(['eval', '-m', 'all_trec', {str(data / 'qrels.test')!r}, "
+        f"{str(data / 'results.test')!r}]); stack.__exit__(None, None, None); "
+        "assert status == 0 and 'map' in out.getvalue(), status"
+    )
+    loaded = _modules_after(statement)
+    for unneeded in (
+        "sklearn",
+        "scipy",
+        "pandas",
+        "matplotlib",
+        "skirm.stats",
+        "skirm._cli._compare",
+        "skirm.trec._diversity_run",
+        "skirm.trec._diversity",
+        "skirm.metrics._diversity",
+        "skirm.trec._prefs",
+        "json",
+        "csv",
+    ):
+        assert unneeded not in loaded, unneeded

@@ -14,7 +14,6 @@ import contextlib
 import io
 import sys
 
-from skirm._cli._compare import run_compare
 from skirm._cli._eval import RelFormatError, run_eval
 from skirm._cli._ndeval import run_ndeval
 from skirm._cli._parser import UsageError, build_parser
@@ -68,7 +67,10 @@ def main(argv=None) -> int:
             command.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:
         return int(exc.code or 0)
-    run = {"compare": run_compare, "ndeval": run_ndeval}.get(args.command, run_eval)
+    if args.command == "compare":
+        from skirm._cli._compare import run_compare as run
+    else:
+        run = run_ndeval if args.command == "ndeval" else run_eval
     command = f"skirm {args.command}"
     try:
         out = io.StringIO()

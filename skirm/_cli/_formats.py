@@ -7,8 +7,6 @@ comparison as a table, Markdown, LaTeX, CSV or JSON.
 
 from __future__ import annotations
 
-import csv
-import json
 import math
 import sys
 
@@ -156,9 +154,13 @@ def write_eval(args, results, labels, outputs, out):
                     for i, qid in enumerate(result.group_ids.tolist())
                 }
             doc.append(entry)
+        import json
+
         json.dump(doc, out, indent=2)
         out.write("\n")
     else:
+        import csv
+
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(["run", "query", "measure", "value"])
         for label, result in zip(labels, results, strict=True):
@@ -185,6 +187,8 @@ def write_comparison(comparison, fmt, out):
     else:
         rows = comparison.to_records("systems")
         if fmt == "csv":
+            import csv
+
             writer = csv.writer(out, lineterminator="\n")
             writer.writerow(list(rows[0]))
             for row in rows:
@@ -208,5 +212,7 @@ def write_comparison(comparison, fmt, out):
                 for r in comparison.to_records("pairs")
             ],
         }
+        import json
+
         json.dump(doc, out, indent=2)
         out.write("\n")

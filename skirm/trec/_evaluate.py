@@ -22,7 +22,6 @@ from skirm.io._records import RunBlock
 from skirm.io._tokens import Tokens
 from skirm.metrics._registry import Metric
 from skirm.metrics._result import EvaluationResult
-from skirm.trec._diversity_run import evaluate_with_diversity
 from skirm.trec._formats import check_qrels_type, check_rel_format
 from skirm.trec._groups import as_qrels_jg, group_topics, split_topics
 from skirm.trec._inputs import map_blocks, qrels_input, run_blocks, run_input
@@ -36,7 +35,6 @@ from skirm.trec._missing import (
     no_common_error,
     placeholder_block,
 )
-from skirm.trec._prefs import PrefsEvaluation, as_prefs
 from skirm.trec._rank import ranked
 from skirm.trec._request import (
     Options,
@@ -224,6 +222,9 @@ def evaluate_run(
             compat=compat,
             verbose=verbose,
         )
+        # Imported here: a request without diversity names never loads them.
+        from skirm.trec._diversity_run import evaluate_with_diversity
+
         return evaluate_with_diversity(
             standard,
             qrels,
@@ -304,6 +305,8 @@ def _evaluate(qrels, run, outputs, options, rel_format, progress):
             as_qrels_jg(qrels), block, outputs, options
         )
     else:
+        from skirm.trec._prefs import as_prefs  # only for -R prefs, qrels_prefs
+
         ids, per_query, n_topics = _preferences(
             as_prefs(qrels, rel_format), block, outputs, options
         )
@@ -428,6 +431,8 @@ def _judgment_groups(qrels_jg, block, outputs, options):
 def _preferences(prefs, block, outputs, options):
     """``-R prefs`` / ``qrels_prefs``: the preference measures;
     ``(ids, per_query, n_topics)``."""
+    from skirm.trec._prefs import PrefsEvaluation
+
     check_all_judged(prefs.query_ids, block.queries()[1], options)
     placeholders = missing_rule(options.all_queries, options.compat) == "score"
     ctx = PrefsEvaluation(prefs, block, placeholders, options.max_docs)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import sys
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -290,9 +291,13 @@ def check_k(k, name: str = "k") -> int | None:
 
 
 def check_n_jobs(n_jobs, name: str = "n_jobs") -> int:
-    """The number of threads: None is 1, -1 all CPUs, -2 all but one, ..."""
+    """The number of threads: -1 all CPUs, -2 all but one, ...; None is 1,
+    or the ``n_jobs`` of an active ``joblib.parallel_config`` with a local
+    backend (as scikit-learn reads None)."""
     if n_jobs is None:
-        return 1
+        n_jobs = _configured_n_jobs()
+        if n_jobs is None:
+            return 1
     integer = isinstance(n_jobs, numbers.Integral) and not isinstance(n_jobs, bool)
     if not integer or not n_jobs:
         raise ValueError(
@@ -306,6 +311,28 @@ def check_n_jobs(n_jobs, name: str = "n_jobs") -> int:
     except AttributeError:  # pragma: no cover - platforms without affinity
         n_cpus = os.cpu_count() or 1
     return max(n_cpus + 1 + int(n_jobs), 1)
+
+
+#: joblib's backends that run in this machine's processes and threads.
+_LOCAL_BACKENDS = ("LokyBackend", "ThreadingBackend", "MultiprocessingBackend")
+
+
+def _configured_n_jobs():
+    """The ``n_jobs`` of the active ``joblib.parallel_config`` (or
+    ``parallel_backend``) when its backend is local, else None. joblib is
+    read only if already imported: a configuration needs it imported. Inside
+    joblib's own workers the active ``n_jobs`` is None, so no nested threads
+    are started."""
+    joblib = sys.modules.get("joblib")
+    if joblib is None:
+        return None
+    try:
+        backend, n_jobs = joblib.parallel.get_active_backend()
+    except (AttributeError, TypeError, ValueError):  # pragma: no cover - joblib API
+        return None
+    if type(backend).__name__ not in _LOCAL_BACKENDS:
+        return None
+    return n_jobs
 
 
 def check_choice(value: T, name: str, choices: Collection[object]) -> T:

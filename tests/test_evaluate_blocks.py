@@ -10,6 +10,7 @@ import pytest
 from _reference import reference_per_query
 
 import skirm._engine._blocks
+import skirm._validation
 from skirm.io import Qrels, Run
 from skirm.metrics import EvaluationResult, evaluate, get_metric
 from skirm.trec import evaluate_run
@@ -308,3 +309,43 @@ def test_blocks_leave_the_inputs_alone(small_blocks):
         (y_true, y_score, groups, sample_weight), copies, strict=True
     ):
         np.testing.assert_array_equal(array, copy)
+
+
+def test_n_jobs_none_follows_joblib_parallel_config(monkeypatch, small_blocks):
+    joblib = pytest.importorskip("joblib")
+    seen = []
+    share_out = skirm._engine._blocks.share_out
+
+    def spy(function, n_items, n_threads):
+        seen.append(n_threads)
+        return share_out(function, n_items, n_threads)
+
+    monkeypatch.setattr(skirm._engine._blocks, "share_out", spy)
+    y_true, y_score, groups, _ = _data(13)
+    expected = evaluate(y_true, y_score, groups=groups)
+    assert seen == []  # None alone is one thread
+    with joblib.parallel_config(n_jobs=2):
+        result = evaluate(y_true, y_score, groups=groups)
+        evaluate(y_true, y_score, groups=groups, n_jobs=1)  # explicit wins
+    assert seen == [2]
+    for name in expected.per_query:
+        np.testing.assert_array_equal(result.per_query[name], expected.per_query[name])
+    n_cpus = skirm._validation.check_n_jobs(-1)
+    with joblib.parallel_config(backend="threading", n_jobs=-1):
+        evaluate(y_true, y_score, groups=groups)
+    if n_cpus > 1:  # every CPU, as many as there are blocks
+        assert len(seen) == 2 and 2 <= seen[-1] <= n_cpus
+    else:  # pragma: no cover - one CPU
+        assert len(seen) == 1
+    # Inside joblib's workers, None is one thread again: no nested threads.
+    del seen[:]
+    with joblib.parallel_config(backend="threading", n_jobs=2):
+        joblib.Parallel()(
+            joblib.delayed(evaluate)(y_true, y_score, groups=groups) for _ in range(2)
+        )
+    assert seen == []
+    # A backend elsewhere (a cluster) does not set this process's threads.
+    monkeypatch.setattr(skirm._validation, "_LOCAL_BACKENDS", ())
+    with joblib.parallel_config(n_jobs=2):
+        evaluate(y_true, y_score, groups=groups)
+    assert seen == []

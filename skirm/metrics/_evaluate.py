@@ -93,8 +93,10 @@ def evaluate(
     no_relevant : float in [0, 1], "skip" or "raise", default=0.0
         The value of a query without relevant rows, for every metric.
     n_jobs : int, default=None
-        Threads ranking blocks of whole queries at once (``None`` is one,
-        ``-1`` all CPUs). The queries are cut into blocks of a fixed size,
+        Threads ranking blocks of whole queries at once (``-1`` all CPUs;
+        ``None`` is one, or the ``n_jobs`` of an active
+        ``joblib.parallel_config`` with a local backend, as in
+        scikit-learn). The queries are cut into blocks of a fixed size,
         whatever ``n_jobs``: the results are identical for any value.
     conventions : {"sklearn", "lightgbm", "xgboost", "torchmetrics", "beir", \
 "spark"}, default=None

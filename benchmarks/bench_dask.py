@@ -22,9 +22,9 @@ so ``shuffle="auto"`` finds that no shuffle is needed.
 * **Dask**: a fresh ``distributed.LocalCluster`` of two single-threaded
   worker processes with ``--memory-limit`` each reads the files
   (``dask.dataframe.read_parquet``) and calls ``skirm.dask.evaluate`` with
-  the same metrics (``shuffle="auto"``: one pass over the query column, then
-  the shuffle on the query id if the layout needs it, then the numpy engine
-  per partition). Reported: the wall time from the Parquet files to the
+  the same metrics (``shuffle="auto"``: each partition evaluated as it
+  stands; if a query is found in two partitions, the shuffle on the query id
+  and the numpy engine per partition again). Reported: the wall time from the Parquet files to the
   result, rows/s, each worker process's peak resident memory, the tasks run
   (``distributed.get_task_stream``) and the bytes the shuffle sent between
   workers and wrote to disk (the scheduler's ``cumulative_worker_metrics``,

@@ -253,7 +253,11 @@ def expected_reciprocal_rank_score(
 
     With ``ties="average"`` the exact expectation over tied orderings costs
     ``O(m * min(m, k))`` per tie block of ``m`` rows with different grades;
-    other blocks cost nothing extra.
+    other blocks cost nothing extra. Its stop probabilities are differences
+    of products of ``1 - R``, so within such a block they carry an absolute
+    error of a few units of the 16th decimal: an ``R`` below about
+    ``1e-16`` (a grade more than 53 below ``max_grade``) counts as 0, and a
+    small one loses relative precision.
 
     Parameters
     ----------

@@ -10,6 +10,7 @@ cwl_eval reads a run), unjudged rows, queries without relevant rows.
 
 import itertools
 import logging
+import re
 
 import numpy as np
 import pytest
@@ -192,6 +193,114 @@ def test_average_ties_exact_for_static_measures_refused_for_adaptive():
     assert inst_score(y_true, distinct, groups=groups) == inst_score(
         y_true, distinct, groups=groups, ties="first"
     )
+
+
+@pytest.mark.parametrize(
+    "measure, options",
+    [("bpm", {"T": 2.0, "max_rel": 2}), ("sdcg", {"max_rel": 2, "depth": 6})],
+)
+def test_several_cutoffs_keep_the_options(measure, options):
+    # Several cutoffs of one measure are computed together: each with the
+    # options given, as the measure alone (checked against cwl_eval above).
+    y_true, y_score, groups = _case("baseline", 5)
+    names = [f"{measure}@{k}" for k in (3, 10)]
+    batched = evaluate(y_true, y_score, groups=groups, metrics=names, **options)
+    for name in names:
+        alone = get_metric(name, **options)
+        want = alone(y_true, y_score, groups=groups)
+        assert batched[name] == pytest.approx(want, rel=1e-13)
+        assert want != pytest.approx(get_metric(name)(y_true, y_score, groups=groups))
+
+
+def test_average_ties_refusal_message_names_the_measure_and_the_way_out():
+    message = (
+        "ties='average' is not available for the C/W/L measure 'bpm' on tied "
+        "scores: its continuation depends on the gains already read, so the "
+        "mean over the orderings of tied rows has no closed form; pass "
+        "ties='first' (input order, as cwl_eval reads a run), 'optimistic' or "
+        "'pessimistic'"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        get_metric("bpm@3")([1, 0, 2], [1.0, 1.0, 0.5], groups=[0, 0, 0])
+
+
+def test_a_query_whose_rows_are_all_unjudged_and_condensed_reads_padding():
+    # No row is left: the user reads 1000 ranks of gain 0. INST with T = 1
+    # then continues with C_i = ((i + 1) / (i + 2))^2, reaches rank i with
+    # probability P_i = (2 / (i + 1))^2, and reads sum P_i items; in the
+    # best case every rank has gain 1, for an expected utility of 1.
+    report = cwl_report(
+        [np.nan, np.nan],
+        [2.0, 1.0],
+        groups=[0, 0],
+        measure="inst",
+        unjudged="condensed",
+    )
+    items = 4.0 * np.sum(1.0 / np.arange(2.0, 1002.0) ** 2)
+    assert report.per_query["expected_utility"][0] == 0.0
+    assert report.per_query["expected_items"][0] == pytest.approx(items, rel=1e-12)
+    assert report.per_query["residual_expected_utility"][0] == pytest.approx(1.0)
+    got = inst_score([np.nan, np.nan], [2.0, 1.0], groups=[0, 0], unjudged="condensed")
+    assert got == 0.0
+
+
+def test_report_without_residuals_holds_the_five_numbers():
+    report = cwl_report([1, 0], [2, 1], groups=[0, 0], measure="insq", residuals=False)
+    assert list(report.per_query) == list(REPORTED)
+
+
+def test_residuals_of_a_judged_ranking_read_only_the_ranks_past_it():
+    # Every row judged: the best case changes only the ranks past the
+    # ranking. SDCG@2 never reads past rank 2, so its residuals are 0; INSQ
+    # reads rank 3 on, at gain 1 in the best case.
+    y_true, y_score, groups = [0.0, 0.0, 0.0], [3.0, 2.0, 1.0], [0, 0, 0]
+    sdcg = cwl_report(y_true, y_score, groups=groups, measure="sdcg", k=2, max_rel=1)
+    for name in REPORTED:
+        assert sdcg.per_query["residual_" + name][0] == 0.0, name
+    insq = cwl_report(y_true, y_score, groups=groups, measure="insq", max_rel=1)
+    # C_i = ((i + 1) / (i + 2))^2 (T = 1): P_i = (2 / (i + 1))^2; the best
+    # case's utility is the share of attention past rank 3.
+    reach = (2.0 / np.arange(2.0, 1002.0)) ** 2
+    past = reach[3:].sum() / reach.sum()
+    assert insq.per_query["residual_expected_utility"][0] == pytest.approx(past)
+
+
+@pytest.mark.parametrize("measure, k", [("insq", None), ("sdcg", 4)])
+def test_average_ties_residuals_are_the_mean_over_orderings(measure, k):
+    # Tied rows, one of them unjudged: the best case (gain 1 for the
+    # unjudged row) averaged over the orderings of the tie block too.
+    y_true = np.array([2.0, np.nan, 1.0, 0.0, np.nan])
+    y_score = np.array([1.0, 1.0, 1.0, 0.5, 0.25])
+    groups = np.zeros(5)
+    options = {"measure": measure, "k": k, "max_rel": 2, "depth": 8}
+    orders = [[*first, 3, 4] for first in itertools.permutations((0, 1, 2))]
+    ranked = -np.arange(5.0)
+    got = cwl_report(y_true, y_score, groups=groups, ties="average", **options)
+    for name in got.per_query:
+        want = np.mean(
+            [
+                cwl_report(y_true[o], ranked, groups=groups, **options)[name]
+                for o in orders
+            ]
+        )
+        assert got[name] == pytest.approx(want, abs=1e-12), name
+
+
+def test_slices_of_queries_give_the_numbers_of_one_slice(monkeypatch):
+    # The (queries x depth) matrices are built a few queries at a time: with
+    # room for two queries per slice, 7 queries take 4 slices.
+    import skirm.metrics._cwl
+
+    rng = np.random.default_rng(11)
+    groups = np.repeat(np.arange(7), rng.integers(1, 40, 7))
+    y_true = rng.choice(3, groups.size).astype(float)
+    y_true[rng.random(groups.size) < 0.2] = np.nan
+    y_score = rng.permutation(groups.size).astype(float)
+    whole = cwl_report(y_true, y_score, groups=groups, measure="inst", max_rel=2)
+    monkeypatch.setattr(skirm.metrics._cwl, "_CELLS", 2 * 1000)
+    sliced = cwl_report(y_true, y_score, groups=groups, measure="inst", max_rel=2)
+    for name, values in whole.per_query.items():
+        np.testing.assert_array_equal(sliced.per_query[name], values, err_msg=name)
 
 
 def test_trec_path_equals_cwl_eval():

@@ -322,6 +322,27 @@ def test_dcg_and_err_paths_give_the_same_numbers(monkeypatch, levels, sizes):
         np.testing.assert_array_equal(lines.per_query[name], rows.per_query[name])
 
 
+def test_dcg_at_k_of_one_long_query_among_many_short_ones():
+    # A 200-row query among 1000 one-row queries: the top rows are taken
+    # without padding and summed per query in blocks of queries.
+    rng = np.random.default_rng(7)
+    sizes = np.ones(1001, dtype=int)
+    sizes[500] = 200
+    groups = np.repeat(np.arange(1001), sizes)
+    y_true = rng.integers(0, 4, groups.shape[0]).astype(float)
+    y_score = rng.normal(size=groups.shape[0])
+    for k in (100, [5, 100]):
+        names = [f"dcg@{c}" for c in np.atleast_1d(k)]
+        got = evaluate(y_true, y_score, groups=groups, metrics=names)
+        for name, cut in zip(names, np.atleast_1d(k), strict=True):
+            expected = []
+            for g in range(1001):
+                labels = y_true[groups == g][np.argsort(-y_score[groups == g])]
+                top = labels[:cut]
+                expected.append(np.sum(top / np.log2(np.arange(top.shape[0]) + 2)))
+            np.testing.assert_allclose(got.per_query[name], expected, rtol=1e-12)
+
+
 # -- threads: tasks shared out, properties computed per ranking -----------------
 
 

@@ -141,6 +141,19 @@ def test_ndcg_at_5_exponential_gain():
     assert linear != pytest.approx(0.9575, **APPROX)
 
 
+def test_ndcg_is_0_where_every_exponential_gain_rounds_to_0():
+    # 2^(1e-20) - 1 is 0 in float64: the first query has a relevant row
+    # (label > 0) but an ideal DCG of 0, and scores 0; the second scores 1.
+    y_true = [1e-20, 0, 1, 0]
+    y_score, groups = [2, 1, 2, 1], [0, 0, 1, 1]
+    got = skirm.ndcg_score(y_true, y_score, groups=groups, gain="exponential")
+    assert got == 0.5
+    skipped = skirm.ndcg_score(
+        y_true, y_score, groups=groups, gain="exponential", no_relevant="skip"
+    )
+    assert skipped == 0.5
+
+
 def test_recall_and_capped_recall_at_5():
     # R R R N N R R R N R: 7 relevant rows, 3 of them in the top 5.
     y_true, y_score, groups = _one_query([1, 1, 1, 0, 0, 1, 1, 1, 0, 1])

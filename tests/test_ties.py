@@ -213,6 +213,19 @@ def test_hand_computed_tie_expectations(function, y_true, kwargs, expected):
     assert got == pytest.approx(expected, rel=1e-12)
 
 
+def test_ndcg_of_tied_equal_labels_is_exactly_one():
+    # The mean of three labels of 0.1 is 0.30000000000000004 / 3, one ulp
+    # above 0.1 (and that of seven labels of 0.7 one ulp above 0.7): the DCG
+    # of the tied rows exceeds the ideal DCG in its last bit, and NDCG is
+    # held at 1.
+    for label, n in ((0.1, 3), (0.7, 7)):
+        y_true, groups = np.full(n, label), np.zeros(n)
+        tied = skirm.dcg_score(y_true, np.ones(n), groups=groups)
+        ideal = skirm.dcg_score(y_true, -np.arange(n), groups=groups)
+        assert tied > ideal
+        assert skirm.ndcg_score(y_true, np.ones(n), groups=groups) == 1.0
+
+
 def _rank_scores(y_score, key):
     """Distinct scores that rank rows like the tie policy ``key`` does."""
     order = np.lexsort((key, -y_score))  # the last key is the primary one

@@ -320,6 +320,18 @@ def test_mixed_number_ids_are_not_cast_to_ints():
     assert lists.labels.tolist() == [0.0, 2.0, 1.0]
 
 
+def test_ints_among_string_ids_are_not_taken_as_strings():
+    # Regression: numpy turned the int 1 among strings into "1", which then
+    # matched the relevant id "1" (and 1 matched "1" across two lists).
+    with pytest.raises(TypeError, match=r"`y_pred` mixes them"):
+        from_lists([[1, "a"]], [{"1"}])
+    with pytest.raises(TypeError, match=r"`y_pred` mixes them"):
+        from_lists([[1], ["a"]], [{1}, {"a"}])
+    # Strings alone, numpy's too, are ids as before.
+    lists = from_lists([["1", np.str_("a")]], [{"a"}])
+    assert lists.labels.tolist() == [0.0, 1.0]
+
+
 def test_compat_counts_listed_items_ahead_of_the_relevant_ids_missed():
     # Regression: the ranking of lists scored its rows by minus their
     # position, 0 and below, which the compat measure takes as scored no

@@ -179,7 +179,15 @@ WHOLE_MESSAGES = [
         {},
         TypeError,
         "item ids must be mutually comparable (all ints or all strings) across "
-        "`y_pred` and `y_true`",
+        "`y_pred` and `y_true`; `y_pred` mixes them",
+    ),
+    (
+        [["a", "b"]],
+        [{"a", 2}],
+        {},
+        TypeError,
+        "item ids must be mutually comparable (all ints or all strings) across "
+        "`y_pred` and `y_true`; `y_true` mixes them",
     ),
     (
         [[1]],

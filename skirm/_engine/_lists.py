@@ -410,6 +410,13 @@ def id_array(ids, name):
             raise TypeError(
                 f"`{name}` ids must be ints or strings, got {describe(arr)}"
             )
+    elif arr.dtype.kind in "US" and not isinstance(ids, np.ndarray):
+        # numpy turns ints among strings into strings: 1 would match "1".
+        if not all(isinstance(i, (str, bytes)) for i in ids):
+            raise TypeError(
+                "item ids must be mutually comparable (all ints or all strings) "
+                f"across `y_pred` and `y_true`; `{name}` mixes them"
+            )
     return arr
 
 

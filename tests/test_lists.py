@@ -332,6 +332,17 @@ def test_ints_among_string_ids_are_not_taken_as_strings():
     assert lists.labels.tolist() == [0.0, 1.0]
 
 
+def test_float_ids_beyond_int64_are_refused():
+    # Regression: whole floats were cast to int64, which sent every float of
+    # 2**63 or more to the same wrapped value: 1e20 matched the relevant id
+    # -1e20, and 1e20 and 2e20 were the same id twice.
+    for ranked, relevant in [([[1e20]], [{-1e20}]), ([[1.0, 2e20]], [{1}])]:
+        with pytest.raises(TypeError, match=r"ids must be ints or strings, got"):
+            from_lists(ranked, relevant)
+    lists = from_lists([[2.0**62, -(2.0**62)]], [{2**62}])
+    assert lists.labels.tolist() == [1.0, 0.0]
+
+
 def test_compat_counts_listed_items_ahead_of_the_relevant_ids_missed():
     # Regression: the ranking of lists scored its rows by minus their
     # position, 0 and below, which the compat measure takes as scored no

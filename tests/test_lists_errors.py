@@ -190,6 +190,22 @@ WHOLE_MESSAGES = [
         "`y_pred` and `y_true`; `y_true` mixes them",
     ),
     (
+        [["a"]],
+        [{1}],
+        {},
+        TypeError,
+        "item ids must be mutually comparable (all ints or all strings) across "
+        "`y_pred` and `y_true`",
+    ),
+    (
+        [["1"]],
+        [{1}],
+        {},
+        TypeError,
+        "item ids must be mutually comparable (all ints or all strings) across "
+        "`y_pred` and `y_true`",
+    ),
+    (
         [[1]],
         [{"a"}],
         {},
@@ -217,6 +233,20 @@ WHOLE_MESSAGES = [
         {},
         ValueError,
         "`y_true` ground truth 0 names the same id twice",
+    ),
+    (
+        [[1]],
+        [[1, 1]],
+        {},
+        ValueError,
+        "`y_true` ground truth 0 names the same id twice",
+    ),
+    (
+        [[1], [2], [3]],
+        [[1], [2], [3, 3]],
+        {},
+        ValueError,
+        "`y_true` ground truth 2 names the same id twice",
     ),
     (
         [[1], [2]],

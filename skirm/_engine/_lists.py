@@ -421,7 +421,8 @@ def id_array(ids, name):
 
 
 def _float_ids(arr, name):
-    whole = np.isfinite(arr) & (arr == np.round(arr))
+    # Whole numbers that int64 holds: beyond 2**63 the cast wraps round.
+    whole = (np.abs(arr) < 2.0**63) & (arr == np.round(arr))
     if not whole.all():
         raise TypeError(
             f"`{name}` ids must be ints or strings, got the float "

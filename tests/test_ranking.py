@@ -402,3 +402,74 @@ def test_cached_properties_keep_their_docstrings():
         Ranking.position.__doc__ == "0-based rank of each ranked row within its query."
     )
     assert Ranking.block_size.__doc__ == "Size of the tie block of each ranked row."
+
+
+def test_an_empty_ranking_has_nothing_on_top():
+    empty = np.zeros(0, dtype=np.intp)
+    ranking = Ranking(empty, empty, np.zeros(0), np.zeros(0), np.zeros(0), "average")
+    for k in (1, 3):
+        rows = ranking.top(k)
+        assert rows.index.shape == rows.codes.shape == rows.position.shape == (0,)
+    assert ranking.tie_blocks is None
+    assert ranking.n_relevant().shape == (0,)
+
+
+def test_weights_travel_with_the_ranking_and_its_relabelling():
+    queries = _queries(9, n_groups=3)
+    weights = np.array([1.0, 2.0, 5.0])
+    ranking = Ranking(
+        *[getattr(_ranking(queries), name) for name in ("order", "codes")],
+        np.concatenate([q[0] for q in queries]),
+        np.concatenate([q[1] for q in queries]),
+        np.arange(3),
+        "average",
+        weights,
+    )
+    assert ranking.group_weights is weights
+    assert relabel(ranking, np.ones(ranking.n_rows)).group_weights is weights
+
+
+def test_defaults_are_the_log2_discount_and_label_above_zero():
+    queries = _queries(10, integer=False)
+    ranking = _ranking(queries, ties="first")
+    expected = [1 / math.log2(p + 2) for p in ranking.position.tolist()]
+    np.testing.assert_allclose(ranking.discount(), expected, rtol=1e-14)
+    table = [1 / math.log2(p + 2) for p in range(ranking.max_size)]
+    np.testing.assert_allclose(ranking.discount_table(), table, rtol=1e-14)
+    # Without ties, at several thresholds in turn.
+    for threshold in (None, 1.5, 0.5, None):
+        rel = ranking.labels > 0 if threshold is None else ranking.labels >= threshold
+        first = [
+            float(rel[i] and not rel[ranking.row_start[i] : i].any())
+            for i in range(ranking.n_rows)
+        ]
+        assert ranking.first_relevant_probability(threshold).tolist() == first
+
+
+def test_block_means_are_floats():
+    for ties in ("first", "average"):
+        ranking = _ranking(_queries(11), ties=ties)
+        mean = ranking.block_mean(ranking.labels > 1)
+        assert mean.dtype == np.float64
+        assert ranking.expected_relevance().dtype == np.float64
+
+
+def test_ideal_dcg_of_judgments_all_of_grade_zero():
+    queries = _queries(12, n_groups=3, empty=False)
+    judged = Judgments(np.array([0, 1, 1], dtype=np.intp), np.zeros(3))
+    ranking = _ranking(queries, judgments=judged)
+    assert ranking.ideal_dcg(GAINS["linear"]).tolist() == [0.0, 0.0, 0.0]
+    assert ranking.ideal_dcg(GAINS["linear"], 2).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_float_sums_before_a_row_restart_at_each_query():
+    # Four queries of one row, then one of six: the padded lines are exactly
+    # three times the rows, the largest layout summed along the lines. A sum
+    # over all rows would carry the rounding of 1e16 into the last query.
+    queries = [(np.ones(1), np.zeros(1))] * 4 + [(np.ones(6), -np.arange(6.0))]
+    ranking = _ranking(queries)
+    assert ranking.n_groups * ranking.max_size == 3 * ranking.n_rows
+    values = np.array([1e16, 1.0, 1.0, 1.0, 0.1, 0.2, 0.3, 0.7, 1.1, 0.9])
+    last = values[4:].tolist()
+    expected = [0.0] * 4 + [sum(last[:j]) for j in range(6)]
+    assert ranking.before(values).tolist() == expected

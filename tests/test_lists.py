@@ -336,7 +336,13 @@ def test_float_ids_beyond_int64_are_refused():
     # Regression: whole floats were cast to int64, which sent every float of
     # 2**63 or more to the same wrapped value: 1e20 matched the relevant id
     # -1e20, and 1e20 and 2e20 were the same id twice.
-    for ranked, relevant in [([[1e20]], [{-1e20}]), ([[1.0, 2e20]], [{1}])]:
+    cases = [
+        ([[1e20]], [{-1e20}]),
+        ([[1.0, 2e20]], [{1}]),
+        ([[2.0**63]], [{-(2**63)}]),  # the first float int64 does not hold
+        ([[1e19]], [{1}]),  # between 2**63 and 2**64
+    ]
+    for ranked, relevant in cases:
         with pytest.raises(TypeError, match=r"ids must be ints or strings, got"):
             from_lists(ranked, relevant)
     lists = from_lists([[2.0**62, -(2.0**62)]], [{2**62}])

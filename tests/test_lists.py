@@ -306,3 +306,164 @@ def test_full_lists_of_one_length_give_the_row_api_values(seed):
         ValueError, match=r"`y_pred` ranked list 1 names the same id twice"
     ):
         from_lists(np.array([[1, 2], [3, 3]]), [{1}, {3}])
+
+
+def test_mixed_number_ids_are_not_cast_to_ints():
+    # Regression: a list starting with an int was read straight into int64,
+    # which turned the float 2.5 into the id 2 and the string "2" into 2.
+    with pytest.raises(TypeError, match=r"got the float 2\.5"):
+        from_lists([[1, 2.5]], [{2}])
+    with pytest.raises(TypeError, match=r"mutually comparable"):
+        from_lists([[1, "2"]], [{2}])
+    # Whole floats, numpy ints and bools are the same ids as the ints.
+    lists = from_lists([[1, np.int64(2), 3.0]], [{2: 2, 3: 1}])
+    assert lists.labels.tolist() == [0.0, 2.0, 1.0]
+
+
+def test_ints_among_string_ids_are_not_taken_as_strings():
+    # Regression: numpy turned the int 1 among strings into "1", which then
+    # matched the relevant id "1" (and 1 matched "1" across two lists).
+    with pytest.raises(TypeError, match=r"`y_pred` mixes them"):
+        from_lists([[1, "a"]], [{"1"}])
+    with pytest.raises(TypeError, match=r"`y_pred` mixes them"):
+        from_lists([[1], ["a"]], [{1}, {"a"}])
+    # Strings alone, numpy's too, are ids as before.
+    lists = from_lists([["1", np.str_("a")]], [{"a"}])
+    assert lists.labels.tolist() == [0.0, 1.0]
+
+
+def test_float_ids_beyond_int64_are_refused():
+    # Regression: whole floats were cast to int64, which sent every float of
+    # 2**63 or more to the same wrapped value: 1e20 matched the relevant id
+    # -1e20, and 1e20 and 2e20 were the same id twice.
+    cases = [
+        ([[1e20]], [{-1e20}]),
+        ([[1.0, 2e20]], [{1}]),
+        ([[2.0**63]], [{-(2**63)}]),  # the first float int64 does not hold
+        ([[1e19]], [{1}]),  # between 2**63 and 2**64
+    ]
+    for ranked, relevant in cases:
+        with pytest.raises(TypeError, match=r"ids must be ints or strings, got"):
+            from_lists(ranked, relevant)
+    lists = from_lists([[2.0**62, -(2.0**62)]], [{2**62}])
+    assert lists.labels.tolist() == [1.0, 0.0]
+
+
+def test_compat_counts_listed_items_ahead_of_the_relevant_ids_missed():
+    # Regression: the ranking of lists scored its rows by minus their
+    # position, 0 and below, which the compat measure takes as scored no
+    # higher than the unjudged: 'z' (missed) was put ahead of 'b' (listed
+    # first) in the ideal ranking. The same run in TREC form, and
+    # ir_measures, put 'b' first: 0.75641...
+    from skirm.trec import evaluate_run
+
+    truth = [{"b": 1, "z": 1}, {"c": 2, "x": 2, "y": 1}]
+    ranked = [["b", "a"], ["d", "c", "y"]]
+    got = evaluate(truth, ranked, metrics=["compat"], ties="first").per_query
+    qrels = {str(q): judged for q, judged in enumerate(truth)}
+    run = {
+        str(q): {doc: float(len(items) - p) for p, doc in enumerate(items)}
+        for q, items in enumerate(ranked)
+    }
+    expected = evaluate_run(qrels, run, metrics=["compat"]).per_query["compat"]
+    np.testing.assert_allclose(got["compat"], expected, rtol=1e-14)
+    assert got["compat"][0] == pytest.approx(0.7564102564102565, abs=1e-15)
+
+
+def test_to_rows_scores_are_minus_the_position():
+    lists = from_lists([["a", "b", "c"], ["x"], ["y", "z"]], [{"b"}, set(), {"z"}])
+    y_true, y_score, groups = lists.to_rows()
+    assert y_true.tolist() == [0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+    assert y_score.tolist() == [0.0, -1.0, -2.0, 0.0, 0.0, -1.0]
+    assert not np.signbit(y_score[[0, 3, 4]]).any()  # 0.0, not -0.0
+    assert groups.tolist() == [0, 0, 0, 1, 2, 2]
+
+
+def test_weights_follow_the_lists_when_groups_reorder_them():
+    ranked = [["a"], ["b"], ["c"]]
+    truth = [{"a"}, set(), set()]
+    # Sorted labels: u1 (the second list), u2 (the third), u3 (the first).
+    result = evaluate(
+        truth,
+        ranked,
+        groups=["u3", "u1", "u2"],
+        metrics=["P@1"],
+        sample_weight=[5.0, 1.0, 1.0],
+        no_relevant=0.0,
+    )
+    assert result.per_query["P@1"].tolist() == [0.0, 0.0, 1.0]
+    assert result["P@1"] == pytest.approx(5.0 / 7.0)
+    lists = from_lists(ranked, truth, groups=["u3", "u1", "u2"])
+    assert lists.group_ids.tolist() == ["u1", "u2", "u3"]
+    assert lists.labels.tolist() == [0.0, 0.0, 1.0]
+    assert ndcg_score(lists, None, sample_weight=[5.0, 1.0, 1.0]) == pytest.approx(
+        5.0 / 7.0
+    )
+
+
+def test_groups_already_in_order_keep_the_lists():
+    lists = from_lists([["a", "b"], ["c"]], [{"b"}, {"c"}], groups=["u1", "u2"])
+    assert lists.group_ids.tolist() == ["u1", "u2"]
+    assert lists.sizes.tolist() == [2, 1]
+    assert lists.labels.tolist() == [0.0, 1.0, 1.0]
+    assert lists.judged_codes.tolist() == [0, 1]
+
+
+def test_one_listed_or_one_judged_id_is_matched():
+    assert from_lists([["a"]], [{"a"}]).labels.tolist() == [1.0]
+    assert from_lists([["a", "b"]], [{"b": 3}]).labels.tolist() == [0.0, 3.0]
+    assert from_lists([[5]], [set()]).labels.tolist() == [0.0]
+
+
+def test_ground_truth_as_a_2d_id_array():
+    ranked = [[1, 2, 3], [4, 5]]
+    lists = from_lists(ranked, np.array([[3, 9], [4, 6]]))
+    assert lists.labels.tolist() == [0.0, 0.0, 1.0, 1.0, 0.0]
+    assert lists.judged_labels.tolist() == [1.0] * 4
+
+
+def test_nan_and_string_padding():
+    nan = np.nan
+    floats = np.array([[3.0, 1.0, nan], [2.0, nan, nan]])
+    lists = from_lists(floats, [{1}, {2}], padding=nan)
+    assert lists.sizes.tolist() == [2, 1]
+    assert lists.labels.tolist() == [0.0, 1.0, 1.0]
+    objects = np.array([["a", "b"], ["c", nan]], dtype=object)
+    lists = from_lists(objects, [{"b"}, {"c"}], padding=nan)
+    assert lists.sizes.tolist() == [2, 1]
+    assert lists.labels.tolist() == [0.0, 1.0, 1.0]
+    strings = np.array([["a", "b"], ["c", ""]])
+    lists = from_lists(strings, [{"b"}, {"c"}], padding="")
+    assert lists.sizes.tolist() == [2, 1]
+    assert lists.labels.tolist() == [0.0, 1.0, 1.0]
+
+
+def test_ids_beyond_the_float_precision_stay_distinct():
+    big = 2**53
+    lists = from_lists([[big, big + 1]], [{big + 1: 2}])
+    assert lists.labels.tolist() == [0.0, 2.0]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_lists_of_very_different_lengths_match_a_dict_lookup(seed):
+    # One long list among many short ones: the keys are sorted in one
+    # argsort rather than in padded lines.
+    rng = np.random.default_rng(seed)
+    sizes = [3000, *rng.integers(0, 4, size=300).tolist()]
+    ranked, truth = [], []
+    for size in sizes:
+        items = rng.choice(10_000, size=size, replace=False)
+        ranked.append(items.tolist())
+        judged = rng.choice(10_000, size=size // 2 + 1, replace=False)
+        truth.append({int(i): int(g) for i, g in zip(judged, judged % 3, strict=True)})
+    lists = from_lists(ranked, truth)
+    expected = [truth[q].get(i, 0) for q, items in enumerate(ranked) for i in items]
+    assert lists.labels.tolist() == expected
+
+
+def test_a_2d_array_without_columns_holds_empty_lists():
+    # Regression: the padding's first cell was looked for in rows of no
+    # cell, and numpy's "attempt to get argmax of an empty sequence" came out.
+    with pytest.raises(ValueError) as info:
+        from_lists(np.empty((2, 0), dtype=np.int64), [{1}, {2}], padding=-1)
+    assert str(info.value) == "`y_pred` must hold at least one id: every list is empty"

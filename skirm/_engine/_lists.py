@@ -107,8 +107,11 @@ class RankedLists:
         codes = np.repeat(np.arange(self.n_queries, dtype=np.intp), self.sizes)
         starts = np.zeros(self.n_queries + 1, dtype=np.intp)
         np.cumsum(self.sizes, out=starts[1:])
-        # Scores only order the rows: minus the position within the list.
-        scores = (starts[:-1][codes] - np.arange(n)).astype(np.float64)
+        # Scores order the rows: the rows left in the list, from its size down
+        # to 1. They are positive, so a listed item is never taken as scored
+        # 0 or less, which the compat measure puts after the relevant ids the
+        # list misses.
+        scores = (starts[1:][codes] - np.arange(n)).astype(np.float64)
         ranking = Ranking(
             np.arange(n, dtype=np.intp),
             codes,
@@ -296,6 +299,10 @@ def _int_ids(rows, total):
     first = next((row for row in rows if len(row)), None)
     if not isinstance(first, list) or type(first[0]) is not int:
         return None
+    # np.fromiter casts floats and numeric strings to int64 (2.5 to 2, "2" to
+    # 2): every id must be an int.
+    if set(map(type, itertools.chain.from_iterable(rows))) != {int}:
+        return None
     try:
         return np.fromiter(
             itertools.chain.from_iterable(rows), dtype=np.int64, count=total
@@ -307,6 +314,8 @@ def _int_ids(rows, total):
 def _flatten_padded(y_pred, padding):
     if y_pred.shape[0] == 0:
         raise ValueError("`y_pred` must hold at least one ranked list, got none")
+    if y_pred.shape[1] == 0:  # lists of no id (from_lists says so)
+        return np.empty(0, dtype=np.int64), np.zeros(y_pred.shape[0], dtype=np.intp)
     if padding is None:
         pad = np.zeros(y_pred.shape, dtype=bool)
     elif isinstance(padding, float) and np.isnan(padding):
@@ -401,11 +410,19 @@ def id_array(ids, name):
             raise TypeError(
                 f"`{name}` ids must be ints or strings, got {describe(arr)}"
             )
+    elif arr.dtype.kind in "US" and not isinstance(ids, np.ndarray):
+        # numpy turns ints among strings into strings: 1 would match "1".
+        if not all(isinstance(i, (str, bytes)) for i in ids):
+            raise TypeError(
+                "item ids must be mutually comparable (all ints or all strings) "
+                f"across `y_pred` and `y_true`; `{name}` mixes them"
+            )
     return arr
 
 
 def _float_ids(arr, name):
-    whole = np.isfinite(arr) & (arr == np.round(arr))
+    # Whole numbers that int64 holds: beyond 2**63 the cast wraps round.
+    whole = (np.abs(arr) < 2.0**63) & (arr == np.round(arr))
     if not whole.all():
         raise TypeError(
             f"`{name}` ids must be ints or strings, got the float "

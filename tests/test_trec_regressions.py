@@ -184,13 +184,14 @@ def test_a_docno_three_times_in_the_qrels_is_reported_at_its_second_copy(seed):
     # The judgements were sorted on their hashes by an unstable sort, so the
     # three copies of a docno came out in any order and the message could
     # name the third copy (and the first or the second as the earlier one).
+    # (a line of another topic after each line: topics not in file order)
     text, (first, second, _) = _three_copies(
-        150, seed, lambda i, docno: f"q 0 {docno} {i % 2}\n"
+        150, seed, lambda i, docno: f"q 0 {docno} {i % 2}\nr 0 e{i} 1\n"
     )
     message = (
-        rf"<file>:{second}: duplicate docno 'dup' for query 'q' "
-        rf"\(first at line {first}\); expected each docno once per evaluated "
-        r"query in the qrels"
+        rf"<file>:{2 * second - 1}: duplicate docno 'dup' for query 'q' "
+        rf"\(first at line {2 * first - 1}\); expected each docno once per "
+        r"evaluated query in the qrels"
     )
     with pytest.raises(ValueError, match=message):
         evaluate_run(read_qrels(io.StringIO(text)), Run(["q"], ["x"], [1.0]), "map")

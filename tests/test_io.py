@@ -404,3 +404,61 @@ def test_a_long_offending_line_is_shown_shortened(tmp_path):
     with pytest.raises(ValueError) as info:
         read_run(path)
     assert len(str(info.value)) < 400
+
+
+RUN_FIELDS = "expected 6 fields: qid iter docno rank score run_id"
+
+
+@pytest.mark.parametrize(
+    "data, line, shown",
+    [
+        # the bad line before a good one, and last without a newline
+        (b"q Q0 d 1\nq Q0 e 1 1 r\n", 1, "q Q0 d 1"),
+        (b"q Q0 e 1 1 r\nq Q0 d1 X", 2, "q Q0 d1 X"),
+        # trailing blanks kept, the CR of a CRLF line dropped
+        (b"q Q0 d 1  \t\n", 1, "q Q0 d 1  \t"),
+        (b"q Q0 d 1\r\nq Q0 e 1 1 r\r\n", 1, "q Q0 d 1"),
+        # a byte that is not UTF-8 (Latin-1) shown as a replacement character
+        (b"q Q0 d\xe9 1\n", 1, "q Q0 d\ufffd 1"),
+    ],
+)
+def test_a_bad_line_is_shown_as_it_is(data, line, shown):
+    message = (
+        f"<file>:{line}: too few fields (4) (did you swap QRELS and RUN?); "
+        f"{RUN_FIELDS}, got {shown!r}"
+    )
+    with pytest.raises(ValueError) as error:
+        read_run(io.BytesIO(data))
+    assert str(error.value) == message
+
+
+def test_a_bad_line_of_200_characters_is_shown_whole():
+    text = "q Q0 " + "d" * 193 + " 1"
+    assert len(text) == 200
+    with pytest.raises(ValueError) as error:
+        read_run(io.StringIO(text + "\n"))
+    assert str(error.value).endswith(f", got {text!r}")
+    with pytest.raises(ValueError) as error:
+        read_run(io.StringIO(text + "1\n"))
+    assert str(error.value).endswith(f"{text!r}... (a line of 201 characters)")
+
+
+def test_a_swapped_qrels_or_run_is_suggested():
+    with pytest.raises(ValueError) as error:
+        read_qrels(io.StringIO("q 0 d 1\nq 0 e 1 2 3\n"))
+    assert str(error.value) == (
+        "<file>:2: too many fields (6) (did you swap QRELS and RUN?); expected 4 "
+        "fields: qid iter docno rel, got 'q 0 e 1 2 3'"
+    )
+    with pytest.raises(ValueError) as error:
+        read_qrels(io.StringIO("q 0 e 1 2\n"))
+    assert str(error.value) == (
+        "<file>:1: too many fields (5); expected 4 fields: qid iter docno rel, "
+        "got 'q 0 e 1 2'"
+    )
+
+
+@pytest.mark.parametrize("label", ["1.X", "1.0X", "X.0"])
+def test_labels_with_letters_are_refused(label):
+    with pytest.raises(ValueError, match="expected an integer relevance label"):
+        read_qrels(io.StringIO(f"q 0 d {label}\n"))

@@ -156,6 +156,80 @@ def test_judged_at_k():
     np.testing.assert_allclose(result.per_query["judged@1"], [0.0, 0.0])
 
 
+def test_rbp_and_its_residual_by_hand():
+    qrels = Qrels(
+        ["qa", "qa", "qa", "qb", "qb"], ["a", "b", "c", "x", "y"], [3, 0, 1, 1, 0]
+    )
+    run = Run(
+        ["qa", "qa", "qa", "qb", "qb"], ["a", "u", "c", "x", "y"], [3, 2, 1, 2, 1]
+    )
+    result = evaluate_run(qrels, run, ["rbp", "rbp_resid"])
+    # qa: gains level / 3 (its largest level exceeds 1): a 1 at rank 1, the
+    # unjudged u at rank 2, c 1/3 at rank 3; qb: x 1 at rank 1 (level as gain)
+    np.testing.assert_allclose(
+        result.per_query["rbp"], [0.1 * (1 + 0.9**2 / 3), 0.1], rtol=1e-12
+    )
+    # qa: p ** num_ret plus the weight of u; qb judges every document: 0
+    np.testing.assert_allclose(
+        result.per_query["rbp_resid"], [0.9**3 + 0.1 * 0.9, 0.0], rtol=1e-12
+    )
+
+
+def test_ndcg_with_gains_by_hand():
+    """Gains for levels 0, 2 and 3 (3 above every judged level), level 1 its
+    own gain, a negative level none."""
+    qrels = Qrels(["q"] * 4, ["a", "b", "c", "d"], [2, 0, -1, 1])
+    run = Run(["q"] * 4, ["b", "a", "c", "e"], [4.0, 3.0, 2.0, 1.0])
+    result = evaluate_run(qrels, run, ["ndcg.0=0.5,2=2.5,3=1.5"])
+    dcg = 0.5 + 2.5 / math.log2(3)  # b, a; c (negative) and e (unjudged) 0
+    ideal = 2.5 + 1 / math.log2(3) + 0.5 / math.log2(4)  # a, d, b; c 0
+    np.testing.assert_allclose(
+        result.per_query["ndcg_0=0.5,2=2.5,3=1.5"], [dcg / ideal], rtol=1e-12
+    )
+
+
+def test_relstring_of_levels_around_9():
+    qrels = Qrels(["q"] * 5, ["a", "b", "c", "d", "e"], [9, 10, 3, 0, -1])
+    run = Run(["q"] * 6, ["a", "b", "c", "d", "e", "u"], [6, 5, 4, 3, 2, 1])
+    result = evaluate_run(qrels, run, ["relstring"])
+    assert result.per_query["relstring"].tolist() == ["9>30.-"]
+
+
+def test_skirm_names_take_the_relevance_level_unless_they_set_one():
+    qrels = Qrels(["q1"] * 4 + ["q2"], ["a", "b", "c", "e", "d"], [2, 1, 0, 1, 0])
+    run = Run(["q1", "q1", "q1", "q2"], ["b", "a", "c", "d"], [3.0, 2.0, 1.0, 1.0])
+    names = ["precision@1", "P(rel=1)@1", "ndcg@3", "P_1"]
+    result = evaluate_run(qrels, run, names, relevance_level=2)
+    # q1 ranks b (level 1) first: not relevant at level 2, relevant at rel=1
+    assert result.per_query["precision@1"].tolist() == [0.0, 0.0]
+    assert result.per_query["P_1"].tolist() == [0.0, 0.0]
+    assert result.per_query["P(rel=1)@1"].tolist() == [1.0, 0.0]
+    # graded gains; q2 has nothing relevant: 0
+    ideal = 2 + 1 / math.log2(3) + 1 / math.log2(4)
+    np.testing.assert_allclose(
+        result.per_query["ndcg@3"], [(1 + 2 / math.log2(3)) / ideal, 0.0], rtol=1e-12
+    )
+
+
+def test_utility_with_every_coefficient_and_a_collection_size():
+    qrels = Qrels(["q1"] * 4 + ["q2"], ["a", "b", "c", "e", "d"], [2, 1, 0, 1, 0])
+    run = Run(["q1", "q1", "q1", "q2"], ["b", "a", "c", "d"], [3.0, 2.0, 1.0, 1.0])
+    result = evaluate_run(qrels, run, ["utility.1,2,3,4"], collection_size=50)
+    # q1: 2 relevant retrieved, 1 not relevant retrieved, 1 relevant missed,
+    # 50 + 2 - 3 - 3 = 46 others; q2: 0, 1, 0 and 49
+    assert result.per_query["utility_1,2,3,4"].tolist() == [
+        1 * 2 + 2 * 1 + 3 * 1 + 4 * 46,
+        2 * 1 + 4 * 49,
+    ]
+
+
+def test_the_sum_of_no_query_is_zero():
+    from skirm.trec._measures import summarize
+
+    assert summarize("sum", np.zeros(0), 0, 0) == 0.0
+    assert summarize("sum", np.array([0.1, 0.2, 0.3]), 3, 0) == (0.1 + 0.2) + 0.3
+
+
 def test_queries_and_counts():
     result = _evaluate_9(["num_q", "num_ret", "num_rel", "map"])
     # q9 is not in the qrels: ignored; q3 is not in the run: skipped.

@@ -165,6 +165,53 @@ def test_duplicates_where_trec_eval_accepts_them():
     assert means == {"map": 1.0}
 
 
+def _three_copies(n_others, seed, line):
+    """Lines of one query: ``n_others`` distinct docnos and 'dup' three times
+    at random places; ``line(i, docno)`` writes line ``i``. Returns the text
+    and the 1-based lines of the three copies."""
+    rng = np.random.default_rng(seed)
+    at = np.sort(rng.choice(n_others + 3, size=3, replace=False)) + 1
+    others = iter(range(n_others))
+    lines = [
+        line(i, "dup" if i in at else f"d{next(others)}")
+        for i in range(1, n_others + 4)
+    ]
+    return "".join(lines), at.tolist()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_docno_three_times_in_the_qrels_is_reported_at_its_second_copy(seed):
+    # The judgements were sorted on their hashes by an unstable sort, so the
+    # three copies of a docno came out in any order and the message could
+    # name the third copy (and the first or the second as the earlier one).
+    # (a line of another topic after each line: topics not in file order)
+    text, (first, second, _) = _three_copies(
+        150, seed, lambda i, docno: f"q 0 {docno} {i % 2}\nr 0 e{i} 1\n"
+    )
+    message = (
+        rf"<file>:{2 * second - 1}: duplicate docno 'dup' for query 'q' "
+        rf"\(first at line {2 * first - 1}\); expected each docno once per "
+        r"evaluated query in the qrels"
+    )
+    with pytest.raises(ValueError, match=message):
+        evaluate_run(read_qrels(io.StringIO(text)), Run(["q"], ["x"], [1.0]), "map")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_docno_three_times_in_the_run_is_reported_at_its_second_copy(seed):
+    # The same for the run: its repeated keys were sorted unstably.
+    text, (first, second, _) = _three_copies(
+        60, seed, lambda i, docno: f"q Q0 {docno} {i} {-i} r\n"
+    )
+    message = (
+        rf"<file>:{second}: duplicate docno 'dup' for query 'q' "
+        rf"\(first at line {first}\); expected each docno once per evaluated "
+        r"query in the run"
+    )
+    with pytest.raises(ValueError, match=message):
+        evaluate_run(Qrels(["q"], ["dup"], [1]), read_run(io.StringIO(text)), "map")
+
+
 @pytest.mark.parametrize(
     "text, label", [("1.0", 1), ("2.", 2), ("-1.00", -1), ("+1", 1), ("0.0", 0)]
 )

@@ -195,3 +195,82 @@ def test_token_hash_depends_on_the_token_alone():
     assert Tokens.concat([short, Tokens.from_strings(np.array(words))]).strings(
         np.array([0, 3, 4])
     ).tolist() == ["d1", "clueweb09-en0000-00-00000", "d1é"]
+
+
+def _stream(source, block_bytes):
+    """Every row of the blocks of ``source``: (query, docno, score, line)."""
+    rows = []
+    for block in trec_io.iter_run_blocks(source, block_bytes=block_bytes):
+        rows += zip(
+            block.q.strings().tolist(),
+            block.d.strings().tolist(),
+            block.scores.tolist(),
+            block.lines.tolist(),
+            strict=True,
+        )
+    return rows
+
+
+@pytest.mark.parametrize("block_bytes", [8, 40, 1 << 16])
+def test_open_files_stream_as_their_path_does(tmp_path, block_bytes):
+    """Binary and text files (whose characters take up to four bytes) read
+    a few bytes at a time give the rows of the path, on their lines."""
+    lines = [f"q{i // 5} Q0 dé{i}{'😀' * 40} {i} {-i / 4} run\n" for i in range(30)]
+    text = "# a comment\n" + "".join(lines[:12]) + "\n" + "".join(lines[12:])
+    path = tmp_path / "run"
+    path.write_bytes(text.encode())
+    expected = _stream(path, 1 << 16)
+    assert [row[:3] for row in expected] == [
+        (f"q{i // 5}", f"dé{i}{'😀' * 40}", -i / 4) for i in range(30)
+    ]
+    assert [row[3] for row in expected] == [*range(1, 13), *range(14, 32)]
+    assert _stream(path, block_bytes) == expected
+    with open(path, "rb") as fh:
+        assert _stream(fh, block_bytes) == expected
+    assert _stream(io.BytesIO(text.encode()), block_bytes) == expected
+    assert _stream(io.StringIO(text), block_bytes) == expected
+
+
+def test_the_bytes_read_are_told_for_a_path_only(tmp_path):
+    path = tmp_path / "run"
+    path.write_text("".join(f"q{i} Q0 d 1 1 r\n" for i in range(50)))
+    told = []
+    for _ in trec_io.iter_run_blocks(path, 64, on_read=lambda *a: told.append(a)):
+        pass
+    size = path.stat().st_size
+    assert told[-1] == (size, size)
+    assert all(total == size and 0 < done <= size for done, total in told)
+    told.clear()
+    with open(path, "rb") as fh:
+        for _ in trec_io.iter_run_blocks(fh, 64, on_read=lambda *a: told.append(a)):
+            pass
+    assert told and set(told) == {(None, None)}
+
+
+def test_a_file_that_grows_after_it_is_opened_is_read_whole(tmp_path):
+    from skirm.io._text import Source
+
+    path = tmp_path / "run"
+    path.write_bytes(b"q Q0 a 1 1 r\n")
+    src = Source(path)
+    with open(path, "ab") as fh:
+        fh.write(b"q Q0 b 2 0 r\n")
+    data, n = src.read_all()
+    src.close()
+    assert bytes(data[:n]) == b"q Q0 a 1 1 r\nq Q0 b 2 0 r\n"
+    assert not any(data[n:]) and len(data) - n >= 8
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_truncated_gzip_file_names_the_decoder_error(tmp_path, stream):
+    path = tmp_path / "run.gz"
+    path.write_bytes(gzip.compress(b"q Q0 a 1 1 r\n" * 2000)[:-20])
+    message = (
+        r"run\.gz: the gzip stream is truncated or corrupt \(Compressed file "
+        r"ended before the end-of-stream marker was reached\)"
+    )
+    with pytest.raises(ValueError, match=message):
+        if stream:
+            list(trec_io.iter_run_blocks(path, 256))
+        else:
+            read_run(path)

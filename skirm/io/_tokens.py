@@ -435,7 +435,9 @@ def find_sorted(sorted_keys, needles):
 
 
 def equal_key_pairs(keys):
-    """Pairs ``(i, j)`` of rows with equal keys, i before j in sorted order.
+    """Pairs ``(i, j)`` of rows with equal keys: each row and the next one
+    with its key (``i < j``), so that three equal keys give two pairs, the
+    earliest row with the second and the second with the third.
 
     Rows alone in their hash bucket cannot have an equal key, so only the
     others are sorted.
@@ -447,7 +449,7 @@ def equal_key_pairs(keys):
     bits = int(n - 1).bit_length() + 2
     bucket = (keys >> np.uint64(64 - bits)).astype(np.int64)
     crowded = np.flatnonzero(np.bincount(bucket, minlength=1 << bits)[bucket] > 1)
-    order = crowded[np.argsort(keys[crowded])]
+    order = crowded[np.argsort(keys[crowded], kind="stable")]  # equal keys by row
     sorted_keys = keys[order]
     same = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
     return order[same], order[same + 1]

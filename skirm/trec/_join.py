@@ -52,7 +52,9 @@ class QrelsIndex:
         self.n_topics = int(self.topic_ids.shape[0])
         self.topic_start = np.searchsorted(self.codes, np.arange(self.n_topics + 1))
         keys = mix(d.hash()[order], self.codes)
-        self.key_order = np.argsort(keys)
+        # stable: the copies of a repeated judgement stay in qrels order, so
+        # the first repeat found is the second copy
+        self.key_order = np.argsort(keys, kind="stable")
         keys = keys[self.key_order]
         self.keys = SortedKeys(keys)
         self._doc_strings = None

@@ -1,0 +1,115 @@
+"""Byte tokens: compaction, concatenation, unusual str arrays, the decimal
+fast path's domain and the key index helpers on short inputs (the long-token
+paths are in ``test_tokens_long.py``)."""
+
+import numpy as np
+
+
+def test_key_index_helpers_on_short_inputs():
+    """No keys, one key and two equal keys: the lookups and pairs as on long
+    inputs, the pairs as row indices."""
+    from skirm.io._tokens import equal_key_pairs, find_sorted
+
+    needles = np.array([0, 5, 2**63], dtype=np.uint64)
+    assert find_sorted(np.zeros(0, dtype=np.uint64), needles).tolist() == [-1] * 3
+    assert find_sorted(np.array([5], dtype=np.uint64), needles).tolist() == [-1, 0, -1]
+    for n in (0, 1):
+        i, j = equal_key_pairs(np.full(n, 7, dtype=np.uint64))
+        assert i.shape == j.shape == (0,)
+        assert i.dtype.kind == j.dtype.kind == "i"
+    i, j = equal_key_pairs(np.array([7, 7], dtype=np.uint64))
+    assert (i.tolist(), j.tolist()) == ([0], [1])
+    i, j = equal_key_pairs(np.array([7, 8], dtype=np.uint64))
+    assert (i.tolist(), j.tolist()) == ([], [])
+
+
+def _token_column(texts, rng):
+    """Tokens of ``texts`` read as a reader reads them: offsets into a buffer
+    where other bytes surround each one."""
+    from skirm.io._tokens import PAD, Tokens
+
+    data, start, end = b"", [], []
+    for text in texts:
+        data += bytes(rng.integers(1, 255, size=int(rng.integers(0, 4))).tolist())
+        start.append(len(data))
+        data += text.encode("utf-8", "surrogateescape")
+        end.append(len(data))
+    buf = np.frombuffer(data + b"\0" * PAD, dtype=np.uint8)
+    return Tokens(buf, np.array(start), np.array(end))
+
+
+def _check_buffer(tokens):
+    """The class invariant: a uint8 buffer with PAD zero bytes after every
+    token."""
+    from skirm.io._tokens import PAD
+
+    assert tokens.buf.dtype == np.uint8
+    last = int(tokens.end.max()) if len(tokens) else 0
+    assert tokens.buf.shape[0] >= last + PAD
+    assert not tokens.buf[last:].any()
+
+
+def test_compact_and_concat_keep_the_tokens():
+    from skirm.io._tokens import Tokens
+
+    rng = np.random.default_rng(5)
+    texts = ["d1", "", "x" * 20, "é-ü", "q" * 200, "d1", "7"]
+    column = _token_column(texts, rng)
+    rows = np.array([6, 0, 3, 4, 4, 1])
+    compacted = column.take(rows).compact()
+    _check_buffer(compacted)
+    assert compacted.strings().tolist() == [texts[i] for i in rows]
+    assert int(compacted.end[-1]) == sum(len(texts[i].encode()) for i in rows)
+    np.testing.assert_array_equal(compacted.hash(), column.hash()[rows])
+
+    parts = [column.take(rows[:2]), column.take(rows[:0]), column, column.take([2])]
+    joined = Tokens.concat(parts)
+    _check_buffer(joined)
+    expected = [texts[i] for i in rows[:2]] + texts + [texts[2]]
+    assert joined.strings().tolist() == expected
+    assert joined.equal(
+        np.arange(len(expected)), joined, np.arange(len(expected))
+    ).all()
+    empty = Tokens.concat([])
+    _check_buffer(empty)
+    assert len(empty) == 0 and empty.strings().tolist() == []
+    assert empty.start.dtype == empty.end.dtype == np.int64
+    assert Tokens.concat([empty, column.take([3])]).strings().tolist() == [texts[3]]
+
+
+def test_tokens_of_unusual_str_arrays():
+    """Width-0 str arrays, the first non-ASCII code point and empty columns."""
+    from skirm.io._tokens import Tokens
+
+    blank = Tokens.from_strings(np.ndarray((3,), dtype=np.dtype(("U", 0))))
+    _check_buffer(blank)
+    assert len(blank) == 3 and blank.strings().tolist() == ["", "", ""]
+    assert blank.length.tolist() == [0, 0, 0]
+    for texts in (["a\x80", "b"], ["\x7f", "\x80"]):
+        tokens = Tokens.from_strings(np.array(texts))
+        _check_buffer(tokens)
+        assert tokens.strings().tolist() == texts
+        assert tokens.length.tolist() == [len(t.encode()) for t in texts]
+    empty = Tokens.from_strings(np.array([], dtype=str))
+    codes, ids = empty.codes()
+    assert codes.shape == ids.shape == (0,)
+    assert codes.dtype == np.intp and ids.dtype.kind == "U"
+    rank = empty.byte_rank()
+    assert rank.shape == (0,) and rank.dtype == np.int64
+    word = Tokens.from_strings(np.array(["abc"])).word(0, np.zeros(0, dtype=np.int64))
+    assert word.shape == (0,) and word.dtype == np.uint64
+
+
+def test_decimal_parser_bounds():
+    """The fast path takes every plain decimal of 1 to 16 characters and up
+    to 15 digits, whatever the width of the column, and nothing else."""
+    from skirm.io._tokens import Tokens, parse_decimals
+
+    good = ["5", "-7", "123456789", "12345678.1234567", "123456789012345", ".5"]
+    bad = ["", "1:5", "1/5", "12345678.12345678", "1234567890123456", "+", "5-"]
+    for texts in (good, bad, good + bad, ["5"], ["123456789"]):
+        values, ok = parse_decimals(Tokens.from_strings(np.array(texts)))
+        assert ok.tolist() == [t in good for t in texts], texts
+        assert values[ok].tolist() == [float(t) for t in texts if t in good]
+    values, ok = parse_decimals(Tokens.from_strings(np.array([], dtype=str)))
+    assert values.shape == ok.shape == (0,)

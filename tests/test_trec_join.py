@@ -1,0 +1,222 @@
+"""The join of a run to its qrels, and the duplicate docno checks.
+
+Run rows are matched to judgements on 64-bit hashes of (query, docno), and a
+docno repeated in an evaluated query is found the same way; every conclusion
+is verified on the bytes, or on the strings once two keys collide. These
+tests force collisions (every key equal, or equal per query) and compare
+with the join on distinct hashes, and pin which repeat the error names.
+"""
+
+import io
+
+import numpy as np
+import pytest
+
+from skirm.io import Qrels, Run, read_qrels, read_run
+from skirm.trec import evaluate_run
+
+
+def _collide(monkeypatch, mix):
+    """Every (query, docno) key computed by ``mix(hashes, codes)``."""
+    import skirm.io._tokens
+    import skirm.trec._join
+
+    monkeypatch.setattr(skirm.io._tokens, "mix", mix)
+    monkeypatch.setattr(skirm.trec._join, "mix", mix)
+
+
+def _all_zero(h, codes):
+    return np.zeros(h.shape[0], dtype=np.uint64)
+
+
+JOIN_MEASURES = ["num_rel_ret", "num_rel", "map", "P_5", "bpref", "ndcg"]
+
+
+@pytest.mark.parametrize(
+    "qrels, run",
+    [
+        # topics not in file order: the docnos of a topic are not its rows
+        (
+            "q2 0 a 1\nq1 0 b 1\nq2 0 c 0\nq1 0 a 2\nq3 0 z 1\nq1 0 c -1\n",
+            "q1 Q0 c 1 4 r\nq1 Q0 a 2 3 r\nq1 Q0 x 3 2 r\nq2 Q0 a 1 1 r\n"
+            "q2 Q0 c 2 0 r\nq2 Q0 b 3 -1 r\n",
+        ),
+        # one docno in the run, the judged docnos sorting before and after it
+        ("q1 0 a 1\nq1 0 m 1\nq1 0 z 0\n", "q1 Q0 m 1 1 r\n"),
+        # one judgement found, a run docno sorting after it
+        ("q1 0 a 1\nq1 0 b 0\n", "q1 Q0 a 1 2 r\nq1 Q0 c 2 1 r\n"),
+        # no judgement found
+        ("q1 0 a 1\nq1 0 b 0\n", "q1 Q0 x 1 2 r\nq1 Q0 y 2 1 r\n"),
+    ],
+)
+def test_hash_collisions_join_as_the_hashes_do(monkeypatch, qrels, run):
+    """With every key colliding, the join on the strings matches each run row
+    to its judgement as the join on distinct hashes does."""
+
+    def evaluate():
+        return evaluate_run(
+            read_qrels(io.StringIO(qrels)),
+            read_run(io.StringIO(run)),
+            JOIN_MEASURES,
+            compat="9.0",  # q3 is not in the run
+        )
+
+    expected = evaluate()
+    _collide(monkeypatch, _all_zero)
+    got = evaluate()
+    assert got.group_ids.tolist() == expected.group_ids.tolist()
+    for name in JOIN_MEASURES:
+        assert got.per_query[name].tolist() == expected.per_query[name].tolist()
+
+
+def test_hash_collisions_in_the_qrels_are_no_duplicates(monkeypatch):
+    """Two judgements sharing a key are a duplicate only if their query and
+    docno are the same: checked on the strings."""
+    _collide(monkeypatch, _all_zero)
+    run = Run(["q1", "q2"], ["a", "a"], [1.0, 1.0])
+    # two docnos of one query, and one docno in two queries
+    for qrels in ["q1 0 a 1\nq1 0 b 0\n", "q1 0 a 1\nq2 0 a 1\n"]:
+        got = evaluate_run(read_qrels(io.StringIO(qrels)), run, ["num_rel_ret"])
+        assert got.means == {"num_rel_ret": 1.0 if "b" in qrels else 2.0}
+    # a true duplicate among colliding keys
+    qrels = read_qrels(io.StringIO("q1 0 a 1\nq1 0 b 0\nq1 0 c 0\nq1 0 b 1\n"))
+    message = r"<file>:4: duplicate docno 'b' for query 'q1' \(first at line 2\)"
+    with pytest.raises(ValueError, match=message):
+        evaluate_run(qrels, run, "map")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_hash_collisions_report_a_docno_three_times_at_its_second_copy(
+    monkeypatch, seed
+):
+    """On the strings too, the copies of a repeated judgement are taken in
+    file order: the second copy is reported, with the first."""
+    _collide(monkeypatch, _all_zero)
+    rng = np.random.default_rng(seed)
+    at = np.sort(rng.choice(153, size=3, replace=False))
+    others = iter(range(150))
+    text = "".join(
+        f"q 0 {'dup' if i in at else f'd{next(others)}'} 1\nr 0 e{i} 1\n"
+        for i in range(153)
+    )
+    first, second = 2 * at[:2] + 1  # 1-based lines
+    message = rf"<file>:{second}: duplicate docno 'dup' .* \(first at line {first}\)"
+    with pytest.raises(ValueError, match=message):
+        evaluate_run(read_qrels(io.StringIO(text)), Run(["q"], ["x"], [1.0]), "map")
+
+
+def test_a_key_equal_by_chance_is_no_match(monkeypatch):
+    """A run row whose key equals a judgement's (a hash collision the qrels
+    alone do not show) is matched only if its docno is the judged one."""
+    _collide(monkeypatch, lambda h, codes: codes.astype(np.uint64))
+    qrels = read_qrels(io.StringIO("q1 0 a 1\nq2 0 b 1\n"))
+    run = read_run(io.StringIO("q1 Q0 x 1 3 r\nq1 Q0 a 2 2 r\nq2 Q0 y 1 1 r\n"))
+    got = evaluate_run(qrels, run, ["num_rel_ret", "map", "P_1"])
+    assert got.per_query["num_rel_ret"].tolist() == [1.0, 0.0]
+    assert got.per_query["map"].tolist() == [0.5, 0.0]
+    assert got.per_query["P_1"].tolist() == [0.0, 0.0]
+
+
+QRELS_DUPLICATES = """\
+b 0 x 1
+b 0 x 0
+a 0 y 1
+a 0 z 1
+a 0 y 0
+a 0 z 0
+c 0 w 1
+"""
+
+
+@pytest.mark.parametrize(
+    "run_queries, line, first",
+    [(["a", "b"], 2, 1), (["b"], 2, 1), (["a"], 5, 3), (["a", "c"], 5, 3)],
+)
+def test_qrels_duplicates_reported_at_the_first_repeat_of_the_evaluated_topics(
+    run_queries, line, first
+):
+    """Among the duplicates of the evaluated topics, the one of the earliest
+    line is reported, whichever topic sorts first."""
+    qrels = read_qrels(io.StringIO(QRELS_DUPLICATES))
+    run = Run(run_queries, ["v"] * len(run_queries), [1.0] * len(run_queries))
+    with pytest.raises(
+        ValueError,
+        match=rf"<file>:{line}: duplicate docno .* \(first at line {first}\)",
+    ):
+        evaluate_run(qrels, run, "map", compat="9.0")
+    only_c = evaluate_run(qrels, Run(["c"], ["w"], [1.0]), "map", compat="9.0")
+    assert only_c.means == {"map": 1.0}
+
+
+def test_qrels_duplicates_in_two_topics():
+    qrels = read_qrels(io.StringIO("a 0 x 1\na 0 x 0\nb 0 y 1\nb 0 y 0\n"))
+    with pytest.raises(
+        ValueError, match=r"<file>:4: duplicate docno 'y' for query 'b'"
+    ):
+        evaluate_run(qrels, Run(["b"], ["y"], [1.0]), "map", compat="9.0")
+
+
+def test_qrels_index_largest_label_and_relevant_count():
+    from skirm.io._records import qrels_rows
+    from skirm.trec._join import QrelsIndex
+
+    cases = [
+        ([2, -1, 0, 1, 2], 2.0, 3),
+        ([0, 0], 0.0, 0),
+        ([-2, -1], 0.0, 0),
+        ([1], 1.0, 1),
+    ]
+    for labels, largest, relevant in cases:
+        qrels = Qrels(
+            ["q"] * len(labels), [f"d{i}" for i in range(len(labels))], labels
+        )
+        index = QrelsIndex(qrels_rows(qrels))
+        assert index.max_label() == largest
+        assert index.n_relevant() == relevant
+
+
+def test_a_run_of_two_rows_with_one_docno_twice():
+    run = read_run(io.StringIO("q Q0 d1 1 2 r\nq Q0 d1 2 1 r\n"))
+    message = r"<file>:2: duplicate docno 'd1' for query 'q' \(first at line 1\)"
+    with pytest.raises(ValueError, match=message):
+        evaluate_run(Qrels(["q"], ["d1"], [1]), run, "map")
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_run_duplicates_reported_at_the_earliest_repeat(monkeypatch, collide):
+    """Ten docnos repeated in reverse order: the earliest repeat is the
+    middle one, whatever the order of the keys (hashed or colliding)."""
+    if collide:
+        _collide(monkeypatch, _all_zero)
+    docs = [f"x{i}" for i in range(10)]
+    lines = [f"q Q0 {d} {i} {-i} r\n" for i, d in enumerate(docs + docs[::-1])]
+    run = read_run(io.StringIO("a Q0 y 1 1 r\n" + "".join(lines)))
+    message = r"<file>:12: duplicate docno 'x9' for query 'q' \(first at line 11\)"
+    with pytest.raises(ValueError, match=message):
+        evaluate_run(Qrels(["q", "a"], ["x1", "y"], [1, 1]), run, "map")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_hash_collisions_report_a_run_docno_three_times_at_its_second_copy(
+    monkeypatch, seed
+):
+    _collide(monkeypatch, _all_zero)
+    rng = np.random.default_rng(seed)
+    at = np.sort(rng.choice(63, size=3, replace=False))
+    others = iter(range(60))
+    text = "".join(
+        f"q Q0 {'dup' if i in at else f'd{next(others)}'} {i} {-i} r\n"
+        for i in range(63)
+    )
+    first, second = at[:2] + 1  # 1-based lines
+    message = rf"<file>:{second}: duplicate docno 'dup' .* \(first at line {first}\)"
+    with pytest.raises(ValueError, match=message):
+        evaluate_run(Qrels(["q"], ["dup"], [1]), read_run(io.StringIO(text)), "map")
+
+
+def test_hash_collisions_find_a_run_duplicate_after_the_smallest_key(monkeypatch):
+    _collide(monkeypatch, _all_zero)
+    run = read_run(io.StringIO("q Q0 a 1 3 r\nq Q0 b 2 2 r\nq Q0 b 3 1 r\n"))
+    message = r"<file>:3: duplicate docno 'b' for query 'q' \(first at line 2\)"
+    with pytest.raises(ValueError, match=message):
+        evaluate_run(Qrels(["q"], ["a"], [1]), run, "map")

@@ -24,11 +24,12 @@ so ``shuffle="auto"`` finds that no shuffle is needed.
   (``dask.dataframe.read_parquet``) and calls ``skirm.dask.evaluate`` with
   the same metrics (``shuffle="auto"``: each partition evaluated as it
   stands; if a query is found in two partitions, the shuffle on the query id
-  and the numpy engine per partition again). Reported: the wall time from the Parquet files to the
-  result, rows/s, each worker process's peak resident memory, the tasks run
-  (``distributed.get_task_stream``) and the bytes the shuffle sent between
-  workers and wrote to disk (the scheduler's ``cumulative_worker_metrics``,
-  the counters behind the dashboard's fine performance metrics).
+  and the numpy engine per partition again). Reported: the wall time from
+  the Parquet files to the result, rows/s, each worker process's peak
+  resident memory, the tasks run (``distributed.get_task_stream``) and the
+  bytes the shuffle sent between workers and wrote to disk (the
+  scheduler's ``cumulative_worker_metrics``, the counters behind the
+  dashboard's fine performance metrics).
 
 The means of the two paths are compared (largest absolute difference). The
 output is markdown; ``--output FILE`` also writes it to a file. Timings are

@@ -1,0 +1,67 @@
+"""A run whose queries are not grouped, read again in parts by query hash
+(``skirm.io._runs.iter_run_parts``): the bytes told to the progress line,
+and the file, line and run id of what the parts read. Found missing by the
+mutation campaign of ``skirm/io/_runs.py``."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import skirm.io._runs as trec_io
+from skirm.io import Qrels
+from skirm.trec import evaluate_run
+
+
+def _ungrouped(tmp_path, n_queries=6, n_docs=40, extra=()):
+    rows = [(f"q{i % n_queries}", f"d{i}", float(i)) for i in range(n_queries * n_docs)]
+    lines = [f"{q} Q0 {d} {r} {s} run{r % 3}\n" for r, (q, d, s) in enumerate(rows)]
+    path = tmp_path / "run"
+    path.write_text("".join(lines) + "".join(extra))
+    return path
+
+
+def test_the_parts_tell_the_bytes_read_over_every_pass(tmp_path, monkeypatch):
+    monkeypatch.setattr(trec_io, "BLOCK_BYTES", 512)  # several reads a pass
+    path = _ungrouped(tmp_path)
+    size = path.stat().st_size
+    told = []
+    parts = list(trec_io.iter_run_parts(path, 3, on_read=lambda *a: told.append(a)))
+    assert sum(len(p) for p in parts) == 240
+    done = np.array([d for d, _ in told])
+    assert {total for _, total in told} == {3 * size}
+    assert np.all(np.diff(done) > 0) and done[-1] == 3 * size
+    # each pass counts from where the previous one ended
+    assert np.count_nonzero(done % size == 0) == 3
+    assert done[0] <= size and np.any((done > size) & (done < 2 * size))
+
+
+def test_the_parts_name_the_file_and_line_and_keep_the_run_id(tmp_path, monkeypatch):
+    monkeypatch.setattr(trec_io, "BLOCK_BYTES", 512)
+    monkeypatch.setattr(trec_io, "PART_BYTES", 2_000)  # several passes
+    qrels = Qrels(["q1", "q4"], ["d1", "d4"], [1, 1])
+    # a docno twice in query q4: line 241 repeats line 5 (d4, q4)
+    path = _ungrouped(tmp_path, extra=["q4 Q0 d4 1 0 last\n"])
+    duplicate = r"run:241: duplicate docno 'd4' for query 'q4' \(first at line 5\)"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "read again in parts"
+        with pytest.raises(ValueError, match=duplicate):
+            evaluate_run(qrels, path, ["map"])
+        path = _ungrouped(tmp_path, extra=["q4 Q0 dz 1 0 last\n"])
+        assert evaluate_run(qrels, path, ["map"]).run_id == "last"
+
+
+def test_a_malformed_line_read_in_parts_is_named_by_file_and_line(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(trec_io, "BLOCK_BYTES", 512)
+    monkeypatch.setattr(trec_io, "PART_BYTES", 2_000)
+    qrels = Qrels(["q1"], ["d1"], [1])
+    # the queries come back at line 7, and the bad score is on line 241
+    path = _ungrouped(tmp_path, extra=["q4 Q0 dz 1 x r\n"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        with pytest.raises(ValueError, match=r"/run:241: expected a numeric score"):
+            evaluate_run(qrels, path, ["map"])

@@ -21,7 +21,7 @@ from skirm._engine import TIES, check_input
 from skirm._progress import check_verbose, reporting
 from skirm._validation import check_choice, check_no_relevant, describe
 from skirm.metrics._evaluate import bind_input_wide, bind_metrics, per_query_values
-from skirm.metrics._result import merge
+from skirm.metrics._result import first_repeated, merge
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -150,16 +150,11 @@ def _repeated_query(id_sets):
     ids), or None."""
     if len(id_sets) < 2:
         return None
-    ids = np.concatenate(id_sets)
     try:
-        ids = np.sort(ids, kind="stable")
+        ids = np.sort(np.concatenate(id_sets))
     except TypeError:  # ids of mixed kinds: let the merge name them
         return None
-    repeated = ids[1:] == ids[:-1]
-    if not repeated.any():
-        return None
-    query = ids[int(np.argmax(repeated))]
-    return query.item() if isinstance(query, np.generic) else query
+    return first_repeated(ids)
 
 
 def _partition_values(rows, bound, no_relevant, ties, weighted):
@@ -305,9 +300,9 @@ def _values_frame(frame, bound, no_relevant, ties, sample_weight, shuffle):
 
 
 def _as_they_stand(frame, bound, no_relevant, ties, weighted, progress):
-    """``(parts, shuffle)``: the per-query frames of the partitions evaluated
-    as they stand and False, or ``(None, True)`` when a query spans two
-    partitions (the shuffle is then needed, and the work is done again)."""
+    """The per-query frames of the partitions evaluated as they stand, or
+    None when a query spans two partitions (the shuffle is then needed, and
+    the work is done again)."""
     dask, _, _ = _import_dask()
     tasks = [
         dask.delayed(_values_as_they_stand)(part, bound, no_relevant, ties, weighted)
@@ -319,11 +314,11 @@ def _as_they_stand(frame, bound, no_relevant, ties, weighted, progress):
         if ties == "first":
             raise _shuffle_error(split)
         progress.stage(f"query {split!r} spans partitions: shuffling on the query id")
-        return None, True
+        return None
     for _, outcome in outcomes:
         if isinstance(outcome, Exception):
             raise outcome
-    return [values for _, values in outcomes], False
+    return [values for _, values in outcomes]
 
 
 def evaluate(
@@ -428,9 +423,8 @@ def evaluate(
         parts = None
         if shuffle == "auto":
             progress.stage("evaluating the partitions as they stand")
-            parts, shuffle = _as_they_stand(
-                frame, bound, no_relevant, ties, weighted, progress
-            )
+            parts = _as_they_stand(frame, bound, no_relevant, ties, weighted, progress)
+            shuffle = True  # read only when a query spans partitions
         if parts is None:
             values = _values_frame(
                 frame, bound, no_relevant, ties, sample_weight, shuffle

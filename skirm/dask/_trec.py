@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from skirm._validation import describe
-from skirm.dask._evaluate import _import_dask, _progress, check_shuffle
+from skirm.dask._evaluate import (
+    _import_dask,
+    _progress,
+    _repeated_query,
+    check_shuffle,
+)
 from skirm.metrics._result import merged_ids
 
 if TYPE_CHECKING:
@@ -149,8 +154,7 @@ def _placeholder_part(index, outputs, present, options):
 
 def _spans_partitions(parts):
     """Whether a judged query was evaluated in more than one partition."""
-    ids = np.concatenate([ids for ids, _ in parts])
-    return np.unique(ids).shape[0] < ids.shape[0]
+    return _repeated_query([ids for ids, _ in parts]) is not None
 
 
 def _checked_run(parts, index, missing):

@@ -387,15 +387,23 @@ def merged_ids(parts):
             f"`results` must have mutually comparable query labels: {exc}"
         ) from None
     group_ids = group_ids[order]
-    repeated = group_ids[1:] == group_ids[:-1]
-    if repeated.any():
-        query = group_ids[int(np.argmax(repeated))]
-        query = query.item() if isinstance(query, np.generic) else query
+    query = first_repeated(group_ids)
+    if query is not None:
         raise ValueError(
             f"query {query!r} appears in more than one result; concat merges "
             "results of disjoint query sets"
         )
     return group_ids, order
+
+
+def first_repeated(sorted_ids):
+    """The first label that ``sorted_ids`` (sorted) holds twice, as a Python
+    scalar, or None."""
+    repeated = sorted_ids[1:] == sorted_ids[:-1]
+    if not repeated.any():
+        return None
+    query = sorted_ids[int(np.argmax(repeated))]
+    return query.item() if isinstance(query, np.generic) else query
 
 
 def assemble(group_ids, per_query, weights) -> EvaluationResult:

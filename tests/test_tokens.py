@@ -2,7 +2,13 @@
 fast path's domain and the key index helpers on short inputs (the long-token
 paths are in ``test_tokens_long.py``)."""
 
+import io
+from pathlib import Path
+
 import numpy as np
+import pytest
+
+TREC_DATA = Path(__file__).parent / "data" / "trec_eval"
 
 
 def test_key_index_helpers_on_short_inputs():
@@ -113,3 +119,60 @@ def test_decimal_parser_bounds():
         assert values[ok].tolist() == [float(t) for t in texts if t in good]
     values, ok = parse_decimals(Tokens.from_strings(np.array([], dtype=str)))
     assert values.shape == ok.shape == (0,)
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 1 << 20])
+@pytest.mark.parametrize("m", [0, 1, 2, 7, 1000])
+def test_sorted_keys_bucket_starts_by_ranges_of_buckets(monkeypatch, chunk, m):
+    """The bucket table built a range of buckets at a time equals one count
+    of every key's bucket, with keys at both ends of the 64-bit range, and
+    every key and some absent needles are found as a binary search finds
+    them."""
+    from skirm.io._tokens import SortedKeys
+
+    monkeypatch.setattr(SortedKeys, "CHUNK", chunk)
+    rng = np.random.default_rng(m)
+    keys = rng.integers(0, 2**64 - 1, size=m, dtype=np.uint64, endpoint=True)
+    if m >= 2:
+        keys[:2] = [0, 2**64 - 1]
+    keys = np.unique(keys)
+    table = SortedKeys(keys)
+    bits = int(keys.shape[0]).bit_length() + 1
+    bucket = (keys >> np.uint64(64 - bits)).astype(np.int64)
+    counts = np.bincount(bucket, minlength=1 << bits)
+    expected = np.concatenate(([0], np.cumsum(counts)))
+    assert table.starts.dtype == np.int32
+    assert table.starts.tolist() == expected.tolist()
+    needles = np.concatenate((keys, keys + np.uint64(1), [np.uint64(2**63)]))
+    pos = np.minimum(np.searchsorted(keys, needles), max(keys.shape[0] - 1, 0))
+    hit = keys[pos] == needles if keys.shape[0] else np.zeros(needles.shape, bool)
+    assert table.find(needles).tolist() == np.where(hit, pos, -1).tolist()
+
+
+def test_offsets_of_a_buffer_past_int32_are_int64(monkeypatch):
+    """A reader's offsets and line numbers are int32 while the buffer allows
+    and int64 beyond (forced here by a zero limit); the numbers of a whole
+    evaluation are the same either way, in one block and streamed."""
+    import skirm.io._tokens
+    from skirm.io._text import Table
+    from skirm.trec import evaluate_run
+
+    qrels = TREC_DATA / "qrels.test"
+    run = TREC_DATA / "results.test"
+
+    def evaluate():
+        whole = evaluate_run(qrels, io.StringIO(run.read_text()), "all_trec")
+        streamed = evaluate_run(qrels, run, "all_trec")
+        return [r.per_query[m].tolist() for r in (whole, streamed) for m in r.per_query]
+
+    def dtypes():
+        data = bytearray(b"q 0 d 1\nq 0 e 0\n" + b"\0" * 16)
+        table = Table(data, len(data) - 16, "q", (0, 2))
+        tokens = table.tokens(2)
+        return {tokens.start.dtype, tokens.length.dtype, table.file_lines().dtype}
+
+    assert dtypes() == {np.dtype(np.int32)}
+    expected = evaluate()
+    monkeypatch.setattr(skirm.io._tokens, "INT32_LIMIT", 0)
+    assert dtypes() == {np.dtype(np.int64)}
+    assert evaluate() == expected

@@ -274,3 +274,38 @@ def test_a_truncated_gzip_file_names_the_decoder_error(tmp_path, stream):
             list(trec_io.iter_run_blocks(path, 256))
         else:
             read_run(path)
+
+
+def test_a_query_larger_than_the_block_reads_no_more_than_the_file(
+    tmp_path, monkeypatch
+):
+    """A query that fills the block makes the next read twice as large, but
+    never larger than the rest of the file: the last buffer holds the file
+    and its padding, not up to twice the query (a gzip file, whose size is
+    not known, still reads in doubling blocks)."""
+    from skirm.io._runs import _Blocks, iter_run_blocks
+    from skirm.io._tokens import PAD
+
+    text = "".join(f"q Q0 d{i} {i + 1} {-i} r\n" for i in range(3000))
+    path = tmp_path / "one.run"
+    path.write_text(text)
+    packed = tmp_path / "one.run.gz"
+    packed.write_bytes(gzip.compress(text.encode()))
+    sizes = []
+    read = _Blocks.read
+
+    def spy(self):
+        data, end = read(self)
+        sizes.append(len(data))
+        return data, end
+
+    monkeypatch.setattr(_Blocks, "read", spy)
+    for source in (path, packed):
+        sizes.clear()
+        (block,) = iter_run_blocks(source, block_bytes=1000)
+        assert block.d.strings().tolist() == [f"d{i}" for i in range(3000)]
+        assert len(sizes) >= 5  # 1000, then 3000, 7000, 15000... bytes
+    assert sizes[-1] > len(text) + 1 + PAD  # gzip: doubled past the text
+    sizes.clear()
+    list(iter_run_blocks(path, block_bytes=1000))
+    assert sizes[-1] == len(text) + 1 + PAD

@@ -90,6 +90,15 @@ class _Blocks:
     def put_back(self, start):
         """Read the bytes from ``start`` of the last buffer again."""
         self.carry = bytes(self.data[start : self.n])
+        self.data = None
+
+    def grow(self):
+        """Read twice as many bytes at a time, but no more than the rest of
+        a file whose size is known (one byte more tells its end)."""
+        self.size *= 2
+        done, total = self.src.position()
+        if self.src.size is not None:
+            self.size = min(self.size, max(total - done, 0) + 1)
 
     def table(self, data, end, name):
         """The run lines of ``data[:end]``, numbered from :attr:`line0`."""
@@ -120,7 +129,8 @@ def iter_run_blocks(source, block_bytes=None, on_read=None):
             cut = rows if blocks.eof else int(starts[-1])  # the last query
             if not cut and not blocks.eof:  # one query (or line) fills it
                 blocks.put_back(0)
-                blocks.size *= 2
+                blocks.grow()
+                data = table = starts = None  # freed before the larger read
                 continue
             if cut:
                 if cut < rows:  # the last query goes to the next block

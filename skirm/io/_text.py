@@ -16,7 +16,7 @@ import zlib
 
 import numpy as np
 
-from skirm.io._tokens import PAD, Tokens, parse_decimals
+from skirm.io._tokens import PAD, Tokens, offset_dtype, parse_decimals
 
 #: How much of an offending line an error message shows.
 _SHOWN = 200
@@ -164,6 +164,9 @@ class Table:
                 "a TREC text file"
             )
         self.buf = np.frombuffer(data, dtype=np.uint8)
+        # int32 offsets and line numbers when the block allows: the per-line
+        # arrays are most of a reader's memory
+        self.dtype = offset_dtype(len(data))
         # Room for a line per 16 bytes (untouched pages cost no memory);
         # grown if the lines are shorter.
         self._allocate(n // 16 + 2, fields)
@@ -227,7 +230,7 @@ class Table:
         old = self.__dict__.get("line_starts")
 
         def grown(array):
-            new = np.empty(size, dtype=np.int64)
+            new = np.empty(size, dtype=self.dtype)
             if array is not None:
                 new[: array.shape[0]] = array
             return new
@@ -293,7 +296,8 @@ class Table:
 
     def file_lines(self):
         """The 0-based line number in the file of every data line."""
-        return self.lines + self.line0
+        end = self.line0 + self.line_starts.shape[0]
+        return self.lines.astype(offset_dtype(end), copy=False) + self.line0
 
 
 def read_bytes(source):

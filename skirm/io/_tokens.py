@@ -33,6 +33,17 @@ from skirm.io._long_tokens import (
 )
 
 PAD = 16  # zero bytes after the data, so that 8-byte reads never overrun
+#: Offsets below this fit in int32: a buffer this small (with its padding)
+#: has its token offsets and line numbers held in half the memory.
+INT32_LIMIT = 1 << 31
+
+
+def offset_dtype(size):
+    """The integer type of offsets into ``size`` bytes (or of ``size`` line
+    numbers): int32 while they fit, int64 beyond."""
+    return np.int32 if size < INT32_LIMIT else np.int64
+
+
 #: Tokens of more bytes than this have words past the head.
 _HEAD_BYTES = 8 * HEAD_WORDS
 
@@ -41,12 +52,16 @@ class Tokens:
     """A column of byte strings: ``buf[start[i]:end[i]]``.
 
     ``buf`` is a uint8 array followed by at least :data:`PAD` zero bytes.
+    The offsets are int32 when given so (a reader's, for a buffer below
+    :data:`INT32_LIMIT` bytes) and int64 otherwise.
     """
 
     def __init__(self, buf, start, end):
         self.buf = buf
-        self.start = start.astype(np.int64, copy=False)
-        self.end = end.astype(np.int64, copy=False)
+        both32 = start.dtype == np.int32 and end.dtype == np.int32
+        dtype = np.int32 if both32 else np.int64
+        self.start = start.astype(dtype, copy=False)
+        self.end = end.astype(dtype, copy=False)
         self.length = self.end - self.start
         self._words = None
         self._hash = None
@@ -193,8 +208,9 @@ class Tokens:
             return view[at]
         return view[at] & MASKS[np.minimum(left, 8)]
 
-    def hash(self):
-        """A 64-bit hash of every token (cached).
+    def hash(self, cache=True):
+        """A 64-bit hash of every token (kept for the next call, unless
+        ``cache`` is False).
 
         It depends on the token's bytes alone, never on the other tokens of
         the column (their lengths, the block they were read in): a word past
@@ -218,6 +234,8 @@ class Tokens:
                 h[long] = hash_tail(
                     self._view(), self.start[long], self.length[long], h[long]
                 )
+            if not cache:
+                return h
             self._hash = h
         return self._hash
 
@@ -397,18 +415,28 @@ class SortedKeys:
 
     The top bits of sorted keys are sorted too, so a table of bucket starts
     indexed by them replaces a binary search by one lookup and a short scan.
-    The table is built once; :meth:`find` is then linear in the needles.
+    The table is built once, a range of :attr:`CHUNK` buckets at a time (the
+    keys of a range are a slice), so that building it needs no per-key or
+    per-bucket int64 array; :meth:`find` is then linear in the needles.
     """
+
+    CHUNK = 1 << 20
 
     def __init__(self, sorted_keys):
         self.keys = sorted_keys
         m = sorted_keys.shape[0]
         bits = int(m).bit_length() + 1  # 2m to 4m buckets
         self.shift = np.uint64(64 - bits)
-        bucket = (sorted_keys >> self.shift).astype(np.int64)
-        dtype = np.int32 if m < 1 << 31 else np.int64
-        self.starts = np.zeros((1 << bits) + 1, dtype=dtype)
-        np.cumsum(np.bincount(bucket, minlength=1 << bits), out=self.starts[1:])
+        n_buckets = 1 << bits
+        self.starts = starts = np.zeros(n_buckets + 1, dtype=offset_dtype(m))
+        firsts = np.arange(0, n_buckets, self.CHUNK, dtype=np.uint64)
+        cuts = np.append(np.searchsorted(sorted_keys, firsts << self.shift), m)
+        for c, lo in enumerate(firsts.tolist()):
+            hi = min(lo + self.CHUNK, n_buckets)
+            part = sorted_keys[cuts[c] : cuts[c + 1]] >> self.shift
+            counts = np.bincount(part.astype(np.intp) - lo, minlength=hi - lo)
+            np.cumsum(counts, out=starts[lo + 1 : hi + 1])
+            starts[lo + 1 : hi + 1] += cuts[c]
 
     def find(self, needles):
         """Index of each needle in the keys, or -1."""

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from skirm.io._tokens import SortedKeys, mix
+from skirm.io._tokens import SortedKeys, mix, offset_dtype
 from skirm.trec._duplicates import duplicate_error
 
 
@@ -44,18 +44,26 @@ class QrelsIndex:
 
     def __init__(self, qrels):
         d = qrels.d
+        # the per-judgement arrays kept are int32 when the qrels allow: they
+        # are most of the index's memory
+        small = offset_dtype(len(d))
         codes, self.topic_ids = qrels.q.codes()
         order = np.argsort(codes, kind="stable")
-        self.codes = codes[order]
+        self.codes = codes[order].astype(small)
+        del codes
         self.labels = qrels.labels[order]
-        self.docs, self.rows = d, order
         self.n_topics = int(self.topic_ids.shape[0])
         self.topic_start = np.searchsorted(self.codes, np.arange(self.n_topics + 1))
-        keys = mix(d.hash()[order], self.codes)
+        # the docnos' hashes serve the keys only: not kept
+        keys = mix(d.hash(cache=False)[order], self.codes)
+        self.docs, self.rows = d, order.astype(small)
+        del order
         # stable: the copies of a repeated judgement stay in qrels order, so
         # the first repeat found is the second copy
-        self.key_order = np.argsort(keys, kind="stable")
-        keys = keys[self.key_order]
+        key_order = np.argsort(keys, kind="stable")
+        keys = keys[key_order]
+        self.key_order = key_order.astype(small)
+        del key_order
         self.keys = SortedKeys(keys)
         self._doc_strings = None
         self._qrels = qrels
@@ -71,7 +79,8 @@ class QrelsIndex:
         self.collision = not truly.all()
         if self.collision:  # decide on the strings
             _, d_codes = np.unique(self.doc_strings(), return_inverse=True)
-            key = self.codes * max(len(self.docs), 1) + d_codes.reshape(-1)
+            key = self.codes.astype(np.int64) * max(len(self.docs), 1)
+            key += d_codes.reshape(-1)
             o = np.argsort(key, kind="stable")
             same = np.flatnonzero(key[o[1:]] == key[o[:-1]])
             a, b = o[same], o[same + 1]

@@ -152,3 +152,16 @@ def test_a_plain_skirm_eval_loads_only_what_it_needs():
         "csv",
     ):
         assert unneeded not in loaded, unneeded
+
+
+def test_an_evaluation_with_tied_scores_imports_no_scipy():
+    """The expected value over tied orderings (the first relevant row's
+    probability in a tie block) needs log binomials: they come from a table
+    of the C library's lgamma, not from scipy.special, whose import cost a
+    first call with ties three times the steady state."""
+    loaded = _modules_after(
+        "from skirm.metrics import evaluate; "
+        "evaluate([1, 0, 1, 0, 2], [1, 1, 1, 0, 0], groups=[0, 0, 0, 1, 1], "
+        "metrics=['mrr', 'ndcg@2', 'map', 'err@3', 'rbp', 'precision@2'])"
+    )
+    assert "scipy" not in loaded

@@ -473,3 +473,27 @@ def test_float_sums_before_a_row_restart_at_each_query():
     last = values[4:].tolist()
     expected = [0.0] * 4 + [sum(last[:j]) for j in range(6)]
     assert ranking.before(values).tolist() == expected
+
+
+def test_log_binomials_equal_the_exact_ones():
+    """``log C(n, k)`` from the table of log factorials equals the logarithm
+    of the exact integer binomial to within the rounding of ``log(n!)``, for
+    n across the table's growth (1,024 entries, then doubled), and the table
+    is read-only."""
+    import math
+
+    from skirm._engine._reduce import log_comb, log_factorials
+
+    rng = np.random.default_rng(3)
+    n = np.concatenate(([0, 1, 2, 1023, 1024, 1025, 3000], rng.integers(0, 5000, 200)))
+    k = (rng.random(n.shape[0]) * (n + 1)).astype(np.int64)
+    k[:3] = [0, 1, 2]
+    got = log_comb(n, k)
+    exact = np.array(
+        [math.log(math.comb(a, b)) for a, b in zip(n.tolist(), k.tolist(), strict=True)]
+    )
+    bound = 8 * np.finfo(float).eps * np.array([math.lgamma(a + 1) for a in n.tolist()])
+    assert np.all(np.abs(got - exact) <= bound + 1e-15)
+    table = log_factorials(10)
+    assert table.shape == (10,) and not table.flags.writeable
+    assert table.tolist() == [math.lgamma(j + 1) for j in range(10)]

@@ -8,6 +8,8 @@ cutoff's sum (no rounding carried from other queries).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -85,8 +87,30 @@ def discount_table_of(length, log_base=2.0):
     return table[:length]
 
 
-def log_comb(n, k):
-    # imported here: scipy.special costs more to import than most evaluations
-    from scipy.special import gammaln
+_LOG_FACTORIALS = [np.zeros(0)]
 
-    return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
+
+def log_factorials(size):
+    """``log(k!)`` for ``k = 0 .. size - 1``, read-only.
+
+    Each value is the C library's ``lgamma(k + 1)`` (:func:`math.lgamma`),
+    computed once per process and kept, the table grown as needed (at least
+    doubled), so that an evaluation with ties neither imports scipy.special
+    (a quarter of a second) nor computes a value twice.
+    """
+    table = _LOG_FACTORIALS[0]
+    if table.shape[0] < size:
+        size = max(size, 2 * table.shape[0], 1024)
+        table = np.fromiter(
+            map(math.lgamma, range(1, size + 1)), dtype=np.float64, count=size
+        )
+        table.flags.writeable = False
+        _LOG_FACTORIALS[0] = table
+    return table[:size]
+
+
+def log_comb(n, k):
+    """``log C(n, k)`` of integer arrays with ``0 <= k <= n``."""
+    n, k = np.asarray(n), np.asarray(k)
+    table = log_factorials(int(n.max()) + 1 if n.size else 1)
+    return table[n] - table[k] - table[n - k]

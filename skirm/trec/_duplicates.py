@@ -27,13 +27,13 @@ def first_repeat(block, rows):
     return first_duplicate(codes, block.d.take(rows), rows)
 
 
-def duplicate_error(q, d, pair, lines, name, what):
-    """The ValueError for a docno repeated in a query: ``pair`` are the rows
-    of both copies (see :func:`~skirm.io._tokens.first_duplicate`), ``lines``
-    their 0-based file lines (None for records built from arrays)."""
+def duplicate_error(query, d, pair, lines, name, what):
+    """The ValueError for a docno repeated in ``query`` (a str): ``pair`` are
+    the rows of both copies in the docnos ``d`` (see
+    :func:`~skirm.io._tokens.first_duplicate`), ``lines`` their 0-based file
+    lines (None for records built from arrays)."""
     first, second = pair
     doc = str(d.strings(np.array([second]))[0])
-    query = str(q.strings(np.array([second]))[0])
     if lines is not None:
         where = f"{name}:{int(lines[second]) + 1}: "
         at = f"line {int(lines[first]) + 1}"
@@ -47,4 +47,5 @@ def duplicate_error(q, d, pair, lines, name, what):
 
 def block_duplicate_error(block, pair, what):
     """:func:`duplicate_error` of a repeat found in a run block."""
-    return duplicate_error(block.q, block.d, pair, block.lines, block.name, what)
+    query = str(block.q.strings(np.array([pair[1]]))[0])
+    return duplicate_error(query, block.d, pair, block.lines, block.name, what)

@@ -66,7 +66,9 @@ class QrelsIndex:
         del key_order
         self.keys = SortedKeys(keys)
         self._doc_strings = None
-        self._qrels = qrels
+        # for messages; the query tokens and the labels in qrels order are
+        # not kept (the topics' codes and ids name a query)
+        self._lines, self._name = qrels.lines, qrels.name
         self._find_duplicates(np.flatnonzero(keys[1:] == keys[:-1]))
 
     def _find_duplicates(self, same):
@@ -102,11 +104,16 @@ class QrelsIndex:
             return
         hit = np.isin(self.dup_topics, topics)
         if hit.any():
-            pairs = self.dup_pairs[hit]
-            first, second = pairs[int(np.argmin(pairs[:, 1]))].tolist()
-            q = self._qrels
+            pairs, topics = self.dup_pairs[hit], self.dup_topics[hit]
+            k = int(np.argmin(pairs[:, 1]))
+            query = str(self.topic_ids[topics[k]])
             raise duplicate_error(
-                q.q, q.d, (first, second), q.lines, q.name, "the qrels"
+                query,
+                self.docs,
+                pairs[k].tolist(),
+                self._lines,
+                self._name,
+                "the qrels",
             )
 
     def topics(self, ids):

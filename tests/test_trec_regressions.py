@@ -15,8 +15,10 @@ import pytest
 
 from skirm._cli import main
 from skirm.io import Qrels, Run, read_qrels, read_run
+from skirm.io._records import qrels_rows
 from skirm.io._tokens import Tokens
 from skirm.trec import evaluate_run
+from skirm.trec._join import QrelsIndex
 
 
 def _evaluate(qrels_text, run_text, metrics, **kwargs):
@@ -349,3 +351,37 @@ def test_placeholder_of_trec_eval_10_can_be_judged():
     assert result.per_query["num_rel_ret"].tolist() == [1.0, 1.0, 0.0]
     assert result.per_query["map"].tolist() == [1.0, 0.5, 0.0]
     assert result.means == {"num_ret": 1.0, "num_rel_ret": 2.0, "map": 0.5}
+
+
+@pytest.mark.parametrize("budget", [1, 2, 3, 5, 1 << 20])
+def test_missing_topics_scored_in_blocks_of_judgements(monkeypatch, budget):
+    """With ``-c``, the qrels topics the run lacks are scored in blocks of
+    about ``budget`` judgements (a topic never split): every value, and the
+    summary, equal trec_eval 10.0's ``-c`` semantics computed in one block,
+    whatever the block boundaries."""
+    import skirm.trec._missing as missing
+
+    rng = np.random.default_rng(budget)
+    lines = []
+    for t in range(12):
+        for d in range(int(rng.integers(1, 5))):
+            lines.append(f"t{t:02d} 0 d{d} {int(rng.integers(-1, 3))}\n")
+    qrels = read_qrels(io.StringIO("".join(lines)))
+    run = read_run(io.StringIO("t03 Q0 d1 1 2 r\nt03 Q0 x 2 1 r\nt07 Q0 d0 1 1 r\n"))
+
+    def evaluate():
+        result = evaluate_run(qrels, run, "all_trec", all_queries=True)
+        return result.group_ids.tolist(), {
+            m: v.tolist() for m, v in result.per_query.items()
+        }
+
+    monkeypatch.setattr(missing, "PLACEHOLDER_JUDGEMENTS", 1 << 40)
+    expected = evaluate()
+    assert len(expected[0]) == 12
+    monkeypatch.setattr(missing, "PLACEHOLDER_JUDGEMENTS", budget)
+    blocks = missing.placeholder_blocks(
+        QrelsIndex(qrels_rows(qrels)), np.array([f"t{t:02d}" for t in range(12)])
+    )
+    if budget < 4:
+        assert len(blocks) > 1
+    assert evaluate() == expected

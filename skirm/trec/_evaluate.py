@@ -34,6 +34,7 @@ from skirm.trec._missing import (
     missing_rule,
     no_common_error,
     placeholder_block,
+    placeholder_blocks,
 )
 from skirm.trec._rank import ranked
 from skirm.trec._request import (
@@ -356,9 +357,10 @@ def _stream(index, run, outputs, options, progress):
     if absent.shape[0] and missing != "leave out":
         if missing == "raise":
             raise missing_queries_error(absent)
-        ids, values, _, _ = step(placeholder_block(absent))
-        clear_placeholders(outputs, values, np.ones(ids.shape[0], dtype=bool))
-        found.append((ids, values))
+        for block in placeholder_blocks(index, absent):
+            ids, values, _, _ = step(block)
+            clear_placeholders(outputs, values, np.ones(ids.shape[0], dtype=bool))
+            found.append((ids, values))
     ids, per_query = concatenate(found)
     return ids, per_query, run_id
 

@@ -90,6 +90,23 @@ def placeholder_block(topics):
     )
 
 
+#: Judgements per placeholder block: the missing topics of large qrels are
+#: scored in several blocks so that memory stays bounded.
+PLACEHOLDER_JUDGEMENTS = 1 << 20
+
+
+def placeholder_blocks(index, topics):
+    """:func:`placeholder_block` of ``topics`` (sorted), in consecutive
+    groups of about :data:`PLACEHOLDER_JUDGEMENTS` judgements each (a topic
+    is never split)."""
+    codes = index.topics(topics)
+    sizes = index.topic_start[codes + 1] - index.topic_start[codes]
+    total = np.cumsum(sizes)
+    bounds = np.arange(PLACEHOLDER_JUDGEMENTS, int(total[-1]), PLACEHOLDER_JUDGEMENTS)
+    cuts = np.unique(np.searchsorted(total, bounds, side="right"))
+    return [placeholder_block(part) for part in np.split(topics, cuts) if part.size]
+
+
 def clear_placeholders(outputs, values, placeholder):
     """Clear the outputs of the placeholder topics (mask ``placeholder``)
     in ``values`` as trec_eval 10.0 does, by their printed name:

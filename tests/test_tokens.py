@@ -176,3 +176,26 @@ def test_offsets_of_a_buffer_past_int32_are_int64(monkeypatch):
     monkeypatch.setattr(skirm.io._tokens, "INT32_LIMIT", 0)
     assert dtypes() == {np.dtype(np.int64)}
     assert evaluate() == expected
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3, 7, 1 << 18])
+def test_hashes_by_ranges_of_rows_equal_each_token_hashed_alone(monkeypatch, rows):
+    """A column is hashed a range of rows at a time; each hash equals the
+    token's hashed alone, whatever the range's longest or shortest token
+    (empty tokens, tokens across word boundaries, long tokens past the
+    head)."""
+    import skirm.io._tokens
+    from skirm.io._tokens import Tokens
+
+    rng = np.random.default_rng(rows)
+    lengths = np.concatenate(([0, 7, 8, 9, 128, 129, 300], rng.integers(0, 40, 60)))
+    rng.shuffle(lengths)
+    alphabet = np.array(list("abcdefghij-_.é"))
+    texts = ["".join(rng.choice(alphabet, size=int(n))) for n in lengths]
+    column = _token_column(texts, rng)
+    monkeypatch.setattr(skirm.io._tokens, "HASH_ROWS", rows)
+    got = column.hash(cache=False)
+    alone = [int(Tokens.from_strings(np.array([t])).hash()[0]) for t in texts]
+    assert got.tolist() == alone
+    assert column._hash is None
+    assert column.hash() is column.hash()  # cached when asked

@@ -44,6 +44,8 @@ def offset_dtype(size):
     return np.int32 if size < INT32_LIMIT else np.int64
 
 
+#: Rows hashed at a time.
+HASH_ROWS = 1 << 18
 #: Tokens of more bytes than this have words past the head.
 _HEAD_BYTES = 8 * HEAD_WORDS
 
@@ -219,16 +221,12 @@ class Tokens:
         :func:`~skirm.io._long_tokens.hash_tail`.
         """
         if self._hash is None:
-            h = (self.length.astype(np.uint64) + np.uint64(1)) * K0
-            shortest = int(self.length.min()) if len(self) else 0
-            for k in range(min(self.n_words, HEAD_WORDS)):
-                mixed = h ^ self.word(k)
-                mixed *= K1
-                mixed ^= mixed >> S
-                if shortest > 8 * k:
-                    h = mixed
-                else:
-                    np.copyto(h, mixed, where=self.length > 8 * k)
+            # the head words a range of rows at a time: the temporaries of a
+            # column of millions of tokens stay a few MB
+            h = np.empty(len(self), dtype=np.uint64)
+            for lo in range(0, len(self), HASH_ROWS):
+                rows = slice(lo, lo + HASH_ROWS)
+                h[rows] = self._head_hash(rows)
             if self.n_words > HEAD_WORDS:
                 long = np.flatnonzero(self.length > _HEAD_BYTES)
                 h[long] = hash_tail(
@@ -238,6 +236,21 @@ class Tokens:
                 return h
             self._hash = h
         return self._hash
+
+    def _head_hash(self, rows):
+        """The hash of the head words of the tokens ``rows`` (a slice)."""
+        length = self.length[rows]
+        h = (length.astype(np.uint64) + np.uint64(1)) * K0
+        shortest = int(length.min())
+        for k in range(min(int(n_words(int(length.max()))), HEAD_WORDS)):
+            mixed = h ^ self.word(k, rows)
+            mixed *= K1
+            mixed ^= mixed >> S
+            if shortest > 8 * k:
+                h = mixed
+            else:
+                np.copyto(h, mixed, where=length > 8 * k)
+        return h
 
     def equal(self, rows, other, other_rows):
         """Exact equality of ``self[rows]`` and ``other[other_rows]``.

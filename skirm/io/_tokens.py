@@ -381,15 +381,17 @@ def parse_decimals(tokens, integer=False):
     if not n:
         return np.zeros(0), ok
     width = int(min(length.max(), 16))
-    words = np.zeros((n, 2), dtype="<u8")
-    words[:, 0] = tokens.word(0)
-    if width > 8:
-        words[:, 1] = tokens.word(1)
-    chars = np.ascontiguousarray(words.view(np.uint8)[:, :width].T)  # (width, n)
+    chars = np.empty((width, n), dtype=np.uint8)  # byte j of every token
+    for k in range(n_words(width)):
+        part = chars[8 * k : 8 * k + 8]
+        word = tokens.word(k).view(np.uint8).reshape(n, 8)
+        part[:] = word[:, : part.shape[0]].T
     first = chars[0]
     negative = first == 45
     signed = negative | (first == 43)
-    acc = np.zeros(n)
+    # integers add up exactly in int64 (at most 15 digits), so the values
+    # need no second array
+    acc = np.zeros(n, dtype=np.int64 if integer else np.float64)
     n_digits = np.zeros(n, dtype=np.int8)
     n_frac = np.zeros(n, dtype=np.int8)
     n_dots = np.zeros(n, dtype=np.int8)
@@ -408,16 +410,15 @@ def parse_decimals(tokens, integer=False):
         if j == 0:
             bad &= ~signed
         ok &= ~bad
-        np.multiply(acc, 10.0, out=acc, where=is_digit)
+        np.multiply(acc, 10, out=acc, where=is_digit)
         np.add(acc, digit, out=acc, where=is_digit)
         n_digits += is_digit
         n_frac += is_digit & (n_dots > 0)
         n_dots += is_dot
     ok &= (n_digits > 0) & (n_digits <= 15) & (n_dots <= (0 if integer else 1))
     if integer:
-        values = acc.astype(np.int64)
-        np.negative(values, out=values, where=negative)
-        return values, ok
+        np.negative(acc, out=acc, where=negative)
+        return acc, ok
     values = acc / _POW10[n_frac]
     np.negative(values, out=values, where=negative)
     return values, ok

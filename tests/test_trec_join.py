@@ -220,3 +220,26 @@ def test_hash_collisions_find_a_run_duplicate_after_the_smallest_key(monkeypatch
     message = r"<file>:3: duplicate docno 'b' for query 'q' \(first at line 2\)"
     with pytest.raises(ValueError, match=message):
         evaluate_run(Qrels(["q"], ["a"], [1]), run, "map")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_absent_topics_equal_a_set_difference(seed):
+    """The qrels topics in none of the evaluated parts, against numpy's set
+    difference: parts empty, overlapping, holding ids the qrels lack."""
+    from skirm.io._records import qrels_rows
+    from skirm.trec._join import QrelsIndex
+
+    rng = np.random.default_rng(seed)
+    topics = [
+        f"t{t}" for t in rng.choice(40, size=int(rng.integers(1, 30)), replace=False)
+    ]
+    text = "".join(f"{t} 0 d 1\n" for t in topics)
+    index = QrelsIndex(qrels_rows(read_qrels(io.StringIO(text))))
+    universe = np.array([f"t{t}" for t in range(50)])
+    parts = [
+        np.unique(rng.choice(universe, size=int(rng.integers(0, 20))))
+        for _ in range(int(rng.integers(0, 4)))
+    ]
+    got = index.absent_topics(parts)
+    present = np.concatenate(parts) if parts else np.zeros(0, dtype=str)
+    assert got.tolist() == np.setdiff1d(np.array(topics), present).tolist()

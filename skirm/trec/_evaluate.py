@@ -352,7 +352,7 @@ def _stream(index, run, outputs, options, progress):
         if not sample:  # no block held a line
             raise ValueError("the run is empty: nothing to evaluate")
         raise no_common_error(np.asarray(sample), index.topic_ids)
-    absent = np.setdiff1d(index.topic_ids, np.concatenate([p[0] for p in found]))
+    absent = index.absent_topics([p[0] for p in found])
     missing = missing_rule(options.all_queries, options.compat)
     if absent.shape[0] and missing != "leave out":
         if missing == "raise":

@@ -124,6 +124,17 @@ class QrelsIndex:
         found[inside] = self.topic_ids[pos[inside]] == ids[inside]
         return np.where(found, pos, -1)
 
+    def absent_topics(self, parts):
+        """The topics (sorted str) in none of ``parts`` (arrays of sorted
+        distinct ids). Unlike :func:`numpy.setdiff1d`, a plain
+        ``numpy.unique`` is not called: it imports ``numpy.ma``, a cost a
+        small evaluation notices."""
+        seen = np.zeros(self.n_topics, dtype=bool)
+        for ids in parts:
+            codes = self.topics(ids)
+            seen[codes[codes >= 0]] = True
+        return self.topic_ids[~seen]
+
     def judgments(self, topics):
         """Rows of the judgements of ``topics`` (codes), and each one's index
         into ``topics``."""

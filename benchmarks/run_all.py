@@ -74,6 +74,12 @@ SUITE = {
         ["--rows", "100000", "--pairs", "3"],
         "n_jobs=1 against n_jobs=2, first call and steady state",
     ),
+    "first-calls": (
+        "bench_first_calls.py",
+        [],
+        ["--rows", "100000", "--calls", "2", "--metrics", "3"],
+        "the first five calls of a fresh process; reference: its steady state",
+    ),
     "plot-all-cutoffs": (
         "bench_plot.py",
         ["--rows", "1000000"],

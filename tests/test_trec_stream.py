@@ -309,3 +309,25 @@ def test_a_query_larger_than_the_block_reads_no_more_than_the_file(
     sizes.clear()
     list(iter_run_blocks(path, block_bytes=1000))
     assert sizes[-1] == len(text) + 1 + PAD
+
+
+@pytest.mark.parametrize("n_blocks", [0, 1, 2, 5])
+def test_a_run_of_one_block_is_evaluated_in_the_calling_thread(monkeypatch, n_blocks):
+    """Blocks streamed from a file are evaluated by worker threads while the
+    next ones are read, in order; a run of one block has nothing to read
+    meanwhile and is evaluated in the calling thread (whose allocator gives
+    memory back more readily)."""
+    import threading
+
+    import skirm.trec._inputs as inputs
+
+    monkeypatch.setattr(inputs, "_n_threads", lambda: 2)
+    caller = threading.current_thread()
+
+    def step(block):
+        return block, threading.current_thread() is caller
+
+    out = inputs.map_blocks(step, (b for b in range(n_blocks)), None)
+    assert [block for block, _ in out] == list(range(n_blocks))
+    in_caller = {here for _, here in out}
+    assert in_caller == (set() if n_blocks == 0 else {n_blocks == 1})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import itertools
 import os
 import warnings
 
@@ -79,13 +80,20 @@ def _n_threads():
 def _threaded_map(step, blocks):
     """``[step(block)]`` in order; blocks are evaluated by worker threads
     while the next ones are read (numpy releases the GIL in its loops). At
-    most one block per thread waits, so memory stays bounded."""
+    most one block per thread waits, so memory stays bounded. A run of one
+    block is evaluated in the calling thread: there is nothing to read
+    meanwhile, and memory a worker thread's allocator arena holds after a
+    large block is not given back as readily as the main thread's."""
     n = _n_threads()
     if n < 2 or isinstance(blocks, list):
         return [step(block) for block in blocks]
+    blocks = iter(blocks)
+    head = list(itertools.islice(blocks, 2))
+    if len(head) < 2:
+        return [step(block) for block in head]
     out, pending = [], collections.deque()
     with concurrent.futures.ThreadPoolExecutor(n) as pool:
-        for block in blocks:
+        for block in itertools.chain(head, blocks):
             pending.append(pool.submit(step, block))
             while len(pending) > n:
                 out.append(pending.popleft().result())

@@ -559,55 +559,6 @@ def test_compare_and_tukey_on_constant_differences():
     assert res.pvalue[0, 0] == 1.0
 
 
-def test_compare_tells_each_pair_constant_zero_or_varying_on_its_own():
-    """Baseline ``a``; ``b`` differs by a constant, ``c`` by varying amounts,
-    ``d`` by its last bits only: each pair is read at its own spread and
-    magnitude, and the warning counts the one constant pair."""
-    ids = ["q1", "q2", "q3", "q4"]
-    varying = np.array([0.7, 0.1, 0.8, 0.9])
-    results = {
-        "a": _result(ids, CONSTANT_A),
-        "b": _result(ids, CONSTANT_A + 0.1),
-        "c": _result(ids, varying),
-        "d": _result(ids, CONSTANT_A * (1 + 2 * np.finfo(float).eps)),
-    }
-    with pytest.warns(RuntimeWarning, match="constant up to rounding in 1 of 3 rows"):
-        frame = compare(results, baseline="a", correction=None).to_frame()
-    rows = frame.set_index("system")
-    assert rows.loc["b", "statistic"] == np.inf and rows.loc["b", "p_value"] == 0.0
-    ref = paired_test(varying, CONSTANT_A, test="t")
-    assert rows.loc["c", "statistic"] == pytest.approx(ref.statistic, rel=1e-12)
-    assert rows.loc["c", "p_value"] == pytest.approx(ref.pvalue, rel=1e-12)
-    assert np.isnan(rows.loc["d", "statistic"]) and rows.loc["d", "p_value"] == 1.0
-
-
-def test_tukey_in_compare_reads_each_metric_at_its_own_scale():
-    """A metric of values near 1e12 next to one of values below 1: the small
-    metric's small residuals are variation, not the rounding of the large
-    metric's values, and its test is the one of its values alone."""
-    rng = np.random.default_rng(7)
-    small = np.stack([CONSTANT_A, CONSTANT_A + 0.1, CONSTANT_A + 0.2])
-    small = small + rng.normal(0, 1e-3, small.shape)
-    large = 1e12 * (1 + rng.random((3, 4)))
-    ids = ["q1", "q2", "q3", "q4"]
-    results = {
-        name: EvaluationResult(
-            np.asarray(ids), {"small": small[i], "large": large[i]}, {}
-        )
-        for i, name in enumerate("abc")
-    }
-    frame = compare(results, test="tukey_hsd", metrics=["small"]).to_frame("pairs")
-    both = compare(results, test="tukey_hsd").to_frame("pairs")
-    both = both[both.metric == "small"]
-    ref = tukey_hsd(small)
-    assert np.isfinite(ref.statistic).all()
-    np.testing.assert_array_equal(both.statistic, frame.statistic)
-    np.testing.assert_array_equal(both.p_value, frame.p_value)
-    for _, row in frame.iterrows():
-        i, j = "abc".index(row.system), "abc".index(row.other)
-        assert row.statistic == pytest.approx(ref.statistic[i, j], rel=1e-9)
-
-
 def test_t_interval_of_values_constant_up_to_rounding():
     values = np.array([0.1, 0.2, 0.3]) + np.array([0.2, 0.1, 0.0])  # 0.3 each
     assert np.ptp(values) > 0

@@ -253,3 +253,30 @@ def test_randomized_tukey_in_compare_reads_each_metric_on_its_own():
             assert row.p_value == pytest.approx(ref.pvalue[i, j], abs=1e-15)
             assert row.ci_low == pytest.approx(ref.ci_low[i, j], rel=1e-12)
             assert row.ci_high == pytest.approx(ref.ci_high[i, j], rel=1e-12)
+
+
+def test_tukey_in_compare_reads_each_metric_at_its_own_scale():
+    """A metric of values near 1e12 next to one of values below 1: the small
+    metric's small residuals are variation, not the rounding of the large
+    metric's values, and its test is the one of its values alone."""
+    rng = np.random.default_rng(7)
+    small = np.stack([A, A + 0.1, A + 0.2])
+    small = small + rng.normal(0, 1e-3, small.shape)
+    large = 1e12 * (1 + rng.random((3, 4)))
+    ids = ["q1", "q2", "q3", "q4"]
+    results = {
+        name: EvaluationResult(
+            np.asarray(ids), {"small": small[i], "large": large[i]}, {}
+        )
+        for i, name in enumerate("abc")
+    }
+    frame = compare(results, test="tukey_hsd", metrics=["small"]).to_frame("pairs")
+    both = compare(results, test="tukey_hsd").to_frame("pairs")
+    both = both[both.metric == "small"]
+    ref = tukey_hsd(small)
+    assert np.isfinite(ref.statistic).all()
+    np.testing.assert_array_equal(both.statistic, frame.statistic)
+    np.testing.assert_array_equal(both.p_value, frame.p_value)
+    for _, row in frame.iterrows():
+        i, j = "abc".index(row.system), "abc".index(row.other)
+        assert row.statistic == pytest.approx(ref.statistic[i, j], rel=1e-9)

@@ -94,3 +94,32 @@ def test_weighted_system_intervals():
         row = frame.loc[f"s{i}"]
         assert row.ci_low == pytest.approx(mean - half, rel=1e-12)
         assert row.ci_high == pytest.approx(mean + half, rel=1e-12)
+
+
+_CONSTANT = np.array([0.5, 0.2, 0.9, 0.4])
+
+
+def _one(ids, values):
+    return EvaluationResult(np.asarray(ids), {"m": np.asarray(values, float)}, {})
+
+
+def test_compare_tells_each_pair_constant_zero_or_varying_on_its_own():
+    """Baseline ``a``; ``b`` differs by a constant, ``c`` by varying amounts,
+    ``d`` by its last bits only: each pair is read at its own spread and
+    magnitude, and the warning counts the one constant pair."""
+    ids = ["q1", "q2", "q3", "q4"]
+    varying = np.array([0.7, 0.1, 0.8, 0.9])
+    results = {
+        "a": _one(ids, _CONSTANT),
+        "b": _one(ids, _CONSTANT + 0.1),
+        "c": _one(ids, varying),
+        "d": _one(ids, _CONSTANT * (1 + 2 * np.finfo(float).eps)),
+    }
+    with pytest.warns(RuntimeWarning, match="constant up to rounding in 1 of 3 rows"):
+        frame = compare(results, baseline="a", correction=None).to_frame()
+    rows = frame.set_index("system")
+    assert rows.loc["b", "statistic"] == np.inf and rows.loc["b", "p_value"] == 0.0
+    ref = paired_test(varying, _CONSTANT, test="t")
+    assert rows.loc["c", "statistic"] == pytest.approx(ref.statistic, rel=1e-12)
+    assert rows.loc["c", "p_value"] == pytest.approx(ref.pvalue, rel=1e-12)
+    assert np.isnan(rows.loc["d", "statistic"]) and rows.loc["d", "p_value"] == 1.0

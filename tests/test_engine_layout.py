@@ -96,6 +96,29 @@ def test_any_block_size_and_thread_count_gives_the_same_values(monkeypatch, name
                 assert result[metric] == whole[metric]
 
 
+@pytest.mark.parametrize("layout", ["sorted", "interleaved"])
+def test_pandas_string_queries_in_blocks_give_the_one_block_values(monkeypatch, layout):
+    """A pandas column of strings is encoded by pandas, which tells no query
+    starts: the blocks find them, from the sorted codes or by sorting."""
+    pd = pytest.importorskip("pandas")
+    dense = _layouts()["sorted from 0"]
+    if layout == "interleaved":
+        dense = np.random.default_rng(2).permutation(dense)
+    groups = pd.Series([f"q{g:02d}" for g in dense])
+    rng = np.random.default_rng(3)
+    y_true = rng.integers(0, 4, dense.shape[0]).astype(float)
+    y_score = rng.integers(0, 5, dense.shape[0]).astype(float)  # ties
+    kwargs = dict(groups=groups, metrics=METRICS, ties="average")
+    whole = evaluate(y_true, y_score, groups=dense, metrics=METRICS)
+    for block_rows in (5, 17):
+        monkeypatch.setattr(skirm._engine._blocks, "BLOCK_ROWS", block_rows)
+        result = evaluate(y_true, y_score, **kwargs)
+        for metric in METRICS:
+            np.testing.assert_array_equal(
+                result.per_query[metric], whole.per_query[metric]
+            )
+
+
 def _bad_inputs():
     y_true = np.array([1.0, 0.0, 2.0, 0.0])
     y_score = np.array([0.5, 0.1, 0.3, 0.2])

@@ -1,6 +1,7 @@
 """confidence_intervals and describe: query weights, the smallest sample,
 the seed, the defaults, the frame and the messages."""
 
+import os
 import re
 import sys
 
@@ -84,6 +85,18 @@ def test_constant_values_warn_in_full():
     )
     with pytest.warns(RuntimeWarning, match=f"^{re.escape(message)}$"):
         confidence_intervals(result)
+
+
+@pytest.mark.parametrize("function", [confidence_intervals, describe])
+def test_regression_constant_values_warning_points_at_the_caller(function):
+    # It pointed at a line of skirm/stats/_intervals.py.
+    pytest.importorskip("pandas")
+    values = np.array([0.1, 0.2, 0.3]) + np.array([0.2, 0.1, 0.0])  # 0.3 each
+    result = EvaluationResult(np.arange(3), {"m": values}, {})
+    with pytest.warns(RuntimeWarning, match="constant up to rounding") as record:
+        function(result)
+    if "MUTANT_UNDER_TEST" not in os.environ:  # mutmut adds frames to every call
+        assert [w.filename for w in record] == [__file__]
 
 
 def test_a_generator_draws_as_its_seed_does():

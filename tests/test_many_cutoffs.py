@@ -107,3 +107,17 @@ def test_prefix_sums_equal_per_cutoff_sums(n_groups):
         inside = position < k
         expected = np.bincount(codes[inside], values[inside], minlength=n_groups)
         np.testing.assert_allclose(got[:, j], expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("cutoffs", [(3, 1, 2), (2, 1), (1, 2)])
+@pytest.mark.parametrize("name", ["dcg", "ndcg", "err"])
+def test_cutoffs_in_any_order_each_keep_their_own_value(name, cutoffs):
+    """Cutoffs asked for in any order (3, 1, 2: the longest first): each
+    label gets the value at its own cutoff, not the column at its position."""
+    y_true, y_score, groups = _data(3, ties=False)
+    names = [f"{name}@{k}" for k in cutoffs]
+    batched = evaluate(y_true, y_score, groups=groups, metrics=names)
+    for label in names:
+        alone = evaluate(y_true, y_score, groups=groups, metrics=[label])
+        np.testing.assert_array_equal(batched.per_query[label], alone.per_query[label])
+    assert not np.array_equal(batched.per_query[names[0]], batched.per_query[names[1]])

@@ -3,6 +3,7 @@ option, one-sided bootstrap intervals and the printed report."""
 
 import os
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -154,6 +155,25 @@ def test_differences_constant_up_to_the_rounding_of_large_values():
     low, high = res.confidence_interval
     assert low == high == res.mean_difference
     assert np.isnan(res.effect_size)
+
+
+def test_two_queries_with_constant_differences_warn():
+    with pytest.warns(RuntimeWarning, match="constant up to rounding in 1 of 1 rows"):
+        res = paired_test([0.5, 0.2], [0.6, 0.3], test="t")
+    assert res.statistic == -np.inf and res.pvalue == 0.0
+
+
+def test_differences_zero_up_to_rounding_do_not_warn():
+    """``b`` equals ``a`` but for the last bits: the differences are constant
+    and nonzero, yet within the rounding of the values they came from, so
+    they read as 0 (no statistic, p-value 1) and warrant no warning."""
+    a = np.array([0.5, 0.2, 0.9, 0.4])
+    b = a * (1 + 2 * np.finfo(float).eps)
+    assert np.all(a != b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = paired_test(a, b, test="t")
+    assert np.isnan(res.statistic) and res.pvalue == 1.0
 
 
 def test_sign_test_with_one_untied_query():

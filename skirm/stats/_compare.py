@@ -173,6 +173,7 @@ def _test_pairs(values, weights, pairs, test_name, settings, rng):
         weights,
         settings,
         rng,
+        stacklevel=4,  # paired_tests, here, compare, its caller
     )
     table = {
         key: np.asarray(out[key]).reshape(len(pairs), n_metrics) for key in _PAIR_KEYS
@@ -186,6 +187,7 @@ def _test_pairs(values, weights, pairs, test_name, settings, rng):
             confidence=settings.confidence,
             n_resamples=settings.n_resamples,
             rng=rng,
+            stacklevel=4,
         )
         table.update(
             {key: tukey[key] for key in ("statistic", "pvalue", "ci_low", "ci_high")}

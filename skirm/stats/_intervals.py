@@ -29,7 +29,8 @@ def mean_intervals(values, weights, *, method, confidence, n_resamples, rng):
     ``method="bootstrap"`` is BCa, :func:`scipy.stats.bootstrap`'s default.
     """
     if method == "t":
-        warn_constant(values, None, "query values are", "the t interval has width 0")
+        # Called by confidence_intervals and describe through result_intervals.
+        warn_constant(values, None, "query values are", "the t interval has width 0", 5)
         mean, _, se, df = _moments(values, weights)
         return t_interval(mean, se, df, confidence)
     kind = "bca" if method == "bootstrap" else method

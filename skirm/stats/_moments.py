@@ -61,11 +61,13 @@ def constant_rows(rows, scale=None):
     return np.ptp(rows, axis=1) <= rounding_noise(rows, scale)
 
 
-def warn_constant(rows, scale, what, consequence, stacklevel=4):
+def warn_constant(rows, scale, what, consequence, stacklevel):
     """Warn when some row of non-zero values is constant up to rounding.
 
     Their standard deviation is then taken as 0 rather than the rounding
     error it would be; ``consequence`` says what that does to the output.
+    ``stacklevel`` counts the frames from here to the public function's
+    caller, at whose line the warning points.
     """
     noise = rounding_noise(rows, scale)
     flat = constant_rows(rows, scale) & (np.abs(rows).max(axis=1) > noise)

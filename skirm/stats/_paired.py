@@ -59,12 +59,14 @@ def check_exact(exact):
 # --------------------------------------------------------------------------
 
 
-def _t_test(diffs, weights, alternative, scale=None):
+def _t_test(diffs, weights, alternative, scale, stacklevel):
     mean, _, se, df = _moments(diffs, weights, scale)
     # Differences that are 0 up to rounding: no evidence against the null
     # (identical systems), and no defined statistic.
     zero = constant_rows(diffs, scale) & (np.abs(mean) <= rounding_noise(diffs, scale))
-    warn_constant(diffs, scale, "paired differences are", _T_CONSEQUENCE, 5)
+    warn_constant(
+        diffs, scale, "paired differences are", _T_CONSEQUENCE, stacklevel + 1
+    )
     with np.errstate(divide="ignore", invalid="ignore"):
         statistic = np.where(zero, np.nan, mean / se)
     pvalue = np.clip(_t_pvalues(statistic, df, alternative), 0.0, 1.0)
@@ -184,7 +186,7 @@ class Settings:
     zero_method: str = "wilcox"
 
 
-def paired_tests(values, combine, weights, settings, rng, scale=None):
+def paired_tests(values, combine, weights, settings, rng, scale=None, *, stacklevel):
     """Test many differences against a zero mean, sharing every random draw.
 
     ``values`` (n_basis, n_queries) are the basis rows (each system's values
@@ -197,7 +199,8 @@ def paired_tests(values, combine, weights, settings, rng, scale=None):
     the values each row of differences was taken from, to tell rounding from
     variation (see :func:`constant_rows`). Returns a dict of arrays, one
     entry per difference, and the basis rows' two-sided intervals under
-    ``"basis_low"``/``"basis_high"``.
+    ``"basis_low"``/``"basis_high"``. ``stacklevel`` counts the frames from
+    here to the public function's caller, at whose line a warning points.
     """
     s = settings
     if combine is None:
@@ -218,7 +221,9 @@ def paired_tests(values, combine, weights, settings, rng, scale=None):
     with np.errstate(divide="ignore", invalid="ignore"):
         out["effect_size"] = np.where(sd > 0, mean / sd, np.nan)
     if s.test == "t":
-        out["statistic"], out["pvalue"] = _t_test(diffs, weights, s.alternative, scale)
+        out["statistic"], out["pvalue"] = _t_test(
+            diffs, weights, s.alternative, scale, stacklevel + 1
+        )
     elif s.test == "randomization":
         out["statistic"] = mean
         out["pvalue"], out["exact"] = _randomization(
@@ -559,7 +564,7 @@ def paired_test(
     )
     seed, rng = rs.check_random_state(random_state)
     scale = np.maximum(np.abs(a), np.abs(b)).max(keepdims=True)
-    out = paired_tests((a - b)[None, :], None, weights, s, rng, scale)
+    out = paired_tests((a - b)[None, :], None, weights, s, rng, scale, stacklevel=3)
     n = a.shape[0]
     exact = bool(out["exact"])
     random = (s.test == "randomization" and not exact) or s.test == "bootstrap"

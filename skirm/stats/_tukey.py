@@ -66,13 +66,16 @@ def range_sf(q, k, df):
         return _stats.studentized_range.sf(q, k, df)
 
 
-def tukey_pairs(stacked, weights, pairs, *, method, confidence, n_resamples, rng):
+def tukey_pairs(
+    stacked, weights, pairs, *, method, confidence, n_resamples, rng, stacklevel
+):
     """Tukey HSD statistics, p-values and simultaneous intervals for ``pairs``.
 
     Returns a dict of arrays of shape (n_pairs, n_metrics): ``delta`` (mean
     of the first system minus the second), ``statistic`` (the studentized
     range ``q``, or the absolute mean difference when randomised),
-    ``pvalue``, ``ci_low`` and ``ci_high``.
+    ``pvalue``, ``ci_low`` and ``ci_high``. ``stacklevel`` counts the frames
+    from here to the public function's caller, at whose line a warning points.
     """
     n, k, _ = stacked.shape
     first, second = (
@@ -93,7 +96,7 @@ def tukey_pairs(stacked, weights, pairs, *, method, confidence, n_resamples, rng
                 "range is infinite, its p-value 0 and the interval of width 0; "
                 "method='randomized' reads such values without a variance",
                 RuntimeWarning,
-                stacklevel=4,
+                stacklevel=stacklevel,
             )
         with np.errstate(divide="ignore", invalid="ignore"):
             q = np.where(same, 0.0, np.abs(delta) / se)
@@ -253,6 +256,7 @@ def tukey_hsd(
         confidence=confidence,
         n_resamples=rs.check_n_resamples(n_resamples),
         rng=rng,
+        stacklevel=3,
     )
     square = {key: value.reshape(k, k) for key, value in out.items()}
     np.fill_diagonal(square["pvalue"], 1.0)

@@ -54,7 +54,10 @@ def map_query_blocks(function, checked: CheckedInput, n_jobs=None, block_rows=No
     if starts is None:
         starts, order = _code_layout(codes, n_groups)
     cuts = np.searchsorted(starts[:-1], np.arange(block_rows, n, block_rows))
-    edges = np.unique(np.concatenate(([0], cuts, [n_groups])))
+    edges = np.concatenate(([0], cuts, [n_groups]))  # ascending
+    # distinct by neighbours: a plain np.unique imports numpy.ma, a cost a
+    # first call notices
+    edges = edges[np.concatenate(([True], edges[1:] != edges[:-1]))]
 
     def block(b):
         c0, c1 = int(edges[b]), int(edges[b + 1])

@@ -47,7 +47,8 @@ def write_trec_files(folder, n_queries, n_docs, *, judged=0.15, seed=0, name="mi
     """Write ``{name}.run`` and ``{name}.qrels`` into ``folder``; return paths.
 
     Docnos are unique within a query (a counter suffix is never needed:
-    collisions are dropped by drawing from 10**9 values and de-duplicating).
+    collisions are dropped by drawing from 10**9 values and de-duplicating,
+    and more are drawn when a query of millions of documents falls short).
     """
     rng = np.random.default_rng(seed)
     folder = Path(folder)
@@ -58,6 +59,8 @@ def write_trec_files(folder, n_queries, n_docs, *, judged=0.15, seed=0, name="mi
             for q in range(q0, min(q0 + CHUNK_QUERIES, n_queries)):
                 qid = str(301 + q)
                 docs = list(dict.fromkeys(_docnos(rng, n_docs + 60)))
+                while len(docs) < n_docs + 50:  # a huge query: draw more
+                    docs = list(dict.fromkeys(docs + _docnos(rng, n_docs // 100 + 60)))
                 retrieved, missed = docs[:n_docs], docs[n_docs : n_docs + 50]
                 scores = np.sort(np.round(rng.gamma(2.0, 2.0, n_docs), 4))[::-1]
                 run_lines += [

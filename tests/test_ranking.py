@@ -478,8 +478,8 @@ def test_float_sums_before_a_row_restart_at_each_query():
 def test_log_binomials_equal_the_exact_ones():
     """``log C(n, k)`` from the table of log factorials equals the logarithm
     of the exact integer binomial to within the rounding of ``log(n!)``, for
-    n across the table's growth (1,024 entries, then doubled), and the table
-    is read-only."""
+    n across the table's growth (1,024 entries, then doubled, past the exact
+    integers), and the table is read-only."""
     import math
 
     from skirm._engine._reduce import log_comb, log_factorials
@@ -496,4 +496,6 @@ def test_log_binomials_equal_the_exact_ones():
     assert np.all(np.abs(got - exact) <= bound + 1e-15)
     table = log_factorials(10)
     assert table.shape == (10,) and not table.flags.writeable
-    assert table.tolist() == [math.lgamma(j + 1) for j in range(10)]
+    # the logarithms of the exact integers, so that two tied rows give 1/2
+    assert table.tolist() == [math.log(math.factorial(j)) for j in range(10)]
+    assert np.exp(-log_comb(np.array([2]), np.array([1])))[0] == 0.5

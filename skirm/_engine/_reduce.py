@@ -90,20 +90,41 @@ def discount_table_of(length, log_base=2.0):
 _LOG_FACTORIALS = [np.zeros(0)]
 
 
+#: Below this, ``log(k!)`` is the logarithm of the exact integer ``k!``.
+_EXACT_FACTORIALS = 1024
+
+
+def _log_factorial_table(size):
+    exact = min(size, _EXACT_FACTORIALS)
+    out = np.empty(size)
+    factorial = 1
+    for k in range(exact):  # once per process: the integers stay exact
+        factorial *= max(k, 1)
+        out[k] = math.log(factorial)
+    if size > exact:
+        out[exact:] = np.fromiter(
+            map(math.lgamma, range(exact + 1, size + 1)),
+            dtype=np.float64,
+            count=size - exact,
+        )
+    return out
+
+
 def log_factorials(size):
     """``log(k!)`` for ``k = 0 .. size - 1``, read-only.
 
-    Each value is the C library's ``lgamma(k + 1)`` (:func:`math.lgamma`),
-    computed once per process and kept, the table grown as needed (at least
-    doubled), so that an evaluation with ties neither imports scipy.special
-    (a quarter of a second) nor computes a value twice.
+    Below 1,024 each value is the logarithm of the exact integer ``k!``
+    (within one unit in the last place, and exact for ``log(2!)``, so that
+    two tied rows give 1/2 exactly); above, the C library's
+    ``lgamma(k + 1)`` (within three units). The table is computed once per
+    process and kept, grown as needed (at least doubled), so that an
+    evaluation with ties neither imports scipy.special (a quarter of a
+    second) nor computes a value twice.
     """
     table = _LOG_FACTORIALS[0]
     if table.shape[0] < size:
         size = max(size, 2 * table.shape[0], 1024)
-        table = np.fromiter(
-            map(math.lgamma, range(1, size + 1)), dtype=np.float64, count=size
-        )
+        table = _log_factorial_table(size)
         table.flags.writeable = False
         _LOG_FACTORIALS[0] = table
     return table[:size]

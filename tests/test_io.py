@@ -2,6 +2,7 @@
 
 import gzip
 import io
+import os
 from pathlib import Path
 
 import numpy as np
@@ -176,9 +177,18 @@ def test_duplicate_docno_within_an_evaluated_query(tmp_path):
         evaluate_run(dup_qrels, _write(tmp_path, "ok.run", "q1 Q0 d1 1 1 r\n"), "map")
 
 
-def test_error_names_an_open_file():
+def test_error_names_an_open_file(tmp_path):
     with pytest.raises(ValueError, match=r"<file>:1: too few fields"):
         read_qrels(io.BytesIO(b"q1 0 d1\n"))
+    path = _write(tmp_path, "bad.qrels", "q1 0 d1 1\nq1 0 d2\n")
+    for mode in ("rb", "r"):
+        with open(path, mode) as fh, pytest.raises(ValueError) as error:
+            read_qrels(fh)
+        assert str(error.value).startswith(f"{path}:2: too few fields (3)")
+    # a file opened from a descriptor is named by an int: not a name
+    with open(os.open(path, os.O_RDONLY), "rb") as fh:
+        with pytest.raises(ValueError, match=r"^<file>:2: too few fields"):
+            read_qrels(fh)
 
 
 def test_bad_source_type():
@@ -462,3 +472,47 @@ def test_a_swapped_qrels_or_run_is_suggested():
 def test_labels_with_letters_are_refused(label):
     with pytest.raises(ValueError, match="expected an integer relevance label"):
         read_qrels(io.StringIO(f"q 0 d {label}\n"))
+
+
+def test_a_nul_byte_is_reported_on_the_line_of_the_first_one():
+    data = b"\nq 0 d 1\nq 0 \0 1\nq 0 \0 2\n\n\n\n"
+    with pytest.raises(ValueError) as error:
+        read_qrels(io.BytesIO(data))
+    assert str(error.value) == (
+        "<file>:3: a NUL byte: this looks like a binary file, not a TREC text file"
+    )
+    with pytest.raises(ValueError, match=r"^<file>:1: a NUL byte"):
+        read_qrels(io.BytesIO(b"\0q 0 d 1\n"))
+
+
+def test_a_line_of_one_field_has_too_few():
+    with pytest.raises(ValueError, match=r"^<file>:2: too few fields \(1\)"):
+        read_qrels(io.StringIO("q 0 d 1\nq\n"))
+    with pytest.raises(ValueError, match=r"^<file>:1: too few fields \(1\)"):
+        read_run(io.StringIO("q1\nq1 Q0 d 1 1 r\n"))
+
+
+def test_an_indented_comment_of_one_word_is_a_comment(monkeypatch):
+    """A run line whose first non-blank character is ``#`` is a comment,
+    also when it is the only word of a file or of a chunk of lines."""
+    from skirm.io._text import Table
+
+    assert len(read_run(io.StringIO("  #comment\n"))) == 0
+    monkeypatch.setattr(Table, "CHUNK", 1)  # a chunk a line
+    run = read_run(io.StringIO("q Q0 d 1 1 r\n\t#note\nq Q0 e 2 0 r\n"))
+    assert run.doc_ids.tolist() == ["d", "e"]
+
+
+def test_lines_stored_before_the_line_arrays_grow_keep_their_numbers(monkeypatch):
+    """Blank lines beyond the first guess of the line count after a bad
+    line: it is reported with its number and text once the arrays grew."""
+    from skirm.io._text import Table
+
+    monkeypatch.setattr(Table, "CHUNK", 64)
+    text = "\n" * 10 + "q1 Q0 d1 1 0.5\n" + "\n" * 200
+    with pytest.raises(ValueError) as error:
+        read_run(io.BytesIO(text.encode()))
+    assert str(error.value) == (
+        "<file>:11: too few fields (5); expected 6 fields: qid iter docno rank "
+        "score run_id, got 'q1 Q0 d1 1 0.5'"
+    )

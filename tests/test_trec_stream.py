@@ -229,6 +229,16 @@ def test_open_files_stream_as_their_path_does(tmp_path, block_bytes):
         assert _stream(fh, block_bytes) == expected
     assert _stream(io.BytesIO(text.encode()), block_bytes) == expected
     assert _stream(io.StringIO(text), block_bytes) == expected
+    # an object with nothing but ``read`` (no ``readinto``, not an io class)
+    assert _stream(_OnlyRead(io.StringIO(text)), block_bytes) == expected
+    assert _stream(_OnlyRead(io.BytesIO(text.encode())), block_bytes) == expected
+
+
+class _OnlyRead:
+    """A file-like object with a ``read`` method only."""
+
+    def __init__(self, fh):
+        self.read = fh.read
 
 
 def test_the_bytes_read_are_told_for_a_path_only(tmp_path):

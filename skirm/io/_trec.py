@@ -180,7 +180,7 @@ def write_run(
         if empty or spaced:
             raise ValueError(
                 f"`{name}` must be non-empty strings without whitespace, got "
-                f"{values[np.argmax(np.char.str_len(values) == 0)]!r}"
+                f"{str(values[np.argmax(np.char.str_len(values) == 0)])!r}"
                 if empty
                 else f"`{name}` must be non-empty strings without whitespace"
             )

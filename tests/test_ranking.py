@@ -475,15 +475,17 @@ def test_float_sums_before_a_row_restart_at_each_query():
     assert ranking.before(values).tolist() == expected
 
 
-def test_log_binomials_equal_the_exact_ones():
+def test_log_binomials_equal_the_exact_ones(monkeypatch):
     """``log C(n, k)`` from the table of log factorials equals the logarithm
     of the exact integer binomial to within the rounding of ``log(n!)``, for
     n across the table's growth (1,024 entries, then doubled, past the exact
     integers), and the table is read-only."""
     import math
 
+    import skirm._engine._reduce as reduce
     from skirm._engine._reduce import log_comb, log_factorials
 
+    monkeypatch.setattr(reduce, "_LOG_FACTORIALS", [np.zeros(0)])  # built here
     rng = np.random.default_rng(3)
     n = np.concatenate(([0, 1, 2, 1023, 1024, 1025, 3000], rng.integers(0, 5000, 200)))
     k = (rng.random(n.shape[0]) * (n + 1)).astype(np.int64)
@@ -494,6 +496,12 @@ def test_log_binomials_equal_the_exact_ones():
     )
     bound = 8 * np.finfo(float).eps * np.array([math.lgamma(a + 1) for a in n.tolist()])
     assert np.all(np.abs(got - exact) <= bound + 1e-15)
+    grown = reduce._LOG_FACTORIALS[0]
+    assert grown.shape == (max(n) + 1,) and not grown.flags.writeable
+    log_factorials(grown.shape[0] + 1)  # grown again: at least doubled
+    assert reduce._LOG_FACTORIALS[0].shape == (2 * grown.shape[0],)
+    assert reduce._LOG_FACTORIALS[0][: grown.shape[0]].tolist() == grown.tolist()
+    assert log_factorials(3).base is reduce._LOG_FACTORIALS[0]
     table = log_factorials(10)
     assert table.shape == (10,) and not table.flags.writeable
     # the logarithms of the exact integers, so that two tied rows give 1/2

@@ -80,12 +80,16 @@ def test_blank_and_comment_lines_after_the_last_row_keep_the_run_id(
 
 
 def test_an_empty_run_read_in_parts_gives_no_rows(tmp_path):
-    path = tmp_path / "run"
+    full = next(trec_io.iter_run_parts(_ungrouped(tmp_path), 1))
+    path = tmp_path / "empty"
     path.write_bytes(b"")
     parts = list(trec_io.iter_run_parts(path, 2))
     assert [len(p) for p in parts] == [0, 0]
+    for part in parts:  # the dtypes of a part that holds rows
+        assert part.lines.dtype == full.lines.dtype == np.int64
+        assert part.scores.dtype == full.scores.dtype == np.float64
     for part in parts:
-        assert part.name.endswith("run") and part.run_id is None
+        assert part.name.endswith("empty") and part.run_id is None
         assert part.q.strings().tolist() == part.d.strings().tolist() == []
         assert part.scores.tolist() == part.lines.tolist() == []
 

@@ -9,6 +9,7 @@ dataset object give identical per-query values for every measure.
 
 import copy
 import io
+import re
 from collections import namedtuple
 
 import numpy as np
@@ -380,3 +381,75 @@ def test_to_frame_tidy_must_be_a_bool():
     result = evaluate([1, 0], [0.3, 0.2], groups=[1, 1], metrics=["mrr"])
     with pytest.raises(TypeError, match="`tidy` must be True or False, got 'yes'"):
         result.to_frame(tidy="yes")
+
+
+# --------------------------------------------------------------------------
+# Messages of the conversions
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "values",
+    [[[1, 2], [3]], [[1, 2], [3, 4]], [[1, 2], 3]],
+    ids=["ragged", "nested", "mixed"],
+)
+def test_sequences_as_values_are_refused_naming_the_argument(values):
+    message = (
+        "`qrels`: relevance values must be numbers, got dtype object (e.g. [1, 2])"
+    )
+    rows = [("q", f"d{i}", v) for i, v in enumerate(values)]
+    for qrels in ({"q": {f"d{i}": v for i, v in enumerate(values)}}, rows):
+        with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+            as_qrels(qrels)
+    message = message.replace("qrels", "run").replace("relevance", "score")
+    with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+        as_run(rows)
+
+
+@pytest.mark.parametrize("shape", ["dict", "tuples"])
+def test_bad_ids_are_named_by_argument_and_column(shape):
+    def make(q, d):
+        return {q: {d: 1}} if shape == "dict" else [("q0", "d0", 1), (q, d, 1)]
+
+    for q, d, what in [(1.5, "d", "query ids"), ("q", 2.5, "doc ids")]:
+        message = f"`qrels`: {what} must be strings or integers, got float"
+        with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+            as_qrels(make(q, d))
+
+
+def test_an_iterable_of_other_objects_is_named_by_their_type():
+    message = "`qrels` must hold (qid, docid, relevance) tuples; got an iterable of "
+    with pytest.raises(TypeError, match=f"^{re.escape(message)}int$"):
+        as_qrels([1, 2])
+    with pytest.raises(TypeError, match=re.escape(f"{message}str (for the lines")):
+        as_qrels(["q 0 d 1"])
+
+
+def test_a_run_of_named_tuples_without_scores_is_told_to_name_its_field():
+    rows = [Pair("q", "d")]
+    message = (
+        "`run` has no score field: expected one of ['score', 'scores'], got "
+        "fields ['query_id', 'doc_id']; name it with skirm.io.as_run(..., score=...)"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        as_run(rows)
+
+
+def test_names_given_for_a_shape_without_columns_are_all_listed():
+    message = (
+        "`run` is a dict of dicts, which has no columns to name; got "
+        "query_id='topic', score='sim' (column names apply to DataFrames and "
+        "named tuples)"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        as_run({"q": {"d": 1.0}}, query_id="topic", score="sim")
+
+
+def test_an_empty_iterable_is_the_empty_dict():
+    for convert in (as_qrels, as_run):
+        from_rows, from_dict = convert([]), convert({})
+        for column in ("query_ids", "doc_ids"):
+            a, b = getattr(from_rows, column), getattr(from_dict, column)
+            assert a.dtype == b.dtype and a.shape == b.shape == (0,)
+    assert as_qrels([]).labels.dtype == as_qrels({}).labels.dtype == np.int64
+    assert as_run([]).scores.dtype == as_run({}).scores.dtype == np.float64

@@ -253,6 +253,17 @@ def test_all_queries_counts_missing_queries_as_zero():
     assert result.means["num_rel"] == 3  # recounted over the qrels, rel > 0
 
 
+def test_all_queries_recounts_num_rel_whatever_the_relevance_level():
+    # trec_eval -c -l 2 prints num_rel 3 for these: the summary counts every
+    # qrels topic's judgements above 0, the per-query values those at -l
+    qrels = Qrels(["q1", "q1", "q2", "q2"], ["d1", "d2", "d3", "d4"], [2, 1, 1, 0])
+    run = Run(["q1", "q1"], ["d1", "d2"], [2.0, 1.0])
+    names = ["num_rel", "num_rel_ret"]
+    result = evaluate_run(qrels, run, names, all_queries=True, relevance_level=2)
+    assert result.per_query["num_rel"].tolist() == [1.0, 0.0]
+    assert result.means == {"num_rel": 3.0, "num_rel_ret": 1.0}
+
+
 def test_relevance_level_judged_only_and_max_docs():
     level2 = _evaluate_9(["num_rel", "P_5", "ndcg"], relevance_level=2)
     assert level2.per_query["num_rel"].tolist() == [1.0, 0.0]  # only d4 of q1

@@ -65,3 +65,56 @@ def test_a_malformed_line_read_in_parts_is_named_by_file_and_line(
         warnings.simplefilter("ignore", UserWarning)
         with pytest.raises(ValueError, match=r"/run:241: expected a numeric score"):
             evaluate_run(qrels, path, ["map"])
+
+
+def test_blank_and_comment_lines_after_the_last_row_keep_the_run_id(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(trec_io, "BLOCK_BYTES", 512)
+    # the last reads of each pass hold no row at all
+    tail = ["\n"] * 600 + ["# the end\n"] * 100
+    path = _ungrouped(tmp_path, extra=["q4 Q0 dz 1 0 last\n", *tail])
+    parts = list(trec_io.iter_run_parts(path, 2))
+    assert {p.run_id for p in parts} == {"last"}
+    assert sum(len(p) for p in parts) == 241
+
+
+def test_an_empty_run_read_in_parts_gives_no_rows(tmp_path):
+    full = next(trec_io.iter_run_parts(_ungrouped(tmp_path), 1))
+    path = tmp_path / "empty"
+    path.write_bytes(b"")
+    parts = list(trec_io.iter_run_parts(path, 2))
+    assert [len(p) for p in parts] == [0, 0]
+    for part in parts:  # the dtypes of a part that holds rows
+        assert part.lines.dtype == full.lines.dtype == np.int64
+        assert part.scores.dtype == full.scores.dtype == np.float64
+    for part in parts:
+        assert part.name.endswith("empty") and part.run_id is None
+        assert part.q.strings().tolist() == part.d.strings().tolist() == []
+        assert part.scores.tolist() == part.lines.tolist() == []
+
+
+def test_a_part_is_cut_into_blocks_of_whole_queries(tmp_path, monkeypatch):
+    # queries of 3, 1, 4, 2 and 5 rows (15), interleaved, one part
+    sizes = {"q0": 3, "q1": 1, "q2": 4, "q3": 2, "q4": 5}
+    rows = [(q, k) for q, n in sizes.items() for k in range(n)]
+    rows.sort(key=lambda row: (row[1], row[0]))
+    lines = [f"{q} Q0 {q}d{k} 1 {k} r\n" for q, k in rows]
+    path = tmp_path / "run"
+    path.write_text("".join(lines))
+    monkeypatch.setattr(trec_io, "PART_BLOCK_ROWS", 3)
+    blocks = list(trec_io.iter_run_parts(path, 1))
+    # a block ends with the query that reaches 3, 6, 9 or 12 rows (in id
+    # order: 3 | 4 8 | 10 | 15); the last query is never cut off alone
+    assert [sorted(set(b.q.strings().tolist())) for b in blocks] == [
+        ["q0"],
+        ["q1", "q2"],
+        ["q3"],
+        ["q4"],
+    ]
+    assert [len(b) for b in blocks] == [3, 5, 2, 5]
+    for block in blocks:
+        for q, d, line in zip(
+            block.q.strings(), block.d.strings(), block.lines, strict=True
+        ):
+            assert d.startswith(q) and lines[line].startswith(f"{q} Q0 {d} ")

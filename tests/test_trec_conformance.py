@@ -13,6 +13,7 @@ Every line is compared, ``relstring`` (a string per query) included.
 """
 
 import math
+import warnings
 from functools import partial
 from pathlib import Path
 
@@ -21,6 +22,7 @@ import pytest
 
 from skirm._cli import main
 from skirm.io import Qrels, Run
+from skirm.metrics import get_metric
 from skirm.trec import evaluate_run, trec_measure_names
 
 V10 = Path(__file__).resolve().parent / "data" / "trec_eval"
@@ -156,6 +158,65 @@ def test_judged_at_k():
     np.testing.assert_allclose(result.per_query["judged@1"], [0.0, 0.0])
 
 
+def test_the_registry_judged_counts_negative_labels_as_judged():
+    # x is not in the qrels; n has a negative label (judged); a level 1
+    qrels = Qrels(["q"] * 3, ["a", "n", "b"], [1, -5, 0])
+    run = Run(["q"] * 4, ["x", "a", "n", "b"], [4.0, 3.0, 2.0, 1.0])
+    expected = {"judged@1": 0.0, "judged@2": 0.5, "judged@4": 0.75}
+    assert evaluate_run(qrels, run, list(expected)).means == expected
+    # the registry's metric, given as an object, reads the ranking's judged
+    metrics = [get_metric(name) for name in expected]
+    assert evaluate_run(qrels, run, metrics).means == expected
+
+
+def test_ties_in_score_go_by_docno_descending_in_every_block():
+    # two tie blocks: (a, b) at 2 and (c, z) at 1: ranked b, a, z, c
+    qrels = Qrels(["q", "q"], ["a", "c"], [1, 1])
+    run = Run(["q"] * 4, ["a", "b", "c", "z"], [2.0, 2.0, 1.0, 1.0])
+    result = evaluate_run(qrels, run, ["relstring", "recip_rank", "map"])
+    assert result.per_query["relstring"].tolist() == ["-1-1"]  # - unjudged
+    assert result.means["recip_rank"] == 0.5
+    assert result.means["map"] == pytest.approx((1 / 2 + 2 / 4) / 2)
+
+
+def test_compat_9_rounds_scores_to_floats_silently():
+    # 1e300 and 1e299 are both inf as C floats: tied, then b before a
+    qrels = Qrels(["q"], ["a"], [1])
+    run = Run(["q", "q"], ["a", "b"], [1e300, 1e299])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert evaluate_run(qrels, run, "recip_rank").means["recip_rank"] == 1.0
+        nine = evaluate_run(qrels, run, "recip_rank", compat="9.0")
+    assert nine.means["recip_rank"] == 0.5
+
+
+def test_max_docs_then_judged_only():
+    # trec_eval -M 2 -J: the top 2 (x, a), then the judged ones: a alone
+    qrels = Qrels(["q"] * 3, ["a", "b", "c"], [1, 1, 1])
+    run = Run(["q"] * 4, ["x", "a", "b", "c"], [5.0, 4.0, 3.0, 2.0])
+    names = ["num_ret", "num_rel_ret"]
+    result = evaluate_run(qrels, run, names, max_docs=2, judged_only=True)
+    assert result.means == {"num_ret": 1.0, "num_rel_ret": 1.0}
+
+
+def test_skirm_metrics_read_the_run_cut_at_max_docs():
+    qrels = Qrels(["q"] * 3, ["a", "b", "c"], [2, 1, 1])
+    run = Run(["q"] * 4, ["a", "b", "x", "c"], [4.0, 3.0, 2.0, 1.0])
+    top2 = Run(["q"] * 2, ["a", "b"], [4.0, 3.0])
+    names = ["compat", "judged@3", "ndcg@3"]
+    cut = evaluate_run(qrels, run, names, max_docs=2)
+    assert cut.means == pytest.approx(evaluate_run(qrels, top2, names).means)
+    assert cut.means["compat"] != evaluate_run(qrels, run, names).means["compat"]
+
+
+def test_a_repeated_docno_is_named_at_its_lines_whatever_the_ranking(tmp_path):
+    path = tmp_path / "run"
+    path.write_text("q Q0 a 1 1.0 r\nq Q0 b 2 3.0 r\nq Q0 a 3 2.0 r\n")
+    message = r"run:3: duplicate docno 'a' for query 'q' \(first at line 1\)"
+    with pytest.raises(ValueError, match=message):
+        evaluate_run(Qrels(["q"], ["a"], [1]), path, "map")
+
+
 def test_rbp_and_its_residual_by_hand():
     qrels = Qrels(
         ["qa", "qa", "qa", "qb", "qb"], ["a", "b", "c", "x", "y"], [3, 0, 1, 1, 0]
@@ -251,6 +312,17 @@ def test_all_queries_counts_missing_queries_as_zero():
     expected = math.exp((math.log(0.25) + math.log(0.5) + math.log(1e-5)) / 3)
     assert result.means["gm_map"] == pytest.approx(expected)
     assert result.means["num_rel"] == 3  # recounted over the qrels, rel > 0
+
+
+def test_all_queries_recounts_num_rel_whatever_the_relevance_level():
+    # trec_eval -c -l 2 prints num_rel 3 for these: the summary counts every
+    # qrels topic's judgements above 0, the per-query values those at -l
+    qrels = Qrels(["q1", "q1", "q2", "q2"], ["d1", "d2", "d3", "d4"], [2, 1, 1, 0])
+    run = Run(["q1", "q1"], ["d1", "d2"], [2.0, 1.0])
+    names = ["num_rel", "num_rel_ret"]
+    result = evaluate_run(qrels, run, names, all_queries=True, relevance_level=2)
+    assert result.per_query["num_rel"].tolist() == [1.0, 0.0]
+    assert result.means == {"num_rel": 3.0, "num_rel_ret": 1.0}
 
 
 def test_relevance_level_judged_only_and_max_docs():

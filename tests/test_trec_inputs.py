@@ -9,6 +9,7 @@ dataset object give identical per-query values for every measure.
 
 import copy
 import io
+import re
 from collections import namedtuple
 
 import numpy as np
@@ -182,6 +183,17 @@ def test_integer_ids_are_their_decimal_text():
     assert result.per_query["num_rel"].tolist() == [1.0, 1.0]
 
 
+def test_integer_ids_beyond_int64_keep_their_decimal_text():
+    # numpy alone would read 2**63 and -1 together as floats ('9.2...e+18')
+    big = 2**63
+    qrels = as_qrels({big: {-1: 1, big: 0}, -1: {"a": 1}})
+    assert qrels.query_ids.tolist() == [str(big), str(big), "-1"]
+    assert qrels.doc_ids.tolist() == ["-1", str(big), "a"]
+    run = as_run([(big, 1, 2.0), (-1, big, 1.0)])
+    assert run.query_ids.tolist() == [str(big), "-1"]
+    assert run.doc_ids.tolist() == ["1", str(big)]
+
+
 def test_float_labels_that_are_integers_are_accepted():
     qrels = pd.DataFrame({"query_id": ["q"] * 2, "doc_id": ["a", "b"], "rel": [1.0, 0]})
     run = {"q": {"a": 0.1, "b": 0.9}}
@@ -217,6 +229,8 @@ def test_records_round_trip_through_their_frames():
 
 def test_run_id_and_file_inputs():
     assert as_run({"q": {"d": 1.0}}, run_id="bm25").run_id == "bm25"
+    # a run without a name is "skirm", also when evaluate_run converts it
+    assert evaluate_run({"q": {"d": 1}}, {"q": {"d": 1.0}}, "map").run_id == "skirm"
     run = as_run(io.StringIO("q Q0 d 1 2.5 named\n"))
     assert run.run_id == "named" and run.scores.tolist() == [2.5]
     qrels = as_qrels(io.StringIO("q 0 d 1\n"))
@@ -380,3 +394,162 @@ def test_to_frame_tidy_must_be_a_bool():
     result = evaluate([1, 0], [0.3, 0.2], groups=[1, 1], metrics=["mrr"])
     with pytest.raises(TypeError, match="`tidy` must be True or False, got 'yes'"):
         result.to_frame(tidy="yes")
+
+
+# --------------------------------------------------------------------------
+# Messages of the conversions
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "values",
+    [[[1, 2], [3]], [[1, 2], [3, 4]], [[1, 2], 3]],
+    ids=["ragged", "nested", "mixed"],
+)
+def test_sequences_as_values_are_refused_naming_the_argument(values):
+    message = (
+        "`qrels`: relevance values must be numbers, got dtype object (e.g. [1, 2])"
+    )
+    rows = [("q", f"d{i}", v) for i, v in enumerate(values)]
+    for qrels in ({"q": {f"d{i}": v for i, v in enumerate(values)}}, rows):
+        with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+            as_qrels(qrels)
+    message = message.replace("qrels", "run").replace("relevance", "score")
+    with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+        as_run(rows)
+
+
+@pytest.mark.parametrize("shape", ["dict", "tuples"])
+def test_bad_ids_are_named_by_argument_and_column(shape):
+    def make(q, d):
+        return {q: {d: 1}} if shape == "dict" else [("q0", "d0", 1), (q, d, 1)]
+
+    for q, d, what in [(1.5, "d", "query ids"), ("q", 2.5, "doc ids")]:
+        message = f"`qrels`: {what} must be strings or integers, got float"
+        with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+            as_qrels(make(q, d))
+
+
+def test_an_iterable_of_other_objects_is_named_by_their_type():
+    message = "`qrels` must hold (qid, docid, relevance) tuples; got an iterable of "
+    with pytest.raises(TypeError, match=f"^{re.escape(message)}int$"):
+        as_qrels([1, 2])
+    with pytest.raises(TypeError, match=re.escape(f"{message}str (for the lines")):
+        as_qrels(["q 0 d 1"])
+
+
+def test_a_run_of_named_tuples_without_scores_is_told_to_name_its_field():
+    rows = [Pair("q", "d")]
+    message = (
+        "`run` has no score field: expected one of ['score', 'scores'], got "
+        "fields ['query_id', 'doc_id']; name it with skirm.io.as_run(..., score=...)"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        as_run(rows)
+
+
+def test_names_given_for_a_shape_without_columns_are_all_listed():
+    message = (
+        "`run` is a dict of dicts, which has no columns to name; got "
+        "query_id='topic', score='sim' (column names apply to DataFrames and "
+        "named tuples)"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        as_run({"q": {"d": 1.0}}, query_id="topic", score="sim")
+
+
+def test_an_empty_iterable_is_the_empty_dict():
+    for convert in (as_qrels, as_run):
+        from_rows, from_dict = convert([]), convert({})
+        for column in ("query_ids", "doc_ids"):
+            a, b = getattr(from_rows, column), getattr(from_dict, column)
+            assert a.dtype == b.dtype and a.shape == b.shape == (0,)
+    assert as_qrels([]).labels.dtype == as_qrels({}).labels.dtype == np.int64
+    assert as_run([]).scores.dtype == as_run({}).scores.dtype == np.float64
+
+
+class _Column:
+    """A column that converts with ``to_numpy`` only (no ``__array__``)."""
+
+    def __init__(self, values):
+        self._values = values
+
+    def to_numpy(self):
+        return np.asarray(self._values)
+
+
+class _Frame:
+    """The least a frame needs: ``columns`` and a column by name."""
+
+    def __init__(self, columns, wrap):
+        self._columns = {name: wrap(v) for name, v in columns.items()}
+        self.columns = list(columns)
+
+    def __getitem__(self, name):
+        return self._columns[name]
+
+
+@pytest.mark.parametrize("wrap", [_Column, list], ids=["to_numpy", "list"])
+def test_any_object_with_columns_is_read_as_a_frame(wrap):
+    columns = {"qid": ["q1", "q2"], "docno": ["a", "b"], "score": [2.0, 1.0]}
+    run = as_run(_Frame(columns, wrap))
+    assert run.query_ids.tolist() == ["q1", "q2"]
+    assert run.doc_ids.tolist() == ["a", "b"] and run.scores.tolist() == [2.0, 1.0]
+    assert run.run_id == "skirm"  # the default name of a run without one
+
+
+def test_messages_name_the_shapes_with_the_value_they_need():
+    message = (
+        "`qrels` must be a Qrels, a path or open file, a dict of dicts "
+        "{qid: {docid: relevance}}, a DataFrame, an iterable of (qid, docid, "
+        "relevance) tuples or named tuples; got int"
+    )
+    with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+        as_qrels(5)
+    message = (
+        "`run` must be a dict of dicts {qid: {docid: score}}; the value for "
+        "query 'q' is a list"
+    )
+    with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+        as_run({"q": ["d"]})
+
+
+def test_a_qrels_frame_without_labels_is_told_to_name_its_column():
+    frame = pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "grade": [1]})
+    message = (
+        "`qrels` has no relevance column: expected one of ['relevance', 'rel', "
+        "'label', 'labels'], got columns ['query_id', 'doc_id', 'grade']; name "
+        "it with skirm.io.as_qrels(..., relevance=...)"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        as_qrels(frame)
+
+
+@pytest.mark.parametrize("column", ["query_id", "doc_id"])
+@pytest.mark.parametrize("n", [1, 2])
+def test_float_ids_of_a_frame_are_named_by_column(column, n):
+    frame = {"query_id": ["q"] * n, "doc_id": ["d"] * n, "score": [1.0] * n}
+    frame[column] = [1.5] * n
+    what = "query ids" if column == "query_id" else "doc ids"
+    message = f"`run`: {what} must be strings or integers, got float64"
+    with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+        as_run(pd.DataFrame(frame))
+
+
+def test_an_empty_frame_has_no_ids_to_refuse():
+    frame = pd.DataFrame({"query_id": [], "doc_id": [], "score": []}, dtype=float)
+    run = as_run(frame)
+    assert len(run) == 0 and run.query_ids.dtype.kind == "U"
+
+
+def test_values_that_are_not_numbers_are_shown_when_there_is_one():
+    message = "`qrels`: relevance values must be numbers, got dtype object"
+    with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+        as_qrels({"q": {"d": None}})  # None is not shown
+    frame = pd.DataFrame({"query_id": [], "doc_id": [], "relevance": []}, dtype=str)
+    with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+        as_qrels(frame)  # no value to show (an empty pandas column of str is object)
+    with pytest.raises(
+        TypeError, match=re.escape("got dtype <U4 (e.g. np.str_('high'))")
+    ):
+        as_qrels({"q": {"d": "high"}})

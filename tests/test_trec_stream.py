@@ -341,3 +341,55 @@ def test_a_run_of_one_block_is_evaluated_in_the_calling_thread(monkeypatch, n_bl
     assert [block for block, _ in out] == list(range(n_blocks))
     in_caller = {here for _, here in out}
     assert in_caller == (set() if n_blocks == 0 else {n_blocks == 1})
+
+
+def test_run_not_grouped_says_what_a_stream_needs(tmp_path):
+    path = tmp_path / "run"
+    path.write_text("q1 Q0 a 1 1 r\nq2 Q0 b 1 1 r\nq1 Q0 c 2 0 r\n")
+    message = (
+        "run:3: query 'q1' appears again after other queries; a run streamed "
+        "query by query must keep each query's lines together"
+    )
+    with pytest.raises(trec_io.RunNotGrouped) as info:
+        list(trec_io.iter_run_blocks(path))
+    assert str(info.value).endswith(message)
+    assert (info.value.line, info.value.query) == (2, "q1")
+
+
+def test_a_stream_comes_in_small_blocks_and_keeps_a_last_line_without_newline(
+    tmp_path,
+):
+    # 6 queries of 5 lines (about 80 bytes each), then one line with no newline
+    lines = [f"q{i // 5} Q0 d{i} {i} {i} r\n" for i in range(30)]
+    path = tmp_path / "run"
+    path.write_text("".join(lines) + "q9 Q0 dz 1 1 r")
+    blocks = list(trec_io.iter_run_blocks(path, block_bytes=64))
+    rows = [
+        (q, d)
+        for b in blocks
+        for q, d in zip(b.q.strings(), b.d.strings(), strict=True)
+    ]
+    assert rows == [(f"q{i // 5}", f"d{i}") for i in range(30)] + [("q9", "dz")]
+    # read 64 bytes at a time (doubled for a query that does not fit), not
+    # whole: the 450 bytes come in several blocks of whole queries
+    assert len(blocks) >= 3
+    queries = [set(b.q.strings().tolist()) for b in blocks]
+    assert sum(map(len, queries)) == len(set().union(*queries)) == 7
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_nan_score_is_named_at_its_line(tmp_path, stream):
+    path = tmp_path / "run"
+    path.write_text("q1 Q0 a 1 1 r\nq1 Q0 b 2 0.5 r\nq1 Q0 c 3 nan r\n")
+    with pytest.raises(ValueError, match=r"run:3: expected a numeric score, got "):
+        if stream:
+            list(trec_io.iter_run_blocks(path))
+        else:
+            read_run(path)
+
+
+def test_a_run_id_that_is_not_utf8_is_read_with_a_replacement_character(tmp_path):
+    path = tmp_path / "run"
+    path.write_bytes(b"q1 Q0 a 1 1 r\xe9sum\xe9\n")
+    assert read_run(path).run_id == "r\ufffdsum\ufffd"
+    assert next(trec_io.iter_run_blocks(path)).run_id == "r\ufffdsum\ufffd"

@@ -332,8 +332,11 @@ def _no_names(names, name, shape):
 
 def _array(values, n):
     """A list as an array: numbers as a numeric array, anything else kept."""
-    arr = np.array(values)
-    if arr.shape != (n,):  # ragged or nested values
+    try:
+        arr = np.array(values)
+    except ValueError:  # sequences of several lengths: numpy takes no shape
+        arr = None
+    if arr is None or arr.shape != (n,):  # ragged or nested values
         arr = np.empty(n, dtype=object)
         arr[:] = values
     return arr

@@ -86,7 +86,8 @@ def test_an_empty_run_read_in_parts_gives_no_rows(tmp_path):
     parts = list(trec_io.iter_run_parts(path, 2))
     assert [len(p) for p in parts] == [0, 0]
     for part in parts:  # the dtypes of a part that holds rows
-        assert part.lines.dtype == full.lines.dtype == np.int64
+        # line numbers are integers (int32 or int64, as the buffer allows)
+        assert part.lines.dtype.kind == full.lines.dtype.kind == "i"
         assert part.scores.dtype == full.scores.dtype == np.float64
     for part in parts:
         assert part.name.endswith("empty") and part.run_id is None

@@ -169,7 +169,7 @@ def _checked_run(parts, index, missing):
         sample = np.concatenate([out[:3] for _, out in parts])
         raise no_common_error(sample, index.topic_ids)
     if missing == "raise" and present.shape[0] < index.n_topics:
-        raise missing_queries_error(np.setdiff1d(index.topic_ids, present))
+        raise missing_queries_error(index.absent_topics([present]))
     for _, outcome in parts:
         if isinstance(outcome, ValueError):
             raise outcome

@@ -383,7 +383,7 @@ def query_values(index, block, outputs, options, missing):
         raise no_common_error(block.queries()[1], index.topic_ids)
     ids = np.asarray(ctx.ranking.group_ids)
     if missing == "raise" and ids.shape[0] < index.n_topics:
-        raise missing_queries_error(np.setdiff1d(index.topic_ids, ids))
+        raise missing_queries_error(index.absent_topics([ids]))
     per_query = measure(ctx, bind_qrels_wide(outputs, index.max_label), options.level)
     if placeholders:
         clear_placeholders(outputs, per_query, np.ones(ids.shape[0], dtype=bool))
@@ -402,7 +402,7 @@ def _judgment_groups(qrels_jg, block, outputs, options):
     index = QrelsIndex(rows)
     outputs = bind_qrels_wide(outputs, index.max_label)
     ids = grouped.queries()[1]
-    absent = np.setdiff1d(index.topic_ids, ids)
+    absent = index.absent_topics([ids])
     placeholders = (
         missing_rule(options.all_queries, options.compat) == "score"
         and absent.shape[0] > 0

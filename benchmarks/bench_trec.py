@@ -14,7 +14,15 @@ Generates (seeded, in a temporary directory) a run of ``--queries`` x
 - **in-process**: the evaluation call alone, inputs already in memory, for
   skirm (from the paths, from :class:`Qrels`/:class:`Run` read beforehand,
   and from string arrays) and the peers (their native objects);
-- the largest difference between the summaries and trec_eval's.
+- the largest difference between the summaries and trec_eval's;
+- the start-up of a process step by step (a bare interpreter, ``import
+  numpy``, the command line's imports) and the skirm modules with the
+  largest self time in ``python -X importtime``.
+
+Before any whole-process timing, skirm's modules are compiled to bytecode
+(``__pycache__``), as an installed package ships them: with an editable
+install and ``PYTHONDONTWRITEBYTECODE`` set, every process would otherwise
+compile skirm from source, about 60 ms that no installed copy pays.
 
 ``--stream N`` instead writes an N-line run (and its qrels) in ``--tmp`` and
 reports skirm's whole-process time and peak memory on it (and trec_eval's with
@@ -192,6 +200,52 @@ def whole_process(tasks, repeats):
     return table, outputs
 
 
+def startup(repeats):
+    """``{step: median wall seconds}`` of the start-up of a ``skirm eval``
+    process, step by step: a bare interpreter, numpy, and the modules the
+    command line imports before it reads a file."""
+    py = sys.executable
+    steps = {
+        "python -c pass": [py, "-c", "pass"],
+        "python -c 'import numpy'": [py, "-c", "import numpy"],
+        "python -c 'import skirm._cli._eval'": [py, "-c", "import skirm._cli._eval"],
+    }
+    table, _ = whole_process(steps, repeats)
+    return {name: wall for name, (wall, _, _) in table.items()}
+
+
+def skirm_import_self_times(top=8):
+    """``(total, [(ms, module)])``: the self time of each skirm module the
+    command line imports, from one ``python -X importtime`` run."""
+    argv = [sys.executable, "-X", "importtime", "-c", "import skirm._cli._eval"]
+    err = subprocess.run(argv, capture_output=True, text=True, check=True).stderr
+    rows = []
+    for line in err.splitlines():
+        fields = line.removeprefix("import time:").split("|")
+        if len(fields) == 3 and fields[2].strip().startswith("skirm"):
+            rows.append((int(fields[0]) / 1000, fields[2].strip()))
+    rows.sort(reverse=True)
+    return sum(ms for ms, _ in rows), rows[:top]
+
+
+def _print_startup(repeats, whole):
+    steps = startup(repeats)
+    print("| start-up of a process | wall (ms) |")
+    print("| --- | ---: |")
+    for name, wall in steps.items():
+        print(f"| {name} | {1000 * wall:.1f} |")
+    if "skirm eval" in whole:
+        wall = whole["skirm eval"][0]
+        print(f"| skirm eval (whole run, above) | {1000 * wall:.1f} |")
+    total, rows = skirm_import_self_times()
+    print(
+        f"\n`python -X importtime`: skirm's own modules take {total:.1f} ms of "
+        "self time (importtime's bookkeeping inflates it); the largest: "
+        + ", ".join(f"{name} {ms:.1f}" for ms, name in rows)
+        + ".\n"
+    )
+
+
 def timed(function, repeats):
     """Median wall and CPU seconds of ``function()`` after a warm-up."""
     function()
@@ -332,6 +386,15 @@ def long_docnos(args, trec_eval):
             _print_agreement(outputs)
 
 
+def cache_bytecode():
+    """Compile skirm's modules to bytecode where Python looks for it."""
+    import compileall
+
+    import skirm
+
+    compileall.compile_dir(Path(skirm.__file__).parent, quiet=1)
+
+
 def _print_process_table(table):
     base = next((v for k, v in table.items() if k.startswith("trec_eval")), None)
     print(
@@ -344,7 +407,7 @@ def _print_process_table(table):
         if base:
             ratios = [f"{base[i] / v:.2f}x" for i, v in enumerate((wall, cpu, rss))]
         print(
-            f"| {name} | {wall:.2f} | {cpu:.2f} | {rss / 2**20:.0f} | "
+            f"| {name} | {wall:.3f} | {cpu:.3f} | {rss / 2**20:.0f} | "
             + " | ".join(ratios)
             + " |"
         )
@@ -377,6 +440,7 @@ def main():
     parser.add_argument("--long-docnos", action="store_true")
     args = parser.parse_args()
     peers = args.peers.split(",")
+    cache_bytecode()
     trec_eval = trec_eval_path(args.trec_eval) if "trec_eval" in peers else None
     if args.stream:
         stream(args, trec_eval)
@@ -395,6 +459,8 @@ def main():
         table, outputs = whole_process(tasks, args.repeats)
         _print_process_table(table)
         _print_agreement(outputs)
+        if "skirm" in peers:
+            _print_startup(args.repeats, table)
         if not args.no_in_process:
             rows = in_process(peers, str(qrels), str(run), args.repeats)
             print("| in-process (inputs in memory) | wall (s) | CPU (s) | µs/row |")

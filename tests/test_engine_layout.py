@@ -462,3 +462,105 @@ def test_bad_labels_fail_the_check(bad, message, layout):
         labels = np.repeat(labels, 2)[::2]
     with pytest.raises(ValueError, match=f"`y_true` {message}"):
         check_y_true(labels)
+
+
+# -- queries together, out of code order ---------------------------------------
+
+
+def _out_of_order_layouts():
+    """Query ids whose queries' rows are together but not in code order, as
+    ints, strings (narrow and wide) and objects; and one interleaved."""
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(1, 7, size=50)
+    ints = np.repeat(rng.permutation(50) * 3 - 20, sizes)
+    narrow = np.array([f"q{g}" for g in ints])  # "q10" before "q9"
+    return {
+        "ints, not sorted": ints,
+        "strings, not in label order": narrow,
+        "wide strings": narrow.astype("U40"),
+        "objects": narrow.astype(object),
+        "descending": np.repeat(np.arange(50)[::-1], sizes),
+        "interleaved": rng.permutation(ints),
+    }
+
+
+@pytest.mark.parametrize("name", list(_out_of_order_layouts()))
+def test_in_appearance_order_recodes_the_rows_as_they_lie(name):
+    groups = _out_of_order_layouts()[name]
+    checked = check_input(
+        np.zeros(groups.shape[0]), np.zeros(groups.shape[0]), groups=groups
+    )
+    found = skirm._engine._blocks.in_appearance_order(checked)
+    if name == "interleaved":
+        assert found is None
+        return
+    regrouped, order = found
+    # every row keeps its place and its query; codes count the queries as met
+    first = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
+    np.testing.assert_array_equal(regrouped.group_ids, groups[first])
+    np.testing.assert_array_equal(regrouped.group_ids[regrouped.codes], groups)
+    np.testing.assert_array_equal(regrouped.starts, np.r_[first, groups.shape[0]])
+    np.testing.assert_array_equal(regrouped.group_ids[order], checked.group_ids)
+    assert regrouped.y_true is checked.y_true and regrouped.y_score is checked.y_score
+
+
+def test_in_appearance_order_leaves_rows_in_code_order_alone():
+    groups = _layouts()["sorted with holes"]
+    rows = np.zeros(groups.shape[0])
+    checked = check_input(rows, rows, groups=groups)
+    assert checked.starts is not None
+    assert skirm._engine._blocks.in_appearance_order(checked) is None
+
+
+@pytest.mark.parametrize("name", list(_out_of_order_layouts()))
+@pytest.mark.parametrize("ties", ["average", "first"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_queries_out_of_order_give_the_sorting_path_values_bit_for_bit(
+    monkeypatch, name, ties, weighted
+):
+    """Measured as they lie, or sorted by code first (the path without
+    :func:`in_appearance_order`): the very same per-query values, weights and
+    means, for any block size and thread count, with no_relevant="skip"."""
+    import skirm.metrics._evaluate
+
+    groups = _out_of_order_layouts()[name]
+    rng = np.random.default_rng(6)
+    n = groups.shape[0]
+    y_true = rng.choice([0.0, 0.0, 0.0, 1.0, 3.0], n)
+    y_score = rng.integers(0, 4, n).astype(float)  # ties
+    query = np.unique(groups, return_inverse=True)[1].ravel()
+    weight = (rng.random(n) + 0.5)[query] if weighted else None  # one per query
+    kwargs = dict(
+        groups=groups,
+        metrics=METRICS,
+        ties=ties,
+        sample_weight=weight,
+        no_relevant="skip",
+    )
+    calls = []
+    real = skirm.metrics._evaluate.in_appearance_order
+    monkeypatch.setattr(
+        skirm.metrics._evaluate,
+        "in_appearance_order",
+        lambda checked: calls.append(real(checked)) or calls[-1],
+    )
+    sorting = []
+    for block_rows in (10**9, 7, 40):
+        monkeypatch.setattr(skirm._engine._blocks, "BLOCK_ROWS", block_rows)
+        for n_jobs in (None, 2):
+            as_they_lie = evaluate(y_true, y_score, n_jobs=n_jobs, **kwargs)
+            assert (calls[-1] is None) == (name == "interleaved")
+            with monkeypatch.context() as m:
+                m.setattr(
+                    skirm.metrics._evaluate, "in_appearance_order", lambda c: None
+                )
+                sorting.append(evaluate(y_true, y_score, n_jobs=n_jobs, **kwargs))
+            expected = sorting[0]  # one block, one thread, sorted by code
+            np.testing.assert_array_equal(as_they_lie.group_ids, expected.group_ids)
+            if weighted:
+                np.testing.assert_array_equal(as_they_lie.weights, expected.weights)
+            for metric in METRICS:
+                np.testing.assert_array_equal(
+                    as_they_lie.per_query[metric], expected.per_query[metric]
+                )
+                assert as_they_lie[metric] == expected[metric]

@@ -24,7 +24,7 @@ Its modules follow the stages of the work, each importing only earlier ones:
 Higher layers import from this package, never from its modules.
 """
 
-from skirm._engine._blocks import map_query_blocks
+from skirm._engine._blocks import in_appearance_order, map_query_blocks
 from skirm._engine._check import TIES, UNJUDGED, CheckedInput, check_input
 from skirm._engine._encode import encode_grouped, encode_groups
 from skirm._engine._input import enter, rank_input
@@ -48,6 +48,7 @@ __all__ = [
     "flatten_lists",
     "from_lists",
     "id_array",
+    "in_appearance_order",
     "map_query_blocks",
     "prefix_lines",
     "prefix_sums",

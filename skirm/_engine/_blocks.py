@@ -14,7 +14,7 @@ from skirm._engine._check import CheckedInput
 from skirm._engine._encode import counted_starts, encode_grouped_ints, stable_code_sort
 from skirm._engine._rank import rank_checked
 from skirm._engine._threads import share_out
-from skirm._validation import check_n_jobs
+from skirm._validation import check_n_jobs, label_runs
 
 #: Rows per block of whole queries in :func:`map_query_blocks` (a larger query
 #: is a block of its own). Fixed, so that the blocks, and with them every
@@ -31,6 +31,38 @@ def _code_layout(codes, n_groups):
     if grouped is not None:
         return grouped[2], None
     return counted_starts(codes, n_groups), stable_code_sort(codes, n_groups)
+
+
+def in_appearance_order(checked: CheckedInput):
+    """``(regrouped, order)`` when each query's rows are together but the
+    queries are not in code order (string labels out of label order, integer
+    labels not sorted), else None.
+
+    ``regrouped`` holds the same rows, coded by the order in which their
+    queries first appear (``group_ids`` in that order, ``starts`` known), so
+    that :func:`map_query_blocks` cuts them as they lie: no stable sort of the
+    rows by code and no gather of each block's rows. Per-query results in
+    that order return to code order as ``values[..., order]``. It costs one
+    comparison of each row's code with the next.
+    """
+    codes = checked.codes
+    n_groups = checked.group_ids.shape[0]
+    if checked.starts is not None:
+        return None
+    runs = label_runs(codes)
+    if runs.shape[0] != n_groups:  # some query's rows are apart
+        return None
+    run_codes = codes[runs]
+    starts = np.empty(n_groups + 1, dtype=np.intp)
+    starts[:-1], starts[-1] = runs, codes.shape[0]
+    order = np.empty(n_groups, dtype=np.intp)
+    order[run_codes] = np.arange(n_groups)
+    regrouped = checked._replace(
+        codes=np.repeat(np.arange(n_groups), np.diff(starts)),
+        group_ids=checked.group_ids[run_codes],
+        starts=starts,
+    )
+    return regrouped, order
 
 
 def map_query_blocks(function, checked: CheckedInput, n_jobs=None, block_rows=None):

@@ -15,6 +15,7 @@ import numpy as np
 from skirm._engine import (
     CheckedInput,
     enter,
+    in_appearance_order,
     map_query_blocks,
     rank_checked,
     relabel,
@@ -226,11 +227,15 @@ def per_query_values(bound, checked, no_relevant, n_jobs=None):
     """
     bound = bind_input_wide(bound, lambda: checked.y_true.max())
     batches = _batches(bound)
-    blocks = map_query_blocks(partial(_block_values, batches), checked, n_jobs)
+    group_ids = np.asarray(checked.group_ids)
+    # Queries together but out of code order are measured as they lie, and
+    # their values put in code order afterwards (``order``).
+    regrouped, order = in_appearance_order(checked) or (checked, None)
+    blocks = map_query_blocks(partial(_block_values, batches), regrouped, n_jobs)
     weights = None
     if checked.sample_weight is not None:
         weights = np.concatenate([w for w, _ in blocks])
-    group_ids = np.asarray(checked.group_ids)
+        weights = weights if order is None else weights[order]
     found = {}
     for b, (labels, batch) in enumerate(batches):
         # One line per metric: a batch's columns (one per cutoff) become
@@ -240,6 +245,8 @@ def per_query_values(bound, checked, no_relevant, n_jobs=None):
         values = np.empty((*parts[0].shape[:-1], group_ids.shape[0]))
         np.concatenate(parts, axis=-1, out=values)
         empty = np.concatenate([block[b][1] for _, block in blocks])
+        if order is not None:
+            values, empty = values[..., order], empty[order]
         values = apply_no_relevant(
             values, empty, group_ids, no_relevant, batch[0].name, copy=False
         )

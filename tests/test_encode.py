@@ -99,3 +99,94 @@ def test_many_shuffled_queries_equal_the_sorted_rows():
         np.testing.assert_array_equal(
             shuffled.per_query[name], sorted_rows.per_query[name]
         )
+
+
+# -- wide string labels compared in one part per thread ------------------------
+
+
+def _wide_labels(rng, n, width):
+    """Fixed-width labels of ``width`` characters, in runs of 1 to 4 rows;
+    neighbouring runs differ in one character only, at the start, the middle
+    or the end."""
+    sizes = rng.integers(1, 5, size=n)
+    base = "x" * (width - 1)
+    heads = []
+    for i in range(n):
+        where = (0, width // 2, width - 1)[i % 3]
+        label = list(base + "y")
+        label[where] = "abcdefgh"[i % 8]
+        heads.append("".join(label))
+    return np.repeat(np.array(heads, dtype=f"U{width}"), sizes)
+
+
+@pytest.mark.parametrize("width", [8, 9, 40])
+@pytest.mark.parametrize("n_threads", [1, 2, 3, 5])
+@pytest.mark.parametrize("kind", ["U", "S"])
+def test_shared_label_runs_match_one_comparison(monkeypatch, width, n_threads, kind):
+    import skirm._engine._encode as encode
+    from skirm._validation import label_runs
+
+    monkeypatch.setattr(encode, "SPLIT_ROWS", 2)
+    monkeypatch.setattr(encode, "SPLIT_WIDTH", 8)
+    rng = np.random.default_rng(width * 10 + n_threads)
+    labels = _wide_labels(rng, 200, width)
+    if kind == "S":
+        labels = labels.astype(f"S{width}")
+    for n in (2, 3, 7, 64, labels.shape[0]):  # part edges on and off runs
+        part = labels[:n]
+        np.testing.assert_array_equal(
+            encode.shared_label_runs(part, n_threads), label_runs(part)
+        )
+
+
+def test_wide_string_labels_are_compared_in_parts_only_when_worth_it(monkeypatch):
+    import skirm._engine._encode as encode
+
+    parts = []
+    real = encode.share_out
+    monkeypatch.setattr(
+        encode, "share_out", lambda f, n, t: parts.append(n) or real(f, n, t)
+    )
+    labels = _wide_labels(np.random.default_rng(0), 40, 10)  # U10: 40 bytes
+    monkeypatch.setattr(encode, "SPLIT_ROWS", labels.shape[0])
+    monkeypatch.setattr(encode, "SPLIT_WIDTH", 40)
+    encode.shared_label_runs(labels, 2)
+    assert parts == [2]
+    for narrow in (labels.astype("U9"), labels[:-1]):  # 36 bytes; a row short
+        encode.shared_label_runs(narrow, 2)
+    encode.shared_label_runs(labels, 1)
+    monkeypatch.setattr(encode, "SPLIT_WIDTH", 8)  # as wide as a pointer
+    encode.shared_label_runs(labels.astype(object), 2)  # compared under the GIL
+    assert parts == [2]
+
+
+def test_wide_string_ids_encoded_aside_in_parts_give_the_same_values(monkeypatch):
+    """check_input's second thread encodes wide string ids in parts: the
+    very same values as one thread, for ids in and out of label order."""
+    import skirm._engine._check
+    import skirm._engine._encode as encode
+
+    rng = np.random.default_rng(4)
+    labels = _wide_labels(rng, 300, 12)
+    shuffled_runs = labels[::-1].copy()  # runs out of label order
+    y_true = rng.integers(0, 3, labels.shape[0]).astype(float)
+    y_score = rng.random(labels.shape[0])
+    parts = []
+    real = encode.share_out
+    monkeypatch.setattr(
+        encode, "share_out", lambda f, n, t: parts.append(n) or real(f, n, t)
+    )
+    monkeypatch.setattr(skirm._engine._check, "_ASIDE_ROWS", 1)
+    monkeypatch.setattr(encode, "SPLIT_ROWS", 1)
+    for groups in (labels, shuffled_runs):
+        one = evaluate(y_true, y_score, groups=groups, metrics=["ndcg@5", "map"])
+        assert parts == []
+        two = evaluate(
+            y_true, y_score, groups=groups, metrics=["ndcg@5", "map"], n_jobs=2
+        )
+        assert parts == [2]
+        parts.clear()
+        np.testing.assert_array_equal(two.group_ids, one.group_ids)
+        for name in ("ndcg@5", "map"):
+            np.testing.assert_array_equal(two.per_query[name], one.per_query[name])
+            assert two[name] == one[name]

@@ -43,13 +43,14 @@ class CheckedInput(NamedTuple):
     starts: np.ndarray | None = None  # first row of each query, rows grouped
 
 
-def encode_labels(groups, n_rows):
-    """:func:`encode_grouped` of the checked query labels of ``n_rows`` rows;
-    a pandas column of strings is encoded by pandas' own hash table."""
+def encode_labels(groups, n_rows, n_threads=1):
+    """:func:`encode_grouped` of the checked query labels of ``n_rows`` rows,
+    on ``n_threads`` threads; a pandas column of strings is encoded by
+    pandas' own hash table."""
     fast = pandas_string_codes(groups)
     if fast is not None and fast[0].shape[0] == n_rows:
         return (*fast, None)
-    return encode_grouped(*check_groups_runs(groups, n_rows))
+    return encode_grouped(*check_groups_runs(groups, n_rows), n_threads=n_threads)
 
 
 def check_input(
@@ -84,10 +85,10 @@ def check_input(
     if _encode_aside(y_true, y_score, groups, n_jobs):
         # Large flat arrays and a second thread: the query labels are encoded
         # while the labels and scores are checked. Errors keep their order.
-        n_rows = y_true.shape[0]
+        n_rows, n_threads = y_true.shape[0], check_n_jobs(n_jobs)
 
         def encode():
-            return encode_labels(groups, n_rows)
+            return encode_labels(groups, n_rows, n_threads)
 
         tasks = (labels_and_scores, encode)
         ((y_true, missing), y_score), encoded = share_out(lambda i: tasks[i](), 2, 2)

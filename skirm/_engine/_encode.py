@@ -10,7 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from skirm._engine._threads import share_out
 from skirm._validation import label_runs
+
+#: Fixed-width string labels at least this many bytes wide, and at least
+#: :data:`SPLIT_ROWS` of them, are compared with their neighbours in one part
+#: per thread: numpy compares strings without the GIL, and wide labels make
+#: that comparison the longest step of the encoding.
+SPLIT_WIDTH = 32
+SPLIT_ROWS = 1 << 16
 
 
 def encode_groups(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -23,7 +31,7 @@ def encode_groups(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return encode_grouped(groups)[:2]
 
 
-def encode_grouped(groups: np.ndarray, runs: np.ndarray | None = None):
+def encode_grouped(groups: np.ndarray, runs: np.ndarray | None = None, n_threads=1):
     """``(codes, uniques, starts)``: :func:`encode_groups`, and the first row
     of each query (``starts``, with ``n`` last) when the rows are grouped by
     query in code order, else None for ``starts``.
@@ -33,7 +41,8 @@ def encode_grouped(groups: np.ndarray, runs: np.ndarray | None = None):
     one more to shift them to codes when the smallest is not 0. String and
     object labels take one comparison of each label with the next; ``runs``
     (:func:`skirm._validation.label_runs` of ``groups``) is that comparison's
-    result when the caller has it.
+    result when the caller has it. ``n_threads`` threads share that
+    comparison for wide fixed-width strings.
     """
     n = groups.shape[0]
     if groups.dtype.kind in "biu" and not (
@@ -62,7 +71,7 @@ def encode_grouped(groups: np.ndarray, runs: np.ndarray | None = None):
         return (*_encode_by_sort(groups), None)
     # Strings and objects: when rows of a query are contiguous (the usual
     # layout), sort only one label per block.
-    block_starts = label_runs(groups) if runs is None else runs
+    block_starts = shared_label_runs(groups, n_threads) if runs is None else runs
     try:
         uniques, inverse = np.unique(groups[block_starts], return_inverse=True)
     except TypeError as exc:
@@ -78,6 +87,30 @@ def encode_grouped(groups: np.ndarray, runs: np.ndarray | None = None):
             return codes, uniques, starts
         return codes, uniques, None
     return (*_encode_by_sort(groups), None)
+
+
+def shared_label_runs(groups, n_threads):
+    """:func:`skirm._validation.label_runs` of ``groups``, its comparisons
+    cut in ``n_threads`` parts run at once when the labels are wide
+    fixed-width strings (:data:`SPLIT_WIDTH`, :data:`SPLIT_ROWS`)."""
+    n = groups.shape[0]
+    if (
+        n_threads < 2
+        or groups.dtype.kind not in "US"
+        or groups.dtype.itemsize < SPLIT_WIDTH
+        or n < SPLIT_ROWS
+    ):
+        return label_runs(groups)
+    change = np.empty(n, dtype=bool)
+    change[0] = True
+    cuts = np.linspace(1, n, n_threads + 1).astype(np.intp)
+
+    def part(i):
+        lo, hi = cuts[i], cuts[i + 1]
+        np.not_equal(groups[lo:hi], groups[lo - 1 : hi - 1], out=change[lo:hi])
+
+    share_out(part, n_threads, n_threads)
+    return np.flatnonzero(change)
 
 
 def encode_grouped_ints(g, groups):

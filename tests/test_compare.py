@@ -392,9 +392,13 @@ def test_same_conclusions_as_ranx():
     ):
         key = frozenset([row_r.system, row_r.other])
         ref = ranx_fisher[key][row_r.metric]
+        # ranx draws its permutations in numba's parallel threads, whose
+        # generators its seed does not reach: both p-values are estimates,
+        # each with its own error.
         se = np.sqrt(max(ref["p_value"], 1 / B) * (1 - ref["p_value"]) / B)
-        assert abs(row_r.p_value - ref["p_value"]) <= 4 * se + 2 / B
-        if abs(ref["p_value"] - 0.01) > 4 * se + 2 / B:
+        bound = 5 * np.sqrt(2) * se + 2 / B
+        assert abs(row_r.p_value - ref["p_value"]) <= bound
+        if abs(ref["p_value"] - 0.01) > bound:
             assert row_r.significant == ref["significant"]
             checked += 1
         ref_t = ranx_t[key][row_t.metric]

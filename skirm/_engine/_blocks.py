@@ -65,11 +65,11 @@ def in_appearance_order(checked: CheckedInput):
     return regrouped, order
 
 
-def map_query_blocks(function, checked: CheckedInput, n_jobs=None, block_rows=None):
+def map_query_blocks(function, checked: CheckedInput, n_jobs=None):
     """``function(ranking)`` on each block of whole queries, in threads.
 
     The queries, in code order, are cut into consecutive blocks of about
-    ``block_rows`` rows; each block is ranked on its own and given to
+    :data:`BLOCK_ROWS` rows; each block is ranked on its own and given to
     ``function``. Returns the results in block order; the block of the
     queries with codes ``[c0, c1)`` has them as its codes ``0 .. c1 - c0``.
     The blocks do not depend on ``n_jobs``: numpy releases the GIL in the
@@ -77,7 +77,7 @@ def map_query_blocks(function, checked: CheckedInput, n_jobs=None, block_rows=No
     a single value.
     """
     n_threads = check_n_jobs(n_jobs)
-    block_rows = BLOCK_ROWS if block_rows is None else block_rows
+    block_rows = BLOCK_ROWS
     codes = checked.codes
     n, n_groups = codes.shape[0], checked.group_ids.shape[0]
     if n <= block_rows:

@@ -172,10 +172,6 @@ class Ranking:
             return np.minimum(self.sizes[:, None], k)
         return np.minimum(self.sizes, k)
 
-    def _top(self, k):
-        """Indices of the ranked rows with ``position < k`` (cached)."""
-        return self.top(k).index
-
     def top(self, k) -> Rows:
         """The ranked rows with ``position < k``: index, query code, position.
 

@@ -37,6 +37,7 @@ import shutil
 import sys
 import tempfile
 import warnings
+from functools import partial
 
 import numpy as np
 
@@ -113,6 +114,15 @@ def array_inputs():
     return out
 
 
+def _refuses_average(name):
+    """Whether the registry lists ``name``'s measure among those without
+    ``ties="average"`` on tied scores."""
+    from skirm.metrics import get_metric
+    from skirm.metrics._registry import NOT_HELD
+
+    return get_metric(name).spec.name in NOT_HELD["average_ties"]
+
+
 def metric_requests():
     """Metric names: every registry name at no cutoff and the usual cutoffs."""
     from skirm.metrics import metric_names
@@ -165,6 +175,21 @@ def array_outputs(out):
     names = metric_requests()
     for label, (y_true, y_score, groups, extra) in array_inputs().items():
         for ties in TIES:
+            # Measures without an exact mean over tied orderings refuse
+            # ties="average" on tied scores: their message is the output.
+            asked = names
+            if ties == "average":
+                asked = [n for n in names if not _refuses_average(n)]
+                for name in sorted(set(names) - set(asked)):
+                    call = partial(
+                        evaluate,
+                        y_true,
+                        y_score,
+                        groups=groups,
+                        metrics=[name],
+                        **extra,
+                    )
+                    _put(out, f"arrays/{label}/average/{name}/error", _error(call))
             for n_jobs in (None, 2):
                 if label in ("judge_samples", "two_d", "weighted") and n_jobs:
                     continue
@@ -172,7 +197,7 @@ def array_outputs(out):
                     y_true,
                     y_score,
                     groups=groups,
-                    metrics=names,
+                    metrics=asked,
                     ties=ties,
                     n_jobs=n_jobs,
                     **extra,
@@ -235,11 +260,11 @@ def array_outputs(out):
             kwargs = {"k": k} if k is not None else {}
             if "at_k" in name and k is None:
                 kwargs = {"k": 10}
-            _put(
-                out,
-                f"functions/{name}/{k}",
-                function(y_true, y_score, groups=groups, **kwargs),
-            )
+            try:
+                value = function(y_true, y_score, groups=groups, **kwargs)
+            except ValueError as exc:  # diversity measures take 2-D labels
+                value = f"ValueError: {exc}"
+            _put(out, f"functions/{name}/{k}", value)
     # Ranked lists.
     rng = np.random.default_rng(7)
     ranked = [list(rng.permutation(50)[: rng.integers(1, 20)]) for _ in range(300)]

@@ -99,7 +99,8 @@ def test_any_block_size_and_thread_count_gives_the_same_values(monkeypatch, name
 @pytest.mark.parametrize("layout", ["sorted", "interleaved"])
 def test_pandas_string_queries_in_blocks_give_the_one_block_values(monkeypatch, layout):
     """A pandas column of strings is encoded by pandas, which tells no query
-    starts: the blocks find them, from the sorted codes or by sorting."""
+    starts: :func:`in_appearance_order` finds them when each query's rows are
+    together, and the blocks sort the rows when they are not."""
     pd = pytest.importorskip("pandas")
     dense = _layouts()["sorted from 0"]
     if layout == "interleaved":

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from skirm._engine._check import CheckedInput
-from skirm._engine._encode import counted_starts, encode_grouped_ints, stable_code_sort
+from skirm._engine._encode import counted_starts, stable_code_sort
 from skirm._engine._rank import rank_checked
 from skirm._engine._threads import share_out
 from skirm._validation import check_n_jobs, label_runs
@@ -20,17 +20,6 @@ from skirm._validation import check_n_jobs, label_runs
 #: is a block of its own). Fixed, so that the blocks, and with them every
 #: per-query value, are the same for any number of threads.
 BLOCK_ROWS = 1 << 17
-
-
-def _code_layout(codes, n_groups):
-    """``(starts, order)``: the first row of each query's rows in code order,
-    and the stable order of the rows by code (None when already in it)."""
-    # Every code in [0, n_groups) is used: sorted codes are grouped in code
-    # order, and their change points are the query starts.
-    grouped = encode_grouped_ints(codes.astype(np.int64, copy=False), codes)
-    if grouped is not None:
-        return grouped[2], None
-    return counted_starts(codes, n_groups), stable_code_sort(codes, n_groups)
 
 
 def in_appearance_order(checked: CheckedInput):
@@ -74,7 +63,9 @@ def map_query_blocks(function, checked: CheckedInput, n_jobs=None):
     queries with codes ``[c0, c1)`` has them as its codes ``0 .. c1 - c0``.
     The blocks do not depend on ``n_jobs``: numpy releases the GIL in the
     sorts and array operations, so threads share the work without changing
-    a single value.
+    a single value. Rows whose starts ``checked`` does not tell are put in
+    code order first (a stable sort of the codes); a caller whose queries'
+    rows are together hands them over through :func:`in_appearance_order`.
     """
     n_threads = check_n_jobs(n_jobs)
     block_rows = BLOCK_ROWS
@@ -83,8 +74,9 @@ def map_query_blocks(function, checked: CheckedInput, n_jobs=None):
     if n <= block_rows:
         return [function(rank_checked(checked))]
     starts, order = checked.starts, None  # known when grouped in code order
-    if starts is None:
-        starts, order = _code_layout(codes, n_groups)
+    if starts is None:  # the rows put in code order, each query's kept
+        starts = counted_starts(codes, n_groups)
+        order = stable_code_sort(codes, n_groups)
     cuts = np.searchsorted(starts[:-1], np.arange(block_rows, n, block_rows))
     edges = np.concatenate(([0], cuts, [n_groups]))  # ascending
     # distinct by neighbours: a plain np.unique imports numpy.ma, a cost a

@@ -9,6 +9,8 @@ geometric mean for ``gm_map`` and ``gm_bpref``.
 
 from __future__ import annotations
 
+import mmap
+
 import numpy as np
 
 from skirm._trec_names import MEASURES
@@ -16,15 +18,95 @@ from skirm.trec._measures import summarize
 from skirm.trec._zscores import zscore_summary
 
 
-def concatenate(parts):
-    """``(ids, {name: values})``: the blocks' ``(ids, values)`` in id order."""
-    ids = np.concatenate([p[0] for p in parts])
-    order = np.argsort(ids, kind="stable")
-    names = parts[0][1].keys()
-    values = {
-        name: np.concatenate([p[1][name] for p in parts])[order] for name in names
-    }
-    return ids[order], values
+class PerQuery:
+    """The per-query values of a run's blocks, gathered as the blocks come.
+
+    :meth:`add` keeps a block's ids (:attr:`id_parts`) and copies its values
+    into chunks, one list per measure, so that the block's own arrays can be
+    freed at once (a worker thread's allocator would keep their memory).
+    Chunks are never copied to grow: each new one holds as many queries as
+    all before it, up to :data:`CHUNK` (what is not filled of the last is
+    never touched). :meth:`result` moves the values into arrays in id order
+    one measure at a time, each measure's chunks freed before the next.
+    Values that come with another dtype are cast to the one
+    ``numpy.concatenate`` gives.
+    """
+
+    #: Queries of a chunk (at most).
+    CHUNK = 1 << 16
+
+    def __init__(self):
+        self.n = 0
+        self.id_parts = []
+        self._chunks = {}
+        self._dtypes = {}  # of every chunk of a measure
+        self._room = 0  # free places in the last chunk of every measure
+
+    def add(self, ids, values):
+        """Append the values of the queries ``ids`` (``{name: values}``)."""
+        k = ids.shape[0]
+        self.id_parts.append(ids)
+        for name, part in values.items():
+            chunks = self._chunks.setdefault(name, [])
+            dtype = self._dtypes.get(name)
+            dtype = part.dtype if dtype is None else np.result_type(dtype, part)
+            if dtype != self._dtypes.setdefault(name, dtype):
+                chunks[:] = [c.astype(dtype) for c in chunks]
+                self._dtypes[name] = dtype
+        done = 0
+        while done < k:
+            if not self._room:
+                self._room = min(max(k - done, self.n), self.CHUNK)
+                for name, chunks in self._chunks.items():
+                    chunks.append(_mapped(self._room, self._dtypes[name]))
+            m = min(self._room, k - done)
+            for name, part in values.items():
+                last = self._chunks[name][-1]
+                at = last.shape[0] - self._room
+                last[at : at + m] = part[done : done + m]
+            self._room -= m
+            self.n += m
+            done += m
+
+    def result(self):
+        """``(ids, {name: values})``: the queries in id order."""
+        ids = np.concatenate(self.id_parts)
+        self.id_parts = []
+        order = np.argsort(ids, kind="stable")
+        place = np.empty_like(order)  # where each query goes
+        place[order] = np.arange(order.shape[0])
+        values = {}
+        for name in list(self._chunks):
+            # one measure at a time: its chunks are unmapped before the next
+            chunks, dtype = self._chunks.pop(name), self._dtypes.pop(name)
+            values[name] = _placed(chunks, place, dtype)
+            del chunks
+        return ids[order], values
+
+
+def _placed(chunks, place, dtype):
+    """The values of the ``chunks`` (in order, the last one maybe not full),
+    each put at its ``place``."""
+    out = np.empty(place.shape[0], dtype=dtype)
+    at = 0
+    for chunk in chunks:
+        m = min(chunk.shape[0], place.shape[0] - at)
+        out[place[at : at + m]] = chunk[:m]
+        at += m
+    return out
+
+
+def _mapped(size, dtype):
+    """An empty array of ``size`` in an anonymous memory map of its own.
+
+    Unmapped when freed, its memory goes back to the system at once, and
+    what is never written is never taken; on the heap, the chunks of every
+    measure would leave holes between one another that the arrays in id
+    order cannot fill."""
+    dtype = np.dtype(dtype)
+    if dtype.hasobject:  # Python objects cannot live in a buffer
+        return np.empty(size, dtype=dtype)
+    return np.frombuffer(mmap.mmap(-1, size * dtype.itemsize), dtype=dtype)
 
 
 def summarize_outputs(

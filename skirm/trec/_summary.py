@@ -32,8 +32,10 @@ class PerQuery:
     ``numpy.concatenate`` gives.
     """
 
-    #: Queries of a chunk (at most).
-    CHUNK = 1 << 16
+    #: Queries of a chunk (at most): pages of a map never written cost no
+    #: memory, so the cap only keeps the maps few for runs of millions of
+    #: queries.
+    CHUNK = 1 << 20
 
     def __init__(self):
         self.n = 0

@@ -158,9 +158,10 @@ def test_per_query_values_are_the_concatenation_in_id_order(monkeypatch, chunk):
     assert gathered.n == sum(sizes)
     assert [p.tolist() for p in gathered.id_parts] == [p[0].tolist() for p in parts]
     chunks = gathered._chunks["float"]
-    assert all(c.shape[0] <= chunk for c in chunks)
+    assert chunks[0] is parts[0][1]["float"]  # the first values, kept
+    assert all(c.shape[0] <= chunk for c in chunks[1:])
     assert sum(c.shape[0] for c in chunks[:-1]) < gathered.n  # none grew empty
-    assert all(isinstance(c.base.obj, mmap.mmap) for c in chunks)  # memoryview
+    assert all(isinstance(c.base.obj, mmap.mmap) for c in chunks[1:])  # memoryview
     assert all(c.flags.owndata for c in gathered._chunks["object"])
     got_ids, got = gathered.result()
     want_ids, want = _reference(parts)
@@ -187,3 +188,26 @@ def read_qrels_text(text, folder):
     path = folder / "qrels"
     path.write_text(text)
     return read_qrels(path)
+
+
+def test_the_first_values_are_kept_when_they_own_their_memory():
+    """A run of one block is not copied; a view (whose base may be larger)
+    and the values of later blocks are."""
+    table = np.arange(12.0).reshape(4, 3)
+    owned = np.array([3.0, 1.0, 2.0, 0.0])
+    first = {"owned": owned, "view": table[:, 1], "other": np.arange(4)}
+    gathered = PerQuery()
+    gathered.add(np.array(["d", "b", "c", "a"]), first)
+    assert gathered._chunks["owned"][0] is owned
+    view_chunk = gathered._chunks["view"][0]
+    assert view_chunk.base is not table and not np.shares_memory(view_chunk, table)
+    later = {"owned": np.array([9.0]), "view": np.array([8.0]), "other": [7.5]}
+    gathered.add(np.array(["e"]), {k: np.asarray(v) for k, v in later.items()})
+    assert gathered._chunks["owned"][1] is not later["owned"]
+    ids, values = gathered.result()
+    assert ids.tolist() == ["a", "b", "c", "d", "e"]
+    assert values["owned"].tolist() == [0.0, 1.0, 2.0, 3.0, 9.0]
+    assert values["view"].tolist() == [10.0, 4.0, 7.0, 1.0, 8.0]
+    assert values["other"].tolist() == [3.0, 1.0, 2.0, 0.0, 7.5]  # int, cast
+    assert owned.tolist() == [3.0, 1.0, 2.0, 0.0]  # the input is not modified
+    assert not np.shares_memory(values["owned"], owned)

@@ -23,10 +23,12 @@ class PerQuery:
 
     :meth:`add` keeps a block's ids (:attr:`id_parts`) and copies its values
     into chunks, one list per measure, so that the block's own arrays can be
-    freed at once (a worker thread's allocator would keep their memory).
-    Chunks are never copied to grow: each new one holds as many queries as
-    all before it, up to :data:`CHUNK` (what is not filled of the last is
-    never touched). :meth:`result` moves the values into arrays in id order
+    freed at once (a worker thread's allocator would keep their memory);
+    only the first block's arrays are kept as they are (a run of one block,
+    evaluated in the calling thread, is not copied; the first of many is a
+    small one). Chunks are never copied to grow: each new one holds as many
+    queries as all before it, up to :data:`CHUNK` (what is not filled of the
+    last is never touched). :meth:`result` moves the values into arrays in id order
     one measure at a time, each measure's chunks freed before the next.
     Values that come with another dtype are cast to the one
     ``numpy.concatenate`` gives.
@@ -41,7 +43,7 @@ class PerQuery:
         self.n = 0
         self.id_parts = []
         self._chunks = {}
-        self._dtypes = {}  # of every chunk of a measure
+        self._dtypes = {}  # what numpy.concatenate gives each measure
         self._room = 0  # free places in the last chunk of every measure
 
     def add(self, ids, values):
@@ -55,6 +57,15 @@ class PerQuery:
             if dtype != self._dtypes.setdefault(name, dtype):
                 chunks[:] = [c.astype(dtype) for c in chunks]
                 self._dtypes[name] = dtype
+        if not self.n and k:  # the first values: kept as they are if they can be
+            for name, part in values.items():
+                chunk = part
+                if part.base is not None:  # a view (of what may be larger)
+                    chunk = _mapped(k, self._dtypes[name])
+                    chunk[:] = part
+                self._chunks[name].append(chunk)
+            self.n = k
+            return
         done = 0
         while done < k:
             if not self._room:

@@ -9,8 +9,6 @@ geometric mean for ``gm_map`` and ``gm_bpref``.
 
 from __future__ import annotations
 
-import mmap
-
 import numpy as np
 
 from skirm._trec_names import MEASURES
@@ -26,17 +24,16 @@ class PerQuery:
     freed at once (a worker thread's allocator would keep their memory);
     only the first block's arrays are kept as they are (a run of one block,
     evaluated in the calling thread, is not copied; the first of many is a
-    small one). Chunks are never copied to grow: each new one holds as many
-    queries as all before it, up to :data:`CHUNK` (what is not filled of the
-    last is never touched). :meth:`result` moves the values into arrays in id order
-    one measure at a time, each measure's chunks freed before the next.
-    Values that come with another dtype are cast to the one
-    ``numpy.concatenate`` gives.
+    small one). Chunks are never copied to grow (the old ones would be left
+    as holes in the heap): each new one holds as many queries as all before
+    it, up to :data:`CHUNK`. :meth:`result` moves the values into arrays in
+    id order one measure at a time, each measure's chunks freed before the
+    next measure's array is made, which can then take their place. Values
+    that come with another dtype are cast to the one ``numpy.concatenate``
+    gives.
     """
 
-    #: Queries of a chunk (at most): pages of a map never written cost no
-    #: memory, so the cap only keeps the maps few for runs of millions of
-    #: queries.
+    #: Queries of a chunk (at most), hence of what the last one leaves empty.
     CHUNK = 1 << 20
 
     def __init__(self):
@@ -61,7 +58,7 @@ class PerQuery:
             for name, part in values.items():
                 chunk = part
                 if part.base is not None:  # a view (of what may be larger)
-                    chunk = _mapped(k, self._dtypes[name])
+                    chunk = np.empty(k, dtype=self._dtypes[name])
                     chunk[:] = part
                 self._chunks[name].append(chunk)
             self.n = k
@@ -71,7 +68,7 @@ class PerQuery:
             if not self._room:
                 self._room = min(max(k - done, self.n), self.CHUNK)
                 for name, chunks in self._chunks.items():
-                    chunks.append(_mapped(self._room, self._dtypes[name]))
+                    chunks.append(np.empty(self._room, dtype=self._dtypes[name]))
             m = min(self._room, k - done)
             for name, part in values.items():
                 last = self._chunks[name][-1]
@@ -90,7 +87,7 @@ class PerQuery:
         place[order] = np.arange(order.shape[0])
         values = {}
         for name in list(self._chunks):
-            # one measure at a time: its chunks are unmapped before the next
+            # one measure at a time: its chunks are freed before the next
             chunks, dtype = self._chunks.pop(name), self._dtypes.pop(name)
             values[name] = _placed(chunks, place, dtype)
             del chunks
@@ -107,19 +104,6 @@ def _placed(chunks, place, dtype):
         out[place[at : at + m]] = chunk[:m]
         at += m
     return out
-
-
-def _mapped(size, dtype):
-    """An empty array of ``size`` in an anonymous memory map of its own.
-
-    Unmapped when freed, its memory goes back to the system at once, and
-    what is never written is never taken; on the heap, the chunks of every
-    measure would leave holes between one another that the arrays in id
-    order cannot fill."""
-    dtype = np.dtype(dtype)
-    if dtype.hasobject:  # Python objects cannot live in a buffer
-        return np.empty(size, dtype=dtype)
-    return np.frombuffer(mmap.mmap(-1, size * dtype.itemsize), dtype=dtype)
 
 
 def summarize_outputs(

@@ -46,7 +46,7 @@ from skirm.trec._request import (
     check_max_docs,
     parse_measures,
 )
-from skirm.trec._summary import concatenate, summarize_outputs
+from skirm.trec._summary import PerQuery, summarize_outputs
 from skirm.trec._zscores import as_zscores, zscore_values
 
 if TYPE_CHECKING:
@@ -344,15 +344,12 @@ def _stream(index, run, outputs, options, progress):
         progress.stage(f"{name} (by query)", unit="bytes")
         return restart(exc)
 
-    parts = map_blocks(step, blocks, again if restart is not None else None)
-    run_id = next((p[2] for p in reversed(parts) if p[2] is not None), "")
-    found = [p[:2] for p in parts if p[0] is not None]
-    if not found:
-        sample = next((p[3] for p in parts if p[3]), [])
-        if not sample:  # no block held a line
+    parts = map_blocks(step, blocks, again if restart is not None else None, _Parts)
+    if not parts.n:
+        if not parts.sample:  # no block held a line
             raise ValueError("the run is empty: nothing to evaluate")
-        raise no_common_error(np.asarray(sample), index.topic_ids)
-    absent = index.absent_topics([p[0] for p in found])
+        raise no_common_error(np.asarray(parts.sample), index.topic_ids)
+    absent = index.absent_topics(parts.id_parts)
     missing = missing_rule(options.all_queries, options.compat)
     if absent.shape[0] and missing != "leave out":
         if missing == "raise":
@@ -360,9 +357,28 @@ def _stream(index, run, outputs, options, progress):
         for block in placeholder_blocks(index, absent):
             ids, values, _, _ = step(block)
             clear_placeholders(outputs, values, np.ones(ids.shape[0], dtype=bool))
-            found.append((ids, values))
-    ids, per_query = concatenate(found)
-    return ids, per_query, run_id
+            parts.add(ids, values)
+    ids, per_query = parts.result()
+    return ids, per_query, parts.run_id
+
+
+class _Parts(PerQuery):
+    """What the steps of :func:`_stream` return, gathered in block order:
+    the values, the last run id and the first sample of ids of a block with
+    no query in the qrels."""
+
+    def __init__(self):
+        super().__init__()
+        self.run_id, self.sample = "", []
+
+    def append(self, part):
+        ids, values, run_id, sample = part
+        if run_id is not None:
+            self.run_id = run_id
+        if ids is not None:
+            self.add(ids, values)
+        elif sample and not self.sample:
+            self.sample = sample
 
 
 def query_values(index, block, outputs, options, missing):

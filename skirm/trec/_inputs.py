@@ -2,8 +2,9 @@
 
 The qrels become :class:`~skirm.io._records.QrelsRows` once; a run becomes
 blocks of rows (:class:`~skirm.io._records.RunBlock`), streamed from a file
-a few MiB at a time or whole for any other shape, which worker threads
-evaluate while the next ones are read.
+a few MiB at a time (cut to at most :data:`MAX_BLOCK_QUERIES` queries) or
+whole for any other shape, which worker threads evaluate while the next ones
+are read.
 """
 
 from __future__ import annotations
@@ -15,11 +16,16 @@ import os
 import warnings
 
 from skirm.io._convert import convert_qrels, convert_run
-from skirm.io._records import qrels_rows, run_rows
+from skirm.io._records import RunBlock, qrels_rows, run_rows
 from skirm.io._runs import RunNotGrouped, count_parts, iter_run_blocks, iter_run_parts
 
 #: Threads that evaluate the blocks of a streamed run (at most).
 MAX_THREADS = 4
+
+#: Queries of a streamed block evaluated at once (at most): a block of many
+#: short queries is cut, so that the values a worker thread holds stay small
+#: (its allocator keeps the memory of a large block once freed).
+MAX_BLOCK_QUERIES = 1 << 13
 
 
 def qrels_input(qrels):
@@ -36,7 +42,8 @@ def run_input(run):
 def run_blocks(run, on_read=None):
     """The run's blocks (each with all rows of its queries), and a restart.
 
-    A path is streamed block by block; if its queries turn out not to be
+    A path is streamed block by block, each of at most
+    :data:`MAX_BLOCK_QUERIES` queries; if its queries turn out not to be
     grouped, ``restart()`` gives the run again in parts by query hash (read
     in passes, memory bounded by the largest part). An open file is read
     whole; so is every other shape :func:`skirm.io.as_run` takes.
@@ -55,19 +62,51 @@ def run_blocks(run, on_read=None):
                 UserWarning,
                 stacklevel=6,  # evaluate_run
             )
-        return iter_run_parts(run, n_parts, on_read)
+        return _cut(iter_run_parts(run, n_parts, on_read))
 
-    return iter_run_blocks(run, on_read=on_read), restart
+    return _cut(iter_run_blocks(run, on_read=on_read)), restart
 
 
-def map_blocks(step, blocks, restart):
-    """``[step(block)]`` over the run's blocks, restarted if not grouped."""
+def _cut(blocks):
+    """The blocks, each of more than :data:`MAX_BLOCK_QUERIES` queries cut
+    in consecutive ones of that many (each query's rows are together)."""
+    for block in blocks:
+        starts = block.q.run_starts()
+        if starts.shape[0] <= MAX_BLOCK_QUERIES:
+            yield block
+            continue
+        bounds = [*starts[::MAX_BLOCK_QUERIES].tolist(), len(block)]
+        for lo, hi in itertools.pairwise(bounds):
+            rows = slice(lo, hi)
+            part = RunBlock(
+                block.q.take(rows),
+                block.d.take(rows),
+                block.scores[rows],
+                None if block.lines is None else block.lines[rows],
+                block.name,
+                block.run_id,
+            )
+            part.q._runs = starts[(starts >= lo) & (starts < hi)] - lo
+            yield part
+
+
+def map_blocks(step, blocks, restart, new_sink=list):
+    """``step(block)`` of each of the run's blocks, in order, appended to a
+    sink as it comes: ``new_sink()`` makes one (anew if the run is restarted
+    because it is not grouped), which is returned. The default gives
+    ``[step(block)]``."""
+    sink = new_sink()
     try:
-        return _threaded_map(step, blocks)
+        for result in _threaded_map(step, blocks):
+            sink.append(result)
+        return sink
     except RunNotGrouped as exc:
         if restart is None:  # pragma: no cover - only streams raise it
             raise
-        return _threaded_map(step, restart(exc))
+        sink = new_sink()
+        for result in _threaded_map(step, restart(exc)):
+            sink.append(result)
+        return sink
 
 
 def _n_threads():
@@ -78,24 +117,27 @@ def _n_threads():
 
 
 def _threaded_map(step, blocks):
-    """``[step(block)]`` in order; blocks are evaluated by worker threads
-    while the next ones are read (numpy releases the GIL in its loops). At
-    most one block per thread waits, so memory stays bounded. A run of one
+    """``step(block)`` of each block, yielded in order; blocks are evaluated
+    by worker threads while the next ones are read (numpy releases the GIL
+    in its loops). At most one block per thread waits, and each result is
+    yielded as soon as its turn comes, so memory stays bounded. A run of one
     block is evaluated in the calling thread: there is nothing to read
     meanwhile, and memory a worker thread's allocator arena holds after a
     large block is not given back as readily as the main thread's."""
     n = _n_threads()
     if n < 2 or isinstance(blocks, list):
-        return [step(block) for block in blocks]
+        yield from map(step, blocks)
+        return
     blocks = iter(blocks)
     head = list(itertools.islice(blocks, 2))
     if len(head) < 2:
-        return [step(block) for block in head]
-    out, pending = [], collections.deque()
+        yield from map(step, head)
+        return
+    pending = collections.deque()
     with concurrent.futures.ThreadPoolExecutor(n) as pool:
         for block in itertools.chain(head, blocks):
             pending.append(pool.submit(step, block))
             while len(pending) > n:
-                out.append(pending.popleft().result())
-        out.extend(future.result() for future in pending)
-    return out
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()

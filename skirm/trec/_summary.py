@@ -16,15 +16,94 @@ from skirm.trec._measures import summarize
 from skirm.trec._zscores import zscore_summary
 
 
-def concatenate(parts):
-    """``(ids, {name: values})``: the blocks' ``(ids, values)`` in id order."""
-    ids = np.concatenate([p[0] for p in parts])
-    order = np.argsort(ids, kind="stable")
-    names = parts[0][1].keys()
-    values = {
-        name: np.concatenate([p[1][name] for p in parts])[order] for name in names
-    }
-    return ids[order], values
+class PerQuery:
+    """The per-query values of a run's blocks, gathered as the blocks come.
+
+    :meth:`add` keeps a block's ids (:attr:`id_parts`) and copies its values
+    into chunks, one list per measure, so that the block's own arrays can be
+    freed at once (a worker thread's allocator would keep their memory);
+    only the first block's arrays are kept as they are (a run of one block,
+    evaluated in the calling thread, is not copied; the first of many is a
+    small one). Chunks are never copied to grow (the old ones would be left
+    as holes in the heap): each new one holds as many queries as all before
+    it, up to :data:`CHUNK`. :meth:`result` moves the values into arrays in
+    id order one measure at a time, each measure's chunks freed before the
+    next measure's array is made, which can then take their place. Values
+    that come with another dtype are cast to the one ``numpy.concatenate``
+    gives.
+    """
+
+    #: Queries of a chunk (at most), hence of what the last one leaves empty.
+    CHUNK = 1 << 20
+
+    def __init__(self):
+        self.n = 0
+        self.id_parts = []
+        self._chunks = {}
+        self._dtypes = {}  # what numpy.concatenate gives each measure
+        self._room = 0  # free places in the last chunk of every measure
+
+    def add(self, ids, values):
+        """Append the values of the queries ``ids`` (``{name: values}``)."""
+        k = ids.shape[0]
+        self.id_parts.append(ids)
+        for name, part in values.items():
+            chunks = self._chunks.setdefault(name, [])
+            dtype = self._dtypes.get(name)
+            dtype = part.dtype if dtype is None else np.result_type(dtype, part)
+            if dtype != self._dtypes.setdefault(name, dtype):
+                chunks[:] = [c.astype(dtype) for c in chunks]
+                self._dtypes[name] = dtype
+        if not self.n and k:  # the first values: kept as they are if they can be
+            for name, part in values.items():
+                chunk = part
+                if part.base is not None:  # a view (of what may be larger)
+                    chunk = np.empty(k, dtype=self._dtypes[name])
+                    chunk[:] = part
+                self._chunks[name].append(chunk)
+            self.n = k
+            return
+        done = 0
+        while done < k:
+            if not self._room:
+                self._room = min(max(k - done, self.n), self.CHUNK)
+                for name, chunks in self._chunks.items():
+                    chunks.append(np.empty(self._room, dtype=self._dtypes[name]))
+            m = min(self._room, k - done)
+            for name, part in values.items():
+                last = self._chunks[name][-1]
+                at = last.shape[0] - self._room
+                last[at : at + m] = part[done : done + m]
+            self._room -= m
+            self.n += m
+            done += m
+
+    def result(self):
+        """``(ids, {name: values})``: the queries in id order."""
+        ids = np.concatenate(self.id_parts)
+        self.id_parts = []
+        order = np.argsort(ids, kind="stable")
+        place = np.empty_like(order)  # where each query goes
+        place[order] = np.arange(order.shape[0])
+        values = {}
+        for name in list(self._chunks):
+            # one measure at a time: its chunks are freed before the next
+            chunks, dtype = self._chunks.pop(name), self._dtypes.pop(name)
+            values[name] = _placed(chunks, place, dtype)
+            del chunks
+        return ids[order], values
+
+
+def _placed(chunks, place, dtype):
+    """The values of the ``chunks`` (in order, the last one maybe not full),
+    each put at its ``place``."""
+    out = np.empty(place.shape[0], dtype=dtype)
+    at = 0
+    for chunk in chunks:
+        m = min(chunk.shape[0], place.shape[0] - at)
+        out[place[at : at + m]] = chunk[:m]
+        at += m
+    return out
 
 
 def summarize_outputs(

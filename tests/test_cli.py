@@ -620,3 +620,103 @@ def test_one_message_two_renderings(files):
     # keyword argument.
     with pytest.raises(ValueError, match=r"map_avgjg \(needs rel_format='qrels_jg'\)"):
         evaluate_run(files["qrels"], files["a.run"], ["map_avgjg"])
+
+
+# -- the output, kept until the command has finished ---------------------------
+
+
+def _latin1_files(tmp_path, n_queries=40):
+    """qrels and run of ``n_queries`` queries whose ids are Latin-1 bytes."""
+    qrels = b"".join(
+        b"q\xe9%d 0 caf\xe9 1\nq\xe9%d 0 b 0\n" % (i, i) for i in range(n_queries)
+    )
+    run = b"".join(
+        b"q\xe9%d Q0 caf\xe9 1 2.0 r\nq\xe9%d Q0 b 2 1.0 r\n" % (i, i)
+        for i in range(n_queries)
+    )
+    (tmp_path / "qrels").write_bytes(qrels)
+    (tmp_path / "run").write_bytes(run)
+    files = [str(tmp_path / "qrels"), str(tmp_path / "run")]
+    return ["eval", "--format", "trec", "-q", "-m", "map", "-m", "P.1", *files]
+
+
+class _Bytes(io.TextIOWrapper):
+    """A standard output whose bytes the test reads back."""
+
+    def __init__(self):
+        super().__init__(io.BytesIO(), encoding="utf-8", errors="surrogateescape")
+
+    def bytes(self):
+        self.flush()
+        return self.buffer.getvalue()
+
+
+@pytest.mark.parametrize("spool", [1 << 25, 100, 1])
+def test_output_past_the_memory_spool_is_the_same_bytes(monkeypatch, tmp_path, spool):
+    import skirm._cli
+
+    argv = _latin1_files(tmp_path)
+    line = b"%-22s\tq\xe9%d\t1.0000\n"
+    expected = b"".join(
+        line % (b"map", i) + line % (b"P_1", i) for i in sorted(range(40), key=str)
+    )
+    expected += (
+        b"map                   \tall\t1.0000\nP_1                   \tall\t1.0000\n"
+    )
+    import tempfile
+
+    import skirm._cli._formats
+
+    spilled = []
+    real = tempfile.TemporaryFile
+    monkeypatch.setattr(tempfile, "TemporaryFile", lambda: spilled.append(1) or real())
+    monkeypatch.setattr(skirm._cli, "OUTPUT_SPOOL", spool)
+    monkeypatch.setattr(skirm._cli._formats, "LINES_QUERIES", 1)  # many pieces
+    monkeypatch.setattr(sys, "stdout", _Bytes())
+    assert main(argv) == 0
+    assert sys.stdout.bytes() == expected
+    assert spilled == ([] if spool > len(expected) else [1])
+
+
+@pytest.mark.parametrize("spool", [1 << 25, 1])
+def test_output_to_a_text_stream_decodes_characters_split_across_pieces(
+    monkeypatch, tmp_path, spool
+):
+    """A standard output without bytes (a text stream): the output goes back
+    to text whole, a character split across two pieces of the spool
+    included."""
+    import skirm._cli
+
+    qrels = "q 0 d 1\n"
+    run = "q Q0 d 1 1.0 r\n"
+    (tmp_path / "qrels").write_text(qrels)
+    (tmp_path / "run").write_text(run)
+    argv = ["eval", "--format", "trec", "-m", "runid", "-m", "map"]
+    argv += [str(tmp_path / "qrels"), str(tmp_path / "run")]
+    # the run id: "r" then a character of three UTF-8 bytes
+    (tmp_path / "run").write_text("q Q0 d 1 1.0 r\u65e5\n", encoding="utf-8")
+    monkeypatch.setattr(skirm._cli, "OUTPUT_SPOOL", spool)
+    monkeypatch.setattr(skirm._cli, "SPOOL_READ", 1)  # one byte a piece
+    text = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", text)
+    assert main(argv) == 0
+    assert text.getvalue() == (
+        "runid                 \tall\tr\u65e5\nmap                   \tall\t1.0000\n"
+    )
+
+
+def test_an_error_after_output_was_kept_prints_none_of_it(
+    monkeypatch, tmp_path, capsys
+):
+    """Two runs, the second with a repeated docno: the first run's lines,
+    already kept (in the temporary file), are never printed."""
+    import skirm._cli
+
+    argv = _latin1_files(tmp_path)
+    (tmp_path / "bad").write_text("q Q0 d 1 1.0 r\nq Q0 d 2 0.5 r\n")
+    (tmp_path / "qrels").write_bytes(b"q 0 d 1\n" + (tmp_path / "qrels").read_bytes())
+    monkeypatch.setattr(skirm._cli, "OUTPUT_SPOOL", 1)
+    status = main([argv[0], "-c", *argv[1:], str(tmp_path / "bad")])
+    out, err = capsys.readouterr()
+    assert out == "", err
+    assert status == 4 and "skirm eval: error:" in err

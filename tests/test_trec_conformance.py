@@ -385,3 +385,20 @@ def test_bad_arguments():
         _evaluate_9("map", max_docs=0)
     with pytest.raises(ValueError, match="no query of the run appears in the qrels"):
         evaluate_run(QRELS, Run(["zz"], ["d1"], [1.0]), "map")
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(
+    "expected_file", ["out.test.aq", "out.test.aqcM", "out.test.aql"]
+)
+@pytest.mark.parametrize("queries", [1, 2, 3])
+def test_per_query_lines_written_a_few_queries_at_a_time(
+    monkeypatch, expected_file, queries, capsys
+):
+    """The per-query lines are formatted ``LINES_QUERIES`` queries at a time
+    (a run of many queries is never held as text whole): any piece size
+    gives trec_eval's bytes, relstring and integer measures included."""
+    import skirm._cli._formats
+
+    monkeypatch.setattr(skirm._cli._formats, "LINES_QUERIES", queries)
+    _check(V10, expected_file, V10_CASES[expected_file], capsys)

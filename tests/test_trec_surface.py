@@ -94,6 +94,20 @@ def test_zscores_match_out_test_aqZ(capsys):
 
 
 @pytest.mark.oracle
+def test_zscored_lines_written_a_query_at_a_time_are_the_same(monkeypatch, capsys):
+    """``-q -Z``, its per-query lines formatted one query at a time: the
+    same bytes as in one piece (the relstring lines keep no Z)."""
+    import skirm._cli._formats
+
+    argv = ["-q", "-m", "all_trec", "-Z", DATA / "zscores_file"]
+    files = [DATA / "qrels.test", DATA / "results.test"]
+    whole = _skirm([*argv, *files], capsys)
+    monkeypatch.setattr(skirm._cli._formats, "LINES_QUERIES", 1)
+    assert _skirm([*argv, *files], capsys) == whole
+    assert "relstring             \t302\t'1101110110'\n" in whole
+
+
+@pytest.mark.oracle
 def test_qrels_jg_matches_out_test_qrels_jg(capsys):
     """``-m qrels_jg -q -R qrels_jg qrels.123 results.test``, byte for byte."""
     argv = ["-q", "-m", "qrels_jg", "-R", "qrels_jg"]

@@ -10,8 +10,8 @@ a command: the parser (:mod:`._parser`), the commands (:mod:`._eval`,
 
 from __future__ import annotations
 
+import codecs
 import contextlib
-import io
 import sys
 
 from skirm._cli._eval import RelFormatError, run_eval
@@ -22,16 +22,57 @@ from skirm._progress import Progress
 __all__ = ["main"]
 
 
-def _write_out(text):
-    """Write to standard output; ids read from non-UTF-8 files go back out
-    as the bytes they were."""
-    buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:
-        sys.stdout.write(text)
-        return
-    sys.stdout.flush()
-    buffer.write(text.encode("utf-8", "surrogateescape"))
-    buffer.flush()
+#: Bytes of output held in memory; beyond, the output waits in a temporary
+#: file until the command has finished.
+OUTPUT_SPOOL = 1 << 25
+#: Bytes read back from the temporary file at a time.
+SPOOL_READ = 1 << 20
+
+
+class _Output:
+    """A command's output, kept until the command has finished (an error
+    prints no partial output), as UTF-8 bytes: in memory up to
+    :data:`OUTPUT_SPOOL` bytes, then in a temporary file. Ids read from
+    non-UTF-8 files go back out as the bytes they were."""
+
+    def __init__(self):
+        self._pieces, self._size, self._file = [], 0, None
+
+    def write(self, text):
+        data = text.encode("utf-8", "surrogateescape")
+        if self._file is None and self._size + len(data) > OUTPUT_SPOOL:
+            import tempfile
+
+            self._file = tempfile.TemporaryFile()
+            self._file.writelines(self._pieces)
+            self._pieces = []
+        if self._file is not None:
+            self._file.write(data)
+        else:
+            self._pieces.append(data)
+            self._size += len(data)
+        return len(text)
+
+    def _chunks(self):
+        yield from self._pieces
+        if self._file is not None:
+            with self._file:
+                self._file.seek(0)
+                yield from iter(lambda: self._file.read(SPOOL_READ), b"")
+
+    def send(self):
+        """Write the output to standard output."""
+        buffer = getattr(sys.stdout, "buffer", None)
+        if buffer is None:
+            decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+            for chunk in self._chunks():
+                sys.stdout.write(decoder.decode(chunk))
+            sys.stdout.write(decoder.decode(b"", final=True))
+            return
+        sys.stdout.flush()
+        for chunk in self._chunks():
+            buffer.write(chunk)
+        buffer.flush()
 
 
 def main(argv=None) -> int:
@@ -73,10 +114,10 @@ def main(argv=None) -> int:
         run = run_ndeval if args.command == "ndeval" else run_eval
     command = f"skirm {args.command}"
     try:
-        out = io.StringIO()
+        out = _Output()
         with _progress(args):  # erased before the output and any error
             run(args, out)
-        _write_out(out.getvalue())
+        out.send()
     except UsageError as exc:
         parser.commands[args.command].print_usage(sys.stderr)
         print(f"{command}: error: {exc}", file=sys.stderr)

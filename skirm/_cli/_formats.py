@@ -42,29 +42,62 @@ def _trec_line(name, qid, value, integer, zscored):
     return f"{name:<22}\t{qid}\t{_fmt(value, integer)}"
 
 
-def trec_lines(result, outputs, per_query, summary=True):
+#: Queries whose per-query lines are formatted and written at a time: the
+#: output of a run of many queries is never held whole.
+LINES_QUERIES = 4096
+
+
+def _column_lines(name, column, ids, integer, zscored):
+    """One measure's per-query lines (``column``: its values for ``ids``)."""
+    values = column.tolist()
+    if column.dtype.kind in "OSU":  # strings, as trec_eval's relstring
+        return [
+            _trec_line(name, qid, value, integer, zscored) + "\n"
+            for qid, value in zip(ids, values, strict=True)
+        ]
+    head = f"{'Z' if zscored else ''}{name:<22}\t"
+    if zscored:
+        texts = [f"{v:6.4f}" if v == v else _nan(v) for v in values]
+    elif integer:
+        texts = [f"{round(v)}" if v == v else "  -nan" for v in values]
+    else:
+        texts = [f"{v:6.4f}" if v == v else "  -nan" for v in values]
+    return [f"{head}{qid}\t{text}\n" for qid, text in zip(ids, texts, strict=True)]
+
+
+def trec_text(result, outputs, per_query, summary=True):
+    """trec_eval's lines of one run, in pieces of :data:`LINES_QUERIES`
+    queries: with ``per_query``, each query's measures in turn, then the
+    summary."""
     bases = {
         name: (base if kind == "trec" else None) for name, kind, base, _ in outputs
     }
     zscored = getattr(result, "zscored", False)
-    lines = []
     if per_query:
-        for i, qid in enumerate(result.group_ids.tolist()):
-            for name, values in result.per_query.items():
-                base = bases[name]
-                if base is not None and not MEASURES[base].per_query:
-                    continue
-                value = values[i].item()
-                integer = _is_integer(name, base)
-                lines.append(_trec_line(name, qid, value, integer, zscored))
+        columns = [
+            (name, values, _is_integer(name, base))
+            for name, values in result.per_query.items()
+            for base in [bases[name]]
+            if base is None or MEASURES[base].per_query
+        ]
+        qids = result.group_ids
+        for lo in range(0, len(qids), LINES_QUERIES):
+            part = slice(lo, lo + LINES_QUERIES)
+            ids = qids[part].tolist()
+            lines = [
+                _column_lines(name, values[part], ids, integer, zscored)
+                for name, values, integer in columns
+            ]
+            yield "".join(line for query in zip(*lines, strict=True) for line in query)
     if not summary:
-        return lines
+        return
+    lines = []
     if "runid" in bases:
-        lines.append(f"{'runid':<22}\tall\t{result.run_id}")
+        lines.append(f"{'runid':<22}\tall\t{result.run_id}\n")
     for name, value in result.means.items():
         integer = _is_integer(name, bases[name])
-        lines.append(_trec_line(name, "all", value, integer, zscored))
-    return lines
+        lines.append(_trec_line(name, "all", value, integer, zscored) + "\n")
+    yield "".join(lines)
 
 
 def table(results, labels, outputs, per_query, summary=True):
@@ -75,14 +108,14 @@ def table(results, labels, outputs, per_query, summary=True):
     rows = [["measure", *(["query"] if per_query else []), *labels]]
     if per_query:
         qids = sorted({q for r in results for q in r.group_ids.tolist()})
+        indexes = [{q: i for i, q in enumerate(r.group_ids.tolist())} for r in results]
         for qid in qids:
             for name in names:
                 base = bases[name]
                 if base is not None and not MEASURES[base].per_query:
                     continue
                 cells = []
-                for r in results:
-                    index = {q: i for i, q in enumerate(r.group_ids.tolist())}
+                for r, index in zip(results, indexes, strict=True):
                     i = index.get(qid)
                     cells.append(
                         "-"
@@ -135,8 +168,8 @@ def write_eval(args, results, labels, outputs, out):
     fmt, summary = output_format(args.format), not args.no_summary
     if fmt == "trec":
         for result in results:
-            lines = trec_lines(result, outputs, args.per_query, summary)
-            out.write("".join(line + "\n" for line in lines))
+            for text in trec_text(result, outputs, args.per_query, summary):
+                out.write(text)
     elif fmt == "table":
         lines = table(results, labels, outputs, args.per_query, summary)
         out.write("\n".join(lines) + "\n")

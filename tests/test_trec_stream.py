@@ -293,7 +293,7 @@ def test_a_query_larger_than_the_block_reads_no_more_than_the_file(
     never larger than the rest of the file: the last buffer holds the file
     and its padding, not up to twice the query (a gzip file, whose size is
     not known, still reads in doubling blocks)."""
-    from skirm.io._runs import _Blocks, iter_run_blocks
+    from skirm.io._runs import LineBlocks, iter_run_blocks
     from skirm.io._tokens import PAD
 
     text = "".join(f"q Q0 d{i} {i + 1} {-i} r\n" for i in range(3000))
@@ -302,14 +302,14 @@ def test_a_query_larger_than_the_block_reads_no_more_than_the_file(
     packed = tmp_path / "one.run.gz"
     packed.write_bytes(gzip.compress(text.encode()))
     sizes = []
-    read = _Blocks.read
+    read = LineBlocks.read
 
     def spy(self):
         data, end = read(self)
         sizes.append(len(data))
         return data, end
 
-    monkeypatch.setattr(_Blocks, "read", spy)
+    monkeypatch.setattr(LineBlocks, "read", spy)
     for source in (path, packed):
         sizes.clear()
         (block,) = iter_run_blocks(source, block_bytes=1000)

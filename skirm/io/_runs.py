@@ -64,7 +64,7 @@ class RunNotGrouped(ValueError):
         )
 
 
-class _Blocks:
+class LineBlocks:
     """Whole lines of a source, ``size`` bytes at a time.
 
     :meth:`read` returns a new buffer whose first ``end`` bytes are whole
@@ -117,7 +117,7 @@ def iter_run_blocks(source, block_bytes=None, on_read=None):
     bytes of the file read and its size (:meth:`Source.position`).
     """
     src = Source(source)
-    blocks, seen = _Blocks(src, block_bytes or BLOCK_BYTES), set()
+    blocks, seen = LineBlocks(src, block_bytes or BLOCK_BYTES), set()
     try:
         while True:
             data, end = blocks.read()
@@ -208,7 +208,7 @@ def _split_by_query(block, n_rows):
 
 def _run_part(src, part, n_parts, on_read=None):
     """The rows of ``part`` (by query hash) of the run read from ``src``."""
-    blocks, kept, run_id = _Blocks(src, BLOCK_BYTES), [], None
+    blocks, kept, run_id = LineBlocks(src, BLOCK_BYTES), [], None
     while True:
         data, end = blocks.read()
         if on_read is not None:

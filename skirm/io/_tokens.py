@@ -25,6 +25,7 @@ from skirm.io._long_tokens import (
     K2,
     MASKS,
     S,
+    copy_tail,
     equal_tail,
     fill_tail,
     hash_tail,
@@ -124,19 +125,48 @@ class Tokens:
         return out
 
     def compact(self):
-        """The same tokens in a new buffer that holds only their bytes."""
-        n = len(self)
+        """The same tokens in a new buffer that holds only their bytes.
+
+        The bytes are copied a word at a time, a range of
+        :data:`HASH_ROWS` rows at a time, so that no array of an index per
+        byte is built: the temporaries stay a few MB whatever the column.
+        """
         length = self.length
         end = np.cumsum(length)
+        total = int(end[-1]) if len(self) else 0
+        end = end.astype(offset_dtype(total + PAD), copy=False)
         start = end - length
-        total = int(end[-1]) if n else 0
         buf = np.zeros(total + PAD, dtype=np.uint8)
-        if total:
-            # source offset of every byte: its token's start plus its place
-            src = np.arange(total, dtype=np.int64)
-            src += np.repeat(self.start - start, length)
-            buf[:total] = self.buf[src]
+        out = _unaligned(buf)
+        for lo in range(0, len(self), HASH_ROWS):
+            rows = slice(lo, lo + HASH_ROWS)
+            self._copy_to(buf, out, start[rows], rows)
         return Tokens(buf, start, end)
+
+    def _copy_to(self, buf, out, dst, rows):
+        """Copy the bytes of the tokens ``rows`` (a slice) to ``buf`` (and
+        its word view ``out``) at ``dst``. The tokens' destinations do not
+        overlap: only whole words of a token are written, the last one
+        ending where the token ends; the tokens shorter than a word are
+        copied byte by byte."""
+        src, length = self.start[rows], self.length[rows]
+        short = np.flatnonzero(length < 8)
+        for b in range(7):
+            short = short[length[short] > b]
+            if not short.shape[0]:
+                break
+            buf[dst[short] + b] = self.buf[src[short] + b]
+        todo = np.flatnonzero(length >= 8)
+        dst, src, length = dst[todo], src[todo], length[todo]
+        view = self._view()
+        out[dst + (length - 8)] = view[src + (length - 8)]
+        todo = np.arange(length.shape[0])
+        for k in range(HEAD_WORDS):
+            todo = todo[length[todo] >= 8 * (k + 1)]  # a whole word k
+            if not todo.shape[0]:
+                return
+            out[dst[todo] + 8 * k] = view[src[todo] + 8 * k]
+        copy_tail(out, dst, view, src, length)
 
     @classmethod
     def concat(cls, parts):
@@ -184,12 +214,7 @@ class Tokens:
 
     def _view(self):
         if self._words is None:
-            self._words = np.ndarray(
-                shape=(self.buf.shape[0] - 7,),
-                dtype="<u8",
-                buffer=self.buf,
-                strides=(1,),
-            )
+            self._words = _unaligned(self.buf)
         return self._words
 
     def word(self, k, rows=None):
@@ -340,6 +365,11 @@ class Tokens:
             return raw.astype(str)  # ASCII
         except UnicodeDecodeError:
             return np.char.decode(raw, "utf-8", "surrogateescape")
+
+
+def _unaligned(buf):
+    """A view of the little-endian word at every byte of ``buf`` (uint8)."""
+    return np.ndarray(shape=(buf.shape[0] - 7,), dtype="<u8", buffer=buf, strides=(1,))
 
 
 def _dense_rank(keys):

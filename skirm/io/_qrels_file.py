@@ -1,0 +1,141 @@
+"""Qrels files read block by block into compact columns.
+
+A qrels file of millions of lines is read :data:`QRELS_BLOCK_BYTES` at a
+time. Each block is tokenised and checked (:class:`~skirm.io._text.Table`),
+then only what the qrels keep is appended to growing columns: the docnos'
+bytes (one buffer without the rest of the line), each row's query as a code
+into the block's distinct ids, its label and its file line. The file's bytes
+and the per-line offsets of a block are freed before the next block is read,
+so memory is the compact columns plus one block, not the whole file plus its
+offsets.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skirm.io._coded_tokens import CodedTokens
+from skirm.io._records import QrelsRows
+from skirm.io._runs import LineBlocks
+from skirm.io._text import Source, Table
+from skirm.io._tokens import PAD, Tokens, offset_dtype
+
+#: Bytes of a qrels file read at a time.
+QRELS_BLOCK_BYTES = 1 << 24
+
+_QRELS_FIELDS = (0, 2, 3)
+_QRELS_SHAPE = "4 fields: qid iter docno rel"
+
+
+class _Column:
+    """A 1-D array grown at its end. It grows in place (``ndarray.resize``:
+    a large array is remapped, not copied); its integers widen from int32 to
+    int64 when a value needs it."""
+
+    def __init__(self, dtype):
+        self.values = np.zeros(1 << 12, dtype=dtype)
+        self.n = 0
+
+    def append(self, values, top=0):
+        """Append ``values``; ``top`` is an upper bound of them (for the
+        width of an integer column)."""
+        end = self.n + values.shape[0]
+        if self.values.dtype == np.int32 and offset_dtype(top) == np.int64:
+            self.values = self.values.astype(np.int64)
+        if end > self.values.shape[0]:
+            self.values.resize(max(end, 2 * self.values.shape[0]), refcheck=False)
+        self.values[self.n : end] = values
+        self.n = end
+
+    def finish(self, extra=0):
+        """The column (``extra`` zeros after its values)."""
+        self.values.resize(self.n + extra, refcheck=False)
+        return self.values
+
+
+def read_qrels_rows(source) -> QrelsRows:
+    """The rows of a qrels file (a path or an open file, ``.gz`` too).
+
+    Each block is checked before the next one is read: a malformed line is
+    reported as ``file:line`` (the first bad line of the first block that
+    holds one: four fields, then an integer label).
+    """
+    src = Source(source)
+    blocks, columns = LineBlocks(src, QRELS_BLOCK_BYTES), _Columns()
+    try:
+        while True:
+            data, end = blocks.read()
+            if not end and not blocks.eof:  # one line fills the block
+                blocks.put_back(0)
+                blocks.grow()
+                data = None
+                continue
+            if end:
+                table = Table(data, end, src.name, _QRELS_FIELDS, blocks.line0)
+                blocks.line0 += table.line_starts.shape[0]
+                columns.append(table, blocks.line0)
+                data = table = None
+            if blocks.eof:
+                break
+    finally:
+        src.close()
+    return columns.rows(src.name)
+
+
+class _Columns:
+    """What the qrels keep of the blocks read so far."""
+
+    def __init__(self):
+        self.docs, self.offsets = _Column(np.uint8), _Column(np.int32)
+        self.offsets.append(np.zeros(1, dtype=np.int32))  # the first docno's start
+        self.codes, self.labels = _Column(np.int32), _Column(np.int64)
+        self.lines = _Column(np.int32)
+        self.block_ids = []
+        self.n_ids = 0
+
+    def append(self, table, n_lines):
+        """Check the lines of ``table`` and keep their columns (``n_lines``:
+        the lines of the file up to the block's end)."""
+        table.check_counts(4, 4, _QRELS_SHAPE, swapped=(6,))
+        if not table.lines.shape[0]:  # comments and blank lines only
+            return
+        self.labels.append(
+            table.numbers(3, np.int64, "expected an integer relevance label")
+        )
+        self.lines.append(table.file_lines(), n_lines)
+        q = table.tokens(0)
+        starts = q.run_starts()
+        ids, inverse = np.unique(q.strings(starts), return_inverse=True)
+        sizes = np.diff(np.append(starts, len(q)))
+        top = self.n_ids + ids.shape[0]
+        self.codes.append(np.repeat(inverse.reshape(-1) + self.n_ids, sizes), top)
+        self.block_ids.append(ids)
+        self.n_ids = top
+        d = table.tokens(2).compact()
+        size, n = (int(d.end[-1]) if len(d) else 0), self.docs.n
+        top = n + size + PAD
+        self.offsets.append(d.end.astype(offset_dtype(top), copy=False) + n, top)
+        self.docs.append(d.buf[:size])
+
+    def rows(self, name):
+        """The :class:`QrelsRows` of the columns: the docnos share one array
+        of offsets (each one's end is the next one's start), and the block
+        codes of the queries become codes into the sorted distinct ids of
+        the file."""
+        buf = self.docs.finish(PAD)
+        offsets = self.offsets.finish()
+        codes = self.codes.finish()
+        if self.block_ids:
+            ids, inverse = np.unique(
+                np.concatenate(self.block_ids), return_inverse=True
+            )
+            codes = inverse.reshape(-1).astype(codes.dtype)[codes]
+        else:
+            ids = np.zeros(0, dtype=str)
+        return QrelsRows(
+            CodedTokens(codes, ids),
+            Tokens(buf, offsets[:-1], offsets[1:]),
+            self.labels.finish(),
+            self.lines.finish(),
+            name,
+        )

@@ -392,6 +392,14 @@ def mix(h, codes):
     return out
 
 
+def mix_into(h, codes):
+    """:func:`mix` of ``h`` with ``codes``, written into ``h``, a range of
+    :data:`HASH_ROWS` rows at a time (no temporary of the whole column)."""
+    for lo in range(0, h.shape[0], HASH_ROWS):
+        rows = slice(lo, lo + HASH_ROWS)
+        h[rows] = mix(h[rows], codes[rows])
+
+
 _POW10 = np.array([float(10**k) for k in range(23)])
 
 

@@ -80,6 +80,7 @@ def _write_mixed(folder, seed, n_queries=40, grouped=True):
     return qrels, run
 
 
+@pytest.mark.parametrize("compact_bytes", [0, 1 << 24])
 @pytest.mark.parametrize("block_bytes", [64, 1000, 1 << 16])
 @pytest.mark.parametrize(
     ("qrels_name", "run_name", "options"),
@@ -91,12 +92,16 @@ def _write_mixed(folder, seed, n_queries=40, grouped=True):
     ],
 )
 def test_streamed_equals_read_whole(
-    shared_data, monkeypatch, block_bytes, qrels_name, run_name, options
+    shared_data, monkeypatch, block_bytes, compact_bytes, qrels_name, run_name, options
 ):
+    """Whatever the block size, and whether blocks keep the file's bytes or
+    their docnos compacted and queries coded (every block above
+    ``COMPACT_BYTES = 0``)."""
     folder = shared_data / "trec_eval-v9.0.8-test"
     qrels = read_qrels(folder / qrels_name)
     whole = evaluate_run(qrels, read_run(folder / run_name), "all_trec", **options)
     monkeypatch.setattr(trec_io, "BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(trec_io, "COMPACT_BYTES", compact_bytes)
     streamed = evaluate_run(qrels, folder / run_name, "all_trec", **options)
     _same(streamed, whole)
 
@@ -393,3 +398,81 @@ def test_a_run_id_that_is_not_utf8_is_read_with_a_replacement_character(tmp_path
     path.write_bytes(b"q1 Q0 a 1 1 r\xe9sum\xe9\n")
     assert read_run(path).run_id == "r\ufffdsum\ufffd"
     assert next(trec_io.iter_run_blocks(path)).run_id == "r\ufffdsum\ufffd"
+
+
+@pytest.mark.parametrize("compact_bytes", [0, 1 << 24])
+def test_blocks_above_compact_bytes_hold_their_docnos_and_query_codes(
+    tmp_path, monkeypatch, compact_bytes
+):
+    """A block of more than ``COMPACT_BYTES`` keeps a buffer of its docnos
+    only and its queries as codes; its rows are those of the file."""
+    from skirm.io._coded_tokens import CodedTokens
+    from skirm.io._tokens import PAD
+
+    lines = [f"q{i // 50} Q0 doc{i} {i} {-i} r" for i in range(400)]
+    path = tmp_path / "run"
+    path.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(trec_io, "COMPACT_BYTES", compact_bytes)
+    blocks = list(trec_io.iter_run_blocks(path, block_bytes=500))
+    assert [d for b in blocks for d in b.d.strings().tolist()] == [
+        f"doc{i}" for i in range(400)
+    ]
+    assert [q for b in blocks for q in b.q.strings().tolist()] == [
+        f"q{i // 50}" for i in range(400)
+    ]
+    compact = [isinstance(b.q, CodedTokens) for b in blocks]
+    assert compact == [compact_bytes == 0] * len(blocks)
+    if compact_bytes == 0:
+        for b in blocks:
+            docs = "".join(b.d.strings().tolist()).encode()
+            assert b.d.buf.tobytes() == docs + b"\0" * PAD
+            assert b.queries()[1].tolist() == sorted(set(b.q.strings().tolist()))
+
+
+@pytest.mark.parametrize("head", ["", "# first\n"])
+def test_a_block_of_one_query_grows_before_it_is_tokenised(tmp_path, monkeypatch, head):
+    """A block whose first and last lines are of one query grows without
+    being tokenised (only the last read, the whole query, is); a comment
+    line first leaves each doubled block to the tokeniser."""
+    calls, reads = [], []
+    run_table, read = trec_io.run_table, trec_io.LineBlocks.read
+
+    def spy_table(*args):
+        calls.append(args[1])
+        return run_table(*args)
+
+    def spy_read(self):
+        reads.append(1)
+        return read(self)
+
+    monkeypatch.setattr(trec_io, "run_table", spy_table)
+    monkeypatch.setattr(trec_io.LineBlocks, "read", spy_read)
+    lines = [f"q Q0 d{i} {i + 1} {-i} r\n" for i in range(300)]
+    path = tmp_path / "one.run"
+    path.write_text(head + "".join(lines))
+    (block,) = trec_io.iter_run_blocks(path, block_bytes=1000)
+    assert block.d.strings().tolist() == [f"d{i}" for i in range(300)]
+    assert len(reads) >= 3
+    assert len(calls) == (len(reads) if head else 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "end", "one"),
+    [
+        (b"q a\nq b\n", None, True),
+        (b"  q a 1\n\tq b 2", None, True),
+        (b"q a\nr b\n", None, False),
+        (b"# q\nq b\n", None, False),
+        (b"q a\n# q\n", None, False),
+        (b"q a\n#q b\n", None, False),
+        (b"#q a\n#q b\n", None, False),
+        (b"q a\n\n", None, False),
+        (b"\nq a\n", None, False),
+        (b"q a\nq b\nr c\n", 8, True),
+        (b"q a\n", None, True),
+        (b"", None, False),
+    ],
+)
+def test_one_query_compares_the_first_and_last_lines(text, end, one):
+    data = bytearray(text + b"\0" * 16)
+    assert trec_io._one_query(data, len(text) if end is None else end) is one

@@ -14,13 +14,18 @@ import os
 
 import numpy as np
 
+from skirm.io._coded_tokens import CodedTokens
 from skirm.io._records import RunBlock
 from skirm.io._text import Source, Table
-from skirm.io._tokens import PAD, Tokens
+from skirm.io._tokens import PAD, Tokens, offset_dtype
 
 #: Bytes read at a time when a run is streamed: a few times the CPU cache,
 #: small next to the file.
 BLOCK_BYTES = 1 << 22
+#: A streamed block of more bytes than this (a query that outgrew
+#: :data:`BLOCK_BYTES`) keeps its docnos compacted and its queries as codes
+#: while it is evaluated, not the file's bytes.
+COMPACT_BYTES = 1 << 24
 #: Bytes of a run file per part when it is not grouped by query and is read
 #: in parts (:func:`iter_run_parts`).
 PART_BYTES = 1 << 27
@@ -123,7 +128,10 @@ def iter_run_blocks(source, block_bytes=None, on_read=None):
             data, end = blocks.read()
             if on_read is not None:
                 on_read(*src.position())
-            table = blocks.table(data, end, src.name)
+            if not blocks.eof and _one_query(data, end):
+                table = None  # the block grows before it is tokenised
+            else:
+                table = blocks.table(data, end, src.name)
             rows = table.lines.shape[0] if table is not None else 0
             starts = table.tokens(0).run_starts() if rows else np.zeros(1, int)
             cut = rows if blocks.eof else int(starts[-1])  # the last query
@@ -141,12 +149,40 @@ def iter_run_blocks(source, block_bytes=None, on_read=None):
                 table.head(cut)
                 block = run_block(table, src.name)
                 block.q._runs = starts[starts < cut]  # its queries' first rows
+                # the table's other per-line arrays are not kept while the
+                # block is evaluated
+                table = starts = None
+                if end > COMPACT_BYTES:
+                    block = _compacted(block)
+                    blocks.data = data = None
                 _check_grouped(block, seen)
                 yield block
             if blocks.eof:
                 return
     finally:
         src.close()
+
+
+def _compacted(block):
+    """``block`` with its docnos in a buffer of their own and its queries as
+    codes: the file's bytes are no longer needed."""
+    codes, ids = block.q.codes()
+    q = CodedTokens(codes.astype(offset_dtype(len(block)), copy=False), ids)
+    d = block.d.compact()
+    return RunBlock(q, d, block.scores, block.lines, block.name, block.run_id)
+
+
+def _one_query(data, end):
+    """Whether the first and the last line of ``data[:end]`` are data lines
+    of one query (in a grouped run, so are the lines between them): then the
+    block would be cut at its first line and grows, and tokenising it first
+    would be wasted. A blank or comment line at either end says no."""
+    if not end:
+        return False
+    last = data.rfind(b"\n", 0, end - 1) + 1
+    first = data[: data.find(b"\n", 0, end) + 1].split(None, 1)[:1]
+    final = data[last:end].split(None, 1)[:1]
+    return bool(first) and first == final and not first[0].startswith(b"#")
 
 
 def _check_grouped(block, seen):

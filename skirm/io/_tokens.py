@@ -16,6 +16,8 @@ its bytes.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from skirm.io._long_tokens import (
@@ -219,21 +221,26 @@ class Tokens:
 
     def word(self, k, rows=None):
         """Bytes ``8k .. 8k+7`` of each token (zero past its end), as a
-        little-endian uint64."""
+        little-endian uint64.
+
+        Only the result and one offset per token are allocated (and the
+        masks, where a token ends inside the word)."""
         start = self.start if rows is None else self.start[rows]
         length = self.length if rows is None else self.length[rows]
         view = self._view()
         if not start.shape[0]:
             return np.zeros(0, dtype=np.uint64)
-        left = length - 8 * k if k else length
-        shortest = int(left.min())
-        at = start + 8 * k if k else start
+        shortest = int(length.min()) - 8 * k
+        at = start + 8 * k if k or rows is not None else start
         if shortest <= 0:  # some tokens end before this word: keep in bounds
-            at = np.minimum(at, view.shape[0] - 1)
-            left = np.maximum(left, 0)
-        if shortest >= 8:
-            return view[at]
-        return view[at] & MASKS[np.minimum(left, 8)]
+            at = np.minimum(at, view.shape[0] - 1, out=None if at is start else at)
+        words = view[at]
+        del at
+        if shortest < 8:
+            left = length - 8 * k
+            np.clip(left, 0, 8, out=left)
+            words &= MASKS[left]
+        return words
 
     def hash(self, cache=True):
         """A 64-bit hash of every token (kept for the next call, unless
@@ -329,17 +336,26 @@ class Tokens:
         :func:`~skirm.io._long_tokens.refine_rank`. Tokens equal but for
         trailing zero bytes rank by length.
         """
-        start = self.start if rows is None else self.start[rows]
-        length = self.length if rows is None else self.length[rows]
+        tokens = self
+        if rows is not None:  # the rows' offsets once, not per word
+            tokens = Tokens(self.buf, self.start[rows], self.end[rows])
+        start, length = tokens.start, tokens.length
         m = start.shape[0]
         if not m:
             return np.zeros(0, dtype=np.int64)
         longest = int(n_words(int(length.max())))
-        keys = [self.word(k, rows).byteswap() for k in range(min(longest, HEAD_WORDS))]
+        # the words, big-endian, are built when sorted on, not held together
+        keys = [
+            functools.partial(tokens._big_endian_word, k)
+            for k in range(min(longest, HEAD_WORDS))
+        ]
         if longest <= HEAD_WORDS:  # every word is a key: the length is the last
             return _dense_rank([length, *reversed(keys)])
         rank = refine_rank(_dense_rank(keys[::-1]), self._view(), start, length)
         return _dense_rank([length, rank])
+
+    def _big_endian_word(self, k):
+        return self.word(k).byteswap(inplace=True)
 
     def strings(self, rows=None):
         """The tokens as a str array (all of them, or ``rows``).
@@ -374,12 +390,22 @@ def _unaligned(buf):
 
 def _dense_rank(keys):
     """Dense rank of rows by ``keys`` (the last one primary, as
-    :func:`numpy.lexsort`)."""
-    order = np.lexsort(keys)
-    change = np.zeros(order.shape[0], dtype=np.int64)
+    :func:`numpy.lexsort`). A key may be a function that returns it: it is
+    built when needed, twice, rather than held with the others."""
+    order = None
+    for key in keys:  # stable sorts, the least significant key first
+        key = key() if callable(key) else key
+        if order is not None:
+            key = key[order]  # the key's own array is freed here
+        step = np.argsort(key, kind="stable")
+        del key
+        order = step if order is None else order[step]
+        del step
+    change = np.zeros(order.shape[0], dtype=bool)
     for key in keys:
-        ordered = key[order]
+        ordered = (key() if callable(key) else key)[order]
         change[1:] |= ordered[1:] != ordered[:-1]
+        del ordered
     rank = np.empty(order.shape[0], dtype=np.int64)
     rank[order] = np.cumsum(change)
     return rank
@@ -519,17 +545,18 @@ def equal_key_pairs(keys):
     with its key (``i < j``), so that three equal keys give two pairs, the
     earliest row with the second and the second with the third.
 
-    Rows alone in their hash bucket cannot have an equal key, so only the
-    others are sorted.
+    The keys are sorted first (a copy, no index): most columns have no equal
+    keys, and only then are the rows ordered, in a stable argsort.
     """
     n = keys.shape[0]
+    empty = np.zeros(0, dtype=np.int64)
     if n < 2:
-        empty = np.zeros(0, dtype=np.int64)
         return empty, empty
-    bits = int(n - 1).bit_length() + 2
-    bucket = (keys >> np.uint64(64 - bits)).astype(np.int64)
-    crowded = np.flatnonzero(np.bincount(bucket, minlength=1 << bits)[bucket] > 1)
-    order = crowded[np.argsort(keys[crowded], kind="stable")]  # equal keys by row
+    sorted_keys = np.sort(keys)
+    if not (sorted_keys[1:] == sorted_keys[:-1]).any():
+        return empty, empty
+    del sorted_keys
+    order = np.argsort(keys, kind="stable")  # equal keys by row
     sorted_keys = keys[order]
     same = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
     return order[same], order[same + 1]

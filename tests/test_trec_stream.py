@@ -80,7 +80,6 @@ def _write_mixed(folder, seed, n_queries=40, grouped=True):
     return qrels, run
 
 
-@pytest.mark.parametrize("compact_bytes", [0, 1 << 24])
 @pytest.mark.parametrize("block_bytes", [64, 1000, 1 << 16])
 @pytest.mark.parametrize(
     ("qrels_name", "run_name", "options"),
@@ -92,16 +91,14 @@ def _write_mixed(folder, seed, n_queries=40, grouped=True):
     ],
 )
 def test_streamed_equals_read_whole(
-    shared_data, monkeypatch, block_bytes, compact_bytes, qrels_name, run_name, options
+    shared_data, monkeypatch, block_bytes, qrels_name, run_name, options
 ):
-    """Whatever the block size, and whether blocks keep the file's bytes or
-    their docnos compacted and queries coded (every block above
-    ``COMPACT_BYTES = 0``)."""
+    """Whatever the block size (queries of more than 64 bytes are read on
+    block after block)."""
     folder = shared_data / "trec_eval-v9.0.8-test"
     qrels = read_qrels(folder / qrels_name)
     whole = evaluate_run(qrels, read_run(folder / run_name), "all_trec", **options)
     monkeypatch.setattr(trec_io, "BLOCK_BYTES", block_bytes)
-    monkeypatch.setattr(trec_io, "COMPACT_BYTES", compact_bytes)
     streamed = evaluate_run(qrels, folder / run_name, "all_trec", **options)
     _same(streamed, whole)
 
@@ -291,17 +288,18 @@ def test_a_truncated_gzip_file_names_the_decoder_error(tmp_path, stream):
             read_run(path)
 
 
-def test_a_query_larger_than_the_block_reads_no_more_than_the_file(
+def test_a_query_larger_than_the_block_is_read_on_in_blocks_of_that_size(
     tmp_path, monkeypatch
 ):
-    """A query that fills the block makes the next read twice as large, but
-    never larger than the rest of the file: the last buffer holds the file
-    and its padding, not up to twice the query (a gzip file, whose size is
-    not known, still reads in doubling blocks)."""
+    """A query that fills the block is read on a block at a time, its rows
+    kept compact (docno bytes, the query as a code), and is one block of its
+    own, whatever the source (a gzip file, whose size is not known, too);
+    only a line longer than the block makes the block grow."""
+    from skirm.io._coded_tokens import CodedTokens
     from skirm.io._runs import LineBlocks, iter_run_blocks
     from skirm.io._tokens import PAD
 
-    text = "".join(f"q Q0 d{i} {i + 1} {-i} r\n" for i in range(3000))
+    text = "".join(f"q Q0 d{i} {i + 1} {-i} r{i}\n" for i in range(3000))
     path = tmp_path / "one.run"
     path.write_text(text)
     packed = tmp_path / "one.run.gz"
@@ -318,12 +316,66 @@ def test_a_query_larger_than_the_block_reads_no_more_than_the_file(
     for source in (path, packed):
         sizes.clear()
         (block,) = iter_run_blocks(source, block_bytes=1000)
-        assert block.d.strings().tolist() == [f"d{i}" for i in range(3000)]
-        assert len(sizes) >= 5  # 1000, then 3000, 7000, 15000... bytes
-    assert sizes[-1] > len(text) + 1 + PAD  # gzip: doubled past the text
-    sizes.clear()
-    list(iter_run_blocks(path, block_bytes=1000))
-    assert sizes[-1] == len(text) + 1 + PAD
+        docs = [f"d{i}" for i in range(3000)]
+        assert block.d.strings().tolist() == docs
+        assert block.d.buf.tobytes() == "".join(docs).encode() + b"\0" * PAD
+        assert isinstance(block.q, CodedTokens)
+        assert block.queries()[1].tolist() == ["q"]
+        assert block.q.strings().tolist() == ["q"] * 3000
+        assert block.scores.tolist() == [-float(i) for i in range(3000)]
+        assert block.lines.tolist() == list(range(3000))
+        assert block.run_id == "r2999"
+        assert len(sizes) > 50 and max(sizes) < 1000 + 40 + PAD
+
+
+@pytest.mark.parametrize("block_bytes", [60, 100, 333, 1000])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_long_queries_among_short_ones_stream_as_read_whole(
+    tmp_path, block_bytes, seed
+):
+    """Queries of 1 to 200 rows, comment and blank lines inside them, a
+    last line without newline: every block size gives the rows of the
+    file, each query in one block, and the evaluation of the whole file."""
+    rng = np.random.default_rng(seed)
+    lines, queries, docs = [], [], []
+    for q in range(12):
+        for i in range(int(rng.choice([1, 3, 40, 200]))):
+            lines.append(f"t{q} Q0 d{q}-{i} {i} {rng.integers(0, 9)} run{q}")
+            queries.append(f"t{q}")
+            docs.append(f"d{q}-{i}")
+            if rng.random() < 0.05:
+                lines.append(rng.choice(["# a comment", "", "   "]))
+    path = tmp_path / "mixed.run"
+    path.write_text("\n".join(lines))
+    blocks = list(trec_io.iter_run_blocks(path, block_bytes=block_bytes))
+    assert [q for b in blocks for q in b.q.strings().tolist()] == queries
+    assert [d for b in blocks for d in b.d.strings().tolist()] == docs
+    per_block = [b.queries()[1].tolist() for b in blocks]
+    flat = [q for ids in per_block for q in ids]
+    assert len(flat) == len(set(flat)) == 12
+    assert blocks[-1].run_id == "run11"
+    qrels = Qrels(queries[::7], docs[::7], [1] * len(docs[::7]))
+    whole = evaluate_run(qrels, read_run(path), MEASURES8)
+    streamed = evaluate_run(qrels, path, MEASURES8)
+    _same(streamed, whole)
+
+
+def test_a_long_query_met_again_is_not_grouped(tmp_path):
+    lines = [f"a Q0 d{i} {i} 1 r" for i in range(100)]
+    lines += ["b Q0 x 1 1 r", "a Q0 y 1 1 r"]
+    path = tmp_path / "run"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(trec_io.RunNotGrouped, match=r"run:102: query 'a'"):
+        list(trec_io.iter_run_blocks(path, block_bytes=100))
+
+
+def test_a_bad_line_in_a_long_query_is_named_at_its_file_line(tmp_path):
+    lines = [f"a Q0 d{i} {i} 1 r" for i in range(100)]
+    lines[77] = "a Q0 d77 77 x r"
+    path = tmp_path / "run"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError, match=r"run:78: expected a numeric score"):
+        list(trec_io.iter_run_blocks(path, block_bytes=100))
 
 
 @pytest.mark.parametrize("n_blocks", [0, 1, 2, 5])
@@ -398,81 +450,3 @@ def test_a_run_id_that_is_not_utf8_is_read_with_a_replacement_character(tmp_path
     path.write_bytes(b"q1 Q0 a 1 1 r\xe9sum\xe9\n")
     assert read_run(path).run_id == "r\ufffdsum\ufffd"
     assert next(trec_io.iter_run_blocks(path)).run_id == "r\ufffdsum\ufffd"
-
-
-@pytest.mark.parametrize("compact_bytes", [0, 1 << 24])
-def test_blocks_above_compact_bytes_hold_their_docnos_and_query_codes(
-    tmp_path, monkeypatch, compact_bytes
-):
-    """A block of more than ``COMPACT_BYTES`` keeps a buffer of its docnos
-    only and its queries as codes; its rows are those of the file."""
-    from skirm.io._coded_tokens import CodedTokens
-    from skirm.io._tokens import PAD
-
-    lines = [f"q{i // 50} Q0 doc{i} {i} {-i} r" for i in range(400)]
-    path = tmp_path / "run"
-    path.write_text("\n".join(lines) + "\n")
-    monkeypatch.setattr(trec_io, "COMPACT_BYTES", compact_bytes)
-    blocks = list(trec_io.iter_run_blocks(path, block_bytes=500))
-    assert [d for b in blocks for d in b.d.strings().tolist()] == [
-        f"doc{i}" for i in range(400)
-    ]
-    assert [q for b in blocks for q in b.q.strings().tolist()] == [
-        f"q{i // 50}" for i in range(400)
-    ]
-    compact = [isinstance(b.q, CodedTokens) for b in blocks]
-    assert compact == [compact_bytes == 0] * len(blocks)
-    if compact_bytes == 0:
-        for b in blocks:
-            docs = "".join(b.d.strings().tolist()).encode()
-            assert b.d.buf.tobytes() == docs + b"\0" * PAD
-            assert b.queries()[1].tolist() == sorted(set(b.q.strings().tolist()))
-
-
-@pytest.mark.parametrize("head", ["", "# first\n"])
-def test_a_block_of_one_query_grows_before_it_is_tokenised(tmp_path, monkeypatch, head):
-    """A block whose first and last lines are of one query grows without
-    being tokenised (only the last read, the whole query, is); a comment
-    line first leaves each doubled block to the tokeniser."""
-    calls, reads = [], []
-    run_table, read = trec_io.run_table, trec_io.LineBlocks.read
-
-    def spy_table(*args):
-        calls.append(args[1])
-        return run_table(*args)
-
-    def spy_read(self):
-        reads.append(1)
-        return read(self)
-
-    monkeypatch.setattr(trec_io, "run_table", spy_table)
-    monkeypatch.setattr(trec_io.LineBlocks, "read", spy_read)
-    lines = [f"q Q0 d{i} {i + 1} {-i} r\n" for i in range(300)]
-    path = tmp_path / "one.run"
-    path.write_text(head + "".join(lines))
-    (block,) = trec_io.iter_run_blocks(path, block_bytes=1000)
-    assert block.d.strings().tolist() == [f"d{i}" for i in range(300)]
-    assert len(reads) >= 3
-    assert len(calls) == (len(reads) if head else 1)
-
-
-@pytest.mark.parametrize(
-    ("text", "end", "one"),
-    [
-        (b"q a\nq b\n", None, True),
-        (b"  q a 1\n\tq b 2", None, True),
-        (b"q a\nr b\n", None, False),
-        (b"# q\nq b\n", None, False),
-        (b"q a\n# q\n", None, False),
-        (b"q a\n#q b\n", None, False),
-        (b"#q a\n#q b\n", None, False),
-        (b"q a\n\n", None, False),
-        (b"\nq a\n", None, False),
-        (b"q a\nq b\nr c\n", 8, True),
-        (b"q a\n", None, True),
-        (b"", None, False),
-    ],
-)
-def test_one_query_compares_the_first_and_last_lines(text, end, one):
-    data = bytearray(text + b"\0" * 16)
-    assert trec_io._one_query(data, len(text) if end is None else end) is one

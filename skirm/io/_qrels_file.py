@@ -15,42 +15,16 @@ from __future__ import annotations
 import numpy as np
 
 from skirm.io._coded_tokens import CodedTokens
+from skirm.io._columns import Column, TokenColumn
 from skirm.io._records import QrelsRows
 from skirm.io._runs import LineBlocks
 from skirm.io._text import Source, Table
-from skirm.io._tokens import PAD, Tokens, offset_dtype
 
 #: Bytes of a qrels file read at a time.
 QRELS_BLOCK_BYTES = 1 << 24
 
 _QRELS_FIELDS = (0, 2, 3)
 _QRELS_SHAPE = "4 fields: qid iter docno rel"
-
-
-class _Column:
-    """A 1-D array grown at its end. It grows in place (``ndarray.resize``:
-    a large array is remapped, not copied); its integers widen from int32 to
-    int64 when a value needs it."""
-
-    def __init__(self, dtype):
-        self.values = np.zeros(1 << 12, dtype=dtype)
-        self.n = 0
-
-    def append(self, values, top=0):
-        """Append ``values``; ``top`` is an upper bound of them (for the
-        width of an integer column)."""
-        end = self.n + values.shape[0]
-        if self.values.dtype == np.int32 and offset_dtype(top) == np.int64:
-            self.values = self.values.astype(np.int64)
-        if end > self.values.shape[0]:
-            self.values.resize(max(end, 2 * self.values.shape[0]), refcheck=False)
-        self.values[self.n : end] = values
-        self.n = end
-
-    def finish(self, extra=0):
-        """The column (``extra`` zeros after its values)."""
-        self.values.resize(self.n + extra, refcheck=False)
-        return self.values
 
 
 def read_qrels_rows(source) -> QrelsRows:
@@ -86,10 +60,9 @@ class _Columns:
     """What the qrels keep of the blocks read so far."""
 
     def __init__(self):
-        self.docs, self.offsets = _Column(np.uint8), _Column(np.int32)
-        self.offsets.append(np.zeros(1, dtype=np.int32))  # the first docno's start
-        self.codes, self.labels = _Column(np.int32), _Column(np.int64)
-        self.lines = _Column(np.int32)
+        self.docs = TokenColumn()
+        self.codes, self.labels = Column(np.int32), Column(np.int64)
+        self.lines = Column(np.int32)
         self.block_ids = []
         self.n_ids = 0
 
@@ -111,19 +84,11 @@ class _Columns:
         self.codes.append(np.repeat(inverse.reshape(-1) + self.n_ids, sizes), top)
         self.block_ids.append(ids)
         self.n_ids = top
-        d = table.tokens(2).compact()
-        size, n = (int(d.end[-1]) if len(d) else 0), self.docs.n
-        top = n + size + PAD
-        self.offsets.append(d.end.astype(offset_dtype(top), copy=False) + n, top)
-        self.docs.append(d.buf[:size])
+        self.docs.append(table.tokens(2))
 
     def rows(self, name):
-        """The :class:`QrelsRows` of the columns: the docnos share one array
-        of offsets (each one's end is the next one's start), and the block
-        codes of the queries become codes into the sorted distinct ids of
-        the file."""
-        buf = self.docs.finish(PAD)
-        offsets = self.offsets.finish()
+        """The :class:`QrelsRows` of the columns: the block codes of the
+        queries become codes into the sorted distinct ids of the file."""
         codes = self.codes.finish()
         if self.block_ids:
             ids, inverse = np.unique(
@@ -134,7 +99,7 @@ class _Columns:
             ids = np.zeros(0, dtype=str)
         return QrelsRows(
             CodedTokens(codes, ids),
-            Tokens(buf, offsets[:-1], offsets[1:]),
+            self.docs.finish(),
             self.labels.finish(),
             self.lines.finish(),
             name,

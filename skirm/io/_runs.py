@@ -15,17 +15,14 @@ import os
 import numpy as np
 
 from skirm.io._coded_tokens import CodedTokens
+from skirm.io._columns import Column, TokenColumn
 from skirm.io._records import RunBlock
 from skirm.io._text import Source, Table
-from skirm.io._tokens import PAD, Tokens, offset_dtype
+from skirm.io._tokens import PAD, Tokens
 
 #: Bytes read at a time when a run is streamed: a few times the CPU cache,
 #: small next to the file.
 BLOCK_BYTES = 1 << 22
-#: A streamed block of more bytes than this (a query that outgrew
-#: :data:`BLOCK_BYTES`) keeps its docnos compacted and its queries as codes
-#: while it is evaluated, not the file's bytes.
-COMPACT_BYTES = 1 << 24
 #: Bytes of a run file per part when it is not grouped by query and is read
 #: in parts (:func:`iter_run_parts`).
 PART_BYTES = 1 << 27
@@ -117,28 +114,44 @@ def iter_run_blocks(source, block_bytes=None, on_read=None):
     whatever its size. The lines of the last query of a block go to the next
     block, so that no query is split; hence each query's lines must be
     contiguous (TREC runs are grouped by query): :class:`RunNotGrouped` is
-    raised on the first query that appears again after another.
+    raised on the first query that appears again after another. A query
+    that fills a block is read on in blocks of the same size, each one's
+    rows kept compact (:class:`_LongQuery`), and is a block of its own.
     ``on_read(done, total)``, if given, is called after each read with the
     bytes of the file read and its size (:meth:`Source.position`).
     """
     src = Source(source)
     blocks, seen = LineBlocks(src, block_bytes or BLOCK_BYTES), set()
+    long = None  # the rows read so far of a query that fills blocks
     try:
         while True:
             data, end = blocks.read()
             if on_read is not None:
                 on_read(*src.position())
-            if not blocks.eof and _one_query(data, end):
-                table = None  # the block grows before it is tokenised
-            else:
-                table = blocks.table(data, end, src.name)
-            rows = table.lines.shape[0] if table is not None else 0
-            starts = table.tokens(0).run_starts() if rows else np.zeros(1, int)
-            cut = rows if blocks.eof else int(starts[-1])  # the last query
-            if not cut and not blocks.eof:  # one query (or line) fills it
+            if not end and not blocks.eof:  # one line fills the block
                 blocks.put_back(0)
                 blocks.grow()
-                data = table = starts = None  # freed before the larger read
+                data = None  # freed before the larger read
+                continue
+            table = blocks.table(data, end, src.name)
+            rows = table.lines.shape[0] if table is not None else 0
+            starts = table.tokens(0).run_starts() if rows else np.zeros(1, int)
+            if long is not None:
+                done = long.extend(table, starts, blocks)
+                if done is not None:
+                    _check_grouped(done, seen)
+                    long = table = starts = None
+                    yield done
+                if blocks.eof and not blocks.carry:
+                    return
+                continue
+            cut = rows if blocks.eof else int(starts[-1])  # the last query
+            if not rows and not blocks.eof:  # comment and blank lines only
+                blocks.line0 += table.line_starts.shape[0]
+                continue
+            if not cut and not blocks.eof:  # one query fills the block
+                long = _LongQuery(table, src.name, blocks)
+                data = table = starts = None
                 continue
             if cut:
                 if cut < rows:  # the last query goes to the next block
@@ -152,9 +165,6 @@ def iter_run_blocks(source, block_bytes=None, on_read=None):
                 # the table's other per-line arrays are not kept while the
                 # block is evaluated
                 table = starts = None
-                if end > COMPACT_BYTES:
-                    block = _compacted(block)
-                    blocks.data = data = None
                 _check_grouped(block, seen)
                 yield block
             if blocks.eof:
@@ -163,26 +173,61 @@ def iter_run_blocks(source, block_bytes=None, on_read=None):
         src.close()
 
 
-def _compacted(block):
-    """``block`` with its docnos in a buffer of their own and its queries as
-    codes: the file's bytes are no longer needed."""
-    codes, ids = block.q.codes()
-    q = CodedTokens(codes.astype(offset_dtype(len(block)), copy=False), ids)
-    d = block.d.compact()
-    return RunBlock(q, d, block.scores, block.lines, block.name, block.run_id)
+class _LongQuery:
+    """The rows of a query that fills blocks: each block's rows of it are
+    appended to compact columns (docno bytes, scores, lines), and the
+    block's bytes freed, until a block holds another query."""
 
+    def __init__(self, table, name, blocks):
+        self.name = name
+        self.query = table.tokens(0).strings(np.zeros(1, dtype=np.int64))  # 1 id
+        self.docs, self.scores = TokenColumn(), Column(np.float64)
+        self.lines = Column(np.int32)
+        self.run_id = None
+        self._append(table, table.lines.shape[0], blocks)
 
-def _one_query(data, end):
-    """Whether the first and the last line of ``data[:end]`` are data lines
-    of one query (in a grouped run, so are the lines between them): then the
-    block would be cut at its first line and grows, and tokenising it first
-    would be wasted. A blank or comment line at either end says no."""
-    if not end:
-        return False
-    last = data.rfind(b"\n", 0, end - 1) + 1
-    first = data[: data.find(b"\n", 0, end) + 1].split(None, 1)[:1]
-    final = data[last:end].split(None, 1)[:1]
-    return bool(first) and first == final and not first[0].startswith(b"#")
+    def _append(self, table, k, blocks):
+        """Keep the first ``k`` rows of ``table``; the file's lines of the
+        block up to them are counted as read."""
+        block = run_block(table, self.name)  # checks every row of the block
+        take = slice(0, k)
+        self.docs.append(block.d.take(take))
+        self.scores.append(block.scores[take])
+        lines = block.lines[take]
+        self.lines.append(lines, int(lines[-1]) + 1 if k else 0)
+        if k:
+            s, e = table.field_start[5][k - 1], table.field_end[5][k - 1]
+            self.run_id = table.data[s:e].decode("utf-8", "replace")
+        if k < table.lines.shape[0]:  # the rest is read again, as a block
+            blocks.put_back(int(table.line_starts[table.lines[k]]))
+            blocks.line0 += int(table.lines[k])
+        else:
+            blocks.line0 += table.line_starts.shape[0]
+
+    def extend(self, table, starts, blocks):
+        """Append the block's rows of the query; the whole query's block
+        once a row of another query (or the end of the file) is met, else
+        None."""
+        rows = table.lines.shape[0] if table is not None else 0
+        k = 0
+        first = table.tokens(0).strings(np.zeros(1, dtype=np.int64)) if rows else None
+        if rows and first[0] == self.query[0]:
+            k = int(starts[1]) if starts.shape[0] > 1 else rows
+        if table is not None:
+            self._append(table, k, blocks)
+        if k == rows and not blocks.eof:
+            return None
+        n = len(self.docs)
+        q = CodedTokens(np.zeros(n, dtype=np.int32), self.query)
+        q._runs = np.zeros(1 if n else 0, dtype=np.intp)
+        return RunBlock(
+            q,
+            self.docs.finish(),
+            self.scores.finish(),
+            self.lines.finish(),
+            self.name,
+            self.run_id,
+        )
 
 
 def _check_grouped(block, seen):

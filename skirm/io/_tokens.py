@@ -406,8 +406,10 @@ def _dense_rank(keys):
         ordered = (key() if callable(key) else key)[order]
         change[1:] |= ordered[1:] != ordered[:-1]
         del ordered
+    dense = np.cumsum(change, dtype=np.int64)
+    del change
     rank = np.empty(order.shape[0], dtype=np.int64)
-    rank[order] = np.cumsum(change)
+    rank[order] = dense
     return rank
 
 

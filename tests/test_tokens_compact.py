@@ -216,3 +216,46 @@ def test_an_empty_qrels_file_reads_as_no_rows(tmp_path):
     qrels = read_qrels(path)
     assert len(qrels) == 0
     assert qrels.query_ids.tolist() == qrels.doc_ids.tolist() == []
+
+
+@pytest.mark.parametrize("block", [64, 1000])
+@pytest.mark.parametrize("shape", ["even", "short first", "long first"])
+def test_qrels_columns_reserved_from_the_first_block_hold_every_row(
+    monkeypatch, tmp_path, block, shape
+):
+    """A path's columns get room for the whole file from its first block
+    (too much when its first lines are long, too little when they are
+    short: the columns then grow); the rows are those of the file, and no
+    column keeps room it does not use."""
+    import skirm.io._columns
+    import skirm.io._qrels_file
+    from skirm.io import read_qrels
+
+    rng = np.random.default_rng(len(shape) + block)
+    text = _qrels_text(rng, 300)
+    lines = text.split("\n")
+    if shape != "even":
+        short = [f"q{i % 3} 0 d{i} 1" for i in range(40)]
+        long = [f"q{i % 3} 0 {'x' * 150}{i} 1" for i in range(40)]
+        lines = (short + long if shape == "short first" else long + short) + lines
+    text = "\n".join(lines)
+    path = tmp_path / "qrels"
+    path.write_text(text)
+    reserved = []
+    reserve = skirm.io._columns.Column.reserve
+
+    def spy(self, size):
+        reserved.append(size)
+        return reserve(self, size)
+
+    monkeypatch.setattr(skirm.io._columns.Column, "reserve", spy)
+    monkeypatch.setattr(skirm.io._qrels_file, "QRELS_BLOCK_BYTES", block)
+    qrels = read_qrels(path)
+    queries, docs, labels, file_lines = _parsed(text)
+    assert qrels.query_ids.tolist() == queries
+    assert qrels.doc_ids.tolist() == docs
+    assert qrels.labels.tolist() == labels
+    assert qrels._lines.tolist() == file_lines
+    assert len(reserved) == 5  # codes, labels, lines, docno offsets and bytes
+    assert qrels._d.buf.shape[0] == len("".join(docs).encode()) + 16
+    assert qrels.labels.shape[0] == len(labels)

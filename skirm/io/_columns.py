@@ -37,6 +37,15 @@ class Column:
         self.values[self.n : end] = values
         self.n = end
 
+    def reserve(self, size):
+        """Room for ``size`` values: a new zeroed array, whose pages cost
+        no memory until written (unlike the zeros ``ndarray.resize`` writes
+        when it grows), for a column whose final size can be estimated."""
+        if size > self.values.shape[0]:
+            values = np.zeros(size, dtype=self.values.dtype)
+            values[: self.n] = self.values[: self.n]
+            self.values = values
+
     def finish(self, extra=0):
         """The column (``extra`` zeros after its values)."""
         self.values.resize(self.n + extra, refcheck=False)
@@ -61,6 +70,11 @@ class TokenColumn:
         top = n + size + PAD
         self.offsets.append(d.end.astype(offset_dtype(top), copy=False) + n, top)
         self.bytes.append(d.buf[:size])
+
+    def reserve(self, n, n_bytes):
+        """Room for ``n`` tokens of ``n_bytes`` bytes in all."""
+        self.offsets.reserve(n + 1)
+        self.bytes.reserve(n_bytes + PAD)
 
     def finish(self):
         """The tokens appended, as one column."""

@@ -36,6 +36,7 @@ def read_qrels_rows(source) -> QrelsRows:
     """
     src = Source(source)
     blocks, columns = LineBlocks(src, QRELS_BLOCK_BYTES), _Columns()
+    first = True
     try:
         while True:
             data, end = blocks.read()
@@ -49,6 +50,9 @@ def read_qrels_rows(source) -> QrelsRows:
                 blocks.line0 += table.line_starts.shape[0]
                 columns.append(table, blocks.line0)
                 data = table = None
+                if first:  # the columns' final sizes, from the first block's
+                    columns.reserve(*src.position())
+                    first = False
             if blocks.eof:
                 break
     finally:
@@ -85,6 +89,18 @@ class _Columns:
         self.block_ids.append(ids)
         self.n_ids = top
         self.docs.append(table.tokens(2))
+
+    def reserve(self, done, total):
+        """Room for the rows of the whole file, estimated from those of its
+        first ``done`` bytes (of ``total``; a little more), so that the
+        columns do not grow; nothing for an open file (``None``)."""
+        if not done or total is None:
+            return
+        scale = total / done * 1.05
+        n = int(self.labels.n * scale) + 1024
+        for column in (self.codes, self.labels, self.lines):
+            column.reserve(n)
+        self.docs.reserve(n, int(self.docs.bytes.n * scale) + 1024)
 
     def rows(self, name):
         """The :class:`QrelsRows` of the columns: the block codes of the

@@ -500,7 +500,7 @@ class SortedKeys:
     per-bucket int64 array; :meth:`find` is then linear in the needles.
     """
 
-    CHUNK = 1 << 20
+    CHUNK = 1 << 18
 
     def __init__(self, sorted_keys):
         self.keys = sorted_keys

@@ -259,3 +259,32 @@ def test_qrels_columns_reserved_from_the_first_block_hold_every_row(
     assert len(reserved) == 5  # codes, labels, lines, docno offsets and bytes
     assert qrels._d.buf.shape[0] == len("".join(docs).encode()) + 16
     assert qrels.labels.shape[0] == len(labels)
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        ["abc"] * 5,
+        [
+            "clueweb09-en0002",
+            "clueweb09-en0001",
+            "clueweb09-en0003",
+            "clueweb09-en0001",
+        ],
+        ["same-first-word-a", "same-first-word-b", "same-first-word", "same-first-wor"],
+        ["a\0", "a", "a\0\0", "b", "a"],
+        ["x"],
+    ],
+)
+def test_byte_rank_skips_keys_equal_on_every_row(texts):
+    """Words (and lengths) equal on every row order nothing: the dense rank
+    is the rank of the byte strings, all zeros for equal tokens."""
+    from skirm.io._tokens import Tokens
+
+    column = Tokens.from_strings(np.array(texts, dtype=object))
+    raw = [t.encode() for t in texts]
+    distinct = sorted(set(raw))
+    expected = [distinct.index(t) for t in raw]
+    assert column.byte_rank().tolist() == expected
+    rows = np.arange(len(texts))[::-1]
+    assert column.byte_rank(rows).tolist() == expected[::-1]

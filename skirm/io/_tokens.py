@@ -350,9 +350,9 @@ class Tokens:
             for k in range(min(longest, HEAD_WORDS))
         ]
         if longest <= HEAD_WORDS:  # every word is a key: the length is the last
-            return _dense_rank([length, *reversed(keys)])
-        rank = refine_rank(_dense_rank(keys[::-1]), self._view(), start, length)
-        return _dense_rank([length, rank])
+            return _dense_rank([length, *reversed(keys)], m)
+        rank = refine_rank(_dense_rank(keys[::-1], m), self._view(), start, length)
+        return _dense_rank([length, rank], m)
 
     def _big_endian_word(self, k):
         return self.word(k).byteswap(inplace=True)
@@ -388,21 +388,31 @@ def _unaligned(buf):
     return np.ndarray(shape=(buf.shape[0] - 7,), dtype="<u8", buffer=buf, strides=(1,))
 
 
-def _dense_rank(keys):
-    """Dense rank of rows by ``keys`` (the last one primary, as
+def _dense_rank(keys, n):
+    """Dense rank of ``n`` rows by ``keys`` (the last one primary, as
     :func:`numpy.lexsort`). A key may be a function that returns it: it is
-    built when needed, twice, rather than held with the others."""
-    order = None
-    for key in keys:  # stable sorts, the least significant key first
-        key = key() if callable(key) else key
+    built when needed, twice, rather than held with the others.
+
+    The rows are sorted one key at a time by stable sorts, the least
+    significant first; a key equal on every row (the first word of docnos
+    of one collection, their length) orders nothing and is skipped.
+    """
+    order, varying = None, []
+    for key in keys:
+        values = key() if callable(key) else key
+        if values.shape[0] and values.min() == values.max():
+            continue  # orders nothing, changes nowhere
+        varying.append(key)
         if order is not None:
-            key = key[order]  # the key's own array is freed here
-        step = np.argsort(key, kind="stable")
-        del key
+            values = values[order]  # the key's own array is freed here
+        step = np.argsort(values, kind="stable")
+        del values
         order = step if order is None else order[step]
         del step
+    if order is None:  # every key is constant: one rank
+        return np.zeros(n, dtype=np.int64)
     change = np.zeros(order.shape[0], dtype=bool)
-    for key in keys:
+    for key in varying:
         ordered = (key() if callable(key) else key)[order]
         change[1:] |= ordered[1:] != ordered[:-1]
         del ordered

@@ -288,3 +288,21 @@ def test_byte_rank_skips_keys_equal_on_every_row(texts):
     assert column.byte_rank().tolist() == expected
     rows = np.arange(len(texts))[::-1]
     assert column.byte_rank(rows).tolist() == expected[::-1]
+
+
+@pytest.mark.parametrize("rows", [1, 4, 1 << 18])
+@pytest.mark.parametrize("widths", [(20,), (0,), (9, 9, 9, 3), (1, 140)])
+def test_compact_of_ranges_of_one_width_copies_each_token(monkeypatch, rows, widths):
+    """Ranges of rows whose tokens share a length are copied as fixed-size
+    items; ranges of several lengths a word at a time: the same bytes."""
+    import skirm.io._tokens
+    from skirm.io._tokens import PAD
+
+    rng = np.random.default_rng(rows + sum(widths))
+    sizes = np.repeat(widths, 8)  # runs of one width, then another
+    texts = ["".join(rng.choice(_ALPHABET[:10], size=int(k))) for k in sizes]
+    column = _column(texts, rng)
+    monkeypatch.setattr(skirm.io._tokens, "HASH_ROWS", rows)
+    out = column.compact()
+    assert out.buf.tobytes() == "".join(texts).encode() + b"\0" * PAD
+    assert out.strings().tolist() == texts

@@ -129,9 +129,11 @@ class Tokens:
     def compact(self):
         """The same tokens in a new buffer that holds only their bytes.
 
-        The bytes are copied a word at a time, a range of
-        :data:`HASH_ROWS` rows at a time, so that no array of an index per
-        byte is built: the temporaries stay a few MB whatever the column.
+        The bytes are copied a range of :data:`HASH_ROWS` rows at a time,
+        so that no array of an index per byte is built: the temporaries stay
+        a few MB whatever the column. A range of tokens of one length (the
+        docnos of one collection) is copied as one gather of fixed-size
+        items, any other a word at a time.
         """
         length = self.length
         end = np.cumsum(length)
@@ -142,7 +144,21 @@ class Tokens:
         out = _unaligned(buf)
         for lo in range(0, len(self), HASH_ROWS):
             rows = slice(lo, lo + HASH_ROWS)
-            self._copy_to(buf, out, start[rows], rows)
+            width = int(length[rows].max())
+            if width and width == int(length[rows].min()):
+                items = np.ndarray(
+                    shape=(self.buf.shape[0] - width + 1,),
+                    dtype=f"V{width}",
+                    buffer=self.buf,
+                    strides=(1,),
+                )
+                end_row = min(lo + HASH_ROWS, len(self))
+                at = int(start[lo])
+                buf[at : at + width * (end_row - lo)].view(f"V{width}")[:] = items[
+                    self.start[rows]
+                ]
+            else:
+                self._copy_to(buf, out, start[rows], rows)
         return Tokens(buf, start, end)
 
     def _copy_to(self, buf, out, dst, rows):

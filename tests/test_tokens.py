@@ -109,7 +109,8 @@ def test_tokens_of_unusual_str_arrays():
 def test_decimal_parser_bounds():
     """The fast path takes every plain decimal of 1 to 16 characters and up
     to 15 digits, whatever the width of the column, and nothing else."""
-    from skirm.io._tokens import Tokens, parse_decimals
+    from skirm.io._decimals import parse_decimals
+    from skirm.io._tokens import Tokens
 
     good = ["5", "-7", "123456789", "12345678.1234567", "123456789012345", ".5"]
     bad = ["", "1:5", "1/5", "12345678.12345678", "1234567890123456", "+", "5-"]

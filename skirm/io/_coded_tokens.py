@@ -42,15 +42,15 @@ class CodedTokens(Tokens):
             self._offsets = (d.start[codes], d.end[codes], d.length[codes])
         return self._offsets
 
-    @property  # type: ignore[override]
+    @property
     def start(self):
         return self._expanded()[0]
 
-    @property  # type: ignore[override]
+    @property
     def end(self):
         return self._expanded()[1]
 
-    @property  # type: ignore[override]
+    @property
     def length(self):
         return self._expanded()[2]
 

@@ -46,10 +46,10 @@ def read_qrels_rows(source) -> QrelsRows:
                 data = None
                 continue
             if end:
-                table = Table(data, end, src.name, _QRELS_FIELDS, blocks.line0)
-                blocks.line0 += table.line_starts.shape[0]
-                columns.append(table, blocks.line0)
-                data = table = None
+                columns.append(
+                    Table(data, end, src.name, _QRELS_FIELDS, blocks.line0), blocks
+                )
+                data = None
                 if first:  # the columns' final sizes, from the first block's
                     columns.reserve(*src.position())
                     first = False
@@ -70,9 +70,11 @@ class _Columns:
         self.block_ids = []
         self.n_ids = 0
 
-    def append(self, table, n_lines):
-        """Check the lines of ``table`` and keep their columns (``n_lines``:
-        the lines of the file up to the block's end)."""
+    def append(self, table, blocks):
+        """Check the lines of ``table`` (the last block of ``blocks``) and
+        keep their columns."""
+        blocks.line0 += table.line_starts.shape[0]
+        n_lines = blocks.line0  # the lines of the file up to the block's end
         table.check_counts(4, 4, _QRELS_SHAPE, swapped=(6,))
         if not table.lines.shape[0]:  # comments and blank lines only
             return

@@ -200,7 +200,7 @@ def join(index, block):
     eval_of = np.full(run_ids.shape[0], -1, dtype=np.int64)
     eval_of[in_qrels] = np.arange(eval_ids.shape[0])
     rows = eval_of[run_codes]
-    keep = np.flatnonzero(rows >= 0)
+    keep = np.flatnonzero(rows >= 0).astype(offset_dtype(len(block)))
     codes = rows[keep]
     topics = topic_of[in_qrels]
     index.check_duplicates(topics)

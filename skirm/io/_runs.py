@@ -218,7 +218,8 @@ class _LongQuery:
         if k == rows and not blocks.eof:
             return None
         n = len(self.docs)
-        q = CodedTokens(np.zeros(n, dtype=np.int32), self.query)
+        # one query: a code array of no memory (read-only, every row 0)
+        q = CodedTokens(np.broadcast_to(np.int32(0), (n,)), self.query)
         q._runs = np.zeros(1 if n else 0, dtype=np.intp)
         return RunBlock(
             q,

@@ -240,7 +240,7 @@ class Tokens:
         little-endian uint64.
 
         Only the result and one offset per token are allocated (and the
-        masks, where a token ends inside the word)."""
+        masks, where tokens of several lengths end inside the word)."""
         start = self.start if rows is None else self.start[rows]
         length = self.length if rows is None else self.length[rows]
         view = self._view()
@@ -252,7 +252,9 @@ class Tokens:
             at = np.minimum(at, view.shape[0] - 1, out=None if at is start else at)
         words = view[at]
         del at
-        if shortest < 8:
+        if shortest < 8 and int(length.max()) - 8 * k == shortest:
+            words &= MASKS[max(shortest, 0)]  # one length: one mask
+        elif shortest < 8:
             left = length - 8 * k
             np.clip(left, 0, 8, out=left)
             words &= MASKS[left]

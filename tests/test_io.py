@@ -271,7 +271,8 @@ def test_write_run_validates():
 
 
 def test_decimal_parser_is_exact():
-    from skirm.io._tokens import Tokens, parse_decimals
+    from skirm.io._decimals import parse_decimals
+    from skirm.io._tokens import Tokens
 
     rng = np.random.default_rng(0)
     values = np.concatenate(

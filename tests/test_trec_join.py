@@ -243,3 +243,24 @@ def test_absent_topics_equal_a_set_difference(seed):
     got = index.absent_topics(parts)
     present = np.concatenate(parts) if parts else np.zeros(0, dtype=str)
     assert got.tolist() == np.setdiff1d(np.array(topics), present).tolist()
+
+
+def test_qrels_index_shares_the_qrels_columns_and_leaves_their_hashes():
+    """The index keeps the qrels' labels and docnos (not copies), groups the
+    rows by topic in qrels order, and does not change docno hashes a caller
+    had cached."""
+    from skirm.io._records import qrels_rows
+    from skirm.trec._join import QrelsIndex
+
+    qrels = Qrels(["b", "a", "b", "c", "a"], ["x", "y", "z", "x", "w"], [1, 0, 2, 1, 3])
+    rows = qrels_rows(qrels)
+    cached = rows.d.hash().copy()
+    index = QrelsIndex(rows)
+    assert rows.d._hash.tolist() == cached.tolist()
+    assert index.labels is rows.labels and index.docs is rows.d
+    assert index.topic_ids.tolist() == ["a", "b", "c"]
+    got, which = index.judgments(np.array([2, 0]))
+    assert got.tolist() == [3, 1, 4] and which.tolist() == [0, 1, 1]
+    run = Run(["a", "b", "c"], ["w", "z", "y"], [1.0, 1.0, 1.0])
+    result = evaluate_run(qrels, run, "map")
+    assert result.per_query["map"].tolist() == [1.0, 0.5, 0.0]

@@ -93,6 +93,8 @@ def _write_mixed(folder, seed, n_queries=40, grouped=True):
 def test_streamed_equals_read_whole(
     shared_data, monkeypatch, block_bytes, qrels_name, run_name, options
 ):
+    """Whatever the block size (queries of more than 64 bytes are read on
+    block after block)."""
     folder = shared_data / "trec_eval-v9.0.8-test"
     qrels = read_qrels(folder / qrels_name)
     whole = evaluate_run(qrels, read_run(folder / run_name), "all_trec", **options)
@@ -286,39 +288,94 @@ def test_a_truncated_gzip_file_names_the_decoder_error(tmp_path, stream):
             read_run(path)
 
 
-def test_a_query_larger_than_the_block_reads_no_more_than_the_file(
+def test_a_query_larger_than_the_block_is_read_on_in_blocks_of_that_size(
     tmp_path, monkeypatch
 ):
-    """A query that fills the block makes the next read twice as large, but
-    never larger than the rest of the file: the last buffer holds the file
-    and its padding, not up to twice the query (a gzip file, whose size is
-    not known, still reads in doubling blocks)."""
-    from skirm.io._runs import _Blocks, iter_run_blocks
+    """A query that fills the block is read on a block at a time, its rows
+    kept compact (docno bytes, the query as a code), and is one block of its
+    own, whatever the source (a gzip file, whose size is not known, too);
+    only a line longer than the block makes the block grow."""
+    from skirm.io._coded_tokens import CodedTokens
+    from skirm.io._runs import LineBlocks, iter_run_blocks
     from skirm.io._tokens import PAD
 
-    text = "".join(f"q Q0 d{i} {i + 1} {-i} r\n" for i in range(3000))
+    text = "".join(f"q Q0 d{i} {i + 1} {-i} r{i}\n" for i in range(3000))
     path = tmp_path / "one.run"
     path.write_text(text)
     packed = tmp_path / "one.run.gz"
     packed.write_bytes(gzip.compress(text.encode()))
     sizes = []
-    read = _Blocks.read
+    read = LineBlocks.read
 
     def spy(self):
         data, end = read(self)
         sizes.append(len(data))
         return data, end
 
-    monkeypatch.setattr(_Blocks, "read", spy)
+    monkeypatch.setattr(LineBlocks, "read", spy)
     for source in (path, packed):
         sizes.clear()
         (block,) = iter_run_blocks(source, block_bytes=1000)
-        assert block.d.strings().tolist() == [f"d{i}" for i in range(3000)]
-        assert len(sizes) >= 5  # 1000, then 3000, 7000, 15000... bytes
-    assert sizes[-1] > len(text) + 1 + PAD  # gzip: doubled past the text
-    sizes.clear()
-    list(iter_run_blocks(path, block_bytes=1000))
-    assert sizes[-1] == len(text) + 1 + PAD
+        docs = [f"d{i}" for i in range(3000)]
+        assert block.d.strings().tolist() == docs
+        assert block.d.buf.tobytes() == "".join(docs).encode() + b"\0" * PAD
+        assert isinstance(block.q, CodedTokens)
+        assert block.queries()[1].tolist() == ["q"]
+        assert block.q.strings().tolist() == ["q"] * 3000
+        assert block.scores.tolist() == [-float(i) for i in range(3000)]
+        assert block.lines.tolist() == list(range(3000))
+        assert block.run_id == "r2999"
+        assert len(sizes) > 50 and max(sizes) < 1000 + 40 + PAD
+
+
+@pytest.mark.parametrize("block_bytes", [60, 100, 333, 1000])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_long_queries_among_short_ones_stream_as_read_whole(
+    tmp_path, block_bytes, seed
+):
+    """Queries of 1 to 200 rows, comment and blank lines inside them, a
+    last line without newline: every block size gives the rows of the
+    file, each query in one block, and the evaluation of the whole file."""
+    rng = np.random.default_rng(seed)
+    lines, queries, docs = [], [], []
+    for q in range(12):
+        for i in range(int(rng.choice([1, 3, 40, 200]))):
+            lines.append(f"t{q} Q0 d{q}-{i} {i} {rng.integers(0, 9)} run{q}")
+            queries.append(f"t{q}")
+            docs.append(f"d{q}-{i}")
+            if rng.random() < 0.05:
+                lines.append(rng.choice(["# a comment", "", "   "]))
+    path = tmp_path / "mixed.run"
+    path.write_text("\n".join(lines))
+    blocks = list(trec_io.iter_run_blocks(path, block_bytes=block_bytes))
+    assert [q for b in blocks for q in b.q.strings().tolist()] == queries
+    assert [d for b in blocks for d in b.d.strings().tolist()] == docs
+    per_block = [b.queries()[1].tolist() for b in blocks]
+    flat = [q for ids in per_block for q in ids]
+    assert len(flat) == len(set(flat)) == 12
+    assert blocks[-1].run_id == "run11"
+    qrels = Qrels(queries[::7], docs[::7], [1] * len(docs[::7]))
+    whole = evaluate_run(qrels, read_run(path), MEASURES8)
+    streamed = evaluate_run(qrels, path, MEASURES8)
+    _same(streamed, whole)
+
+
+def test_a_long_query_met_again_is_not_grouped(tmp_path):
+    lines = [f"a Q0 d{i} {i} 1 r" for i in range(100)]
+    lines += ["b Q0 x 1 1 r", "a Q0 y 1 1 r"]
+    path = tmp_path / "run"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(trec_io.RunNotGrouped, match=r"run:102: query 'a'"):
+        list(trec_io.iter_run_blocks(path, block_bytes=100))
+
+
+def test_a_bad_line_in_a_long_query_is_named_at_its_file_line(tmp_path):
+    lines = [f"a Q0 d{i} {i} 1 r" for i in range(100)]
+    lines[77] = "a Q0 d77 77 x r"
+    path = tmp_path / "run"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError, match=r"run:78: expected a numeric score"):
+        list(trec_io.iter_run_blocks(path, block_bytes=100))
 
 
 @pytest.mark.parametrize("n_blocks", [0, 1, 2, 5])

@@ -137,6 +137,25 @@ def fill_tail(out, rows, view, start, length):
         active = active[total[active] > k]
 
 
+def copy_tail(out, dst, view, start, length):
+    """Copy the whole words past :data:`HEAD_WORDS` of tokens (of
+    ``length`` bytes at ``start`` of ``view``) to the word view ``out`` at
+    ``dst``; the bytes after the last whole word are the caller's."""
+    total = length // 8
+    active = np.flatnonzero(total > HEAD_WORDS)
+    k = HEAD_WORDS
+    while active.shape[0]:
+        c = _width(total[active] - k)
+        j = np.arange(k, k + c, dtype=np.int64)
+        inside = j[None, :] < total[active][:, None]
+        at = 8 * j
+        out[(dst[active][:, None] + at)[inside]] = view[
+            (start[active][:, None] + at)[inside]
+        ]
+        k += c
+        active = active[total[active] > k]
+
+
 def refine_rank(rank, view, start, length):
     """Split the groups of equal ``rank`` that hold long tokens by the words
     past :data:`HEAD_WORDS`, in byte order.

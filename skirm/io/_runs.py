@@ -14,6 +14,8 @@ import os
 
 import numpy as np
 
+from skirm.io._coded_tokens import CodedTokens
+from skirm.io._columns import Column, TokenColumn
 from skirm.io._records import RunBlock
 from skirm.io._text import Source, Table
 from skirm.io._tokens import PAD, Tokens
@@ -64,7 +66,7 @@ class RunNotGrouped(ValueError):
         )
 
 
-class _Blocks:
+class LineBlocks:
     """Whole lines of a source, ``size`` bytes at a time.
 
     :meth:`read` returns a new buffer whose first ``end`` bytes are whole
@@ -112,25 +114,44 @@ def iter_run_blocks(source, block_bytes=None, on_read=None):
     whatever its size. The lines of the last query of a block go to the next
     block, so that no query is split; hence each query's lines must be
     contiguous (TREC runs are grouped by query): :class:`RunNotGrouped` is
-    raised on the first query that appears again after another.
+    raised on the first query that appears again after another. A query
+    that fills a block is read on in blocks of the same size, each one's
+    rows kept compact (:class:`_LongQuery`), and is a block of its own.
     ``on_read(done, total)``, if given, is called after each read with the
     bytes of the file read and its size (:meth:`Source.position`).
     """
     src = Source(source)
-    blocks, seen = _Blocks(src, block_bytes or BLOCK_BYTES), set()
+    blocks, seen = LineBlocks(src, block_bytes or BLOCK_BYTES), set()
+    long = None  # the rows read so far of a query that fills blocks
     try:
         while True:
             data, end = blocks.read()
             if on_read is not None:
                 on_read(*src.position())
+            if not end and not blocks.eof:  # one line fills the block
+                blocks.put_back(0)
+                blocks.grow()
+                data = None  # freed before the larger read
+                continue
             table = blocks.table(data, end, src.name)
             rows = table.lines.shape[0] if table is not None else 0
             starts = table.tokens(0).run_starts() if rows else np.zeros(1, int)
+            if long is not None:
+                done = long.extend(table, starts, blocks)
+                if done is not None:
+                    _check_grouped(done, seen)
+                    long = table = starts = None
+                    yield done
+                if blocks.eof and not blocks.carry:
+                    return
+                continue
             cut = rows if blocks.eof else int(starts[-1])  # the last query
-            if not cut and not blocks.eof:  # one query (or line) fills it
-                blocks.put_back(0)
-                blocks.grow()
-                data = table = starts = None  # freed before the larger read
+            if not rows and not blocks.eof:  # comment and blank lines only
+                blocks.line0 += table.line_starts.shape[0]
+                continue
+            if not cut and not blocks.eof:  # one query fills the block
+                long = _LongQuery(table, src.name, blocks)
+                data = table = starts = None
                 continue
             if cut:
                 if cut < rows:  # the last query goes to the next block
@@ -141,12 +162,73 @@ def iter_run_blocks(source, block_bytes=None, on_read=None):
                 table.head(cut)
                 block = run_block(table, src.name)
                 block.q._runs = starts[starts < cut]  # its queries' first rows
+                # the table's other per-line arrays are not kept while the
+                # block is evaluated
+                table = starts = None
                 _check_grouped(block, seen)
                 yield block
             if blocks.eof:
                 return
     finally:
         src.close()
+
+
+class _LongQuery:
+    """The rows of a query that fills blocks: each block's rows of it are
+    appended to compact columns (docno bytes, scores, lines), and the
+    block's bytes freed, until a block holds another query."""
+
+    def __init__(self, table, name, blocks):
+        self.name = name
+        self.query = table.tokens(0).strings(np.zeros(1, dtype=np.int64))  # 1 id
+        self.docs, self.scores = TokenColumn(), Column(np.float64)
+        self.lines = Column(np.int32)
+        self.run_id = None
+        self._append(table, table.lines.shape[0], blocks)
+
+    def _append(self, table, k, blocks):
+        """Keep the first ``k`` rows of ``table``; the file's lines of the
+        block up to them are counted as read."""
+        block = run_block(table, self.name)  # checks every row of the block
+        take = slice(0, k)
+        self.docs.append(block.d.take(take))
+        self.scores.append(block.scores[take])
+        lines = block.lines[take]
+        self.lines.append(lines, int(lines[-1]) + 1 if k else 0)
+        if k:
+            s, e = table.field_start[5][k - 1], table.field_end[5][k - 1]
+            self.run_id = table.data[s:e].decode("utf-8", "replace")
+        if k < table.lines.shape[0]:  # the rest is read again, as a block
+            blocks.put_back(int(table.line_starts[table.lines[k]]))
+            blocks.line0 += int(table.lines[k])
+        else:
+            blocks.line0 += table.line_starts.shape[0]
+
+    def extend(self, table, starts, blocks):
+        """Append the block's rows of the query; the whole query's block
+        once a row of another query (or the end of the file) is met, else
+        None."""
+        rows = table.lines.shape[0] if table is not None else 0
+        k = 0
+        first = table.tokens(0).strings(np.zeros(1, dtype=np.int64)) if rows else None
+        if rows and first[0] == self.query[0]:
+            k = int(starts[1]) if starts.shape[0] > 1 else rows
+        if table is not None:
+            self._append(table, k, blocks)
+        if k == rows and not blocks.eof:
+            return None
+        n = len(self.docs)
+        # one query: a code array of no memory (read-only, every row 0)
+        q = CodedTokens(np.broadcast_to(np.int32(0), (n,)), self.query)
+        q._runs = np.zeros(1 if n else 0, dtype=np.intp)
+        return RunBlock(
+            q,
+            self.docs.finish(),
+            self.scores.finish(),
+            self.lines.finish(),
+            self.name,
+            self.run_id,
+        )
 
 
 def _check_grouped(block, seen):
@@ -208,7 +290,7 @@ def _split_by_query(block, n_rows):
 
 def _run_part(src, part, n_parts, on_read=None):
     """The rows of ``part`` (by query hash) of the run read from ``src``."""
-    blocks, kept, run_id = _Blocks(src, BLOCK_BYTES), [], None
+    blocks, kept, run_id = LineBlocks(src, BLOCK_BYTES), [], None
     while True:
         data, end = blocks.read()
         if on_read is not None:

@@ -16,7 +16,8 @@ import zlib
 
 import numpy as np
 
-from skirm.io._tokens import PAD, Tokens, offset_dtype, parse_decimals
+from skirm.io._decimals import parse_decimals
+from skirm.io._tokens import PAD, Tokens, offset_dtype
 
 #: How much of an offending line an error message shows.
 _SHOWN = 200

@@ -16,6 +16,8 @@ its bytes.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from skirm.io._long_tokens import (
@@ -25,6 +27,7 @@ from skirm.io._long_tokens import (
     K2,
     MASKS,
     S,
+    copy_tail,
     equal_tail,
     fill_tail,
     hash_tail,
@@ -124,19 +127,64 @@ class Tokens:
         return out
 
     def compact(self):
-        """The same tokens in a new buffer that holds only their bytes."""
-        n = len(self)
+        """The same tokens in a new buffer that holds only their bytes.
+
+        The bytes are copied a range of :data:`HASH_ROWS` rows at a time,
+        so that no array of an index per byte is built: the temporaries stay
+        a few MB whatever the column. A range of tokens of one length (the
+        docnos of one collection) is copied as one gather of fixed-size
+        items, any other a word at a time.
+        """
         length = self.length
         end = np.cumsum(length)
+        total = int(end[-1]) if len(self) else 0
+        end = end.astype(offset_dtype(total + PAD), copy=False)
         start = end - length
-        total = int(end[-1]) if n else 0
         buf = np.zeros(total + PAD, dtype=np.uint8)
-        if total:
-            # source offset of every byte: its token's start plus its place
-            src = np.arange(total, dtype=np.int64)
-            src += np.repeat(self.start - start, length)
-            buf[:total] = self.buf[src]
+        out = _unaligned(buf)
+        for lo in range(0, len(self), HASH_ROWS):
+            rows = slice(lo, lo + HASH_ROWS)
+            width = int(length[rows].max())
+            if width and width == int(length[rows].min()):
+                items = np.ndarray(
+                    shape=(self.buf.shape[0] - width + 1,),
+                    dtype=f"V{width}",
+                    buffer=self.buf,
+                    strides=(1,),
+                )
+                end_row = min(lo + HASH_ROWS, len(self))
+                at = int(start[lo])
+                buf[at : at + width * (end_row - lo)].view(f"V{width}")[:] = items[
+                    self.start[rows]
+                ]
+            else:
+                self._copy_to(buf, out, start[rows], rows)
         return Tokens(buf, start, end)
+
+    def _copy_to(self, buf, out, dst, rows):
+        """Copy the bytes of the tokens ``rows`` (a slice) to ``buf`` (and
+        its word view ``out``) at ``dst``. The tokens' destinations do not
+        overlap: only whole words of a token are written, the last one
+        ending where the token ends; the tokens shorter than a word are
+        copied byte by byte."""
+        src, length = self.start[rows], self.length[rows]
+        short = np.flatnonzero(length < 8)
+        for b in range(7):
+            short = short[length[short] > b]
+            if not short.shape[0]:
+                break
+            buf[dst[short] + b] = self.buf[src[short] + b]
+        todo = np.flatnonzero(length >= 8)
+        dst, src, length = dst[todo], src[todo], length[todo]
+        view = self._view()
+        out[dst + (length - 8)] = view[src + (length - 8)]
+        todo = np.arange(length.shape[0])
+        for k in range(HEAD_WORDS):
+            todo = todo[length[todo] >= 8 * (k + 1)]  # a whole word k
+            if not todo.shape[0]:
+                return
+            out[dst[todo] + 8 * k] = view[src[todo] + 8 * k]
+        copy_tail(out, dst, view, src, length)
 
     @classmethod
     def concat(cls, parts):
@@ -184,31 +232,33 @@ class Tokens:
 
     def _view(self):
         if self._words is None:
-            self._words = np.ndarray(
-                shape=(self.buf.shape[0] - 7,),
-                dtype="<u8",
-                buffer=self.buf,
-                strides=(1,),
-            )
+            self._words = _unaligned(self.buf)
         return self._words
 
     def word(self, k, rows=None):
         """Bytes ``8k .. 8k+7`` of each token (zero past its end), as a
-        little-endian uint64."""
+        little-endian uint64.
+
+        Only the result and one offset per token are allocated (and the
+        masks, where tokens of several lengths end inside the word)."""
         start = self.start if rows is None else self.start[rows]
         length = self.length if rows is None else self.length[rows]
         view = self._view()
         if not start.shape[0]:
             return np.zeros(0, dtype=np.uint64)
-        left = length - 8 * k if k else length
-        shortest = int(left.min())
-        at = start + 8 * k if k else start
+        shortest = int(length.min()) - 8 * k
+        at = start + 8 * k if k or rows is not None else start
         if shortest <= 0:  # some tokens end before this word: keep in bounds
-            at = np.minimum(at, view.shape[0] - 1)
-            left = np.maximum(left, 0)
-        if shortest >= 8:
-            return view[at]
-        return view[at] & MASKS[np.minimum(left, 8)]
+            at = np.minimum(at, view.shape[0] - 1, out=None if at is start else at)
+        words = view[at]
+        del at
+        if shortest < 8 and int(length.max()) - 8 * k == shortest:
+            words &= MASKS[max(shortest, 0)]  # one length: one mask
+        elif shortest < 8:
+            left = length - 8 * k
+            np.clip(left, 0, 8, out=left)
+            words &= MASKS[left]
+        return words
 
     def hash(self, cache=True):
         """A 64-bit hash of every token (kept for the next call, unless
@@ -304,17 +354,26 @@ class Tokens:
         :func:`~skirm.io._long_tokens.refine_rank`. Tokens equal but for
         trailing zero bytes rank by length.
         """
-        start = self.start if rows is None else self.start[rows]
-        length = self.length if rows is None else self.length[rows]
+        tokens = self
+        if rows is not None:  # the rows' offsets once, not per word
+            tokens = Tokens(self.buf, self.start[rows], self.end[rows])
+        start, length = tokens.start, tokens.length
         m = start.shape[0]
         if not m:
             return np.zeros(0, dtype=np.int64)
         longest = int(n_words(int(length.max())))
-        keys = [self.word(k, rows).byteswap() for k in range(min(longest, HEAD_WORDS))]
+        # the words, big-endian, are built when sorted on, not held together
+        keys = [
+            functools.partial(tokens._big_endian_word, k)
+            for k in range(min(longest, HEAD_WORDS))
+        ]
         if longest <= HEAD_WORDS:  # every word is a key: the length is the last
-            return _dense_rank([length, *reversed(keys)])
-        rank = refine_rank(_dense_rank(keys[::-1]), self._view(), start, length)
-        return _dense_rank([length, rank])
+            return _dense_rank([length, *reversed(keys)], m)
+        rank = refine_rank(_dense_rank(keys[::-1], m), self._view(), start, length)
+        return _dense_rank([length, rank], m)
+
+    def _big_endian_word(self, k):
+        return self.word(k).byteswap(inplace=True)
 
     def strings(self, rows=None):
         """The tokens as a str array (all of them, or ``rows``).
@@ -342,16 +401,43 @@ class Tokens:
             return np.char.decode(raw, "utf-8", "surrogateescape")
 
 
-def _dense_rank(keys):
-    """Dense rank of rows by ``keys`` (the last one primary, as
-    :func:`numpy.lexsort`)."""
-    order = np.lexsort(keys)
-    change = np.zeros(order.shape[0], dtype=np.int64)
+def _unaligned(buf):
+    """A view of the little-endian word at every byte of ``buf`` (uint8)."""
+    return np.ndarray(shape=(buf.shape[0] - 7,), dtype="<u8", buffer=buf, strides=(1,))
+
+
+def _dense_rank(keys, n):
+    """Dense rank of ``n`` rows by ``keys`` (the last one primary, as
+    :func:`numpy.lexsort`). A key may be a function that returns it: it is
+    built when needed, twice, rather than held with the others.
+
+    The rows are sorted one key at a time by stable sorts, the least
+    significant first; a key equal on every row (the first word of docnos
+    of one collection, their length) orders nothing and is skipped.
+    """
+    order, varying = None, []
     for key in keys:
-        ordered = key[order]
+        values = key() if callable(key) else key
+        if values.shape[0] and values.min() == values.max():
+            continue  # orders nothing, changes nowhere
+        varying.append(key)
+        if order is not None:
+            values = values[order]  # the key's own array is freed here
+        step = np.argsort(values, kind="stable")
+        del values
+        order = step if order is None else order[step]
+        del step
+    if order is None:  # every key is constant: one rank
+        return np.zeros(n, dtype=np.int64)
+    change = np.zeros(order.shape[0], dtype=bool)
+    for key in varying:
+        ordered = (key() if callable(key) else key)[order]
         change[1:] |= ordered[1:] != ordered[:-1]
+        del ordered
+    dense = np.cumsum(change, dtype=np.int64)
+    del change
     rank = np.empty(order.shape[0], dtype=np.int64)
-    rank[order] = np.cumsum(change)
+    rank[order] = dense
     return rank
 
 
@@ -362,66 +448,12 @@ def mix(h, codes):
     return out
 
 
-_POW10 = np.array([float(10**k) for k in range(23)])
-
-
-def parse_decimals(tokens, integer=False):
-    """Parse plain decimal tokens (``[+-]digits[.digits]``) without Python.
-
-    Returns ``(values, ok)``: ``ok`` is False for the tokens this fast path
-    does not handle (exponents, inf, more than 15 digits, anything malformed),
-    which the caller parses otherwise. For the others the value is exactly
-    what ``float(token)`` gives: the digits form an integer below 2**53 and
-    a power of ten up to 1e15 is exact, so the one division is correctly
-    rounded.
-    """
-    n = len(tokens)
-    length = tokens.length
-    ok = (length > 0) & (length <= 16)
-    if not n:
-        return np.zeros(0), ok
-    width = int(min(length.max(), 16))
-    chars = np.empty((width, n), dtype=np.uint8)  # byte j of every token
-    for k in range(n_words(width)):
-        part = chars[8 * k : 8 * k + 8]
-        word = tokens.word(k).view(np.uint8).reshape(n, 8)
-        part[:] = word[:, : part.shape[0]].T
-    first = chars[0]
-    negative = first == 45
-    signed = negative | (first == 43)
-    # integers add up exactly in int64 (at most 15 digits), so the values
-    # need no second array
-    acc = np.zeros(n, dtype=np.int64 if integer else np.float64)
-    n_digits = np.zeros(n, dtype=np.int8)
-    n_frac = np.zeros(n, dtype=np.int8)
-    n_dots = np.zeros(n, dtype=np.int8)
-    digit = np.empty(n, dtype=np.uint8)
-    is_digit = np.empty(n, dtype=bool)
-    is_dot = np.empty(n, dtype=bool)
-    for j in range(width):
-        c = chars[j]
-        np.subtract(c, np.uint8(48), out=digit)
-        np.less(digit, 10, out=is_digit)
-        np.equal(c, 46, out=is_dot)
-        # a byte inside the token that is neither a digit nor a dot (nor
-        # the sign, first) makes the token one for the slow path
-        bad = ~(is_digit | is_dot)
-        bad &= length > j
-        if j == 0:
-            bad &= ~signed
-        ok &= ~bad
-        np.multiply(acc, 10, out=acc, where=is_digit)
-        np.add(acc, digit, out=acc, where=is_digit)
-        n_digits += is_digit
-        n_frac += is_digit & (n_dots > 0)
-        n_dots += is_dot
-    ok &= (n_digits > 0) & (n_digits <= 15) & (n_dots <= (0 if integer else 1))
-    if integer:
-        np.negative(acc, out=acc, where=negative)
-        return acc, ok
-    values = acc / _POW10[n_frac]
-    np.negative(values, out=values, where=negative)
-    return values, ok
+def mix_into(h, codes):
+    """:func:`mix` of ``h`` with ``codes``, written into ``h``, a range of
+    :data:`HASH_ROWS` rows at a time (no temporary of the whole column)."""
+    for lo in range(0, h.shape[0], HASH_ROWS):
+        rows = slice(lo, lo + HASH_ROWS)
+        h[rows] = mix(h[rows], codes[rows])
 
 
 class SortedKeys:
@@ -434,12 +466,12 @@ class SortedKeys:
     per-bucket int64 array; :meth:`find` is then linear in the needles.
     """
 
-    CHUNK = 1 << 20
+    CHUNK = 1 << 18
 
     def __init__(self, sorted_keys):
         self.keys = sorted_keys
         m = sorted_keys.shape[0]
-        bits = int(m).bit_length() + 1  # 2m to 4m buckets
+        bits = max(int(m).bit_length(), 1)  # m to 2m buckets
         self.shift = np.uint64(64 - bits)
         n_buckets = 1 << bits
         self.starts = starts = np.zeros(n_buckets + 1, dtype=offset_dtype(m))
@@ -481,17 +513,18 @@ def equal_key_pairs(keys):
     with its key (``i < j``), so that three equal keys give two pairs, the
     earliest row with the second and the second with the third.
 
-    Rows alone in their hash bucket cannot have an equal key, so only the
-    others are sorted.
+    The keys are sorted first (a copy, no index): most columns have no equal
+    keys, and only then are the rows ordered, in a stable argsort.
     """
     n = keys.shape[0]
+    empty = np.zeros(0, dtype=np.int64)
     if n < 2:
-        empty = np.zeros(0, dtype=np.int64)
         return empty, empty
-    bits = int(n - 1).bit_length() + 2
-    bucket = (keys >> np.uint64(64 - bits)).astype(np.int64)
-    crowded = np.flatnonzero(np.bincount(bucket, minlength=1 << bits)[bucket] > 1)
-    order = crowded[np.argsort(keys[crowded], kind="stable")]  # equal keys by row
+    sorted_keys = np.sort(keys)
+    if not (sorted_keys[1:] == sorted_keys[:-1]).any():
+        return empty, empty
+    del sorted_keys
+    order = np.argsort(keys, kind="stable")  # equal keys by row
     sorted_keys = keys[order]
     same = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
     return order[same], order[same + 1]

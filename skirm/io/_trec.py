@@ -21,15 +21,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from skirm.io._qrels_file import read_qrels_rows
 from skirm.io._records import (
     Qrels,
-    QrelsRows,
     Run,
     qrels_of_rows,
     run_of_block,
 )
 from skirm.io._runs import run_block, run_table
-from skirm.io._text import Table, read_bytes
+from skirm.io._text import read_bytes
 
 if TYPE_CHECKING:
     from typing import IO
@@ -73,12 +73,7 @@ def read_qrels(source: PathOrFile) -> Qrels:
     >>> qrels.doc_ids.tolist(), qrels.labels.tolist()
     (['d1', 'd2'], [2, 0])
     """
-    data, n, name = read_bytes(source)
-    table = Table(data, n, name, (0, 2, 3))
-    table.check_counts(4, 4, "4 fields: qid iter docno rel", swapped=(6,))
-    labels = table.numbers(3, np.int64, "expected an integer relevance label")
-    rows = QrelsRows(table.tokens(0), table.tokens(2), labels, table.file_lines(), name)
-    return qrels_of_rows(rows)
+    return qrels_of_rows(read_qrels_rows(source))
 
 
 def read_run(source: PathOrFile) -> Run:

@@ -14,12 +14,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from skirm.io._tokens import SortedKeys, mix, offset_dtype
+from skirm.io._tokens import SortedKeys, mix, mix_into, offset_dtype
 from skirm.trec._duplicates import duplicate_error
 
 
 class QrelsIndex:
     """The judgements grouped by topic, with sorted (topic, docno) keys.
+
+    The per-judgement arrays of the qrels (topic codes, labels, docnos) are
+    shared with them, in their own row order, not copied: the index adds the
+    rows grouped by topic and the sorted keys.
 
     Parameters
     ----------
@@ -33,41 +37,50 @@ class QrelsIndex:
     n_topics : int
         Their number.
     codes, labels : ndarray
-        Topic code and label of each judgement, in topic order.
-    rows : ndarray
-        The qrels row of each judgement in topic order.
+        Topic code and label of each qrels row.
+    rows, topic_start : ndarray
+        The qrels rows grouped by topic (in qrels order within a topic), and
+        where each topic's rows start in ``rows``.
     docs : Tokens
-        The qrels' docnos, in the qrels' own row order (``docs[rows]``).
-    keys, key_order : SortedKeys, ndarray
-        The sorted (topic, docno) hashes and the judgement of each.
+        The qrels' docnos.
+    keys, key_rows : SortedKeys, ndarray
+        The sorted (topic, docno) hashes and the qrels row of each.
     """
 
     def __init__(self, qrels):
         d = qrels.d
-        # the per-judgement arrays kept are int32 when the qrels allow: they
-        # are most of the index's memory
+        # the per-judgement arrays the index adds are int32 when the qrels
+        # allow: they are most of its memory
         small = offset_dtype(len(d))
         codes, self.topic_ids = qrels.q.codes()
-        order = np.argsort(codes, kind="stable")
-        self.codes = codes[order].astype(small)
+        self.codes = codes.astype(small, copy=False)
         del codes
-        self.labels = qrels.labels[order]
+        self.labels = qrels.labels
         self.n_topics = int(self.topic_ids.shape[0])
-        self.topic_start = np.searchsorted(self.codes, np.arange(self.n_topics + 1))
+        rows = np.argsort(self.codes, kind="stable")
+        self.rows = rows.astype(small)
+        del rows
+        self.topic_start = np.zeros(self.n_topics + 1, dtype=np.int64)
+        np.cumsum(
+            np.bincount(self.codes, minlength=self.n_topics),
+            out=self.topic_start[1:],
+        )
         # the docnos' hashes serve the keys only: not kept
-        keys = mix(d.hash(cache=False)[order], self.codes)
-        self.docs, self.rows = d, order.astype(small)
-        del order
+        keys = d.hash(cache=False)
+        if keys is d._hash:  # cached by the caller: not ours to change
+            keys = keys.copy()
+        mix_into(keys, self.codes)
+        self.docs = d
         # stable: the copies of a repeated judgement stay in qrels order, so
         # the first repeat found is the second copy
-        key_order = np.argsort(keys, kind="stable")
-        keys = keys[key_order]
-        self.key_order = key_order.astype(small)
-        del key_order
+        key_rows = np.argsort(keys, kind="stable")
+        self.key_rows = key_rows.astype(small)
+        del key_rows
+        keys = keys[self.key_rows]
         self.keys = SortedKeys(keys)
         self._doc_strings = None
-        # for messages; the query tokens and the labels in qrels order are
-        # not kept (the topics' codes and ids name a query)
+        # for messages; the query tokens are not kept (the topics' codes and
+        # ids name a query)
         self._lines, self._name = qrels.lines, qrels.name
         self._find_duplicates(np.flatnonzero(keys[1:] == keys[:-1]))
 
@@ -75,9 +88,9 @@ class QrelsIndex:
         """Judgements repeated in a topic, and whether distinct judgements
         share a key (then joins compare strings). ``dup_topics`` (sorted
         codes) and ``dup_pairs`` (the qrels rows of two copies) are kept."""
-        a, b = self.key_order[same], self.key_order[same + 1]
-        docs, order = self.docs, self.rows
-        truly = (self.codes[a] == self.codes[b]) & docs.equal(order[a], docs, order[b])
+        a, b = self.key_rows[same], self.key_rows[same + 1]
+        docs = self.docs
+        truly = (self.codes[a] == self.codes[b]) & docs.equal(a, docs, b)
         self.collision = not truly.all()
         if self.collision:  # decide on the strings
             _, d_codes = np.unique(self.doc_strings(), return_inverse=True)
@@ -89,8 +102,7 @@ class QrelsIndex:
         else:
             a, b = a[truly], b[truly]
         topics = self.codes[a]
-        rows_a, rows_b = self.rows[a], self.rows[b]  # rows of the qrels
-        first, second = np.minimum(rows_a, rows_b), np.maximum(rows_a, rows_b)
+        first, second = np.minimum(a, b), np.maximum(a, b)  # rows of the qrels
         o = np.lexsort((second, topics))  # per topic, the earliest repeat
         new = np.ones(o.shape[0], dtype=bool)
         new[1:] = topics[o[1:]] != topics[o[:-1]]
@@ -136,14 +148,14 @@ class QrelsIndex:
         return self.topic_ids[~seen]
 
     def judgments(self, topics):
-        """Rows of the judgements of ``topics`` (codes), and each one's index
-        into ``topics``."""
+        """The qrels rows of the judgements of ``topics`` (codes), topic by
+        topic, and each one's index into ``topics``."""
         lo, hi = self.topic_start[topics], self.topic_start[topics + 1]
         sizes = hi - lo
         which = np.repeat(np.arange(topics.shape[0]), sizes)
         offset = lo - (np.cumsum(sizes) - sizes)
-        rows = np.arange(which.shape[0]) + np.repeat(offset, sizes)
-        return rows, which
+        at = np.arange(which.shape[0]) + np.repeat(offset, sizes)
+        return self.rows[at], which
 
     def max_label(self) -> float:
         """The largest label of the qrels, 0 if none is positive (the
@@ -155,8 +167,9 @@ class QrelsIndex:
         return int(np.count_nonzero(self.labels > 0))
 
     def doc_strings(self):
+        """The docno of each qrels row, as str (built once)."""
         if self._doc_strings is None:
-            self._doc_strings = self.docs.strings(self.rows)
+            self._doc_strings = self.docs.strings()
         return self._doc_strings
 
 
@@ -187,7 +200,7 @@ def join(index, block):
     eval_of = np.full(run_ids.shape[0], -1, dtype=np.int64)
     eval_of[in_qrels] = np.arange(eval_ids.shape[0])
     rows = eval_of[run_codes]
-    keep = np.flatnonzero(rows >= 0)
+    keep = np.flatnonzero(rows >= 0).astype(offset_dtype(len(block)))
     codes = rows[keep]
     topics = topic_of[in_qrels]
     index.check_duplicates(topics)
@@ -206,10 +219,10 @@ def _raw_by_keys(index, block, keep, row_topics):
     docs = block.d if keep.shape[0] == len(block) else block.d.take(keep)
     found = index.keys.find(mix(docs.hash(), row_topics))
     hit = np.flatnonzero(found >= 0)
-    judged = index.key_order[found[hit]]
+    judged = index.key_rows[found[hit]]
     # A key equal by chance is no match: the judgement keys are distinct.
     same = (index.codes[judged] == row_topics[hit]) & docs.equal(
-        hit, index.docs, index.rows[judged]
+        hit, index.docs, judged
     )
     hit, judged = hit[same], judged[same]
     return _raw(keep.shape[0], hit, index.labels[judged])

@@ -92,7 +92,7 @@ def placeholder_block(topics):
 
 #: Judgements per placeholder block: the missing topics of large qrels are
 #: scored in several blocks so that memory stays bounded.
-PLACEHOLDER_JUDGEMENTS = 1 << 20
+PLACEHOLDER_JUDGEMENTS = 1 << 18
 
 
 def placeholder_blocks(index, topics):

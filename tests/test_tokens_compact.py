@@ -1,0 +1,308 @@
+"""Compact token columns: the word-wise copy of ``Tokens.compact``, query
+columns held as codes (``CodedTokens``) and qrels files read block by block
+into them."""
+
+import gzip
+import io
+import re
+
+import numpy as np
+import pytest
+
+_ALPHABET = np.array(list("abcdefghij-_.#é"))
+
+
+def _texts(rng, n, lengths=(0, 1, 7, 8, 9, 15, 16, 17, 127, 128, 129, 136, 300)):
+    sizes = np.concatenate((lengths, rng.integers(0, 40, n)))
+    rng.shuffle(sizes)
+    return ["".join(rng.choice(_ALPHABET, size=int(k))) for k in sizes]
+
+
+def _column(texts, rng):
+    """Tokens of ``texts`` at offsets of a buffer where other bytes surround
+    each one (as a reader's)."""
+    from skirm.io._tokens import PAD, Tokens
+
+    data, start, end = b"", [], []
+    for text in texts:
+        data += bytes(rng.integers(1, 255, size=int(rng.integers(0, 4))).tolist())
+        start.append(len(data))
+        data += text.encode("utf-8", "surrogateescape")
+        end.append(len(data))
+    buf = np.frombuffer(data + b"\0" * PAD, dtype=np.uint8)
+    return Tokens(buf, np.array(start), np.array(end))
+
+
+@pytest.mark.parametrize("rows", [1, 3, 1 << 18])
+@pytest.mark.parametrize("block", [1, 5, 1 << 20])
+def test_compact_copies_every_byte_and_nothing_else(monkeypatch, rows, block):
+    """The word-wise copy gives each token's bytes back, contiguous, with
+    only zero bytes after the last one, whatever the range of rows copied at
+    a time and the round size of long tokens' tails."""
+    import skirm.io._long_tokens
+    import skirm.io._tokens
+    from skirm.io._tokens import PAD
+
+    rng = np.random.default_rng(rows + block)
+    texts = _texts(rng, 80)
+    column = _column(texts, rng)
+    monkeypatch.setattr(skirm.io._tokens, "HASH_ROWS", rows)
+    monkeypatch.setattr(skirm.io._long_tokens, "BLOCK", block)
+    out = column.compact()
+    expected = b"".join(t.encode() for t in texts)
+    assert out.buf.tobytes() == expected + b"\0" * PAD
+    assert out.strings().tolist() == texts
+    assert (
+        out.start.tolist()
+        == np.cumsum([0] + [len(t.encode()) for t in texts])[:-1].tolist()
+    )
+
+
+def test_compact_of_an_empty_column():
+    from skirm.io._tokens import PAD, Tokens
+
+    out = Tokens.from_strings(np.array([], dtype=str)).compact()
+    assert len(out) == 0 and out.buf.tobytes() == b"\0" * PAD
+
+
+def _coded(rng, n_rows=200):
+    from skirm.io._coded_tokens import CodedTokens
+    from skirm.io._tokens import Tokens
+
+    ids = np.array(sorted(set(_texts(rng, 30))))
+    codes = np.sort(rng.integers(0, ids.shape[0], n_rows)).astype(np.int32)
+    codes[rng.random(n_rows) < 0.1] = rng.integers(0, ids.shape[0])  # unsorted
+    return CodedTokens(codes, ids), Tokens.from_strings(ids[codes]), codes, ids
+
+
+def test_coded_tokens_behave_as_the_tokens_they_code():
+    """Every operation of a coded column equals that of the same strings
+    held as plain tokens."""
+    rng = np.random.default_rng(7)
+    coded, plain, codes, ids = _coded(rng)
+    rows = rng.integers(0, len(plain), 50)
+    other = rng.integers(0, len(plain), 50)
+    assert len(coded) == len(plain)
+    assert coded.strings().tolist() == plain.strings().tolist()
+    assert coded.strings(rows).tolist() == plain.strings(rows).tolist()
+    assert coded.hash(cache=False).tolist() == plain.hash().tolist()
+    assert coded._hash is None and coded.hash() is coded.hash()
+    assert coded.run_starts().tolist() == plain.run_starts().tolist()
+    assert coded.adjacent_equal().tolist() == plain.adjacent_equal().tolist()
+    assert coded.byte_rank().tolist() == plain.byte_rank().tolist()
+    assert (
+        coded.equal(rows, plain, other).tolist()
+        == plain.equal(rows, plain, other).tolist()
+    )
+    assert coded.length.tolist() == plain.length.tolist()
+    assert coded.n_words == plain.n_words
+    for k in range(plain.n_words):
+        assert coded.word(k).tolist() == plain.word(k).tolist()
+    got_codes, got_ids = coded.codes()
+    want_codes, want_ids = plain.codes()
+    assert got_ids.tolist() == want_ids.tolist() == ids.tolist()
+    assert got_codes.tolist() == want_codes.tolist() == codes.tolist()
+    taken = coded.take(rows)
+    assert taken.strings().tolist() == plain.strings(rows).tolist()
+    assert taken.codes()[0].tolist() == codes[rows].tolist()
+    assert coded.compact().strings().tolist() == plain.strings().tolist()
+
+
+def _qrels_text(rng, n=400):
+    """Qrels lines with comments, blank lines, CR LF ends, long and
+    non-ASCII docnos and queries out of order."""
+    lines = []
+    for i in range(n):
+        q = f"q{int(rng.integers(0, 12))}" if i % 7 else f"t{i % 3}"
+        d = "".join(rng.choice(_ALPHABET, size=int(rng.choice([1, 8, 20, 140]))))
+        lines.append(f"{q} 0 {d} {int(rng.integers(-1, 4))}")
+        if i % 50 == 3:
+            lines.append("# a comment")
+        if i % 60 == 5:
+            lines.append("")
+        if i % 70 == 9:
+            lines[-1] += "\r"
+    return "\n".join(lines) + "\n"
+
+
+def _parsed(text):
+    """Query, docno, label and 0-based line of each data line, by Python."""
+    rows = []
+    for i, line in enumerate(text.split("\n")):
+        fields = line.split()
+        if fields and not line.startswith("#"):
+            rows.append((fields[0], fields[2], int(fields[3]), i))
+    return [list(column) for column in zip(*rows, strict=True)]
+
+
+@pytest.mark.parametrize("block", [7, 64, 1000, 1 << 24])
+def test_qrels_read_by_blocks_equal_a_line_by_line_parse(monkeypatch, block):
+    """Any block size (smaller than a line: the block grows) gives the rows
+    of a line-by-line parse, the docnos compacted and the queries coded."""
+    import skirm.io._qrels_file
+    from skirm.io import read_qrels
+    from skirm.io._coded_tokens import CodedTokens
+    from skirm.io._tokens import PAD
+
+    rng = np.random.default_rng(block)
+    text = _qrels_text(rng)
+    monkeypatch.setattr(skirm.io._qrels_file, "QRELS_BLOCK_BYTES", block)
+    qrels = read_qrels(io.StringIO(text))
+    queries, docs, labels, lines = _parsed(text)
+    assert qrels.query_ids.tolist() == queries
+    assert qrels.doc_ids.tolist() == docs
+    assert qrels.labels.tolist() == labels
+    assert qrels.labels.dtype == np.int64
+    assert qrels._lines.tolist() == lines
+    assert isinstance(qrels._q, CodedTokens)
+    assert qrels._q.codes()[1].tolist() == sorted(set(queries))
+    assert qrels._d.buf.tobytes() == "".join(docs).encode() + b"\0" * PAD
+    assert {qrels._d.start.dtype, qrels._q.codes()[0].dtype, qrels._lines.dtype} == {
+        np.dtype(np.int32)
+    }
+
+
+@pytest.mark.parametrize("limit", [0, 300, 1 << 31])
+def test_qrels_columns_widen_to_int64_when_the_offsets_need_it(monkeypatch, limit):
+    """With a lower int32 limit the columns start int32 and widen on the
+    block that passes it (or are int64 from the start): the same rows."""
+    import skirm.io._qrels_file
+    import skirm.io._tokens
+    from skirm.io import read_qrels
+
+    rng = np.random.default_rng(5)
+    text = _qrels_text(rng, 300)
+    monkeypatch.setattr(skirm.io._qrels_file, "QRELS_BLOCK_BYTES", 256)
+    monkeypatch.setattr(skirm.io._tokens, "INT32_LIMIT", limit)
+    qrels = read_qrels(io.StringIO(text))
+    queries, docs, labels, lines = _parsed(text)
+    assert qrels.query_ids.tolist() == queries
+    assert qrels.doc_ids.tolist() == docs
+    assert qrels.labels.tolist() == labels
+    assert qrels._lines.tolist() == lines
+    wide = np.dtype(np.int32 if limit > len(text) else np.int64)
+    assert qrels._d.start.dtype == qrels._lines.dtype == wide
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("q9 0 d", "too few fields (3)"),
+        ("q9 0 d 1 2 3", "too many fields (6) (did you swap QRELS and RUN?)"),
+        ("q9 0 d x", "expected an integer relevance label"),
+    ],
+)
+def test_a_bad_line_in_a_later_block_is_reported_at_its_file_line(
+    monkeypatch, tmp_path, line, message
+):
+    import skirm.io._qrels_file
+    from skirm.io import read_qrels
+
+    lines = [f"q{i % 5} 0 d{i} 1" for i in range(300)]
+    lines.insert(250, line)
+    path = tmp_path / "qrels.gz"
+    with gzip.open(path, "wt") as fh:
+        fh.write("\n".join(lines) + "\n")
+    monkeypatch.setattr(skirm.io._qrels_file, "QRELS_BLOCK_BYTES", 100)
+    with pytest.raises(ValueError, match=re.escape(f"qrels.gz:251: {message}")):
+        read_qrels(path)
+
+
+def test_an_empty_qrels_file_reads_as_no_rows(tmp_path):
+    from skirm.io import read_qrels
+
+    path = tmp_path / "qrels"
+    path.write_text("# nothing\n\n")
+    qrels = read_qrels(path)
+    assert len(qrels) == 0
+    assert qrels.query_ids.tolist() == qrels.doc_ids.tolist() == []
+
+
+@pytest.mark.parametrize("block", [64, 1000])
+@pytest.mark.parametrize("shape", ["even", "short first", "long first"])
+def test_qrels_columns_reserved_from_the_first_block_hold_every_row(
+    monkeypatch, tmp_path, block, shape
+):
+    """A path's columns get room for the whole file from its first block
+    (too much when its first lines are long, too little when they are
+    short: the columns then grow); the rows are those of the file, and no
+    column keeps room it does not use."""
+    import skirm.io._columns
+    import skirm.io._qrels_file
+    from skirm.io import read_qrels
+
+    rng = np.random.default_rng(len(shape) + block)
+    text = _qrels_text(rng, 300)
+    lines = text.split("\n")
+    if shape != "even":
+        short = [f"q{i % 3} 0 d{i} 1" for i in range(40)]
+        long = [f"q{i % 3} 0 {'x' * 150}{i} 1" for i in range(40)]
+        lines = (short + long if shape == "short first" else long + short) + lines
+    text = "\n".join(lines)
+    path = tmp_path / "qrels"
+    path.write_text(text)
+    reserved = []
+    reserve = skirm.io._columns.Column.reserve
+
+    def spy(self, size):
+        reserved.append(size)
+        return reserve(self, size)
+
+    monkeypatch.setattr(skirm.io._columns.Column, "reserve", spy)
+    monkeypatch.setattr(skirm.io._qrels_file, "QRELS_BLOCK_BYTES", block)
+    qrels = read_qrels(path)
+    queries, docs, labels, file_lines = _parsed(text)
+    assert qrels.query_ids.tolist() == queries
+    assert qrels.doc_ids.tolist() == docs
+    assert qrels.labels.tolist() == labels
+    assert qrels._lines.tolist() == file_lines
+    assert len(reserved) == 5  # codes, labels, lines, docno offsets and bytes
+    assert qrels._d.buf.shape[0] == len("".join(docs).encode()) + 16
+    assert qrels.labels.shape[0] == len(labels)
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        ["abc"] * 5,
+        [
+            "clueweb09-en0002",
+            "clueweb09-en0001",
+            "clueweb09-en0003",
+            "clueweb09-en0001",
+        ],
+        ["same-first-word-a", "same-first-word-b", "same-first-word", "same-first-wor"],
+        ["a\0", "a", "a\0\0", "b", "a"],
+        ["x"],
+    ],
+)
+def test_byte_rank_skips_keys_equal_on_every_row(texts):
+    """Words (and lengths) equal on every row order nothing: the dense rank
+    is the rank of the byte strings, all zeros for equal tokens."""
+    from skirm.io._tokens import Tokens
+
+    column = Tokens.from_strings(np.array(texts, dtype=object))
+    raw = [t.encode() for t in texts]
+    distinct = sorted(set(raw))
+    expected = [distinct.index(t) for t in raw]
+    assert column.byte_rank().tolist() == expected
+    rows = np.arange(len(texts))[::-1]
+    assert column.byte_rank(rows).tolist() == expected[::-1]
+
+
+@pytest.mark.parametrize("rows", [1, 4, 1 << 18])
+@pytest.mark.parametrize("widths", [(20,), (0,), (9, 9, 9, 3), (1, 140)])
+def test_compact_of_ranges_of_one_width_copies_each_token(monkeypatch, rows, widths):
+    """Ranges of rows whose tokens share a length are copied as fixed-size
+    items; ranges of several lengths a word at a time: the same bytes."""
+    import skirm.io._tokens
+    from skirm.io._tokens import PAD
+
+    rng = np.random.default_rng(rows + sum(widths))
+    sizes = np.repeat(widths, 8)  # runs of one width, then another
+    texts = ["".join(rng.choice(_ALPHABET[:10], size=int(k))) for k in sizes]
+    column = _column(texts, rng)
+    monkeypatch.setattr(skirm.io._tokens, "HASH_ROWS", rows)
+    out = column.compact()
+    assert out.buf.tobytes() == "".join(texts).encode() + b"\0" * PAD
+    assert out.strings().tolist() == texts

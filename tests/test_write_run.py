@@ -94,13 +94,16 @@ def test_regression_an_empty_id_is_shown_as_a_python_string():
 
 @pytest.mark.parametrize("doc", [" a", "a b", "a\t", "\na", "a\rb"])
 def test_write_run_refuses_ids_with_whitespace_anywhere(doc):
+    # the message shows the first offending id (before, it showed none)
     with pytest.raises(ValueError) as error:
-        write_run(io.StringIO(), ["q", "q"], ["d", doc], [1.0, 2.0])
-    assert str(error.value) == "`doc_ids` must be non-empty strings without whitespace"
-    with pytest.raises(ValueError) as error:
-        write_run(io.StringIO(), [doc, "q"], ["d", "e"], [1.0, 2.0])
+        write_run(io.StringIO(), ["q", "q", "q"], ["d", doc, "x y"], [1.0, 2.0, 3.0])
     assert str(error.value) == (
-        "`query_ids` must be non-empty strings without whitespace"
+        f"`doc_ids` must be non-empty strings without whitespace, got {doc!r}"
+    )
+    with pytest.raises(ValueError) as error:
+        write_run(io.StringIO(), ["q", doc], ["d", "e"], [1.0, 2.0])
+    assert str(error.value) == (
+        f"`query_ids` must be non-empty strings without whitespace, got {doc!r}"
     )
 
 

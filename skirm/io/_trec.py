@@ -170,14 +170,13 @@ def write_run(
         )
     for name in ("query_ids", "doc_ids"):
         values = getattr(run, name)
-        empty = (np.char.str_len(values) == 0).any()
-        spaced = any((np.char.find(values, c) >= 0).any() for c in " \t\n\r")
-        if empty or spaced:
+        bad = np.char.str_len(values) == 0
+        for c in " \t\n\r":
+            bad |= np.char.find(values, c) >= 0
+        if bad.any():
             raise ValueError(
                 f"`{name}` must be non-empty strings without whitespace, got "
-                f"{str(values[np.argmax(np.char.str_len(values) == 0)])!r}"
-                if empty
-                else f"`{name}` must be non-empty strings without whitespace"
+                f"{str(values[np.argmax(bad)])!r}"
             )
     _, q_codes = _factorize(run.query_ids)
     _, d_codes = _factorize(run.doc_ids)

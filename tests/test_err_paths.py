@@ -116,3 +116,19 @@ def test_the_short_routes_equal_the_row_path_to_the_last_bit():
         y_true.astype(float), y_score, groups=groups, metrics=[metric], ties="first"
     )
     np.testing.assert_array_equal(fast.per_query["err@5"], slow.per_query["err@5"])
+
+
+def test_regression_a_query_s_err_does_not_depend_on_the_queries_before_it():
+    """Many short queries and a deep cutoff take the path of the top rows
+    with sums over each query's earlier rows. Those sums were a cumulative
+    sum over every query minus its total before the query, carrying the
+    rounding of all earlier queries; each query's ERR now has the bits it
+    has alone."""
+    y_true, y_score, groups = _many_short(11, np.array([0.0, 0.5, 1.0, 1.5, 3.0]))
+    metric = get_metric("err@9", max_grade=3.0)
+    together = evaluate(y_true, y_score, groups=groups, metrics=[metric])
+    values = together.per_query[metric.name]
+    for q in np.random.default_rng(0).choice(groups.max() + 1, 60, replace=False):
+        rows = groups == q
+        alone = metric(y_true[rows], y_score[rows], groups=groups[rows])
+        assert values[q] == alone, q

@@ -82,3 +82,56 @@ def test_discount_tables_are_read_only(monkeypatch):
         with pytest.raises(ValueError, match="read-only"):
             table[0] = 0.0
     assert discount_table_of(1)[0] == 1.0
+
+
+# -- sums restarting at each segment -------------------------------------------
+
+
+def _loop_cumsum(values, starts, exclusive):
+    out = np.empty(values.shape[0], dtype=np.result_type(values, np.int64))
+    for lo, hi in zip(starts[:-1].tolist(), starts[1:].tolist(), strict=True):
+        total = values.dtype.type(0)
+        for i in range(lo, hi):
+            if exclusive:
+                out[i] = total
+            total = total + values[i]
+            if not exclusive:
+                out[i] = total
+    return out
+
+
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("seed", range(6))
+def test_segment_cumsum_adds_each_segment_alone_in_order(seed, exclusive):
+    """Segments of every width class (empty, 1, powers of two and one more,
+    one far longer than the rest), float values of mixed magnitudes and
+    integers: the bits of a loop over each segment."""
+    from skirm._engine import segment_cumsum
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.choice([0, 1, 2, 3, 4, 5, 8, 9, 31, 64, 65], size=40)
+    sizes[rng.integers(40)] = 700
+    starts = np.concatenate(([0], np.cumsum(sizes)))
+    floats = rng.random(starts[-1]) * 10.0 ** rng.integers(-8, 9, starts[-1])
+    for values in (floats, rng.integers(-5, 6, starts[-1])):
+        before = values.copy()
+        got = segment_cumsum(values, starts, exclusive)
+        assert got.dtype == np.result_type(values, np.int64)
+        np.testing.assert_array_equal(got, _loop_cumsum(values, starts, exclusive))
+        np.testing.assert_array_equal(values, before)
+
+
+def test_segment_cumsum_of_nothing_and_of_one_segment():
+    from skirm._engine import segment_cumsum
+
+    assert segment_cumsum(np.zeros(0), np.array([0])).shape == (0,)
+    assert segment_cumsum(np.zeros(0), np.array([0, 0, 0]), exclusive=True).shape == (
+        0,
+    )
+    values = np.array([0.1, 0.2, 0.3])
+    np.testing.assert_array_equal(
+        segment_cumsum(values, np.array([0, 3])), [0.1, 0.1 + 0.2, 0.1 + 0.2 + 0.3]
+    )
+    np.testing.assert_array_equal(
+        segment_cumsum(values, np.array([0, 3]), exclusive=True), [0.0, 0.1, 0.1 + 0.2]
+    )

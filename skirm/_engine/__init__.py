@@ -31,7 +31,7 @@ from skirm._engine._input import enter, rank_input
 from skirm._engine._lists import RankedLists, flatten_lists, from_lists, id_array
 from skirm._engine._rank import rank, rank_checked
 from skirm._engine._ranking import Judgments, Ranking, Rows, relabel
-from skirm._engine._reduce import prefix_lines, prefix_sums, sum_by
+from skirm._engine._reduce import prefix_lines, prefix_sums, segment_cumsum, sum_by
 
 __all__ = [
     "TIES",
@@ -56,5 +56,6 @@ __all__ = [
     "rank_checked",
     "rank_input",
     "relabel",
+    "segment_cumsum",
     "sum_by",
 ]

@@ -50,6 +50,44 @@ def prefix_sums(codes, position, values, ks, n_groups) -> np.ndarray:
     return out
 
 
+def segment_cumsum(values, starts, exclusive=False):
+    """Cumulative sums of ``values`` within the segments
+    ``values[starts[i]:starts[i + 1]]`` (``starts`` ascending, ``len(values)``
+    last), each added in order from its first value, as a loop over one
+    segment adds them: nothing is carried from other segments, so a
+    segment's sums do not depend on the values before it. ``exclusive``:
+    the sum of the values before each one in its segment (0 first).
+
+    The segments are laid along the lines of padded matrices, one per
+    power-of-two width (so at most twice the values), and summed along
+    each line.
+    """
+    n = values.shape[0]
+    out = np.empty(n, dtype=np.result_type(values, np.int64))
+    sizes = np.diff(starts)
+    shift = 1 if exclusive else 0
+    # the smallest power of two that holds a segment (and an exclusive
+    # sum's leading 0): 2 ** bits
+    bits = np.frexp(np.maximum(sizes + (shift - 1), 0).astype(np.float64))[1]
+    seg = np.repeat(np.arange(sizes.shape[0]), sizes)
+    position = np.arange(n) - np.repeat(starts[:-1], sizes)
+    row_bits = bits[seg].astype(np.uint8)
+    order = np.argsort(row_bits, kind="stable")  # rows by width, in order
+    edges = np.zeros(row_bits.shape[0] and int(row_bits.max()) + 2, dtype=np.intp)
+    np.cumsum(np.bincount(row_bits), out=edges[1:])
+    for b in np.flatnonzero(np.diff(edges)):
+        rows = order[edges[b] : edges[b + 1]]
+        at = position[rows]
+        line = np.cumsum(at == 0) - 1  # the segment's line in the matrix
+        width = 1 << int(b)
+        flat = line * width + at + shift
+        lines = np.zeros(int(line[-1] + 1) * width, dtype=out.dtype)
+        lines[flat] = values[rows]
+        lines.reshape(-1, width).cumsum(axis=1, out=lines.reshape(-1, width))
+        out[rows] = lines[flat - shift]
+    return out
+
+
 def prefix_lines(codes, position, values, n_groups, width):
     """A ``(n_groups, width)`` matrix whose line ``g`` holds, at column ``j``,
     the sum of query ``g``'s values at positions below ``j``."""

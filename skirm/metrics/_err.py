@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._engine import prefix_lines, prefix_sums, sum_by
+from skirm._engine import prefix_lines, prefix_sums, segment_cumsum, sum_by
 from skirm.metrics._base import MetricSpec, fill_doc, score
 from skirm.metrics._graded import columns, no_gain
 
@@ -133,7 +133,9 @@ def _exclusive(values, rows, n_groups, k):
     over the earlier rows of its query.
 
     Sums restart at each query (a cumulative sum along the lines of a
-    ``(n_groups, k)`` matrix), so they carry no rounding from other queries.
+    ``(n_groups, k)`` matrix, or of :func:`segment_cumsum`'s matrices when
+    most queries are far shorter than k), so they carry no rounding from
+    other queries.
     """
     n = values.shape[0]
     if n_groups * k <= 2 * n + 1024:
@@ -141,9 +143,8 @@ def _exclusive(values, rows, n_groups, k):
         lines[rows.codes, rows.position + 1] = values
         np.cumsum(lines, axis=1, out=lines)
         return lines[rows.codes, rows.position]
-    csum = np.zeros(n + 1, dtype=np.result_type(values, np.int64))
-    np.cumsum(values, out=csum[1:])
-    return csum[:-1] - csum[np.arange(n) - rows.position]
+    starts = np.append(np.flatnonzero(rows.position == 0), n)
+    return segment_cumsum(values, starts, exclusive=True)
 
 
 def _passed(w, before):

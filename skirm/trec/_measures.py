@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from skirm._engine import sum_by
+from skirm._engine import segment_cumsum, sum_by
 from skirm._trec_names import MEASURES
 from skirm.metrics._registry import get_metric
 from skirm.trec._groups import group_values
@@ -254,7 +254,8 @@ class Context:
             n_pos = np.bincount(codes, minlength=self.n)
             start = np.cumsum(n_pos) - n_pos
             position = np.arange(codes.shape[0]) - start[codes]
-            cum = _segment_cumsum(g / np.log2(position + 2.0), codes, start)
+            offsets = np.append(start, codes.shape[0])
+            cum = segment_cumsum(g / np.log2(position + 2.0), offsets)
 
             def idcg(q, p):
                 """Ideal DCG of query q at cutoff p (p >= 1, beyond n_pos ok)."""
@@ -272,7 +273,7 @@ class Context:
         r = self.ranking
         gain = np.maximum(self.raw, 0).astype(np.float64)
         value = gain / np.log2(r.position + 2.0)
-        return gain, _segment_cumsum(value, r.codes, r.starts[:-1])
+        return gain, segment_cumsum(value, r.starts)
 
     def ndcg_rel(self):
         r = self.ranking
@@ -461,13 +462,6 @@ def _segment_suffix_max(values, codes):
         np.maximum(out[:-step], np.where(same, out[step:], -np.inf), out=out[:-step])
         step *= 2
     return out
-
-
-def _segment_cumsum(values, codes, starts):
-    """Inclusive cumulative sum of ``values`` within segments of ``codes``."""
-    cum = np.cumsum(values)
-    before = np.concatenate(([0.0], cum))[starts]  # total before each segment
-    return cum - before[codes] if values.shape[0] else cum
 
 
 def measure(ctx, outputs, level, group_codes=None, n_queries=None):

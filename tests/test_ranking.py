@@ -475,6 +475,26 @@ def test_float_sums_before_a_row_restart_at_each_query():
     assert ranking.before(values).tolist() == expected
 
 
+def test_regression_float_sums_restart_at_each_query_past_the_padded_bound():
+    # Five queries of one row, then one of six: the padded lines would be
+    # more than three times the rows. The sums were a cumulative sum over
+    # all rows minus the total before the query, which carried the rounding
+    # of 1e16 into the last query; they now restart at each query too.
+    scores = -np.array([0.0, 1.0, 1.0, 2.0, 3.0, 3.0])  # two tie blocks of two
+    queries = [(np.ones(1), np.zeros(1))] * 5 + [(np.ones(6), scores)]
+    ranking = _ranking(queries)
+    assert ranking.n_groups * ranking.max_size > 3 * ranking.n_rows
+    values = np.array([1e16, 1.0, 1.0, 1.0, 1.0, 0.1, 0.2, 0.3, 0.7, 1.1, 0.9])
+    last = values[5:].tolist()
+    assert ranking.before(values).tolist() == [0.0] * 5 + [
+        sum(last[:j]) for j in range(6)
+    ]
+    block_start = [0, 1, 1, 3, 4, 4]  # each row's tie block, in the query
+    assert ranking.before_block(values).tolist() == [0.0] * 5 + [
+        sum(last[:j]) for j in block_start
+    ]
+
+
 def test_log_binomials_equal_the_exact_ones(monkeypatch):
     """``log C(n, k)`` from the table of log factorials equals the logarithm
     of the exact integer binomial to within the rounding of ``log(n!)``, for

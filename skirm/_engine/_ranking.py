@@ -18,6 +18,7 @@ from skirm._engine._reduce import (
     discount_table_of,
     log_comb,
     prefix_sums,
+    segment_cumsum,
     sum_by,
 )
 
@@ -310,13 +311,20 @@ class Ranking:
         dtype = np.result_type(values, np.int64)
         if dtype.kind == "f" and self.n_groups * self.max_size <= 3 * self.n_rows:
             # Floats: sums restart at each query (a cumulative sum along the
-            # lines of a padded matrix), so they carry no rounding from the
-            # rows of other queries.
+            # lines of a padded matrix, or of segment_cumsum's matrices when
+            # the queries' lengths differ widely), so they carry no rounding
+            # from the rows of other queries.
             lines = np.zeros((self.n_groups, self.max_size + 1), dtype=dtype)
             lines[self.codes, self.position + 1] = values
             np.cumsum(lines, axis=1, out=lines)
             col = self.position if upto is None else upto - self.row_start
             return lines[self.codes, col]
+        if dtype.kind == "f":  # queries of very different lengths
+            if upto is None:
+                return segment_cumsum(values, self.starts, exclusive=True)
+            through = segment_cumsum(values, self.starts)[np.maximum(upto - 1, 0)]
+            through[upto == self.row_start] = 0.0  # nothing before the query
+            return through
         csum = np.zeros(self.n_rows + 1, dtype=dtype)
         np.cumsum(values, out=csum[1:])
         ahead = csum[:-1] if upto is None else csum[upto]

@@ -90,11 +90,11 @@ def test_discount_tables_are_read_only(monkeypatch):
 def _loop_cumsum(values, starts, exclusive):
     out = np.empty(values.shape[0], dtype=np.result_type(values, np.int64))
     for lo, hi in zip(starts[:-1].tolist(), starts[1:].tolist(), strict=True):
-        total = values.dtype.type(0)
+        total = out.dtype.type(0)
         for i in range(lo, hi):
             if exclusive:
                 out[i] = total
-            total = total + values[i]
+            total = total + out.dtype.type(values[i])
             if not exclusive:
                 out[i] = total
     return out
@@ -113,7 +113,9 @@ def test_segment_cumsum_adds_each_segment_alone_in_order(seed, exclusive):
     sizes[rng.integers(40)] = 700
     starts = np.concatenate(([0], np.cumsum(sizes)))
     floats = rng.random(starts[-1]) * 10.0 ** rng.integers(-8, 9, starts[-1])
-    for values in (floats, rng.integers(-5, 6, starts[-1])):
+    small = rng.integers(-100, 101, starts[-1]).astype(np.int8)  # sums pass 127
+    large = rng.integers(-(2**55), 2**55, starts[-1])  # past float64 2**53
+    for values in (floats, small, large):
         before = values.copy()
         got = segment_cumsum(values, starts, exclusive)
         assert got.dtype == np.result_type(values, np.int64)

@@ -192,13 +192,24 @@ def test_the_first_values_are_kept_when_they_own_their_memory():
     and the values of later blocks are."""
     table = np.arange(12.0).reshape(4, 3)
     owned = np.array([3.0, 1.0, 2.0, 0.0])
-    first = {"owned": owned, "view": table[:, 1], "other": np.arange(4)}
+    words = np.array([["1-0", "x"], ["0", "y"], ["11", "z"], ["-", "w"]])
+    first = {
+        "owned": owned,
+        "view": table[:, 1],
+        "other": np.arange(4),
+        "relstring": words[:, 0],  # strings, a view: copied as strings
+    }
     gathered = PerQuery()
     gathered.add(np.array(["d", "b", "c", "a"]), first)
     assert gathered._chunks["owned"][0] is owned
     view_chunk = gathered._chunks["view"][0]
     assert view_chunk.base is not table and not np.shares_memory(view_chunk, table)
-    later = {"owned": np.array([9.0]), "view": np.array([8.0]), "other": [7.5]}
+    later = {
+        "owned": np.array([9.0]),
+        "view": np.array([8.0]),
+        "other": [7.5],
+        "relstring": ["10"],
+    }
     gathered.add(np.array(["e"]), {k: np.asarray(v) for k, v in later.items()})
     assert gathered._chunks["owned"][1] is not later["owned"]
     ids, values = gathered.result()
@@ -206,5 +217,6 @@ def test_the_first_values_are_kept_when_they_own_their_memory():
     assert values["owned"].tolist() == [0.0, 1.0, 2.0, 3.0, 9.0]
     assert values["view"].tolist() == [10.0, 4.0, 7.0, 1.0, 8.0]
     assert values["other"].tolist() == [3.0, 1.0, 2.0, 0.0, 7.5]  # int, cast
+    assert values["relstring"].tolist() == ["-", "0", "11", "1-0", "10"]
     assert owned.tolist() == [3.0, 1.0, 2.0, 0.0]  # the input is not modified
     assert not np.shares_memory(values["owned"], owned)

@@ -306,3 +306,35 @@ def test_compact_of_ranges_of_one_width_copies_each_token(monkeypatch, rows, wid
     out = column.compact()
     assert out.buf.tobytes() == "".join(texts).encode() + b"\0" * PAD
     assert out.strings().tolist() == texts
+
+
+@pytest.mark.parametrize("extra", [-1, 0, 1, 16, 17])
+def test_token_column_holds_the_tokens_appended_in_offsets_of_their_buffer(
+    monkeypatch, extra
+):
+    """Groups of tokens appended (an empty group among them) read back as
+    the same strings, their bytes contiguous in one buffer; the offsets are
+    int32 exactly when that buffer (its bytes and the padding) is smaller
+    than the int32 limit (``offset_dtype``), whether the limit is passed by
+    the first group or a later one."""
+    import skirm.io._tokens
+    from skirm.io._columns import TokenColumn
+    from skirm.io._tokens import PAD
+
+    rng = np.random.default_rng(11)
+    groups = [_texts(rng, 5, lengths=(1, 9)), [], _texts(rng, 40)]
+    texts = [t for group in groups for t in group]
+    total = len("".join(texts).encode())
+    first = len("".join(groups[0]).encode())
+    for limit in (total + PAD + extra, first + PAD + extra):
+        monkeypatch.setattr(skirm.io._tokens, "INT32_LIMIT", limit)
+        column = TokenColumn()
+        assert len(column) == 0
+        for group in groups:
+            column.append(_column(group, rng))
+        assert len(column) == len(texts)
+        out = column.finish()
+        assert out.strings().tolist() == texts
+        assert out.buf.tobytes() == "".join(texts).encode() + b"\0" * PAD
+        wide = total + PAD >= limit
+        assert out.start.dtype == out.end.dtype == (np.int64 if wide else np.int32)

@@ -162,7 +162,7 @@ def test_qrels_read_by_blocks_equal_a_line_by_line_parse(monkeypatch, block):
     }
 
 
-@pytest.mark.parametrize("limit", [0, 300, 1 << 31])
+@pytest.mark.parametrize("limit", [0, 8, 300, 1 << 31])
 def test_qrels_columns_widen_to_int64_when_the_offsets_need_it(monkeypatch, limit):
     """With a lower int32 limit the columns start int32 and widen on the
     block that passes it (or are int64 from the start): the same rows."""
@@ -182,6 +182,13 @@ def test_qrels_columns_widen_to_int64_when_the_offsets_need_it(monkeypatch, limi
     assert qrels._lines.tolist() == lines
     wide = np.dtype(np.int32 if limit > len(text) else np.int64)
     assert qrels._d.start.dtype == qrels._lines.dtype == wide
+    # the query codes widen once the ids of the blocks (at least the file's
+    # distinct ids, at most its rows) reach the limit
+    codes = qrels._q.codes()[0]
+    if limit <= len(set(queries)):
+        assert codes.dtype == np.int64
+    elif limit > len(queries):
+        assert codes.dtype == np.int32
 
 
 @pytest.mark.parametrize(
@@ -208,6 +215,30 @@ def test_a_bad_line_in_a_later_block_is_reported_at_its_file_line(
         read_qrels(path)
 
 
+def test_a_bad_line_is_reported_from_the_first_block_that_holds_one(
+    monkeypatch, tmp_path
+):
+    """Each block is checked before the next one is read: a bad label in
+    an early block is reported, not a line of too few fields further on
+    (which a single block would report first: the field counts of a block
+    are checked before its labels)."""
+    import skirm.io._qrels_file
+    from skirm.io import read_qrels
+
+    lines = [f"q{i % 5} 0 d{i} 1" for i in range(300)]
+    lines[2] = "q1 0 d2 high"
+    lines[250] = "q1 0 d250"
+    path = tmp_path / "qrels"
+    path.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(skirm.io._qrels_file, "QRELS_BLOCK_BYTES", 100)
+    message = "qrels:3: expected an integer relevance label"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        read_qrels(path)
+    monkeypatch.setattr(skirm.io._qrels_file, "QRELS_BLOCK_BYTES", 1 << 24)
+    with pytest.raises(ValueError, match=re.escape("qrels:251: too few fields")):
+        read_qrels(path)
+
+
 def test_an_empty_qrels_file_reads_as_no_rows(tmp_path):
     from skirm.io import read_qrels
 
@@ -216,6 +247,19 @@ def test_an_empty_qrels_file_reads_as_no_rows(tmp_path):
     qrels = read_qrels(path)
     assert len(qrels) == 0
     assert qrels.query_ids.tolist() == qrels.doc_ids.tolist() == []
+    assert qrels.query_ids.dtype.kind == qrels.doc_ids.dtype.kind == "U"
+    assert qrels._q.codes()[1].tolist() == []  # no query id, not even ""
+
+
+def test_a_run_against_an_empty_qrels_file_is_refused_for_its_empty_qrels(tmp_path):
+    from skirm.io import read_qrels, read_run
+    from skirm.trec import evaluate_run
+
+    path = tmp_path / "qrels"
+    path.write_text("# nothing\n")
+    run = read_run(io.StringIO("q1 Q0 d1 1 1.0 r\n"))
+    with pytest.raises(ValueError, match="the qrels hold no judgment"):
+        evaluate_run(read_qrels(path), run, ["map"])
 
 
 @pytest.mark.parametrize("block", [64, 1000])

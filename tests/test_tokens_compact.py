@@ -382,3 +382,21 @@ def test_token_column_holds_the_tokens_appended_in_offsets_of_their_buffer(
         assert out.buf.tobytes() == "".join(texts).encode() + b"\0" * PAD
         wide = total + PAD >= limit
         assert out.start.dtype == out.end.dtype == (np.int64 if wide else np.int32)
+
+
+def test_integer_labels_are_read_exactly_past_the_float_precision():
+    """Integer labels are parsed in int64: those of more digits than the
+    fast path takes (parsed by Python into the same array) keep every
+    digit, past 2**53 where float64 would round them."""
+    from skirm.io import read_qrels
+    from skirm.io._decimals import parse_decimals
+    from skirm.io._tokens import Tokens
+
+    labels = [12345678901234567, -9007199254740993, 3, -0, 2**62 + 1]
+    text = "".join(f"q1 0 d{i} {label}\n" for i, label in enumerate(labels))
+    qrels = read_qrels(io.StringIO(text))
+    assert qrels.labels.tolist() == labels
+    texts = ["123456789012345", "-42", "7", "+5"]
+    values, ok = parse_decimals(Tokens.from_strings(np.array(texts)), integer=True)
+    assert ok.all() and values.dtype == np.int64
+    assert values.tolist() == [int(t) for t in texts]

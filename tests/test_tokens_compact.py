@@ -400,3 +400,41 @@ def test_integer_labels_are_read_exactly_past_the_float_precision():
     values, ok = parse_decimals(Tokens.from_strings(np.array(texts)), integer=True)
     assert ok.all() and values.dtype == np.int64
     assert values.tolist() == [int(t) for t in texts]
+
+
+@pytest.mark.parametrize("extra", [-1, 0, 1])
+def test_compact_offsets_are_int32_exactly_while_the_buffer_fits(monkeypatch, extra):
+    """A compacted column of int32 offsets keeps them int32 exactly while
+    its buffer (its bytes and the padding) is below the int32 limit."""
+    import skirm.io._tokens
+    from skirm.io._tokens import PAD, Tokens
+
+    rng = np.random.default_rng(3)
+    texts = _texts(rng, 30)
+    column = _column(texts, rng)
+    column = Tokens(
+        column.buf, column.start.astype(np.int32), column.end.astype(np.int32)
+    )
+    total = len("".join(texts).encode())
+    monkeypatch.setattr(skirm.io._tokens, "INT32_LIMIT", total + PAD + extra)
+    out = column.compact()
+    assert out.strings().tolist() == texts
+    wide = extra <= 0
+    assert out.start.dtype == out.end.dtype == (np.int64 if wide else np.int32)
+
+
+def test_a_word_past_the_end_of_every_token_is_zero():
+    """Word ``k`` is zero past a token's end, also when every token of the
+    column (of one length) ends before it and other bytes follow them."""
+    from skirm.io._tokens import PAD, Tokens
+
+    data = b"abc" + b"\xff" * 20 + b"def" + b"\xfe" * 20 + b"\0" * PAD
+    buf = np.frombuffer(data, dtype=np.uint8)
+    column = Tokens(buf, np.array([0, 23]), np.array([3, 26]))
+    assert column.word(0).tolist() == [
+        int.from_bytes(b"abc", "little"),
+        int.from_bytes(b"def", "little"),
+    ]
+    for k in (1, 2):
+        assert column.word(k).tolist() == [0, 0]
+        assert column.word(k, np.array([1])).tolist() == [0]

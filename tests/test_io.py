@@ -3,6 +3,7 @@
 import gzip
 import io
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -157,6 +158,23 @@ def test_qrels_non_integer_label(tmp_path):
         match=r"bad\.qrels:2: expected an integer relevance label, got 'q1 0 d2 0\.5'",
     ):
         read_qrels(path)
+
+
+@pytest.mark.parametrize("label", ["9223372036854775808", "-9223372036854775809"])
+def test_a_label_past_int64_is_reported_at_its_line(label):
+    """A label of more digits than the fast parser takes is parsed by
+    Python; one outside int64 is a format error at its line, not an
+    ``OverflowError`` without a line (the largest ones are read)."""
+    lines = [f"q1 0 d1 {2**63 - 1}", f"q1 0 d2 {label}", f"q1 0 d3 {-(2**63)}"]
+    text = "\n".join(lines) + "\n"
+    message = (
+        "<file>:2: expected an integer relevance label from -2**63 to "
+        f"2**63 - 1, got 'q1 0 d2 {label}'"
+    )
+    with pytest.raises(ValueError, match=re.escape(message)):
+        read_qrels(io.StringIO(text))
+    qrels = read_qrels(io.StringIO(f"{lines[0]}\n{lines[2]}\n"))
+    assert qrels.labels.tolist() == [2**63 - 1, -(2**63)]
 
 
 def test_duplicate_docno_within_an_evaluated_query(tmp_path):

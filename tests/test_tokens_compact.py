@@ -162,7 +162,7 @@ def test_qrels_read_by_blocks_equal_a_line_by_line_parse(monkeypatch, block):
     }
 
 
-@pytest.mark.parametrize("limit", [0, 300, 1 << 31])
+@pytest.mark.parametrize("limit", [0, 8, 300, 1 << 31])
 def test_qrels_columns_widen_to_int64_when_the_offsets_need_it(monkeypatch, limit):
     """With a lower int32 limit the columns start int32 and widen on the
     block that passes it (or are int64 from the start): the same rows."""
@@ -182,6 +182,13 @@ def test_qrels_columns_widen_to_int64_when_the_offsets_need_it(monkeypatch, limi
     assert qrels._lines.tolist() == lines
     wide = np.dtype(np.int32 if limit > len(text) else np.int64)
     assert qrels._d.start.dtype == qrels._lines.dtype == wide
+    # the query codes widen once the ids of the blocks (at least the file's
+    # distinct ids, at most its rows) reach the limit
+    codes = qrels._q.codes()[0]
+    if limit <= len(set(queries)):
+        assert codes.dtype == np.int64
+    elif limit > len(queries):
+        assert codes.dtype == np.int32
 
 
 @pytest.mark.parametrize(
@@ -208,6 +215,30 @@ def test_a_bad_line_in_a_later_block_is_reported_at_its_file_line(
         read_qrels(path)
 
 
+def test_a_bad_line_is_reported_from_the_first_block_that_holds_one(
+    monkeypatch, tmp_path
+):
+    """Each block is checked before the next one is read: a bad label in
+    an early block is reported, not a line of too few fields further on
+    (which a single block would report first: the field counts of a block
+    are checked before its labels)."""
+    import skirm.io._qrels_file
+    from skirm.io import read_qrels
+
+    lines = [f"q{i % 5} 0 d{i} 1" for i in range(300)]
+    lines[2] = "q1 0 d2 high"
+    lines[250] = "q1 0 d250"
+    path = tmp_path / "qrels"
+    path.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(skirm.io._qrels_file, "QRELS_BLOCK_BYTES", 100)
+    message = "qrels:3: expected an integer relevance label"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        read_qrels(path)
+    monkeypatch.setattr(skirm.io._qrels_file, "QRELS_BLOCK_BYTES", 1 << 24)
+    with pytest.raises(ValueError, match=re.escape("qrels:251: too few fields")):
+        read_qrels(path)
+
+
 def test_an_empty_qrels_file_reads_as_no_rows(tmp_path):
     from skirm.io import read_qrels
 
@@ -216,6 +247,19 @@ def test_an_empty_qrels_file_reads_as_no_rows(tmp_path):
     qrels = read_qrels(path)
     assert len(qrels) == 0
     assert qrels.query_ids.tolist() == qrels.doc_ids.tolist() == []
+    assert qrels.query_ids.dtype.kind == qrels.doc_ids.dtype.kind == "U"
+    assert qrels._q.codes()[1].tolist() == []  # no query id, not even ""
+
+
+def test_a_run_against_an_empty_qrels_file_is_refused_for_its_empty_qrels(tmp_path):
+    from skirm.io import read_qrels, read_run
+    from skirm.trec import evaluate_run
+
+    path = tmp_path / "qrels"
+    path.write_text("# nothing\n")
+    run = read_run(io.StringIO("q1 Q0 d1 1 1.0 r\n"))
+    with pytest.raises(ValueError, match="the qrels hold no judgment"):
+        evaluate_run(read_qrels(path), run, ["map"])
 
 
 @pytest.mark.parametrize("block", [64, 1000])
@@ -306,3 +350,91 @@ def test_compact_of_ranges_of_one_width_copies_each_token(monkeypatch, rows, wid
     out = column.compact()
     assert out.buf.tobytes() == "".join(texts).encode() + b"\0" * PAD
     assert out.strings().tolist() == texts
+
+
+@pytest.mark.parametrize("extra", [-1, 0, 1, 16, 17])
+def test_token_column_holds_the_tokens_appended_in_offsets_of_their_buffer(
+    monkeypatch, extra
+):
+    """Groups of tokens appended (an empty group among them) read back as
+    the same strings, their bytes contiguous in one buffer; the offsets are
+    int32 exactly when that buffer (its bytes and the padding) is smaller
+    than the int32 limit (``offset_dtype``), whether the limit is passed by
+    the first group or a later one."""
+    import skirm.io._tokens
+    from skirm.io._columns import TokenColumn
+    from skirm.io._tokens import PAD
+
+    rng = np.random.default_rng(11)
+    groups = [_texts(rng, 5, lengths=(1, 9)), [], _texts(rng, 40)]
+    texts = [t for group in groups for t in group]
+    total = len("".join(texts).encode())
+    first = len("".join(groups[0]).encode())
+    for limit in (total + PAD + extra, first + PAD + extra):
+        monkeypatch.setattr(skirm.io._tokens, "INT32_LIMIT", limit)
+        column = TokenColumn()
+        assert len(column) == 0
+        for group in groups:
+            column.append(_column(group, rng))
+        assert len(column) == len(texts)
+        out = column.finish()
+        assert out.strings().tolist() == texts
+        assert out.buf.tobytes() == "".join(texts).encode() + b"\0" * PAD
+        wide = total + PAD >= limit
+        assert out.start.dtype == out.end.dtype == (np.int64 if wide else np.int32)
+
+
+def test_integer_labels_are_read_exactly_past_the_float_precision():
+    """Integer labels are parsed in int64: those of more digits than the
+    fast path takes (parsed by Python into the same array) keep every
+    digit, past 2**53 where float64 would round them."""
+    from skirm.io import read_qrels
+    from skirm.io._decimals import parse_decimals
+    from skirm.io._tokens import Tokens
+
+    labels = [12345678901234567, -9007199254740993, 3, -0, 2**62 + 1]
+    text = "".join(f"q1 0 d{i} {label}\n" for i, label in enumerate(labels))
+    qrels = read_qrels(io.StringIO(text))
+    assert qrels.labels.tolist() == labels
+    texts = ["123456789012345", "-42", "7", "+5"]
+    values, ok = parse_decimals(Tokens.from_strings(np.array(texts)), integer=True)
+    assert ok.all() and values.dtype == np.int64
+    assert values.tolist() == [int(t) for t in texts]
+
+
+@pytest.mark.parametrize("extra", [-1, 0, 1])
+def test_compact_offsets_are_int32_exactly_while_the_buffer_fits(monkeypatch, extra):
+    """A compacted column of int32 offsets keeps them int32 exactly while
+    its buffer (its bytes and the padding) is below the int32 limit."""
+    import skirm.io._tokens
+    from skirm.io._tokens import PAD, Tokens
+
+    rng = np.random.default_rng(3)
+    texts = _texts(rng, 30)
+    column = _column(texts, rng)
+    column = Tokens(
+        column.buf, column.start.astype(np.int32), column.end.astype(np.int32)
+    )
+    total = len("".join(texts).encode())
+    monkeypatch.setattr(skirm.io._tokens, "INT32_LIMIT", total + PAD + extra)
+    out = column.compact()
+    assert out.strings().tolist() == texts
+    wide = extra <= 0
+    assert out.start.dtype == out.end.dtype == (np.int64 if wide else np.int32)
+
+
+def test_a_word_past_the_end_of_every_token_is_zero():
+    """Word ``k`` is zero past a token's end, also when every token of the
+    column (of one length) ends before it and other bytes follow them."""
+    from skirm.io._tokens import PAD, Tokens
+
+    data = b"abc" + b"\xff" * 20 + b"def" + b"\xfe" * 20 + b"\0" * PAD
+    buf = np.frombuffer(data, dtype=np.uint8)
+    column = Tokens(buf, np.array([0, 23]), np.array([3, 26]))
+    assert column.word(0).tolist() == [
+        int.from_bytes(b"abc", "little"),
+        int.from_bytes(b"def", "little"),
+    ]
+    for k in (1, 2):
+        assert column.word(k).tolist() == [0, 0]
+        assert column.word(k, np.array([1])).tolist() == [0]

@@ -264,3 +264,61 @@ def test_qrels_index_shares_the_qrels_columns_and_leaves_their_hashes():
     run = Run(["a", "b", "c"], ["w", "z", "y"], [1.0, 1.0, 1.0])
     result = evaluate_run(qrels, run, "map")
     assert result.per_query["map"].tolist() == [1.0, 0.5, 0.0]
+
+
+@pytest.mark.parametrize("rows", [1, 3, 1 << 18])
+def test_qrels_keys_mixed_a_range_of_rows_at_a_time_find_every_judgement(
+    monkeypatch, rows
+):
+    """The qrels' keys (docno hash and topic code, mixed in place a range
+    of ``HASH_ROWS`` rows at a time) are those the run's rows look up: a run
+    that retrieves every judged docno finds each one's label, whatever the
+    range size."""
+    import skirm.io._tokens
+    from skirm.io._records import qrels_rows
+    from skirm.io._tokens import mix, mix_into
+    from skirm.trec._join import QrelsIndex
+
+    rng = np.random.default_rng(rows)
+    monkeypatch.setattr(skirm.io._tokens, "HASH_ROWS", rows)
+    h = rng.integers(0, 2**64 - 1, size=20, dtype=np.uint64, endpoint=True)
+    codes = rng.integers(0, 4, size=20).astype(np.int32)
+    mixed = h.copy()
+    mix_into(mixed, codes)
+    assert mixed.tolist() == mix(h, codes).tolist()
+    lines = [f"t{i % 4} 0 d{i} {i % 3}" for i in range(23)]
+    qrels = read_qrels(io.StringIO("\n".join(lines) + "\n"))
+    index = QrelsIndex(qrels_rows(qrels))
+    run_lines = [f"t{i % 4} Q0 d{i} 1 {1 / (i + 1)} r" for i in range(23)]
+    run = read_run(io.StringIO("\n".join(run_lines) + "\n"))
+    result = evaluate_run(qrels, run, ["num_rel_ret", "num_rel"])
+    relevant = [sum(1 for i in range(23) if i % 4 == t and i % 3) for t in range(4)]
+    assert result.group_ids.tolist() == ["t0", "t1", "t2", "t3"]
+    assert result.per_query["num_rel_ret"].tolist() == relevant
+    assert result.per_query["num_rel"].tolist() == relevant
+    assert index.n_topics == 4
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_a_docno_three_times_among_many_is_reported_at_its_second_copy(seed):
+    """Among thousands of distinct docnos, one held three times is reported
+    as its first and second copies (the earliest repeat), as a scan of the
+    rows finds it: the rows of one key stay in row order."""
+    from skirm.io._tokens import Tokens, first_duplicate
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1000, 3000))
+    texts = [f"clueweb-{i:05d}" for i in rng.permutation(n)]
+    a, b, c = np.sort(rng.choice(n, 3, replace=False)).tolist()
+    texts[b] = texts[c] = texts[a]
+    seen, expected = {}, None
+    for i, t in enumerate(texts):
+        if t in seen:
+            expected = (seen[t], i)
+            break
+        seen[t] = i
+    codes = np.zeros(n, dtype=np.int32)
+    assert first_duplicate(codes, Tokens.from_strings(np.array(texts))) == expected
+    rows = np.arange(n) * 2 + 5  # lines of the rows
+    got = first_duplicate(codes, Tokens.from_strings(np.array(texts)), rows)
+    assert got == (expected[0] * 2 + 5, expected[1] * 2 + 5)

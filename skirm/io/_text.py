@@ -289,9 +289,12 @@ class Table:
             parsed = []
             for row, text in zip(rows.tolist(), texts, strict=True):
                 try:
-                    parsed.append(parse(text))
+                    value = parse(text)
                 except (ValueError, OverflowError):
                     raise self.error(row, expected) from None
+                if integer and not -(2**63) <= value < 2**63:
+                    raise self.error(row, f"{expected} from -2**63 to 2**63 - 1")
+                parsed.append(value)
             values[rows] = parsed
         return values
 

@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pytest
+from test_tokens import _token_column
 
 _ALPHABET = np.array(list("abcdefghij-_.#é"))
 
@@ -16,21 +17,6 @@ def _texts(rng, n, lengths=(0, 1, 7, 8, 9, 15, 16, 17, 127, 128, 129, 136, 300))
     sizes = np.concatenate((lengths, rng.integers(0, 40, n)))
     rng.shuffle(sizes)
     return ["".join(rng.choice(_ALPHABET, size=int(k))) for k in sizes]
-
-
-def _column(texts, rng):
-    """Tokens of ``texts`` at offsets of a buffer where other bytes surround
-    each one (as a reader's)."""
-    from skirm.io._tokens import PAD, Tokens
-
-    data, start, end = b"", [], []
-    for text in texts:
-        data += bytes(rng.integers(1, 255, size=int(rng.integers(0, 4))).tolist())
-        start.append(len(data))
-        data += text.encode("utf-8", "surrogateescape")
-        end.append(len(data))
-    buf = np.frombuffer(data + b"\0" * PAD, dtype=np.uint8)
-    return Tokens(buf, np.array(start), np.array(end))
 
 
 @pytest.mark.parametrize("rows", [1, 3, 1 << 18])
@@ -45,7 +31,7 @@ def test_compact_copies_every_byte_and_nothing_else(monkeypatch, rows, block):
 
     rng = np.random.default_rng(rows + block)
     texts = _texts(rng, 80)
-    column = _column(texts, rng)
+    column = _token_column(texts, rng)
     monkeypatch.setattr(skirm.io._tokens, "HASH_ROWS", rows)
     monkeypatch.setattr(skirm.io._long_tokens, "BLOCK", block)
     out = column.compact()
@@ -345,7 +331,7 @@ def test_compact_of_ranges_of_one_width_copies_each_token(monkeypatch, rows, wid
     rng = np.random.default_rng(rows + sum(widths))
     sizes = np.repeat(widths, 8)  # runs of one width, then another
     texts = ["".join(rng.choice(_ALPHABET[:10], size=int(k))) for k in sizes]
-    column = _column(texts, rng)
+    column = _token_column(texts, rng)
     monkeypatch.setattr(skirm.io._tokens, "HASH_ROWS", rows)
     out = column.compact()
     assert out.buf.tobytes() == "".join(texts).encode() + b"\0" * PAD
@@ -375,7 +361,7 @@ def test_token_column_holds_the_tokens_appended_in_offsets_of_their_buffer(
         column = TokenColumn()
         assert len(column) == 0
         for group in groups:
-            column.append(_column(group, rng))
+            column.append(_token_column(group, rng))
         assert len(column) == len(texts)
         out = column.finish()
         assert out.strings().tolist() == texts
@@ -411,7 +397,7 @@ def test_compact_offsets_are_int32_exactly_while_the_buffer_fits(monkeypatch, ex
 
     rng = np.random.default_rng(3)
     texts = _texts(rng, 30)
-    column = _column(texts, rng)
+    column = _token_column(texts, rng)
     column = Tokens(
         column.buf, column.start.astype(np.int32), column.end.astype(np.int32)
     )

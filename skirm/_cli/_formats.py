@@ -17,12 +17,19 @@ def _is_integer(name, base):
     return base is not None and MEASURES[base].integer
 
 
+def _numbers(values, integer, zscored=False):
+    """Numbers (a list) as trec_eval prints them: integers whole, the rest
+    with 4 decimals, a NaN as C's printf shows trec_eval's 0.0 / 0.0; with
+    ``-Z`` every number with 4 decimals and a NaN with its sign."""
+    if zscored:
+        return [f"{v:6.4f}" if v == v else _nan(v) for v in values]
+    if integer:
+        return [f"{round(v)}" if v == v else "  -nan" for v in values]
+    return [f"{v:6.4f}" if v == v else "  -nan" for v in values]
+
+
 def _fmt(value, integer):
-    if isinstance(value, str):
-        return value
-    if value != value:  # NaN, as C's printf shows trec_eval's 0.0 / 0.0
-        return "  -nan"
-    return f"{round(value)}" if integer else f"{value:6.4f}"
+    return value if isinstance(value, str) else _numbers([value], integer)[0]
 
 
 def _nan(value):
@@ -32,14 +39,12 @@ def _nan(value):
 
 
 def _trec_line(name, qid, value, integer, zscored):
-    """One line as trec_eval prints it (``-Z``: a ``Z`` before the name and
-    every number with 4 decimals; strings are never converted)."""
+    """One line as trec_eval prints it (``-Z``: a ``Z`` before the name;
+    strings are never converted)."""
     if isinstance(value, str):
         return f"{name:<22}\t{qid}\t'{value}'"
-    if zscored:
-        text = f"{value:6.4f}" if value == value else _nan(value)
-        return f"Z{name:<22}\t{qid}\t{text}"
-    return f"{name:<22}\t{qid}\t{_fmt(value, integer)}"
+    z = "Z" if zscored else ""
+    return f"{z}{name:<22}\t{qid}\t{_numbers([value], integer, zscored)[0]}"
 
 
 #: Queries whose per-query lines are formatted and written at a time: the
@@ -56,12 +61,7 @@ def _column_lines(name, column, ids, integer, zscored):
             for qid, value in zip(ids, values, strict=True)
         ]
     head = f"{'Z' if zscored else ''}{name:<22}\t"
-    if zscored:
-        texts = [f"{v:6.4f}" if v == v else _nan(v) for v in values]
-    elif integer:
-        texts = [f"{round(v)}" if v == v else "  -nan" for v in values]
-    else:
-        texts = [f"{v:6.4f}" if v == v else "  -nan" for v in values]
+    texts = _numbers(values, integer, zscored)
     return [f"{head}{qid}\t{text}\n" for qid, text in zip(ids, texts, strict=True)]
 
 

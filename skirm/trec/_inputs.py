@@ -95,18 +95,19 @@ def map_blocks(step, blocks, restart, new_sink=list):
     sink as it comes: ``new_sink()`` makes one (anew if the run is restarted
     because it is not grouped), which is returned. The default gives
     ``[step(block)]``."""
-    sink = new_sink()
-    try:
+
+    def gather(blocks):
+        sink = new_sink()
         for result in _threaded_map(step, blocks):
             sink.append(result)
         return sink
+
+    try:
+        return gather(blocks)
     except RunNotGrouped as exc:
         if restart is None:  # pragma: no cover - only streams raise it
             raise
-        sink = new_sink()
-        for result in _threaded_map(step, restart(exc)):
-            sink.append(result)
-        return sink
+        return gather(restart(exc))
 
 
 def _n_threads():

@@ -64,8 +64,9 @@ def describe(value) -> str:
     return f"{text} ({type(value).__name__})"
 
 
-def as_numeric_array(values, name: str) -> np.ndarray:
-    """Convert ``values`` to a float64 array without modifying it."""
+def as_numeric_array(values, name: str, *, keep_integers: bool = False) -> np.ndarray:
+    """Convert ``values`` to a float64 array without modifying it (integer and
+    boolean arrays kept as they are with ``keep_integers``)."""
     if values is None:
         raise TypeError(f"`{name}` must be an array-like of numbers, got None")
     try:
@@ -77,6 +78,8 @@ def as_numeric_array(values, name: str) -> np.ndarray:
             f"(one row per query), got rows of lengths {lengths}; for queries "
             "of different sizes pass flat arrays with groups=<query of each row>"
         ) from None
+    if keep_integers and arr.dtype.kind in "biu":
+        return arr
     if arr.dtype.kind in "biuf":
         return arr.astype(np.float64, copy=False)
     if arr.dtype.kind == "O":
@@ -92,9 +95,16 @@ def as_numeric_array(values, name: str) -> np.ndarray:
 _INF_BITS = np.array(np.inf).view(np.uint64)[()]
 
 
-def check_y_true(y_true, name: str = "y_true") -> np.ndarray:
-    """Relevance labels: finite, non-negative, real numbers (1-D or 2-D)."""
-    arr = as_numeric_array(y_true, name)
+def check_y_true(
+    y_true, name: str = "y_true", *, keep_integers: bool = False
+) -> np.ndarray:
+    """Relevance labels: finite, non-negative, real numbers (1-D or 2-D).
+
+    Returned as float64, or, with ``keep_integers``, integer and boolean
+    arrays as they are (for a caller that converts them later, piece by
+    piece, instead of holding a float64 copy of every label).
+    """
+    arr = as_numeric_array(y_true, name, keep_integers=keep_integers)
     if arr.ndim not in (1, 2):
         raise ValueError(f"`{name}` must be 1-D or 2-D, got shape {arr.shape}")
     if arr.size == 0:

@@ -465,6 +465,50 @@ def test_bad_labels_fail_the_check(bad, message, layout):
         check_y_true(labels)
 
 
+# -- integer labels, converted block by block -----------------------------------
+
+_INTEGER_DTYPES = ["int8", "uint8", "int16", "int64", "uint64", "bool"]
+
+
+@pytest.mark.parametrize("dtype", _INTEGER_DTYPES)
+def test_integer_labels_are_checked_without_a_float64_copy(dtype):
+    labels = np.array([3, 0, 1, 2, 0, 1]).astype(dtype)
+    before = labels.copy()
+    checked = check_input(labels, np.arange(6.0), groups=[0, 0, 0, 1, 1, 1])
+    assert checked.y_true is labels
+    np.testing.assert_array_equal(labels, before)
+    assert rank_input(labels, np.arange(6.0), groups=[0] * 6).labels.dtype == np.float64
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64"])
+def test_negative_integer_labels_are_refused_with_their_value(dtype):
+    labels = np.array([2, -1, 0], dtype=dtype)
+    with pytest.raises(ValueError, match=r"non-negative relevance labels, got -1 \("):
+        check_input(labels, [0.3, 0.2, 0.1], groups=[0] * 3)
+
+
+@pytest.mark.parametrize("dtype", _INTEGER_DTYPES)
+@pytest.mark.parametrize("ties", ["average", "optimistic"])
+def test_integer_labels_give_the_float64_values_bit_for_bit(monkeypatch, dtype, ties):
+    rng = np.random.default_rng(7)
+    groups = np.repeat(np.arange(60), rng.integers(1, 9, 60))
+    n = groups.shape[0]
+    high = 2 if dtype == "bool" else 5
+    labels = rng.integers(0, high, n).astype(dtype)
+    y_score = rng.integers(0, 4, n).astype(float)  # ties
+    kwargs = dict(groups=groups, metrics=[*METRICS, "err@3"], ties=ties)
+    expected = evaluate(labels.astype(np.float64), y_score, **kwargs)
+    monkeypatch.setattr(skirm._engine._check, "_ASIDE_ROWS", 1)  # encode in a thread
+    for block_rows in (10**9, 13):
+        monkeypatch.setattr(skirm._engine._blocks, "BLOCK_ROWS", block_rows)
+        for n_jobs in (None, 2):
+            result = evaluate(labels, y_score, n_jobs=n_jobs, **kwargs)
+            for metric in kwargs["metrics"]:
+                np.testing.assert_array_equal(
+                    result.per_query[metric], expected.per_query[metric]
+                )
+
+
 # -- queries together, out of code order ---------------------------------------
 
 

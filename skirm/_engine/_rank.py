@@ -68,6 +68,8 @@ def rank(
     )
     scores = y_score[order]
     labels = y_true[order]
+    if labels.dtype != np.float64:  # integer labels, checked (see check_input)
+        labels = labels.astype(np.float64)
     if tiebreak is not None:
         ties = "first"
     # With ``stable``, tied rows are already in input order: "first" is done.

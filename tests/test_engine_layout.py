@@ -269,13 +269,28 @@ def _reference_ideal_dcg(y_true, groups, gain, k):
     return np.array(out)
 
 
-@pytest.mark.parametrize("levels", [2, 5, 40], ids=["binary", "graded", "40 grades"])
+#: Labels of the ideal DCG tests: small integer grades (counted per level),
+#: and fractional or large ones (sorted along padded lines).
+_IDEAL_LABELS = {
+    "binary": lambda rng, n: rng.integers(0, 2, n).astype(float),
+    "graded": lambda rng, n: rng.integers(0, 5, n).astype(float),
+    "40 grades": lambda rng, n: rng.integers(0, 40, n).astype(float),
+    "halves": lambda rng, n: rng.integers(0, 7, n) / 2,
+    "continuous": lambda rng, n: np.where(rng.random(n) < 0.4, 0.0, rng.random(n)),
+    "past 255": lambda rng, n: rng.integers(0, 1000, n).astype(float),
+}
+
+
+@pytest.mark.parametrize("labels", list(_IDEAL_LABELS))
 @pytest.mark.parametrize("k", [None, 1, 3, 10])
 @pytest.mark.parametrize("gain", ["exponential", "linear"])
-def test_ideal_dcg_equals_the_ordered_sum(levels, k, gain):
+@pytest.mark.parametrize("padding", ["lines", "no lines"])
+def test_ideal_dcg_equals_the_ordered_sum(monkeypatch, labels, k, gain, padding):
+    if padding == "no lines":  # the general path: one sort of every row
+        monkeypatch.setattr(skirm._engine._ranking, "_MAX_IDEAL_PADDING", 0)
     rng = np.random.default_rng(4)
     groups = np.repeat(np.arange(25), rng.integers(1, 12, 25))
-    y_true = rng.integers(0, levels, groups.shape[0]).astype(float)
+    y_true = _IDEAL_LABELS[labels](rng, groups.shape[0])
     y_true[groups == 3] = 0.0  # a query without relevant rows
     f = (lambda x: np.exp2(x) - 1.0) if gain == "exponential" else (lambda x: x)
     ranking = rank_input(y_true, rng.normal(size=groups.shape[0]), groups=groups)

@@ -502,7 +502,7 @@ class Ranking:
         # at_least[:, j]: rows of label j + 1 or more, for the levels 1 and up.
         at_least = self._at_least
         if at_least is None:
-            return None
+            return self._ideal_sorted_lines(gain, depth)
         width = int(at_least[:, 0].max()) if at_least.size else 0
         if depth is not None:
             width = min(width, int(depth))
@@ -519,6 +519,32 @@ class Ranking:
         # The gain of each level, looked up: the same numbers as the gain of
         # each cell's label.
         lines = gain(np.arange(n_levels + 1, dtype=np.float64))[level]
+        lines *= discount_table_of(width)
+        lines.cumsum(axis=1, out=lines)
+        return lines
+
+    def _ideal_sorted_lines(self, gain, depth):
+        """:meth:`_ideal_lines` for labels other than small integer grades
+        (fractional grades): each query's relevant labels laid along its line
+        of a matrix padded with 0, and the lines sorted, short sorts instead
+        of one sort of every row by query and label. None with judgments, or
+        when the padding would be large.
+        """
+        if self.judgments is not None:
+            return None
+        rows = self.relevant_rows(None)
+        width = int(rows.counts.max()) if self.n_groups else 0
+        if not width or self.n_groups * width > _MAX_IDEAL_PADDING * self.n_rows:
+            return None
+        lines = np.zeros((self.n_groups, width))
+        lines[rows.codes, rows.above] = self.labels[rows.index]
+        lines.sort(axis=1)
+        if depth is not None:
+            width = min(width, int(depth))
+        # Descending along each line; past a query's relevant labels, 0s,
+        # whose gain (0) adds nothing to the sums.
+        lines = np.ascontiguousarray(lines[:, : -width - 1 : -1])
+        lines = gain(lines.reshape(-1)).reshape(self.n_groups, width)
         lines *= discount_table_of(width)
         lines.cumsum(axis=1, out=lines)
         return lines
@@ -557,6 +583,11 @@ class Ranking:
         if many:
             return prefix_sums(codes, position, values, k, self.n_groups)
         return sum_by(codes, values, self.n_groups)
+
+
+#: The ideal DCG of fractional labels sorts them along padded lines while the
+#: lines hold at most this many cells per ranked row.
+_MAX_IDEAL_PADDING = 3
 
 
 def relabel(ranking: Ranking, labels: np.ndarray) -> Ranking:

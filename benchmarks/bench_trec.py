@@ -54,6 +54,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _data import cache_bytecode
 from _trec_data import write_trec_files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -384,15 +385,6 @@ def long_docnos(args, trec_eval):
             table, outputs = whole_process(tasks, args.repeats)
             _print_process_table(table)
             _print_agreement(outputs)
-
-
-def cache_bytecode():
-    """Compile skirm's modules to bytecode where Python looks for it."""
-    import compileall
-
-    import skirm
-
-    compileall.compile_dir(Path(skirm.__file__).parent, quiet=1)
 
 
 def _print_process_table(table):

@@ -16,6 +16,7 @@ import pytest
 
 import skirm._engine._blocks
 import skirm._engine._check
+import skirm._engine._ideal
 import skirm._engine._ranking
 import skirm._engine._threads
 from skirm._engine import check_input, encode_grouped, rank, rank_input
@@ -287,7 +288,7 @@ _IDEAL_LABELS = {
 @pytest.mark.parametrize("padding", ["lines", "no lines"])
 def test_ideal_dcg_equals_the_ordered_sum(monkeypatch, labels, k, gain, padding):
     if padding == "no lines":  # the general path: one sort of every row
-        monkeypatch.setattr(skirm._engine._ranking, "_MAX_IDEAL_PADDING", 0)
+        monkeypatch.setattr(skirm._engine._ideal, "_MAX_SORTED_PADDING", 0)
     rng = np.random.default_rng(4)
     groups = np.repeat(np.arange(25), rng.integers(1, 12, 25))
     y_true = _IDEAL_LABELS[labels](rng, groups.shape[0])

@@ -10,6 +10,7 @@ Its modules follow the stages of the work, each importing only earlier ones:
 ==================  =========================================================
 ``_encode``         query ids to dense codes; where each query's rows start
 ``_reduce``         sums by query, padded-line sums, discount tables
+``_ideal``          the ideal ordering of each query's labels and its DCG
 ``_ranking``        the :class:`Ranking`: rows in rank order, tie blocks,
                     relevance, the ideal ordering
 ``_threads``        tasks shared out to threads

@@ -13,6 +13,12 @@ from typing import NamedTuple
 import numpy as np
 
 from skirm._engine._encode import counted_starts, sorted_code_starts
+from skirm._engine._ideal import (
+    counted_lines,
+    level_counts,
+    sorted_labels,
+    sorted_lines,
+)
 from skirm._engine._reduce import (
     discount_of,
     discount_table_of,
@@ -459,10 +465,8 @@ class Ranking:
 
     @cached_property
     def _at_least(self):
-        """Per query, the rows of label ``l`` or more for each level ``l`` from
-        1 to the largest label, ``(n_groups, n_levels - 1)``, when the labels
-        are small non-negative integers; else None.
-        """
+        """Per query, the rows of each grade or more (see
+        :func:`~skirm._engine._ideal.level_counts`), or None."""
         if self.judgments is None:
             # Rows of label 0 are not counted (the ideal ordering needs the
             # counts of labels 1 and up only): take the relevant rows.
@@ -470,96 +474,27 @@ class Ranking:
             codes, labels = rows.codes, self.labels[rows.index]
         else:
             codes, labels = self.judgments
-        if labels.shape[0] == 0:
-            return None
-        top = labels.max()
-        size = max(labels.shape[0], self.n_rows)
-        if not top <= 255 or self.n_groups * (top + 1.0) > 4 * size + 4096:
-            return None
-        levels = labels.astype(np.uint8)
-        if not (levels == labels).all():
-            return None
-        n_levels = int(top) + 1
-        key = codes * n_levels
-        key += levels
-        counts = np.bincount(key, minlength=self.n_groups * n_levels)
-        counts = counts.reshape(self.n_groups, n_levels)
-        return counts[:, :0:-1].cumsum(axis=1)[:, ::-1]
+        return level_counts(codes, labels, self.n_groups, self.n_rows)
 
     def _ideal_lines(self, gain, depth):
-        """Per query, the ideal ordering's DCG (log2 discount) at each of its
-        first positions, from the label counts: ``(n_groups, width)``, column
-        ``j`` summing positions ``0 .. j``; None when the counts are not
-        available or the matrix would be large.
-
-        The ideal labels are laid out one query per line (position ``p`` of a
-        query holds the number of levels with more than ``p`` rows at or
-        above them), so that every step is a whole-matrix operation, and the
-        sums run along each line in position order, as a per-query sum of
-        the same values adds them. ``gain(0)`` must be 0: the cells past the
-        relevant rows add nothing.
-        """
-        # at_least[:, j]: rows of label j + 1 or more, for the levels 1 and up.
-        at_least = self._at_least
-        if at_least is None:
-            return self._ideal_sorted_lines(gain, depth)
-        width = int(at_least[:, 0].max()) if at_least.size else 0
-        if depth is not None:
-            width = min(width, int(depth))
-        width = max(width, 1)
-        n_levels = at_least.shape[1]
-        if self.n_groups * width * max(n_levels, 1) > 8 * self.n_rows + 65536:
-            return None
-        position = np.arange(width)
-        # One pass per level (at most 255 levels, counted in uint8): faster
-        # than one comparison of every level at every cell and a sum.
-        level = np.zeros((self.n_groups, width), dtype=np.uint8)
-        for count in at_least.T:
-            level += count[:, None] > position
-        # The gain of each level, looked up: the same numbers as the gain of
-        # each cell's label.
-        lines = gain(np.arange(n_levels + 1, dtype=np.float64))[level]
-        lines *= discount_table_of(width)
-        lines.cumsum(axis=1, out=lines)
-        return lines
-
-    def _ideal_sorted_lines(self, gain, depth):
-        """:meth:`_ideal_lines` for labels other than small integer grades
-        (fractional grades): each query's relevant labels laid along its line
-        of a matrix padded with 0, and the lines sorted, short sorts instead
-        of one sort of every row by query and label. None with judgments, or
-        when the padding would be large.
-        """
+        """Per query, the ideal ordering's DCG at each of its first ``depth``
+        positions, ``(n_groups, width)``, from the label counts or sorted
+        lines of the relevant labels; None when neither applies."""
+        if self._at_least is not None:
+            return counted_lines(self._at_least, self.n_rows, gain, depth)
         if self.judgments is not None:
             return None
         rows = self.relevant_rows(None)
-        width = int(rows.counts.max()) if self.n_groups else 0
-        if not width or self.n_groups * width > _MAX_IDEAL_PADDING * self.n_rows:
-            return None
-        lines = np.zeros((self.n_groups, width))
-        lines[rows.codes, rows.above] = self.labels[rows.index]
-        lines.sort(axis=1)
-        if depth is not None:
-            width = min(width, int(depth))
-        # Descending along each line; past a query's relevant labels, 0s,
-        # whose gain (0) adds nothing to the sums.
-        lines = np.ascontiguousarray(lines[:, : -width - 1 : -1])
-        lines = gain(lines.reshape(-1)).reshape(self.n_groups, width)
-        lines *= discount_table_of(width)
-        lines.cumsum(axis=1, out=lines)
-        return lines
+        labels = self.labels[rows.index]
+        return sorted_lines(rows, labels, self.n_groups, self.n_rows, gain, depth)
 
     @cached_property
     def _ideal(self):
         """Every label of each query sorted descending: (codes, labels, position)."""
         if self.judgments is None:
-            codes, labels, starts = self.codes, self.labels, self.starts
-        else:
-            codes, labels = self.judgments
-            starts = counted_starts(codes, self.n_groups)
-        order = np.lexsort((-labels, codes))
-        codes = codes[order]
-        return codes, labels[order], np.arange(codes.shape[0]) - starts[codes]
+            return sorted_labels(self.codes, self.labels, self.starts)
+        codes, labels = self.judgments
+        return sorted_labels(codes, labels, counted_starts(codes, self.n_groups))
 
     def ideal_dcg(self, gain, k=None) -> np.ndarray:
         """Per-query DCG@k (log2 discount) of the ideal ordering of its labels.
@@ -583,11 +518,6 @@ class Ranking:
         if many:
             return prefix_sums(codes, position, values, k, self.n_groups)
         return sum_by(codes, values, self.n_groups)
-
-
-#: The ideal DCG of fractional labels sorts them along padded lines while the
-#: lines hold at most this many cells per ranked row.
-_MAX_IDEAL_PADDING = 3
 
 
 def relabel(ranking: Ranking, labels: np.ndarray) -> Ranking:

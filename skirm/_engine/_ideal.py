@@ -1,0 +1,113 @@
+"""The ideal ordering of each query's labels, and its DCG at every position.
+
+NDCG divides by the DCG of a query's labels sorted descending. Three ways
+give the same sums, in the same order:
+
+* small integer grades: the rows of each grade or more, counted per query
+  (:func:`level_counts`), laid along one line per query
+  (:func:`counted_lines`);
+* other labels (fractional grades, grades past 255): each query's relevant
+  labels laid along a line padded with 0 and the lines sorted
+  (:func:`sorted_lines`);
+* either, when the padded lines would be large: every label sorted by query
+  and label (:func:`sorted_labels`), summed per query by the caller.
+
+The lines hold labels above 0 only, so they need ``gain(0) == 0``: the cells
+past a query's relevant labels then add nothing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skirm._engine._reduce import discount_table_of
+
+#: :func:`sorted_lines` pads the lines while they hold at most this many
+#: cells per ranked row.
+_MAX_SORTED_PADDING = 3
+
+
+def level_counts(codes, labels, n_groups, n_rows):
+    """Per query, the rows of label ``l`` or more for each level ``l`` from 1
+    to the largest label, ``(n_groups, n_levels - 1)``, when ``labels`` (with
+    their query ``codes``) are small non-negative integers; else None.
+    ``n_rows`` bounds the size of the counts."""
+    if labels.shape[0] == 0:
+        return None
+    top = labels.max()
+    size = max(labels.shape[0], n_rows)
+    if not top <= 255 or n_groups * (top + 1.0) > 4 * size + 4096:
+        return None
+    levels = labels.astype(np.uint8)
+    if not (levels == labels).all():
+        return None
+    n_levels = int(top) + 1
+    key = codes * n_levels
+    key += levels
+    counts = np.bincount(key, minlength=n_groups * n_levels)
+    counts = counts.reshape(n_groups, n_levels)
+    return counts[:, :0:-1].cumsum(axis=1)[:, ::-1]
+
+
+def counted_lines(at_least, n_rows, gain, depth):
+    """Per query, the ideal ordering's DCG (log2 discount) at each of its
+    first positions, from the counts of :func:`level_counts`:
+    ``(n_groups, width)``, column ``j`` summing positions ``0 .. j``; None
+    when the matrix would be large.
+
+    Position ``p`` of a query's line holds the number of levels with more
+    than ``p`` rows at or above them, so that every step is a whole-matrix
+    operation, and the sums run along each line in position order, as a
+    per-query sum of the same values adds them.
+    """
+    n_groups, n_levels = at_least.shape
+    width = int(at_least[:, 0].max()) if at_least.size else 0
+    if depth is not None:
+        width = min(width, int(depth))
+    width = max(width, 1)
+    if n_groups * width * max(n_levels, 1) > 8 * n_rows + 65536:
+        return None
+    position = np.arange(width)
+    # One pass per level (at most 255 levels, counted in uint8): faster than
+    # one comparison of every level at every cell and a sum.
+    level = np.zeros((n_groups, width), dtype=np.uint8)
+    for count in at_least.T:
+        level += count[:, None] > position
+    # The gain of each level, looked up: the same numbers as the gain of each
+    # cell's label.
+    lines = gain(np.arange(n_levels + 1, dtype=np.float64))[level]
+    lines *= discount_table_of(width)
+    lines.cumsum(axis=1, out=lines)
+    return lines
+
+
+def sorted_lines(rows, labels, n_groups, n_rows, gain, depth):
+    """:func:`counted_lines` for any labels, from the relevant rows ``rows``
+    (a ``Rows`` with ``codes``, ``above`` and ``counts``) and their
+    ``labels``: each query's labels laid along its line of a matrix padded
+    with 0, and the lines sorted (short sorts instead of one sort of every
+    row by query and label). None when the padding would be large.
+    """
+    width = int(rows.counts.max()) if n_groups else 0
+    if not width or n_groups * width > _MAX_SORTED_PADDING * n_rows:
+        return None
+    lines = np.zeros((n_groups, width))
+    lines[rows.codes, rows.above] = labels
+    lines.sort(axis=1)
+    if depth is not None:
+        width = min(width, int(depth))
+    # Descending along each line; past a query's relevant labels, 0s.
+    lines = np.ascontiguousarray(lines[:, : -width - 1 : -1])
+    lines = gain(lines.reshape(-1)).reshape(n_groups, width)
+    lines *= discount_table_of(width)
+    lines.cumsum(axis=1, out=lines)
+    return lines
+
+
+def sorted_labels(codes, labels, starts):
+    """Every label of each query sorted descending: ``(codes, labels,
+    position)``, for labels with query ``codes`` whose queries start at
+    ``starts`` once grouped."""
+    order = np.lexsort((-labels, codes))
+    codes = codes[order]
+    return codes, labels[order], np.arange(codes.shape[0]) - starts[codes]

@@ -322,3 +322,37 @@ def test_a_docno_three_times_among_many_is_reported_at_its_second_copy(seed):
     rows = np.arange(n) * 2 + 5  # lines of the rows
     got = first_duplicate(codes, Tokens.from_strings(np.array(texts)), rows)
     assert got == (expected[0] * 2 + 5, expected[1] * 2 + 5)
+
+
+def test_a_docno_in_two_queries_of_a_block_is_no_repeat(monkeypatch):
+    """Repeats are looked for, in rank order, only when two rows of one
+    query share a (query, docno) hash: a docno in two queries is none."""
+    import skirm.trec._rank
+
+    looked = []
+    check = skirm.trec._rank._check_duplicates
+    monkeypatch.setattr(
+        skirm.trec._rank,
+        "_check_duplicates",
+        lambda *a: looked.append(1) or check(*a),
+    )
+    qrels = Qrels(["q", "r"], ["d1", "d2"], [1, 1])
+    run = read_run(io.StringIO("q Q0 d1 1 2 r\nq Q0 d2 2 1 r\nr Q0 d1 1 2 r\n"))
+    assert evaluate_run(qrels, run, "map").means == {"map": 0.5}
+    assert not looked
+    run = read_run(io.StringIO("q Q0 d1 1 2 r\nr Q0 d2 2 1 r\nr Q0 d2 2 1 r\n"))
+    with pytest.raises(ValueError, match=r"<file>:3: duplicate docno 'd2'"):
+        evaluate_run(qrels, run, "map")
+    assert looked
+
+
+@pytest.mark.parametrize("max_docs", [None, 1, 2, 3])
+def test_a_repeat_counts_within_max_docs_only(max_docs):
+    # d1 at ranks 1 and 3: a repeat for -M 3 and without -M only
+    run = read_run(io.StringIO("q Q0 d1 1 3 r\nq Q0 d2 2 2 r\nq Q0 d1 3 1 r\n"))
+    qrels = Qrels(["q"], ["d1"], [1])
+    if max_docs in (None, 3):
+        with pytest.raises(ValueError, match=r"<file>:3: duplicate docno 'd1'"):
+            evaluate_run(qrels, run, "map", max_docs=max_docs)
+    else:
+        assert evaluate_run(qrels, run, "map", max_docs=max_docs).means["map"] == 1.0

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm._engine import Judgments, Ranking, rank
-from skirm.io._tokens import first_duplicate
+from skirm._engine import Judgments, Ranking, rank_order, ranking_of
+from skirm.io._tokens import first_duplicate, mix
 from skirm.trec._duplicates import block_duplicate_error
 from skirm.trec._join import join
 from skirm.trec._measures import Context
@@ -39,34 +39,40 @@ def ranked(index, block, options):
 
 
 def trec_ranking(joined, block, level, judged_only, max_docs, compat="10.0"):
-    """The :class:`~skirm.trec._measures.Context` of a joined run block."""
+    """The :class:`~skirm.trec._measures.Context` of a joined run block.
+
+    The labels are taken from the relevance values once ranked: no array of
+    them in run order is built.
+    """
     gains = np.maximum(joined.j_raw, 0).astype(np.float64)
     judgments = Judgments(joined.j_codes, gains)
-    raw = joined.raw
-    y_true = np.maximum(raw, 0).astype(np.float64)
-    scores = block.scores[joined.keep]
+    keep = joined.keep
+    every = keep.shape[0] == len(block)
+    scores = block.scores if every else block.scores[keep]
     if compat == "9.0":  # trec_eval 9.0.x holds scores as C floats
         with np.errstate(over="ignore"):
             scores = scores.astype(np.float32).astype(np.float64)
-    ranking = rank(
-        y_true, scores, joined.codes, joined.eval_ids, ties="first", judgments=judgments
+    n_groups = int(joined.eval_ids.shape[0])
+    # Any docno twice in a query? Asked of the rows in run order, before the
+    # ranking's arrays exist; only then is the first repeat looked for.
+    repeats = _may_repeat(block, keep, joined.codes, every, n_groups)
+    ordered = rank_order(
+        scores,
+        joined.codes,
+        n_groups,
+        "first",
+        tiebreak=_docno_descending(block.d, keep),
     )
-    order = _docno_tie_order(ranking, block.d, joined.keep)
-    if order is not None:
-        ranking = Ranking(
-            order,
-            ranking.codes,
-            y_true[order],
-            ranking.scores,
-            ranking.group_ids,
-            "first",
-            judgments=judgments,
-        )
-    ranked_raw = raw[ranking.order]
+    del scores
+    ranked_raw = joined.raw[ordered.order]
+    labels = np.maximum(ranked_raw, 0).astype(np.float64)
+    ranking = ranking_of(ordered, labels, joined.eval_ids, judgments=judgments)
+    del ordered, labels
     cut = None
     if max_docs is not None:
         cut = ranking.position < max_docs
-    _check_duplicates(block, joined.keep, ranking, cut)
+    if repeats:
+        _check_duplicates(block, keep, ranking, cut)
     if judged_only:
         judged = ranked_raw >= 0
         cut = judged if cut is None else cut & judged
@@ -89,6 +95,21 @@ def trec_ranking(joined, block, level, judged_only, max_docs, compat="10.0"):
     )
 
 
+def _may_repeat(block, keep, codes, every, n_groups):
+    """Whether two kept rows of one query may hold the same docno: their
+    (query, docno) hashes are equal. False is sure; True is verified by
+    :func:`_check_duplicates`."""
+    if keep.shape[0] < 2:
+        return False
+    keys = block.d.hash()  # of every row, computed by the join
+    if not every:
+        keys = keys[keep]
+    if n_groups > 1:
+        keys = mix(keys, codes)
+    keys = np.sort(keys)  # a copy: the block's hashes stay as they are
+    return bool((keys[1:] == keys[:-1]).any())
+
+
 def _check_duplicates(block, keep, ranking, inside):
     """Each docno at most once per evaluated query, within ``max_docs``
     (``inside``), as trec_eval checks."""
@@ -100,29 +121,15 @@ def _check_duplicates(block, keep, ranking, inside):
         raise block_duplicate_error(block, pair, "the run")
 
 
-def _docno_tie_order(ranking, docs, keep):
-    """The ranked order with ties in score broken by docno (``docs[keep]``
-    are the ranked rows' docnos), descending.
+def _docno_descending(docs, keep):
+    """The tiebreak of :func:`~skirm._engine.rank_order` that puts tied
+    rows by docno descending (byte order, as strcmp): a function of the
+    ranked rows of whole tie blocks (``docs[keep[rows]]`` are their docnos),
+    called on the tied rows only."""
 
-    ``ranking`` keeps input order among equal scores; only the rows of tie
-    blocks are reordered, by the docnos' rank in byte order (as strcmp).
-    Returns None when no query has tied scores.
-    """
-    scores, codes = ranking.scores, ranking.codes
-    tie = (scores[1:] == scores[:-1]) & (codes[1:] == codes[:-1])
-    if not tie.any():
-        return None
-    tied = np.zeros(scores.shape[0], dtype=bool)
-    tied[:-1] |= tie
-    tied[1:] |= tie
-    positions = np.flatnonzero(tied)
-    block = np.cumsum(np.concatenate(([True], ~tie)))[positions]
-    rows = ranking.order[positions]
-    rank = docs.byte_rank(keep[rows])
-    # within each tie block (contiguous positions), docno descending: one
-    # stable sort of block * n_ranks + reversed rank (below n_rows**2)
-    top = int(rank.max()) + 1
-    perm = np.argsort(block * top + (top - 1 - rank), kind="stable")
-    order = ranking.order.copy()
-    order[positions] = rows[perm]
-    return order
+    def key(rows):
+        rank = docs.byte_rank(keep[rows])
+        np.negative(rank, out=rank)
+        return rank
+
+    return key

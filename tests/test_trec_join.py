@@ -356,3 +356,48 @@ def test_a_repeat_counts_within_max_docs_only(max_docs):
             evaluate_run(qrels, run, "map", max_docs=max_docs)
     else:
         assert evaluate_run(qrels, run, "map", max_docs=max_docs).means["map"] == 1.0
+
+
+@pytest.mark.parametrize("join_rows", [3, 1 << 18])
+@pytest.mark.parametrize("every", [True, False])
+def test_joined_rows_match_a_lookup_of_the_qrels(monkeypatch, join_rows, every):
+    """Each kept run row's relevance value, looked up JOIN_ROWS rows at a
+    time, against a dict of the qrels; with every query of the run in the
+    qrels (every row kept) or not."""
+    import skirm.trec._join
+    from skirm.io._records import qrels_rows, run_rows
+    from skirm.trec._join import QrelsIndex, join
+
+    monkeypatch.setattr(skirm.trec._join, "JOIN_ROWS", join_rows)
+    rng = np.random.default_rng(11)
+    docs = [f"doc{i}" for i in range(40)]
+    queries = ["q1", "q2", "q3"] + ([] if every else ["absent"])
+    q, d = [], []
+    for query in queries:
+        chosen = rng.choice(docs, 25, replace=False).tolist()
+        q += [query] * len(chosen)
+        d += chosen
+    judged = [
+        (a, b)
+        for a, b in zip(q, d, strict=True)
+        if a != "absent" and rng.random() < 0.5
+    ]
+    labels = rng.integers(-2, 4, len(judged))
+    qrels = Qrels([a for a, _ in judged], [b for _, b in judged], labels)
+    judged += [("q1", "elsewhere")]  # a judgement the run did not retrieve
+    block = run_rows(Run(q, d, rng.random(len(q))))
+    joined = join(QrelsIndex(qrels_rows(qrels)), block)
+    level = dict(zip(judged, [*labels.tolist(), 1], strict=True))
+    kept = [i for i, a in enumerate(q) if a != "absent"]
+    np.testing.assert_array_equal(joined.keep, kept)
+    expected = [
+        -1
+        if (q[i], d[i]) not in level
+        else max(level[q[i], d[i]], 0)
+        if level[q[i], d[i]] >= 0
+        else -2
+        for i in kept
+    ]
+    np.testing.assert_array_equal(joined.raw, expected)
+    np.testing.assert_array_equal(joined.eval_ids[joined.codes], [q[i] for i in kept])
+    np.testing.assert_array_equal(joined.hashes, block.d.hash(cache=False)[kept])

@@ -23,50 +23,51 @@ def ranked(index, block, options):
     :class:`~skirm.trec._request.Options`); None when none of the block's
     queries is in the qrels. The context's ``ranking.group_ids`` are the
     evaluated queries, sorted."""
-    joined = join(index, block)
-    if not joined.eval_ids.shape[0]:
-        return None
     ctx = trec_ranking(
-        joined,
+        index,
         block,
         options.level,
         options.judged_only,
         options.max_docs,
         options.compat,
     )
-    ctx.num_docs = options.num_docs
+    if ctx is not None:
+        ctx.num_docs = options.num_docs
     return ctx
 
 
-def trec_ranking(joined, block, level, judged_only, max_docs, compat="10.0"):
-    """The :class:`~skirm.trec._measures.Context` of a joined run block.
+def trec_ranking(index, block, level, judged_only, max_docs, compat="10.0"):
+    """The :class:`~skirm.trec._measures.Context` of a run block joined to
+    the qrels ``index`` (None when none of its queries is in the qrels).
 
-    The labels are taken from the relevance values once ranked: no array of
-    them in run order is built.
+    Each array of the joined rows is freed once used, and the labels are
+    taken from the relevance values once ranked: no array of them in run
+    order is built.
     """
-    gains = np.maximum(joined.j_raw, 0).astype(np.float64)
-    judgments = Judgments(joined.j_codes, gains)
-    keep = joined.keep
+    eval_ids, keep, codes, raw, j_codes, j_raw, hashes = join(index, block)
+    if not eval_ids.shape[0]:
+        return None
+    gains = np.maximum(j_raw, 0).astype(np.float64)
+    judgments = Judgments(j_codes, gains)
     every = keep.shape[0] == len(block)
     scores = block.scores if every else block.scores[keep]
     if compat == "9.0":  # trec_eval 9.0.x holds scores as C floats
         with np.errstate(over="ignore"):
             scores = scores.astype(np.float32).astype(np.float64)
-    n_groups = int(joined.eval_ids.shape[0])
+    n_groups = int(eval_ids.shape[0])
     # Any docno twice in a query? Asked of the rows in run order, before the
     # ranking's arrays exist; only then is the first repeat looked for.
-    repeats = _may_repeat(block, keep, joined.codes, every, n_groups)
+    repeats = _may_repeat(hashes, codes, n_groups)
+    del hashes
     ordered = rank_order(
-        scores,
-        joined.codes,
-        n_groups,
-        "first",
-        tiebreak=_docno_descending(block.d, keep),
+        scores, codes, n_groups, "first", tiebreak=_docno_descending(block.d, keep)
     )
-    del scores
-    ranked_raw = joined.raw[ordered.order]
-    labels = np.maximum(ranked_raw, 0).astype(np.float64)
-    ranking = ranking_of(ordered, labels, joined.eval_ids, judgments=judgments)
+    del scores, codes
+    ranked_raw = raw[ordered.order]
+    del raw
+    labels = ranked_raw.astype(np.float64)
+    np.maximum(labels, 0.0, out=labels)  # unjudged and negative levels: 0
+    ranking = ranking_of(ordered, labels, eval_ids, judgments=judgments)
     del ordered, labels
     cut = None
     if max_docs is not None:
@@ -90,23 +91,20 @@ def trec_ranking(joined, block, level, judged_only, max_docs, compat="10.0"):
     # A document is judged when the qrels list it for the query, whatever
     # its label: what the registry's judged@k reads.
     ranking.judged = ranked_raw != -1
-    return Context(
-        ranking, ranked_raw, level, joined.j_codes, joined.j_raw, compat=compat
-    )
+    return Context(ranking, ranked_raw, level, j_codes, j_raw, compat=compat)
 
 
-def _may_repeat(block, keep, codes, every, n_groups):
-    """Whether two kept rows of one query may hold the same docno: their
-    (query, docno) hashes are equal. False is sure; True is verified by
-    :func:`_check_duplicates`."""
-    if keep.shape[0] < 2:
+def _may_repeat(hashes, codes, n_groups):
+    """Whether two rows of one query (``codes``) may hold the same docno
+    (``hashes``: their hashes): their (query, docno) keys are equal. False is
+    sure; True is verified by :func:`_check_duplicates`."""
+    if hashes.shape[0] < 2:
         return False
-    keys = block.d.hash()  # of every row, computed by the join
-    if not every:
-        keys = keys[keep]
     if n_groups > 1:
-        keys = mix(keys, codes)
-    keys = np.sort(keys)  # a copy: the block's hashes stay as they are
+        keys = mix(hashes, codes)
+        keys.sort()
+    else:
+        keys = np.sort(hashes)  # a copy: the hashes may be the block's
     return bool((keys[1:] == keys[:-1]).any())
 
 

@@ -649,7 +649,20 @@ SIZE_LAYOUTS = {
 
 
 @pytest.mark.parametrize("layout", list(SIZE_LAYOUTS))
-@pytest.mark.parametrize("ties", ["first", "optimistic", "pessimistic", "tiebreak"])
+@pytest.mark.parametrize(
+    "ties",
+    [
+        "first",
+        "optimistic",
+        "pessimistic",
+        # integer keys packed with the block and the row into one key; keys
+        # too wide for that, unsigned past 2**63 or floats: a lexsort
+        "tiebreak",
+        "tiebreak wide",
+        "tiebreak uint64",
+        "tiebreak float",
+    ],
+)
 @pytest.mark.parametrize("tie_rows", [5, 1 << 18])
 def test_tie_blocks_reordered_range_by_range_give_the_lexsort_order(
     monkeypatch, layout, ties, tie_rows
@@ -662,14 +675,21 @@ def test_tie_blocks_reordered_range_by_range_give_the_lexsort_order(
     group_ids = np.arange(n_groups)
     rng = np.random.default_rng(2)
     key = rng.integers(0, 50, codes.shape[0])
+    if ties == "tiebreak wide":
+        key = key * (1 << 56) - (1 << 62)
+    elif ties == "tiebreak uint64":
+        key = key.astype(np.uint64) + np.uint64(1 << 63)
+    elif ties == "tiebreak float":
+        key = key * 0.5
+    tiebreak = ties.startswith("tiebreak")
     expected = _expected_order(
         labels,
         scores,
         codes,
-        "first" if ties == "tiebreak" else ties,
-        key if ties == "tiebreak" else None,
+        "first" if tiebreak else ties,
+        key if tiebreak else None,
     )
-    if ties == "tiebreak":
+    if tiebreak:
         got = [
             rank(labels, scores, codes, group_ids, tiebreak=key),
             # a function of the tied rows, asked only about them

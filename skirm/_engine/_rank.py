@@ -167,10 +167,12 @@ def _order_ties(order, scores, new, ties, y_true, tiebreak):
             rows = order[idx]
             if tiebreak is not None:
                 key = tiebreak(rows) if callable(tiebreak) else tiebreak[rows]
-                perm = np.lexsort((rows, key, block))
+                perm = _by_block_key_row(block, key, rows, n)
             elif ties == "first":
-                # Block ids ascend along ``idx``: one key (block, row) is unique.
-                perm = np.argsort(block * n + rows)
+                # Block ids ascend along ``idx``: one key (block, row) is
+                # unique, and already in order but within blocks, which a
+                # stable sort (a merge of runs) finds.
+                perm = np.argsort(block * n + rows, kind="stable")
             else:
                 labels = y_true[rows]
                 if labels.dtype != np.float64:
@@ -182,6 +184,22 @@ def _order_ties(order, scores, new, ties, y_true, tiebreak):
             order[idx] = order[sel]
             scores[idx] = scores[sel]
         lo = hi
+
+
+def _by_block_key_row(block, key, rows, n):
+    """The order of the tied rows by ``(block, key, row)``: one sort of one
+    int64 key that packs the three when ``key`` is integer and the product
+    of the ranges fits, a :func:`numpy.lexsort` of the three otherwise (the
+    same order: the rows are distinct)."""
+    if key.shape[0] and key.dtype.kind in "iu":
+        low, high = int(key.min()), int(key.max())
+        span = high - low + 1
+        if high < 1 << 63 and int(block[-1] + 1) * span * n < 1 << 63:
+            packed = block * (span * n)
+            packed += (key.astype(np.int64) - low) * n
+            packed += rows
+            return np.argsort(packed, kind="stable")
+    return np.lexsort((rows, key, block))
 
 
 #: The segmented sort pads each query to the largest size; it is used while

@@ -17,6 +17,7 @@ import pytest
 import skirm._engine._blocks
 import skirm._engine._check
 import skirm._engine._ideal
+import skirm._engine._rank
 import skirm._engine._ranking
 import skirm._engine._threads
 from skirm._engine import check_input, encode_grouped, rank, rank_input

@@ -179,6 +179,43 @@ def test_ties_in_score_go_by_docno_descending_in_every_block():
     assert result.means["map"] == pytest.approx((1 / 2 + 2 / 4) / 2)
 
 
+@pytest.mark.parametrize("tie_rows", [3, 1 << 18])
+def test_long_tie_blocks_go_by_docno_descending_range_by_range(monkeypatch, tie_rows):
+    # the tied rows are put by docno a range of whole tie blocks at a time:
+    # any range gives the order of one sort by (score descending, docno
+    # descending in byte order), docnos of several widths and prefixes
+    import skirm._engine._rank
+
+    monkeypatch.setattr(skirm._engine._rank, "TIE_ROWS", tie_rows)
+    rng = np.random.default_rng(7)
+    names = sorted({f"d{int(i)}" for i in rng.integers(0, 10**6, 300)})
+    names += ["d", "d1", "d10", "d100", "D", "clueweb09-en0000-00-00000"]
+    q, d, s = [], [], []
+    for query, size in (("q1", 80), ("q2", 250), ("q3", 1)):
+        docs = rng.choice(names, size, replace=False)
+        q += [query] * size
+        d += docs.tolist()
+        s += rng.choice([3.0, 1.5, 0.0, -1.0], size).tolist()
+    labels = rng.integers(-1, 12, len(d))
+    qrels = Qrels(q, d, labels)
+    result = evaluate_run(qrels, Run(q, d, s), "relstring.1000")
+    got = dict(zip(("q1", "q2", "q3"), result.per_query["relstring_1000"], strict=True))
+    level = {(a, b): int(c) for a, b, c in zip(q, d, labels, strict=True)}
+    for query in ("q1", "q2", "q3"):
+        rows = [(-sc, doc) for qq, doc, sc in zip(q, d, s, strict=True) if qq == query]
+        # docno descending within a score: sort ascending on the negated bytes
+        rows.sort(key=lambda r: (r[0], [-b for b in r[1].encode()] + [1]))
+        chars = [
+            ">"
+            if level[query, doc] > 9
+            else str(max(level[query, doc], 0))
+            if level[query, doc] >= 0
+            else "."
+            for _, doc in rows
+        ]
+        assert got[query] == "".join(chars)
+
+
 def test_compat_9_rounds_scores_to_floats_silently():
     # 1e300 and 1e299 are both inf as C floats: tied, then b before a
     qrels = Qrels(["q"], ["a"], [1])

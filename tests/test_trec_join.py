@@ -322,3 +322,82 @@ def test_a_docno_three_times_among_many_is_reported_at_its_second_copy(seed):
     rows = np.arange(n) * 2 + 5  # lines of the rows
     got = first_duplicate(codes, Tokens.from_strings(np.array(texts)), rows)
     assert got == (expected[0] * 2 + 5, expected[1] * 2 + 5)
+
+
+def test_a_docno_in_two_queries_of_a_block_is_no_repeat(monkeypatch):
+    """Repeats are looked for, in rank order, only when two rows of one
+    query share a (query, docno) hash: a docno in two queries is none."""
+    import skirm.trec._rank
+
+    looked = []
+    check = skirm.trec._rank._check_duplicates
+    monkeypatch.setattr(
+        skirm.trec._rank,
+        "_check_duplicates",
+        lambda *a: looked.append(1) or check(*a),
+    )
+    qrels = Qrels(["q", "r"], ["d1", "d2"], [1, 1])
+    run = read_run(io.StringIO("q Q0 d1 1 2 r\nq Q0 d2 2 1 r\nr Q0 d1 1 2 r\n"))
+    assert evaluate_run(qrels, run, "map").means == {"map": 0.5}
+    assert not looked
+    run = read_run(io.StringIO("q Q0 d1 1 2 r\nr Q0 d2 2 1 r\nr Q0 d2 2 1 r\n"))
+    with pytest.raises(ValueError, match=r"<file>:3: duplicate docno 'd2'"):
+        evaluate_run(qrels, run, "map")
+    assert looked
+
+
+@pytest.mark.parametrize("max_docs", [None, 1, 2, 3])
+def test_a_repeat_counts_within_max_docs_only(max_docs):
+    # d1 at ranks 1 and 3: a repeat for -M 3 and without -M only
+    run = read_run(io.StringIO("q Q0 d1 1 3 r\nq Q0 d2 2 2 r\nq Q0 d1 3 1 r\n"))
+    qrels = Qrels(["q"], ["d1"], [1])
+    if max_docs in (None, 3):
+        with pytest.raises(ValueError, match=r"<file>:3: duplicate docno 'd1'"):
+            evaluate_run(qrels, run, "map", max_docs=max_docs)
+    else:
+        assert evaluate_run(qrels, run, "map", max_docs=max_docs).means["map"] == 1.0
+
+
+@pytest.mark.parametrize("join_rows", [3, 1 << 18])
+@pytest.mark.parametrize("every", [True, False])
+def test_joined_rows_match_a_lookup_of_the_qrels(monkeypatch, join_rows, every):
+    """Each kept run row's relevance value, looked up JOIN_ROWS rows at a
+    time, against a dict of the qrels; with every query of the run in the
+    qrels (every row kept) or not."""
+    import skirm.trec._join
+    from skirm.io._records import qrels_rows, run_rows
+    from skirm.trec._join import QrelsIndex, join
+
+    monkeypatch.setattr(skirm.trec._join, "JOIN_ROWS", join_rows)
+    rng = np.random.default_rng(11)
+    docs = [f"doc{i}" for i in range(40)]
+    queries = ["q1", "q2", "q3"] + ([] if every else ["absent"])
+    q, d = [], []
+    for query in queries:
+        chosen = rng.choice(docs, 25, replace=False).tolist()
+        q += [query] * len(chosen)
+        d += chosen
+    judged = [
+        (a, b)
+        for a, b in zip(q, d, strict=True)
+        if a != "absent" and rng.random() < 0.5
+    ]
+    labels = rng.integers(-2, 4, len(judged))
+    qrels = Qrels([a for a, _ in judged], [b for _, b in judged], labels)
+    judged += [("q1", "elsewhere")]  # a judgement the run did not retrieve
+    block = run_rows(Run(q, d, rng.random(len(q))))
+    joined = join(QrelsIndex(qrels_rows(qrels)), block)
+    level = dict(zip(judged, [*labels.tolist(), 1], strict=True))
+    kept = [i for i, a in enumerate(q) if a != "absent"]
+    np.testing.assert_array_equal(joined.keep, kept)
+    expected = [
+        -1
+        if (q[i], d[i]) not in level
+        else max(level[q[i], d[i]], 0)
+        if level[q[i], d[i]] >= 0
+        else -2
+        for i in kept
+    ]
+    np.testing.assert_array_equal(joined.raw, expected)
+    np.testing.assert_array_equal(joined.eval_ids[joined.codes], [q[i] for i in kept])
+    np.testing.assert_array_equal(joined.hashes, block.d.hash(cache=False)[kept])

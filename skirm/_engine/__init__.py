@@ -30,7 +30,7 @@ from skirm._engine._check import TIES, UNJUDGED, CheckedInput, check_input
 from skirm._engine._encode import encode_grouped, encode_groups
 from skirm._engine._input import enter, rank_input
 from skirm._engine._lists import RankedLists, flatten_lists, from_lists, id_array
-from skirm._engine._rank import rank, rank_checked
+from skirm._engine._rank import rank, rank_checked, rank_order, ranking_of
 from skirm._engine._ranking import Judgments, Ranking, Rows, relabel
 from skirm._engine._reduce import prefix_lines, prefix_sums, segment_cumsum, sum_by
 
@@ -56,6 +56,8 @@ __all__ = [
     "rank",
     "rank_checked",
     "rank_input",
+    "rank_order",
+    "ranking_of",
     "relabel",
     "segment_cumsum",
     "sum_by",

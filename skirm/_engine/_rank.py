@@ -18,12 +18,26 @@ With any policy but ``"average"`` every row is its own tie block.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from skirm._engine._check import CheckedInput
 from skirm._engine._encode import counted_starts, sorted_code_starts, stable_code_sort
 from skirm._engine._ranking import Ranking, block_starts
 from skirm._validation import as_python
+
+
+class Ordered(NamedTuple):
+    """Ranked rows without their labels (see :func:`rank_order`)."""
+
+    order: np.ndarray  # row indices in rank order
+    scores: np.ndarray  # the scores in rank order
+    codes: np.ndarray  # query code of each ranked row (intp)
+    sizes: np.ndarray  # rows per query
+    starts: np.ndarray  # where each query starts, n_groups + 1 offsets
+    ties: str  # the tie policy applied ("first" with a tiebreak)
+    distinct: bool  # the scores of each query are known to be all different
 
 
 def rank(
@@ -40,18 +54,64 @@ def rank(
 ) -> Ranking:
     """Sort checked rows by query, then score descending, then the tie policy.
 
-    ``tiebreak``, when given, is a per-row key whose *ascending* order breaks
-    ties in score (used by the TREC path, where ties go by document id); the
-    tie policy then acts as ``"first"``. ``starts``, when given, says that
-    the rows are grouped in code order, query ``c`` at rows
+    ``tiebreak``, when given, breaks ties in score (see :func:`rank_order`);
+    the tie policy then acts as ``"first"``. ``starts``, when given, says
+    that the rows are grouped in code order, query ``c`` at rows
     ``starts[c]:starts[c + 1]``.
+    """
+    ordered = rank_order(
+        y_score,
+        codes,
+        int(group_ids.shape[0]),
+        ties,
+        y_true=y_true,
+        tiebreak=tiebreak,
+        starts=starts,
+    )
+    labels = y_true[ordered.order]
+    if labels.dtype != np.float64:  # integer labels, checked (see check_input)
+        labels = labels.astype(np.float64)
+    return ranking_of(ordered, labels, group_ids, group_weights, judgments)
+
+
+def ranking_of(ordered, labels, group_ids, group_weights=None, judgments=None):
+    """The :class:`Ranking` of :func:`rank_order`'s rows and their labels
+    (``y_true`` in rank order, float64)."""
+    ranking = Ranking(
+        ordered.order,
+        ordered.codes,
+        labels,
+        ordered.scores,
+        group_ids,
+        ordered.ties,
+        group_weights,
+        judgments,
+        sizes=ordered.sizes,
+        starts=ordered.starts,
+    )
+    if ordered.distinct:
+        ranking.__dict__["_blocks"] = None  # no tie blocks: nothing to look for
+    return ranking
+
+
+def rank_order(
+    y_score, codes, n_groups, ties="average", *, y_true=None, tiebreak=None, starts=None
+) -> Ordered:
+    """The rank order of checked rows: by query, then score descending, then
+    the tie policy (``y_true`` is read for ``"optimistic"`` and
+    ``"pessimistic"`` only).
+
+    ``tiebreak``, when given, breaks ties in score by its *ascending* order
+    (used by the TREC path, where ties go by document id), then by row; the
+    tie policy then acts as ``"first"``. It is a per-row key, or a function
+    of the rows of whole tie blocks (an index array) that returns their keys,
+    which need only order the rows of each block among themselves.
 
     The rows are ordered by one grouped sort of the scores in which tied
     scores land in no particular order (see :func:`_grouped_order`); a tie
     policy other than ``"average"`` then reorders the rows of each run of
-    equal scores, and only those rows.
+    equal scores, and only those rows (see :func:`_order_ties`).
     """
-    n_groups = int(group_ids.shape[0])
     ranked_codes = None
     if starts is not None or codes.shape[0] < 2 or np.all(codes[1:] >= codes[:-1]):
         # Rows grouped in code order (the usual layout; known to the caller
@@ -67,9 +127,6 @@ def rank(
         y_score, codes, sizes, starts, ranked_codes
     )
     scores = y_score[order]
-    labels = y_true[order]
-    if labels.dtype != np.float64:  # integer labels, checked (see check_input)
-        labels = labels.astype(np.float64)
     if tiebreak is not None:
         ties = "first"
     # With ``stable``, tied rows are already in input order: "first" is done.
@@ -77,42 +134,72 @@ def rank(
     if ties != "average" and not done:
         new = block_starts(scores, starts)
         if not new.all():
-            # Rows inside a tie block of two rows or more.
-            tied = ~new
-            tied[:-1] |= tied[1:]
-            idx = np.flatnonzero(tied)
-            block = np.cumsum(new)[idx]
-            rows = order[idx]
-            if tiebreak is not None:
-                perm = np.lexsort((rows, tiebreak[rows], block))
-            elif ties == "first":
-                # Block ids ascend along ``idx``: one key (block, row) is unique.
-                perm = np.argsort(block * order.shape[0] + rows)
-            elif ties == "optimistic":
-                perm = np.lexsort((rows, -labels[idx], block))
-            else:  # pessimistic
-                perm = np.lexsort((rows, labels[idx], block))
-            sel = idx[perm]
-            order[idx] = order[sel]
-            labels[idx] = labels[sel]
-            scores[idx] = scores[sel]
+            _order_ties(order, scores, new, ties, y_true, tiebreak)
     if ranked_codes is None:
         ranked_codes = np.repeat(np.arange(n_groups, dtype=np.intp), sizes)
-    ranking = Ranking(
-        order,
-        ranked_codes,
-        labels,
-        scores,
-        group_ids,
-        ties,
-        group_weights,
-        judgments,
-        sizes=sizes,
-        starts=starts,
-    )
-    if distinct:
-        ranking.__dict__["_blocks"] = None  # no tie blocks: nothing to look for
-    return ranking
+    return Ordered(order, scores, ranked_codes, sizes, starts, ties, distinct)
+
+
+#: Tie blocks are reordered a range of about this many ranked rows at a time
+#: (whole blocks), so that the temporaries stay a few MB whatever the rows.
+TIE_ROWS = 1 << 18
+
+
+def _order_ties(order, scores, new, ties, y_true, tiebreak):
+    """Reorder, in place, the rows of each tie block (``new``: where a block
+    starts) of ``order`` and ``scores`` by the tie policy."""
+    n = order.shape[0]
+    # Rows inside a tie block of two rows or more.
+    tied = ~new
+    tied[:-1] |= tied[1:]
+    lo = 0
+    while lo < n:
+        hi = lo + TIE_ROWS
+        if hi < n:  # on to the next block start
+            rest = new[hi:]
+            k = int(np.argmax(rest))
+            hi = hi + k if rest[k] else n
+        at = np.flatnonzero(tied[lo:hi])
+        if at.shape[0]:
+            block = np.cumsum(new[lo:hi])[at]
+            idx = at + lo
+            del at
+            rows = order[idx]
+            if tiebreak is not None:
+                key = tiebreak(rows) if callable(tiebreak) else tiebreak[rows]
+                perm = _by_block_key_row(block, key, rows, n)
+            elif ties == "first":
+                # Block ids ascend along ``idx``: one key (block, row) is
+                # unique, and already in order but within blocks, which a
+                # stable sort (a merge of runs) finds.
+                perm = np.argsort(block * n + rows, kind="stable")
+            else:
+                labels = y_true[rows]
+                if labels.dtype != np.float64:
+                    labels = labels.astype(np.float64)
+                if ties == "optimistic":
+                    np.negative(labels, out=labels)
+                perm = np.lexsort((rows, labels, block))
+            sel = idx[perm]
+            order[idx] = order[sel]
+            scores[idx] = scores[sel]
+        lo = hi
+
+
+def _by_block_key_row(block, key, rows, n):
+    """The order of the tied rows by ``(block, key, row)``: one sort of one
+    int64 key that packs the three when ``key`` is integer and the product
+    of the ranges fits, a :func:`numpy.lexsort` of the three otherwise (the
+    same order: the rows are distinct)."""
+    if key.shape[0] and key.dtype.kind in "iu":
+        low, high = int(key.min()), int(key.max())
+        span = high - low + 1
+        if high < 1 << 63 and int(block[-1] + 1) * span * n < 1 << 63:
+            packed = block * (span * n)
+            packed += (key.astype(np.int64) - low) * n
+            packed += rows
+            return np.argsort(packed, kind="stable")
+    return np.lexsort((rows, key, block))
 
 
 #: The segmented sort pads each query to the largest size; it is used while
@@ -206,6 +293,8 @@ def _grouped_order(y_score, codes, sizes, starts, grouped_codes=None):
             # bits, their position in the query in input order: stable.
             return (order if perm is None else perm[order]), not collide, True
     o = np.argsort(np.negative(y_score))
+    if n_groups == 1:  # one query: the codes are all 0, a stable sort keeps o
+        return o, False, False
     return o[stable_code_sort(codes[o], n_groups)], False, False
 
 

@@ -103,9 +103,15 @@ def prefix_lines(codes, position, values, n_groups, width):
 def discount_of(position, log_base=2.0):
     """``1 / log_b(position + 2)``, the DCG discount of a 0-based position.
 
-    Written as scikit-learn writes it, so that values agree to the last bit.
+    Written as scikit-learn writes it, so that values agree to the last bit
+    (an array of float64 is computed in place: the same operations).
     """
-    return 1.0 / (np.log(position + 2.0) / np.log(log_base))
+    d = position + 2.0
+    if not (isinstance(d, np.ndarray) and d.dtype == np.float64):
+        return 1.0 / (np.log(d) / np.log(log_base))
+    np.log(d, out=d)
+    d /= np.log(log_base)
+    return np.divide(1.0, d, out=d)
 
 
 _DISCOUNTS: dict = {}

@@ -180,7 +180,8 @@ class Joined(NamedTuple):
     query's index into ``eval_ids`` (sorted), ``raw`` their trec_eval
     relevance value (the qrels level if >= 0, -1 if not in the qrels, -2 if
     judged with a negative level); ``j_codes``, ``j_raw`` every judgement of
-    the evaluated queries.
+    the evaluated queries; ``hashes`` the docno hash of each kept row (not
+    kept by the block: they are freed with the joined rows).
     """
 
     eval_ids: np.ndarray
@@ -189,6 +190,7 @@ class Joined(NamedTuple):
     raw: np.ndarray
     j_codes: np.ndarray
     j_raw: np.ndarray
+    hashes: np.ndarray
 
 
 def join(index, block):
@@ -199,33 +201,52 @@ def join(index, block):
     eval_ids = run_ids[in_qrels]
     eval_of = np.full(run_ids.shape[0], -1, dtype=np.int64)
     eval_of[in_qrels] = np.arange(eval_ids.shape[0])
-    rows = eval_of[run_codes]
-    keep = np.flatnonzero(rows >= 0).astype(offset_dtype(len(block)))
-    codes = rows[keep]
+    small = offset_dtype(len(block))
+    if in_qrels.all():  # every row kept: no array of the rows' codes first
+        keep = np.arange(len(block), dtype=small)
+        codes = eval_of[run_codes]
+    else:
+        rows = eval_of[run_codes]
+        keep = np.flatnonzero(rows >= 0).astype(small)
+        codes = rows[keep]
+        del rows
     topics = topic_of[in_qrels]
     index.check_duplicates(topics)
     j_rows, j_codes = index.judgments(topics)
     j_raw = index.labels[j_rows]
+    hashes = block.d.hash(cache=False)
+    if keep.shape[0] != len(block):
+        hashes = hashes[keep]
     if index.collision:
         raw = _raw_by_strings(index, block, keep, codes, topics, j_rows, j_codes)
     else:
-        raw = _raw_by_keys(index, block, keep, topics[codes])
-    return Joined(eval_ids, keep, codes, raw, j_codes, j_raw)
+        raw = _raw_by_keys(index, block, keep, codes, topics, hashes)
+    return Joined(eval_ids, keep, codes, raw, j_codes, j_raw, hashes)
 
 
-def _raw_by_keys(index, block, keep, row_topics):
-    """Relevance values of the kept rows through the hashed keys."""
-    block.d.hash()  # of every row: the rank stage's duplicate check reuses it
-    docs = block.d if keep.shape[0] == len(block) else block.d.take(keep)
-    found = index.keys.find(mix(docs.hash(), row_topics))
-    hit = np.flatnonzero(found >= 0)
-    judged = index.key_rows[found[hit]]
-    # A key equal by chance is no match: the judgement keys are distinct.
-    same = (index.codes[judged] == row_topics[hit]) & docs.equal(
-        hit, index.docs, judged
-    )
-    hit, judged = hit[same], judged[same]
-    return _raw(keep.shape[0], hit, index.labels[judged])
+#: Kept rows looked up in the qrels keys at a time.
+JOIN_ROWS = 1 << 18
+
+
+def _raw_by_keys(index, block, keep, codes, topics, hashes):
+    """Relevance values of the kept rows (``codes``: their index into the
+    evaluated ``topics``; ``hashes``: their docnos' hashes) through the hashed
+    keys, :data:`JOIN_ROWS` rows at a time: the temporaries of the look-up
+    stay a few MB."""
+    raw = np.full(keep.shape[0], -1, dtype=np.int64)
+    for lo in range(0, keep.shape[0], JOIN_ROWS):
+        at = slice(lo, lo + JOIN_ROWS)
+        rows = keep[at]
+        row_topics = topics[codes[at]]
+        found = index.keys.find(mix(hashes[at], row_topics))
+        hit = np.flatnonzero(found >= 0)
+        judged = index.key_rows[found[hit]]
+        # A key equal by chance is no match: the judgement keys are distinct.
+        same = (index.codes[judged] == row_topics[hit]) & block.d.equal(
+            rows[hit], index.docs, judged
+        )
+        _put(raw, hit[same] + lo, index.labels[judged[same]])
+    return raw
 
 
 def _raw_by_strings(index, block, keep, codes, topics, j_rows, j_codes):
@@ -252,5 +273,10 @@ def _raw_by_strings(index, block, keep, codes, topics, j_rows, j_codes):
 def _raw(n, hit, labels):
     """-1 everywhere, the label at ``hit`` (-2 for a negative label)."""
     raw = np.full(n, -1, dtype=np.int64)
-    raw[hit] = np.where(labels >= 0, labels, -2)
+    _put(raw, hit, labels)
     return raw
+
+
+def _put(raw, hit, labels):
+    """The labels into ``raw`` at ``hit``, -2 for a negative one."""
+    raw[hit] = np.where(labels >= 0, labels, -2)

@@ -79,15 +79,23 @@ class Context:
 
     def bpref(self):
         if "bpref" not in self._cache:
+            # Only the relevant rows contribute, each by the judged
+            # non-relevant rows above it in its query: both are at most the
+            # judgements, so nothing here is of the size of the run.
             r = self.ranking
-            nonrel = (self.raw >= 0) & (self.raw < self.level)
-            above = r.before(nonrel)
+            rel = np.flatnonzero(self.rel)
+            nonrel = np.flatnonzero((self.raw >= 0) & (self.raw < self.level))
+            codes = r.codes[rel]
+            above = np.searchsorted(nonrel, rel)
+            above -= np.searchsorted(nonrel, r.starts[codes])
             qnonrel = (self.judged_raw >= 0) & (self.judged_raw < self.level)
             N = sum_by(self.judged_codes, qnonrel, self.n)
-            R = self.R[r.codes]
-            den = np.maximum(np.minimum(N[r.codes], R), 1.0)
+            R = self.R[codes]
+            den = np.maximum(np.minimum(N[codes], R), 1.0)
             contrib = np.where(above > 0, 1.0 - np.minimum(above, R) / den, 1.0)
-            total = r.group_sum(np.where(self.rel, contrib, 0.0))
+            # the per-query sums of every row's contribution, 0 for the rows
+            # not relevant: adding those zeros changes no sum
+            total = sum_by(codes, contrib, self.n)
             self._cache["bpref"] = _divide(total, self.R)
         return self._cache["bpref"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm._engine import Judgments, Ranking, rank
-from skirm.io._tokens import first_duplicate
+from skirm._engine import Judgments, Ranking, rank_order, ranking_of
+from skirm.io._tokens import first_duplicate, mix
 from skirm.trec._duplicates import block_duplicate_error
 from skirm.trec._join import join
 from skirm.trec._measures import Context
@@ -23,50 +23,57 @@ def ranked(index, block, options):
     :class:`~skirm.trec._request.Options`); None when none of the block's
     queries is in the qrels. The context's ``ranking.group_ids`` are the
     evaluated queries, sorted."""
-    joined = join(index, block)
-    if not joined.eval_ids.shape[0]:
-        return None
     ctx = trec_ranking(
-        joined,
+        index,
         block,
         options.level,
         options.judged_only,
         options.max_docs,
         options.compat,
     )
-    ctx.num_docs = options.num_docs
+    if ctx is not None:
+        ctx.num_docs = options.num_docs
     return ctx
 
 
-def trec_ranking(joined, block, level, judged_only, max_docs, compat="10.0"):
-    """The :class:`~skirm.trec._measures.Context` of a joined run block."""
-    gains = np.maximum(joined.j_raw, 0).astype(np.float64)
-    judgments = Judgments(joined.j_codes, gains)
-    raw = joined.raw
-    y_true = np.maximum(raw, 0).astype(np.float64)
-    scores = block.scores[joined.keep]
+def trec_ranking(index, block, level, judged_only, max_docs, compat="10.0"):
+    """The :class:`~skirm.trec._measures.Context` of a run block joined to
+    the qrels ``index`` (None when none of its queries is in the qrels).
+
+    Each array of the joined rows is freed once used, and the labels are
+    taken from the relevance values once ranked: no array of them in run
+    order is built.
+    """
+    eval_ids, keep, codes, raw, j_codes, j_raw, hashes = join(index, block)
+    if not eval_ids.shape[0]:
+        return None
+    gains = np.maximum(j_raw, 0).astype(np.float64)
+    judgments = Judgments(j_codes, gains)
+    every = keep.shape[0] == len(block)
+    scores = block.scores if every else block.scores[keep]
     if compat == "9.0":  # trec_eval 9.0.x holds scores as C floats
         with np.errstate(over="ignore"):
             scores = scores.astype(np.float32).astype(np.float64)
-    ranking = rank(
-        y_true, scores, joined.codes, joined.eval_ids, ties="first", judgments=judgments
+    n_groups = int(eval_ids.shape[0])
+    # Any docno twice in a query? Asked of the rows in run order, before the
+    # ranking's arrays exist; only then is the first repeat looked for.
+    repeats = _may_repeat(hashes, codes, n_groups)
+    del hashes
+    ordered = rank_order(
+        scores, codes, n_groups, "first", tiebreak=_docno_descending(block.d, keep)
     )
-    order = _docno_tie_order(ranking, block.d, joined.keep)
-    if order is not None:
-        ranking = Ranking(
-            order,
-            ranking.codes,
-            y_true[order],
-            ranking.scores,
-            ranking.group_ids,
-            "first",
-            judgments=judgments,
-        )
-    ranked_raw = raw[ranking.order]
+    del scores, codes
+    ranked_raw = raw[ordered.order]
+    del raw
+    labels = ranked_raw.astype(np.float64)
+    np.maximum(labels, 0.0, out=labels)  # unjudged and negative levels: 0
+    ranking = ranking_of(ordered, labels, eval_ids, judgments=judgments)
+    del ordered, labels
     cut = None
     if max_docs is not None:
         cut = ranking.position < max_docs
-    _check_duplicates(block, joined.keep, ranking, cut)
+    if repeats:
+        _check_duplicates(block, keep, ranking, cut)
     if judged_only:
         judged = ranked_raw >= 0
         cut = judged if cut is None else cut & judged
@@ -84,9 +91,21 @@ def trec_ranking(joined, block, level, judged_only, max_docs, compat="10.0"):
     # A document is judged when the qrels list it for the query, whatever
     # its label: what the registry's judged@k reads.
     ranking.judged = ranked_raw != -1
-    return Context(
-        ranking, ranked_raw, level, joined.j_codes, joined.j_raw, compat=compat
-    )
+    return Context(ranking, ranked_raw, level, j_codes, j_raw, compat=compat)
+
+
+def _may_repeat(hashes, codes, n_groups):
+    """Whether two rows of one query (``codes``) may hold the same docno
+    (``hashes``: their hashes): their (query, docno) keys are equal. False is
+    sure; True is verified by :func:`_check_duplicates`."""
+    if hashes.shape[0] < 2:
+        return False
+    if n_groups > 1:
+        keys = mix(hashes, codes)
+        keys.sort()
+    else:
+        keys = np.sort(hashes)  # a copy: the hashes may be the block's
+    return bool((keys[1:] == keys[:-1]).any())
 
 
 def _check_duplicates(block, keep, ranking, inside):
@@ -100,29 +119,15 @@ def _check_duplicates(block, keep, ranking, inside):
         raise block_duplicate_error(block, pair, "the run")
 
 
-def _docno_tie_order(ranking, docs, keep):
-    """The ranked order with ties in score broken by docno (``docs[keep]``
-    are the ranked rows' docnos), descending.
+def _docno_descending(docs, keep):
+    """The tiebreak of :func:`~skirm._engine.rank_order` that puts tied
+    rows by docno descending (byte order, as strcmp): a function of the
+    ranked rows of whole tie blocks (``docs[keep[rows]]`` are their docnos),
+    called on the tied rows only."""
 
-    ``ranking`` keeps input order among equal scores; only the rows of tie
-    blocks are reordered, by the docnos' rank in byte order (as strcmp).
-    Returns None when no query has tied scores.
-    """
-    scores, codes = ranking.scores, ranking.codes
-    tie = (scores[1:] == scores[:-1]) & (codes[1:] == codes[:-1])
-    if not tie.any():
-        return None
-    tied = np.zeros(scores.shape[0], dtype=bool)
-    tied[:-1] |= tie
-    tied[1:] |= tie
-    positions = np.flatnonzero(tied)
-    block = np.cumsum(np.concatenate(([True], ~tie)))[positions]
-    rows = ranking.order[positions]
-    rank = docs.byte_rank(keep[rows])
-    # within each tie block (contiguous positions), docno descending: one
-    # stable sort of block * n_ranks + reversed rank (below n_rows**2)
-    top = int(rank.max()) + 1
-    perm = np.argsort(block * top + (top - 1 - rank), kind="stable")
-    order = ranking.order.copy()
-    order[positions] = rows[perm]
-    return order
+    def key(rows):
+        rank = docs.byte_rank(keep[rows])
+        np.negative(rank, out=rank)
+        return rank
+
+    return key

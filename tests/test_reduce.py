@@ -62,6 +62,7 @@ def test_discount_tables_hold_the_discounts_whatever_the_cache_held(
     long = discount_table_of(3000, log_base)
     assert long.shape == (3000,)
     np.testing.assert_array_equal(long[:40], expected)
+    np.testing.assert_array_equal(long, discount_of(np.arange(3000), log_base))
     np.testing.assert_allclose(
         long[2998:], np.log(log_base) / np.log([3000.0, 3001.0]), rtol=1e-15
     )

@@ -109,6 +109,11 @@ def discount_of(position, log_base=2.0):
     d = position + 2.0
     if not (isinstance(d, np.ndarray) and d.dtype == np.float64):
         return 1.0 / (np.log(d) / np.log(log_base))
+    return _discount_in_place(d, log_base)
+
+
+def _discount_in_place(d, log_base):
+    """:func:`discount_of` of the float64 array ``d = position + 2``, in it."""
     np.log(d, out=d)
     d /= np.log(log_base)
     return np.divide(1.0, d, out=d)
@@ -125,7 +130,9 @@ def discount_table_of(length, log_base=2.0):
     """
     table = _DISCOUNTS.get(log_base)
     if table is None or table.shape[0] < length:
-        table = discount_of(np.arange(max(length, 1024)), log_base)
+        # position + 2.0 for the positions 0 .. n - 1, exact: no integer
+        # positions next to their floats
+        table = _discount_in_place(np.arange(2.0, max(length, 1024) + 2.0), log_base)
         table.flags.writeable = False
         _DISCOUNTS[log_base] = table
     return table[:length]

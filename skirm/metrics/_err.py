@@ -151,6 +151,8 @@ def _passed(w, before):
     """``prod_{j < i} w_j`` over the earlier rows of each query, through
     ``before`` (sum over earlier rows); exactly 0 after any ``w_j <= 0``."""
     zero = w <= 0.0
+    if not zero.any():  # the usual case: no row always satisfies
+        return np.exp(before(np.log(w)))
     log_w = np.log(np.where(zero, 1.0, w))
     return np.where(before(zero.astype(np.int64)) > 0, 0.0, np.exp(before(log_w)))
 
@@ -167,9 +169,14 @@ def _stop_probability(ranking, satisfy, k):
     """
     w = 1.0 - satisfy
     zero = w <= 0.0
-    log_w = np.log(np.where(zero, 1.0, w))
-    zero = zero.astype(np.int64)
-    passed = np.where(ranking.before(zero) > 0, 0.0, np.exp(ranking.before(log_w)))
+    if zero.any():  # rows that always satisfy: nothing passes them
+        log_w = np.log(np.where(zero, 1.0, w))
+        zero = zero.astype(np.int64)
+        passed = np.where(ranking.before(zero) > 0, 0.0, np.exp(ranking.before(log_w)))
+    else:  # the usual case
+        zero = None
+        log_w = np.log(w)
+        passed = np.exp(ranking.before(log_w))
     stop = satisfy * passed
     if not ranking.has_ties:
         return stop
@@ -186,11 +193,9 @@ def _stop_probability(ranking, satisfy, k):
     # Largest blocks first, so the blocks still filling are a prefix.
     blocks = blocks[np.argsort(-size[blocks], kind="stable")]
     b_start, b_size, b_need = start[blocks], size[blocks], need[blocks]
-    above = np.where(
-        ranking.before_block(zero)[b_start] > 0,
-        0.0,
-        np.exp(ranking.before_block(log_w)[b_start]),
-    )
+    above = np.exp(ranking.before_block(log_w)[b_start])
+    if zero is not None:
+        above[ranking.before_block(zero)[b_start] > 0] = 0.0
     n_cols = int(b_need.max()) + 2
     pass_t = np.zeros((blocks.shape[0], n_cols))
     pass_t[:, 0] = 1.0

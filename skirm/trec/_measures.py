@@ -60,8 +60,28 @@ class Context:
         self.num_rel_ret = ranking.group_sum(self.rel)
         self._cache = {}
 
-    def count(self, mask):
-        return sum_by(self.ranking.codes, mask, self.n)
+    def count_above(self, kind, cut=None):
+        """Per query, the ranked rows of ``kind`` (``"rel"``, ``"unjudged"``:
+        not in the qrels or of a negative level, ``"judged"``: in the qrels)
+        at positions below ``cut`` (one cutoff, or one per query; None: every
+        row), as floats. One cumulative count per kind serves every cutoff:
+        the measures at many cutoffs do not each pass over the rows."""
+        key = ("above", kind)
+        cum = self._cache.get(key)
+        if cum is None:
+            if kind == "rel":
+                mask = self.rel
+            elif kind == "unjudged":
+                mask = self.raw < 0
+            else:
+                mask = self.raw != -1
+            cum = np.zeros(mask.shape[0] + 1, dtype=np.int64)
+            np.cumsum(mask, out=cum[1:])
+            self._cache[key] = cum
+        r = self.ranking
+        first = r.starts[:-1]
+        last = r.starts[1:] if cut is None else first + np.minimum(r.sizes, cut)
+        return (cum[last] - cum[first]).astype(np.float64)
 
     def registry(self, name, **params):
         metric = get_metric(name, **params)
@@ -185,18 +205,16 @@ class Context:
         powers = self._powers(p)
         weight = np.where(unjudged, powers[r.position], 0.0)
         resid = powers[r.sizes] + (1.0 - p) * r.group_sum(weight)
-        return np.where(self.count(unjudged) > 0, resid, 0.0)
+        return np.where(self.count_above("unjudged") > 0, resid, 0.0)
 
     def unj(self, k):
         """The fraction of the top ``k`` ranks holding an unjudged document."""
-        r = self.ranking
-        return self.count((r.position < k) & (self.raw < 0)) / k
+        return self.count_above("unjudged", k) / k
 
     def Rprec_mult(self, x):
-        r = self.ranking
         c = np.floor(x * self.R + 0.9)
-        inside = r.position < c[r.codes]
-        hits = self.count(self.rel & inside)
+        # positions below c, an integer (as a float)
+        hits = self.count_above("rel", c.astype(np.int64))
         return _divide(hits, c)
 
     def binG(self):
@@ -337,9 +355,7 @@ class Context:
         return relevance_strings(self.ranking, self.raw, int(length))
 
     def judged(self, k):
-        r = self.ranking
-        inside = (r.position < k) & (self.raw != -1)
-        return _divide(self.count(inside), np.minimum(self.num_ret, k))
+        return _divide(self.count_above("judged", k), np.minimum(self.num_ret, k))
 
     def set_measures(self):
         P = _divide(self.num_rel_ret, self.num_ret)
@@ -357,7 +373,7 @@ class Context:
         if base == "num_rel_ret":
             return self.num_rel_ret
         if base == "num_nonrel_judged_ret":
-            unjudged = self.count(self.raw < 0)
+            unjudged = self.count_above("unjudged")
             return self.num_ret - unjudged - self.num_rel_ret
         if base in ("map", "gm_map"):
             return self.map()

@@ -19,6 +19,17 @@ from skirm._trec_names import MEASURES
 from skirm.metrics._registry import get_metric
 from skirm.trec._groups import group_values
 
+#: trec_eval's measures at cutoffs that are a registry metric at that cutoff:
+#: ``{base: (metric, binary)}``, binary metrics taken at the relevance level.
+CUTOFF_FAMILIES = {
+    "P": ("precision", True),
+    "recall": ("recall", True),
+    "map_cut": ("map", True),
+    "success": ("hit_rate", True),
+    "relative_P": ("r_cap", True),
+    "ndcg_cut": ("ndcg", False),
+}
+
 GM_FLOOR = 1e-5  # trec_eval's floor for the geometric means
 INFAP_EPSILON = 1e-5
 
@@ -59,6 +70,7 @@ class Context:
         self.num_ret = ranking.sizes.astype(np.float64)
         self.num_rel_ret = ranking.group_sum(self.rel)
         self._cache = {}
+        self.cutoffs = {}  # {base: the cutoffs asked} of CUTOFF_FAMILIES
 
     def count_above(self, kind, cut=None):
         """Per query, the ranked rows of ``kind`` (``"rel"``, ``"unjudged"``:
@@ -82,6 +94,26 @@ class Context:
         first = r.starts[:-1]
         last = r.starts[1:] if cut is None else first + np.minimum(r.sizes, cut)
         return (cum[last] - cum[first]).astype(np.float64)
+
+    def at_cutoff(self, base, k):
+        """Per-query values of a measure at cutoff ``k`` (``P.5``), computed
+        in one pass with every cutoff of ``base`` in :attr:`cutoffs` (those
+        :func:`measure` was asked for): the values of one cutoff at a time,
+        column by column, without a pass over the rows per cutoff."""
+        key = ("cutoff", base, k)
+        if key not in self._cache:
+            name, binary = CUTOFF_FAMILIES[base]
+            ks = sorted({k, *self.cutoffs.get(base, ())})
+            params = {"relevance_threshold": self.level} if binary else {}
+            metric = get_metric(name, **params)
+            values, empty = metric.spec.values(
+                self.ranking, np.array(ks), metric.params
+            )
+            values = values.reshape(self.n, len(ks)).T.copy()
+            values[:, empty] = 0.0  # no relevant row: 0, as trec_eval
+            for cut, line in zip(ks, values, strict=True):
+                self._cache["cutoff", base, cut] = line
+        return self._cache[key]
 
     def registry(self, name, **params):
         metric = get_metric(name, **params)
@@ -383,18 +415,8 @@ class Context:
             return self.binary("rprec")
         if base == "recip_rank":
             return self.binary("mrr")
-        if base == "P":
-            return self.binary(f"precision@{param}")
-        if base == "recall":
-            return self.binary(f"recall@{param}")
-        if base == "map_cut":
-            return self.binary(f"map@{param}")
-        if base == "success":
-            return self.binary(f"hit_rate@{param}")
-        if base == "relative_P":
-            return self.binary(f"r_cap@{param}")
-        if base == "ndcg_cut":
-            return self.registry(f"ndcg@{param}")
+        if base in CUTOFF_FAMILIES:
+            return self.at_cutoff(base, param)
         if base == "ndcg":
             if param:
                 return self.ndcg_gains(param)
@@ -498,6 +520,11 @@ def measure(ctx, outputs, level, group_codes=None, n_queries=None):
     each value is averaged over the groups of its query.
     """
     values = {}
+    cutoffs: dict = {}
+    for _, kind, what, param in outputs:
+        if kind == "trec" and what in CUTOFF_FAMILIES:
+            cutoffs.setdefault(what, []).append(param)
+    ctx.cutoffs = cutoffs
     for name, kind, what, param in outputs:
         if kind == "skirm":
             params = {}

@@ -132,3 +132,42 @@ def test_regression_a_query_s_err_does_not_depend_on_the_queries_before_it():
         rows = groups == q
         alone = metric(y_true[rows], y_score[rows], groups=groups[rows])
         assert values[q] == alone, q
+
+
+@pytest.mark.parametrize("ks", [(1,), (3,), (2, 7), (40,)])
+@pytest.mark.parametrize("labels", ["integer", "real", "top grade 60"])
+def test_the_top_tie_blocks_give_the_values_of_every_row_to_the_last_bit(
+    monkeypatch, ks, labels
+):
+    # With tie blocks (ties="average"), ERR at a cutoff reads the rows of the
+    # blocks that start above it (whole blocks, some straddling the cutoff):
+    # the same bits as on every row of the ranking.
+    import skirm.metrics._err
+
+    rng = np.random.default_rng(len(ks) * 7 + len(labels))
+    sizes = rng.integers(1, 30, size=80)
+    groups = np.repeat(np.arange(80), sizes)
+    n = groups.shape[0]
+    grades = {
+        "integer": np.array([0.0, 1.0, 2.0, 3.0]),
+        "real": np.array([0.0, 0.5, 1.25, 3.0]),
+        "top grade 60": np.array([0.0, 1.0, 60.0]),
+    }[labels]
+    y_true = rng.choice(grades, size=n)
+    y_score = rng.integers(0, 4, size=n).astype(float)  # long tie blocks
+    metrics = [f"err@{k}" for k in ks]
+    top_blocks, kept = skirm.metrics._err._top_blocks, []
+
+    def spy(ranking, depth):
+        top = top_blocks(ranking, depth)
+        kept.append(top.n_rows / ranking.n_rows)
+        return top
+
+    monkeypatch.setattr(skirm.metrics._err, "_top_blocks", spy)
+    top = evaluate(y_true, y_score, groups=groups, metrics=metrics)
+    # rows left out, but none past the longest query (29 rows)
+    assert (min(kept) < 0.75) == (max(ks) < 40)
+    monkeypatch.setattr(skirm.metrics._err, "_top_blocks", lambda r, depth: r)
+    every = evaluate(y_true, y_score, groups=groups, metrics=metrics)
+    for metric in metrics:
+        np.testing.assert_array_equal(top.per_query[metric], every.per_query[metric])

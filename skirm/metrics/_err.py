@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._engine import prefix_lines, prefix_sums, segment_cumsum, sum_by
+from skirm._engine import Ranking, prefix_lines, prefix_sums, segment_cumsum, sum_by
 from skirm.metrics._base import MetricSpec, fill_doc, score
 from skirm.metrics._graded import columns, no_gain
 
@@ -60,12 +60,44 @@ def _expected_reciprocal_rank(ranking, k, max_grade):
         else:
             err = sum_by(top.codes, values, ranking.n_groups)
         return err, no_gain(ranking)
+    empty = no_gain(ranking)
+    if depth is not None:
+        ranking = _top_blocks(ranking, depth)
+        labels = ranking.labels
     # Probability that a row satisfies the user: (2^g - 1) / 2^g_max < 1.
     satisfy = np.exp2(labels - max_grade) - np.exp2(-max_grade)
     # The stop probabilities above a cutoff do not depend on it: compute them
     # to the deepest one.
     stop = _stop_probability(ranking, satisfy, depth)
-    return ranking.group_sum(stop / (ranking.position + 1.0), k), no_gain(ranking)
+    return ranking.group_sum(stop / (ranking.position + 1.0), k), empty
+
+
+def _top_blocks(ranking, depth):
+    """The ranking of the rows in tie blocks that start above ``depth`` in
+    their query, when that leaves out many rows; else ``ranking`` itself.
+
+    ERR at a cutoff up to ``depth`` reads only those rows: the rows above
+    each one, and its own tie block, whole. They are the first rows of each
+    query, so every sum over a query's earlier rows adds the same values in
+    the same order as on all the rows.
+    """
+    blocks = ranking.tie_blocks
+    if blocks is None:
+        inside = ranking.position < depth
+    else:
+        inside = (ranking.position[blocks.start] < depth)[blocks.block_of]
+    codes = ranking.codes[inside]
+    if 4 * codes.shape[0] > 3 * ranking.n_rows:
+        return ranking
+    return Ranking(
+        ranking.order[inside],
+        codes,
+        ranking.labels[inside],
+        ranking.scores[inside],
+        ranking.group_ids,
+        ranking.ties,
+        ranking.group_weights,
+    )
 
 
 def _err_relevant(ranking, ks, depth, max_grade):

@@ -303,6 +303,17 @@ def test_ideal_dcg_equals_the_ordered_sum(monkeypatch, labels, k, gain, padding)
         np.testing.assert_array_equal(many[:, j], ranking.ideal_dcg(f, int(cut)))
 
 
+@pytest.mark.parametrize("k", [None, 3, np.array([1, 5])])
+def test_the_ideal_dcg_of_a_ranking_without_queries_is_empty(k):
+    empty = np.zeros(0, dtype=np.intp)
+    ranking = skirm._engine._ranking.Ranking(
+        empty, empty, np.zeros(0), np.zeros(0), np.zeros(0), "average"
+    )
+    for gain in (lambda x: x, lambda x: np.exp2(x) - 1.0):
+        got = ranking.ideal_dcg(gain, k)
+        assert got.shape == ((0,) if np.ndim(k) == 0 else (0, 2))
+
+
 @pytest.mark.parametrize("weighted", [False, True])
 def test_batched_cutoffs_give_the_means_of_single_cutoffs(weighted):
     # The per-query values of a batch are made contiguous: a weighted mean

@@ -492,6 +492,39 @@ def test_bad_labels_fail_the_check(bad, message, layout):
         check_y_true(labels)
 
 
+@pytest.mark.parametrize(
+    ("labels", "message"),
+    [
+        (
+            [0.0, np.nan, 1.0],
+            "`y_true` must hold finite relevance labels, got nan at 1 (flat index); "
+            "NaN marks an unjudged row: pass unjudged='nonrelevant' or 'condensed' "
+            "(to the metric function, skirm.metrics.evaluate or make_ranking_scorer) "
+            "to score such rows",
+        ),
+        (
+            [0.0, 2.0, np.inf],
+            "`y_true` must hold finite relevance labels, got inf at 2 (flat index)",
+        ),
+        (
+            [[1.0, 0.0], [-np.inf, 0.0]],
+            "`y_true` must hold finite relevance labels, got -inf at 2 (flat index)",
+        ),
+        (
+            [0.0, 3.0, -2.0],
+            "`y_true` must hold non-negative relevance labels, got -2.0 (treat "
+            "unjudged rows as 0, or drop them)",
+        ),
+    ],
+)
+def test_bad_labels_give_the_whole_message(labels, message):
+    from skirm._validation import check_y_true
+
+    with pytest.raises(ValueError) as info:
+        check_y_true(np.array(labels))
+    assert str(info.value) == message
+
+
 # -- integer labels, converted block by block -----------------------------------
 
 _INTEGER_DTYPES = ["int8", "uint8", "int16", "int64", "uint64", "bool"]

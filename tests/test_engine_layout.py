@@ -178,6 +178,17 @@ def test_two_dimensional_rows_are_never_encoded_in_a_thread(monkeypatch):
             assert got == expected
 
 
+@pytest.mark.parametrize("labels", [["a", "b", "a"], ["b"]])
+def test_a_pandas_string_column_of_another_length_is_refused(labels):
+    # pandas' own encoding of strings is taken only for one label per row.
+    pd = pytest.importorskip("pandas")
+    with pytest.raises(ValueError) as info:
+        check_input([1.0, 0.0], [0.5, 0.2], groups=pd.Series(labels, dtype=object))
+    assert str(info.value) == (
+        f"`groups` must have one label per row: expected length 2, got {len(labels)}"
+    )
+
+
 def test_checked_input_keeps_the_tie_policy_by_default():
     checked = check_input([1.0, 0.0], [0.5, 0.5], groups=[0, 0])
     assert (checked.ties, checked.tiebreak, checked.missing) == ("average", None, None)

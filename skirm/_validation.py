@@ -202,8 +202,12 @@ def check_groups_runs(groups, n_samples: int, name: str = "groups"):
         )
     at, runs = _first_missing(groups, arr)
     if at is not None:
-        value = as_python(arr[at])
-        text = "NaN" if isinstance(value, float) else repr(value)
+        value = arr[at]
+        if isinstance(value, np.datetime64 | np.timedelta64):
+            text = "NaT"  # as a Python value, None
+        else:
+            value = as_python(value)
+            text = "NaN" if isinstance(value, float) else repr(value)
         raise ValueError(
             f"`{name}` must not contain missing values, got {text} at index {at}"
         )

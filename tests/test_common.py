@@ -785,6 +785,7 @@ BAD_OPTIONS = [
     ),
     ("p", 1.0, ValueError, r"`p` must be a number in \(0, 1\), got 1.0"),
     ("p", 0, ValueError, r"`p` must be a number in \(0, 1\)"),
+    ("p", "0.5", ValueError, r"`p` must be a number in \(0, 1\), got '0.5' \(str\)"),
     ("max_grade", -1, ValueError, r"`max_grade` must be None or a non-negative number"),
     (
         "max_grade",
@@ -868,6 +869,14 @@ def test_bad_metric_options_raise(name):
     assert checked > 0 or not spec.params
 
 
+def test_long_values_are_cut_to_60_characters_in_messages():
+    # A repr of 60 characters is shown whole; a longer one is cut to 57 and "...".
+    for length, shown in ((58, "'" + "x" * 58 + "'"), (59, "'" + "x" * 56 + "...")):
+        with pytest.raises(ValueError) as info:
+            _call(_spec("ndcg"), ties="x" * length)
+        assert str(info.value).endswith(f", got {shown} (str)")
+
+
 def test_pandas_string_na_in_groups_is_named():
     groups = pd.Series(["a", "a", None, "b"], dtype="string")
     with pytest.raises(ValueError, match=r"`groups` must not contain missing values"):
@@ -878,6 +887,106 @@ def test_nat_in_groups_is_rejected():
     groups = np.array(["2020-01-01", "2020-01-01", "NaT", "NaT"], dtype="datetime64[D]")
     with pytest.raises(ValueError, match=r"`groups` must not contain missing values"):
         _call(_spec("ndcg"), groups=groups)
+
+
+@pytest.mark.parametrize(
+    "groups",
+    [
+        np.array(["2020-01-01", "2020-01-01", "NaT", "2020-01-02"], dtype="M8[D]"),
+        np.array([1, 1, "NaT", 2], dtype="m8[s]"),
+        pd.Series(np.array(["2020-01-01", "2020-01-01", "NaT", "2020-01-02"], "M8[s]")),
+        np.array([1, 1, np.timedelta64("NaT"), 2], dtype=object),
+    ],
+    ids=["datetime64", "timedelta64", "datetime Series", "objects"],
+)
+def test_nat_in_groups_is_shown_as_nat(groups):
+    with pytest.raises(ValueError) as info:
+        _call(_spec("ndcg"), groups=groups)
+    assert str(info.value) == (
+        "`groups` must not contain missing values, got NaT at index 2"
+    )
+
+
+@pytest.mark.parametrize(
+    "y_score, message",
+    [
+        (np.zeros((1, 2, 2)), "`y_score` must be 1-D or 2-D, got shape (1, 2, 2)"),
+        ([], "`y_score` must not be empty, got shape (0,)"),
+        (
+            [0.4, 0.3, 0.2, np.nan],
+            "`y_score` must not contain NaN, got NaN at flat index 3",
+        ),
+    ],
+)
+def test_bad_scores_give_the_whole_message(y_score, message):
+    # The labels are good: the scores' own checks speak.
+    with pytest.raises(ValueError) as info:
+        _call(_spec("ndcg"), y_score=y_score)
+    assert str(info.value) == message
+
+
+def test_ragged_rows_give_the_whole_message():
+    with pytest.raises(ValueError) as info:
+        _call(_spec("ndcg"), y_true=[[1, 0, 2], [1]], y_score=[[3, 2, 1], [1]])
+    assert str(info.value) == (
+        "`y_true` must be a 1-D array or a 2-D array of equal-length rows (one row "
+        "per query), got rows of lengths [1, 3]; for queries of different sizes "
+        "pass flat arrays with groups=<query of each row>"
+    )
+
+
+def test_object_arrays_of_numbers_are_read_as_floats():
+    as_objects = {name: np.array(value, dtype=object) for name, value in (
+        ("y_true", Y_TRUE), ("y_score", Y_SCORE), ("sample_weight", [1, 1, 2, 2])
+    )}  # fmt: skip
+    for spec in SPECS:
+        expected = _call(spec, sample_weight=[1.0, 1.0, 2.0, 2.0])
+        assert _call(spec, **as_objects) == expected
+
+
+def test_labels_that_are_not_numbers_give_the_whole_message():
+    with pytest.raises(TypeError) as info:
+        _call(_spec("ndcg"), y_true=["1", "0", "2", "0"])
+    assert str(info.value) == (
+        "`y_true` must be an array-like of real numbers, got an array of dtype <U1 "
+        "and shape (4,)"
+    )
+
+
+def test_groups_of_unhashable_kinds_give_the_whole_message():
+    with pytest.raises(TypeError) as info:
+        _call(_spec("ndcg"), groups=np.array([1, 1, 2, 2]) * 1j)
+    assert str(info.value) == (
+        "`groups` must hold hashable query labels (ints or strings), got an array "
+        "of dtype complex128 and shape (4,)"
+    )
+
+
+@pytest.mark.parametrize(
+    "sample_weight, error, message",
+    [
+        (
+            ["a", "b", "c", "d"],
+            TypeError,
+            "`sample_weight` must be an array-like of real numbers, got an array "
+            "of dtype <U1 and shape (4,)",
+        ),
+        (
+            [1.0, 1.0, -1.0, -1.0],
+            ValueError,
+            "`sample_weight` must hold finite, non-negative numbers",
+        ),
+        (
+            [1.0, 1.0, np.inf, np.inf],
+            ValueError,
+            "`sample_weight` must hold finite, non-negative numbers",
+        ),
+    ],
+)
+def test_bad_sample_weight_gives_the_whole_message(sample_weight, error, message):
+    with pytest.raises(error) as info:
+        _call(_spec("ndcg"), sample_weight=sample_weight)
+    assert str(info.value) == message
 
 
 def test_datetime_groups_without_missing_values_work():

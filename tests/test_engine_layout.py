@@ -179,6 +179,17 @@ def test_two_dimensional_rows_are_never_encoded_in_a_thread(monkeypatch):
             assert got == expected
 
 
+@pytest.mark.parametrize("labels", [["a", "b", "a"], ["b"]])
+def test_a_pandas_string_column_of_another_length_is_refused(labels):
+    # pandas' own encoding of strings is taken only for one label per row.
+    pd = pytest.importorskip("pandas")
+    with pytest.raises(ValueError) as info:
+        check_input([1.0, 0.0], [0.5, 0.2], groups=pd.Series(labels, dtype=object))
+    assert str(info.value) == (
+        f"`groups` must have one label per row: expected length 2, got {len(labels)}"
+    )
+
+
 def test_checked_input_keeps_the_tie_policy_by_default():
     checked = check_input([1.0, 0.0], [0.5, 0.5], groups=[0, 0])
     assert (checked.ties, checked.tiebreak, checked.missing) == ("average", None, None)
@@ -302,6 +313,17 @@ def test_ideal_dcg_equals_the_ordered_sum(monkeypatch, labels, k, gain, padding)
     many = ranking.ideal_dcg(f, ks)
     for j, cut in enumerate(ks):
         np.testing.assert_array_equal(many[:, j], ranking.ideal_dcg(f, int(cut)))
+
+
+@pytest.mark.parametrize("k", [None, 3, np.array([1, 5])])
+def test_the_ideal_dcg_of_a_ranking_without_queries_is_empty(k):
+    empty = np.zeros(0, dtype=np.intp)
+    ranking = skirm._engine._ranking.Ranking(
+        empty, empty, np.zeros(0), np.zeros(0), np.zeros(0), "average"
+    )
+    for gain in (lambda x: x, lambda x: np.exp2(x) - 1.0):
+        got = ranking.ideal_dcg(gain, k)
+        assert got.shape == ((0,) if np.ndim(k) == 0 else (0, 2))
 
 
 @pytest.mark.parametrize("weighted", [False, True])
@@ -480,6 +502,39 @@ def test_bad_labels_fail_the_check(bad, message, layout):
         labels = np.repeat(labels, 2)[::2]
     with pytest.raises(ValueError, match=f"`y_true` {message}"):
         check_y_true(labels)
+
+
+@pytest.mark.parametrize(
+    ("labels", "message"),
+    [
+        (
+            [0.0, np.nan, 1.0],
+            "`y_true` must hold finite relevance labels, got nan at 1 (flat index); "
+            "NaN marks an unjudged row: pass unjudged='nonrelevant' or 'condensed' "
+            "(to the metric function, skirm.metrics.evaluate or make_ranking_scorer) "
+            "to score such rows",
+        ),
+        (
+            [0.0, 2.0, np.inf],
+            "`y_true` must hold finite relevance labels, got inf at 2 (flat index)",
+        ),
+        (
+            [[1.0, 0.0], [-np.inf, 0.0]],
+            "`y_true` must hold finite relevance labels, got -inf at 2 (flat index)",
+        ),
+        (
+            [0.0, 3.0, -2.0],
+            "`y_true` must hold non-negative relevance labels, got -2.0 (treat "
+            "unjudged rows as 0, or drop them)",
+        ),
+    ],
+)
+def test_bad_labels_give_the_whole_message(labels, message):
+    from skirm._validation import check_y_true
+
+    with pytest.raises(ValueError) as info:
+        check_y_true(np.array(labels))
+    assert str(info.value) == message
 
 
 # -- integer labels, converted block by block -----------------------------------

@@ -5,6 +5,8 @@ queries; neither may change a value. The oracles: ``evaluate`` on all the rows
 in one block, and the slow per-query reference of ``_reference``.
 """
 
+import os
+
 import numpy as np
 import pytest
 from _reference import reference_per_query
@@ -299,6 +301,30 @@ def test_blocks_report_the_first_bad_query_in_label_order(small_blocks):
 def test_bad_n_jobs(bad):
     with pytest.raises(ValueError, match="`n_jobs` must be None or a non-zero int"):
         evaluate([1, 0], [1, 2], groups=[0, 0], n_jobs=bad)
+
+
+def test_bad_n_jobs_is_shown_in_the_message():
+    with pytest.raises(ValueError) as info:
+        evaluate([1, 0], [1, 2], groups=[0, 0], n_jobs=0)
+    assert str(info.value) == (
+        "`n_jobs` must be None or a non-zero integer (-1 for all CPUs), got 0 (int)"
+    )
+
+
+@pytest.mark.parametrize("affinity", [True, False])
+def test_negative_n_jobs_count_back_from_every_cpu(monkeypatch, affinity):
+    # -1 is every CPU the process may use, -2 all but one, ...; at least 1.
+    if affinity:
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 5})
+    else:  # platforms without affinity: the CPU count
+        monkeypatch.delattr(os, "sched_getaffinity", raising=False)
+        monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    check = skirm._validation.check_n_jobs
+    assert [check(n) for n in (-1, -2, -3, -4, -5, -50)] == [4, 3, 2, 1, 1, 1]
+    assert [check(n) for n in (1, 3, 64)] == [1, 3, 64]
+    if not affinity:  # an unknown CPU count is one CPU
+        monkeypatch.setattr(os, "cpu_count", lambda: None)
+        assert [check(-1), check(-2)] == [1, 1]
 
 
 def test_blocks_leave_the_inputs_alone(small_blocks):

@@ -208,6 +208,24 @@ def test_a_missing_value_is_a_value_error_naming_its_column(kind, column):
         as_qrels(relevance)
 
 
+@pytest.mark.parametrize(
+    "groups",
+    [
+        pl.Series(["a", "a", None, "b"]),
+        pl.Series([1, 1, None, 2]),
+        pa.array(["a", "a", None, "b"]),
+        pa.chunked_array([["a", "a"], [None, "b"]]),
+    ],
+    ids=["polars strings", "polars ints", "arrow array", "arrow chunked"],
+)
+def test_a_null_in_a_groups_column_is_named_null(groups):
+    with pytest.raises(ValueError) as info:
+        ndcg_score([1.0, 0.0, 2.0, 0.0], [0.4, 0.3, 0.2, 0.1], groups=groups)
+    assert str(info.value) == (
+        "`groups` must not contain missing values, got null at index 2"
+    )
+
+
 @pytest.mark.parametrize("make", [pl.DataFrame, pa.table, pd.DataFrame])
 def test_a_nan_score_that_is_not_null_is_refused_too(make):
     run_cols, _ = _data(5)

@@ -66,6 +66,24 @@ def test_labels_without_a_truth_value_take_the_exact_test():
         evaluate(np.zeros(4), np.zeros(4), groups=labels, metrics=["mrr"])
 
 
+@pytest.mark.parametrize(
+    "missing, shown",
+    [
+        (None, "None"),
+        (float("nan"), "NaN"),
+        (np.datetime64("NaT"), "NaT"),
+        (np.timedelta64("NaT"), "NaT"),
+    ],
+)
+def test_the_exact_test_finds_every_kind_of_missing_label(missing, shown):
+    # pandas' NA after the missing label sends the labels to the exact test,
+    # one label at a time; numbers before them are not missing.
+    pd = pytest.importorskip("pandas")
+    labels = np.array([1.5, 1.5, missing, pd.NA, 2.5], dtype=object)
+    with pytest.raises(ValueError, match=rf" got {shown} at index 2$"):
+        evaluate(np.zeros(5), np.zeros(5), groups=labels, metrics=["mrr"])
+
+
 @pytest.mark.parametrize("dtype", ["U", object])
 def test_string_runs_in_label_order_give_their_starts(dtype):
     codes, uniques, starts = encode_grouped(
@@ -163,3 +181,23 @@ def test_pandas_columns_that_are_not_all_strings_take_the_general_path():
     # Integer columns keep the integer path and its labels.
     result = evaluate(y, y, groups=pd.Series([3, 3, 1, 2]), metrics=["mrr"])
     assert result.group_ids.tolist() == [1, 2, 3]
+
+
+class _Coded:
+    """An array-like of query labels that also carries integer ``codes`` (of
+    some other meaning) but no ``categories``: not a pandas Categorical."""
+
+    codes = np.array([1, 1, 0, 0])
+
+    def __array__(self, dtype=None, copy=None):
+        return np.array(["a", "a", "b", "b"])
+
+
+def test_array_likes_with_codes_but_no_categories_are_read_as_their_values():
+    y_true, y_score = [1.0, 0.0, 2.0, 0.0], [0.4, 0.3, 0.2, 0.1]
+    got = evaluate(y_true, y_score, groups=_Coded(), metrics=["ndcg", "mrr"])
+    expected = evaluate(
+        y_true, y_score, groups=["a", "a", "b", "b"], metrics=["ndcg", "mrr"]
+    )
+    for name in ("ndcg", "mrr"):
+        np.testing.assert_array_equal(got.per_query[name], expected.per_query[name])

@@ -221,6 +221,13 @@ WHOLE_MESSAGES = [
         "`groups` must hold one distinct label per query, got 'b' twice",
     ),
     (
+        [[1], [2], [3]],
+        [{1}, {2}, {3}],
+        {"groups": ["a", "b"]},
+        ValueError,
+        "`groups` must have one label per row: expected length 3, got 2",
+    ),
+    (
         [[1], [2]],
         [[4, 4], [3]],
         {},

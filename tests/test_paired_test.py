@@ -442,3 +442,14 @@ def test_regression_bootstrap_leaves_out_zero_weight_queries(interval):
     assert np.isfinite(got.confidence_interval).all()
     assert got.confidence_interval == want.confidence_interval
     assert got.pvalue == want.pvalue
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "sign"])
+def test_unsigned_integer_values_are_compared_as_numbers(test):
+    # uint8 values: a - b must not wrap around below 0.
+    rng = np.random.default_rng(3)
+    a, b = rng.integers(0, 5, (2, 30))
+    got = paired_test(a.astype(np.uint8), b.astype(np.uint8), test=test)
+    expected = paired_test(a.astype(float), b.astype(float), test=test)
+    assert (got.statistic, got.pvalue) == (expected.statistic, expected.pvalue)
+    assert got.mean_difference == expected.mean_difference < 0

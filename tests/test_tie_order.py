@@ -156,3 +156,28 @@ def test_one_wide_query_skips_the_sort_of_its_codes(monkeypatch, ties):
         np.testing.assert_array_equal(
             again.order, _expected_order(labels, scores, codes, "first")
         )
+
+
+@pytest.mark.parametrize(
+    ("span", "low"),
+    [
+        (2**61, 0),
+        (1_300_000_000_000_000_000, 0),
+        (2**62 + 1, 0),
+        ((2**63 - 1) // 9, 2**58),  # just inside the bound, keys far from 0
+    ],
+)
+def test_packed_tie_keys_fall_back_to_lexsort_before_they_overflow(span, low):
+    # (block, key, row) packed in one int64 while blocks x key span x rows
+    # stays below 2**63; past it the three keys are sorted apart. Spans
+    # chosen so that the packed key of the last row would pass 2**63 when
+    # the bound read a smaller block count or allowed up to 2**64, or when
+    # the keys were not taken from their smallest.
+    from skirm._engine._rank import _by_block_key_row
+
+    block = np.array([1, 1, 2])
+    rows = np.array([0, 1, 2])
+    key = np.array([span - 1, 0, span - 1], dtype=np.int64) + low
+    expected = np.lexsort((rows, key, block))
+    np.testing.assert_array_equal(_by_block_key_row(block, key, rows, 3), expected)
+    np.testing.assert_array_equal(expected, [1, 0, 2])

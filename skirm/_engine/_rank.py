@@ -68,10 +68,16 @@ def rank(
         tiebreak=tiebreak,
         starts=starts,
     )
-    labels = y_true[ordered.order]
-    if labels.dtype != np.float64:  # integer labels, checked (see check_input)
-        labels = labels.astype(np.float64)
+    labels = _labels_at(y_true, ordered.order)
     return ranking_of(ordered, labels, group_ids, group_weights, judgments)
+
+
+def _labels_at(y_true, rows):
+    """``y_true[rows]`` as float64 (integer labels are checked as they are,
+    see :func:`~skirm._engine.check_input`, and converted here, a block of
+    rows at a time)."""
+    labels = y_true[rows]
+    return labels if labels.dtype == np.float64 else labels.astype(np.float64)
 
 
 def ranking_of(ordered, labels, group_ids, group_weights=None, judgments=None):
@@ -174,9 +180,7 @@ def _order_ties(order, scores, new, ties, y_true, tiebreak):
                 # stable sort (a merge of runs) finds.
                 perm = np.argsort(block * n + rows, kind="stable")
             else:
-                labels = y_true[rows]
-                if labels.dtype != np.float64:
-                    labels = labels.astype(np.float64)
+                labels = _labels_at(y_true, rows)
                 if ties == "optimistic":
                     np.negative(labels, out=labels)
                 perm = np.lexsort((rows, labels, block))

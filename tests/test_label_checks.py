@@ -100,12 +100,16 @@ def test_bad_labels_give_the_whole_message(labels, message):
 _INTEGER_DTYPES = ["int8", "uint8", "int16", "int64", "uint64", "bool"]
 
 
+@pytest.mark.parametrize("unjudged", ["raise", "nonrelevant", "condensed"])
 @pytest.mark.parametrize("dtype", _INTEGER_DTYPES)
-def test_integer_labels_are_checked_without_a_float64_copy(dtype):
+def test_integer_labels_are_checked_without_a_float64_copy(dtype, unjudged):
     labels = np.array([3, 0, 1, 2, 0, 1]).astype(dtype)
     before = labels.copy()
-    checked = check_input(labels, np.arange(6.0), groups=[0, 0, 0, 1, 1, 1])
+    checked = check_input(
+        labels, np.arange(6.0), groups=[0, 0, 0, 1, 1, 1], unjudged=unjudged
+    )
     assert checked.y_true is labels
+    assert checked.missing is None
     np.testing.assert_array_equal(labels, before)
     assert rank_input(labels, np.arange(6.0), groups=[0] * 6).labels.dtype == np.float64
 

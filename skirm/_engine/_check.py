@@ -173,13 +173,12 @@ def _encode_aside(y_true, y_score, groups, n_jobs):
 
 def _unjudged_labels(y_true, unjudged):
     """Checked labels, with NaN (unjudged) read as 0, and the NaN mask or None."""
-    # Integer labels stay integers: each block of rows is converted when it
-    # is ranked, instead of a float64 copy of every label.
-    if unjudged == "raise":
-        return check_y_true(y_true, keep_integers=True), None
-    arr = as_numeric_array(y_true, "y_true")
-    if arr.dtype.kind != "f":
-        return check_y_true(arr), None
+    # Integer labels stay integers (none is NaN, whatever the policy): each
+    # block of rows is converted when it is ranked, instead of a float64 copy
+    # of every label.
+    arr = as_numeric_array(y_true, "y_true", keep_integers=True)
+    if unjudged == "raise" or arr.dtype.kind != "f":
+        return check_y_true(arr, keep_integers=True), None
     missing = np.isnan(arr)
     if not missing.any():
         return check_y_true(arr), None

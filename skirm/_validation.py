@@ -217,10 +217,86 @@ def check_groups_runs(groups, n_samples: int, name: str = "groups"):
 def label_runs(arr):
     """The first row of each run of equal neighbouring labels (row 0 first),
     from one vectorised comparison of every label with the next."""
-    change = np.empty(arr.shape[0], dtype=bool)
-    change[:1] = True
-    np.not_equal(arr[1:], arr[:-1], out=change[1:])
-    return np.flatnonzero(change)
+    n = arr.shape[0]
+    runs = np.empty(0, dtype=np.intp) if n == 0 else changed_rows(arr, 1, n)
+    return np.concatenate((np.zeros(min(n, 1), dtype=np.intp), runs))
+
+
+#: Fixed-width strings are compared with their neighbours as unsigned
+#: integer words, at most this many words at a time (their comparisons, one
+#: byte each, stay in cache).
+RUN_WORDS = 1 << 20
+#: Once a part changes label at more than one row in this many, the rest is
+#: compared as strings.
+DENSE_RUNS = 8
+
+
+def changed_rows(arr, lo: int, hi: int) -> np.ndarray:
+    """The rows ``i`` in ``[lo, hi)`` (``lo >= 1``) whose label differs from
+    row ``i - 1``'s, ascending.
+
+    Fixed-width strings (numpy ``U`` and ``S``) are compared as unsigned
+    integer words: two strings of one dtype are equal exactly when their
+    bytes are, and numpy's string comparison reads them a character at a
+    time, about three times slower on 22-character ids. The words of each
+    row differ at some word when the rows differ, so the differing words,
+    few when the rows are grouped by query, name the changed rows.
+    """
+    if hi <= lo:
+        return np.empty(0, dtype=np.intp)
+    words = _string_words(arr)
+    if words is None:
+        rows = np.flatnonzero(np.not_equal(arr[lo:hi], arr[lo - 1 : hi - 1]))
+        rows += lo
+        return rows
+    width = words.shape[0] // arr.shape[0]
+    if width == 1:
+        rows = np.flatnonzero(np.not_equal(words[lo:hi], words[lo - 1 : hi - 1]))
+        rows += lo
+        return rows
+    step = max(1, RUN_WORDS // width)
+    differ = np.empty(min(step, hi - lo) * width, dtype=bool)
+    parts = []
+    for start in range(lo, hi, step):
+        stop = min(start + step, hi)
+        if parts and parts[-1].shape[0] > (stop - start) // DENSE_RUNS:
+            # Labels that change at most rows (not grouped by query) differ
+            # in their first characters, where numpy's comparison stops.
+            rows = np.flatnonzero(np.not_equal(arr[start:hi], arr[start - 1 : hi - 1]))
+            rows += start
+            parts.append(rows)
+            break
+        part = differ[: (stop - start) * width]
+        np.not_equal(
+            words[start * width : stop * width],
+            words[(start - 1) * width : (stop - 1) * width],
+            out=part,
+        )
+        rows = np.flatnonzero(part)
+        rows //= width  # each differing word's row, ascending, repeated
+        first = np.empty(rows.shape[0], dtype=bool)
+        first[:1] = True
+        np.not_equal(rows[1:], rows[:-1], out=first[1:])
+        rows = rows[first]
+        rows += start
+        parts.append(rows)
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _string_words(arr):
+    """A C-contiguous 1-D array of fixed-width strings as one flat array of
+    unsigned integer words (the widest that divides the item size), else
+    None."""
+    size = arr.dtype.itemsize
+    if (
+        arr.dtype.kind not in "US"
+        or arr.ndim != 1
+        or size == 0
+        or not arr.flags.c_contiguous
+    ):
+        return None
+    word = next(w for w in (8, 4, 2, 1) if size % w == 0)
+    return arr.view(f"u{word}")
 
 
 _MISSING_TYPES = ("NAType", "NaTType")

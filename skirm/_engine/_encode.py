@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from skirm._engine._threads import share_out
-from skirm._validation import label_runs
+from skirm._validation import changed_rows, label_runs
 
 #: Fixed-width string labels at least this many bytes wide, and at least
 #: :data:`SPLIT_ROWS` of them, are compared with their neighbours in one part
@@ -101,16 +101,14 @@ def shared_label_runs(groups, n_threads):
         or n < SPLIT_ROWS
     ):
         return label_runs(groups)
-    change = np.empty(n, dtype=bool)
-    change[0] = True
     cuts = np.linspace(1, n, n_threads + 1).astype(np.intp)
+    parts = [np.zeros(1, dtype=np.intp)] + [None] * n_threads
 
     def part(i):
-        lo, hi = cuts[i], cuts[i + 1]
-        np.not_equal(groups[lo:hi], groups[lo - 1 : hi - 1], out=change[lo:hi])
+        parts[i + 1] = changed_rows(groups, cuts[i], cuts[i + 1])
 
     share_out(part, n_threads, n_threads)
-    return np.flatnonzero(change)
+    return np.concatenate(parts)
 
 
 def encode_grouped_ints(g, groups):

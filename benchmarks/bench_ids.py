@@ -8,8 +8,9 @@ scores) with the query ids held as
 - fixed-width strings in label order (``"q0000042"``) and out of label order
   (``"q42"``, ``"q420"``: the rows follow the integers, not the strings), as
   a narrow (U8/U6) and as a wide (U22) array;
-- the same strings in object arrays, and in a pandas ``str`` column (when
-  pandas is installed).
+- the same strings in object arrays, in a pandas ``str`` column (stored by
+  pyarrow) and ``object`` column, a pyarrow string array and a polars
+  ``String`` Series (each when its library is installed).
 
 The shapes run in turn, round after round (interleaved, so a change in the
 machine's speed touches every shape alike), each round after a warm-up;
@@ -56,8 +57,28 @@ def shapes(groups):
     try:
         import pandas as pd
     except ImportError:
-        return out
-    out["pandas str column, not label order"] = pd.Series(narrow.astype(object))
+        pass
+    else:
+        out["pandas str column, not label order"] = pd.Series(
+            narrow.tolist(), dtype=pd.StringDtype("pyarrow")
+        )
+        out["pandas object column, not label order"] = pd.Series(
+            narrow.tolist(), dtype=object
+        )
+    try:
+        import pyarrow as pa
+    except ImportError:
+        pass
+    else:
+        out["pyarrow string array, not label order"] = pa.array(narrow.tolist())
+    try:
+        import polars as pl
+    except ImportError:
+        pass
+    else:
+        out["polars String Series, not label order"] = pl.Series(
+            narrow.tolist(), dtype=pl.String
+        )
     return out
 
 

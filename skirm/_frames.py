@@ -34,9 +34,9 @@ __all__ = [
     "is_frame",
     "is_list_column",
     "library",
-    "pandas_string_codes",
     "polars_frame",
     "polars_records",
+    "string_column_codes",
     "values",
 ]
 
@@ -60,30 +60,112 @@ def library(obj) -> str | None:
     return root if root in ("pandas", "polars", "pyarrow") else None
 
 
-def pandas_string_codes(column):
-    """``(codes, uniques)`` of a pandas Series or Index of strings, from
-    pandas' own hash table (``factorize(sort=True)``): ``uniques`` the sorted
-    distinct strings as an object array (what ``np.unique`` gives for the
-    column's values), ``uniques[codes]`` the column. None for anything else
-    (other types and dtypes, an object column that does not hold strings
-    only, a missing value), which the general path checks and names."""
-    if library(column) != "pandas" or getattr(column, "ndim", None) != 1:
-        return None
-    factorize = getattr(column, "factorize", None)
-    dtype = getattr(column, "dtype", None)
-    if not callable(factorize) or dtype is None:
-        return None
-    if getattr(dtype, "name", None) not in ("str", "string"):
-        if dtype != np.dtype(object):
-            return None
-        from pandas.api.types import infer_dtype  # pandas is loaded: it made column
+def string_column_codes(column):
+    """``(codes, uniques, starts)`` of a column of strings, by the library
+    that holds it, else None.
 
-        if infer_dtype(column, skipna=False) != "string":
+    ``uniques`` are the sorted distinct strings, as ``np.unique`` gives them
+    for the column's values (an object array for pandas, a ``str`` array for
+    pyarrow and polars), ``uniques[codes]`` the column, and ``starts`` the
+    first row of each query (``n`` last) when the rows of each query are
+    together in label order, else None. Arrow strings (a pyarrow string
+    array, a polars ``String`` Series, a pandas ``str`` column stored by
+    pyarrow) are compared with their neighbours and only the first string of
+    each run is sorted, in Arrow's compute kernels: no Python object per row.
+    None for anything else (other types and dtypes, a missing value), which
+    the general path checks and names; it is faster than pandas'
+    ``factorize`` for strings stored as Python objects.
+    """
+    arrow = _arrow_string_column(column)
+    return None if arrow is None else _arrow_codes(*arrow)
+
+
+def _arrow_string_column(column):
+    """``(array, as_objects)``: a column of strings held by Arrow as one
+    pyarrow array without nulls, and whether its distinct strings are
+    returned as Python objects (pandas) or a ``str`` array; else None."""
+    lib = library(column)
+    if lib == "pandas":
+        dtype = getattr(column, "dtype", None)
+        arrow_backed = getattr(dtype, "storage", None) in (
+            "pyarrow",
+            "pyarrow_numpy",  # pandas 2.x
+        ) or hasattr(dtype, "pyarrow_dtype")  # pandas.ArrowDtype
+        if not arrow_backed or getattr(column, "ndim", None) != 1:
             return None
-    codes, uniques = factorize(sort=True)
-    if codes.shape[0] and codes.min() < 0:  # a missing value
+        import pyarrow as pa
+
+        array, as_objects = pa.array(column.array), True
+    elif lib == "polars":
+        import polars as pl
+
+        if getattr(column, "dtype", None) != pl.String:
+            return None
+        array, as_objects = column.to_arrow(), False
+    elif lib == "pyarrow" and is_column(column):
+        array, as_objects = column, False
+    else:
         return None
-    return np.asarray(codes, dtype=np.intp), np.asarray(uniques, dtype=object)
+    import pyarrow as pa
+
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if array.null_count:
+        return None
+    kind = str(array.type)
+    if kind == "string_view":  # compared, taken and sorted as large strings
+        array = array.cast(pa.large_string())
+    elif kind not in ("string", "large_string"):
+        return None
+    return array, as_objects
+
+
+def _arrow_codes(array, as_objects):
+    """:func:`string_column_codes` of a pyarrow string array without nulls."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(array)
+    change = np.zeros(n, dtype=bool)
+    change[:1] = True
+    if n > 1:
+        differ = pc.not_equal(array.slice(1), array.slice(0, n - 1))
+        change[1:] = differ.to_numpy(zero_copy_only=False)
+    runs = np.flatnonzero(change)
+    heads = array.take(pa.array(runs))
+    # Arrow orders strings by their UTF-8 bytes: by code point, as numpy and
+    # Python order str.
+    order = pc.array_sort_indices(heads).to_numpy(zero_copy_only=False)
+    ordered = heads.take(pa.array(order))
+    m = len(ordered)
+    if (
+        m > 1
+        and not pc.all(pc.not_equal(ordered.slice(1), ordered.slice(0, m - 1))).as_py()
+    ):
+        # A query's rows are not together: a hash table over every row.
+        encoded = pc.dictionary_encode(array)
+        order = pc.array_sort_indices(encoded.dictionary).to_numpy(zero_copy_only=False)
+        rank = np.empty(order.shape[0], dtype=np.intp)
+        rank[order] = np.arange(order.shape[0])
+        codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
+        return (
+            codes,
+            _arrow_uniques(encoded.dictionary.take(pa.array(order)), as_objects),
+            None,
+        )
+    inverse = np.empty(m, dtype=np.intp)
+    inverse[order] = np.arange(m)
+    starts = np.append(runs, n)
+    codes = np.repeat(inverse, np.diff(starts))
+    if not np.all(inverse[1:] > inverse[:-1]):  # the runs out of label order
+        starts = None
+    return codes, _arrow_uniques(ordered, as_objects), starts
+
+
+def _arrow_uniques(strings, as_objects):
+    if as_objects:
+        return strings.to_numpy(zero_copy_only=False).astype(object, copy=False)
+    return _arrow_strings(strings)
 
 
 def is_frame(obj) -> bool:

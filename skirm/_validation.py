@@ -256,7 +256,7 @@ def changed_rows(arr, lo: int, hi: int) -> np.ndarray:
         return rows
     step = max(1, RUN_WORDS // width)
     differ = np.empty(min(step, hi - lo) * width, dtype=bool)
-    parts = []
+    parts: list[np.ndarray] = []
     for start in range(lo, hi, step):
         stop = min(start + step, hi)
         if parts and parts[-1].shape[0] > (stop - start) // DENSE_RUNS:
@@ -307,7 +307,8 @@ def _first_missing(original, arr):
     or None; and the :func:`label_runs` of an object array when they were
     computed to find it, else None."""
     isna = getattr(original, "isna", None)
-    if callable(isna):  # pandas Series, Index and extension arrays
+    if callable(isna) and not _python_objects(original):
+        # pandas Series, Index and extension arrays
         return _first(np.asarray(isna(), dtype=bool)), None
     kind = arr.dtype.kind
     if kind == "f":
@@ -342,6 +343,20 @@ def _first_missing(original, arr):
         count=arr.shape[0],
     )
     return _first(missing), None
+
+
+def _python_objects(column):
+    """True for a pandas column of Python objects (``object`` dtype, or
+    strings stored as Python objects): checked as a numpy object array, on
+    the first row of each run of equal labels, faster than ``isna``."""
+    dtype = getattr(column, "dtype", None)
+    if dtype is None:
+        return False
+    if dtype == np.dtype(object):
+        return True
+    return getattr(dtype, "name", None) in ("str", "string") and (
+        getattr(dtype, "storage", None) == "python"
+    )
 
 
 def _first(mask):

@@ -13,7 +13,7 @@ import numpy as np
 
 from skirm._engine._encode import encode_grouped
 from skirm._engine._threads import share_out
-from skirm._frames import pandas_string_codes
+from skirm._frames import string_column_codes
 from skirm._validation import (
     as_numeric_array,
     check_choice,
@@ -45,11 +45,11 @@ class CheckedInput(NamedTuple):
 
 def encode_labels(groups, n_rows, n_threads=1):
     """:func:`encode_grouped` of the checked query labels of ``n_rows`` rows,
-    on ``n_threads`` threads; a pandas column of strings is encoded by
-    pandas' own hash table."""
-    fast = pandas_string_codes(groups)
+    on ``n_threads`` threads; a pandas, polars or pyarrow column of strings
+    is encoded by its own library (:func:`string_column_codes`)."""
+    fast = string_column_codes(groups)
     if fast is not None and fast[0].shape[0] == n_rows:
-        return (*fast, None)
+        return fast
     return encode_grouped(*check_groups_runs(groups, n_rows), n_threads=n_threads)
 
 

@@ -1,0 +1,185 @@
+"""Query ids held as a column of strings by pandas, polars or pyarrow.
+
+Arrow strings (pyarrow arrays, polars ``String`` Series, pandas ``str``
+columns stored by pyarrow) are encoded by Arrow's compute kernels: each
+label compared with the one before it, the first of each run sorted, and a
+hash table over every row when a query's rows are not together. pandas
+strings stored as Python objects are checked as a numpy object array. The
+oracle is numpy: the same labels as a ``str`` array, encoded by
+``np.unique`` (:func:`skirm._engine.encode_grouped`) and evaluated.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from skirm._engine import encode_grouped
+from skirm._frames import string_column_codes
+from skirm.metrics import evaluate
+
+pa = pytest.importorskip("pyarrow")
+
+
+def _labels(rng, n, layout, alphabet="abc"):
+    """``n`` string labels in runs, in label order, out of it, or with a
+    query's rows apart; empty and non-ASCII labels included."""
+    pool = sorted(
+        {
+            "".join(rng.choice(list(alphabet), size=rng.integers(0, 6)))
+            for _ in range(60)
+        }
+    )
+    pool = np.array([*pool, "é", "é", "\u4e2d", "z" * 40], dtype=object)
+    pool = np.array(sorted(set(pool.tolist())), dtype=object)
+    if layout == "random":
+        return pool[rng.integers(0, pool.shape[0], size=n)]
+    heads = pool.copy()
+    if layout == "unordered":
+        rng.shuffle(heads)
+    sizes = rng.integers(1, 6, size=heads.shape[0])
+    out = np.repeat(heads, sizes)
+    return out[:n]
+
+
+def _oracle(labels):
+    return encode_grouped(np.array(labels.tolist(), dtype=str))
+
+
+LAYOUTS = ["ordered", "unordered", "random"]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("n", [1, 2, 7, 150])
+@pytest.mark.parametrize("kind", ["string", "large_string", "string_view"])
+def test_arrow_codes_match_numpy(layout, n, kind):
+    rng = np.random.default_rng(n + 7 * LAYOUTS.index(layout))
+    labels = _labels(rng, n, layout)
+    array = pa.array(labels.tolist(), type=getattr(pa, kind)())
+    codes, uniques, starts = string_column_codes(array)
+    want_codes, want_uniques, want_starts = _oracle(labels)
+    np.testing.assert_array_equal(codes, want_codes)
+    assert uniques.dtype == want_uniques.dtype
+    np.testing.assert_array_equal(uniques, want_uniques)
+    if want_starts is None:
+        assert starts is None
+    else:
+        np.testing.assert_array_equal(starts, want_starts)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_chunked_and_sliced_arrow_columns(layout):
+    """Chunk edges inside and between runs, and arrays that start at an
+    offset into their buffers."""
+    rng = np.random.default_rng(3 + LAYOUTS.index(layout))
+    labels = _labels(rng, 200, layout)
+    items = labels.tolist()
+    chunked = pa.chunked_array([items[:1], items[1:57], items[57:58], items[58:]])
+    for column, expected in (
+        (chunked, labels),
+        (pa.array(items).slice(13, 150), labels[13:163]),
+        (chunked.slice(40, 100), labels[40:140]),
+    ):
+        codes, uniques, _ = string_column_codes(column)
+        want_codes, want_uniques, _ = _oracle(expected)
+        np.testing.assert_array_equal(codes, want_codes)
+        np.testing.assert_array_equal(uniques, want_uniques)
+
+
+def _columns(labels):
+    """The same labels in every column type this path reads."""
+    out = {"pyarrow": pa.array(labels.tolist())}
+    try:
+        import pandas as pd
+    except ImportError:
+        pass
+    else:
+        out["pandas arrow"] = pd.Series(
+            labels.tolist(), dtype=pd.StringDtype("pyarrow")
+        )
+        out["pandas python"] = pd.Series(
+            labels.tolist(), dtype=pd.StringDtype("python")
+        )
+        out["pandas object"] = pd.Series(labels.tolist(), dtype=object)
+        out["pandas index"] = pd.Index(labels.tolist(), dtype=pd.StringDtype("pyarrow"))
+        out["pandas ArrowDtype"] = pd.Series(
+            labels.tolist(), dtype=pd.ArrowDtype(pa.large_string())
+        )
+    try:
+        import polars as pl
+    except ImportError:
+        pass
+    else:
+        out["polars"] = pl.Series(labels.tolist(), dtype=pl.String)
+        out["polars categorical"] = pl.Series(labels.tolist(), dtype=pl.Categorical)
+    return out
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_every_column_type_gives_numpys_values(layout):
+    rng = np.random.default_rng(11 + LAYOUTS.index(layout))
+    labels = _labels(rng, 300, layout)
+    y_true = rng.integers(0, 3, size=labels.shape[0]).astype(float)
+    y_score = rng.random(labels.shape[0])
+    metrics = ["ndcg@5", "map", "mrr"]
+    expected = evaluate(
+        y_true, y_score, groups=np.array(labels.tolist(), dtype=str), metrics=metrics
+    )
+    for name, column in _columns(labels).items():
+        for n_jobs in (1, 2):
+            got = evaluate(
+                y_true, y_score, groups=column, metrics=metrics, n_jobs=n_jobs
+            )
+            assert got.group_ids.tolist() == expected.group_ids.tolist(), name
+            for metric in metrics:
+                np.testing.assert_array_equal(
+                    got.per_query[metric], expected.per_query[metric], err_msg=name
+                )
+
+
+def test_pandas_columns_keep_object_group_ids_and_arrow_ones_str():
+    pd = pytest.importorskip("pandas")
+    labels = np.array(["b", "b", "a"], dtype=object)
+    codes, uniques, starts = string_column_codes(
+        pd.Series(labels.tolist(), dtype=pd.StringDtype("pyarrow"))
+    )
+    assert uniques.dtype == object and uniques.tolist() == ["a", "b"]
+    assert codes.tolist() == [1, 1, 0] and starts is None
+    codes, uniques, starts = string_column_codes(pa.array(["a", "b", "b"]))
+    assert uniques.dtype == np.dtype("U1") and starts.tolist() == [0, 1, 3]
+
+
+def test_columns_the_arrow_path_leaves_to_the_general_one():
+    assert string_column_codes(pa.array([1, 2])) is None
+    assert string_column_codes(pa.array(["a", None])) is None
+    assert string_column_codes(pa.array(["a", "b"]).dictionary_encode()) is None
+    assert string_column_codes(np.array(["a", "b"])) is None
+    assert string_column_codes(["a", "b"]) is None
+
+
+@pytest.mark.parametrize("at", [0, 4, 9])
+def test_a_missing_string_is_named_with_its_row(at):
+    labels = ["q1"] * 5 + ["q2"] * 5
+    labels[at] = None
+    columns = {"pyarrow": pa.array(labels)}
+    try:
+        import pandas as pd
+    except ImportError:
+        pass
+    else:
+        columns["pandas arrow"] = pd.Series(labels, dtype=pd.StringDtype("pyarrow"))
+        columns["pandas python"] = pd.Series(labels, dtype=pd.StringDtype("python"))
+        columns["pandas object"] = pd.Series(labels, dtype=object)
+    try:
+        import polars as pl
+    except ImportError:
+        pass
+    else:
+        columns["polars"] = pl.Series(labels, dtype=pl.String)
+    y = np.ones(10)
+    for name, column in columns.items():
+        with pytest.raises(
+            ValueError, match=f"`groups` must not contain missing.*index {at}"
+        ):
+            evaluate(y, y, groups=column, metrics=["map"])
+        assert name

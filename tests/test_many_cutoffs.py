@@ -121,3 +121,38 @@ def test_cutoffs_in_any_order_each_keep_their_own_value(name, cutoffs):
         alone = evaluate(y_true, y_score, groups=groups, metrics=[label])
         np.testing.assert_array_equal(batched.per_query[label], alone.per_query[label])
     assert not np.array_equal(batched.per_query[names[0]], batched.per_query[names[1]])
+
+
+@pytest.mark.parametrize("deepest", [0, 1, 3])
+def test_prefix_sums_past_the_last_position_are_narrow_and_exact(monkeypatch, deepest):
+    """Cutoffs up to 1,000 on queries of at most ``deepest + 1`` positions
+    (trec_eval's cutoffs on a run of short queries): the padded lines stop
+    after the last position, and every column equals an ordered per-query
+    sum to the last bit."""
+    import skirm._engine._reduce as reduce
+
+    widths = []
+    real = reduce.prefix_lines
+    monkeypatch.setattr(
+        reduce, "prefix_lines", lambda *a: widths.append(a[-1]) or real(*a)
+    )
+    rng = np.random.default_rng(deepest)
+    n_groups = 300
+    sizes = rng.integers(0, deepest + 2, n_groups)
+    codes = np.repeat(np.arange(n_groups), sizes)
+    position = np.concatenate([np.arange(s) for s in sizes]).astype(np.intp)
+    values = rng.random(codes.shape[0]) * 10.0 ** rng.integers(-8, 8, codes.shape[0])
+    ks = np.array([1000, 5, 1, 2, 500, 1000])
+    got = prefix_sums(codes, position, values, ks, n_groups)
+    assert max(widths) <= deepest + 2
+    for g in range(n_groups):
+        mine = values[codes == g]
+        for j, k in enumerate(ks):
+            total = 0.0
+            for v in mine[:k]:
+                total += v
+            assert got[g, j] == total
+    assert (
+        prefix_sums(codes[:0], position[:0], values[:0], ks, 4).tolist()
+        == [[0.0] * 6] * 4
+    )

@@ -34,6 +34,11 @@ def prefix_sums(codes, position, values, ks, n_groups) -> np.ndarray:
     the size of ``values``.
     """
     ks = np.asarray(ks, dtype=np.intp)
+    # Columns past the last position present repeat the whole sum: the lines
+    # stop there (short queries at cutoffs up to 1,000 stay narrow).
+    last = int(position.max()) + 1 if position.shape[0] else 0
+    if int(ks.max()) > last:
+        ks = np.minimum(ks, last)
     width = int(ks.max()) + 1
     block = max(1, (4 * values.shape[0] + 65536) // width)
     if block >= n_groups:  # one padded matrix: no copy of its columns

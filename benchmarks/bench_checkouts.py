@@ -16,7 +16,9 @@ Usage::
 The workloads: ``evaluate`` (NDCG@10, MAP, MRR) on 1M flat rows with one
 and two threads, with tied scores, and on string query ids; ``ndcg_score``
 alone; a multi-metric scorer on a fitted model; ``evaluate_run`` on a
-200,000-line run file; ``skirm eval -m all_trec`` on a 50-topic x
+200,000-line run file and on a run of 50,000 one-document queries
+(``all_trec``: trec_eval's cutoffs up to 1,000 on queries of one row);
+``skirm eval -m all_trec`` on a 50-topic x
 1,000-document run as a whole process; and ``import skirm.metrics`` /
 ``import skirm.trec`` as whole processes.
 """
@@ -98,6 +100,11 @@ WORKLOADS = {
         "from skirm.trec import evaluate_run\nQRELS, RUN = '{qrels}', '{run}'",
         "evaluate_run(QRELS, RUN, ['map', 'ndcg', 'ndcg_cut.10', 'P.10', "
         "'recall.100', 'recip_rank', 'bpref', 'Rprec'])",
+    ),
+    "evaluate_run, 50k one-document queries, all_trec": (
+        "from skirm.trec import evaluate_run\n"
+        "QRELS, RUN = '{tiny_qrels}', '{tiny_run}'",
+        "evaluate_run(QRELS, RUN, 'all_trec')",
     ),
 }
 
@@ -181,7 +188,15 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as directory:
         qrels, run = write_trec_files(directory, 200, 1000, seed=1)
         small_qrels, small_run = write_trec_files(directory, 50, 1000, seed=2)
-        files = dict(qrels=qrels, run=run, small_qrels=small_qrels, small_run=small_run)
+        tiny_qrels, tiny_run = write_trec_files(directory, 50_000, 1, seed=3)
+        files = dict(
+            qrels=qrels,
+            run=run,
+            small_qrels=small_qrels,
+            small_run=small_run,
+            tiny_qrels=tiny_qrels,
+            tiny_run=tiny_run,
+        )
         rows = []
         names = [*WORKLOADS, *PROCESSES]
         if args.only:

@@ -1,7 +1,8 @@
 """Polars and Arrow frames in and out, without a dataframe layer.
 
-pandas objects are read as before, through ``to_numpy``; this module adds
-polars (``DataFrame``, ``LazyFrame``, ``Series``) and pyarrow (``Table``,
+pandas objects are read through ``to_numpy`` (query ids that pandas
+stores in pyarrow are encoded by pyarrow: :func:`string_column_codes`);
+this module adds polars (``DataFrame``, ``LazyFrame``, ``Series``) and pyarrow (``Table``,
 ``RecordBatch``, ``Array``, ``ChunkedArray``) for the entry points that take
 a frame or a column, and the polars output of the ``to_frame`` methods.
 
@@ -73,8 +74,8 @@ def string_column_codes(column):
     pyarrow) are compared with their neighbours and only the first string of
     each run is sorted, in Arrow's compute kernels: no Python object per row.
     None for anything else (other types and dtypes, a missing value), which
-    the general path checks and names; it is faster than pandas'
-    ``factorize`` for strings stored as Python objects.
+    the general path checks and names (for pandas strings stored as Python
+    objects that path is faster than pandas' own ``factorize``).
     """
     arrow = _arrow_string_column(column)
     return None if arrow is None else _arrow_codes(*arrow)

@@ -2,9 +2,10 @@
 
 pandas objects are read through ``to_numpy`` (query ids that pandas
 stores in pyarrow are encoded by pyarrow: :func:`string_column_codes`);
-this module adds polars (``DataFrame``, ``LazyFrame``, ``Series``) and pyarrow (``Table``,
-``RecordBatch``, ``Array``, ``ChunkedArray``) for the entry points that take
-a frame or a column, and the polars output of the ``to_frame`` methods.
+this module adds polars (``DataFrame``, ``LazyFrame``, ``Series``) and
+pyarrow (``Table``, ``RecordBatch``, ``Array``, ``ChunkedArray``) for the
+entry points that take a frame or a column, and the polars output of the
+``to_frame`` methods.
 
 An object is recognised by the module of its type, so neither library is
 imported unless the object passed is one of theirs (it is then already

@@ -181,6 +181,13 @@ def check_groups_runs(groups, n_samples: int, name: str = "groups"):
                 f"`{name}` must not contain missing values, got null at index {at}"
             )
         groups = values(groups)
+    levels = getattr(groups, "nlevels", 1)
+    if levels != 1:  # a pandas MultiIndex: one label per row is asked for
+        raise ValueError(
+            f"`{name}` must be 1-D (one query label per row), got a pandas "
+            f"MultiIndex of {levels} levels; pass the level that holds the "
+            "query ids (index.get_level_values(...))"
+        )
     cat = _categorical_values(groups)
     if cat is not None:
         arr = cat

@@ -183,3 +183,15 @@ def test_a_missing_string_is_named_with_its_row(at):
         ):
             evaluate(y, y, groups=column, metrics=["map"])
         assert name
+
+
+def test_a_pandas_multiindex_as_groups_is_named():
+    pd = pytest.importorskip("pandas")
+    index = pd.MultiIndex.from_arrays([[1, 1, 2, 2], ["a", "a", "b", "b"]])
+    y = np.array([1.0, 0.0, 1.0, 0.0])
+    with pytest.raises(
+        ValueError, match=r"`groups` must be 1-D .* MultiIndex of 2 levels"
+    ):
+        evaluate(y, y, groups=index, metrics=["map"])
+    one_level = evaluate(y, y, groups=index.get_level_values(0), metrics=["map"])
+    assert one_level.group_ids.tolist() == [1, 2]

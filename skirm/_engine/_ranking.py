@@ -229,6 +229,29 @@ class Ranking:
             line = np.minimum(line, (self.sizes - 1)[:, None])
         return self.starts[:-1, None] + line, keep
 
+    def top_table(self, depth):
+        """The top ``depth`` rows as a table, one row per position and one
+        column per query: ``(depth, n_groups)`` positions in the ranked
+        arrays, ``n_rows`` in the cells past a query's last row (where
+        :attr:`padded_labels` holds 0); None when the padding would be large
+        (as :meth:`top_lines`).
+        """
+        depth = int(depth)
+        if self.n_groups == 0 or self.n_groups * depth > 2 * self.n_rows + 4096:
+            return None
+        position = np.arange(depth, dtype=np.intp)[:, None]
+        index = self.starts[:-1] + position
+        if int(self.sizes.min()) < depth:
+            index[position >= self.sizes] = self.n_rows
+        return index
+
+    @cached_property
+    def padded_labels(self) -> np.ndarray:
+        """The labels in rank order and a 0 after them, at ``n_rows``."""
+        labels = np.zeros(self.n_rows + 1, dtype=self.labels.dtype)
+        labels[:-1] = self.labels
+        return labels
+
     def group_sum(self, values, k=None) -> np.ndarray:
         """Per-query sum of ``values`` over the top ``k`` positions.
 
@@ -478,8 +501,9 @@ class Ranking:
 
     def _ideal_lines(self, gain, depth):
         """Per query, the ideal ordering's DCG at each of its first ``depth``
-        positions, ``(n_groups, width)``, from the label counts or sorted
-        lines of the relevant labels; None when neither applies."""
+        positions, ``(width, n_groups)`` (a query per column), from the label
+        counts or sorted lines of the relevant labels; None when neither
+        applies."""
         if self._at_least is not None:
             return counted_lines(self._at_least, self.n_rows, gain, depth)
         if self.judgments is not None:
@@ -507,9 +531,14 @@ class Ranking:
             # Rows of label 0 add exactly nothing: the relevant ones only.
             lines = self._ideal_lines(gain, deepest)
             if lines is not None:
-                last = lines.shape[1]
-                column = last - 1 if k is None else np.minimum(k, last) - 1
-                return lines.take(column, axis=1)
+                # Row j of the lines: every query's ideal DCG at j + 1.
+                last = lines.shape[0]
+                if not many:
+                    return lines[last - 1 if k is None else min(k, last) - 1]
+                row = np.minimum(k, last) - 1
+                if row.shape[0] == last and (row == np.arange(last)).all():
+                    return lines.T  # every row, in order: no copy
+                return lines.take(row, axis=0).T
         codes, labels, position = self._ideal
         if k is not None:
             top = position < deepest

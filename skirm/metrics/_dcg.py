@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._engine import prefix_sums, sum_by
+from skirm._engine import prefix_sums, running_sums, sum_by
 from skirm.metrics._base import MetricSpec, fill_doc, score
-from skirm.metrics._graded import columns, gain_of, no_gain
+from skirm.metrics._graded import gain_of, no_gain
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -33,30 +33,44 @@ def _cumulative_gain(ranking, k, gain):
     return ranking.group_sum(expected, k), no_gain(ranking)
 
 
+def _at_cutoffs(sums, k):
+    """Per query, the running sums ``sums`` (positions, queries) at the
+    cutoff ``k``, ``(n_groups,)``, or at each cutoff of an array ``k``,
+    ``(n_groups, n_cutoffs)`` (a transposed view: the cutoffs' values lie
+    contiguous, one line per cutoff)."""
+    if not np.ndim(k):
+        return sums[int(k) - 1]
+    ks = np.asarray(k)
+    if ks.shape[0] == sums.shape[0] and (ks == np.arange(1, ks.shape[0] + 1)).all():
+        return sums.T  # every position, in order: no copy
+    return sums.take(ks - 1, axis=0).T
+
+
 def _dcg(ranking, k, gain, log_base=2.0):
     many = k is not None and bool(np.ndim(k))
     depth = int(np.max(k)) if many else k
     if not ranking.has_ties and k is not None and depth < ranking.max_size:
         # Only the top k rows count: touch only them.
-        lines = ranking.top_lines(depth)
-        if lines is not None:
-            # Sums along one line per query, in rank order: every cutoff.
-            index, keep = lines
+        index = ranking.top_table(depth)
+        if index is not None:
+            # Sums down one line per query, in rank order: every cutoff. The
+            # lines are columns (one row per position), past a query's last
+            # row the padding label 0 (gain 0).
+            labels = ranking.padded_labels[index]
+            discount = ranking.discount_table(log_base)[:depth, None]
             n_grades = ranking.n_grades
-            if n_grades is not None:
-                # Small integer labels: the gain of each grade, looked up;
-                # the cells past a query's last row take grade 0 (gain 0).
-                grade = ranking.labels[index].astype(np.intp)
-                if keep is not None:
-                    grade[~keep] = 0
-                values = gain_of(np.arange(n_grades, dtype=np.float64), gain)[grade]
+            if n_grades is not None and gain != "linear":
+                # Small integer labels: the gain of each grade, looked up.
+                table = gain_of(np.arange(n_grades, dtype=np.float64), gain)
+                values = table[labels.astype(np.intp)]
+                values *= discount
             else:
-                values = gain_of(ranking.labels[index], gain)
-                if keep is not None:  # cells past a query's last row add 0
-                    values = np.where(keep, values, 0.0)
-            values *= ranking.discount_table(log_base)[:depth]
-            values.cumsum(axis=1, out=values)
-            return columns(values, k), no_gain(ranking)
+                values = np.multiply(gain_of(labels, gain), discount)
+                if n_grades is not None:
+                    # The grades' gains are +0.0 where a label is -0.0: so
+                    # are the sums, from + 0.0 on the first position.
+                    values[0] += 0.0
+            return _at_cutoffs(running_sums(values), k), no_gain(ranking)
         top = ranking.top(depth)
         table = ranking.discount_table(log_base)
         values = gain_of(ranking.labels[top.index], gain) * table[top.position]

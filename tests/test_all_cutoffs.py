@@ -173,3 +173,53 @@ def test_the_top_table_points_past_the_rows_with_a_zero_label():
     assert padded.shape == (ranking.n_rows + 1,)
     np.testing.assert_array_equal(padded[:-1], ranking.labels)
     assert padded[-1] == 0.0
+
+
+@pytest.mark.parametrize("gain", list(GAINS))
+@pytest.mark.parametrize("n_groups", [20, 200])
+def test_cutoffs_past_every_ideal_line_divide_by_its_last_value(gain, n_groups):
+    # Few relevant rows: the ideal lines end long before the deepest cutoff,
+    # whose NDCG divides by the ideal DCG of all the relevant rows.
+    y_true, y_score, groups = _data(11, n_groups, "graded")
+    rng = np.random.default_rng(11)
+    y_true[rng.random(y_true.shape[0]) < 0.9] = 0.0
+    ks = [38, 1, 3, 20, 7]  # in no order, not every position
+    result = evaluate(
+        y_true, y_score, groups=groups, metrics=[f"ndcg@{k}" for k in ks], gain=gain
+    )
+    _, ndcg = _reference(y_true, y_score, groups, gain, ks)
+    for j, k in enumerate(ks):
+        np.testing.assert_array_equal(
+            _bits(result.per_query[f"ndcg@{k}"]), _bits(ndcg[:, j])
+        )
+
+
+def test_lines_deeper_than_255_positions():
+    # Positions and counts past the range of uint8 are compared in uint16.
+    rng = np.random.default_rng(12)
+    groups = np.repeat(np.arange(6), [600, 420, 300, 270, 256, 10])
+    y_true = (rng.random(groups.shape[0]) < 0.7) * rng.integers(1, 3, groups.shape[0])
+    y_true = y_true.astype(float)
+    y_score = rng.permutation(groups.shape[0]).astype(float)
+    ks = [1, 255, 256, 257, 299, 400]
+    result = evaluate(
+        y_true,
+        y_score,
+        groups=groups,
+        metrics=[f"{m}@{k}" for m in ("dcg", "ndcg") for k in ks],
+    )
+    dcg, ndcg = _reference(y_true, y_score, groups, "linear", ks)
+    for j, k in enumerate(ks):
+        np.testing.assert_array_equal(
+            _bits(result.per_query[f"dcg@{k}"]), _bits(dcg[:, j])
+        )
+        np.testing.assert_array_equal(
+            _bits(result.per_query[f"ndcg@{k}"]), _bits(ndcg[:, j])
+        )
+    ranking = rank_input(y_true, y_score, groups=groups)
+    index = ranking.top_table(300)
+    for q, (start, size) in enumerate(
+        zip(ranking.starts[:-1], ranking.sizes, strict=True)
+    ):
+        expected = [start + j if j < size else ranking.n_rows for j in range(300)]
+        assert index[:, q].tolist() == expected

@@ -41,10 +41,13 @@ def running_sums(lines):
     cell at a time; a row at a time, each addition runs over every query at
     once, several times faster.
     """
-    if lines.shape[1] < _ROWS_FROM:
+    if lines.shape[1] < _ROWS_FROM or lines.shape[0] < 2:
         return np.cumsum(lines, axis=0, out=lines)
-    for j in range(1, lines.shape[0]):
-        np.add(lines[j - 1], lines[j], out=lines[j])
+    rows = list(lines)  # the views made once
+    above = rows[0]
+    for row in rows[1:]:
+        np.add(above, row, out=row)
+        above = row
     return lines
 
 
@@ -94,11 +97,16 @@ def counted_lines(at_least, n_rows, gain, depth):
     width = max(width, 1)
     if n_groups * width * max(n_levels, 1) > 8 * n_rows + 65536:
         return None
-    position = np.arange(width)[:, None]
+    # The counts, and the positions they are compared with, in the smallest
+    # integers that hold the width (a count past it compares as the width),
+    # one contiguous line per level: the comparisons run many cells at once.
+    small = np.min_scalar_type(width)
+    counts = np.minimum(at_least, width).T.astype(small, order="C")
+    position = np.arange(width, dtype=small)[:, None]
     # One pass per level (at most 255 levels, counted in uint8): faster than
     # one comparison of every level at every cell and a sum.
     level = np.zeros((width, n_groups), dtype=np.uint8)
-    for count in at_least.T:
+    for count in counts:
         level += count > position
     # The gain of each level, looked up: the same numbers as the gain of each
     # cell's label. A gain that is the level itself (linear) needs no look-up:

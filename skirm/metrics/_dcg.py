@@ -46,35 +46,53 @@ def _at_cutoffs(sums, k):
     return sums.take(ks - 1, axis=0).T
 
 
+def _depth(ranking, k):
+    """The deepest cutoff of ``k`` when only the top rows count, and they
+    can be laid down the lines of :meth:`Ranking.top_table` (no ties, a
+    cutoff within the longest query); else None."""
+    if ranking.has_ties or k is None:
+        return None
+    depth = int(np.max(k))
+    return depth if depth < ranking.max_size else None
+
+
+def _top_sums(ranking, depth, gain, log_base=2.0):
+    """Per query, the DCG at each of the first ``depth`` positions,
+    ``(depth, n_groups)``, one query per column; None when the padding of
+    the lines would be large."""
+    index = ranking.top_table(depth)
+    if index is None:
+        return None
+    # Sums down one line per query, in rank order: every cutoff. Past a
+    # query's last row, the padding label 0 (gain 0).
+    labels = ranking.padded_labels.take(index)
+    discount = ranking.discount_table(log_base)[:depth, None]
+    n_grades = ranking.n_grades
+    if n_grades is not None and gain != "linear":
+        # Small integer labels: the gain of each grade, looked up.
+        table = gain_of(np.arange(n_grades, dtype=np.float64), gain)
+        values = table[labels.astype(np.intp)]
+        values *= discount
+    else:
+        values = np.multiply(gain_of(labels, gain), discount)
+        if n_grades is not None:
+            # The grades' gains are +0.0 where a label is -0.0: so are the
+            # sums, from + 0.0 on the first position.
+            values[0] += 0.0
+    return running_sums(values)
+
+
 def _dcg(ranking, k, gain, log_base=2.0):
-    many = k is not None and bool(np.ndim(k))
-    depth = int(np.max(k)) if many else k
-    if not ranking.has_ties and k is not None and depth < ranking.max_size:
+    depth = _depth(ranking, k)
+    if depth is not None:
         # Only the top k rows count: touch only them.
-        index = ranking.top_table(depth)
-        if index is not None:
-            # Sums down one line per query, in rank order: every cutoff. The
-            # lines are columns (one row per position), past a query's last
-            # row the padding label 0 (gain 0).
-            labels = ranking.padded_labels[index]
-            discount = ranking.discount_table(log_base)[:depth, None]
-            n_grades = ranking.n_grades
-            if n_grades is not None and gain != "linear":
-                # Small integer labels: the gain of each grade, looked up.
-                table = gain_of(np.arange(n_grades, dtype=np.float64), gain)
-                values = table[labels.astype(np.intp)]
-                values *= discount
-            else:
-                values = np.multiply(gain_of(labels, gain), discount)
-                if n_grades is not None:
-                    # The grades' gains are +0.0 where a label is -0.0: so
-                    # are the sums, from + 0.0 on the first position.
-                    values[0] += 0.0
-            return _at_cutoffs(running_sums(values), k), no_gain(ranking)
+        sums = _top_sums(ranking, depth, gain, log_base)
+        if sums is not None:
+            return _at_cutoffs(sums, k), no_gain(ranking)
         top = ranking.top(depth)
         table = ranking.discount_table(log_base)
         values = gain_of(ranking.labels[top.index], gain) * table[top.position]
-        if many:
+        if np.ndim(k):
             dcg = prefix_sums(top.codes, top.position, values, k, ranking.n_groups)
         else:
             dcg = sum_by(top.codes, values, ranking.n_groups)
@@ -91,10 +109,26 @@ def _dcg(ranking, k, gain, log_base=2.0):
 
 
 def _ndcg(ranking, k, gain):
-    dcg, empty = _dcg(ranking, k, gain)
-    ideal = ranking.ideal_dcg(lambda labels: gain_of(labels, gain), k)
+    def gains(labels):
+        return gain_of(labels, gain)
+
     # A query has an ideal DCG of 0 only without relevant rows, and then a
     # DCG of 0 too: 0 / 1 gives its 0.
+    depth = _depth(ranking, k)
+    if depth is not None:
+        sums = _top_sums(ranking, depth, gain)
+        ideal = None if sums is None else ranking.ideal_lines(gains, depth)
+        if ideal is not None:
+            # Every position divided in place, row by row of the ideal
+            # lines, then the last one's past them: no copy of their rows.
+            width = ideal.shape[0]
+            ideal[ideal <= 0] = 1.0
+            np.divide(sums[:width], ideal, out=sums[:width])
+            np.divide(sums[width:], ideal[width - 1], out=sums[width:])
+            np.minimum(sums, 1.0, out=sums)
+            return _at_cutoffs(sums, k), no_gain(ranking)
+    dcg, empty = _dcg(ranking, k, gain)
+    ideal = ranking.ideal_dcg(gains, k)
     ideal[ideal <= 0] = 1.0
     np.divide(dcg, ideal, out=ideal)
     return np.minimum(ideal, 1.0, out=ideal), empty

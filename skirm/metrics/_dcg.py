@@ -71,10 +71,12 @@ def _top_sums(ranking, depth, gain, log_base=2.0):
     if n_grades is not None and gain != "linear":
         # Small integer labels: the gain of each grade, looked up.
         table = gain_of(np.arange(n_grades, dtype=np.float64), gain)
-        values = table[labels.astype(np.intp)]
+        values = table.take(labels.astype(np.intp))
         values *= discount
     else:
-        values = np.multiply(gain_of(labels, gain), discount)
+        # a new array (the labels taken), multiplied in place
+        values = gain_of(labels, gain).astype(np.float64, copy=False)
+        values *= discount
         if n_grades is not None:
             # The grades' gains are +0.0 where a label is -0.0: so are the
             # sums, from + 0.0 on the first position.

@@ -156,23 +156,24 @@ def test_the_ideal_dcg_of_many_queries_at_every_cutoff(labels, gain):
     )
 
 
-def test_the_top_table_points_past_the_rows_with_a_zero_label():
+def _check_top_table(ranking, depth):
+    index, pad = ranking.top_table(depth)
+    assert index.shape == (depth, ranking.n_groups)
+    sizes, starts = ranking.sizes.tolist(), ranking.starts.tolist()
+    for q, size in enumerate(sizes):
+        assert index[: min(depth, size), q].tolist() == [
+            starts[q] + j for j in range(min(depth, size))
+        ]
+        if pad is not None:
+            assert pad[:, q].tolist() == [j >= size for j in range(depth)]
+    assert (pad is None) == (depth <= min(sizes))
+
+
+def test_the_top_table_marks_the_cells_past_each_query():
     y_true, y_score, groups = _data(2, 30, "graded")
     ranking = rank_input(y_true, y_score, groups=groups)
-    sizes, starts = ranking.sizes, ranking.starts
-    for depth in (1, int(sizes.min()), 12, int(sizes.max())):
-        index = ranking.top_table(depth)
-        assert index.shape == (depth, 30)
-        for q in range(30):
-            expected = [
-                int(starts[q]) + j if j < sizes[q] else ranking.n_rows
-                for j in range(depth)
-            ]
-            assert index[:, q].tolist() == expected
-    padded = ranking.padded_labels
-    assert padded.shape == (ranking.n_rows + 1,)
-    np.testing.assert_array_equal(padded[:-1], ranking.labels)
-    assert padded[-1] == 0.0
+    for depth in (1, int(ranking.sizes.min()), 12, int(ranking.sizes.max())):
+        _check_top_table(ranking, depth)
 
 
 @pytest.mark.parametrize("gain", list(GAINS))
@@ -216,10 +217,4 @@ def test_lines_deeper_than_255_positions():
         np.testing.assert_array_equal(
             _bits(result.per_query[f"ndcg@{k}"]), _bits(ndcg[:, j])
         )
-    ranking = rank_input(y_true, y_score, groups=groups)
-    index = ranking.top_table(300)
-    for q, (start, size) in enumerate(
-        zip(ranking.starts[:-1], ranking.sizes, strict=True)
-    ):
-        expected = [start + j if j < size else ranking.n_rows for j in range(300)]
-        assert index[:, q].tolist() == expected
+    _check_top_table(rank_input(y_true, y_score, groups=groups), 300)

@@ -231,30 +231,25 @@ class Ranking:
 
     def top_table(self, depth):
         """The top ``depth`` rows as a table, one row per position and one
-        column per query: ``(depth, n_groups)`` positions in the ranked
-        arrays, ``n_rows`` in the cells past a query's last row (where
-        :attr:`padded_labels` holds 0); None when the padding would be large
-        (as :meth:`top_lines`).
+        column per query: ``(index, pad)``, both ``(depth, n_groups)``;
+        ``index`` holds each cell's position in the ranked arrays, ``pad``
+        whether the cell is past its query's last row (None when no cell
+        is). A padding cell's index is that of a later row, or past the
+        last one: read with ``take(index, mode="clip")``, and overwrite.
+        None when the padding would be large (as :meth:`top_lines`).
         """
         depth = int(depth)
         if self.n_groups == 0 or self.n_groups * depth > 2 * self.n_rows + 4096:
             return None
         position = np.arange(depth, dtype=np.intp)[:, None]
         index = self.starts[:-1] + position
+        pad = None
         if int(self.sizes.min()) < depth:
-            # The cells past each query's rows; compared in the smallest
-            # integers that hold the depth (faster than intp).
+            # Compared in the smallest integers that hold the depth (faster
+            # than intp).
             small = np.min_scalar_type(depth)
-            cut = np.minimum(self.sizes, depth).astype(small)
-            np.putmask(index, position.astype(small) >= cut, self.n_rows)
-        return index
-
-    @cached_property
-    def padded_labels(self) -> np.ndarray:
-        """The labels in rank order and a 0 after them, at ``n_rows``."""
-        labels = np.zeros(self.n_rows + 1, dtype=self.labels.dtype)
-        labels[:-1] = self.labels
-        return labels
+            pad = position.astype(small) >= np.minimum(self.sizes, depth).astype(small)
+        return index, pad
 
     def group_sum(self, values, k=None) -> np.ndarray:
         """Per-query sum of ``values`` over the top ``k`` positions.

@@ -39,7 +39,7 @@ def _at_cutoffs(sums, k):
     ``(n_groups, n_cutoffs)`` (a transposed view: the cutoffs' values lie
     contiguous, one line per cutoff)."""
     if not np.ndim(k):
-        return sums[int(k) - 1]
+        return sums[int(k) - 1].copy()  # not a view that keeps every row
     ks = np.asarray(k)
     if ks.shape[0] == sums.shape[0] and (ks == np.arange(1, ks.shape[0] + 1)).all():
         return sums.T  # every position, in order: no copy
@@ -60,12 +60,15 @@ def _top_sums(ranking, depth, gain, log_base=2.0):
     """Per query, the DCG at each of the first ``depth`` positions,
     ``(depth, n_groups)``, one query per column; None when the padding of
     the lines would be large."""
-    index = ranking.top_table(depth)
-    if index is None:
+    table = ranking.top_table(depth)
+    if table is None:
         return None
     # Sums down one line per query, in rank order: every cutoff. Past a
-    # query's last row, the padding label 0 (gain 0).
-    labels = ranking.padded_labels.take(index)
+    # query's last row, the label 0 (gain 0).
+    index, pad = table
+    labels = ranking.labels.take(index, mode="clip")
+    if pad is not None:
+        np.putmask(labels, pad, 0.0)
     discount = ranking.discount_table(log_base)[:depth, None]
     n_grades = ranking.n_grades
     if n_grades is not None and gain != "linear":

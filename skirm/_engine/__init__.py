@@ -28,6 +28,7 @@ Higher layers import from this package, never from its modules.
 from skirm._engine._blocks import in_appearance_order, map_query_blocks
 from skirm._engine._check import TIES, UNJUDGED, CheckedInput, check_input
 from skirm._engine._encode import encode_grouped, encode_groups
+from skirm._engine._ideal import running_sums
 from skirm._engine._input import enter, rank_input
 from skirm._engine._lists import RankedLists, flatten_lists, from_lists, id_array
 from skirm._engine._rank import rank, rank_checked, rank_order, ranking_of
@@ -59,6 +60,7 @@ __all__ = [
     "rank_order",
     "ranking_of",
     "relabel",
+    "running_sums",
     "segment_cumsum",
     "sum_by",
 ]

@@ -13,7 +13,9 @@ give the same sums, in the same order:
   and label (:func:`sorted_labels`), summed per query by the caller.
 
 The lines hold labels above 0 only, so they need ``gain(0) == 0``: the cells
-past a query's relevant labels then add nothing.
+past a query's relevant labels then add nothing. They are stored position by
+position, ``(width, n_groups)``: a query's line is a column, and the sums
+along it (:func:`running_sums`) add one whole row of queries at a time.
 """
 
 from __future__ import annotations
@@ -25,6 +27,34 @@ from skirm._engine._reduce import discount_table_of
 #: :func:`sorted_lines` pads the lines while they hold at most this many
 #: cells per ranked row.
 _MAX_SORTED_PADDING = 3
+
+#: :func:`running_sums` adds row by row from this many queries on (fewer:
+#: one ``np.cumsum``, whose per-cell cost is then below a call's).
+_ROWS_FROM = 64
+
+
+def running_sums(lines):
+    """``lines`` (positions, queries), each row replaced in place by its sum
+    with every row above it; returns ``lines``.
+
+    ``np.cumsum(lines, axis=0)`` adds the same numbers in the same order, one
+    cell at a time; a row at a time, each addition runs over every query at
+    once, several times faster.
+    """
+    if lines.shape[1] < _ROWS_FROM or lines.shape[0] < 2:
+        return np.cumsum(lines, axis=0, out=lines)
+    rows = list(lines)  # the views made once
+    above = rows[0]
+    for row in rows[1:]:
+        np.add(above, row, out=row)
+        above = row
+    return lines
+
+
+def _is_identity(table):
+    """Whether ``table[i]`` is ``float(i)``, bit for bit (``+0.0`` first)."""
+    same = np.arange(table.shape[0], dtype=np.float64)
+    return bool((table.view(np.uint64) == same.view(np.uint64)).all())
 
 
 def level_counts(codes, labels, n_groups, n_rows):
@@ -52,7 +82,7 @@ def level_counts(codes, labels, n_groups, n_rows):
 def counted_lines(at_least, n_rows, gain, depth):
     """Per query, the ideal ordering's DCG (log2 discount) at each of its
     first positions, from the counts of :func:`level_counts`:
-    ``(n_groups, width)``, column ``j`` summing positions ``0 .. j``; None
+    ``(width, n_groups)``, row ``j`` summing positions ``0 .. j``; None
     when the matrix would be large.
 
     Position ``p`` of a query's line holds the number of levels with more
@@ -67,18 +97,28 @@ def counted_lines(at_least, n_rows, gain, depth):
     width = max(width, 1)
     if n_groups * width * max(n_levels, 1) > 8 * n_rows + 65536:
         return None
-    position = np.arange(width)
+    # The counts, and the positions they are compared with, in the smallest
+    # integers that hold the width (a count past it compares as the width),
+    # one contiguous line per level: the comparisons run many cells at once.
+    small = np.min_scalar_type(width)
+    counts = np.minimum(at_least, width).T.astype(small, order="C")
+    position = np.arange(width, dtype=small)[:, None]
     # One pass per level (at most 255 levels, counted in uint8): faster than
     # one comparison of every level at every cell and a sum.
-    level = np.zeros((n_groups, width), dtype=np.uint8)
-    for count in at_least.T:
-        level += count[:, None] > position
+    level = np.zeros((width, n_groups), dtype=np.uint8)
+    for count in counts:
+        level += count > position
     # The gain of each level, looked up: the same numbers as the gain of each
-    # cell's label.
-    lines = gain(np.arange(n_levels + 1, dtype=np.float64))[level]
-    lines *= discount_table_of(width)
-    lines.cumsum(axis=1, out=lines)
-    return lines
+    # cell's label. A gain that is the level itself (linear) needs no look-up:
+    # the product converts each level to its float exactly.
+    table = gain(np.arange(n_levels + 1, dtype=np.float64))
+    discount = discount_table_of(width)[:, None]
+    if _is_identity(table):
+        lines = np.multiply(level, discount)
+    else:
+        lines = table[level]
+        lines *= discount
+    return running_sums(lines)
 
 
 def sorted_lines(rows, labels, n_groups, n_rows, gain, depth):
@@ -96,12 +136,12 @@ def sorted_lines(rows, labels, n_groups, n_rows, gain, depth):
     lines.sort(axis=1)
     if depth is not None:
         width = min(width, int(depth))
-    # Descending along each line; past a query's relevant labels, 0s.
-    lines = np.ascontiguousarray(lines[:, : -width - 1 : -1])
-    lines = gain(lines.reshape(-1)).reshape(n_groups, width)
-    lines *= discount_table_of(width)
-    lines.cumsum(axis=1, out=lines)
-    return lines
+    # Descending along each line; past a query's relevant labels, 0s. One
+    # row per position.
+    lines = np.ascontiguousarray(lines[:, : -width - 1 : -1].T)
+    lines = gain(lines.reshape(-1)).reshape(width, n_groups)
+    lines *= discount_table_of(width)[:, None]
+    return running_sums(lines)
 
 
 def sorted_labels(codes, labels, starts):

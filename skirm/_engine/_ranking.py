@@ -229,6 +229,28 @@ class Ranking:
             line = np.minimum(line, (self.sizes - 1)[:, None])
         return self.starts[:-1, None] + line, keep
 
+    def top_table(self, depth):
+        """The top ``depth`` rows as a table, one row per position and one
+        column per query: ``(index, pad)``, both ``(depth, n_groups)``;
+        ``index`` holds each cell's position in the ranked arrays, ``pad``
+        whether the cell is past its query's last row (None when no cell
+        is). A padding cell's index is that of a later row, or past the
+        last one: read with ``take(index, mode="clip")``, and overwrite.
+        None when the padding would be large (as :meth:`top_lines`).
+        """
+        depth = int(depth)
+        if self.n_groups == 0 or self.n_groups * depth > 2 * self.n_rows + 4096:
+            return None
+        position = np.arange(depth, dtype=np.intp)[:, None]
+        index = self.starts[:-1] + position
+        pad = None
+        if int(self.sizes.min()) < depth:
+            # Compared in the smallest integers that hold the depth (faster
+            # than intp).
+            small = np.min_scalar_type(depth)
+            pad = position.astype(small) >= np.minimum(self.sizes, depth).astype(small)
+        return index, pad
+
     def group_sum(self, values, k=None) -> np.ndarray:
         """Per-query sum of ``values`` over the top ``k`` positions.
 
@@ -476,10 +498,17 @@ class Ranking:
             codes, labels = self.judgments
         return level_counts(codes, labels, self.n_groups, self.n_rows)
 
-    def _ideal_lines(self, gain, depth):
-        """Per query, the ideal ordering's DCG at each of its first ``depth``
-        positions, ``(n_groups, width)``, from the label counts or sorted
-        lines of the relevant labels; None when neither applies."""
+    def ideal_lines(self, gain, depth=None):
+        """Per query, the ideal ordering's DCG (log2 discount) at each of its
+        first positions, at most ``depth``: ``(width, n_groups)``, one query
+        per column, row ``j`` its DCG at ``j + 1`` (the last row's value at
+        every deeper cutoff). From the label counts or sorted lines of the
+        relevant labels, so for a ``gain`` of 0 at label 0 only; None when
+        neither applies.
+        """
+        if float(gain(np.zeros(1))[0]) != 0.0:
+            return None
+        # Rows of label 0 add exactly nothing: the relevant ones only.
         if self._at_least is not None:
             return counted_lines(self._at_least, self.n_rows, gain, depth)
         if self.judgments is not None:
@@ -503,13 +532,16 @@ class Ranking:
         """
         many = k is not None and bool(np.ndim(k))
         deepest = int(np.max(k)) if many else k
-        if float(gain(np.zeros(1))[0]) == 0.0:
-            # Rows of label 0 add exactly nothing: the relevant ones only.
-            lines = self._ideal_lines(gain, deepest)
-            if lines is not None:
-                last = lines.shape[1]
-                column = last - 1 if k is None else np.minimum(k, last) - 1
-                return lines.take(column, axis=1)
+        lines = self.ideal_lines(gain, deepest)
+        if lines is not None:
+            # Row j of the lines: every query's ideal DCG at j + 1.
+            last = lines.shape[0]
+            if not many:
+                return lines[last - 1 if k is None else min(k, last) - 1]
+            row = np.minimum(k, last) - 1
+            if row.shape[0] == last and (row == np.arange(last)).all():
+                return lines.T  # every row, in order: no copy
+            return lines.take(row, axis=0).T
         codes, labels, position = self._ideal
         if k is not None:
             top = position < deepest

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._engine import prefix_sums, sum_by
+from skirm._engine import prefix_sums, running_sums, sum_by
 from skirm.metrics._base import MetricSpec, fill_doc, score
-from skirm.metrics._graded import columns, gain_of, no_gain
+from skirm.metrics._graded import gain_of, no_gain
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -33,34 +33,71 @@ def _cumulative_gain(ranking, k, gain):
     return ranking.group_sum(expected, k), no_gain(ranking)
 
 
+def _at_cutoffs(sums, k):
+    """Per query, the running sums ``sums`` (positions, queries) at the
+    cutoff ``k``, ``(n_groups,)``, or at each cutoff of an array ``k``,
+    ``(n_groups, n_cutoffs)`` (a transposed view: the cutoffs' values lie
+    contiguous, one line per cutoff)."""
+    if not np.ndim(k):
+        return sums[int(k) - 1].copy()  # not a view that keeps every row
+    ks = np.asarray(k)
+    if ks.shape[0] == sums.shape[0] and (ks == np.arange(1, ks.shape[0] + 1)).all():
+        return sums.T  # every position, in order: no copy
+    return sums.take(ks - 1, axis=0).T
+
+
+def _depth(ranking, k):
+    """The deepest cutoff of ``k`` when only the top rows count, and they
+    can be laid down the lines of :meth:`Ranking.top_table` (no ties, a
+    cutoff within the longest query); else None."""
+    if ranking.has_ties or k is None:
+        return None
+    depth = int(np.max(k))
+    return depth if depth < ranking.max_size else None
+
+
+def _top_sums(ranking, depth, gain, log_base=2.0):
+    """Per query, the DCG at each of the first ``depth`` positions,
+    ``(depth, n_groups)``, one query per column; None when the padding of
+    the lines would be large."""
+    table = ranking.top_table(depth)
+    if table is None:
+        return None
+    # Sums down one line per query, in rank order: every cutoff. Past a
+    # query's last row, the label 0 (gain 0).
+    index, pad = table
+    labels = ranking.labels.take(index, mode="clip")
+    if pad is not None:
+        np.putmask(labels, pad, 0.0)
+    discount = ranking.discount_table(log_base)[:depth, None]
+    n_grades = ranking.n_grades
+    if n_grades is not None and gain != "linear":
+        # Small integer labels: the gain of each grade, looked up.
+        table = gain_of(np.arange(n_grades, dtype=np.float64), gain)
+        values = table.take(labels.astype(np.intp))
+        values *= discount
+    else:
+        # a new array (the labels taken), multiplied in place
+        values = gain_of(labels, gain).astype(np.float64, copy=False)
+        values *= discount
+        if n_grades is not None:
+            # The grades' gains are +0.0 where a label is -0.0: so are the
+            # sums, from + 0.0 on the first position.
+            values[0] += 0.0
+    return running_sums(values)
+
+
 def _dcg(ranking, k, gain, log_base=2.0):
-    many = k is not None and bool(np.ndim(k))
-    depth = int(np.max(k)) if many else k
-    if not ranking.has_ties and k is not None and depth < ranking.max_size:
+    depth = _depth(ranking, k)
+    if depth is not None:
         # Only the top k rows count: touch only them.
-        lines = ranking.top_lines(depth)
-        if lines is not None:
-            # Sums along one line per query, in rank order: every cutoff.
-            index, keep = lines
-            n_grades = ranking.n_grades
-            if n_grades is not None:
-                # Small integer labels: the gain of each grade, looked up;
-                # the cells past a query's last row take grade 0 (gain 0).
-                grade = ranking.labels[index].astype(np.intp)
-                if keep is not None:
-                    grade[~keep] = 0
-                values = gain_of(np.arange(n_grades, dtype=np.float64), gain)[grade]
-            else:
-                values = gain_of(ranking.labels[index], gain)
-                if keep is not None:  # cells past a query's last row add 0
-                    values = np.where(keep, values, 0.0)
-            values *= ranking.discount_table(log_base)[:depth]
-            values.cumsum(axis=1, out=values)
-            return columns(values, k), no_gain(ranking)
+        sums = _top_sums(ranking, depth, gain, log_base)
+        if sums is not None:
+            return _at_cutoffs(sums, k), no_gain(ranking)
         top = ranking.top(depth)
         table = ranking.discount_table(log_base)
         values = gain_of(ranking.labels[top.index], gain) * table[top.position]
-        if many:
+        if np.ndim(k):
             dcg = prefix_sums(top.codes, top.position, values, k, ranking.n_groups)
         else:
             dcg = sum_by(top.codes, values, ranking.n_groups)
@@ -77,10 +114,26 @@ def _dcg(ranking, k, gain, log_base=2.0):
 
 
 def _ndcg(ranking, k, gain):
-    dcg, empty = _dcg(ranking, k, gain)
-    ideal = ranking.ideal_dcg(lambda labels: gain_of(labels, gain), k)
+    def gains(labels):
+        return gain_of(labels, gain)
+
     # A query has an ideal DCG of 0 only without relevant rows, and then a
     # DCG of 0 too: 0 / 1 gives its 0.
+    depth = _depth(ranking, k)
+    if depth is not None:
+        sums = _top_sums(ranking, depth, gain)
+        ideal = None if sums is None else ranking.ideal_lines(gains, depth)
+        if ideal is not None:
+            # Every position divided in place, row by row of the ideal
+            # lines, then the last one's past them: no copy of their rows.
+            width = ideal.shape[0]
+            ideal[ideal <= 0] = 1.0
+            np.divide(sums[:width], ideal, out=sums[:width])
+            np.divide(sums[width:], ideal[width - 1], out=sums[width:])
+            np.minimum(sums, 1.0, out=sums)
+            return _at_cutoffs(sums, k), no_gain(ranking)
+    dcg, empty = _dcg(ranking, k, gain)
+    ideal = ranking.ideal_dcg(gains, k)
     ideal[ideal <= 0] = 1.0
     np.divide(dcg, ideal, out=ideal)
     return np.minimum(ideal, 1.0, out=ideal), empty

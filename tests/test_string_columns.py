@@ -195,3 +195,17 @@ def test_a_pandas_multiindex_as_groups_is_named():
         evaluate(y, y, groups=index, metrics=["map"])
     one_level = evaluate(y, y, groups=index.get_level_values(0), metrics=["map"])
     assert one_level.group_ids.tolist() == [1, 2]
+
+
+def test_pandas_group_ids_stay_objects_when_a_query_s_rows_are_apart():
+    """The hash-table path (a query's rows apart) gives pandas columns their
+    distinct strings as Python objects too, as np.unique of the values."""
+    pd = pytest.importorskip("pandas")
+    labels = ["b", "a", "b", "c", "a"]
+    codes, uniques, starts = string_column_codes(
+        pd.Series(labels, dtype=pd.StringDtype("pyarrow"))
+    )
+    assert uniques.dtype == object and uniques.tolist() == ["a", "b", "c"]
+    assert codes.tolist() == [1, 0, 1, 2, 0] and starts is None
+    _, uniques, _ = string_column_codes(pa.array(labels))
+    assert uniques.dtype == np.dtype("U1")

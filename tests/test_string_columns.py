@@ -209,3 +209,38 @@ def test_pandas_group_ids_stay_objects_when_a_query_s_rows_are_apart():
     assert codes.tolist() == [1, 0, 1, 2, 0] and starts is None
     _, uniques, _ = string_column_codes(pa.array(labels))
     assert uniques.dtype == np.dtype("U1")
+
+
+def test_which_columns_take_the_arrow_path():
+    """Arrow strings are encoded by Arrow (a triple); pandas strings stored
+    as Python objects and categorical columns are left to the general path
+    (None), which gives the same values."""
+    labels = ["b", "b", "a"]
+    taken, left = [pa.array(labels), pa.chunked_array([labels])], []
+    try:
+        import pandas as pd
+    except ImportError:
+        pass
+    else:
+        taken += [
+            pd.Series(labels, dtype=pd.StringDtype("pyarrow")),
+            pd.Series(labels, dtype=pd.ArrowDtype(pa.string())),
+            pd.Index(labels, dtype=pd.StringDtype("pyarrow")),
+        ]
+        left += [
+            pd.Series(labels, dtype=object),
+            pd.Series(labels, dtype=pd.StringDtype("python")),
+            pd.Series(labels, dtype="category"),
+        ]
+    try:
+        import polars as pl
+    except ImportError:
+        pass
+    else:
+        taken.append(pl.Series(labels, dtype=pl.String))
+        left.append(pl.Series(labels, dtype=pl.Categorical))
+    for column in taken:
+        codes, _, _ = string_column_codes(column)
+        assert codes.tolist() == [1, 1, 0], type(column)
+    for column in left:
+        assert string_column_codes(column) is None, column.dtype

@@ -1,6 +1,8 @@
 """Mutation testing of one module against the tests that cover it.
 
     python tools/mutation.py skirm/metrics/_diversity.py tests/test_diversity.py
+    python tools/mutation.py skirm/_frames.py tests/test_frames.py \
+        --names 'skirm._frames.x__arrow*'     # only the functions changed
 
 Copies the committed tree (``git archive HEAD``, plus uncommitted changes of
 the module and tests named) to a scratch folder, writes mutmut's
@@ -14,6 +16,7 @@ reason, in the campaign's report.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import shutil
 import subprocess
 import sys
@@ -29,6 +32,13 @@ def main(argv=None):
     parser.add_argument("tests", nargs="+", help="the test files that cover it")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--keep", action="store_true", help="keep the scratch copy")
+    parser.add_argument(
+        "--names",
+        nargs="+",
+        default=[],
+        help="only the mutants whose names match these patterns (fnmatch), "
+        "e.g. 'skirm._frames.x__arrow*': the functions a change touched",
+    )
     args = parser.parse_args(argv)
 
     scratch = Path(tempfile.mkdtemp(prefix="skirm-mutation-"))
@@ -49,7 +59,7 @@ def main(argv=None):
     )
     try:
         subprocess.run(
-            ["mutmut", "run", "--max-children", str(args.workers)],
+            ["mutmut", "run", "--max-children", str(args.workers), *args.names],
             cwd=scratch,
             stdout=subprocess.DEVNULL,
             check=False,
@@ -62,6 +72,12 @@ def main(argv=None):
             check=False,
         ).stdout.splitlines()
         status = [line.rsplit(":", 1) for line in listing if ":" in line]
+        if args.names:  # the mutants not run are listed as not checked
+            status = [
+                (name, state)
+                for name, state in status
+                if any(fnmatch.fnmatch(name.strip(), p) for p in args.names)
+            ]
         survivors = [name.strip() for name, state in status if "survived" in state]
         for name in survivors:
             diff = subprocess.run(
@@ -73,6 +89,9 @@ def main(argv=None):
             ]  # fmt: skip
             print(f"survived {name}")
             print("\n".join(f"    {line}" for line in changed))
+        for name, state in status:
+            if "timeout" in state:
+                print(f"timed out {name.strip()}")
         counts = {}
         for _, state in status:
             counts[state.strip()] = counts.get(state.strip(), 0) + 1

@@ -89,10 +89,9 @@ def _arrow_string_column(column):
     lib = library(column)
     if lib == "pandas":
         dtype = getattr(column, "dtype", None)
-        arrow_backed = getattr(dtype, "storage", None) in (
-            "pyarrow",
-            "pyarrow_numpy",  # pandas 2.x
-        ) or hasattr(dtype, "pyarrow_dtype")  # pandas.ArrowDtype
+        # "pyarrow": StringDtype("pyarrow"), pandas 3's str, and ArrowDtype;
+        # "pyarrow_numpy": pandas 2's str stored by pyarrow.
+        arrow_backed = getattr(dtype, "storage", None) in ("pyarrow", "pyarrow_numpy")
         if not arrow_backed or getattr(column, "ndim", None) != 1:
             return None
         import pyarrow as pa

@@ -152,8 +152,19 @@ def test_label_runs_in_parts_on_threads(monkeypatch, n_threads, width):
             )
 
 
+def test_neighbours_differing_in_every_word():
+    """Neighbours that differ in several words (every character) name
+    their row once."""
+    rng = np.random.default_rng(5)
+    for kind, width in (("U", 22), ("U", 5), ("S", 24), ("S", 7)):
+        heads = ["".join(rng.choice(list("abcdefgh"), size=width)) for _ in range(40)]
+        labels = np.repeat(np.array(heads, dtype=f"{kind}{width}"), 3)
+        np.testing.assert_array_equal(label_runs(labels), _reference(labels))
+
+
 def test_one_and_no_labels():
     for dtype in ("U22", "S3", "U1"):
-        assert label_runs(np.array([], dtype=dtype)).tolist() == []
+        none = label_runs(np.array([], dtype=dtype))
+        assert none.tolist() == [] and none.dtype == np.intp
         assert label_runs(np.array(["a"], dtype=dtype)).tolist() == [0]
         assert changed_rows(np.array(["a"], dtype=dtype), 1, 1).tolist() == []

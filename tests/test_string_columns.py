@@ -248,3 +248,27 @@ def test_which_columns_take_the_arrow_path():
         assert uniques.dtype == (object if pandas else np.dtype("U1")), type(column)
     for column in left:
         assert string_column_codes(column) is None, column.dtype
+
+
+@pytest.mark.parametrize("storage", ["object", "python"])
+def test_pandas_python_strings_are_checked_without_isna(monkeypatch, storage):
+    """pandas strings stored as Python objects are checked as a numpy object
+    array, on the first row of each run (not by ``isna`` over every row):
+    the same values and the same message for a missing one."""
+    pd = pytest.importorskip("pandas")
+    labels = ["q2", "q2", "q1", "q1", "q1", "q3"]
+    dtype = object if storage == "object" else pd.StringDtype("python")
+    column = pd.Series(labels, dtype=dtype)
+
+    def refuse(self):
+        raise AssertionError("isna called")
+
+    monkeypatch.setattr(pd.Series, "isna", refuse)
+    y = np.array([1.0, 0.0, 1.0, 0.0, 0.0, 1.0])
+    got = evaluate(y, y[::-1], groups=column, metrics=["map"])
+    expected = evaluate(y, y[::-1], groups=np.array(labels), metrics=["map"])
+    assert got.group_ids.tolist() == ["q1", "q2", "q3"]
+    np.testing.assert_array_equal(got.per_query["map"], expected.per_query["map"])
+    labels[3] = None
+    with pytest.raises(ValueError, match=r"missing values, got .* at index 3"):
+        evaluate(y, y, groups=pd.Series(labels, dtype=dtype), metrics=["map"])

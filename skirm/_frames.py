@@ -83,10 +83,15 @@ def string_column_codes(column):
 
 
 def _arrow_string_column(column):
-    """``(array, as_objects)``: a column of strings held by Arrow as one
-    pyarrow array without nulls, and whether its distinct strings are
-    returned as Python objects (pandas) or a ``str`` array; else None."""
+    """``(array, as_objects, gather)``: a column of strings held by Arrow as
+    one pyarrow array without nulls; whether its distinct strings are
+    returned as Python objects (pandas) or a ``str`` array; and, for a
+    polars column read without a copy (Arrow's ``string_view``, which
+    pyarrow compares but cannot take rows of), a function giving the rows
+    at given positions as a pyarrow array, else None. None for any other
+    column."""
     lib = library(column)
+    gather = None
     if lib == "pandas":
         dtype = getattr(column, "dtype", None)
         # "pyarrow": StringDtype("pyarrow"), pandas 3's str, and ArrowDtype;
@@ -102,7 +107,12 @@ def _arrow_string_column(column):
 
         if getattr(column, "dtype", None) != pl.String:
             return None
-        array, as_objects = column.to_arrow(), False
+        array, as_objects = _polars_arrow(column), False
+        if str(array.type) == "string_view":
+
+            def gather(rows):
+                return column.gather(rows).to_arrow()
+
     elif lib == "pyarrow" and is_column(column):
         array, as_objects = column, False
     else:
@@ -114,15 +124,30 @@ def _arrow_string_column(column):
     if array.null_count:
         return None
     kind = str(array.type)
-    if kind == "string_view":  # compared, taken and sorted as large strings
-        array = array.cast(pa.large_string())
-    elif kind not in ("string", "large_string"):
+    if kind == "string_view" and gather is None:
+        array = array.cast(pa.large_string())  # taken and sorted as such
+    elif kind not in ("string", "large_string", "string_view"):
         return None
-    return array, as_objects
+    return array, as_objects, gather
 
 
-def _arrow_codes(array, as_objects):
-    """:func:`string_column_codes` of a pyarrow string array without nulls."""
+def _polars_arrow(column):
+    """A polars column as a pyarrow array, without a copy where polars can
+    export its own layout (``string_view``), else as polars exports it."""
+    import polars as pl
+
+    level = getattr(pl, "CompatLevel", None)
+    if level is not None:
+        try:
+            return column.to_arrow(compat_level=level.newest())
+        except TypeError:  # pragma: no cover - a polars without the option
+            pass
+    return column.to_arrow()  # pragma: no cover - polars before CompatLevel
+
+
+def _arrow_codes(array, as_objects, gather=None):
+    """:func:`string_column_codes` of a pyarrow string array without nulls;
+    ``gather(rows)`` takes rows of an array pyarrow cannot take from."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -130,10 +155,14 @@ def _arrow_codes(array, as_objects):
     change = np.zeros(n, dtype=bool)
     change[:1] = True
     if n > 1:
-        differ = pc.not_equal(array.slice(1), array.slice(0, n - 1))
+        try:
+            differ = pc.not_equal(array.slice(1), array.slice(0, n - 1))
+        except pa.ArrowNotImplementedError:  # a pyarrow without view kernels
+            array, gather = array.cast(pa.large_string()), None
+            differ = pc.not_equal(array.slice(1), array.slice(0, n - 1))
         change[1:] = differ.to_numpy(zero_copy_only=False)
     runs = np.flatnonzero(change)
-    heads = array.take(pa.array(runs))
+    heads = array.take(pa.array(runs)) if gather is None else gather(runs)
     # Arrow orders strings by their UTF-8 bytes: by code point, as numpy and
     # Python order str.
     order = pc.array_sort_indices(heads).to_numpy(zero_copy_only=False)
@@ -144,6 +173,8 @@ def _arrow_codes(array, as_objects):
         and not pc.all(pc.not_equal(ordered.slice(1), ordered.slice(0, m - 1))).as_py()
     ):
         # A query's rows are not together: a hash table over every row.
+        if gather is not None:
+            array = array.cast(pa.large_string())
         encoded = pc.dictionary_encode(array)
         order = pc.array_sort_indices(encoded.dictionary).to_numpy(zero_copy_only=False)
         rank = np.empty(order.shape[0], dtype=np.intp)

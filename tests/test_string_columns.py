@@ -272,3 +272,41 @@ def test_pandas_python_strings_are_checked_without_isna(monkeypatch, storage):
     labels[3] = None
     with pytest.raises(ValueError, match=r"missing values, got .* at index 3"):
         evaluate(y, y, groups=pd.Series(labels, dtype=dtype), metrics=["map"])
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_polars_columns_in_chunks_and_without_view_kernels(monkeypatch, layout):
+    """A polars column of several chunks, read as Arrow string views without
+    a copy; and the same where pyarrow has no comparison of string views
+    (the column is then cast to large strings first)."""
+    pl = pytest.importorskip("polars")
+    import pyarrow.compute as pc
+
+    rng = np.random.default_rng(21 + LAYOUTS.index(layout))
+    labels = _labels(rng, 200, layout)
+    items = labels.tolist()
+    column = pl.concat(
+        [
+            pl.Series(items[:77], dtype=pl.String),
+            pl.Series(items[77:], dtype=pl.String),
+        ],
+        rechunk=False,
+    )
+    want_codes, want_uniques, want_starts = _oracle(labels)
+    real = pc.not_equal
+    views = []
+
+    def no_views(a, b, *args, **kwargs):
+        if str(a.type) == "string_view":
+            views.append(1)
+            raise pa.ArrowNotImplementedError("no kernel for string_view")
+        return real(a, b, *args, **kwargs)
+
+    for patched in (False, True):
+        if patched:
+            monkeypatch.setattr(pc, "not_equal", no_views)
+        codes, uniques, starts = string_column_codes(column)
+        np.testing.assert_array_equal(codes, want_codes)
+        np.testing.assert_array_equal(uniques, want_uniques)
+        assert (starts is None) == (want_starts is None)
+    assert views == [1]  # the fallback ran, once

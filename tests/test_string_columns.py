@@ -309,4 +309,9 @@ def test_polars_columns_in_chunks_and_without_view_kernels(monkeypatch, layout):
         np.testing.assert_array_equal(codes, want_codes)
         np.testing.assert_array_equal(uniques, want_uniques)
         assert (starts is None) == (want_starts is None)
-    assert views == [1]  # the fallback ran, once
+    # The fallback ran, once, where polars exports string views (polars
+    # 1.0 exports large strings, which need no fallback).
+    from skirm._frames import _polars_arrow
+
+    exports_views = str(_polars_arrow(column).type) == "string_view"
+    assert views == ([1] if exports_views else [])

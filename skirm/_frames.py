@@ -163,10 +163,7 @@ def _arrow_codes(array, as_objects, gather=None):
         change[1:] = differ.to_numpy(zero_copy_only=False)
     runs = np.flatnonzero(change)
     heads = array.take(pa.array(runs)) if gather is None else gather(runs)
-    # Arrow orders strings by their UTF-8 bytes: by code point, as numpy and
-    # Python order str.
-    order = pc.array_sort_indices(heads).to_numpy(zero_copy_only=False)
-    ordered = heads.take(pa.array(order))
+    ordered, inverse = _sorted_ranks(heads)
     m = len(ordered)
     if (
         m > 1
@@ -176,22 +173,27 @@ def _arrow_codes(array, as_objects, gather=None):
         if gather is not None:
             array = array.cast(pa.large_string())
         encoded = pc.dictionary_encode(array)
-        order = pc.array_sort_indices(encoded.dictionary).to_numpy(zero_copy_only=False)
-        rank = np.empty(order.shape[0], dtype=np.intp)
-        rank[order] = np.arange(order.shape[0])
+        distinct, rank = _sorted_ranks(encoded.dictionary)
         codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
-        return (
-            codes,
-            _arrow_uniques(encoded.dictionary.take(pa.array(order)), as_objects),
-            None,
-        )
-    inverse = np.empty(m, dtype=np.intp)
-    inverse[order] = np.arange(m)
+        return codes, _arrow_uniques(distinct, as_objects), None
     starts = np.append(runs, n)
     codes = np.repeat(inverse, np.diff(starts))
     if not np.all(inverse[1:] > inverse[:-1]):  # the runs out of label order
         starts = None
     return codes, _arrow_uniques(ordered, as_objects), starts
+
+
+def _sorted_ranks(strings):
+    """``(sorted, rank)``: the pyarrow strings ``strings`` sorted, and the
+    rank of each in that order. Arrow orders strings by their UTF-8 bytes:
+    by code point, as numpy and Python order ``str``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    order = pc.array_sort_indices(strings).to_numpy(zero_copy_only=False)
+    rank = np.empty(order.shape[0], dtype=np.intp)
+    rank[order] = np.arange(order.shape[0])
+    return strings.take(pa.array(order)), rank
 
 
 def _arrow_uniques(strings, as_objects):

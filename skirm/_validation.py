@@ -225,8 +225,7 @@ def label_runs(arr):
     """The first row of each run of equal neighbouring labels (row 0 first),
     from one vectorised comparison of every label with the next."""
     n = arr.shape[0]
-    runs = np.empty(0, dtype=np.intp) if n == 0 else changed_rows(arr, 1, n)
-    return np.concatenate((np.zeros(min(n, 1), dtype=np.intp), runs))
+    return np.concatenate((np.zeros(min(n, 1), dtype=np.intp), changed_rows(arr, 1, n)))
 
 
 #: Fixed-width strings are compared with their neighbours as unsigned
@@ -253,14 +252,10 @@ def changed_rows(arr, lo: int, hi: int) -> np.ndarray:
         return np.empty(0, dtype=np.intp)
     words = _string_words(arr)
     if words is None:
-        rows = np.flatnonzero(np.not_equal(arr[lo:hi], arr[lo - 1 : hi - 1]))
-        rows += lo
-        return rows
+        return _unequal_to_previous(arr, lo, hi)
     width = words.shape[0] // arr.shape[0]
     if width == 1:
-        rows = np.flatnonzero(np.not_equal(words[lo:hi], words[lo - 1 : hi - 1]))
-        rows += lo
-        return rows
+        return _unequal_to_previous(words, lo, hi)
     step = max(1, RUN_WORDS // width)
     differ = np.empty(min(step, hi - lo) * width, dtype=bool)
     parts: list[np.ndarray] = []
@@ -269,9 +264,7 @@ def changed_rows(arr, lo: int, hi: int) -> np.ndarray:
         if parts and parts[-1].shape[0] > (stop - start) // DENSE_RUNS:
             # Labels that change at most rows (not grouped by query) differ
             # in their first characters, where numpy's comparison stops.
-            rows = np.flatnonzero(np.not_equal(arr[start:hi], arr[start - 1 : hi - 1]))
-            rows += start
-            parts.append(rows)
+            parts.append(_unequal_to_previous(arr, start, hi))
             break
         part = differ[: (stop - start) * width]
         np.not_equal(
@@ -288,6 +281,14 @@ def changed_rows(arr, lo: int, hi: int) -> np.ndarray:
         rows += start
         parts.append(rows)
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _unequal_to_previous(arr, lo, hi):
+    """The rows ``i`` in ``[lo, hi)`` where ``arr[i] != arr[i - 1]``, by one
+    vectorised comparison."""
+    rows = np.flatnonzero(np.not_equal(arr[lo:hi], arr[lo - 1 : hi - 1]))
+    rows += lo
+    return rows
 
 
 def _string_words(arr):

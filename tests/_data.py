@@ -6,11 +6,19 @@ keeps exactly the data it had.
 """
 
 import re
+from pathlib import Path
 
 import numpy as np
 from sklearn.datasets import load_svmlight_file
 
 from skirm.datasets import make_ranking
+
+#: The folder of the tests, the project's root, and the data files the tests
+#: ship with (trec_eval's conformance files, ndeval's examples).
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+DATA = TESTS / "data"
+TREC_EVAL_DATA = DATA / "trec_eval"
 
 #: A LETOR 4.0 line: label, query id, features, then the document id.
 _LETOR_LINE = re.compile(r"^(\d+) qid:(\S+) (.*?)#docid = (\S+)")

@@ -1,7 +1,7 @@
 """Mutation testing of one module against the tests that cover it.
 
-    python tools/mutation.py skirm/metrics/_diversity.py tests/test_diversity.py
-    python tools/mutation.py skirm/_frames.py tests/test_frames.py \
+    python tools/mutation.py skirm/metrics/_diversity.py tests/metrics/test_diversity.py
+    python tools/mutation.py skirm/_frames.py tests/engine/test_frames.py \
         --names 'skirm._frames.x__arrow*'     # only the functions changed
 
 Copies the committed tree (``git archive HEAD``, plus uncommitted changes of

@@ -17,7 +17,7 @@ with default flags, ``-l 2``, ``-J``, ``-M 5``, ``-c`` and ``-c -J``.
 A fixed set of seeds runs every time. A longer campaign is one environment
 variable away::
 
-    SKIRM_FUZZ_CASES=10000 python -m pytest tests/test_trec_differential.py
+    SKIRM_FUZZ_CASES=10000 python -m pytest tests/trec/test_trec_differential.py
 
 (the cases are spread over the dimensions, from seed 1000 up or from
 ``SKIRM_FUZZ_FIRST_SEED``; ``SKIRM_FUZZ_DUMP=DIR`` writes the files of every

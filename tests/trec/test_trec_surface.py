@@ -22,17 +22,17 @@ import json
 import math
 import os
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _data import TREC_EVAL_DATA
 from _trec_fuzz import DIMENSIONS, make_case
 
 from skirm._cli import main
 from skirm.io import Prefs, Qrels, QrelsJG, Run, read_prefs, read_qrels_jg
 from skirm.trec import ZScores, evaluate_run, read_zscores
 
-DATA = Path(__file__).parent / "data" / "trec_eval"
+DATA = TREC_EVAL_DATA
 
 #: Measures whose values differ between trec_eval 9.0.x and 10.0, or that
 #: only 10.0 has: left out where an expected file is compared line by line.

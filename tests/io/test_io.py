@@ -4,10 +4,10 @@ import gzip
 import io
 import os
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _data import TREC_EVAL_DATA
 
 from skirm.io import Qrels, Run, as_qrels, as_run, read_qrels, read_run, write_run
 from skirm.trec import evaluate_run
@@ -341,7 +341,7 @@ def test_hash_collisions_fall_back_to_exact_strings(monkeypatch):
     import skirm.io._tokens
     import skirm.trec._join
 
-    folder = Path(__file__).resolve().parent / "data" / "trec_eval"
+    folder = TREC_EVAL_DATA
     measures = ["map", "P_10", "bpref", "ndcg_cut_10", "num_rel_ret"]
     expected = evaluate_run(
         read_qrels(folder / "qrels.test"), read_run(folder / "results.test"), measures

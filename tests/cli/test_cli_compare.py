@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from skirm._cli import main
 from skirm.io import read_qrels, read_run
 from skirm.stats import compare
 from skirm.trec import evaluate_run
@@ -38,12 +37,6 @@ def files(tmp_path):
     return _write(tmp_path)
 
 
-def _run(argv, capsys):
-    status = main(argv)
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
 def _expected(files, **kwargs):
     qrels = read_qrels(files["qrels"])
     results = {
@@ -53,17 +46,16 @@ def _expected(files, **kwargs):
     return compare(results, **kwargs)
 
 
-def test_table_default(files, capsys):
-    status, out, err = _run(
-        ["compare", files["qrels"], files["bm25"], files["neural"], files["random"]],
-        capsys,
+def test_table_default(files, run_cli):
+    status, out, err = run_cli(
+        ["compare", files["qrels"], files["bm25"], files["neural"], files["random"]]
     )
     assert status == 0 and err == ""
     assert out == str(_expected(files)) + "\n"
     assert "Holm correction over 3 comparisons per metric" in out
 
 
-def test_latex_with_baseline_and_seed(files, capsys):
+def test_latex_with_baseline_and_seed(files, run_cli):
     argv = [
         "compare",
         files["qrels"],
@@ -81,7 +73,7 @@ def test_latex_with_baseline_and_seed(files, capsys):
         "--format",
         "latex",
     ]
-    status, out, _ = _run(argv, capsys)
+    status, out, _ = run_cli(argv)
     assert status == 0
     expected = _expected(
         files, baseline="bm25", test="randomization", random_state=7, n_resamples=2000
@@ -90,7 +82,7 @@ def test_latex_with_baseline_and_seed(files, capsys):
     assert "seed 7" in out and r"\toprule" in out
 
 
-def test_baseline_by_file_name(files, capsys):
+def test_baseline_by_file_name(files, run_cli):
     argv = [
         "compare",
         files["qrels"],
@@ -103,12 +95,12 @@ def test_baseline_by_file_name(files, capsys):
         "-m",
         "map",
     ]
-    status, out, _ = _run(argv, capsys)
+    status, out, _ = run_cli(argv)
     assert status == 0
     assert out.splitlines()[2].startswith("| a | neural |")
 
 
-def test_csv_and_json(files, capsys):
+def test_csv_and_json(files, run_cli):
     base = [
         "compare",
         files["qrels"],
@@ -121,12 +113,12 @@ def test_csv_and_json(files, capsys):
         "--baseline",
         "bm25",
     ]
-    status, out, _ = _run([*base, "--format", "csv"], capsys)
+    status, out, _ = run_cli([*base, "--format", "csv"])
     assert status == 0
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [r["system"] for r in rows] == ["bm25", "neural"]
     assert rows[0]["metric"] == "P_10" and rows[1]["significant"] == "True"
-    status, out, _ = _run([*base, "--format", "json"], capsys)
+    status, out, _ = run_cli([*base, "--format", "json"])
     doc = json.loads(out)
     assert doc["systems"] == ["bm25", "neural"] and doc["correction"] is None
     assert doc["systems_table"][0]["p_value"] is None  # the baseline's own row
@@ -143,32 +135,32 @@ def test_csv_and_json(files, capsys):
         (["--test", "anova"], 2, "invalid choice"),
     ],
 )
-def test_errors(files, capsys, extra, status, message):
+def test_errors(files, extra, status, message, run_cli):
     argv = ["compare", files["qrels"], files["bm25"], files["neural"], *extra]
-    got, _, err = _run(argv, capsys)
+    got, _, err = run_cli(argv)
     assert got == status
     assert message in err
 
 
-def test_needs_two_runs(files, capsys):
-    got, _, err = _run(["compare", files["qrels"], files["bm25"]], capsys)
+def test_needs_two_runs(files, run_cli):
+    got, _, err = run_cli(["compare", files["qrels"], files["bm25"]])
     assert got == 2 and "at least two runs" in err
 
 
-def test_missing_queries(tmp_path, capsys):
+def test_missing_queries(tmp_path, run_cli):
     files = _write(tmp_path)
     path = Path(files["neural"])
     lines = path.read_text().splitlines()
     path.write_text("\n".join(x for x in lines if not x.startswith("q3 ")) + "\n")
     base = ["compare", files["qrels"], files["bm25"], files["neural"]]
-    got, _, err = _run(base, capsys)  # trec_eval 10.0 stops on missing queries
+    got, _, err = run_cli(base)  # trec_eval 10.0 stops on missing queries
     assert got == 1 and "1 qrels queries are missing from the run" in err
-    got, out, _ = _run([*base, "-c"], capsys)
+    got, out, _ = run_cli([*base, "-c"])
     assert got == 0 and "Mean over 30 queries" in out
     old = [*base, "--compat", "9.0"]  # 9.0.x leaves them out of the run's result
-    got, _, err = _run(old, capsys)
+    got, _, err = run_cli(old)
     assert got == 1 and "skirm compare: error: 1 of 30 queries lack a value" in err
-    got, out, _ = _run([*old, "--missing", "intersect"], capsys)
+    got, out, _ = run_cli([*old, "--missing", "intersect"])
     assert got == 0 and "Mean over 29 queries" in out
-    got, out, _ = _run([*old, "--missing", "zero"], capsys)
+    got, out, _ = run_cli([*old, "--missing", "zero"])
     assert got == 0 and "Mean over 30 queries" in out

@@ -16,20 +16,6 @@ MEASURES8 = ["map", "ndcg", "ndcg_cut.10", "P.10", "recall.100", "recip_rank"]
 MEASURES8 += ["bpref", "Rprec"]
 
 
-def _same(a, b):
-    assert a.group_ids.tolist() == b.group_ids.tolist()
-    assert list(a.per_query) == list(b.per_query)
-    for (
-        name
-    ) in a.per_query:  # the same bits: no sum carries rounding from other queries
-        if a.per_query[name].dtype.kind == "U":  # relstring
-            np.testing.assert_array_equal(a.per_query[name], b.per_query[name])
-            continue
-        np.testing.assert_array_equal(a.per_query[name], b.per_query[name], name)
-    assert a.means == b.means
-    assert a.run_id == b.run_id
-
-
 def _mixed_docnos(rng, n):
     """Docnos of the four real-world shapes (TREC disks, ClueWeb, MS MARCO
     segments, integers): widths from 1 to 45 bytes, '#' inside some."""
@@ -91,7 +77,7 @@ def _write_mixed(folder, seed, n_queries=40, grouped=True):
     ],
 )
 def test_streamed_equals_read_whole(
-    shared_data, monkeypatch, block_bytes, qrels_name, run_name, options
+    shared_data, monkeypatch, block_bytes, qrels_name, run_name, options, assert_same
 ):
     """Whatever the block size (queries of more than 64 bytes are read on
     block after block)."""
@@ -100,7 +86,7 @@ def test_streamed_equals_read_whole(
     whole = evaluate_run(qrels, read_run(folder / run_name), "all_trec", **options)
     monkeypatch.setattr(trec_io, "BLOCK_BYTES", block_bytes)
     streamed = evaluate_run(qrels, folder / run_name, "all_trec", **options)
-    _same(streamed, whole)
+    assert_same(streamed, whole)
 
 
 @pytest.mark.oracle
@@ -125,16 +111,16 @@ def test_mixed_docno_shapes_match_pytrec_eval(tmp_path, monkeypatch, seed):
         np.testing.assert_allclose(got.per_query[name], theirs, rtol=0, atol=1e-12)
 
 
-def test_ungrouped_run_is_read_in_parts(tmp_path, monkeypatch):
+def test_ungrouped_run_is_read_in_parts(tmp_path, monkeypatch, assert_same):
     qrels_path, run_path = _write_mixed(tmp_path, 3, grouped=False)
     whole = evaluate_run(qrels_path, read_run(run_path), MEASURES8)
     monkeypatch.setattr(trec_io, "BLOCK_BYTES", 4096)
-    _same(evaluate_run(qrels_path, run_path, MEASURES8), whole)  # one part
+    assert_same(evaluate_run(qrels_path, run_path, MEASURES8), whole)  # one part
     monkeypatch.setattr(trec_io, "PART_BYTES", 20_000)
     monkeypatch.setattr(trec_io, "PART_BLOCK_ROWS", 500)  # several per part
     n_parts = -(-run_path.stat().st_size // 20_000)
     with pytest.warns(UserWarning, match=rf"appears again .* in {n_parts} passes"):
-        _same(evaluate_run(qrels_path, run_path, MEASURES8), whole)
+        assert_same(evaluate_run(qrels_path, run_path, MEASURES8), whole)
 
 
 def test_run_not_grouped_names_the_line(tmp_path, monkeypatch):
@@ -161,29 +147,29 @@ def test_stream_errors_name_the_file_line(tmp_path, monkeypatch):
         evaluate_run(qrels, path, ["map"])
 
 
-def test_gzip_and_open_files_stream_alike(tmp_path, monkeypatch):
+def test_gzip_and_open_files_stream_alike(tmp_path, monkeypatch, assert_same):
     qrels_path, run_path = _write_mixed(tmp_path, 4)
     whole = evaluate_run(qrels_path, read_run(run_path), MEASURES8)
     gz = tmp_path / "run.gz"
     gz.write_bytes(gzip.compress(run_path.read_bytes()))
     monkeypatch.setattr(trec_io, "BLOCK_BYTES", 3000)
-    _same(evaluate_run(qrels_path, gz, MEASURES8), whole)
+    assert_same(evaluate_run(qrels_path, gz, MEASURES8), whole)
     with open(run_path, "rb") as fh:
-        _same(evaluate_run(qrels_path, fh, MEASURES8), whole)
+        assert_same(evaluate_run(qrels_path, fh, MEASURES8), whole)
     text = io.StringIO(run_path.read_text())
-    _same(evaluate_run(qrels_path, text, MEASURES8), whole)
+    assert_same(evaluate_run(qrels_path, text, MEASURES8), whole)
 
 
-def test_in_memory_records_equal_files(tmp_path):
+def test_in_memory_records_equal_files(tmp_path, assert_same):
     qrels_path, run_path = _write_mixed(tmp_path, 5)
     from_files = evaluate_run(qrels_path, run_path, MEASURES8)
     q, r = read_qrels(qrels_path), read_run(run_path)
     qrels = Qrels(q.query_ids, q.doc_ids, q.labels)
     run = Run(r.query_ids, r.doc_ids, r.scores, run_id=r.run_id)
-    _same(evaluate_run(qrels, run, MEASURES8), from_files)
+    assert_same(evaluate_run(qrels, run, MEASURES8), from_files)
     # object arrays and non-ASCII ids take the general conversion
     qrels = Qrels(q.query_ids.astype(object), q.doc_ids.astype(object), q.labels)
-    _same(evaluate_run(qrels, run, MEASURES8), from_files)
+    assert_same(evaluate_run(qrels, run, MEASURES8), from_files)
 
 
 def test_token_hash_depends_on_the_token_alone():
@@ -331,7 +317,7 @@ def test_a_query_larger_than_the_block_is_read_on_in_blocks_of_that_size(
 @pytest.mark.parametrize("block_bytes", [60, 100, 333, 1000])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_long_queries_among_short_ones_stream_as_read_whole(
-    tmp_path, block_bytes, seed
+    tmp_path, block_bytes, seed, assert_same
 ):
     """Queries of 1 to 200 rows, comment and blank lines inside them, a
     last line without newline: every block size gives the rows of the
@@ -357,7 +343,7 @@ def test_long_queries_among_short_ones_stream_as_read_whole(
     qrels = Qrels(queries[::7], docs[::7], [1] * len(docs[::7]))
     whole = evaluate_run(qrels, read_run(path), MEASURES8)
     streamed = evaluate_run(qrels, path, MEASURES8)
-    _same(streamed, whole)
+    assert_same(streamed, whole)
 
 
 def test_a_long_query_met_again_is_not_grouped(tmp_path):

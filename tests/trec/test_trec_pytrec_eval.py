@@ -4,11 +4,10 @@ skirm follows trec_eval 9.0.x with ``compat="9.0"``: like pytrec_eval it then
 compares run scores as C floats, so both see the same ties.
 """
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 import pytrec_eval
+from _data import TREC_EVAL_DATA
 from _trec_fuzz import as_dicts
 
 from skirm.io import Qrels, Run, read_qrels, read_run
@@ -18,7 +17,7 @@ pytestmark = pytest.mark.oracle
 
 TOL = 1e-9
 
-TREC_EVAL_TEST = Path(__file__).resolve().parent / "data" / "trec_eval"
+TREC_EVAL_TEST = TREC_EVAL_DATA
 
 
 def assert_agrees(qrels, run, *, level=1, judged_only=False):

@@ -8,10 +8,10 @@ import io
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _data import ROOT
 
 from skirm._cli import main
 from skirm.io import Qrels, Run, read_qrels, read_run
@@ -278,7 +278,7 @@ def test_ids_that_are_not_utf8_are_kept_as_bytes(tmp_path):
     # A Latin-1 file: trec_eval compares and prints the raw bytes.
     (tmp_path / "qrels").write_bytes(b"q\xe9 0 caf\xe9 1\nq\xe9 0 b 0\n")
     (tmp_path / "run").write_bytes(b"q\xe9 Q0 caf\xe9 1 2.0 r\nq\xe9 Q0 b 2 1.0 r\n")
-    root = str(Path(__file__).resolve().parents[1])
+    root = str(ROOT)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, *sys.path])}
     argv = ["eval", "--format", "trec", "-q", "-m", "map"]
     done = subprocess.run(

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import sklearn
-from _data import mq2008_vali, shuffled_ranking
+from _data import ROOT, mq2008_vali, shuffled_ranking
 from lightgbm import LGBMRanker
 from sklearn.base import clone
 from sklearn.ensemble import HistGradientBoostingRegressor
@@ -356,9 +356,8 @@ def test_pipeline_routes_groups_to_the_ranker(routing):
 def test_readme_story_runs():
     """The README's GridSearchCV section runs as written (with smaller models)."""
     import re
-    from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    text = (ROOT / "README.md").read_text()
     section = text[text.index("## Tuning a ranker with GridSearchCV") :]
     end = section.find("\n## ", 3)  # the next section, if any
     if end != -1:

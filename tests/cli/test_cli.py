@@ -6,10 +6,10 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _data import ROOT
 
 from skirm._cli import main
 from skirm.trec import evaluate_run
@@ -28,14 +28,8 @@ def files(tmp_path):
     return {k: str(v) for k, v in paths.items()}
 
 
-def _main(argv, capsys):
-    status = main(argv)
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
-def test_table_shows_runs_side_by_side(files, capsys):
-    status, out, err = _main(
+def test_table_shows_runs_side_by_side(files, run_cli):
+    status, out, err = run_cli(
         [
             "eval",
             files["qrels"],
@@ -47,8 +41,7 @@ def test_table_shows_runs_side_by_side(files, capsys):
             "P.1",
             "--format",
             "table",
-        ],
-        capsys,
+        ]
     )
     assert status == 0 and err == ""
     lines = out.splitlines()
@@ -57,17 +50,17 @@ def test_table_shows_runs_side_by_side(files, capsys):
     assert lines[2].split() == ["P_1", "1.0000", "0.5000"]
 
 
-def test_default_measures_are_official(files, capsys):
+def test_default_measures_are_official(files, run_cli):
     argv = ["eval", files["qrels"], files["a.run"], "--format", "table"]
-    status, out, _ = _main(argv, capsys)
+    status, out, _ = run_cli(argv)
     assert status == 0
     names = [line.split()[0] for line in out.splitlines()[1:]]
     assert names[:5] == ["num_q", "num_ret", "num_rel", "num_rel_ret", "map"]
     assert "iprec_at_recall_0.50" in names and "P_1000" in names
 
 
-def test_trec_format_per_query(files, capsys):
-    status, out, _ = _main(
+def test_trec_format_per_query(files, run_cli):
+    status, out, _ = run_cli(
         [
             "eval",
             "-q",
@@ -77,8 +70,7 @@ def test_trec_format_per_query(files, capsys):
             "trec",
             files["qrels"],
             files["a.run"],
-        ],
-        capsys,
+        ]
     )
     assert status == 0
     lines = out.splitlines()
@@ -90,9 +82,9 @@ def test_trec_format_per_query(files, capsys):
     assert all("\tall\t" in line for line in lines[first_all:])
 
 
-def test_json_and_csv_agree_with_evaluate_run(files, capsys):
+def test_json_and_csv_agree_with_evaluate_run(files, run_cli):
     expected = evaluate_run(files["qrels"], files["b.run"], ["ndcg", "bpref"])
-    status, out, _ = _main(
+    status, out, _ = run_cli(
         [
             "eval",
             files["qrels"],
@@ -104,17 +96,15 @@ def test_json_and_csv_agree_with_evaluate_run(files, capsys):
             "-q",
             "--format",
             "json",
-        ],
-        capsys,
+        ]
     )
     assert status == 0
     doc = json.loads(out)
     assert doc[0]["run_id"] == "runB"
     assert doc[0]["summary"] == expected.means
     assert doc[0]["per_query"]["q1"]["ndcg"] == expected.per_query["ndcg"][0]
-    status, out, _ = _main(
-        ["eval", files["qrels"], files["b.run"], "-m", "ndcg", "--format", "csv"],
-        capsys,
+    status, out, _ = run_cli(
+        ["eval", files["qrels"], files["b.run"], "-m", "ndcg", "--format", "csv"]
     )
     rows = list(csv.reader(io.StringIO(out)))
     assert rows[0] == ["run", "query", "measure", "value"]
@@ -122,8 +112,8 @@ def test_json_and_csv_agree_with_evaluate_run(files, capsys):
     assert float(rows[1][3]) == expected.means["ndcg"]
 
 
-def test_options_reach_evaluate_run(files, capsys):
-    status, out, _ = _main(
+def test_options_reach_evaluate_run(files, run_cli):
+    status, out, _ = run_cli(
         [
             "eval",
             files["qrels"],
@@ -140,8 +130,7 @@ def test_options_reach_evaluate_run(files, capsys):
             "-c",
             "--format",
             "trec",
-        ],
-        capsys,
+        ]
     )
     assert status == 0
     expected = evaluate_run(
@@ -159,8 +148,8 @@ def test_options_reach_evaluate_run(files, capsys):
     ]
 
 
-def test_skirm_metric_names_are_accepted(files, capsys):
-    status, out, _ = _main(
+def test_skirm_metric_names_are_accepted(files, run_cli):
+    status, out, _ = run_cli(
         [
             "eval",
             files["qrels"],
@@ -173,8 +162,7 @@ def test_skirm_metric_names_are_accepted(files, capsys):
             "judged@2",
             "--format",
             "table",
-        ],
-        capsys,
+        ]
     )
     assert status == 0
     assert [line.split()[0] for line in out.splitlines()[1:]] == [
@@ -201,13 +189,13 @@ def test_skirm_metric_names_are_accepted(files, capsys):
         (["frobnicate"], "invalid choice"),
     ],
 )
-def test_usage_errors_exit_as_trec_eval(files, capsys, argv, message):
+def test_usage_errors_exit_as_trec_eval(files, argv, message, run_cli):
     # trec_eval exits 1 on a usage error; skirm eval too, skirm itself 2.
     argv = [
         files["qrels"] if a == "QRELS" else files["a.run"] if a == "RUN" else a
         for a in argv
     ]
-    status, out, err = _main(argv, capsys)
+    status, out, err = run_cli(argv)
     assert status == (1 if argv[0] == "eval" else 2)
     assert out == ""
     assert message in err
@@ -217,7 +205,7 @@ def test_usage_errors_exit_as_trec_eval(files, capsys, argv, message):
 @pytest.mark.parametrize(
     "measure", ["P.0", "P.5,5", "rbp.0.8", "ndcg.x", "P.x", "nosuch", "map"]
 )
-def test_measure_errors_exit_as_trec_eval(files, capsys, measure, trec_eval_binary):
+def test_measure_errors_exit_as_trec_eval(files, measure, trec_eval_binary, run_cli):
     # An unknown name is a usage error (1); parameters a known measure
     # cannot take stop its initialisation (2).
     done = subprocess.run(
@@ -225,26 +213,24 @@ def test_measure_errors_exit_as_trec_eval(files, capsys, measure, trec_eval_bina
         capture_output=True,
         check=False,
     )
-    status, _, _ = _main(
-        ["eval", "-m", measure, files["qrels"], files["a.run"]], capsys
-    )
+    status, _, _ = run_cli(["eval", "-m", measure, files["qrels"], files["a.run"]])
     assert status == done.returncode, measure
 
 
-def test_input_errors_exit_as_trec_eval_with_one_line(files, tmp_path, capsys):
+def test_input_errors_exit_as_trec_eval_with_one_line(files, tmp_path, run_cli):
     # trec_eval: 2 for a file it quits in, 7 for no query in both files.
     bad = tmp_path / "bad.run"
     bad.write_text("q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2\n")
-    status, out, err = _main(["eval", files["qrels"], str(bad)], capsys)
+    status, out, err = run_cli(["eval", files["qrels"], str(bad)])
     assert status == 2 and out == ""
     assert err.count("\n") == 1
     assert f"{bad}:2: too few fields" in err
-    status, _, err = _main(["eval", files["qrels"], str(tmp_path / "missing")], capsys)
+    status, _, err = run_cli(["eval", files["qrels"], str(tmp_path / "missing")])
     assert status == 2
     assert "cannot read" in err and "missing" in err
     other = tmp_path / "other.run"
     other.write_text("q7 Q0 d1 1 0.5 r\n")
-    status, _, err = _main(["eval", files["qrels"], str(other)], capsys)
+    status, _, err = run_cli(["eval", files["qrels"], str(other)])
     assert status == 7
     assert "no query of the run appears in the qrels" in err
 
@@ -264,7 +250,7 @@ def test_python_dash_m_and_help():
     assert "exit status" in proc.stdout
 
 
-def test_compat_option(tmp_path, capsys):
+def test_compat_option(tmp_path, run_cli):
     (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 1\n")
     (tmp_path / "run").write_text(
         "q1 Q0 d1 1 12.25000004 r\nq1 Q0 d2 2 12.25000001 r\n"
@@ -272,18 +258,18 @@ def test_compat_option(tmp_path, capsys):
     paths = [str(tmp_path / "qrels"), str(tmp_path / "run")]
     argv = ["eval", "--format", "trec", "-m", "recip_rank", "-m", "num_q"]
     # q2 is judged but not retrieved: trec_eval 10.0 stops, 9.0.x skips it
-    status, out, err = _main([*argv, *paths], capsys)
+    status, out, err = run_cli([*argv, *paths])
     assert status == 4 and out == ""
     assert "qrels queries are missing from the run (e.g. ['q2'])" in err
     # The advice in the command line's words, not Python's.
     assert "Pass -c to score them as empty rankings, or --compat 9.0" in err
     assert "all_queries" not in err
-    status, out, _ = _main([*argv, "--compat", "9.0", *paths], capsys)
+    status, out, _ = run_cli([*argv, "--compat", "9.0", *paths])
     assert status == 0
     assert (
         out == "num_q                 \tall\t1\nrecip_rank            \tall\t0.5000\n"
     )
-    status, out, _ = _main([*argv, "-c", "-q", *paths], capsys)
+    status, out, _ = run_cli([*argv, "-c", "-q", *paths])
     assert status == 0
     assert out.splitlines() == [
         "recip_rank            \tq1\t1.0000",
@@ -291,12 +277,12 @@ def test_compat_option(tmp_path, capsys):
         "num_q                 \tall\t2",
         "recip_rank            \tall\t0.5000",
     ]
-    status, _, err = _main([*argv, "--compat", "8", *paths], capsys)
+    status, _, err = run_cli([*argv, "--compat", "8", *paths])
     assert status == 1 and "invalid choice: '8'" in err
 
 
-def test_standard_input_read_once(files, capsys):
-    status, _, err = _main(["eval", "-", "-"], capsys)
+def test_standard_input_read_once(files, run_cli):
+    status, _, err = run_cli(["eval", "-", "-"])
     assert status == 1 and "standard input ('-') can be read once only" in err
 
 
@@ -312,26 +298,24 @@ def _awk_map(text):
     ]
 
 
-def test_trec_layout_when_stdout_is_not_a_terminal(files, capsys):
-    status, out, _ = _main(
-        ["eval", "-m", "map", files["qrels"], files["a.run"]], capsys
-    )
+def test_trec_layout_when_stdout_is_not_a_terminal(files, run_cli):
+    status, out, _ = run_cli(["eval", "-m", "map", files["qrels"], files["a.run"]])
     assert status == 0
     assert out == "map                   \tall\t0.7500\n"
     assert _awk_map(out) == ["0.7500"]
 
 
-def test_table_layout_on_a_terminal(files, capsys, monkeypatch):
+def test_table_layout_on_a_terminal(files, monkeypatch, run_cli):
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     argv = ["eval", "-m", "map", files["qrels"], files["a.run"]]
-    status, out, _ = _main(argv, capsys)
+    status, out, _ = run_cli(argv)
     assert status == 0
     assert [line.split() for line in out.splitlines()] == [
         ["measure", "runA"],
         ["map", "0.7500"],
     ]
     # an explicit --format wins over the terminal test
-    status, out, _ = _main([*argv, "--format", "trec"], capsys)
+    status, out, _ = run_cli([*argv, "--format", "trec"])
     assert out == "map                   \tall\t0.7500\n"
 
 
@@ -371,11 +355,11 @@ def _trec_values(out):
         (["-J"], ["--Judged_docs_only"], {"judged_only": True}),
     ],
 )
-def test_trec_eval_option_names(files, capsys, short, long, params):
+def test_trec_eval_option_names(files, short, long, params, run_cli):
     base = ["eval", files["qrels"], files["b.run"], "-mmap", "--measure", "P.2"]
-    status, out_short, err = _main([*base, *short], capsys)
+    status, out_short, err = run_cli([*base, *short])
     assert status == 0, err
-    status, out_long, err = _main([*base, *long], capsys)
+    status, out_long, err = run_cli([*base, *long])
     assert status == 0, err
     assert out_short == out_long
     expected = evaluate_run(files["qrels"], files["b.run"], ["map", "P.2"], **params)
@@ -386,35 +370,35 @@ def test_trec_eval_option_names(files, capsys, short, long, params):
         assert values[("map", "q1")] == f"{expected.per_query['map'][0]:6.4f}"
 
 
-def test_nosummary(files, capsys):
+def test_nosummary(files, run_cli):
     base = ["eval", files["qrels"], files["a.run"], "-m", "map"]
     for flag in ("-n", "--nosummary"):
-        status, out, _ = _main([*base, "-q", flag], capsys)
+        status, out, _ = run_cli([*base, "-q", flag])
         assert status == 0
         assert out.splitlines() == [
             "map                   \tq1\t0.5000",
             "map                   \tq2\t1.0000",
         ]
-    status, out, _ = _main([*base, "-n", "--format", "csv"], capsys)
+    status, out, _ = run_cli([*base, "-n", "--format", "csv"])
     assert out == "run,query,measure,value\n"
-    status, out, _ = _main([*base, "-n", "-q", "--format", "json"], capsys)
+    status, out, _ = run_cli([*base, "-n", "-q", "--format", "json"])
     assert "summary" not in json.loads(out)[0]
 
 
 @pytest.mark.parametrize(
     "argv", [["-v"], ["--version"], ["eval", "-v"], ["eval", "--version"]]
 )
-def test_version(capsys, argv):
+def test_version(argv, run_cli):
     from skirm import __version__
 
-    status, out, _ = _main(argv, capsys)
+    status, out, _ = run_cli(argv)
     assert status == 0
     assert out == f"skirm {__version__} (trec_eval 10.0 semantics)\n"
 
 
-def test_run_from_standard_input(files, capsys, monkeypatch):
+def test_run_from_standard_input(files, monkeypatch, run_cli):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(RUN_B.encode())))
-    status, out, err = _main(["eval", "-m", "map", files["qrels"], "-"], capsys)
+    status, out, err = run_cli(["eval", "-m", "map", files["qrels"], "-"])
     assert status == 0, err
     expected = evaluate_run(files["qrels"], files["b.run"], ["map"]).means["map"]
     assert out == f"map                   \tall\t{expected:6.4f}\n"
@@ -437,25 +421,23 @@ def test_run_from_standard_input(files, capsys, monkeypatch):
         (["compare", "QRELS", "RUN", "RUN", "--bogus"], "compare"),
     ],
 )
-def test_usage_line_is_the_commands(files, capsys, argv, command):
+def test_usage_line_is_the_commands(files, argv, command, run_cli):
     argv = [
         files["qrels"] if a == "QRELS" else files["a.run"] if a == "RUN" else a
         for a in argv
     ]
-    status, _, err = _main(argv, capsys)
+    status, _, err = run_cli(argv)
     assert status == (1 if command == "eval" else 2)
     assert err.startswith(f"usage: skirm {command} ")
 
 
-def test_empty_run_file(files, tmp_path, capsys):
+def test_empty_run_file(files, tmp_path, run_cli):
     empty = tmp_path / "empty.run"
     empty.write_text("")
-    status, out, err = _main(["eval", files["qrels"], str(empty)], capsys)
+    status, out, err = run_cli(["eval", files["qrels"], str(empty)])
     assert status == 2 and out == ""  # trec_eval: "Quit in file", 2
     assert err == f"skirm eval: error: the run file is empty: {empty}\n"
-    status, _, err = _main(
-        ["compare", files["qrels"], files["a.run"], str(empty)], capsys
-    )
+    status, _, err = run_cli(["compare", files["qrels"], files["a.run"], str(empty)])
     assert status == 1 and "the run file is empty" in err
 
 
@@ -467,21 +449,21 @@ def test_empty_run_in_python():
         evaluate_run(qrels, Run([], [], []), ["map"])
 
 
-def test_swapped_files(files, capsys):
-    status, _, err = _main(["eval", files["a.run"], files["qrels"]], capsys)
+def test_swapped_files(files, run_cli):
+    status, _, err = run_cli(["eval", files["a.run"], files["qrels"]])
     assert status == 2
     assert "too many fields (6) (did you swap QRELS and RUN?)" in err
-    status, _, err = _main(["eval", files["qrels"], files["qrels"]], capsys)
+    status, _, err = run_cli(["eval", files["qrels"], files["qrels"]])
     assert status == 2
     assert "too few fields (4) (did you swap QRELS and RUN?)" in err
 
 
-def test_unknown_queries_listed_once(files, tmp_path, capsys):
+def test_unknown_queries_listed_once(files, tmp_path, run_cli):
     other = tmp_path / "other.run"
     other.write_text(
         "q7 Q0 d1 1 0.5 r\nq7 Q0 d2 2 0.4 r\nq7 Q0 d3 3 0.3 r\nq8 Q0 d1 1 1 r\n"
     )
-    status, _, err = _main(["eval", files["qrels"], str(other)], capsys)
+    status, _, err = run_cli(["eval", files["qrels"], str(other)])
     assert status == 7
     assert "run queries e.g. ['q7', 'q8']" in err
 
@@ -510,10 +492,10 @@ def _lines(ax):
     return {line.get_label(): line for line in ax.get_lines()}
 
 
-def test_eval_plot(files, tmp_path, capsys, saved_figures):
+def test_eval_plot(files, tmp_path, saved_figures, run_cli):
     png = tmp_path / "runs.png"
     argv = ["eval", files["qrels"], files["a.run"], files["b.run"], "-m", "map"]
-    status, out, err = _main([*argv, "--plot", str(png)], capsys)
+    status, out, err = run_cli([*argv, "--plot", str(png)])
     assert status == 0, err
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (
@@ -536,9 +518,9 @@ def test_eval_plot(files, tmp_path, capsys, saved_figures):
         ]
 
 
-def test_eval_plot_options_reach_the_figure(files, tmp_path, capsys, saved_figures):
+def test_eval_plot_options_reach_the_figure(files, tmp_path, saved_figures, run_cli):
     argv = ["eval", files["qrels"], files["b.run"], "-l2", "-M1"]
-    status, _, err = _main([*argv, "--plot", str(tmp_path / "r.png")], capsys)
+    status, _, err = run_cli([*argv, "--plot", str(tmp_path / "r.png")])
     assert status == 0, err
     params = {"relevance_level": 2, "max_docs": 1}
     ndcg = evaluate_run(files["qrels"], files["b.run"], ["ndcg@1", "ndcg@2"], **params)
@@ -546,14 +528,12 @@ def test_eval_plot_options_reach_the_figure(files, tmp_path, capsys, saved_figur
     assert line.get_ydata()[:2].tolist() == [ndcg.means["ndcg@1"], ndcg.means["ndcg@2"]]
 
 
-def test_compare_plot(files, tmp_path, capsys, saved_figures):
+def test_compare_plot(files, tmp_path, saved_figures, run_cli):
     from skirm.stats import compare
 
     pdf = tmp_path / "cmp.pdf"
     argv = ["compare", files["qrels"], files["a.run"], files["b.run"]]
-    status, _, err = _main(
-        [*argv, "-m", "map", "-m", "P.1", "--plot", str(pdf)], capsys
-    )
+    status, _, err = run_cli([*argv, "-m", "map", "-m", "P.1", "--plot", str(pdf)])
     assert status == 0, err
     assert pdf.read_bytes()[:5] == b"%PDF-"
     (figure,) = saved_figures
@@ -576,12 +556,12 @@ def test_compare_plot(files, tmp_path, capsys, saved_figures):
         assert ax.get_yticklabels()[0].get_text().startswith("runA")
 
 
-def test_plot_without_matplotlib(files, tmp_path, capsys, monkeypatch):
+def test_plot_without_matplotlib(files, tmp_path, monkeypatch, run_cli):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     png = tmp_path / "x.png"
     for command in ("eval", "compare"):
         argv = [command, files["qrels"], files["a.run"], files["b.run"]]
-        status, out, err = _main([*argv, "--plot", str(png)], capsys)
+        status, out, err = run_cli([*argv, "--plot", str(png)])
         assert status == (1 if command == "eval" else 2) and out == ""
         assert (
             "--plot needs matplotlib; install it with `pip install skirm[plot]`" in err
@@ -593,7 +573,7 @@ def test_plot_without_matplotlib(files, tmp_path, capsys, monkeypatch):
 # The reference page follows the parser
 # --------------------------------------------------------------------------
 
-CLI_PAGE = Path(__file__).resolve().parents[1] / "docs" / "user_guide" / "cli.rst"
+CLI_PAGE = ROOT / "docs" / "user_guide" / "cli.rst"
 
 
 def _page_sections():

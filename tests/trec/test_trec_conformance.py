@@ -15,17 +15,17 @@ Every line is compared, ``relstring`` (a string per query) included.
 import math
 import warnings
 from functools import partial
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _data import TREC_EVAL_DATA
 
 from skirm._cli import main
 from skirm.io import Qrels, Run
 from skirm.metrics import get_metric
 from skirm.trec import evaluate_run, trec_measure_names
 
-V10 = Path(__file__).resolve().parent / "data" / "trec_eval"
+V10 = TREC_EVAL_DATA
 
 MEAS_PARAMS = (
     "-q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 "

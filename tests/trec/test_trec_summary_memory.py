@@ -45,25 +45,10 @@ def _write_short_queries(folder, seed, n_queries=60, repeat=False):
     return qrels, run
 
 
-def _same(a, b):
-    assert a.group_ids.tolist() == b.group_ids.tolist()
-    assert list(a.per_query) == list(b.per_query)
-    for name in a.per_query:
-        got, want = a.per_query[name], b.per_query[name]
-        assert got.dtype == want.dtype, name
-        if got.dtype.kind == "U":  # relstring
-            assert got.tolist() == want.tolist(), name
-            continue
-        # the same bits: no sum carries rounding from other queries
-        np.testing.assert_array_equal(got, want, name)
-    assert a.means == b.means
-    assert a.run_id == b.run_id
-
-
 @pytest.mark.parametrize("all_queries", [False, True])
 @pytest.mark.parametrize("block_bytes", [200, 1 << 16])
 def test_blocks_of_many_queries_are_cut_and_give_the_values_of_the_whole_run(
-    tmp_path, monkeypatch, block_bytes, all_queries
+    tmp_path, monkeypatch, block_bytes, all_queries, assert_same
 ):
     qrels_path, run_path = _write_short_queries(tmp_path, 0)
     qrels = read_qrels(qrels_path)
@@ -80,7 +65,7 @@ def test_blocks_of_many_queries_are_cut_and_give_the_values_of_the_whole_run(
     monkeypatch.setattr(inputs, "MAX_BLOCK_QUERIES", 3)
     monkeypatch.setattr(PerQuery, "CHUNK", 4)  # several chunks, of 1 to 4
     streamed = evaluate_run(qrels, run_path, "all_trec", all_queries=all_queries)
-    _same(streamed, whole)
+    assert_same(streamed, whole)
     run_queries = set(read_run(run_path).query_ids.tolist())
     parts = [part for part in seen if run_queries.intersection(part)]
     assert max(map(len, parts)) == 3  # (-c adds placeholder blocks)
@@ -89,7 +74,7 @@ def test_blocks_of_many_queries_are_cut_and_give_the_values_of_the_whole_run(
     assert len({len(s) for s in relstring.tolist()}) > 1  # widths were promoted
 
 
-def test_a_restarted_run_starts_from_no_values(tmp_path, monkeypatch):
+def test_a_restarted_run_starts_from_no_values(tmp_path, monkeypatch, assert_same):
     """The repeat is found after blocks were evaluated: the values gathered
     so far are dropped and the run is read again in parts."""
     qrels_path, run_path = _write_short_queries(tmp_path, 1, repeat=True)
@@ -97,7 +82,7 @@ def test_a_restarted_run_starts_from_no_values(tmp_path, monkeypatch):
     whole = evaluate_run(qrels, read_run(run_path), "official")
     monkeypatch.setattr(trec_io, "BLOCK_BYTES", 200)
     monkeypatch.setattr(inputs, "MAX_BLOCK_QUERIES", 2)
-    _same(evaluate_run(qrels, run_path, "official"), whole)
+    assert_same(evaluate_run(qrels, run_path, "official"), whole)
 
 
 @pytest.mark.parametrize("n_threads", [1, 2])

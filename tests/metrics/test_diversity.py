@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _data import DATA as TESTS_DATA
 
 from skirm._cli import main
 from skirm.metrics import (
@@ -490,7 +491,7 @@ def test_format_ndeval_marks_undefined_nnrbp(tmp_path):
     assert lines[1].split(",")[15] == "1.000000"
 
 
-DATA = Path(__file__).parent / "data" / "diversity"
+DATA = TESTS_DATA / "diversity"
 
 
 def test_regression_amean_summed_in_query_order_as_ndeval():

@@ -3,12 +3,12 @@ fast path's domain and the key index helpers on short inputs (the long-token
 paths are in ``test_tokens_long.py``)."""
 
 import io
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _data import TREC_EVAL_DATA
 
-TREC_DATA = Path(__file__).parent / "data" / "trec_eval"
+TREC_DATA = TREC_EVAL_DATA
 
 
 def test_key_index_helpers_on_short_inputs():
@@ -29,21 +29,6 @@ def test_key_index_helpers_on_short_inputs():
     assert (i.tolist(), j.tolist()) == ([], [])
 
 
-def _token_column(texts, rng):
-    """Tokens of ``texts`` read as a reader reads them: offsets into a buffer
-    where other bytes surround each one."""
-    from skirm.io._tokens import PAD, Tokens
-
-    data, start, end = b"", [], []
-    for text in texts:
-        data += bytes(rng.integers(1, 255, size=int(rng.integers(0, 4))).tolist())
-        start.append(len(data))
-        data += text.encode("utf-8", "surrogateescape")
-        end.append(len(data))
-    buf = np.frombuffer(data + b"\0" * PAD, dtype=np.uint8)
-    return Tokens(buf, np.array(start), np.array(end))
-
-
 def _check_buffer(tokens):
     """The class invariant: a uint8 buffer with PAD zero bytes after every
     token."""
@@ -55,12 +40,12 @@ def _check_buffer(tokens):
     assert not tokens.buf[last:].any()
 
 
-def test_compact_and_concat_keep_the_tokens():
+def test_compact_and_concat_keep_the_tokens(token_column):
     from skirm.io._tokens import Tokens
 
     rng = np.random.default_rng(5)
     texts = ["d1", "", "x" * 20, "é-ü", "q" * 200, "d1", "7"]
-    column = _token_column(texts, rng)
+    column = token_column(texts, rng)
     rows = np.array([6, 0, 3, 4, 4, 1])
     compacted = column.take(rows).compact()
     _check_buffer(compacted)
@@ -180,7 +165,9 @@ def test_offsets_of_a_buffer_past_int32_are_int64(monkeypatch):
 
 
 @pytest.mark.parametrize("rows", [1, 2, 3, 7, 1 << 18])
-def test_hashes_by_ranges_of_rows_equal_each_token_hashed_alone(monkeypatch, rows):
+def test_hashes_by_ranges_of_rows_equal_each_token_hashed_alone(
+    monkeypatch, rows, token_column
+):
     """A column is hashed a range of rows at a time; each hash equals the
     token's hashed alone, whatever the range's longest or shortest token
     (empty tokens, tokens across word boundaries, long tokens past the
@@ -193,7 +180,7 @@ def test_hashes_by_ranges_of_rows_equal_each_token_hashed_alone(monkeypatch, row
     rng.shuffle(lengths)
     alphabet = np.array(list("abcdefghij-_.é"))
     texts = ["".join(rng.choice(alphabet, size=int(n))) for n in lengths]
-    column = _token_column(texts, rng)
+    column = token_column(texts, rng)
     monkeypatch.setattr(skirm.io._tokens, "HASH_ROWS", rows)
     got = column.hash(cache=False)
     alone = [int(Tokens.from_strings(np.array([t])).hash()[0]) for t in texts]

@@ -8,7 +8,6 @@ import re
 
 import numpy as np
 import pytest
-from test_tokens import _token_column
 
 _ALPHABET = np.array(list("abcdefghij-_.#é"))
 
@@ -21,7 +20,9 @@ def _texts(rng, n, lengths=(0, 1, 7, 8, 9, 15, 16, 17, 127, 128, 129, 136, 300))
 
 @pytest.mark.parametrize("rows", [1, 3, 1 << 18])
 @pytest.mark.parametrize("block", [1, 5, 1 << 20])
-def test_compact_copies_every_byte_and_nothing_else(monkeypatch, rows, block):
+def test_compact_copies_every_byte_and_nothing_else(
+    monkeypatch, rows, block, token_column
+):
     """The word-wise copy gives each token's bytes back, contiguous, with
     only zero bytes after the last one, whatever the range of rows copied at
     a time and the round size of long tokens' tails."""
@@ -31,7 +32,7 @@ def test_compact_copies_every_byte_and_nothing_else(monkeypatch, rows, block):
 
     rng = np.random.default_rng(rows + block)
     texts = _texts(rng, 80)
-    column = _token_column(texts, rng)
+    column = token_column(texts, rng)
     monkeypatch.setattr(skirm.io._tokens, "HASH_ROWS", rows)
     monkeypatch.setattr(skirm.io._long_tokens, "BLOCK", block)
     out = column.compact()
@@ -322,7 +323,9 @@ def test_byte_rank_skips_keys_equal_on_every_row(texts):
 
 @pytest.mark.parametrize("rows", [1, 4, 1 << 18])
 @pytest.mark.parametrize("widths", [(20,), (0,), (9, 9, 9, 3), (1, 140)])
-def test_compact_of_ranges_of_one_width_copies_each_token(monkeypatch, rows, widths):
+def test_compact_of_ranges_of_one_width_copies_each_token(
+    monkeypatch, rows, widths, token_column
+):
     """Ranges of rows whose tokens share a length are copied as fixed-size
     items; ranges of several lengths a word at a time: the same bytes."""
     import skirm.io._tokens
@@ -331,7 +334,7 @@ def test_compact_of_ranges_of_one_width_copies_each_token(monkeypatch, rows, wid
     rng = np.random.default_rng(rows + sum(widths))
     sizes = np.repeat(widths, 8)  # runs of one width, then another
     texts = ["".join(rng.choice(_ALPHABET[:10], size=int(k))) for k in sizes]
-    column = _token_column(texts, rng)
+    column = token_column(texts, rng)
     monkeypatch.setattr(skirm.io._tokens, "HASH_ROWS", rows)
     out = column.compact()
     assert out.buf.tobytes() == "".join(texts).encode() + b"\0" * PAD
@@ -340,7 +343,7 @@ def test_compact_of_ranges_of_one_width_copies_each_token(monkeypatch, rows, wid
 
 @pytest.mark.parametrize("extra", [-1, 0, 1, 16, 17])
 def test_token_column_holds_the_tokens_appended_in_offsets_of_their_buffer(
-    monkeypatch, extra
+    monkeypatch, extra, token_column
 ):
     """Groups of tokens appended (an empty group among them) read back as
     the same strings, their bytes contiguous in one buffer; the offsets are
@@ -361,7 +364,7 @@ def test_token_column_holds_the_tokens_appended_in_offsets_of_their_buffer(
         column = TokenColumn()
         assert len(column) == 0
         for group in groups:
-            column.append(_token_column(group, rng))
+            column.append(token_column(group, rng))
         assert len(column) == len(texts)
         out = column.finish()
         assert out.strings().tolist() == texts
@@ -389,7 +392,9 @@ def test_integer_labels_are_read_exactly_past_the_float_precision():
 
 
 @pytest.mark.parametrize("extra", [-1, 0, 1])
-def test_compact_offsets_are_int32_exactly_while_the_buffer_fits(monkeypatch, extra):
+def test_compact_offsets_are_int32_exactly_while_the_buffer_fits(
+    monkeypatch, extra, token_column
+):
     """A compacted column of int32 offsets keeps them int32 exactly while
     its buffer (its bytes and the padding) is below the int32 limit."""
     import skirm.io._tokens
@@ -397,7 +402,7 @@ def test_compact_offsets_are_int32_exactly_while_the_buffer_fits(monkeypatch, ex
 
     rng = np.random.default_rng(3)
     texts = _texts(rng, 30)
-    column = _token_column(texts, rng)
+    column = token_column(texts, rng)
     column = Tokens(
         column.buf, column.start.astype(np.int32), column.end.astype(np.int32)
     )

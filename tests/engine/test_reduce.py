@@ -4,7 +4,7 @@ The discount must agree to the last bit with scikit-learn's (checked on
 one-hot DCGs, which read one discount each), and the tables kept per log
 base must hold the same numbers whatever the cache held before: empty, too
 short, or another base. The padded-line sums are tested with the cutoffs
-(``tests/test_many_cutoffs.py``).
+(``tests/metrics/test_many_cutoffs.py``).
 """
 
 import numpy as np

@@ -12,6 +12,12 @@ from skirm._lazy import lazy_exports
 __version__ = "0.1.0.dev0"
 
 if TYPE_CHECKING:
+    from skirm._errors import (
+        InvalidInputError,
+        InvalidParameterError,
+        MissingDependencyError,
+        SkirmError,
+    )
     from skirm.metrics import (
         EvaluationResult,
         Metric,
@@ -41,6 +47,12 @@ if TYPE_CHECKING:
 __getattr__, __dir__, __all__ = lazy_exports(
     "skirm",
     {
+        "skirm._errors": (
+            "InvalidInputError",
+            "InvalidParameterError",
+            "MissingDependencyError",
+            "SkirmError",
+        ),
         "skirm.metrics": (
             "EvaluationResult",
             "Metric",

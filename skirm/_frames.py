@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from skirm._errors import InvalidInputError
+from skirm._params import OneOf, Param
+
 __all__ = [
-    "BACKENDS",
-    "check_backend",
+    "BACKEND",
     "column_names",
     "first_missing",
     "flatten_list_column",
@@ -43,7 +45,7 @@ __all__ = [
 ]
 
 #: The frame libraries ``to_frame(backend=...)`` can return.
-BACKENDS = ("pandas", "polars")
+BACKEND = Param("backend", OneOf("pandas", "polars"))
 
 _FRAMES = {
     "polars": ("DataFrame", "LazyFrame"),
@@ -366,7 +368,7 @@ def flatten_list_column(column, name):
     each list's length; a missing list or item is a ValueError."""
     at = first_missing(column)
     if at is not None:
-        raise ValueError(
+        raise InvalidInputError(
             f"`{name}` must hold one list per query, got a missing list (null) "
             f"at index {at}"
         )
@@ -395,18 +397,10 @@ def flatten_list_column(column, name):
     if at is not None:
         ends = np.cumsum(sizes)
         query = int(np.searchsorted(ends, at, side="right"))
-        raise ValueError(
+        raise InvalidInputError(
             f"`{name}` must not contain missing ids, got a null in list {query}"
         )
     return values(items), sizes.astype(np.intp, copy=False)
-
-
-def check_backend(backend) -> str:
-    """``backend`` of ``to_frame``: one of :data:`BACKENDS`."""
-    if not isinstance(backend, str) or backend not in BACKENDS:
-        options = ", ".join(repr(b) for b in BACKENDS)
-        raise ValueError(f"`backend` must be one of {options}, got {backend!r}")
-    return backend
 
 
 def _polars(owner):

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._frames import column_names, frame_column, is_frame
+from skirm._params import Param, Satisfies
 from skirm._validation import check_groups, describe
 
 __all__ = [
-    "check_groups_from",
+    "GROUPS_FROM",
     "groups_from_frame",
     "missing_groups_message",
     "n_rows",
@@ -22,14 +24,12 @@ __all__ = [
 ]
 
 
-def check_groups_from(groups_from) -> str:
-    """``groups_from``: the name of an index level or column."""
-    if not isinstance(groups_from, str) or not groups_from:
-        raise TypeError(
-            "`groups_from` must be the name of a pandas index level or column "
-            f"(a non-empty string), got {describe(groups_from)}"
-        )
-    return groups_from
+#: Where the query ids travel inside ``X``: an index level or a column.
+GROUPS_FROM = Param(
+    "groups_from",
+    Satisfies(lambda v: isinstance(v, str) and v, "a non-empty string", ("", 3)),
+    expected="the name of a pandas index level or column (a non-empty string)",
+)
 
 
 def groups_from_frame(X, groups_from):
@@ -83,11 +83,11 @@ def resolve_groups(owner, X, groups, groups_from, *, required=True):
     ValueError naming both fixes when it is True.
     """
     if groups is None:
-        groups = groups_from_frame(X, check_groups_from(groups_from))
+        groups = groups_from_frame(X, GROUPS_FROM(groups_from))
         if groups is None:
             if not required:
                 return None
-            raise ValueError(missing_groups_message(owner, groups_from))
+            raise InvalidParameterError(missing_groups_message(owner, groups_from))
     return check_groups(groups, n_rows(X))
 
 
@@ -101,6 +101,6 @@ def n_rows(X) -> int:
     try:
         return len(X)
     except TypeError:
-        raise TypeError(
+        raise InvalidInputError(
             f"expected an array-like with rows, got {describe(X)}"
         ) from None

@@ -11,6 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from skirm._errors import (
+    InvalidParameterError,
+    MeasureParameterError,
+    UnknownMeasureError,
+)
+
 
 @dataclass(frozen=True)
 class MeasureDef:
@@ -217,11 +223,6 @@ class Request:
         return [(f"{self.base}_{self.text}", self.values)]
 
 
-class MeasureParameterError(ValueError):
-    """Parameters a trec_eval measure cannot take (trec_eval: "Cannot
-    initialize measure", exit status 2)."""
-
-
 def _parse_params(base, text, name):
     d = MEASURES[base]
     if d.params == "none":
@@ -284,7 +285,9 @@ def parse_trec_name(name, compat="10.0"):
     base, sep, k = name.partition("@")
     if sep and base in MEASURES and MEASURES[base].params == "cutoffs":
         if not re.fullmatch(r"[1-9][0-9]*", k):
-            raise ValueError(f"malformed cutoff in {name!r}: expected {base}@K, K >= 1")
+            raise UnknownMeasureError(
+                f"malformed cutoff in {name!r}: expected {base}@K, K >= 1"
+            )
         return [Request(base, (int(k),), k, label=name)]
     ir_measures = _ir_measures_request(name)
     if ir_measures is not None:
@@ -306,11 +309,13 @@ def _ir_measures_request(name):
         return None
     if MEASURES[trec].params != "float_cutoffs":
         if sep:
-            raise ValueError(f"measure {base!r} takes no cutoff, got {name!r}")
+            raise InvalidParameterError(
+                f"measure {base!r} takes no cutoff, got {name!r}"
+            )
         return Request(trec, MEASURES[trec].default, None, label=name)
     value = float(level) if sep and _NUMBER.fullmatch(level) else -1.0
     if not 0.0 <= value <= 1.0:
-        raise ValueError(
+        raise InvalidParameterError(
             f"measure {base!r} needs a recall level in [0, 1], e.g. '{base}@0.5'; "
             f"got {name!r}"
         )
@@ -320,7 +325,7 @@ def _ir_measures_request(name):
 def check_supported(request):
     d = MEASURES[request.base]
     if d.unsupported:
-        raise ValueError(
+        raise UnknownMeasureError(
             f"trec_eval measure {request.base!r} is not supported: {d.unsupported}"
         )
 

@@ -7,25 +7,31 @@ expected and what was received.
 
 from __future__ import annotations
 
-import numbers
 import os
 import sys
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._frames import first_missing, is_column, values
-
-if TYPE_CHECKING:
-    from collections.abc import Collection
-    from typing import TypeVar
-
-    T = TypeVar("T")
+from skirm._params import (
+    N_JOBS,
+    NO_RELEVANT,
+    RELEVANCE_THRESHOLD,
+    Interval,
+    K,
+    OneOf,
+    Param,
+    as_python,
+    describe,
+)
 
 __all__ = [
+    "as_numeric_array",
     "as_python",
     "check_choice",
     "check_groups",
+    "check_groups_runs",
     "check_k",
     "check_n_jobs",
     "check_no_relevant",
@@ -38,42 +44,16 @@ __all__ = [
 ]
 
 
-class OptionError(ValueError):
-    """A ValueError about options, in two renderings: the message names the
-    Python keyword arguments, ``command_line`` the same condition in the
-    command line's options (``skirm eval`` prints that one)."""
-
-    def __init__(self, message, command_line=None):
-        # One positional argument, as ValueError: it pickles (Dask workers).
-        super().__init__(message)
-        self.command_line = command_line
-
-
-def as_python(value):
-    """A numpy scalar as the plain Python value, for readable messages."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def describe(value) -> str:
-    """Short description of a received value for error messages."""
-    if isinstance(value, np.ndarray):
-        return f"an array of dtype {value.dtype} and shape {value.shape}"
-    text = repr(value)
-    if len(text) > 60:
-        text = text[:57] + "..."
-    return f"{text} ({type(value).__name__})"
-
-
 def as_numeric_array(values, name: str, *, keep_integers: bool = False) -> np.ndarray:
     """Convert ``values`` to a float64 array without modifying it (integer and
     boolean arrays kept as they are with ``keep_integers``)."""
     if values is None:
-        raise TypeError(f"`{name}` must be an array-like of numbers, got None")
+        raise InvalidInputError(f"`{name}` must be an array-like of numbers, got None")
     try:
         arr = np.asarray(values)
     except ValueError:
         lengths = sorted({len(row) for row in values if hasattr(row, "__len__")})
-        raise ValueError(
+        raise InvalidInputError(
             f"`{name}` must be a 1-D array or a 2-D array of equal-length rows "
             f"(one row per query), got rows of lengths {lengths}; for queries "
             "of different sizes pass flat arrays with groups=<query of each row>"
@@ -87,7 +67,7 @@ def as_numeric_array(values, name: str, *, keep_integers: bool = False) -> np.nd
             return arr.astype(np.float64)
         except (TypeError, ValueError):
             pass
-    raise TypeError(
+    raise InvalidInputError(
         f"`{name}` must be an array-like of real numbers, got {describe(arr)}"
     )
 
@@ -106,9 +86,9 @@ def check_y_true(
     """
     arr = as_numeric_array(y_true, name, keep_integers=keep_integers)
     if arr.ndim not in (1, 2):
-        raise ValueError(f"`{name}` must be 1-D or 2-D, got shape {arr.shape}")
+        raise InvalidInputError(f"`{name}` must be 1-D or 2-D, got shape {arr.shape}")
     if arr.size == 0:
-        raise ValueError(f"`{name}` must not be empty, got shape {arr.shape}")
+        raise InvalidInputError(f"`{name}` must not be empty, got shape {arr.shape}")
     if arr.dtype == np.float64 and arr.flags.c_contiguous:
         # One pass: as unsigned integers, the finite floats without the sign
         # bit are exactly those below the bits of +inf (-0.0 takes the
@@ -128,12 +108,12 @@ def check_y_true(
                 "'condensed' (to the metric function, skirm.metrics.evaluate or "
                 "make_ranking_scorer) to score such rows"
             )
-        raise ValueError(
+        raise InvalidInputError(
             f"`{name}` must hold finite relevance labels, got {bad!r} "
             f"at {int(np.argmax(~np.isfinite(arr.ravel())))} (flat index){hint}"
         )
     if (arr < 0).any():
-        raise ValueError(
+        raise InvalidInputError(
             f"`{name}` must hold non-negative relevance labels, got "
             f"{as_python(arr.min())!r} (treat unjudged rows as 0, or drop them)"
         )
@@ -144,14 +124,14 @@ def check_scores(y_score, name: str = "y_score") -> np.ndarray:
     """Scores: real numbers, no NaN; +/-inf are allowed."""
     arr = as_numeric_array(y_score, name)
     if arr.ndim not in (1, 2):
-        raise ValueError(f"`{name}` must be 1-D or 2-D, got shape {arr.shape}")
+        raise InvalidInputError(f"`{name}` must be 1-D or 2-D, got shape {arr.shape}")
     if arr.size == 0:
-        raise ValueError(f"`{name}` must not be empty, got shape {arr.shape}")
+        raise InvalidInputError(f"`{name}` must not be empty, got shape {arr.shape}")
     if arr.dtype.kind != "f" or not np.isnan(arr.min()):  # NaN propagates
         return arr
     nan = np.isnan(arr)
     if nan.any():
-        raise ValueError(
+        raise InvalidInputError(
             f"`{name}` must not contain NaN, got NaN at flat index "
             f"{int(np.argmax(nan.ravel()))}"
         )
@@ -173,17 +153,17 @@ def check_groups_runs(groups, n_samples: int, name: str = "groups"):
     checked by comparing neighbours, the first row of each run of equal
     labels (:func:`label_runs`), else None."""
     if groups is None:
-        raise ValueError(f"`{name}` is required")
+        raise InvalidParameterError(f"`{name}` is required")
     if is_column(groups):  # polars Series, pyarrow Array or ChunkedArray
         at = first_missing(groups)
         if at is not None:
-            raise ValueError(
+            raise InvalidInputError(
                 f"`{name}` must not contain missing values, got null at index {at}"
             )
         groups = values(groups)
     levels = getattr(groups, "nlevels", 1)
     if levels != 1:  # a pandas MultiIndex: one label per row is asked for
-        raise ValueError(
+        raise InvalidInputError(
             f"`{name}` must be 1-D (one query label per row), got a pandas "
             f"MultiIndex of {levels} levels; pass the level that holds the "
             "query ids (index.get_level_values(...))"
@@ -194,16 +174,16 @@ def check_groups_runs(groups, n_samples: int, name: str = "groups"):
     else:
         arr = np.asarray(groups)
     if arr.ndim != 1:
-        raise ValueError(
+        raise InvalidInputError(
             f"`{name}` must be 1-D (one query label per row), got shape {arr.shape}"
         )
     if arr.shape[0] != n_samples:
-        raise ValueError(
+        raise InvalidInputError(
             f"`{name}` must have one label per row: expected length {n_samples}, "
             f"got {arr.shape[0]}"
         )
     if arr.dtype.kind not in "biufUSMmO":
-        raise TypeError(
+        raise InvalidInputError(
             f"`{name}` must hold hashable query labels (ints or strings), "
             f"got {describe(arr)}"
         )
@@ -215,7 +195,7 @@ def check_groups_runs(groups, n_samples: int, name: str = "groups"):
         else:
             value = as_python(value)
             text = "NaN" if isinstance(value, float) else repr(value)
-        raise ValueError(
+        raise InvalidInputError(
             f"`{name}` must not contain missing values, got {text} at index {at}"
         )
     return arr, runs
@@ -383,24 +363,11 @@ def _categorical_values(groups):
         return None
     codes = np.asarray(codes)
     if (codes < 0).any():
-        raise ValueError(
+        raise InvalidInputError(
             "`groups` must not contain missing values, got a missing category at "
             f"index {int(np.argmax(codes < 0))}"
         )
     return np.asarray(categories)[codes]
-
-
-def check_k(k, name: str = "k") -> int | None:
-    """``k``: a positive integer or None."""
-    if k is None:
-        return None
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise TypeError(
-            f"`{name}` must be a positive integer or None, got {describe(k)}"
-        )
-    if k <= 0:
-        raise ValueError(f"`{name}` must be a positive integer or None, got {k}")
-    return int(k)
 
 
 def check_n_jobs(n_jobs, name: str = "n_jobs") -> int:
@@ -411,12 +378,7 @@ def check_n_jobs(n_jobs, name: str = "n_jobs") -> int:
         n_jobs = _configured_n_jobs()
         if n_jobs is None:
             return 1
-    integer = isinstance(n_jobs, numbers.Integral) and not isinstance(n_jobs, bool)
-    if not integer or not n_jobs:
-        raise ValueError(
-            f"`{name}` must be None or a non-zero integer (-1 for all CPUs), "
-            f"got {describe(n_jobs)}"
-        )
+    n_jobs = N_JOBS(n_jobs, name)
     if n_jobs > 0:
         return int(n_jobs)
     try:
@@ -448,69 +410,54 @@ def _configured_n_jobs():
     return n_jobs
 
 
-def check_choice(value: T, name: str, choices: Collection[object]) -> T:
-    """A string option from a fixed set."""
-    if not isinstance(value, str) or value not in choices:
-        options = ", ".join(repr(c) for c in choices)
-        raise ValueError(f"`{name}` must be one of {options}, got {describe(value)}")
-    return value
-
-
-def check_no_relevant(value):
-    """``no_relevant``: a number in [0, 1], ``"skip"`` or ``"raise"``."""
-    if isinstance(value, str):
-        if value in ("skip", "raise"):
-            return value
-    elif isinstance(value, numbers.Real) and not isinstance(value, bool):
-        if 0.0 <= float(value) <= 1.0:
-            return float(value)
-    raise ValueError(
-        "`no_relevant` must be a number in [0, 1], 'skip' or 'raise', "
-        f"got {describe(value)}"
-    )
-
-
-def check_threshold(value, name: str = "relevance_threshold"):
-    """``relevance_threshold``: None or a positive finite number."""
-    if value is None:
-        return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not np.isfinite(float(value))
-        or value <= 0
-    ):
-        raise ValueError(
-            f"`{name}` must be None or a positive number, got {describe(value)}"
-        )
-    return float(value)
-
-
-def check_probability(value, name: str, *, closed_low=False, closed_high=False):
-    """A real number in (0, 1), with optionally closed ends."""
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if ok:
-        v = float(value)
-        ok = (v >= 0 if closed_low else v > 0) and (v <= 1 if closed_high else v < 1)
-    if not ok:
-        lo = "[" if closed_low else "("
-        hi = "]" if closed_high else ")"
-        raise ValueError(
-            f"`{name}` must be a number in {lo}0, 1{hi}, got {describe(value)}"
-        )
-    return float(value)
-
-
 def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
     """Per-row weights: 1-D, finite, non-negative, one per row."""
     if sample_weight is None:
         return None
     arr = as_numeric_array(sample_weight, "sample_weight")
     if arr.ndim != 1 or arr.shape[0] != n_samples:
-        raise ValueError(
+        raise InvalidInputError(
             f"`sample_weight` must be 1-D with one weight per row (length "
             f"{n_samples}), got shape {arr.shape}"
         )
     if not np.isfinite(arr).all() or (arr < 0).any():
-        raise ValueError("`sample_weight` must hold finite, non-negative numbers")
+        raise InvalidInputError(
+            "`sample_weight` must hold finite, non-negative numbers"
+        )
     return arr
+
+
+# --------------------------------------------------------------------------
+# Rules built at the call (being replaced by declared rules, skirm._params)
+# --------------------------------------------------------------------------
+
+
+def check_k(k, name: str = "k") -> int | None:
+    """``k``: a positive integer or None."""
+    return K(k, name)
+
+
+def check_choice(value, name: str, choices):
+    """A string option from a fixed set."""
+    return Param(name, OneOf(*choices))(value)
+
+
+def check_no_relevant(value):
+    """``no_relevant``: a number in [0, 1], ``"skip"`` or ``"raise"``."""
+    return NO_RELEVANT(value)
+
+
+def check_threshold(value, name: str = "relevance_threshold"):
+    """``relevance_threshold``: None or a positive finite number."""
+    return RELEVANCE_THRESHOLD(value, name)
+
+
+def check_probability(value, name: str, *, closed_low=False, closed_high=False):
+    """A real number in (0, 1), with optionally closed ends."""
+    closed = {
+        (True, True): "both",
+        (True, False): "left",
+        (False, True): "right",
+        (False, False): "neither",
+    }[closed_low, closed_high]
+    return Param(name, Interval(float, 0, 1, closed=closed))(value)

@@ -22,10 +22,13 @@ Usage::
 
     python tools/same_numbers.py save BASELINE.npz    # on the commit before
     python tools/same_numbers.py check BASELINE.npz   # on the commit after
+    python tools/same_numbers.py show BASELINE.npz    # ... and what changed
 
 ``check`` prints the number of outputs that differ (0 when the change keeps
-every number) and exits 1 if any does. Floats are compared by their bits,
-so NaN equals NaN and -0.0 differs from 0.0.
+every number) and exits 1 if any does; ``show`` also prints, for every
+output that differs, its value before and after, and counts how many of
+them are numbers (every other output is a message or printed text). Floats
+are compared by their bits, so NaN equals NaN and -0.0 differs from 0.0.
 """
 
 from __future__ import annotations
@@ -778,7 +781,7 @@ def _same(a, b):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 2 or argv[0] not in ("save", "check"):
+    if len(argv) != 2 or argv[0] not in ("save", "check", "show"):
         print(__doc__.split("Usage::")[1].split("``check``")[0].strip())
         return 2
     command, path = argv
@@ -796,10 +799,28 @@ def main(argv=None):
     differ += sorted(
         k for k in outputs if k in saved.files and not _same(outputs[k], saved[k])
     )
-    for key in differ[:40]:
-        print(f"differs: {key}")
+    if command == "show":
+        _show(differ, saved, outputs)
+    else:
+        for key in differ[:40]:
+            print(f"differs: {key}")
     print(f"{len(differ)} of {len(outputs)} outputs differ")
     return 1 if differ else 0
+
+
+def _show(differ, saved, outputs):
+    """Each differing output before and after; how many are numbers."""
+    numbers = 0
+    for key in differ:
+        before = saved[key] if key in saved.files else None
+        after = outputs.get(key)
+        textual = all(v is None or v.dtype.kind in "US" for v in (before, after))
+        numbers += not textual
+        print(f"== {key}{'' if textual else '  (numbers)'}")
+        for label, value in (("before", before), ("after", after)):
+            text = "(absent)" if value is None else str(value.tolist())
+            print(f"  {label}: {text[:2000]}")
+    print(f"{numbers} of the {len(differ)} outputs that differ hold numbers")
 
 
 if __name__ == "__main__":

@@ -14,9 +14,10 @@ import codecs
 import contextlib
 import sys
 
-from skirm._cli._eval import RelFormatError, run_eval
+from skirm._cli._eval import run_eval
 from skirm._cli._ndeval import run_ndeval
 from skirm._cli._parser import UsageError, build_parser
+from skirm._errors import INPUT, USAGE, SkirmError
 from skirm._progress import Progress
 
 __all__ = ["main"]
@@ -86,11 +87,11 @@ def main(argv=None) -> int:
     Returns
     -------
     status : int
-        0 on success. ``skirm eval`` exits as trec_eval does: 1 on a usage
-        error, 2 for a file it cannot read or parse, 4 when the evaluation
-        stops (a docno twice in an evaluated query, judged queries missing
-        from the run), 7 when no query is in both files. The other commands:
-        1 on an input error, 2 on a usage error.
+        0 on success; on an error, the error's
+        :attr:`~skirm.SkirmError.exit_status`, the same for every command
+        and trec_eval's where it has one: 1 on a usage error, 2 for input
+        that cannot be read or evaluated, 4 when the evaluation stops, 7 when
+        no query is in both files (``skirm --help`` lists them).
 
     Examples
     --------
@@ -121,15 +122,17 @@ def main(argv=None) -> int:
     except UsageError as exc:
         parser.commands[args.command].print_usage(sys.stderr)
         print(f"{command}: error: {exc}", file=sys.stderr)
-        return parser.commands[args.command].usage_status
-    except (OSError, ValueError, TypeError) as exc:
+        return USAGE
+    except (OSError, SkirmError, ValueError, TypeError) as exc:  # TEMPORARY
         # The advice in the command line's words, where the error has them.
         text = getattr(exc, "command_line", None) or str(exc)
         text = text.splitlines()[0] if text else type(exc).__name__
         if isinstance(exc, OSError) and exc.filename is not None:
             text = f"cannot read {exc.filename}: {exc.strerror}"
         print(f"{command}: error: {text}", file=sys.stderr)
-        return _trec_eval_status(exc) if args.command == "eval" else 1
+        if isinstance(exc, SkirmError):
+            return exc.exit_status
+        return INPUT if isinstance(exc, OSError) else USAGE
     return 0
 
 
@@ -140,22 +143,3 @@ def _progress(args):
     if getattr(args, "quiet", True) or not sys.stderr.isatty():
         return contextlib.nullcontext()
     return Progress(sys.stderr, f"skirm {args.command}")
-
-
-def _trec_eval_status(exc) -> int:
-    """trec_eval's exit status for an error of ``skirm eval``."""
-    from skirm._trec_names import MeasureParameterError
-    from skirm.io._text import TrecFormatError
-    from skirm.trec._duplicates import DuplicateDocnoError
-    from skirm.trec._missing import MissingQueriesError, NoCommonQueryError
-
-    if isinstance(exc, (DuplicateDocnoError, MissingQueriesError)):
-        return 4  # "Can't calculate measure", "result qid not found"
-    if isinstance(exc, NoCommonQueryError):
-        return 7  # "No queries with both results and relevance info"
-    # "Quit in file", "Cannot initialize measure", "Illegal rel_format"
-    if isinstance(
-        exc, (OSError, TrecFormatError, MeasureParameterError, RelFormatError)
-    ):
-        return 2
-    return 1

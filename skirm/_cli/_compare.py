@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from skirm._cli._eval import evaluate_paths, qrels_name
 from skirm._cli._formats import write_comparison
-from skirm._cli._parser import UsageError
+from skirm._cli._parser import UsageError, check_options
 from skirm._cli._plots import check_plot, plot_compare
+from skirm._errors import InvalidParameterError
 from skirm._progress import current
 from skirm._trec_names import MEASURES
 from skirm.io._trec import read_qrels
-from skirm.trec._request import parse_measures
+from skirm.trec._request import RELEVANCE_LEVEL, parse_measures
 
 
 def _compare_measures(measures, compat):
     try:
         outputs = parse_measures(measures, compat)
-    except (ValueError, TypeError) as exc:
+    except InvalidParameterError as exc:
         raise UsageError(str(exc)) from None
     for name, kind, base, _ in outputs:
         if kind == "trec" and not MEASURES[base].per_query:
@@ -40,8 +41,7 @@ def run_compare(args, out):
     if len(args.runs) < 2:
         raise UsageError("compare needs at least two runs")
     check_plot(args.plot)
-    if args.relevance_level < 1:
-        raise UsageError(f"-l must be an integer >= 1, got {args.relevance_level}")
+    check_options(args, relevance_level=RELEVANCE_LEVEL)
     current().stage(f"reading {qrels_name(args.qrels)}")
     qrels = read_qrels(args.qrels)
     results = evaluate_paths(
@@ -73,10 +73,8 @@ def run_compare(args, out):
             missing="zero" if args.all_queries else args.missing,
             random_state=args.seed,
         )
-    except ValueError as exc:
-        if "`alpha`" in str(exc) or "`n_resamples`" in str(exc):
-            raise UsageError(str(exc)) from None
-        raise
+    except InvalidParameterError as exc:
+        raise UsageError(exc.command_line or str(exc)) from None
     write_comparison(comparison, args.format, out)
     if args.plot is not None:
         plot_compare(args.plot, comparison)

@@ -6,18 +6,28 @@ import os
 import sys
 
 from skirm._cli._formats import write_eval
-from skirm._cli._parser import UsageError
+from skirm._cli._parser import UsageError, check_options
 from skirm._cli._plots import check_plot, plot_eval
+from skirm._errors import (
+    EmptyRunError,
+    InvalidParameterError,
+    MeasureParameterError,
+    TrecFormatError,
+)
 from skirm._progress import current
-from skirm._trec_names import MeasureParameterError, parse_trec_name
-from skirm._validation import OptionError
+from skirm._trec_names import parse_trec_name
 from skirm.io._prefs import read_prefs, read_qrels_jg, read_qrels_prefs
-from skirm.io._text import TrecFormatError
 from skirm.io._trec import read_qrels
 from skirm.metrics._registry import get_metric
 from skirm.trec._evaluate import evaluate_run
-from skirm.trec._formats import REL_FORMATS, check_rel_format
-from skirm.trec._request import is_diversity_name, parse_measures
+from skirm.trec._formats import REL_FORMAT, check_rel_format
+from skirm.trec._request import (
+    COLLECTION_SIZE,
+    MAX_DOCS,
+    RELEVANCE_LEVEL,
+    is_diversity_name,
+    parse_measures,
+)
 from skirm.trec._zscores import read_zscores
 
 READERS = {
@@ -51,32 +61,24 @@ def qrels_name(path):
     return "standard input" if path == "-" else os.path.basename(path)
 
 
-class RelFormatError(ValueError):
-    """An illegal ``-R`` (trec_eval: "Illegal rel_format", exit status 2)."""
-
-
 def run_eval(args, out):
-    if args.rel_format not in REL_FORMATS:
-        raise RelFormatError(
-            f"illegal rel_format {args.rel_format!r} (-R); expected one of "
-            f"{', '.join(REL_FORMATS)}"
-        )
+    REL_FORMAT(args.rel_format)
     measures = args.measures or ["official"]
     try:
         outputs = parse_measures(measures, args.compat, diversity=True)
         check_rel_format(args.rel_format, outputs)
     except MeasureParameterError:
         raise  # a known measure: trec_eval cannot initialize it (status 2)
-    except OptionError as exc:
-        raise UsageError(exc.command_line or str(exc)) from None
-    except (ValueError, TypeError) as exc:
+    except InvalidParameterError as exc:
+        if exc.command_line is not None:  # -R against the measures
+            raise UsageError(exc.command_line) from None
         raise UsageError(_measure_error(measures, exc)) from None
-    if args.relevance_level < 1:
-        raise UsageError(f"-l must be an integer >= 1, got {args.relevance_level}")
-    if args.max_docs is not None and args.max_docs < 1:
-        raise UsageError(f"-M must be a positive integer, got {args.max_docs}")
-    if args.collection_size < 0:
-        raise UsageError(f"-N must be an integer >= 0, got {args.collection_size}")
+    check_options(
+        args,
+        relevance_level=RELEVANCE_LEVEL,
+        max_docs=MAX_DOCS,
+        collection_size=COLLECTION_SIZE,
+    )
     if [args.qrels, *args.runs].count("-") > 1:
         raise UsageError("standard input ('-') can be read once only")
     if args.plot is not None and args.rel_format != "qrels":
@@ -135,8 +137,6 @@ def evaluate_path(qrels, path, measures, **options):
     file is named."""
     try:
         return evaluate_run(qrels, source(path), measures, **options)
-    except ValueError as exc:
-        if str(exc).startswith("the run is empty"):
-            where = "standard input" if path == "-" else path
-            raise TrecFormatError(f"the run file is empty: {where}") from None
-        raise
+    except EmptyRunError:
+        where = "standard input" if path == "-" else path
+        raise TrecFormatError(f"the run file is empty: {where}") from None

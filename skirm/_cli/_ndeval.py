@@ -15,11 +15,12 @@ The run is ranked by score, ties by docno descending, as trec_eval and
 'ndeval -traditional' rank it (ndeval's default trusts the rank column)."""
 
 
-def add_ndeval_parser(sub):
+def add_ndeval_parser(sub, epilog):
     nd = sub.add_parser(
         "ndeval",
         help="diversity measures of a run against subtopic qrels (as ndeval)",
         description=_DESCRIPTION,
+        epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     nd.add_argument("qrels", metavar="QRELS", help="topic subtopic docno judgment")

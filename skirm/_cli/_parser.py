@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 
 from skirm._cli._ndeval import add_ndeval_parser
+from skirm._errors import EXIT_STATUSES, USAGE, InvalidParameterError
 from skirm._trec_names import trec_measure_names
 from skirm.metrics._registry import metric_names
-from skirm.trec._request import COMPAT
+from skirm.trec._request import VERSIONS
 
 _EPILOG = """\
 measures (-m), trec_eval names and nicknames:
@@ -37,26 +39,45 @@ skirm metric names (computed with trec_eval's tie order, R from the qrels;
 a trec_eval name such as rbp means trec_eval's measure):
   {skirm}
 
-exit status, as trec_eval's: 0 on success, 1 on a usage error (bad option or
-measure name), 2 for a file that cannot be read or parsed or parameters a
-measure cannot take (P.0, rbp.0.8), 4 when the
-evaluation stops (a docno twice in an evaluated query, qrels queries missing
-from the run without -c as in trec_eval 10.0), 7 when no query is in both.
-"""
+{exit_statuses}"""
 
 
 class UsageError(Exception):
-    """A usage error: the command's usage line, the message, exit status 2."""
+    """A usage error: the command's usage line, the message, exit status 1."""
+
+
+def check_options(args, **rules):
+    """Each option ``args.<name>`` checked by its declared rule (the
+    same rule as the Python argument's, stated with the option's name); a
+    value the rule turns away is a usage error."""
+    for name, rule in rules.items():
+        try:
+            setattr(args, name, rule(getattr(args, name)))
+        except InvalidParameterError as exc:
+            raise UsageError(exc.command_line or str(exc)) from None
 
 
 class _Parser(argparse.ArgumentParser):
-    #: The exit status of a usage error (``skirm eval``: trec_eval's 1).
-    usage_status = 2
-
     def error(self, message):
         self.print_usage(sys.stderr)
         print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(self.usage_status)
+        raise SystemExit(USAGE)
+
+
+def _exit_statuses():
+    """The exit statuses of every command, for the end of its ``--help``."""
+    lines = ["exit status (every command; trec_eval's where it has one):"]
+    for status, meaning in EXIT_STATUSES:
+        lines.append(
+            textwrap.fill(
+                meaning, 76, initial_indent=f"  {status}  ", subsequent_indent="     "
+            )
+        )
+    return "\n".join(lines) + "\n"
+
+
+#: The exit-status paragraph every command's ``--help`` ends with.
+EXIT_STATUS = _exit_statuses()
 
 
 def _wrap(names, width=76):
@@ -93,11 +114,12 @@ def build_parser(compare_options=True):
         "descending, R and the ideal DCG from the qrels, run queries missing\n"
         "from the qrels ignored. A RUN of '-' is read from standard input.",
         epilog=_EPILOG.format(
-            trec=_wrap(trec_measure_names()), skirm=_wrap(metric_names())
+            trec=_wrap(trec_measure_names()),
+            skirm=_wrap(metric_names()),
+            exit_statuses=EXIT_STATUS,
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ev.usage_status = 1  # as trec_eval
     ev.add_argument("qrels", metavar="QRELS", help="qrels file (qid iter docno rel)")
     ev.add_argument(
         "runs",
@@ -167,8 +189,8 @@ def build_parser(compare_options=True):
     )
     ev.add_argument(
         "--compat",
-        choices=COMPAT,
-        default=COMPAT[0],
+        choices=VERSIONS,
+        default=VERSIONS[0],
         help="the trec_eval version to follow: 10.0 (default) or 9.0 (9.0.x, as "
         "pytrec_eval: scores compared as C floats, the older recall cutoffs of "
         "iprec_at_recall and 11pt_avg, qrels queries missing from the run left "
@@ -221,7 +243,7 @@ def build_parser(compare_options=True):
         help="print skirm's version and the trec_eval version it follows",
     )
     cmp = _add_compare_parser(sub, compare_options)
-    nd = add_ndeval_parser(sub)
+    nd = add_ndeval_parser(sub, EXIT_STATUS)
     parser.commands = {"eval": ev, "compare": cmp, "ndeval": nd}
     return parser
 
@@ -229,7 +251,7 @@ def build_parser(compare_options=True):
 def _version():
     from skirm import __version__
 
-    return f"skirm {__version__} (trec_eval {COMPAT[0]} semantics)"
+    return f"skirm {__version__} (trec_eval {VERSIONS[0]} semantics)"
 
 
 def _add_plot_option(parser, what):
@@ -266,7 +288,7 @@ def _add_compare_parser(sub, options=True):
         help="compare TREC runs with paired significance tests",
         description="Compare TREC runs on the same queries: paired tests,\n"
         "multiple-comparison corrections, intervals and a report.",
-        epilog=_COMPARE_EPILOG,
+        epilog=_COMPARE_EPILOG + "\n" + EXIT_STATUS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     if not options:  # `skirm eval` needs neither them nor scipy.stats
@@ -317,8 +339,8 @@ def _add_compare_parser(sub, options=True):
     )
     cmp.add_argument(
         "--compat",
-        choices=COMPAT,
-        default=COMPAT[0],
+        choices=VERSIONS,
+        default=VERSIONS[0],
         help="the trec_eval version to follow, as in `skirm eval` (with 9.0, "
         "qrels queries missing from a run are left out: see --missing)",
     )

@@ -26,7 +26,7 @@ Higher layers import from this package, never from its modules.
 """
 
 from skirm._engine._blocks import in_appearance_order, map_query_blocks
-from skirm._engine._check import TIES, UNJUDGED, CheckedInput, check_input
+from skirm._engine._check import CheckedInput, check_input
 from skirm._engine._encode import encode_grouped, encode_groups
 from skirm._engine._ideal import running_sums
 from skirm._engine._input import enter, rank_input
@@ -36,8 +36,6 @@ from skirm._engine._ranking import Judgments, Ranking, Rows, relabel
 from skirm._engine._reduce import prefix_lines, prefix_sums, segment_cumsum, sum_by
 
 __all__ = [
-    "TIES",
-    "UNJUDGED",
     "CheckedInput",
     "Judgments",
     "RankedLists",

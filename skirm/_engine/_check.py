@@ -13,19 +13,17 @@ import numpy as np
 
 from skirm._engine._encode import encode_grouped
 from skirm._engine._threads import share_out
+from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._frames import string_column_codes
+from skirm._params import TIES, UNJUDGED
 from skirm._validation import (
     as_numeric_array,
-    check_choice,
     check_groups_runs,
     check_n_jobs,
     check_sample_weight,
     check_scores,
     check_y_true,
 )
-
-TIES = ("average", "first", "optimistic", "pessimistic")
-UNJUDGED = ("raise", "nonrelevant", "condensed")
 
 
 class CheckedInput(NamedTuple):
@@ -74,8 +72,7 @@ def check_input(
     With ``unjudged`` other than ``"raise"``, NaN labels mark unjudged rows
     (``missing``), read as 0 or dropped when ranked (``"condensed"``).
     """
-    check_choice(ties, "ties", TIES)
-    check_choice(unjudged, "unjudged", UNJUDGED)
+    ties, unjudged = TIES(ties), UNJUDGED(unjudged)
     tiebreak = None
     encoded = None
 
@@ -95,13 +92,13 @@ def check_input(
     else:
         (y_true, missing), y_score = labels_and_scores()
     if y_true.ndim != y_score.ndim or y_true.shape != y_score.shape:
-        raise ValueError(
+        raise InvalidInputError(
             "`y_true` and `y_score` must have the same shape, got "
             f"{y_true.shape} and {y_score.shape}"
         )
     if y_true.ndim == 2:
         if groups is not None:
-            raise ValueError(
+            raise InvalidParameterError(
                 "`groups` must be None when `y_true` and `y_score` are 2-D (each "
                 f"row is a query), got 2-D arrays of shape {y_true.shape} and "
                 "groups; pass flat 1-D arrays to use groups"
@@ -124,7 +121,7 @@ def check_input(
             sample_weight = None if sw is None else np.repeat(sw, n_docs)
     else:
         if groups is None:
-            raise ValueError(
+            raise InvalidParameterError(
                 "`groups` is required for 1-D `y_true` and `y_score`: pass one "
                 "query label per row (e.g. groups=query_ids). To score a single "
                 "query, pass groups=np.zeros(len(y_true)); for one query per row "

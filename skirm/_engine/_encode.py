@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from skirm._engine._threads import share_out
+from skirm._errors import InvalidInputError
 from skirm._validation import changed_rows, label_runs
 
 #: Fixed-width string labels at least this many bytes wide, and at least
@@ -75,7 +76,7 @@ def encode_grouped(groups: np.ndarray, runs: np.ndarray | None = None, n_threads
     try:
         uniques, inverse = np.unique(groups[block_starts], return_inverse=True)
     except TypeError as exc:
-        raise TypeError(
+        raise InvalidInputError(
             "`groups` labels must be mutually comparable (all ints or all "
             f"strings), got a mix: {exc}"
         ) from None
@@ -143,7 +144,7 @@ def _encode_by_sort(groups):
     try:
         uniques, codes = np.unique(groups, return_inverse=True)
     except TypeError as exc:
-        raise TypeError(
+        raise InvalidInputError(
             "`groups` labels must be mutually comparable (all ints or all "
             f"strings), got a mix: {exc}"
         ) from None

@@ -19,6 +19,7 @@ import numpy as np
 
 from skirm._engine._encode import encode_groups
 from skirm._engine._ranking import Judgments, Ranking
+from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._frames import flatten_list_column, is_list_column
 from skirm._validation import as_python, check_groups, check_sample_weight, describe
 
@@ -221,7 +222,9 @@ def from_lists(
     pred_ids, sizes = flatten_lists(y_pred, padding)
     n_queries = sizes.shape[0]
     if not sizes.any():
-        raise ValueError("`y_pred` must hold at least one id: every list is empty")
+        raise InvalidInputError(
+            "`y_pred` must hold at least one id: every list is empty"
+        )
     truth_ids, grades, truth_sizes = _flatten_truth(y_true, n_queries)
     if groups is None:
         group_ids = np.arange(n_queries)
@@ -231,7 +234,7 @@ def from_lists(
         codes, group_ids = encode_groups(labels)
         if group_ids.shape[0] != n_queries:
             dup = _first_duplicate(labels)
-            raise ValueError(
+            raise InvalidInputError(
                 f"`groups` must hold one distinct label per query, got "
                 f"{as_python(labels[dup])!r} twice"
             )
@@ -258,35 +261,39 @@ def from_lists(
 def flatten_lists(y_pred, padding):
     """All ids of all lists, concatenated, and each list's length."""
     if y_pred is None:
-        raise TypeError("`y_pred` must be a sequence of ranked id lists, got None")
+        raise InvalidInputError(
+            "`y_pred` must be a sequence of ranked id lists, got None"
+        )
     if isinstance(y_pred, np.ndarray) and y_pred.ndim == 2:
         return _flatten_padded(y_pred, padding)
     if padding is None and is_list_column(y_pred):  # polars or pyarrow lists
         ids, sizes = flatten_list_column(y_pred, "y_pred")
         if sizes.shape[0] == 0:
-            raise ValueError("`y_pred` must hold at least one ranked list, got none")
+            raise InvalidInputError(
+                "`y_pred` must hold at least one ranked list, got none"
+            )
         return id_array(ids, "y_pred"), sizes
     if padding is not None:
-        raise ValueError(
+        raise InvalidParameterError(
             "`padding` is only for a 2-D array `y_pred`, got "
             f"{describe(y_pred)} with padding={padding!r}"
         )
     if isinstance(y_pred, (str, bytes, Set, Mapping)) or not hasattr(y_pred, "__len__"):
-        raise TypeError(
+        raise InvalidInputError(
             "`y_pred` must be a sequence of ranked id lists (one per query), got "
             f"{describe(y_pred)}"
         )
     rows = _values(y_pred)
     for i, row in enumerate(rows):
         if isinstance(row, (str, bytes, Set, Mapping)) or not hasattr(row, "__len__"):
-            raise TypeError(
+            raise InvalidInputError(
                 f"`y_pred` must hold one ranked list (a sequence of ids) per query; "
                 f"item {i} is {describe(row)}"
                 + (" (a set has no order)" if isinstance(row, Set) else "")
             )
     sizes = np.fromiter(map(len, rows), dtype=np.intp, count=len(rows))
     if sizes.shape[0] == 0:
-        raise ValueError("`y_pred` must hold at least one ranked list, got none")
+        raise InvalidInputError("`y_pred` must hold at least one ranked list, got none")
     ints = _int_ids(rows, int(sizes.sum()))
     if ints is not None:
         return ints, sizes
@@ -313,7 +320,7 @@ def _int_ids(rows, total):
 
 def _flatten_padded(y_pred, padding):
     if y_pred.shape[0] == 0:
-        raise ValueError("`y_pred` must hold at least one ranked list, got none")
+        raise InvalidInputError("`y_pred` must hold at least one ranked list, got none")
     if y_pred.shape[1] == 0:  # lists of no id (from_lists says so)
         return np.empty(0, dtype=np.int64), np.zeros(y_pred.shape[0], dtype=np.intp)
     if padding is None:
@@ -326,7 +333,7 @@ def _flatten_padded(y_pred, padding):
     after = np.arange(y_pred.shape[1]) >= sizes[:, None]
     if not np.array_equal(pad, after):
         row = int(np.argmax((pad != after).any(axis=1)))
-        raise ValueError(
+        raise InvalidInputError(
             f"`y_pred` row {row} has an id after the padding {padding!r}: padding "
             "must only fill the end of a shorter list"
         )
@@ -335,14 +342,14 @@ def _flatten_padded(y_pred, padding):
 
 def _flatten_truth(y_true, n_queries):
     if y_true is None or isinstance(y_true, (str, bytes, Set, Mapping)):
-        raise TypeError(
+        raise InvalidInputError(
             "`y_true` must be a sequence with one set of relevant ids or one "
             f"{{id: grade}} dict per query, got {describe(y_true)}"
         )
     if is_list_column(y_true):  # polars or pyarrow lists of relevant ids
         ids, sizes = flatten_list_column(y_true, "y_true")
         if sizes.shape[0] != n_queries:
-            raise ValueError(
+            raise InvalidInputError(
                 f"`y_true` must hold one ground truth per ranked list: expected "
                 f"{n_queries}, got {sizes.shape[0]}"
             )
@@ -351,20 +358,20 @@ def _flatten_truth(y_true, n_queries):
     if isinstance(y_true, np.ndarray) and y_true.ndim == 2:
         rows = list(y_true)
     if len(rows) != n_queries:
-        raise ValueError(
+        raise InvalidInputError(
             f"`y_true` must hold one ground truth per ranked list: expected "
             f"{n_queries}, got {len(rows)}"
         )
     graded = [isinstance(row, Mapping) for row in rows]
     for i, row in enumerate(rows):
         if isinstance(row, (str, bytes)) or not hasattr(row, "__len__"):
-            raise TypeError(
+            raise InvalidInputError(
                 f"`y_true` item {i} must be a set of relevant ids or an "
                 f"{{id: grade}} dict, got {describe(row)}"
             )
     if any(graded) and not all(graded):
         i = graded.index(not graded[0])
-        raise TypeError(
+        raise InvalidInputError(
             "`y_true` must hold only sets (or lists) of relevant ids or only "
             f"{{id: grade}} dicts, got a mix: item 0 is {type(rows[0]).__name__}, "
             f"item {i} is {type(rows[i]).__name__}"
@@ -384,12 +391,12 @@ def _grades(values):
     try:
         grades = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
-        raise TypeError(
+        raise InvalidInputError(
             "the grades of `y_true` ({id: grade} dicts) must be real numbers"
         ) from None
     bad = ~np.isfinite(grades) | (grades < 0)
     if bad.any():
-        raise ValueError(
+        raise InvalidInputError(
             "the grades of `y_true` must be finite and non-negative, got "
             f"{as_python(grades[np.argmax(bad)])!r}"
         )
@@ -399,7 +406,7 @@ def _grades(values):
 def id_array(ids, name):
     arr = np.asarray(ids) if len(ids) else np.empty(0, dtype=np.int64)
     if arr.ndim != 1:
-        raise TypeError(
+        raise InvalidInputError(
             f"`{name}` ids must be numbers or strings (hashable scalars), got "
             f"nested sequences"
         )
@@ -407,13 +414,13 @@ def id_array(ids, name):
         if arr.dtype.kind == "f":
             arr = _float_ids(arr, name)
         else:
-            raise TypeError(
+            raise InvalidInputError(
                 f"`{name}` ids must be ints or strings, got {describe(arr)}"
             )
     elif arr.dtype.kind in "US" and not isinstance(ids, np.ndarray):
         # numpy turns ints among strings into strings: 1 would match "1".
         if not all(isinstance(i, (str, bytes)) for i in ids):
-            raise TypeError(
+            raise InvalidInputError(
                 "item ids must be mutually comparable (all ints or all strings) "
                 f"across `y_pred` and `y_true`; `{name}` mixes them"
             )
@@ -424,7 +431,7 @@ def _float_ids(arr, name):
     # Whole numbers that int64 holds: beyond 2**63 the cast wraps round.
     whole = (np.abs(arr) < 2.0**63) & (arr == np.round(arr))
     if not whole.all():
-        raise TypeError(
+        raise InvalidInputError(
             f"`{name}` ids must be ints or strings, got the float "
             f"{as_python(arr[np.argmax(~whole)])!r}; for a padded 2-D array pass "
             "`padding`"
@@ -443,7 +450,7 @@ def _id_codes(pred_ids, truth_ids):
     try:
         return encode_groups(both)[0]
     except TypeError:
-        raise TypeError(
+        raise InvalidInputError(
             "item ids must be mutually comparable (all ints or all strings) "
             "across `y_pred` and `y_true`"
         ) from None
@@ -456,7 +463,7 @@ def _check_unique(keys, queries, name, what):
     same = keys[order][1:] == keys[order][:-1]
     if same.any():
         q = int(queries[order][1:][np.argmax(same)])
-        raise ValueError(f"`{name}` {what} {q} names the same id twice")
+        raise InvalidInputError(f"`{name}` {what} {q} names the same id twice")
 
 
 def _sorted_lists(id_codes, codes, sizes, n_ids):
@@ -499,7 +506,7 @@ def _sorted_lists(id_codes, codes, sizes, n_ids):
     same = sorted_key[1:] == sorted_key[:-1]
     if same.any():
         q = int(codes[1:][np.argmax(same)])
-        raise ValueError(f"`y_pred` ranked list {q} names the same id twice")
+        raise InvalidInputError(f"`y_pred` ranked list {q} names the same id twice")
     return sorted_key, rows
 
 
@@ -534,14 +541,14 @@ def rank_lists(y_true, y_score, groups, sample_weight):
     """The ranking of list input given to a metric function or ``evaluate``."""
     if isinstance(y_true, RankedLists):
         if y_score is not None or groups is not None:
-            raise ValueError(
+            raise InvalidParameterError(
                 "with `y_true` from from_lists(), `y_score` and `groups` must be "
                 f"None, got y_score={describe(y_score)}, groups={describe(groups)}"
             )
         lists = y_true
     else:
         if y_score is None:
-            raise TypeError(
+            raise InvalidParameterError(
                 "`y_score` must hold the ranked id lists when `y_true` holds "
                 "relevant sets or {id: grade} dicts, got None"
             )

@@ -25,6 +25,7 @@ import numpy as np
 from skirm._engine._check import CheckedInput
 from skirm._engine._encode import counted_starts, sorted_code_starts, stable_code_sort
 from skirm._engine._ranking import Ranking, block_starts
+from skirm._errors import InvalidInputError
 from skirm._validation import as_python
 
 
@@ -339,7 +340,7 @@ def _condensed(y_true, y_score, codes, group_ids, ties, tiebreak, weights, missi
         varies = weights != group_weights[codes]
         if varies.any():
             bad = as_python(group_ids[codes[np.argmax(varies)]])
-            raise ValueError(
+            raise InvalidInputError(
                 "`sample_weight` must be constant within each query (it is a "
                 f"query weight), but it varies within query {bad!r}"
             )
@@ -363,7 +364,7 @@ def _query_weights(ranking: Ranking, sample_weight: np.ndarray) -> np.ndarray:
     varies = w != first[ranking.codes]
     if varies.any():
         bad = as_python(ranking.group_ids[ranking.codes[np.argmax(varies)]])
-        raise ValueError(
+        raise InvalidInputError(
             "`sample_weight` must be constant within each query (it is a query "
             f"weight), but it varies within query {bad!r}"
         )

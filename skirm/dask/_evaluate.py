@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._engine import TIES, check_input
+from skirm._engine import check_input
+from skirm._params import NO_RELEVANT, TIES
 from skirm._progress import check_verbose, reporting
-from skirm._validation import check_choice, check_no_relevant, describe
+from skirm._validation import describe
 from skirm.metrics._evaluate import bind_input_wide, bind_metrics, per_query_values
 from skirm.metrics._result import first_repeated, merge
 
@@ -249,8 +250,8 @@ def per_query_frame(
 def _prepare(y_true, y_score, groups, metrics, sample_weight, ties, no_relevant, p):
     """Client-side checks, the rows as one frame, and the bound metrics."""
     _import_dask()
-    check_choice(ties, "ties", TIES)
-    check_no_relevant(no_relevant)
+    TIES(ties)
+    NO_RELEVANT(no_relevant)
     bound = bind_metrics(metrics, p)
     if groups is None:
         raise ValueError(
@@ -281,7 +282,7 @@ def _shuffle_error(split=None):
 
 def _values_frame(frame, bound, no_relevant, ties, sample_weight, shuffle):
     _, _, pd = _import_dask()
-    no_relevant = check_no_relevant(no_relevant)
+    no_relevant = NO_RELEVANT(no_relevant)
     if shuffle:
         if ties == "first":
             raise _shuffle_error()

@@ -266,19 +266,19 @@ def evaluate_run(
     from skirm.trec._join import QrelsIndex
     from skirm.trec._missing import missing_rule
     from skirm.trec._request import (
+        COMPAT,
+        MAX_DOCS,
+        RELEVANCE_LEVEL,
         Options,
-        check_compat,
-        check_level,
-        check_max_docs,
         parse_measures,
     )
     from skirm.trec._summary import summarize_outputs
 
     shuffle = check_shuffle(shuffle)
-    compat = check_compat(compat)
+    compat = COMPAT(compat)
     outputs = parse_measures(metrics, compat)
-    level = check_level(relevance_level)
-    check_max_docs(max_docs)
+    level = RELEVANCE_LEVEL(relevance_level)
+    MAX_DOCS(max_docs)
     options = Options(level, bool(judged_only), max_docs, bool(all_queries), compat)
     with _progress(verbose, "skirm.dask.evaluate_run") as progress:
         # The qrels are read and indexed once, here; the index goes to the tasks.

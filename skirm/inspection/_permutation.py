@@ -17,7 +17,7 @@ from sklearn.utils import Bunch, check_random_state
 
 from skirm._engine import encode_groups
 from skirm._frames import library
-from skirm._query_ids import check_groups_from, n_rows, resolve_groups
+from skirm._query_ids import GROUPS_FROM, n_rows, resolve_groups
 from skirm._validation import check_choice, describe
 from skirm.metrics._get_scorer import get_scorer
 from skirm.metrics._scorer import RankingScorer, make_ranking_scorer
@@ -272,7 +272,7 @@ def permutation_importance(
     X = _as_matrix(X)
     n_samples = n_rows(X)
     groups = resolve_groups(
-        "permutation_importance", X, groups, check_groups_from(groups_from)
+        "permutation_importance", X, groups, GROUPS_FROM(groups_from)
     )
     kwargs = {"groups": groups, "sample_weight": sample_weight}
     seed = check_random_state(random_state).randint(np.iinfo(np.int32).max + 1)

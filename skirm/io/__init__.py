@@ -7,6 +7,7 @@
 use: dicts of dicts, DataFrames, tuples, ir_datasets datasets.
 """
 
+from skirm._errors import RunNotGroupedError, TrecFormatError
 from skirm.io._convert import as_qrels, as_run
 from skirm.io._prefs import (
     Prefs,
@@ -23,6 +24,8 @@ __all__ = [
     "Qrels",
     "QrelsJG",
     "Run",
+    "RunNotGroupedError",
+    "TrecFormatError",
     "as_qrels",
     "as_run",
     "read_prefs",

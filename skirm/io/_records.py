@@ -96,11 +96,11 @@ class _Records:
         -------
         frame : pandas.DataFrame or polars.DataFrame
         """
-        from skirm._frames import check_backend, polars_frame
+        from skirm._frames import BACKEND, polars_frame
 
         columns = self._frame_data()
         owner = f"{type(self).__name__}.to_frame"
-        if check_backend(backend) == "polars":
+        if BACKEND(backend) == "polars":
             return polars_frame(columns, owner)
         try:
             import pandas as pd

@@ -14,6 +14,7 @@ import os
 
 import numpy as np
 
+from skirm._errors import RunNotGroupedError
 from skirm.io._coded_tokens import CodedTokens
 from skirm.io._columns import Column, TokenColumn
 from skirm.io._records import RunBlock
@@ -52,18 +53,6 @@ def run_block(table, name):
     return RunBlock(
         table.tokens(0), table.tokens(2), scores, table.file_lines(), name, run_id
     )
-
-
-class RunNotGrouped(ValueError):
-    """A streamed run whose rows of one query are not contiguous."""
-
-    def __init__(self, name, line, query):
-        self.name, self.line, self.query = name, line, query
-        super().__init__(
-            f"{name}:{line + 1}: query {query!r} appears again after other "
-            "queries; a run streamed query by query must keep each query's "
-            "lines together"
-        )
 
 
 class LineBlocks:
@@ -113,12 +102,13 @@ def iter_run_blocks(source, block_bytes=None, on_read=None):
     The file is read ``block_bytes`` at a time, so memory stays bounded
     whatever its size. The lines of the last query of a block go to the next
     block, so that no query is split; hence each query's lines must be
-    contiguous (TREC runs are grouped by query): :class:`RunNotGrouped` is
-    raised on the first query that appears again after another. A query
-    that fills a block is read on in blocks of the same size, each one's
-    rows kept compact (:class:`_LongQuery`), and is a block of its own.
-    ``on_read(done, total)``, if given, is called after each read with the
-    bytes of the file read and its size (:meth:`Source.position`).
+    contiguous (TREC runs are grouped by query):
+    :class:`~skirm.io.RunNotGroupedError` is raised on the first query that
+    appears again after another. A query that fills a block is read on in
+    blocks of the same size, each one's rows kept compact
+    (:class:`_LongQuery`), and is a block of its own. ``on_read(done,
+    total)``, if given, is called after each read with the bytes of the file
+    read and its size (:meth:`Source.position`).
     """
     src = Source(source)
     blocks, seen = LineBlocks(src, block_bytes or BLOCK_BYTES), set()
@@ -242,7 +232,15 @@ def _check_grouped(block, seen):
     earlier = set(seen)
     for start, query in zip(starts.tolist(), ids, strict=True):
         if query in earlier:
-            raise RunNotGrouped(block.name, int(block.lines[start]), query)
+            line = int(block.lines[start])
+            raise RunNotGroupedError(
+                f"{block.name}:{line + 1}: query {query!r} appears again after "
+                "other queries; a run streamed query by query must keep each "
+                "query's lines together",
+                name=block.name,
+                line=line,
+                query=query,
+            )
         earlier.add(query)
 
 

@@ -16,15 +16,12 @@ import zlib
 
 import numpy as np
 
+from skirm._errors import TrecFormatError
 from skirm.io._decimals import parse_decimals
 from skirm.io._tokens import PAD, Tokens, offset_dtype
 
 #: How much of an offending line an error message shows.
 _SHOWN = 200
-
-
-class TrecFormatError(ValueError):
-    """Malformed TREC input; the message starts with ``file:line``."""
 
 
 class Source:

@@ -13,6 +13,7 @@ from skirm._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from skirm._engine import RankedLists, from_lists
+    from skirm._errors import UnknownMeasureError
     from skirm.metrics._accuracy import accuracy_score
     from skirm.metrics._compat import compatibility_score
     from skirm.metrics._counts import (
@@ -67,6 +68,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
     "skirm.metrics",
     {
         "skirm._engine": ("RankedLists", "from_lists"),
+        "skirm._errors": ("UnknownMeasureError",),
         "skirm.metrics._accuracy": ("accuracy_score",),
         "skirm.metrics._compat": ("compatibility_score",),
         "skirm.metrics._counts": (

@@ -3,7 +3,6 @@ the text of the common parameters in the docstrings."""
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
@@ -11,14 +10,17 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from skirm._engine import Ranking, rank_input
-from skirm._validation import (
+from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._params import (
+    BOOLEAN,
+    NO_RELEVANT,
+    NONE,
+    RELEVANCE_THRESHOLD,
+    Interval,
+    K,
+    OneOf,
+    Param,
     as_python,
-    check_choice,
-    check_k,
-    check_no_relevant,
-    check_probability,
-    check_threshold,
-    describe,
 )
 
 if TYPE_CHECKING:
@@ -28,107 +30,33 @@ if TYPE_CHECKING:
     F = TypeVar("F", bound=Callable[..., Any])
 
 # --------------------------------------------------------------------------
-# Parameter checkers for metric-specific options
+# The rules of the metric-specific options
 # --------------------------------------------------------------------------
 
+_POSITIVE = Interval(float, 0, closed="neither")
 
-def _check_gain(value):
-    return check_choice(value, "gain", ("linear", "exponential"))
-
-
-def _check_log_base(value):
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not np.isfinite(value)
-        or value <= 1
-    ):
-        raise ValueError(f"`log_base` must be a number > 1, got {describe(value)}")
-    return float(value)
-
-
-def _check_persistence(value):
-    return check_probability(value, "p")
-
-
-def _check_max_grade(value):
-    if value is None:
-        return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not np.isfinite(value)
-        or value < 0
-    ):
-        raise ValueError(
-            f"`max_grade` must be None or a non-negative number, got {describe(value)}"
-        )
-    return float(value)
-
-
-def _check_denominator(value):
-    return check_choice(value, "denominator", ("R", "min_k"))
-
-
-def _check_ignore_ties(value):
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"`ignore_ties` must be True or False, got {describe(value)}")
-    return bool(value)
-
-
-def _check_positive(name):
-    def check(value):
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, numbers.Real)
-            or not np.isfinite(value)
-            or value <= 0
-        ):
-            raise ValueError(f"`{name}` must be a number > 0, got {describe(value)}")
-        return float(value)
-
-    return check
-
-
-def _check_min_rel(value):
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not (np.isfinite(value))
-    ):
-        raise ValueError(f"`min_rel` must be a finite number, got {describe(value)}")
-    return float(value)
-
-
-def _check_max_rel(value):
-    return None if value is None else _check_positive("max_rel")(value)
-
-
-def _check_depth(value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"`depth` must be a positive integer, got {describe(value)}")
-    return int(value)
-
-
-def _check_normalize(value):
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"`normalize` must be True or False, got {describe(value)}")
-    return bool(value)
-
-
+#: Each metric option's rule, by name.
 PARAM_CHECKS = {
-    "normalize": _check_normalize,
-    "T": _check_positive("T"),
-    "min_rel": _check_min_rel,
-    "max_rel": _check_max_rel,
-    "depth": _check_depth,
-    "relevance_threshold": check_threshold,
-    "gain": _check_gain,
-    "log_base": _check_log_base,
-    "p": _check_persistence,
-    "max_grade": _check_max_grade,
-    "denominator": _check_denominator,
-    "ignore_ties": _check_ignore_ties,
+    param.name: param
+    for param in (
+        Param("normalize", BOOLEAN),
+        Param("T", _POSITIVE),
+        Param("min_rel", Interval(float)),
+        Param("max_rel", NONE, _POSITIVE, expected="None or a number > 0"),
+        Param("depth", Interval(int, 1, closed="left")),
+        RELEVANCE_THRESHOLD,
+        Param("gain", OneOf("linear", "exponential")),
+        Param("log_base", Interval(float, 1, closed="neither")),
+        Param("p", Interval(float, 0, 1, closed="neither")),
+        Param(
+            "max_grade",
+            NONE,
+            Interval(float, 0, closed="left"),
+            expected="None or a non-negative number",
+        ),
+        Param("denominator", OneOf("R", "min_k")),
+        Param("ignore_ties", BOOLEAN),
+    )
 }
 
 # --------------------------------------------------------------------------
@@ -169,7 +97,7 @@ class MetricSpec:
         """Validate metric-specific options; fill in the defaults."""
         unknown = set(params) - set(self.params)
         if unknown:
-            raise TypeError(
+            raise InvalidParameterError(
                 f"{self.name} got unexpected option(s) {sorted(unknown)}; it takes "
                 f"{sorted(self.params) or 'no options'}"
             )
@@ -190,7 +118,7 @@ def refuse_average_ties(ranking: Ranking, what: str, why: str, first="input orde
     """ValueError for ``ties="average"`` on tied scores, for a measure whose
     mean over the orderings of tied rows has no closed form (``why``)."""
     if ranking.ties == "average" and ranking.has_ties:
-        raise ValueError(
+        raise InvalidParameterError(
             f"ties='average' is not available for {what} on tied scores: {why}, "
             "so the mean over the orderings of tied rows has no closed form; "
             f"pass ties='first' ({first}), 'optimistic' or 'pessimistic'"
@@ -219,7 +147,7 @@ def apply_no_relevant(values, empty, group_ids, no_relevant, name: str, copy=Tru
     if empty.any():
         if no_relevant == "raise":
             bad = as_python(group_ids[int(np.argmax(empty))])
-            raise ValueError(
+            raise InvalidInputError(
                 f"{name}: query {bad!r} has no relevant row (no_relevant='raise'); "
                 "pass no_relevant=0.0, 1.0 or 'skip' to score such queries"
             )
@@ -235,7 +163,7 @@ def average(per_query, weights, name: str, keep=None) -> float:
     """
     kept = per_query if keep is None else per_query[keep]
     if kept.shape[0] == 0:
-        raise ValueError(
+        raise InvalidInputError(
             f"{name}: every query has no relevant row, so with "
             "no_relevant='skip' there is nothing to average"
         )
@@ -244,7 +172,7 @@ def average(per_query, weights, name: str, keep=None) -> float:
     w = weights if keep is None else weights[keep]
     total = w.sum()
     if total <= 0:
-        raise ValueError(
+        raise InvalidInputError(
             f"{name}: the query weights (`sample_weight`) of the scored queries sum "
             "to zero"
         )
@@ -265,8 +193,8 @@ def score(
     **params,
 ) -> float:
     """Validate, rank once, compute one metric, average: a metric function's body."""
-    k = check_k(k) if spec.takes_k else None
-    no_relevant = check_no_relevant(no_relevant)
+    k = K(k) if spec.takes_k else None
+    no_relevant = NO_RELEVANT(no_relevant)
     params = spec.check_params(params)
     ranking = rank_input(
         y_true,

@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from skirm._validation import describe
+from skirm._errors import InvalidParameterError, UnknownMeasureError
+from skirm._params import describe
 
 
 class Alias(NamedTuple):
@@ -123,22 +124,24 @@ def parse_diversity_name(name, *, alpha=0.5, beta=0.5, rel=1, judged_only=False)
     ``(column, k, options)``: the options given in the name over the
     defaults passed (``alpha``, ``beta``, ``rel``, ``judged_only``)."""
     if not isinstance(name, str):
-        raise TypeError(f"a diversity measure name must be a string, got {name!r}")
+        raise InvalidParameterError(
+            f"a diversity measure name must be a string, got {name!r}"
+        )
     match = _DIVERSITY_NAME.fullmatch(name)
     spec = IR_MEASURES_DIVERSITY.get(match["base"]) if match else None
     if spec is None:
-        raise ValueError(
+        raise UnknownMeasureError(
             f"unknown diversity measure {name!r}; valid names: "
             + ", ".join(sorted(IR_MEASURES_DIVERSITY, key=str.lower))
         )
     k = int(match["k"]) if match["k"] is not None else None
     if spec.takes_k and (k is None or k < 1):
-        raise ValueError(
+        raise InvalidParameterError(
             f"diversity measure {name!r} needs a positive cutoff, e.g. "
             f"'{match['base']}@20'"
         )
     if not spec.takes_k and k is not None:
-        raise ValueError(
+        raise InvalidParameterError(
             f"diversity measure {match['base']!r} takes no cutoff, got {name!r}"
         )
     options = {"alpha": alpha, "beta": beta, "rel": rel, "judged_only": judged_only}
@@ -151,14 +154,14 @@ def parse_diversity_name(name, *, alpha=0.5, beta=0.5, rel=1, judged_only=False)
         match["opts"], name, allow=("judged_only",)
     ).items():
         if key not in allowed:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"diversity measure {match['base']!r} in {name!r} takes no option "
                 f"{key!r}; it takes: {', '.join(allowed)}"
             )
         if key == "judged_only":
             value = {"True": True, "False": False}.get(value, value)
             if not isinstance(value, bool):
-                raise ValueError(
+                raise InvalidParameterError(
                     f"option 'judged_only' in {name!r} must be True or False"
                 )
         options[key] = value
@@ -199,7 +202,9 @@ def parse_name(name: str, registered) -> Parsed:
     if opts is None and base.lower() in registered and base not in _EXACT_FIRST:
         spec = registered[base.lower()]
         if k is not None and not spec.takes_k:
-            raise ValueError(f"metric {spec.name!r} takes no cutoff, got {name!r}")
+            raise InvalidParameterError(
+                f"metric {spec.name!r} takes no cutoff, got {name!r}"
+            )
         return Parsed(spec.name, k)
     ir_alias = IR_MEASURES_NAMES.get(base) or _IR_LOWER.get(base.lower())
     if ir_alias is not None and (opts is not None or base in _EXACT_FIRST or at):
@@ -209,7 +214,7 @@ def parse_name(name: str, registered) -> Parsed:
     trec_alias = TREC_NAMES.get(base) or _TREC_LOWER.get(base.lower())
     if trec_alias is not None:
         if trec_alias.cutoff and k is None:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"trec_eval measure {base!r} needs one cutoff on the array path, "
                 f"e.g. '{base}.10'; got {name!r}"
             )
@@ -222,7 +227,7 @@ def parse_name(name: str, registered) -> Parsed:
         trec_alias = TREC_NAMES.get(stem) or _TREC_LOWER.get(stem.lower())
         if trec_alias is not None and trec_alias.cutoff:
             if not _CUTOFF.fullmatch(trec["k"]):
-                raise ValueError(
+                raise InvalidParameterError(
                     f"malformed metric name {name!r}: the array path takes one "
                     f"positive integer cutoff per name (e.g. '{stem}.10'), got "
                     f"{trec['k']!r}"
@@ -240,12 +245,12 @@ _TREC_LOWER = {key.lower(): alias for key, alias in TREC_NAMES.items()}
 
 def _from_alias(alias: Alias, name, base, k, options) -> Parsed:
     if k is not None and not alias.cutoff:
-        raise ValueError(f"metric {base!r} takes no cutoff, got {name!r}")
+        raise InvalidParameterError(f"metric {base!r} takes no cutoff, got {name!r}")
     out = dict(alias.fixed)
     for key, value in options.items():
         if key not in alias.options:
             accepted = ", ".join(alias.options) or "none"
-            raise ValueError(
+            raise InvalidParameterError(
                 f"metric {base!r} in {name!r} takes no option {key!r}; options "
                 f"skirm accepts for it: {accepted}"
             )
@@ -257,7 +262,7 @@ def _translate(key, value, name) -> dict:
     """An ir_measures option as skirm options."""
     if key == "rel":
         if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"option 'rel' in {name!r} must be a positive number, got {value!r}"
             )
         return {"relevance_threshold": float(value)}
@@ -270,12 +275,12 @@ def _translate(key, value, name) -> dict:
             return {}
         if value == "exp-log2":
             return {"gain": "exponential"}
-        raise ValueError(
+        raise InvalidParameterError(
             f"option 'dcg' in {name!r} must be 'log2' or 'exp-log2', got {value!r}"
         )
     if key == "beta":
         if value != 1:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"option 'beta' in {name!r}: skirm's F measure is F1, so beta must "
                 f"be 1, got {value!r}"
             )
@@ -293,18 +298,18 @@ def _parse_options(text, name, allow=()) -> dict:
     for item in text.split(","):
         key, eq, value = (part.strip() for part in item.partition("="))
         if not eq or not key.isidentifier() or not value:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"malformed metric name {name!r}: options in parentheses must be "
                 f"key=value pairs separated by commas, got {item.strip()!r}"
             )
         if key in ("gains", "judged_only") and key not in allow:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"option {key!r} in {name!r} is not supported on skirm's array "
                 "path; map labels to gains before the call"
                 + (" or drop unjudged rows" if key == "judged_only" else "")
             )
         if key in options:
-            raise ValueError(f"option {key!r} is given twice in {name!r}")
+            raise InvalidParameterError(f"option {key!r} is given twice in {name!r}")
         options[key] = _value(value.strip("'\""))
     return options
 
@@ -340,26 +345,26 @@ def _valid(registered) -> str:
     )
 
 
-def _malformed(name, cutoff, registered) -> ValueError:
+def _malformed(name, cutoff, registered) -> UnknownMeasureError:
     if cutoff is not None and cutoff.isdigit():
-        return ValueError(
+        return UnknownMeasureError(
             f"malformed metric name {name!r}: the cutoff k must be a positive "
             f"integer without leading zeros, got {cutoff!r}"
         )
-    return ValueError(
+    return UnknownMeasureError(
         f"malformed metric name {name!r}: expected NAME, NAME@K (K a positive "
         "integer), a trec_eval name such as 'ndcg_cut.10' or an ir_measures "
         f"string such as 'P(rel=2)@10'; {_valid(registered)}"
     )
 
 
-def _unknown(name, base, registered) -> ValueError:
+def _unknown(name, base, registered) -> UnknownMeasureError:
     elsewhere = _elsewhere(base)
     if elsewhere:
-        return ValueError(f"metric {name!r} {elsewhere}")
+        return UnknownMeasureError(f"metric {name!r} {elsewhere}")
     hint = suggest(base, registered, name)
     hint = f" (did you mean {hint}?)" if hint else ""
-    return ValueError(
+    return UnknownMeasureError(
         f"unknown metric {describe_name(base)}{hint}; {_valid(registered)}"
     )
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from skirm._validation import describe
+from skirm._errors import InvalidParameterError, UnknownMeasureError
+from skirm._params import describe
 from skirm.metrics._accuracy import ACCURACY
 from skirm.metrics._base import MetricSpec, mean_over_queries, score
 from skirm.metrics._compat import COMPAT
@@ -157,7 +158,7 @@ def spec_for(metric) -> MetricSpec:
         return _BY_NAME[metric.lower()]
     hint = suggest(metric, _BY_NAME) if isinstance(metric, str) else ""
     hint = f" (did you mean {hint}?)" if hint else ""
-    raise ValueError(
+    raise UnknownMeasureError(
         f"unknown metric {describe(metric)}{hint}; valid names: "
         f"{', '.join(metric_names())}"
     )
@@ -309,12 +310,14 @@ def get_metric(name: str | Metric, **params: Any) -> Metric:
             return name
         return Metric(name.spec, name.k, {**name._given, **params})
     if not isinstance(name, str):
-        raise TypeError(f"metric name must be a string, got {describe(name)}")
+        raise InvalidParameterError(
+            f"metric name must be a string, got {describe(name)}"
+        )
     parsed = parse_name(name, _BY_NAME)
     spec = _BY_NAME[parsed.target]
     for key, value in parsed.options.items():
         if key in params and params[key] != value:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"option {key!r} is given twice: {value!r} by the name {name!r} and "
                 f"{params[key]!r} as a keyword"
             )

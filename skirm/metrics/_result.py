@@ -228,9 +228,9 @@ class EvaluationResult:
         2     b          mrr    1.0
         3     b  precision@1    1.0
         """
-        from skirm._frames import check_backend, polars_frame
+        from skirm._frames import BACKEND, polars_frame
 
-        library = check_backend(backend)
+        library = BACKEND(backend)
         if not isinstance(tidy, (bool, np.bool_)):
             raise TypeError(f"`tidy` must be True or False, got {tidy!r}")
         if not tidy:

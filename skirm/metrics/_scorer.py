@@ -23,13 +23,14 @@ import sys
 import warnings
 from typing import TYPE_CHECKING
 
-from skirm._engine import TIES, UNJUDGED, rank_input
+from skirm._engine import rank_input
+from skirm._params import NO_RELEVANT, TIES, UNJUDGED, K
 from skirm._query_ids import (
-    check_groups_from,
+    GROUPS_FROM,
     missing_groups_message,
     resolve_groups,
 )
-from skirm._validation import check_choice, check_k, check_no_relevant, describe
+from skirm._validation import describe
 from skirm.metrics._base import PARAM_CHECKS
 from skirm.metrics._conventions import apply_conventions, check_scores
 from skirm.metrics._evaluate import compute_metrics
@@ -89,7 +90,7 @@ def _bind(metric, params, where):
         k = params.get("k")
         if k is not None and not spec.takes_k:
             raise TypeError(f"{spec.name} takes no `k`, got k={k!r}")
-        parsed = Metric(spec, check_k(k))
+        parsed = Metric(spec, K(k))
         options = {key: value for key, value in params.items() if key != "k"}
     else:
         raise TypeError(
@@ -251,10 +252,10 @@ class RankingScorer:
         self._methods = check_response_method(response_method)
         self._metric = metric
         self._response_method = response_method
-        self._groups_from = check_groups_from(groups_from)
-        self._ties = check_choice(ties, "ties", TIES)
-        self._no_relevant = check_no_relevant(no_relevant)
-        self._unjudged = check_choice(unjudged, "unjudged", UNJUDGED)
+        self._groups_from = GROUPS_FROM(groups_from)
+        self._ties = TIES(ties)
+        self._no_relevant = NO_RELEVANT(no_relevant)
+        self._unjudged = UNJUDGED(unjudged)
         self._params = dict(params)
         self._request = dict(_DEFAULT_REQUEST)
         self._rank_ties, self._rank_no_relevant = self._ties, self._no_relevant

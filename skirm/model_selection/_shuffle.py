@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state, indexable
 
-from skirm._query_ids import check_groups_from, groups_from_frame, n_rows
+from skirm._query_ids import GROUPS_FROM, groups_from_frame, n_rows
 from skirm._validation import describe
 from skirm.model_selection._split import (
     _check_int,
@@ -146,7 +146,7 @@ class QueryGroupShuffleSplit(BaseCrossValidator):
         n_splits = _check_int(self.n_splits, "n_splits", 1)
         test_size = check_size(self.test_size, "test_size")
         train_size = check_size(self.train_size, "train_size")
-        check_groups_from(self.groups_from)
+        GROUPS_FROM(self.groups_from)
         (X,) = indexable(X)
         codes, n_groups = _resolve_groups(
             type(self).__name__, X, groups, self.groups_from
@@ -244,7 +244,7 @@ def train_test_split_groups(
     if groups is None and len(arrays) > 2:
         # (X, y, groups) as train_test_split takes them; with two arrays the
         # second is most likely y, so the query ids must be named.
-        found = groups_from_frame(arrays[0], check_groups_from(groups_from))
+        found = groups_from_frame(arrays[0], GROUPS_FROM(groups_from))
         groups = arrays[-1] if found is None else found
     cv = QueryGroupShuffleSplit(
         n_splits=1,

@@ -18,7 +18,7 @@ from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state, indexable
 
 from skirm._engine import encode_groups
-from skirm._query_ids import check_groups_from, resolve_groups
+from skirm._query_ids import GROUPS_FROM, resolve_groups
 from skirm._validation import describe
 
 if TYPE_CHECKING:
@@ -167,7 +167,7 @@ class QueryGroupKFold(BaseCrossValidator):
                 "`stratify` must be None, 'has_relevant' or 'size', got "
                 f"{describe(self.stratify)}"
             )
-        check_groups_from(self.groups_from)
+        GROUPS_FROM(self.groups_from)
         return n_splits
 
     def _fold_of_group(self, codes, n_groups, y, n_splits, rng):

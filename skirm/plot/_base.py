@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from skirm._errors import InvalidParameterError
+from skirm._params import K
 from skirm._query_ids import resolve_groups
-from skirm._validation import check_k, describe
+from skirm._validation import describe
 from skirm.metrics._response import check_response_method, response
 
 if TYPE_CHECKING:
@@ -71,13 +73,16 @@ def check_confidence(confidence):
 def check_cutoffs(k):
     """Distinct positive cutoffs, sorted."""
     try:
-        cutoffs = [check_k(value) for value in k]
+        values = list(k)
     except TypeError:
-        raise TypeError(
+        raise InvalidParameterError(
             f"`k` must be an iterable of positive integers, got {describe(k)}"
         ) from None
+    cutoffs = [K(value) for value in values]
     if not cutoffs or None in cutoffs:
-        raise ValueError(f"`k` must hold at least one positive integer, got {k!r}")
+        raise InvalidParameterError(
+            f"`k` must hold at least one positive integer, got {k!r}"
+        )
     return sorted(set(cutoffs))
 
 

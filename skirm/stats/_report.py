@@ -259,9 +259,9 @@ class Comparison:
         -------
         frame : pandas.DataFrame or polars.DataFrame
         """
-        from skirm._frames import check_backend, polars_records
+        from skirm._frames import BACKEND, polars_records
 
-        library = check_backend(backend)
+        library = BACKEND(backend)
         rows = self.to_records(kind)
         if library == "polars":
             return polars_records(

@@ -16,6 +16,13 @@ from typing import TYPE_CHECKING
 from skirm._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from skirm._errors import (
+        DuplicateDocnoError,
+        EmptyRunError,
+        MeasureParameterError,
+        MissingQueriesError,
+        NoCommonQueryError,
+    )
     from skirm._trec_names import trec_measure_names
     from skirm.trec._diversity import evaluate_diversity, format_ndeval
     from skirm.trec._evaluate import evaluate_run
@@ -25,6 +32,13 @@ if TYPE_CHECKING:
 __getattr__, __dir__, __all__ = lazy_exports(
     "skirm.trec",
     {
+        "skirm._errors": (
+            "DuplicateDocnoError",
+            "EmptyRunError",
+            "MeasureParameterError",
+            "MissingQueriesError",
+            "NoCommonQueryError",
+        ),
         "skirm._trec_names": ("trec_measure_names",),
         "skirm.trec._diversity": ("evaluate_diversity", "format_ndeval"),
         "skirm.trec._evaluate": ("evaluate_run",),

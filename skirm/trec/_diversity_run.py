@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm._validation import OptionError
+from skirm._errors import DuplicateDocnoError, EmptyRunError, InvalidParameterError
 from skirm.io import Qrels, Run
 from skirm.io._convert import convert_run
 from skirm.metrics._result import EvaluationResult
 from skirm.trec._diversity import evaluate_diversity
-from skirm.trec._duplicates import DuplicateDocnoError
 from skirm.trec._groups import as_qrels_jg
 
 __all__ = ["evaluate_with_diversity"]
@@ -41,11 +40,11 @@ def evaluate_with_diversity(
     if given:
         text = "{} {} not apply to the diversity measures ({}); evaluate them apart"
         verb = "does" if len(given) == 1 else "do"
-        raise OptionError(
+        raise InvalidParameterError(
             text.format(
                 " and ".join(python for python, _ in given), verb, ", ".join(labels)
             ),
-            text.format(
+            command_line=text.format(
                 " and ".join(option for _, option in given), verb, ", ".join(labels)
             ),
         )
@@ -56,7 +55,7 @@ def evaluate_with_diversity(
     )
     run = run if isinstance(run, Run) else convert_run(run, "run")
     if len(run) == 0:
-        raise ValueError("the run is empty: nothing to evaluate")
+        raise EmptyRunError("the run is empty: nothing to evaluate")
     report = evaluate_diversity(
         jg,
         run,

@@ -11,12 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm.io._text import TrecFormatError
+from skirm._errors import DuplicateDocnoError
 from skirm.io._tokens import first_duplicate
-
-
-class DuplicateDocnoError(TrecFormatError):
-    """A docno twice in an evaluated query (trec_eval stops there)."""
 
 
 def first_repeat(block, rows):

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from skirm._errors import EmptyRunError
+from skirm._params import checked
 from skirm._progress import reporting
 from skirm._trec_names import MEASURES
 from skirm.io._records import RunBlock
@@ -38,12 +40,12 @@ from skirm.trec._missing import (
 )
 from skirm.trec._rank import ranked
 from skirm.trec._request import (
+    COLLECTION_SIZE,
+    COMPAT,
+    MAX_DOCS,
+    RELEVANCE_LEVEL,
     Options,
     bind_qrels_wide,
-    check_collection_size,
-    check_compat,
-    check_level,
-    check_max_docs,
     parse_measures,
 )
 from skirm.trec._summary import PerQuery, summarize_outputs
@@ -61,6 +63,12 @@ if TYPE_CHECKING:
 __all__ = ["evaluate_run"]
 
 
+@checked(
+    relevance_level=RELEVANCE_LEVEL,
+    max_docs=MAX_DOCS,
+    collection_size=COLLECTION_SIZE,
+    compat=COMPAT,
+)
 def evaluate_run(
     qrels: QrelsLike | QrelsJG | Prefs,
     run: RunLike,
@@ -211,7 +219,6 @@ def evaluate_run(
     >>> evaluate_run(qrels, run, "recip_rank", compat="9.0").means
     {'recip_rank': 0.5}
     """
-    compat = check_compat(compat)
     outputs = parse_measures(metrics, compat, diversity=True)
     if any(kind == "diversity" for _, kind, _, _ in outputs):
         standard = partial(
@@ -232,7 +239,7 @@ def evaluate_run(
             run,
             [metrics] if isinstance(metrics, (str, Metric)) else list(metrics),
             outputs,
-            relevance_level=check_level(relevance_level),
+            relevance_level=relevance_level,
             judged_only=bool(judged_only),
             all_queries=bool(all_queries),
             refused={
@@ -242,14 +249,16 @@ def evaluate_run(
                 != "qrels",
             },
         )
-    level = check_level(relevance_level)
-    check_max_docs(max_docs)
     rel_format = check_rel_format(rel_format, outputs)
     check_qrels_type(qrels, rel_format)
-    num_docs = check_collection_size(collection_size)
     zscores = as_zscores(zscores)
     options = Options(
-        level, bool(judged_only), max_docs, bool(all_queries), compat, num_docs
+        relevance_level,
+        bool(judged_only),
+        max_docs,
+        bool(all_queries),
+        compat,
+        collection_size,
     )
     with reporting(verbose, "skirm.trec.evaluate_run") as progress:
         ids, per_query, run_id, n_topics, n_relevant = _evaluate(
@@ -347,7 +356,7 @@ def _stream(index, run, outputs, options, progress):
     parts = map_blocks(step, blocks, again if restart is not None else None, _Parts)
     if not parts.n:
         if not parts.sample:  # no block held a line
-            raise ValueError("the run is empty: nothing to evaluate")
+            raise EmptyRunError("the run is empty: nothing to evaluate")
         raise no_common_error(np.asarray(parts.sample), index.topic_ids)
     absent = index.absent_topics(parts.id_parts)
     missing = missing_rule(options.all_queries, options.compat)

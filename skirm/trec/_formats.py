@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+from skirm._errors import INPUT, InvalidParameterError
+from skirm._params import OneOf, Param
 from skirm._trec_names import MEASURES
-from skirm._validation import OptionError
 from skirm.io._prefs import Prefs, QrelsJG
 
 __all__ = [
-    "REL_FORMATS",
+    "REL_FORMAT",
     "check_qrels_type",
     "check_rel_format",
 ]
 
-#: The formats of the relevance file, as trec_eval names them.
-REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
+#: The format of the relevance file, as trec_eval names them (trec_eval
+#: exits 2 on an illegal one).
+REL_FORMAT = Param(
+    "rel_format",
+    OneOf("qrels", "qrels_jg", "prefs", "qrels_prefs"),
+    option="-R",
+    exit_status=INPUT,
+)
 
 #: The measure family each format serves (MeasureDef.rel_format).
 _FAMILY = {
@@ -29,11 +36,7 @@ _ANY_FORMAT = ("runid", "num_q")
 
 def check_rel_format(rel_format, outputs):
     """Validate ``rel_format`` against the parsed measures; returns it."""
-    if rel_format not in REL_FORMATS:
-        raise ValueError(
-            f"`rel_format` must be one of {', '.join(map(repr, REL_FORMATS))}, "
-            f"got {rel_format!r}"
-        )
+    rel_format = REL_FORMAT(rel_format)
     wrong = []
     for name, kind, what, _ in outputs:
         needs = "qrels" if kind != "trec" else MEASURES[what].rel_format
@@ -49,9 +52,9 @@ def check_rel_format(rel_format, outputs):
             "all_prefs and prefs)",
         }.get(_FAMILY[rel_format], "")
         text = "with {} these measures cannot be computed: {}" + hint
-        raise OptionError(
+        raise InvalidParameterError(
             text.format(f"rel_format={rel_format!r}", ", ".join(wrong)),
-            text.format(
+            command_line=text.format(
                 f"-R {rel_format}",
                 ", ".join(
                     w.replace("rel_format=", "-R ").replace("'", "") for w in wrong
@@ -66,7 +69,7 @@ def check_qrels_type(qrels, rel_format):
     expected = {QrelsJG: ("qrels_jg",), Prefs: ("prefs", "qrels_prefs")}
     for kind, formats in expected.items():
         if isinstance(qrels, kind) and rel_format not in formats:
-            raise TypeError(
+            raise InvalidParameterError(
                 f"`qrels` is a {kind.__name__}: pass rel_format="
                 f"{' or '.join(map(repr, formats))} to evaluate it, got "
                 f"rel_format={rel_format!r}"

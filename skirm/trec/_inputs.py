@@ -15,9 +15,10 @@ import itertools
 import os
 import warnings
 
+from skirm._errors import RunNotGroupedError
 from skirm.io._convert import convert_qrels, convert_run
 from skirm.io._records import RunBlock, qrels_rows, run_rows
-from skirm.io._runs import RunNotGrouped, count_parts, iter_run_blocks, iter_run_parts
+from skirm.io._runs import count_parts, iter_run_blocks, iter_run_parts
 
 #: Threads that evaluate the blocks of a streamed run (at most).
 MAX_THREADS = 4
@@ -104,7 +105,7 @@ def map_blocks(step, blocks, restart, new_sink=list):
 
     try:
         return gather(blocks)
-    except RunNotGrouped as exc:
+    except RunNotGroupedError as exc:
         if restart is None:  # pragma: no cover - only streams raise it
             raise
         return gather(restart(exc))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm._validation import OptionError
+from skirm._errors import MissingQueriesError, NoCommonQueryError
 from skirm.io._records import RunBlock
 from skirm.io._tokens import Tokens
 
@@ -19,16 +19,6 @@ from skirm.io._tokens import Tokens
 PLACEHOLDER_DOCNO = "ceci_nest_pas_un_docno"
 #: Measures trec_eval 10.0 sets to 0 for such a topic.
 PLACEHOLDER_ZEROS = {"num_ret", "utility", "unj", "rbp_resid"}
-
-
-class MissingQueriesError(OptionError):
-    """Judged queries the run lacks, where trec_eval 10.0 stops.
-
-    ``command_line`` says the same in ``skirm eval``'s options."""
-
-
-class NoCommonQueryError(ValueError):
-    """No query of the run is in the qrels: nothing to evaluate."""
 
 
 def missing_rule(all_queries, compat):
@@ -41,7 +31,7 @@ def missing_rule(all_queries, compat):
 
 
 def no_common_error(run_query_ids, topic_ids):
-    """The ValueError for a run none of whose queries is in the qrels."""
+    """The error for a run none of whose queries is in the qrels."""
     if topic_ids.shape[0] == 0:
         return NoCommonQueryError("the qrels hold no judgment: nothing to evaluate")
     return NoCommonQueryError(
@@ -52,7 +42,7 @@ def no_common_error(run_query_ids, topic_ids):
 
 
 def missing_queries_error(absent):
-    """The ValueError trec_eval 10.0 stops with, for the ``absent`` topics."""
+    """The error trec_eval 10.0 stops with, for the ``absent`` topics."""
     what = (
         f"{absent.shape[0]} qrels queries are missing from the run (e.g. "
         f"{absent[:3].tolist()}); trec_eval 10.0 stops on them."
@@ -60,8 +50,8 @@ def missing_queries_error(absent):
     return MissingQueriesError(
         f"{what} Pass all_queries=True (trec_eval -c) to score them as empty "
         "rankings, or compat='9.0' to leave them out as trec_eval 9.0.x did",
-        f"{what} Pass -c to score them as empty rankings, or --compat 9.0 to "
-        "leave them out as trec_eval 9.0.x did",
+        command_line=f"{what} Pass -c to score them as empty rankings, or "
+        "--compat 9.0 to leave them out as trec_eval 9.0.x did",
     )
 
 

@@ -12,7 +12,7 @@ from skirm._trec_names import MEASURES, ORDER, parse_trec_name
 from skirm.io._convert import convert_qrels, convert_run
 from skirm.trec._evaluate import evaluate_run
 from skirm.trec._measures import GM_FLOOR
-from skirm.trec._request import check_level
+from skirm.trec._request import RELEVANCE_LEVEL
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -131,7 +131,7 @@ class RelevanceEvaluator:
     ) -> None:
         self._qrels = convert_qrels(query_relevance, "query_relevance")
         self._judged = np.unique(self._qrels.query_ids)
-        self._level = check_level(relevance_level)
+        self._level = RELEVANCE_LEVEL(relevance_level)
         if not isinstance(judged_docs_only_flag, (bool, np.bool_, int)):
             raise TypeError(
                 "`judged_docs_only_flag` must be a bool, got "

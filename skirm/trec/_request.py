@@ -8,9 +8,10 @@ then travel together as :class:`Options` down the stages.
 
 from __future__ import annotations
 
-import numbers
 from typing import NamedTuple
 
+from skirm._errors import InvalidParameterError, UnknownMeasureError
+from skirm._params import NONE, Interval, OneOf, Param
 from skirm._trec_names import (
     MEASURES,
     ORDER,
@@ -22,9 +23,26 @@ from skirm.metrics._evaluate import bind_input_wide
 from skirm.metrics._names import parse_diversity_name
 from skirm.metrics._registry import Metric, get_metric
 
-#: The trec_eval versions whose semantics :func:`skirm.trec.evaluate_run`
+#: The trec_eval version whose semantics :func:`skirm.trec.evaluate_run`
 #: follows.
-COMPAT = ("10.0", "9.0")
+VERSIONS = ("10.0", "9.0")
+COMPAT = Param(
+    "compat",
+    OneOf(*VERSIONS),
+    expected="'10.0' (trec_eval 10.0, the default) or '9.0' (trec_eval 9.0.x, "
+    "as pytrec_eval)",
+    option="--compat",
+)
+#: trec_eval ``-l``: the least relevant level.
+RELEVANCE_LEVEL = Param(
+    "relevance_level",
+    Interval(int, 1, closed="left", text="an integer >= 1"),
+    option="-l",
+)
+#: trec_eval ``-M``: the documents evaluated per query.
+MAX_DOCS = Param("max_docs", Interval(int, 1, closed="left"), NONE, option="-M")
+#: trec_eval ``-N``: the number of documents in the collection.
+COLLECTION_SIZE = Param("collection_size", Interval(int, 0, closed="left"), option="-N")
 
 
 class Options(NamedTuple):
@@ -47,7 +65,9 @@ def parse_measures(metrics, compat="10.0", *, diversity=False):
         metrics = [metrics]
     metrics = list(metrics)
     if not metrics:
-        raise ValueError("`metrics` must name at least one measure, got none")
+        raise InvalidParameterError(
+            "`metrics` must name at least one measure, got none"
+        )
     trec, other, parsed_requests = {}, [], []
     for metric in metrics:
         requests = parse_trec_name(metric, compat) if isinstance(metric, str) else None
@@ -57,14 +77,14 @@ def parse_measures(metrics, compat="10.0", *, diversity=False):
             except ValueError:
                 if is_diversity_name(metric):
                     if not diversity:
-                        raise ValueError(
+                        raise InvalidParameterError(
                             f"{metric!r} is a diversity measure, which needs "
                             "subtopic judgments: evaluate it with "
                             "skirm.trec.evaluate_run or evaluate_diversity"
                         ) from None
                     other.append((metric, "diversity", metric))
                     continue
-                raise ValueError(
+                raise UnknownMeasureError(
                     f"unknown measure {metric!r}; valid trec_eval names: "
                     f"{', '.join(trec_measure_names())}; or a skirm metric name "
                     "(see skirm.metrics.metric_names()); or a diversity "
@@ -101,7 +121,7 @@ def parse_measures(metrics, compat="10.0", *, diversity=False):
     seen = set(trec)
     for label, kind, parsed in other:
         if label in seen:
-            raise ValueError(f"`metrics` names {label!r} twice")
+            raise InvalidParameterError(f"`metrics` names {label!r} twice")
         seen.add(label)
         out.append((label, kind, parsed, None))
     return out
@@ -125,46 +145,6 @@ def _param_key(param):
     if isinstance(param, (int, float)):
         return (0, param)
     return (1, str(param))
-
-
-def check_max_docs(max_docs):
-    if max_docs is None:
-        return
-    if isinstance(max_docs, bool) or not isinstance(max_docs, numbers.Integral):
-        raise TypeError(
-            f"`max_docs` must be a positive integer or None, got {max_docs!r}"
-        )
-    if max_docs < 1:
-        raise ValueError(
-            f"`max_docs` must be a positive integer or None, got {max_docs}"
-        )
-
-
-def check_level(value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"`relevance_level` must be an integer >= 1, got {value!r}")
-    return int(value)
-
-
-def check_compat(compat):
-    if compat not in COMPAT:
-        raise ValueError(
-            "`compat` must be '10.0' (trec_eval 10.0, the default) or '9.0' "
-            f"(trec_eval 9.0.x, as pytrec_eval), got {compat!r}"
-        )
-    return compat
-
-
-def check_collection_size(value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(
-            f"`collection_size` must be a non-negative integer, got {value!r}"
-        )
-    if value < 0:
-        raise ValueError(
-            f"`collection_size` must be a non-negative integer, got {value}"
-        )
-    return int(value)
 
 
 def bind_qrels_wide(outputs, max_label):

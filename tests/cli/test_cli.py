@@ -189,14 +189,14 @@ def test_skirm_metric_names_are_accepted(files, run_cli):
         (["frobnicate"], "invalid choice"),
     ],
 )
-def test_usage_errors_exit_as_trec_eval(files, argv, message, run_cli):
-    # trec_eval exits 1 on a usage error; skirm eval too, skirm itself 2.
+def test_usage_errors_exit_1_as_trec_eval(files, argv, message, run_cli):
+    # trec_eval exits 1 on a usage error; every skirm command too.
     argv = [
         files["qrels"] if a == "QRELS" else files["a.run"] if a == "RUN" else a
         for a in argv
     ]
     status, out, err = run_cli(argv)
-    assert status == (1 if argv[0] == "eval" else 2)
+    assert status == 1
     assert out == ""
     assert message in err
 
@@ -427,7 +427,7 @@ def test_usage_line_is_the_commands(files, argv, command, run_cli):
         for a in argv
     ]
     status, _, err = run_cli(argv)
-    assert status == (1 if command == "eval" else 2)
+    assert status == 1
     assert err.startswith(f"usage: skirm {command} ")
 
 
@@ -438,7 +438,7 @@ def test_empty_run_file(files, tmp_path, run_cli):
     assert status == 2 and out == ""  # trec_eval: "Quit in file", 2
     assert err == f"skirm eval: error: the run file is empty: {empty}\n"
     status, _, err = run_cli(["compare", files["qrels"], files["a.run"], str(empty)])
-    assert status == 1 and "the run file is empty" in err
+    assert status == 2 and "the run file is empty" in err
 
 
 def test_empty_run_in_python():
@@ -562,7 +562,7 @@ def test_plot_without_matplotlib(files, tmp_path, monkeypatch, run_cli):
     for command in ("eval", "compare"):
         argv = [command, files["qrels"], files["a.run"], files["b.run"]]
         status, out, err = run_cli([*argv, "--plot", str(png)])
-        assert status == (1 if command == "eval" else 2) and out == ""
+        assert status == 1 and out == ""
         assert (
             "--plot needs matplotlib; install it with `pip install skirm[plot]`" in err
         )

@@ -754,7 +754,7 @@ BAD_OPTIONS = [
     ("T", 0, ValueError, r"`T` must be a number > 0, got 0"),
     ("T", "1", ValueError, r"`T` must be a number > 0, got '1'"),
     ("min_rel", np.nan, ValueError, r"`min_rel` must be a finite number, got nan"),
-    ("max_rel", -2, ValueError, r"`max_rel` must be a number > 0, got -2"),
+    ("max_rel", -2, ValueError, r"`max_rel` must be None or a number > 0, got -2"),
     ("depth", 0, ValueError, r"`depth` must be a positive integer, got 0"),
     ("depth", 2.5, ValueError, r"`depth` must be a positive integer, got 2.5"),
     (

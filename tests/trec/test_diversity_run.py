@@ -15,8 +15,7 @@ import pytest
 from skirm._cli import main
 from skirm.io import Qrels, QrelsJG, read_qrels_jg, read_run
 from skirm.stats import compare
-from skirm.trec import evaluate_diversity, evaluate_run
-from skirm.trec._duplicates import DuplicateDocnoError
+from skirm.trec import DuplicateDocnoError, evaluate_diversity, evaluate_run
 from skirm.trec._request import parse_measures
 
 NAMES = [

@@ -64,17 +64,17 @@ def test_all_trec_holds_the_measures_of_the_version(compat):
             {"metrics": "map", "compat": "8"},
             ValueError,
             "`compat` must be '10.0' (trec_eval 10.0, the default) or '9.0' "
-            "(trec_eval 9.0.x, as pytrec_eval), got '8'",
+            "(trec_eval 9.0.x, as pytrec_eval), got '8' (str)",
         ),
         (
             {"metrics": "map", "relevance_level": 2.5},
             ValueError,
-            "`relevance_level` must be an integer >= 1, got 2.5",
+            "`relevance_level` must be an integer >= 1, got 2.5 (float)",
         ),
         (
             {"metrics": "map", "relevance_level": True},
             ValueError,
-            "`relevance_level` must be an integer >= 1, got True",
+            "`relevance_level` must be an integer >= 1, got True (bool)",
         ),
     ],
 )

@@ -129,7 +129,7 @@ def test_run_not_grouped_names_the_line(tmp_path, monkeypatch):
     lines.append("q2 Q0 dx 1 0 r\n")
     path = tmp_path / "run"
     path.write_text("".join(lines))
-    with pytest.raises(trec_io.RunNotGrouped, match=r"run:31: query 'q2' appears"):
+    with pytest.raises(trec_io.RunNotGroupedError, match=r"run:31: query 'q2' appears"):
         list(trec_io.iter_run_blocks(path))
 
 
@@ -351,7 +351,7 @@ def test_a_long_query_met_again_is_not_grouped(tmp_path):
     lines += ["b Q0 x 1 1 r", "a Q0 y 1 1 r"]
     path = tmp_path / "run"
     path.write_text("\n".join(lines) + "\n")
-    with pytest.raises(trec_io.RunNotGrouped, match=r"run:102: query 'a'"):
+    with pytest.raises(trec_io.RunNotGroupedError, match=r"run:102: query 'a'"):
         list(trec_io.iter_run_blocks(path, block_bytes=100))
 
 
@@ -393,7 +393,7 @@ def test_run_not_grouped_says_what_a_stream_needs(tmp_path):
         "run:3: query 'q1' appears again after other queries; a run streamed "
         "query by query must keep each query's lines together"
     )
-    with pytest.raises(trec_io.RunNotGrouped) as info:
+    with pytest.raises(trec_io.RunNotGroupedError) as info:
         list(trec_io.iter_run_blocks(path))
     assert str(info.value).endswith(message)
     assert (info.value.line, info.value.query) == (2, "q1")

@@ -11,8 +11,7 @@ import pytest
 import skirm.io._runs as trec_io
 import skirm.trec._evaluate as evaluate_module
 import skirm.trec._inputs as inputs
-from skirm.io import read_qrels, read_run
-from skirm.io._runs import RunNotGrouped
+from skirm.io import RunNotGroupedError, read_qrels, read_run
 from skirm.trec import evaluate_run
 from skirm.trec._summary import PerQuery
 
@@ -96,7 +95,7 @@ def test_map_blocks_gives_a_new_sink_to_a_restart(monkeypatch, n_threads):
 
     def blocks():
         yield from range(3)
-        raise RunNotGrouped("run", 7, "q")
+        raise RunNotGroupedError("run:8: q", name="run", line=7, query="q")
 
     out = inputs.map_blocks(lambda b: 10 * b, blocks(), lambda exc: [4, 5], new_sink)
     assert out is made[-1]

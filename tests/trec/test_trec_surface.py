@@ -570,9 +570,9 @@ def test_cli_options_of_the_surface(tmp_path, capsys):
     (tmp_path / "run").write_text("q1 Q0 b 1 2.0 r\nq1 Q0 a 2 1.0 r\n")
     files = [str(tmp_path / "qrels"), str(tmp_path / "run")]
     assert main(["eval", "-N", "-1", *files]) == 1  # a usage error
-    assert "-N must be an integer >= 0, got -1" in capsys.readouterr().err
+    assert "-N must be a non-negative integer, got -1" in capsys.readouterr().err
     assert main(["eval", "-R", "trec", *files]) == 2  # trec_eval's status too
-    assert "illegal rel_format 'trec' (-R); expected one of qrels" in (
+    assert "-R must be one of 'qrels', 'qrels_jg', 'prefs', 'qrels_prefs', got " in (
         capsys.readouterr().err
     )
     # trec_eval reads the files and stops in the measure (exit 4); skirm

@@ -121,9 +121,13 @@ def _refuses_average(name):
     """Whether the registry lists ``name``'s measure among those without
     ``ties="average"`` on tied scores."""
     from skirm.metrics import get_metric
-    from skirm.metrics._registry import NOT_HELD
+    from skirm.metrics import _registry
 
-    return get_metric(name).spec.name in NOT_HELD["average_ties"]
+    if hasattr(_registry, "not_held"):  # the table of measures (since 0.4)
+        refused = _registry.not_held("average_ties")
+    else:
+        refused = _registry.NOT_HELD["average_ties"]
+    return get_metric(name).spec.name in refused
 
 
 def metric_requests():

@@ -1,10 +1,12 @@
-"""The ``metric-table`` directive: the table of metrics, from the registry;
-and ``diversity-table``: the diversity measures, from the name table.
+"""The documentation's tables of measures, from the measure table.
 
-Every row comes from :data:`skirm.metrics._registry.SPECS` (or, for the
-diversity measures, which need subtopic judgments and are not in the
-registry, :data:`skirm.metrics._names.IR_MEASURES_DIVERSITY`), so the tables
-in the documentation can never disagree with the code.
+``metric-table``: the metrics on arrays (the registry's records);
+``names-table``: every measure's spellings side by side (skirm,
+trec_eval, ir_measures) and the tool whose definition it follows;
+``diversity-table``: the diversity measures. Every row comes from
+:mod:`skirm._measures` (through :data:`skirm.metrics._registry.SPECS` for
+the functions), so the tables in the documentation can never disagree with
+the code.
 """
 
 from docutils import nodes
@@ -28,6 +30,8 @@ def _text(text):
 
 
 def _literals(items):
+    if not items:
+        return _text("-")
     paragraph = nodes.paragraph()
     for i, item in enumerate(items):
         if i:
@@ -52,60 +56,101 @@ def _table(header, widths):
     return table, group, nodes.tbody()
 
 
-class MetricTable(SphinxDirective):
-    """Render one row per registered metric."""
+def _add_row(body, cells):
+    row = nodes.row()
+    for cell in cells:
+        row += nodes.entry("", cell)
+    body += row
 
+
+def _trec_names(measure, arrays_only=False):
+    """trec_eval's spellings of a measure (``P_k`` for a cutoff measure)."""
+    return [
+        f"{t.name}_k" if t.params == "cutoffs" else t.name
+        for t in measure.trec
+        if (t.arrays or not arrays_only) and not t.unsupported
+    ]
+
+
+def _ir_names(measure):
+    names = []
+    for ir in measure.ir_measures:
+        options = f"({','.join(ir.options)})" if ir.options else ""
+        cutoff = {"@k": "@k", "@level": "@level"}.get(ir.cutoff, "")
+        names.append(f"{ir.name}{options}{cutoff}")
+    return names
+
+
+class _Directive(SphinxDirective):
     has_content = False
 
-    def _function_cell(self, spec):
+    def _function(self, name, source):
         container = nodes.container()
-        if spec.function is None:
-            container += _text("(registry only)")
-            return container
-        ref = f":func:`~skirm.metrics.{spec.function.__name__}`"
-        self.state.nested_parse(StringList([ref], "<metric-table>"), 0, container)
+        ref = f":func:`~skirm.metrics.{name}`"
+        self.state.nested_parse(StringList([ref], source), 0, container)
         return container
+
+
+class MetricTable(_Directive):
+    """One row per registered metric."""
 
     def run(self):
         from skirm.metrics._registry import SPECS
 
         table, group, body = _table(HEADER, (14, 8, 8, 6, 6, 34, 10, 14))
         for spec in SPECS:
-            options = [
-                f"{key}={value!r}"
-                for key, value in spec.params.items()
-                if key != "ignore_ties"
-            ]
-            cells = [
-                self._function_cell(spec),
-                _literals([spec.name]),
-                _literals(spec.aliases) if spec.aliases else _text("-"),
-                _text("yes" if spec.takes_k else "no"),
-                _text(spec.kind),
-                _text(spec.definition),
-                _literals([spec.trec_name]) if spec.trec_name else _text("-"),
-                _literals(options) if options else _text("-"),
-            ]
-            row = nodes.row()
-            for cell in cells:
-                row += nodes.entry("", cell)
-            body += row
+            options = [f"{key}={value!r}" for key, value in spec.params.items()]
+            _add_row(
+                body,
+                [
+                    self._function(spec.function.__name__, "<metric-table>"),
+                    _literals([spec.name]),
+                    _literals(spec.aliases),
+                    _text("yes" if spec.takes_k else "no"),
+                    _text(spec.kind),
+                    _text(spec.definition),
+                    _literals(_trec_names(spec.measure, arrays_only=True)),
+                    _literals(options),
+                ],
+            )
         group += body
         return [table]
 
 
-class DiversityTable(SphinxDirective):
-    """Render one row per diversity measure: its function and every
-    spelling a measure string may use."""
-
-    has_content = False
+class NamesTable(_Directive):
+    """One row per measure with its spellings in the three grammars of
+    names (the diversity measures have their own table)."""
 
     def run(self):
-        from skirm.metrics._names import IR_MEASURES_DIVERSITY
+        from skirm._measures._rows import DIVERSITY
+        from skirm._measures._table import MEASURES
 
-        spellings = {}
-        for spelling, spec in IR_MEASURES_DIVERSITY.items():
-            spellings.setdefault(spec.column, (spec, []))[1].append(spelling)
+        header = ("skirm", "trec_eval", "ir_measures", "definition follows")
+        table, group, body = _table(header, (16, 22, 22, 20))
+        for measure in MEASURES:
+            if measure.engine == DIVERSITY or not (measure.skirm or measure.trec):
+                continue
+            skirm = [f"{n}@k" if measure.takes_k else n for n in measure.skirm]
+            _add_row(
+                body,
+                [
+                    _literals(skirm) if skirm else _text("(on a run and its qrels)"),
+                    _literals(_trec_names(measure)),
+                    _literals(_ir_names(measure)),
+                    _text(measure.reference.name),
+                ],
+            )
+        group += body
+        return [table]
+
+
+class DiversityTable(_Directive):
+    """One row per diversity measure: its function and every spelling a
+    measure string may use."""
+
+    def run(self):
+        from skirm._measures._table import DIVERSITY_MEASURES, STREC
+
         header = (
             "function",
             "names (ir_measures, ndeval, skirm)",
@@ -113,28 +158,30 @@ class DiversityTable(SphinxDirective):
             "options",
         )
         table, group, body = _table(header, (16, 34, 6, 14))
-        for spec, names in spellings.values():
-            function = nodes.container()
-            ref = f":func:`~skirm.metrics.{spec.function}`"
-            self.state.nested_parse(StringList([ref], "<diversity-table>"), 0, function)
-            options = [*spec.options, "rel"]
-            if spec.column != "strec":
-                options.append("judged_only")
-            cells = [
-                function,
-                _literals(names),
-                _text("yes" if spec.takes_k else "no"),
-                _literals(options),
+        for measure in DIVERSITY_MEASURES:
+            names = [
+                *(ir.name for ir in measure.ir_measures),
+                *measure.ndeval,
+                *measure.skirm,
             ]
-            row = nodes.row()
-            for cell in cells:
-                row += nodes.entry("", cell)
-            body += row
+            options = [*measure.ir_measures[0].options, "rel"]
+            if measure is not STREC:
+                options.append("judged_only")
+            _add_row(
+                body,
+                [
+                    self._function(measure.function, "<diversity-table>"),
+                    _literals(list(dict.fromkeys(names))),
+                    _text("yes" if measure.takes_k else "no"),
+                    _literals(options),
+                ],
+            )
         group += body
         return [table]
 
 
 def setup(app):
     app.add_directive("metric-table", MetricTable)
+    app.add_directive("names-table", NamesTable)
     app.add_directive("diversity-table", DiversityTable)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

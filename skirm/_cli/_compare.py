@@ -2,26 +2,29 @@
 
 from __future__ import annotations
 
-from skirm._cli._eval import evaluate_paths, qrels_name
+from skirm._cli._eval import evaluate_paths, options_of, qrels_name
 from skirm._cli._formats import write_comparison
 from skirm._cli._parser import UsageError, check_options
 from skirm._cli._plots import check_plot, plot_compare
 from skirm._errors import InvalidParameterError
+from skirm._measures._vocabulary import COMPARE_METRICS
 from skirm._progress import current
-from skirm._trec_names import MEASURES
 from skirm.io._trec import read_qrels
 from skirm.trec._request import RELEVANCE_LEVEL, parse_measures
 
 
 def _compare_measures(measures, compat):
+    """The request of ``-m``, and the names of its outputs."""
     try:
-        outputs = parse_measures(measures, compat)
+        request = parse_measures(measures, compat)
     except InvalidParameterError as exc:
         raise UsageError(str(exc)) from None
-    for name, kind, base, _ in outputs:
-        if kind == "trec" and not MEASURES[base].per_query:
-            raise UsageError(f"measure {name!r} has no per-query values to compare")
-    return [name for name, *_ in outputs]
+    for output in request.outputs:
+        if output.spelling is not None and not output.spelling.per_query:
+            raise UsageError(
+                f"measure {output.name!r} has no per-query values to compare"
+            )
+    return request, [output.name for output in request.outputs]
 
 
 def _run_labels(results, paths):
@@ -36,22 +39,14 @@ def _run_labels(results, paths):
 def run_compare(args, out):
     from skirm.stats import compare
 
-    measures = args.measures or ["map", "ndcg_cut.10"]
-    names = _compare_measures(measures, args.compat)
+    request, names = _compare_measures(args.measures or COMPARE_METRICS, args.compat)
     if len(args.runs) < 2:
         raise UsageError("compare needs at least two runs")
     check_plot(args.plot)
     check_options(args, relevance_level=RELEVANCE_LEVEL)
     current().stage(f"reading {qrels_name(args.qrels)}")
     qrels = read_qrels(args.qrels)
-    results = evaluate_paths(
-        qrels,
-        args.runs,
-        measures,
-        relevance_level=args.relevance_level,
-        all_queries=args.all_queries,
-        compat=args.compat,
-    )
+    results = evaluate_paths(qrels, args.runs, request, options_of(args))
     labels = _run_labels(results, args.runs)
     baseline = args.baseline
     if baseline is not None and baseline not in labels:

@@ -14,41 +14,29 @@ from skirm._errors import (
     MeasureParameterError,
     TrecFormatError,
 )
+from skirm._measures._options import REL_FORMAT
+from skirm._measures._rows import PREFS, QRELS, QRELS_JG, QRELS_PREFS
+from skirm._measures._table import OFFICIAL
 from skirm._progress import current
-from skirm._trec_names import parse_trec_name
 from skirm.io._prefs import read_prefs, read_qrels_jg, read_qrels_prefs
 from skirm.io._trec import read_qrels
-from skirm.metrics._registry import get_metric
-from skirm.trec._evaluate import evaluate_run
-from skirm.trec._formats import REL_FORMAT, check_rel_format
+from skirm.trec._evaluate import evaluate_request
+from skirm.trec._formats import check_rel_format
 from skirm.trec._request import (
     COLLECTION_SIZE,
     MAX_DOCS,
     RELEVANCE_LEVEL,
-    is_diversity_name,
+    Options,
     parse_measures,
 )
 from skirm.trec._zscores import read_zscores
 
 READERS = {
-    "qrels": read_qrels,
-    "qrels_jg": read_qrels_jg,
-    "prefs": read_prefs,
-    "qrels_prefs": read_qrels_prefs,
+    QRELS: read_qrels,
+    QRELS_JG: read_qrels_jg,
+    PREFS: read_prefs,
+    QRELS_PREFS: read_qrels_prefs,
 }
-
-
-def _measure_error(measures, exc):
-    """The registry's own message for a name that is no trec_eval name."""
-    for name in measures:
-        try:
-            if parse_trec_name(name) is None:
-                get_metric(name)
-        except ValueError as err:
-            if is_diversity_name(name):  # its own message: a cutoff, an option
-                continue
-            return str(err)
-    return str(exc)
 
 
 def source(path):
@@ -63,16 +51,15 @@ def qrels_name(path):
 
 def run_eval(args, out):
     REL_FORMAT(args.rel_format)
-    measures = args.measures or ["official"]
     try:
-        outputs = parse_measures(measures, args.compat, diversity=True)
-        check_rel_format(args.rel_format, outputs)
+        request = parse_measures(
+            args.measures or [OFFICIAL], args.compat, diversity=True
+        )
+        check_rel_format(args.rel_format, request.outputs)
     except MeasureParameterError:
         raise  # a known measure: trec_eval cannot initialize it (status 2)
     except InvalidParameterError as exc:
-        if exc.command_line is not None:  # -R against the measures
-            raise UsageError(exc.command_line) from None
-        raise UsageError(_measure_error(measures, exc)) from None
+        raise UsageError(exc.command_line or str(exc)) from None
     check_options(
         args,
         relevance_level=RELEVANCE_LEVEL,
@@ -81,62 +68,79 @@ def run_eval(args, out):
     )
     if [args.qrels, *args.runs].count("-") > 1:
         raise UsageError("standard input ('-') can be read once only")
-    if args.plot is not None and args.rel_format != "qrels":
+    if args.plot is not None and args.rel_format != QRELS:
         raise UsageError(f"--plot needs -R qrels, got -R {args.rel_format}")
     check_plot(args.plot)
     if args.plot is not None and "-" in args.runs:
         raise UsageError("--plot reads the runs again: give them as files, not '-'")
     current().stage(f"reading {qrels_name(args.qrels)}")
     # diversity measures read the second column as the subtopic (ndeval)
-    diversity = any(kind == "diversity" for _, kind, _, _ in outputs)
-    reader = read_qrels_jg if diversity else READERS[args.rel_format]
+    reader = read_qrels_jg if request.diversity else READERS[args.rel_format]
     qrels = reader(source(args.qrels))
     if len(qrels) == 0:  # trec_eval: "Cannot read qrels file" (status 2)
         where = "standard input" if args.qrels == "-" else args.qrels
         raise TrecFormatError(f"the qrels file is empty: {where}")
     zscores = read_zscores(args.zscores) if args.zscores is not None else None
-    params = {
-        "relevance_level": args.relevance_level,
-        "judged_only": args.judged_only,
-        "max_docs": args.max_docs,
-        "all_queries": args.all_queries,
-        "compat": args.compat,
-    }
+    options = options_of(args)
     results = evaluate_paths(
-        qrels,
-        args.runs,
-        measures,
-        rel_format=args.rel_format,
-        collection_size=args.collection_size,
-        zscores=zscores,
-        **params,
+        qrels, args.runs, request, options, rel_format=args.rel_format, zscores=zscores
     )
     labels = [r.run_id for r in results]
     if len(set(labels)) != len(labels):
         labels = list(args.runs)
-    write_eval(args, results, labels, outputs, out)
+    write_eval(args, results, labels, request, out)
     if args.plot is not None:
-        plot_eval(args.plot, qrels, args.runs, labels, params)
+        plot_eval(args.plot, qrels, args.runs, labels, _run_params(options))
 
 
-def evaluate_paths(qrels, paths, measures, **options):
-    """:func:`evaluate_path` of each run; the progress line (if any) says
-    which run of several is read."""
+def _run_params(options):
+    """The options as :func:`skirm.trec.evaluate_run`'s keyword arguments."""
+    return {
+        "relevance_level": options.level,
+        "judged_only": options.judged_only,
+        "max_docs": options.max_docs,
+        "all_queries": options.all_queries,
+        "compat": options.compat,
+    }
+
+
+def options_of(args):
+    """The evaluation's :class:`Options` from the checked command-line
+    options (``skirm compare`` has no ``-J``, ``-M``, ``-N``)."""
+    return Options(
+        args.relevance_level,
+        getattr(args, "judged_only", False),
+        getattr(args, "max_docs", None),
+        args.all_queries,
+        args.compat,
+        getattr(args, "collection_size", 0),
+    )
+
+
+def evaluate_paths(qrels, paths, request, options, *, rel_format=QRELS, zscores=None):
+    """:func:`evaluate_path` of each run, with one parsed request; the
+    progress line (if any) says which run of several is read."""
     progress = current()
     results = []
     for i, path in enumerate(paths, 1):
         if len(paths) > 1:
             progress.set_context(f"[run {i} of {len(paths)}]")
-        results.append(evaluate_path(qrels, path, measures, **options))
+        results.append(
+            evaluate_path(qrels, path, request, options, rel_format, zscores)
+        )
     progress.set_context("")
     return results
 
 
-def evaluate_path(qrels, path, measures, **options):
-    """:func:`evaluate_run` of a run file, streamed block by block; an empty
-    file is named."""
+def evaluate_path(qrels, path, request, options, rel_format, zscores):
+    """The evaluation of a run file, streamed block by block; an empty file
+    is named."""
+    verbose = 0  # the command's own progress line reports
     try:
-        return evaluate_run(qrels, source(path), measures, **options)
+        return evaluate_request(
+            qrels, source(path), request, options, rel_format=rel_format,
+            zscores=zscores, verbose=verbose,
+        )  # fmt: skip
     except EmptyRunError:
         where = "standard input" if path == "-" else path
         raise TrecFormatError(f"the run file is empty: {where}") from None

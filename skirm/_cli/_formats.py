@@ -10,11 +10,21 @@ from __future__ import annotations
 import math
 import sys
 
-from skirm._trec_names import MEASURES
+from skirm._measures._table import RUNID
 
 
-def _is_integer(name, base):
-    return base is not None and MEASURES[base].integer
+def _spellings(request):
+    """``{printed name: trec_eval spelling}`` of a request's outputs (None
+    for skirm's metrics; the diversity measures are not among them)."""
+    return {o.name: o.spelling for o in request.outputs}
+
+
+def _is_integer(spelling):
+    return spelling is not None and spelling.integer
+
+
+def _per_query(spelling):
+    return spelling is None or spelling.per_query
 
 
 def _numbers(values, integer, zscored=False):
@@ -65,20 +75,18 @@ def _column_lines(name, column, ids, integer, zscored):
     return [f"{head}{qid}\t{text}\n" for qid, text in zip(ids, texts, strict=True)]
 
 
-def trec_text(result, outputs, per_query, summary=True):
+def trec_text(result, request, per_query, summary=True):
     """trec_eval's lines of one run, in pieces of :data:`LINES_QUERIES`
     queries: with ``per_query``, each query's measures in turn, then the
     summary."""
-    bases = {
-        name: (base if kind == "trec" else None) for name, kind, base, _ in outputs
-    }
+    spellings = _spellings(request)
     zscored = getattr(result, "zscored", False)
     if per_query:
         columns = [
-            (name, values, _is_integer(name, base))
+            (name, values, _is_integer(spelling))
             for name, values in result.per_query.items()
-            for base in [bases[name]]
-            if base is None or MEASURES[base].per_query
+            for spelling in [spellings.get(name)]
+            if _per_query(spelling)
         ]
         qids = result.group_ids
         for lo in range(0, len(qids), LINES_QUERIES):
@@ -92,18 +100,17 @@ def trec_text(result, outputs, per_query, summary=True):
     if not summary:
         return
     lines = []
-    if "runid" in bases:
-        lines.append(f"{'runid':<22}\tall\t{result.run_id}\n")
+    for output in request.outputs:
+        if output.measure is RUNID:
+            lines.append(f"{output.name:<22}\tall\t{result.run_id}\n")
     for name, value in result.means.items():
-        integer = _is_integer(name, bases[name])
+        integer = _is_integer(spellings.get(name))
         lines.append(_trec_line(name, "all", value, integer, zscored) + "\n")
     yield "".join(lines)
 
 
-def table(results, labels, outputs, per_query, summary=True):
-    bases = {
-        name: (base if kind == "trec" else None) for name, kind, base, _ in outputs
-    }
+def table(results, labels, request, per_query, summary=True):
+    spellings = _spellings(request)
     names = list(results[0].per_query)
     rows = [["measure", *(["query"] if per_query else []), *labels]]
     if per_query:
@@ -111,8 +118,8 @@ def table(results, labels, outputs, per_query, summary=True):
         indexes = [{q: i for i, q in enumerate(r.group_ids.tolist())} for r in results]
         for qid in qids:
             for name in names:
-                base = bases[name]
-                if base is not None and not MEASURES[base].per_query:
+                spelling = spellings.get(name)
+                if not _per_query(spelling):
                     continue
                 cells = []
                 for r, index in zip(results, indexes, strict=True):
@@ -121,13 +128,13 @@ def table(results, labels, outputs, per_query, summary=True):
                         "-"
                         if i is None
                         else _fmt(
-                            r.per_query[name][i].item(), _is_integer(name, base)
+                            r.per_query[name][i].item(), _is_integer(spelling)
                         ).strip()
                     )
                 rows.append([name, qid, *cells])
     for name in results[0].means if summary else ():
-        base = bases[name]
-        cells = [_fmt(r.means[name], _is_integer(name, base)).strip() for r in results]
+        integer = _is_integer(spellings.get(name))
+        cells = [_fmt(r.means[name], integer).strip() for r in results]
         rows.append([name, *(["all"] if per_query else []), *cells])
     widths = [max(len(row[j]) for row in rows) for j in range(len(rows[0]))]
     n_left = 2 if per_query else 1
@@ -164,14 +171,14 @@ def output_format(choice):
     return "table" if isatty is not None and isatty() else "trec"
 
 
-def write_eval(args, results, labels, outputs, out):
+def write_eval(args, results, labels, request, out):
     fmt, summary = output_format(args.format), not args.no_summary
     if fmt == "trec":
         for result in results:
-            for text in trec_text(result, outputs, args.per_query, summary):
+            for text in trec_text(result, request, args.per_query, summary):
                 out.write(text)
     elif fmt == "table":
-        lines = table(results, labels, outputs, args.per_query, summary)
+        lines = table(results, labels, request, args.per_query, summary)
         out.write("\n".join(lines) + "\n")
     elif fmt == "json":
         doc = []

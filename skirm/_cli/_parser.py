@@ -14,7 +14,7 @@ import textwrap
 
 from skirm._cli._ndeval import add_ndeval_parser
 from skirm._errors import EXIT_STATUSES, USAGE, InvalidParameterError
-from skirm._trec_names import trec_measure_names
+from skirm._measures._names import trec_measure_names
 from skirm.metrics._registry import metric_names
 from skirm.trec._request import VERSIONS
 

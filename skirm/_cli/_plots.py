@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from skirm._cli._parser import UsageError
+from skirm._measures._table import NDCG
 
 
 def check_plot(path):
@@ -37,7 +38,7 @@ def plot_eval(path, qrels, runs, labels, params):
         MetricAtKDisplay.from_run(
             qrels,
             run,
-            metric="ndcg",
+            metric=NDCG.name,
             k=range(1, 101),
             name=label,
             ax=left,

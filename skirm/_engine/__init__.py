@@ -33,7 +33,14 @@ from skirm._engine._input import enter, rank_input
 from skirm._engine._lists import RankedLists, flatten_lists, from_lists, id_array
 from skirm._engine._rank import rank, rank_checked, rank_order, ranking_of
 from skirm._engine._ranking import Judgments, Ranking, Rows, relabel
-from skirm._engine._reduce import prefix_lines, prefix_sums, segment_cumsum, sum_by
+from skirm._engine._reduce import (
+    at_cutoffs,
+    prefix_lines,
+    prefix_sums,
+    safe_divide,
+    segment_cumsum,
+    sum_by,
+)
 
 __all__ = [
     "CheckedInput",
@@ -41,6 +48,7 @@ __all__ = [
     "RankedLists",
     "Ranking",
     "Rows",
+    "at_cutoffs",
     "check_input",
     "encode_grouped",
     "encode_groups",
@@ -59,6 +67,7 @@ __all__ = [
     "ranking_of",
     "relabel",
     "running_sums",
+    "safe_divide",
     "segment_cumsum",
     "sum_by",
 ]

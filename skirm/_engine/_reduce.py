@@ -13,6 +13,36 @@ import math
 import numpy as np
 
 
+def safe_divide(num, den):
+    """``num / den``, 0 where ``den`` is not positive (broadcast)."""
+    out = np.zeros(np.broadcast(num, den).shape)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def at_cutoffs(sums, k, axis=0):
+    """Per query, running sums at the cutoff ``k``: ``(n_queries,)``, or at
+    each cutoff of an array ``k``, ``(n_queries, n_cutoffs)``.
+
+    ``sums`` holds the sums of every position along ``axis`` (the queries
+    along the other). With ``axis=0`` the cutoffs' values come as a
+    transposed view (each cutoff's line contiguous); when the cutoffs are
+    every position in order, ``sums`` itself (or its transpose) comes back:
+    no copy.
+    """
+    ks = np.asarray(k)
+    every = bool(
+        ks.ndim
+        and ks.shape[0] == sums.shape[axis]
+        and (ks == np.arange(1, ks.shape[0] + 1)).all()
+    )
+    if axis == 1:
+        return sums if every else sums.take(ks - 1, axis=1)
+    if not ks.ndim:
+        return sums[int(k) - 1].copy()  # not a view that keeps every row
+    return sums.T if every else sums.take(ks - 1, axis=0).T
+
+
 def sum_by(codes, weights, n):
     """Per-code sums of ``weights`` over ``n`` codes, always float64 (numpy's
     weighted ``bincount`` of no codes at all is int64)."""

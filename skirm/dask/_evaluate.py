@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from skirm._engine import check_input
+from skirm._measures._vocabulary import DEFAULT_METRICS
 from skirm._params import NO_RELEVANT, TIES
 from skirm._progress import check_verbose, reporting
 from skirm._validation import describe
@@ -196,7 +197,7 @@ def per_query_frame(
     y_score: DaskColumn,
     *,
     groups: DaskColumn,
-    metrics: str | Metric | Sequence[str | Metric] = ("ndcg@10", "map", "mrr"),
+    metrics: str | Metric | Sequence[str | Metric] = DEFAULT_METRICS,
     sample_weight: DaskColumn | None = None,
     ties: Ties = "average",
     no_relevant: NoRelevant = 0.0,
@@ -327,7 +328,7 @@ def evaluate(
     y_score: DaskColumn,
     *,
     groups: DaskColumn,
-    metrics: str | Metric | Sequence[str | Metric] = ("ndcg@10", "map", "mrr"),
+    metrics: str | Metric | Sequence[str | Metric] = DEFAULT_METRICS,
     sample_weight: DaskColumn | None = None,
     ties: Ties = "average",
     no_relevant: NoRelevant = 0.0,

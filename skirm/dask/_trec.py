@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from skirm._measures._table import OFFICIAL
 from skirm._validation import describe
 from skirm.dask._evaluate import (
     _import_dask,
@@ -189,7 +190,7 @@ def _merged_frames(frames):
 def evaluate_run(
     qrels: QrelsLike,
     run: DataFrame | str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
-    metrics: str | Metric | Sequence[str | Metric] = "official",
+    metrics: str | Metric | Sequence[str | Metric] = OFFICIAL,
     *,
     relevance_level: int = 1,
     judged_only: bool = False,
@@ -276,7 +277,7 @@ def evaluate_run(
 
     shuffle = check_shuffle(shuffle)
     compat = COMPAT(compat)
-    outputs = parse_measures(metrics, compat)
+    outputs = parse_measures(metrics, compat).outputs
     level = RELEVANCE_LEVEL(relevance_level)
     MAX_DOCS(max_docs)
     options = Options(level, bool(judged_only), max_docs, bool(all_queries), compat)

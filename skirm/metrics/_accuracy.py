@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from skirm._engine import sum_by
+from skirm._measures import _table as table
 from skirm.metrics._base import MetricSpec, fill_doc, score
 
 if TYPE_CHECKING:
@@ -96,19 +97,6 @@ def _straddled(ranking, k, rel, straddles, misordered, n_rel, n_non, value):
     return value
 
 
-ACCURACY = MetricSpec(
-    name="accuracy",
-    kernel=_accuracy,
-    kind="binary",
-    takes_k=True,
-    bounded=True,
-    definition="1 - (non-relevant above relevant pairs) / (R_k N_k) in the top k: "
-    "the AUC of the shown rows",
-    params={"relevance_threshold": None},
-)
-
-
-@ACCURACY.public
 @fill_doc
 def accuracy_score(
     y_true: Labels,
@@ -169,3 +157,10 @@ def accuracy_score(
         unjudged=unjudged,
         relevance_threshold=relevance_threshold,
     )
+
+
+# --------------------------------------------------------------------------
+# Registry records: each measure bound to its kernel and public function
+# --------------------------------------------------------------------------
+
+ACCURACY = MetricSpec(table.ACCURACY, _accuracy, accuracy_score)

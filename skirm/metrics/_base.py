@@ -4,94 +4,64 @@ the text of the common parameters in the docstrings."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from skirm._engine import Ranking, rank_input
 from skirm._errors import InvalidInputError, InvalidParameterError
-from skirm._params import (
-    BOOLEAN,
-    NO_RELEVANT,
-    NONE,
-    RELEVANCE_THRESHOLD,
-    Interval,
-    K,
-    OneOf,
-    Param,
-    as_python,
-)
+from skirm._measures._options import OPTIONS
+from skirm._params import BOOLEAN, NO_RELEVANT, K, Param, as_python
 
 if TYPE_CHECKING:
     from typing import Any, TypeVar
+
+    from skirm._measures._rows import Measure
 
     #: A function, its signature kept through a decorator.
     F = TypeVar("F", bound=Callable[..., Any])
 
 # --------------------------------------------------------------------------
-# The rules of the metric-specific options
-# --------------------------------------------------------------------------
-
-_POSITIVE = Interval(float, 0, closed="neither")
-
-#: Each metric option's rule, by name.
-PARAM_CHECKS = {
-    param.name: param
-    for param in (
-        Param("normalize", BOOLEAN),
-        Param("T", _POSITIVE),
-        Param("min_rel", Interval(float)),
-        Param("max_rel", NONE, _POSITIVE, expected="None or a number > 0"),
-        Param("depth", Interval(int, 1, closed="left")),
-        RELEVANCE_THRESHOLD,
-        Param("gain", OneOf("linear", "exponential")),
-        Param("log_base", Interval(float, 1, closed="neither")),
-        Param("p", Interval(float, 0, 1, closed="neither")),
-        Param(
-            "max_grade",
-            NONE,
-            Interval(float, 0, closed="left"),
-            expected="None or a non-negative number",
-        ),
-        Param("denominator", OneOf("R", "min_k")),
-        Param("ignore_ties", BOOLEAN),
-    )
-}
-
-# --------------------------------------------------------------------------
 # The registry record
 # --------------------------------------------------------------------------
 
+#: Each metric option's rule, by name (the measure table's options).
+PARAM_CHECKS = OPTIONS
+#: scikit-learn's ``ignore_ties`` of ``ndcg_score`` and ``dcg_score``: an
+#: order of the rows, so a ranking option, not a metric's.
+IGNORE_TIES = Param("ignore_ties", BOOLEAN)
 
-@dataclass(eq=False)
+
 class MetricSpec:
-    """One metric's record in the registry.
+    """A measure of the table (:mod:`skirm._measures`) bound to what computes
+    it on arrays: its kernel and its public function.
 
-    ``kernel(ranking, k, **params)`` returns ``(values, empty)``: one value per
-    query and a boolean mask of the queries without any relevant row (or with
-    an ideal score of zero), to which ``no_relevant`` applies.
+    ``kernel(ranking, k, **options)`` returns ``(values, empty)``: one value
+    per query and a boolean mask of the queries without any relevant row (or
+    with an ideal score of zero), to which ``no_relevant`` applies. The
+    measure's name, aliases, kind, cutoff, bounds, definition and options
+    are the table's.
     """
 
-    name: str
-    kernel: Callable
-    kind: str  # "binary" or "graded"
-    takes_k: bool
-    bounded: bool  # values lie in [0, 1]
-    definition: str
-    aliases: tuple = ()
-    params: dict = field(default_factory=dict)  # option name -> default
-    trec_name: str | None = None
-    function: Callable | None = None
+    __slots__ = ("function", "kernel", "measure")
 
-    def public(self, function: F) -> F:
-        """Decorator: bind the public metric function to this record."""
-        self.function = function
-        return function
+    def __init__(
+        self, measure: Measure, kernel: Callable, function: Callable | None = None
+    ) -> None:
+        self.measure, self.kernel, self.function = measure, kernel, function
 
-    @property
-    def names(self) -> tuple:
-        return (self.name, *self.aliases)
+    name = property(lambda self: self.measure.name)
+    aliases = property(lambda self: self.measure.aliases)
+    names = property(lambda self: self.measure.skirm)
+    kind = property(lambda self: self.measure.kind)
+    takes_k = property(lambda self: self.measure.takes_k)
+    bounded = property(lambda self: self.measure.bounded)
+    definition = property(lambda self: self.measure.definition)
+    #: The options and their defaults.
+    params = property(lambda self: self.measure.options)
+
+    def __repr__(self):
+        return f"MetricSpec({self.name!r})"
 
     def check_params(self, params: dict) -> dict:
         """Validate metric-specific options; fill in the defaults."""
@@ -108,10 +78,9 @@ class MetricSpec:
 
     def values(self, ranking: Ranking, k, params: dict):
         """Per-query values and the empty-query mask (params already checked)."""
-        kernel_params = {p: v for p, v in params.items() if p != "ignore_ties"}
         if self.takes_k:
-            return self.kernel(ranking, k, **kernel_params)
-        return self.kernel(ranking, **kernel_params)
+            return self.kernel(ranking, k, **params)
+        return self.kernel(ranking, **params)
 
 
 def refuse_average_ties(ranking: Ranking, what: str, why: str, first="input order"):
@@ -190,6 +159,7 @@ def score(
     ties,
     no_relevant,
     unjudged="raise",
+    ignore_ties=False,
     **params,
 ) -> float:
     """Validate, rank once, compute one metric, average: a metric function's body."""
@@ -202,7 +172,7 @@ def score(
         groups=groups,
         sample_weight=sample_weight,
         ties=ties,
-        ignore_ties=params.get("ignore_ties", False),
+        ignore_ties=IGNORE_TIES(ignore_ties),
         unjudged=unjudged,
     )
     values, empty = spec.values(ranking, k, params)

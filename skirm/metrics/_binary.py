@@ -40,9 +40,3 @@ def relevant_sum(ranking, threshold, k, values):
     if many(k):
         return prefix_sums(codes, position, values, k, ranking.n_groups)
     return sum_by(codes, values, ranking.n_groups)
-
-
-def safe_divide(num, den):
-    out = np.zeros(np.broadcast(num, den).shape)
-    np.divide(num, den, out=out, where=den > 0)
-    return out

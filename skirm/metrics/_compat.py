@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from skirm._engine import sum_by
+from skirm._measures import _table as table
 from skirm.metrics._base import MetricSpec, fill_doc, refuse_average_ties, score
 
 if TYPE_CHECKING:
@@ -113,19 +114,6 @@ def _compat(ranking, p, normalize):
     return value, n_ideal == 0
 
 
-COMPAT = MetricSpec(
-    name="compat",
-    kernel=_compat,
-    kind="graded",
-    takes_k=False,
-    bounded=True,
-    definition="rank-biased overlap of the ranking with the ideal ranking of the "
-    "relevant rows, over the ideal's own (Clarke et al. 2021)",
-    params={"p": 0.95, "normalize": True},
-)
-
-
-@COMPAT.public
 @fill_doc
 def compatibility_score(
     y_true: Labels,
@@ -193,3 +181,10 @@ default="average"
         p=p,
         normalize=normalize,
     )
+
+
+# --------------------------------------------------------------------------
+# Registry records: each measure bound to its kernel and public function
+# --------------------------------------------------------------------------
+
+COMPAT = MetricSpec(table.COMPATIBILITY, _compat, compatibility_score)

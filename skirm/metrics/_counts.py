@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._engine import sum_by
+from skirm._engine import safe_divide, sum_by
+from skirm._measures import _table as table
 from skirm.metrics._base import MetricSpec, fill_doc, score
-from skirm.metrics._binary import BINARY, many, per_query, relevant_sum, safe_divide
+from skirm.metrics._binary import many, per_query, relevant_sum
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -91,73 +92,11 @@ def _r_precision(ranking, relevance_threshold):
 # --------------------------------------------------------------------------
 
 
-PRECISION = MetricSpec(
-    name="precision",
-    kernel=_precision,
-    kind="binary",
-    takes_k=True,
-    bounded=True,
-    definition="relevant rows in the top k / k (k even for queries shorter than k)",
-    aliases=("p",),
-    params=dict(BINARY),
-    trec_name="P_k",
-)
-
-
-RECALL = MetricSpec(
-    name="recall",
-    kernel=_recall,
-    kind="binary",
-    takes_k=True,
-    bounded=True,
-    definition="relevant rows in the top k / R",
-    aliases=("r",),
-    params=dict(BINARY),
-    trec_name="recall_k",
-)
-
-
-CAPPED_RECALL = MetricSpec(
-    name="r_cap",
-    kernel=_capped_recall,
-    kind="binary",
-    takes_k=True,
-    bounded=True,
-    definition="relevant rows in the top k / min(k, R) (BEIR)",
-    params=dict(BINARY),
-)
-
-
-F1 = MetricSpec(
-    name="f1",
-    kernel=_f1,
-    kind="binary",
-    takes_k=True,
-    bounded=True,
-    definition="harmonic mean of precision@k and recall@k: 2 hits / (k + R)",
-    params=dict(BINARY),
-)
-
-
-R_PRECISION = MetricSpec(
-    name="r_precision",
-    kernel=_r_precision,
-    kind="binary",
-    takes_k=False,
-    bounded=True,
-    definition="relevant rows in the top R / R",
-    aliases=("rprec",),
-    params=dict(BINARY),
-    trec_name="Rprec",
-)
-
-
 # --------------------------------------------------------------------------
 # Public functions
 # --------------------------------------------------------------------------
 
 
-@PRECISION.public
 @fill_doc
 def precision_at_k_score(
     y_true: Labels,
@@ -235,7 +174,6 @@ def precision_at_k_score(
     )
 
 
-@RECALL.public
 @fill_doc
 def recall_at_k_score(
     y_true: Labels,
@@ -307,7 +245,6 @@ def recall_at_k_score(
     )
 
 
-@CAPPED_RECALL.public
 @fill_doc
 def capped_recall_at_k_score(
     y_true: Labels,
@@ -372,7 +309,6 @@ def capped_recall_at_k_score(
     )
 
 
-@F1.public
 @fill_doc
 def f1_at_k_score(
     y_true: Labels,
@@ -436,7 +372,6 @@ def f1_at_k_score(
     )
 
 
-@R_PRECISION.public
 @fill_doc
 def r_precision_score(
     y_true: Labels,
@@ -493,3 +428,16 @@ def r_precision_score(
         unjudged=unjudged,
         relevance_threshold=relevance_threshold,
     )
+
+
+# --------------------------------------------------------------------------
+# Registry records: each measure bound to its kernel and public function
+# --------------------------------------------------------------------------
+
+PRECISION = MetricSpec(table.PRECISION, _precision, precision_at_k_score)
+RECALL = MetricSpec(table.RECALL, _recall, recall_at_k_score)
+CAPPED_RECALL = MetricSpec(
+    table.CAPPED_RECALL, _capped_recall, capped_recall_at_k_score
+)
+F1 = MetricSpec(table.F1, _f1, f1_at_k_score)
+R_PRECISION = MetricSpec(table.R_PRECISION, _r_precision, r_precision_score)

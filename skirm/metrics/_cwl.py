@@ -37,19 +37,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from skirm._engine import rank_input
-from skirm._validation import check_choice
-from skirm.metrics._base import (
-    PARAM_CHECKS,
-    MetricSpec,
-    average,
-    fill_doc,
-    refuse_average_ties,
-)
+from skirm._errors import InvalidParameterError
+from skirm._measures import _table as table
+from skirm._params import OneOf, Param
+from skirm.metrics._base import PARAM_CHECKS, average, fill_doc, refuse_average_ties
 from skirm.metrics._result import EvaluationResult
 
 if TYPE_CHECKING:
-    from typing import Literal
-
     from numpy.typing import ArrayLike
 
     from skirm._typing import Ties, Unjudged
@@ -70,32 +64,62 @@ REPORT = (
 )
 
 
-def _continuation(measure, gain, rank, k, T, p):
-    """``C`` for each cell of ``gain`` (queries x depth); ``rank`` from 1."""
-    if measure == "inst":
-        left = T - np.cumsum(gain, axis=1)  # gain still wanted after rank i
-        return ((rank + T + left - 1.0) / (rank + T + left)) ** 2
-    if measure == "insq":
-        return np.broadcast_to(
-            ((rank + 2.0 * T - 1.0) / (rank + 2.0 * T)) ** 2, gain.shape
-        )
-    if measure == "nerr11":
-        return ((rank + 2.0 * T - 1.0) / (rank + 2.0 * T)) ** 2 * (1.0 - gain)
-    if measure == "nerr10":
-        return p * (1.0 - gain)
+def _inst(gain, rank, k, T, p):
+    left = T - np.cumsum(gain, axis=1)  # gain still wanted after rank i
+    return ((rank + T + left - 1.0) / (rank + T + left)) ** 2
+
+
+def _insq(gain, rank, k, T, p):
+    return np.broadcast_to(((rank + 2.0 * T - 1.0) / (rank + 2.0 * T)) ** 2, gain.shape)
+
+
+def _nerr11(gain, rank, k, T, p):
+    return ((rank + 2.0 * T - 1.0) / (rank + 2.0 * T)) ** 2 * (1.0 - gain)
+
+
+def _nerr10(gain, rank, k, T, p):
+    return p * (1.0 - gain)
+
+
+def _nerr8(gain, rank, k, T, p):
     within = rank < k  # ranks 1 .. k - 1 may continue
-    if measure == "nerr8":
-        return np.where(within, 1.0 - gain, 0.0)
-    if measure == "nerr9":
-        return np.where(within, rank / (rank + 1.0) * (1.0 - gain), 0.0)
-    if measure == "bpm":
-        # Static Bejeweled player: goes on while both the gain gathered is
-        # short of T and the (unit) cost spent is short of k.
-        return (within & (np.cumsum(gain, axis=1) < T)).astype(np.float64)
-    # sdcg: the DCG discount 1 / log2(i + 1) as a continuation, to rank k.
+    return np.where(within, 1.0 - gain, 0.0)
+
+
+def _nerr9(gain, rank, k, T, p):
+    return np.where(rank < k, rank / (rank + 1.0) * (1.0 - gain), 0.0)
+
+
+def _bpm(gain, rank, k, T, p):
+    # Static Bejeweled player: goes on while both the gain gathered is
+    # short of T and the (unit) cost spent is short of k.
+    return ((rank < k) & (np.cumsum(gain, axis=1) < T)).astype(np.float64)
+
+
+def _sdcg(gain, rank, k, T, p):
+    # The DCG discount 1 / log2(i + 1) as a continuation, to rank k.
     log2 = np.log(2.0)
     step = (np.log(rank + 1.0) / log2) / (np.log(rank + 2.0) / log2)
-    return np.broadcast_to(np.where(within, step, 0.0), gain.shape)
+    return np.broadcast_to(np.where(rank < k, step, 0.0), gain.shape)
+
+
+#: Each C/W/L measure's continuation ``C(gain, rank, k, T, p)``, for each
+#: cell of ``gain`` (queries x depth); ``rank`` counts from 1.
+CONTINUATIONS = {
+    table.INST: _inst,
+    table.INSQ: _insq,
+    table.BPM: _bpm,
+    table.NERR8: _nerr8,
+    table.NERR9: _nerr9,
+    table.NERR10: _nerr10,
+    table.NERR11: _nerr11,
+    table.SDCG: _sdcg,
+}
+#: Measures whose continuation does not depend on the gains.
+STATIC = (table.INSQ, table.SDCG)
+#: The C/W/L measures by skirm's name, for :func:`cwl_report`.
+_BY_NAME = {measure.name: measure for measure in CONTINUATIONS}
+MEASURE = Param("measure", OneOf(*_BY_NAME))
 
 
 def _model(continuation, gain, rank):
@@ -121,7 +145,7 @@ def check_gain_range(ranking, min_rel, max_rel):
         # Labels all at most min_rel have gain 0 whatever max_rel is.
         return min_rel, top if top > min_rel else min_rel + 1.0
     if max_rel <= min_rel:
-        raise ValueError(
+        raise InvalidParameterError(
             f"`max_rel` must be greater than `min_rel` ({min_rel:g}), got {max_rel:g}"
         )
     return min_rel, max_rel
@@ -149,7 +173,7 @@ def cwl_lines(
     if measure not in STATIC:
         refuse_average_ties(
             ranking,
-            f"the C/W/L measure {measure!r}",
+            f"the C/W/L measure {measure.name!r}",
             "its continuation depends on the gains already read",
             first="input order, as cwl_eval reads a run",
         )
@@ -181,7 +205,8 @@ def cwl_lines(
             lines = np.full((last - first, depth), pad)
             source = best if pad and best is not None else gain
             lines[codes, position] = source[top.index[rows]]
-            numbers = _model(_continuation(measure, lines, rank, k, T, p), lines, rank)
+            continuation = CONTINUATIONS[measure](lines, rank, k, T, p)
+            numbers = _model(continuation, lines, rank)
             for name, values in zip(REPORT, numbers, strict=True):
                 out[prefix + name][first:last] = values
     if residuals:
@@ -191,7 +216,8 @@ def cwl_lines(
 
 
 def cwl_kernel(measure):
-    """The registry kernel of one C/W/L measure: its expected utility."""
+    """The registry kernel of one C/W/L measure (a row of the measure
+    table): its expected utility."""
 
     def kernel(ranking, k=None, **params):
         if k is not None and np.ndim(k):
@@ -202,13 +228,8 @@ def cwl_kernel(measure):
             values = cwl_lines(ranking, measure, k, **params)[REPORT[0]]
         return values, ranking.n_relevant() == 0
 
-    kernel.__name__ = f"_{measure}"
+    kernel.__name__ = f"_{measure.name}"
     return kernel
-
-
-MEASURES = ("inst", "insq", "bpm", "nerr8", "nerr9", "nerr10", "nerr11", "sdcg")
-#: Measures whose continuation does not depend on the gains.
-STATIC = ("insq", "sdcg")
 
 
 # --------------------------------------------------------------------------
@@ -216,84 +237,6 @@ STATIC = ("insq", "sdcg")
 # --------------------------------------------------------------------------
 
 _GAINS = {"min_rel": 0.0, "max_rel": None, "depth": 1000}
-
-INST = MetricSpec(
-    name="inst",
-    kernel=cwl_kernel("inst"),
-    kind="graded",
-    takes_k=False,
-    bounded=True,
-    definition="C/W/L expected utility per item; "
-    "C_i = ((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T - (g_1 + ... + g_i)",
-    params={"T": 1.0, **_GAINS},
-)
-INSQ = MetricSpec(
-    name="insq",
-    kernel=cwl_kernel("insq"),
-    kind="graded",
-    takes_k=False,
-    bounded=True,
-    definition="C/W/L expected utility per item; C_i = ((i + 2T - 1) / (i + 2T))^2",
-    params={"T": 1.0, **_GAINS},
-)
-BPM = MetricSpec(
-    name="bpm",
-    kernel=cwl_kernel("bpm"),
-    kind="graded",
-    takes_k=True,
-    bounded=True,
-    definition="C/W/L expected utility per item; "
-    "C_i = 1 while g_1 + ... + g_i < T and i < k, else 0",
-    params={"T": 1.0, **_GAINS},
-)
-NERR8 = MetricSpec(
-    name="nerr8",
-    kernel=cwl_kernel("nerr8"),
-    kind="graded",
-    takes_k=True,
-    bounded=True,
-    definition="C/W/L expected utility per item; C_i = 1 - g_i for i < k, else 0",
-    params={**_GAINS},
-)
-NERR9 = MetricSpec(
-    name="nerr9",
-    kernel=cwl_kernel("nerr9"),
-    kind="graded",
-    takes_k=True,
-    bounded=True,
-    definition="C/W/L expected utility per item; "
-    "C_i = i / (i + 1) * (1 - g_i) for i < k, else 0",
-    params={**_GAINS},
-)
-NERR10 = MetricSpec(
-    name="nerr10",
-    kernel=cwl_kernel("nerr10"),
-    kind="graded",
-    takes_k=False,
-    bounded=True,
-    definition="C/W/L expected utility per item; C_i = p (1 - g_i)",
-    params={"p": 0.9, **_GAINS},
-)
-NERR11 = MetricSpec(
-    name="nerr11",
-    kernel=cwl_kernel("nerr11"),
-    kind="graded",
-    takes_k=False,
-    bounded=True,
-    definition="C/W/L expected utility per item; "
-    "C_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i)",
-    params={"T": 1.0, **_GAINS},
-)
-SDCG = MetricSpec(
-    name="sdcg",
-    kernel=cwl_kernel("sdcg"),
-    kind="graded",
-    takes_k=True,
-    bounded=True,
-    definition="C/W/L expected utility per item; "
-    "C_i = log2(i + 1) / log2(i + 2) for i < k, else 0",
-    params={**_GAINS},
-)
 
 
 # --------------------------------------------------------------------------
@@ -306,9 +249,7 @@ def cwl_report(
     y_true: Labels,
     y_score: ArrayLike | None,
     *,
-    measure: Literal[
-        "inst", "insq", "bpm", "nerr8", "nerr9", "nerr10", "nerr11", "sdcg"
-    ],
+    measure: str,
     groups: ArrayLike | None = None,
     k: int | None = None,
     T: float = 1.0,
@@ -382,7 +323,7 @@ def cwl_report(
     >>> round(report["residual_expected_utility"], 4)
     0.5536
     """
-    check_choice(measure, "measure", MEASURES)
+    measure = _BY_NAME[MEASURE(measure)]
     options = {
         "T": PARAM_CHECKS["T"](T),
         "p": PARAM_CHECKS["p"](p),
@@ -391,11 +332,7 @@ def cwl_report(
         "depth": PARAM_CHECKS["depth"](depth),
     }
     if k is not None:
-        k = (
-            PARAM_CHECKS["depth"](k)
-            if measure in ("bpm", "nerr8", "nerr9", "sdcg")
-            else None
-        )
+        k = PARAM_CHECKS["depth"](k) if measure.takes_k else None
     ranking = rank_input(
         y_true,
         y_score,

@@ -10,17 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from skirm.metrics._base import fill_doc, score
-from skirm.metrics._cwl import (
-    BPM,
-    INSQ,
-    INST,
-    NERR8,
-    NERR9,
-    NERR10,
-    NERR11,
-    SDCG,
-)
+from skirm._measures import _table as table
+from skirm.metrics._base import MetricSpec, fill_doc, score
+from skirm.metrics._cwl import cwl_kernel
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -29,7 +21,6 @@ if TYPE_CHECKING:
     from skirm.metrics._typing import Labels
 
 
-@INST.public
 @fill_doc
 def inst_score(
     y_true: Labels,
@@ -98,7 +89,6 @@ def inst_score(
     )
 
 
-@INSQ.public
 @fill_doc
 def insq_score(
     y_true: Labels,
@@ -167,7 +157,6 @@ def insq_score(
     )
 
 
-@BPM.public
 @fill_doc
 def bpm_score(
     y_true: Labels,
@@ -239,7 +228,6 @@ def bpm_score(
     )
 
 
-@NERR8.public
 @fill_doc
 def nerr8_score(
     y_true: Labels,
@@ -306,7 +294,6 @@ def nerr8_score(
     )
 
 
-@NERR9.public
 @fill_doc
 def nerr9_score(
     y_true: Labels,
@@ -373,7 +360,6 @@ def nerr9_score(
     )
 
 
-@NERR10.public
 @fill_doc
 def nerr10_score(
     y_true: Labels,
@@ -442,7 +428,6 @@ def nerr10_score(
     )
 
 
-@NERR11.public
 @fill_doc
 def nerr11_score(
     y_true: Labels,
@@ -511,7 +496,6 @@ def nerr11_score(
     )
 
 
-@SDCG.public
 @fill_doc
 def sdcg_score(
     y_true: Labels,
@@ -576,3 +560,17 @@ def sdcg_score(
         max_rel=max_rel,
         depth=depth,
     )
+
+
+# --------------------------------------------------------------------------
+# Registry records: each measure bound to its kernel and public function
+# --------------------------------------------------------------------------
+
+INST = MetricSpec(table.INST, cwl_kernel(table.INST), inst_score)
+INSQ = MetricSpec(table.INSQ, cwl_kernel(table.INSQ), insq_score)
+BPM = MetricSpec(table.BPM, cwl_kernel(table.BPM), bpm_score)
+NERR8 = MetricSpec(table.NERR8, cwl_kernel(table.NERR8), nerr8_score)
+NERR9 = MetricSpec(table.NERR9, cwl_kernel(table.NERR9), nerr9_score)
+NERR10 = MetricSpec(table.NERR10, cwl_kernel(table.NERR10), nerr10_score)
+NERR11 = MetricSpec(table.NERR11, cwl_kernel(table.NERR11), nerr11_score)
+SDCG = MetricSpec(table.SDCG, cwl_kernel(table.SDCG), sdcg_score)

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._engine import prefix_sums, running_sums, sum_by
+from skirm._engine import at_cutoffs, prefix_sums, running_sums, sum_by
+from skirm._measures import _table as table
 from skirm.metrics._base import MetricSpec, fill_doc, score
 from skirm.metrics._graded import gain_of, no_gain
 
@@ -31,19 +32,6 @@ if TYPE_CHECKING:
 def _cumulative_gain(ranking, k, gain):
     expected = ranking.block_mean(gain_of(ranking.labels, gain))
     return ranking.group_sum(expected, k), no_gain(ranking)
-
-
-def _at_cutoffs(sums, k):
-    """Per query, the running sums ``sums`` (positions, queries) at the
-    cutoff ``k``, ``(n_groups,)``, or at each cutoff of an array ``k``,
-    ``(n_groups, n_cutoffs)`` (a transposed view: the cutoffs' values lie
-    contiguous, one line per cutoff)."""
-    if not np.ndim(k):
-        return sums[int(k) - 1].copy()  # not a view that keeps every row
-    ks = np.asarray(k)
-    if ks.shape[0] == sums.shape[0] and (ks == np.arange(1, ks.shape[0] + 1)).all():
-        return sums.T  # every position, in order: no copy
-    return sums.take(ks - 1, axis=0).T
 
 
 def _depth(ranking, k):
@@ -93,7 +81,7 @@ def _dcg(ranking, k, gain, log_base=2.0):
         # Only the top k rows count: touch only them.
         sums = _top_sums(ranking, depth, gain, log_base)
         if sums is not None:
-            return _at_cutoffs(sums, k), no_gain(ranking)
+            return at_cutoffs(sums, k), no_gain(ranking)
         top = ranking.top(depth)
         table = ranking.discount_table(log_base)
         values = gain_of(ranking.labels[top.index], gain) * table[top.position]
@@ -131,7 +119,7 @@ def _ndcg(ranking, k, gain):
             np.divide(sums[:width], ideal, out=sums[:width])
             np.divide(sums[width:], ideal[width - 1], out=sums[width:])
             np.minimum(sums, 1.0, out=sums)
-            return _at_cutoffs(sums, k), no_gain(ranking)
+            return at_cutoffs(sums, k), no_gain(ranking)
     dcg, empty = _dcg(ranking, k, gain)
     ideal = ranking.ideal_dcg(gains, k)
     ideal[ideal <= 0] = 1.0
@@ -144,46 +132,11 @@ def _ndcg(ranking, k, gain):
 # --------------------------------------------------------------------------
 
 
-NDCG = MetricSpec(
-    name="ndcg",
-    kernel=_ndcg,
-    kind="graded",
-    takes_k=True,
-    bounded=True,
-    definition="DCG@k / ideal DCG@k (the query's labels sorted descending, cut at k)",
-    params={"gain": "linear", "ignore_ties": False},
-    trec_name="ndcg / ndcg_cut_k",
-)
-
-
-DCG = MetricSpec(
-    name="dcg",
-    kernel=_dcg,
-    kind="graded",
-    takes_k=True,
-    bounded=False,
-    definition="sum over ranks i <= k of gain(rel_i) / log_b(i + 1)",
-    params={"gain": "linear", "log_base": 2.0, "ignore_ties": False},
-)
-
-
-CG = MetricSpec(
-    name="cg",
-    kernel=_cumulative_gain,
-    kind="graded",
-    takes_k=True,
-    bounded=False,
-    definition="sum over ranks i <= k of gain(rel_i)",
-    params={"gain": "linear"},
-)
-
-
 # --------------------------------------------------------------------------
 # Public functions
 # --------------------------------------------------------------------------
 
 
-@NDCG.public
 @fill_doc
 def ndcg_score(
     y_true: Labels,
@@ -293,7 +246,6 @@ def ndcg_score(
     )
 
 
-@DCG.public
 @fill_doc
 def dcg_score(
     y_true: Labels,
@@ -371,7 +323,6 @@ def dcg_score(
     )
 
 
-@CG.public
 @fill_doc
 def cumulative_gain_score(
     y_true: Labels,
@@ -434,3 +385,12 @@ def cumulative_gain_score(
         unjudged=unjudged,
         gain=gain,
     )
+
+
+# --------------------------------------------------------------------------
+# Registry records: each measure bound to its kernel and public function
+# --------------------------------------------------------------------------
+
+NDCG = MetricSpec(table.NDCG, _ndcg, ndcg_score)
+DCG = MetricSpec(table.DCG, _dcg, dcg_score)
+CG = MetricSpec(table.CG, _cumulative_gain, cumulative_gain_score)

@@ -35,31 +35,29 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm._validation import check_k, check_probability
+from skirm._errors import InvalidParameterError
+from skirm._measures import _table as table
+from skirm._measures._options import ALPHA, BETA
+from skirm._params import K
 
-#: The measures of one diversity table, in ndeval's order of columns.
-CUT_MEASURES = ("err_ia", "nerr_ia", "alpha_dcg", "alpha_ndcg", "p_ia", "strec")
-WHOLE_MEASURES = ("nrbp", "nnrbp", "map_ia")
 #: ndeval's cutoffs.
 NDEVAL_KS = (5, 10, 20)
 
 
 def check_alpha_beta(alpha, beta):
-    alpha = check_probability(alpha, "alpha", closed_low=True, closed_high=True)
-    beta = check_probability(beta, "beta", closed_low=True, closed_high=True)
-    return alpha, beta
+    return ALPHA(alpha), BETA(beta)
 
 
 def check_ks(k):
     """One cutoff or a tuple of cutoffs, each a positive int."""
     if np.ndim(k):
-        ks = tuple(check_k(c) for c in k)
+        ks = tuple(K(c) for c in k)
         if not ks or None in ks:
-            raise ValueError(f"`k` must hold positive integers, got {k!r}")
+            raise InvalidParameterError(f"`k` must hold positive integers, got {k!r}")
         return ks
-    value = check_k(k)
+    value = K(k)
     if value is None:
-        raise ValueError(
+        raise InvalidParameterError(
             "`k` must be a positive integer for a cutoff measure, got None"
         )
     return (value,)
@@ -210,10 +208,10 @@ def diversity_table(run: Pairs, ideal: Pairs, n_groups, *, alpha, beta, ks):
 
     ``run`` holds the ranked rows; ``ideal`` the judged rows of each query in
     the ideal's tie order (their pairs give the relevant documents per
-    subtopic). Returns ``(table, n_sub)``: a dict from measure name to an
-    array of shape (n_groups, len(ks)) for the cutoff measures or (n_groups,)
-    for the others, and the number of subtopics with a relevant document
-    per query (0: the query has nothing to find).
+    subtopic). Returns ``(values, n_sub)``: a dict from measure (a row of the
+    measure table) to an array of shape (n_groups, len(ks)) for the cutoff
+    measures or (n_groups,) for the others, and the number of subtopics with
+    a relevant document per query (0: the query has nothing to find).
     """
     # Relevant documents per (query, subtopic) cell, from the judgments.
     n_rel_cell = np.bincount(ideal.sub, minlength=ideal.n_cells).astype(np.float64)
@@ -223,29 +221,27 @@ def diversity_table(run: Pairs, ideal: Pairs, n_groups, *, alpha, beta, ks):
 
     seen, gain = novelty(run, alpha)
     codes, position = run.codes, run.position
-    table = {}
+    values = {}
     with np.errstate(divide="ignore", invalid="ignore"):
-        for name, discount in (
-            ("alpha_dcg", _log_discount),
-            ("err_ia", _rank_discount),
+        for measure, discount in (
+            (table.ALPHA_DCG, _log_discount),
+            (table.ERR_IA, _rank_discount),
         ):
             raw = _discounted(codes, position, gain, ks, discount, n_groups)
             norm = _ideal_ideal(n_sub, ks, alpha, discount)
-            value = np.where(n_sub[:, None] > 0, raw / norm, 0.0)
-            table[name] = value
+            values[measure] = np.where(n_sub[:, None] > 0, raw / norm, 0.0)
 
         i_codes, i_rank, i_gain = greedy_ideal(
             ideal, n_groups, alpha, beta, max(max(ks), 1)
         )
-        for name, discount in (
-            ("alpha_ndcg", _log_discount),
-            ("nerr_ia", _rank_discount),
+        for measure, unnormalised, discount in (
+            (table.ALPHA_NDCG, table.ALPHA_DCG, _log_discount),
+            (table.NERR_IA, table.ERR_IA, _rank_discount),
         ):
-            raw_name = "alpha_dcg" if name == "alpha_ndcg" else "err_ia"
             ideal_raw = _discounted(i_codes, i_rank, i_gain, ks, discount, n_groups)
             ideal_value = ideal_raw / _ideal_ideal(n_sub, ks, alpha, discount)
-            run_value = table[raw_name]
-            table[name] = np.where(run_value != 0, run_value / ideal_value, 0.0)
+            run_value = values[unnormalised]
+            values[measure] = np.where(run_value != 0, run_value / ideal_value, 0.0)
 
         scale = (1.0 - (1.0 - alpha) * beta) / n_sub
         powers = np.power(beta, position.astype(np.float64))
@@ -259,8 +255,8 @@ def diversity_table(run: Pairs, ideal: Pairs, n_groups, *, alpha, beta, ks):
             * scale
         )
         has = n_sub > 0
-        table["nrbp"] = np.where(has, nrbp, 0.0)
-        table["nnrbp"] = np.where(has, nrbp / ideal_nrbp, 0.0)
+        values[table.NRBP] = np.where(has, nrbp, 0.0)
+        values[table.NNRBP] = np.where(has, nrbp / ideal_nrbp, 0.0)
 
         # Intent-aware AP: per pair, (rows relevant to its subtopic so far,
         # itself included) / rank; per cell over its relevant documents.
@@ -269,7 +265,7 @@ def diversity_table(run: Pairs, ideal: Pairs, n_groups, *, alpha, beta, ks):
         ap_sum = np.bincount(run.sub, weights=precision_at, minlength=ideal.n_cells)
         ap_cell = ap_sum / n_rel_cell
         map_ia = np.bincount(cell_query, weights=ap_cell, minlength=n_groups)
-        table["map_ia"] = np.where(has, map_ia / n_sub, 0.0)
+        values[table.MAP_IA] = np.where(has, map_ia / n_sub, 0.0)
 
         covered = np.bincount(run.row, minlength=codes.shape[0]).astype(np.float64)
         first_time = np.zeros(codes.shape[0])
@@ -286,6 +282,6 @@ def diversity_table(run: Pairs, ideal: Pairs, n_groups, *, alpha, beta, ks):
                 codes[top], weights=first_time[top], minlength=n_groups
             )
             strec[:, j] /= n_sub
-        table["p_ia"] = np.where(has[:, None], p_ia, 0.0)
-        table["strec"] = np.where(has[:, None], strec, 0.0)
-    return table, n_sub
+        values[table.P_IA] = np.where(has[:, None], p_ia, 0.0)
+        values[table.STREC] = np.where(has[:, None], strec, 0.0)
+    return values, n_sub

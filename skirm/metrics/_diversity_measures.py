@@ -14,7 +14,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from skirm._engine import rank_input
-from skirm._validation import as_numeric_array, check_no_relevant, check_threshold
+from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._measures import _table as table
+from skirm._params import NO_RELEVANT, RELEVANCE_THRESHOLD
+from skirm._validation import as_numeric_array
 from skirm.metrics._base import mean_over_queries, refuse_average_ties
 from skirm.metrics._diversity import (
     NDEVAL_KS,
@@ -50,18 +53,18 @@ __all__ = [
 def _subtopic_matrix(y_true, n_rows):
     arr = as_numeric_array(y_true, "y_true")
     if arr.ndim != 2:
-        raise ValueError(
+        raise InvalidInputError(
             "`y_true` of a diversity measure must be 2-D, shape (n_samples, "
             f"n_subtopics): one column per subtopic; got shape {arr.shape}"
         )
     if arr.shape[0] != n_rows or arr.shape[1] == 0:
-        raise ValueError(
+        raise InvalidInputError(
             f"`y_true` must have one row per score ({n_rows}) and at least one "
             f"subtopic column, got shape {arr.shape}"
         )
     values = arr[~np.isnan(arr)] if arr.dtype.kind == "f" else arr
     if values.size and (values.min() < 0 or not np.isfinite(values).all()):
-        raise ValueError(
+        raise InvalidInputError(
             "`y_true` must hold finite, non-negative subtopic judgments "
             "(NaN marks an unjudged entry)"
         )
@@ -76,11 +79,11 @@ def subtopic_ranking(
     candidates (the same rows, later input rows first)."""
     scores = np.asarray(y_score)
     if scores.ndim != 1:
-        raise ValueError(
+        raise InvalidInputError(
             f"`y_score` of a diversity measure must be 1-D, got shape {scores.shape}"
         )
     matrix = _subtopic_matrix(y_true, scores.shape[0])
-    threshold = check_threshold(relevance_threshold)
+    threshold = RELEVANCE_THRESHOLD(relevance_threshold)
     nan = np.isnan(matrix) if matrix.dtype.kind == "f" else None
     with np.errstate(invalid="ignore"):
         rel = matrix > 0 if threshold is None else matrix >= threshold
@@ -125,24 +128,25 @@ def subtopic_ranking(
     return ranking, run, ideal
 
 
-def _measure(name, y_true, y_score, groups, k, alpha, beta, **kw):
-    """Rank once, build the table, average one measure over queries."""
-    no_relevant = check_no_relevant(kw.pop("no_relevant"))
+def _measure(measure, y_true, y_score, groups, k, alpha, beta, **kw):
+    """Rank once, build the table, average one ``measure`` (a row of the
+    measure table) over queries."""
+    no_relevant = NO_RELEVANT(kw.pop("no_relevant"))
     alpha, beta = check_alpha_beta(alpha, beta)
-    if name == "nnrbp" and alpha == 0.0 and beta == 1.0:
-        raise ValueError(
+    if measure is table.NNRBP and alpha == 0.0 and beta == 1.0:
+        raise InvalidParameterError(
             "nnrbp is 0/0 for alpha=0 and beta=1 (NRBP's scale 1 - (1 - alpha) "
             "beta is 0); pass alpha > 0 or beta < 1"
         )
     ks = (1,) if k is None else check_ks(k)
     ranking, run, ideal = subtopic_ranking(y_true, y_score, groups=groups, **kw)
-    table, n_sub = diversity_table(
+    found, n_sub = diversity_table(
         run, ideal, ranking.n_groups, alpha=alpha, beta=beta, ks=ks
     )
-    values = table[name]
+    values = found[measure]
     if values.ndim == 2:
         values = values[:, 0]
-    return mean_over_queries(values, n_sub == 0, ranking, no_relevant, name)[0]
+    return mean_over_queries(values, n_sub == 0, ranking, no_relevant, measure.name)[0]
 
 
 _DOC = """
@@ -252,7 +256,7 @@ def alpha_dcg_score(
     unjudged: Unjudged = "raise",
 ) -> float:
     kw = _common(locals())
-    return _measure("alpha_dcg", y_true, y_score, groups, k, alpha, 0.5, **kw)
+    return _measure(table.ALPHA_DCG, y_true, y_score, groups, k, alpha, 0.5, **kw)
 
 
 def alpha_ndcg_score(
@@ -269,7 +273,7 @@ def alpha_ndcg_score(
     unjudged: Unjudged = "raise",
 ) -> float:
     kw = _common(locals())
-    return _measure("alpha_ndcg", y_true, y_score, groups, k, alpha, 0.5, **kw)
+    return _measure(table.ALPHA_NDCG, y_true, y_score, groups, k, alpha, 0.5, **kw)
 
 
 def err_ia_score(
@@ -286,7 +290,7 @@ def err_ia_score(
     unjudged: Unjudged = "raise",
 ) -> float:
     kw = _common(locals())
-    return _measure("err_ia", y_true, y_score, groups, k, alpha, 0.5, **kw)
+    return _measure(table.ERR_IA, y_true, y_score, groups, k, alpha, 0.5, **kw)
 
 
 def nerr_ia_score(
@@ -303,7 +307,7 @@ def nerr_ia_score(
     unjudged: Unjudged = "raise",
 ) -> float:
     kw = _common(locals())
-    return _measure("nerr_ia", y_true, y_score, groups, k, alpha, 0.5, **kw)
+    return _measure(table.NERR_IA, y_true, y_score, groups, k, alpha, 0.5, **kw)
 
 
 def nrbp_score(
@@ -320,7 +324,7 @@ def nrbp_score(
     unjudged: Unjudged = "raise",
 ) -> float:
     kw = _common(locals())
-    return _measure("nrbp", y_true, y_score, groups, None, alpha, beta, **kw)
+    return _measure(table.NRBP, y_true, y_score, groups, None, alpha, beta, **kw)
 
 
 def nnrbp_score(
@@ -337,7 +341,7 @@ def nnrbp_score(
     unjudged: Unjudged = "raise",
 ) -> float:
     kw = _common(locals())
-    return _measure("nnrbp", y_true, y_score, groups, None, alpha, beta, **kw)
+    return _measure(table.NNRBP, y_true, y_score, groups, None, alpha, beta, **kw)
 
 
 def map_ia_score(
@@ -352,7 +356,7 @@ def map_ia_score(
     unjudged: Unjudged = "raise",
 ) -> float:
     kw = _common(locals())
-    return _measure("map_ia", y_true, y_score, groups, None, 0.5, 0.5, **kw)
+    return _measure(table.MAP_IA, y_true, y_score, groups, None, 0.5, 0.5, **kw)
 
 
 def precision_ia_score(
@@ -368,7 +372,7 @@ def precision_ia_score(
     unjudged: Unjudged = "raise",
 ) -> float:
     kw = _common(locals())
-    return _measure("p_ia", y_true, y_score, groups, k, 0.5, 0.5, **kw)
+    return _measure(table.P_IA, y_true, y_score, groups, k, 0.5, 0.5, **kw)
 
 
 def subtopic_recall_score(
@@ -384,7 +388,7 @@ def subtopic_recall_score(
     unjudged: Unjudged = "raise",
 ) -> float:
     kw = _common(locals())
-    return _measure("strec", y_true, y_score, groups, k, 0.5, 0.5, **kw)
+    return _measure(table.STREC, y_true, y_score, groups, k, 0.5, 0.5, **kw)
 
 
 _TITLES = {
@@ -492,34 +496,21 @@ def diversity_report(
         ties=ties,
         unjudged=unjudged,
     )
-    table, n_sub = diversity_table(
+    found, n_sub = diversity_table(
         run, ideal, ranking.n_groups, alpha=alpha, beta=beta, ks=ks
     )
-    return report_of(table, n_sub, ranking.group_ids, ks)
+    return report_of(found, n_sub, ranking.group_ids, ks)
 
 
-NDEVAL_NAMES = {
-    "err_ia": "ERR-IA",
-    "nerr_ia": "nERR-IA",
-    "alpha_dcg": "alpha-DCG",
-    "alpha_ndcg": "alpha-nDCG",
-    "nrbp": "NRBP",
-    "nnrbp": "nNRBP",
-    "map_ia": "MAP-IA",
-    "p_ia": "P-IA",
-    "strec": "strec",
-}
-
-
-def report_of(table, n_sub, query_ids, ks):
-    """The per-query table keyed by ndeval's column names, in its order."""
+def report_of(found, n_sub, query_ids, ks):
+    """The per-query values of :func:`diversity_table` keyed by ndeval's
+    column names, in its order."""
     report = {"query_ids": query_ids, "n_subtopics": n_sub.astype(np.int64)}
-    for name in ("err_ia", "nerr_ia", "alpha_dcg", "alpha_ndcg"):
-        for j, k in enumerate(ks):
-            report[f"{NDEVAL_NAMES[name]}@{k}"] = table[name][:, j]
-    for name in ("nrbp", "nnrbp", "map_ia"):
-        report[NDEVAL_NAMES[name]] = table[name]
-    for name in ("p_ia", "strec"):
-        for j, k in enumerate(ks):
-            report[f"{NDEVAL_NAMES[name]}@{k}"] = table[name][:, j]
+    for measure in table.DIVERSITY_MEASURES:
+        name = measure.ndeval[0]
+        if measure.takes_k:
+            for j, k in enumerate(ks):
+                report[f"{name}@{k}"] = found[measure][:, j]
+        else:
+            report[name] = found[measure]
     return report

@@ -14,9 +14,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._engine import Ranking, prefix_lines, prefix_sums, segment_cumsum, sum_by
+from skirm._engine import (
+    Ranking,
+    at_cutoffs,
+    prefix_lines,
+    prefix_sums,
+    segment_cumsum,
+    sum_by,
+)
+from skirm._measures import _table as table
 from skirm.metrics._base import MetricSpec, fill_doc, score
-from skirm.metrics._graded import columns, no_gain
+from skirm.metrics._graded import no_gain
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -157,7 +165,7 @@ def _err_lines(ranking, lines, ks, max_grade):
     stop = satisfy * _passed(1.0 - satisfy, before)
     stop /= np.arange(1.0, satisfy.shape[1] + 1.0)
     np.cumsum(stop, axis=1, out=stop)
-    return columns(stop, ks)
+    return at_cutoffs(stop, ks, axis=1)
 
 
 def _exclusive(values, rows, n_groups, k):
@@ -252,24 +260,11 @@ def _stop_probability(ranking, satisfy, k):
 # --------------------------------------------------------------------------
 
 
-ERR = MetricSpec(
-    name="err",
-    kernel=_expected_reciprocal_rank,
-    kind="graded",
-    takes_k=True,
-    bounded=True,
-    definition="sum over ranks i <= k of R_i / i * prod_{j<i} (1 - R_j), "
-    "R = (2^g - 1) / 2^g_max (Chapelle et al. 2009)",
-    params={"max_grade": None},
-)
-
-
 # --------------------------------------------------------------------------
 # Public function
 # --------------------------------------------------------------------------
 
 
-@ERR.public
 @fill_doc
 def expected_reciprocal_rank_score(
     y_true: Labels,
@@ -348,3 +343,10 @@ def expected_reciprocal_rank_score(
         unjudged=unjudged,
         max_grade=max_grade,
     )
+
+
+# --------------------------------------------------------------------------
+# Registry records: each measure bound to its kernel and public function
+# --------------------------------------------------------------------------
+
+ERR = MetricSpec(table.ERR, _expected_reciprocal_rank, expected_reciprocal_rank_score)

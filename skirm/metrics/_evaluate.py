@@ -20,6 +20,7 @@ from skirm._engine import (
     rank_checked,
     relabel,
 )
+from skirm._measures._vocabulary import DEFAULT_METRICS
 from skirm._validation import check_no_relevant, check_y_true
 from skirm.metrics._base import (
     PARAM_CHECKS,
@@ -62,7 +63,7 @@ def evaluate(
     y_score: ArrayLike | None,
     *,
     groups: ArrayLike | None = None,
-    metrics: str | Metric | Sequence[str | Metric] = ("ndcg@10", "map", "mrr"),
+    metrics: str | Metric | Sequence[str | Metric] = DEFAULT_METRICS,
     sample_weight: ArrayLike | None = None,
     ties: Ties = "average",
     no_relevant: NoRelevant = 0.0,

@@ -1,4 +1,4 @@
-"""What the graded metrics share: gains of labels, and per-cutoff columns.
+"""What the graded metrics share: the gains of the labels.
 
 The graded metrics read the labels themselves, not only whether a row is
 relevant, in two families: cumulative gain, DCG and NDCG (:mod:`._dcg`) and
@@ -17,16 +17,3 @@ def gain_of(labels, gain):
 def no_gain(ranking):
     """Queries whose labels are all zero: their ideal score is 0."""
     return ranking.n_relevant(None) == 0
-
-
-def columns(lines, ks):
-    """The columns ``k - 1`` of prefix sums ``lines`` for the cutoffs ``ks``
-    (a copy; ``lines`` itself when they are all of its columns, in order)."""
-    ks = np.asarray(ks)
-    if (
-        ks.ndim
-        and ks.shape[0] == lines.shape[1]
-        and np.all(ks == np.arange(1, ks.shape[0] + 1))
-    ):
-        return lines
-    return lines.take(ks - 1, axis=1)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from skirm._measures import _table as table
 from skirm.metrics._base import MetricSpec, fill_doc, score
 
 if TYPE_CHECKING:
@@ -31,17 +32,6 @@ def _judged(ranking, k):
     return values, empty
 
 
-JUDGED = MetricSpec(
-    name="judged",
-    kernel=_judged,
-    kind="judgement",
-    takes_k=True,
-    bounded=True,
-    definition="judged rows in the top k / min(k, rows of the query)",
-)
-
-
-@JUDGED.public
 @fill_doc
 def judged_at_k_score(
     y_true: Labels,
@@ -107,3 +97,10 @@ def judged_at_k_score(
         no_relevant=no_relevant,
         unjudged=unjudged,
     )
+
+
+# --------------------------------------------------------------------------
+# Registry records: each measure bound to its kernel and public function
+# --------------------------------------------------------------------------
+
+JUDGED = MetricSpec(table.JUDGED, _judged, judged_at_k_score)

@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from skirm._engine import safe_divide
+from skirm._measures import _table as table
 from skirm.metrics._base import MetricSpec, fill_doc, score
-from skirm.metrics._binary import BINARY, per_query, relevant_sum, safe_divide
+from skirm.metrics._binary import per_query, relevant_sum
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -103,60 +105,11 @@ def _rank_biased_precision(ranking, k, relevance_threshold, p):
 # --------------------------------------------------------------------------
 
 
-HIT_RATE = MetricSpec(
-    name="hit_rate",
-    kernel=_hit_rate,
-    kind="binary",
-    takes_k=True,
-    bounded=True,
-    definition="1 if any relevant row is in the top k, else 0",
-    aliases=("success",),
-    params=dict(BINARY),
-    trec_name="success_k",
-)
-
-
-MRR = MetricSpec(
-    name="mrr",
-    kernel=_reciprocal_rank,
-    kind="binary",
-    takes_k=True,
-    bounded=True,
-    definition="1 / rank of the first relevant row (0 if none in the top k)",
-    params=dict(BINARY),
-    trec_name="recip_rank",
-)
-
-
-MAP = MetricSpec(
-    name="map",
-    kernel=_average_precision,
-    kind="binary",
-    takes_k=True,
-    bounded=True,
-    definition="sum over ranks i <= k of precision@i * rel_i, divided by R",
-    params=dict(BINARY, denominator="R"),
-    trec_name="map / map_cut_k",
-)
-
-
-RBP = MetricSpec(
-    name="rbp",
-    kernel=_rank_biased_precision,
-    kind="binary",
-    takes_k=True,
-    bounded=True,
-    definition="(1 - p) * sum over ranks i of rel_i * p^(i - 1) (Moffat & Zobel 2008)",
-    params=dict(BINARY, p=0.8),
-)
-
-
 # --------------------------------------------------------------------------
 # Public functions
 # --------------------------------------------------------------------------
 
 
-@HIT_RATE.public
 @fill_doc
 def hit_rate_at_k_score(
     y_true: Labels,
@@ -228,7 +181,6 @@ def hit_rate_at_k_score(
     )
 
 
-@MRR.public
 @fill_doc
 def mean_reciprocal_rank_score(
     y_true: Labels,
@@ -296,7 +248,6 @@ def mean_reciprocal_rank_score(
     )
 
 
-@MAP.public
 @fill_doc
 def mean_average_precision_score(
     y_true: Labels,
@@ -376,7 +327,6 @@ def mean_average_precision_score(
     )
 
 
-@RBP.public
 @fill_doc
 def rank_biased_precision_score(
     y_true: Labels,
@@ -439,3 +389,13 @@ def rank_biased_precision_score(
         relevance_threshold=relevance_threshold,
         p=p,
     )
+
+
+# --------------------------------------------------------------------------
+# Registry records: each measure bound to its kernel and public function
+# --------------------------------------------------------------------------
+
+HIT_RATE = MetricSpec(table.HIT_RATE, _hit_rate, hit_rate_at_k_score)
+MRR = MetricSpec(table.MRR, _reciprocal_rank, mean_reciprocal_rank_score)
+MAP = MetricSpec(table.MAP, _average_precision, mean_average_precision_score)
+RBP = MetricSpec(table.RBP, _rank_biased_precision, rank_biased_precision_score)

@@ -1,25 +1,27 @@
-"""The one registry of metrics: names, aliases, parsing, bound metrics.
+"""The metric registry: every measure on arrays bound to its kernel.
 
-Name grammar (strict): ``base`` or ``base@k``, where ``base`` is a registered
-name or alias (case-insensitive) and ``k`` a positive integer without sign or
-leading zeros, allowed only for metrics that take a cutoff. trec_eval names
-(``ndcg_cut.10``) and ir_measures strings (``P(rel=2)@10``) are parsed into
-the same records by :mod:`skirm.metrics._names`.
+The measures, their names in every grammar and their options are the
+measure table's (:mod:`skirm._measures`); a family module of this package
+binds each measure on arrays to its kernel and its public function (a
+:class:`~skirm.metrics._base.MetricSpec`). Here they are gathered, and a
+name (``"ndcg@10"``, ``"ndcg_cut.10"``, ``"P(rel=2)@5"``) becomes a
+:class:`Metric`: a record bound to a cutoff and options.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from skirm._errors import InvalidParameterError, UnknownMeasureError
+from skirm._errors import InvalidParameterError
+from skirm._measures import _table as table
+from skirm._measures._grammar import parse_metric
+from skirm._measures._table import MEASURES
+from skirm._measures._unknown import unknown_measure
 from skirm._params import describe
 from skirm.metrics._accuracy import ACCURACY
 from skirm.metrics._base import MetricSpec, mean_over_queries, score
 from skirm.metrics._compat import COMPAT
 from skirm.metrics._counts import CAPPED_RECALL, F1, PRECISION, R_PRECISION, RECALL
-
-# From the module of their public functions, which binds them to the specs
-# (spec.function): the registry's records are whole once it is imported.
 from skirm.metrics._cwl_measures import (
     BPM,
     INSQ,
@@ -33,7 +35,6 @@ from skirm.metrics._cwl_measures import (
 from skirm.metrics._dcg import CG, DCG, NDCG
 from skirm.metrics._err import ERR
 from skirm.metrics._judged import JUDGED
-from skirm.metrics._names import parse_name, suggest
 from skirm.metrics._positions import HIT_RATE, MAP, MRR, RBP
 
 if TYPE_CHECKING:
@@ -44,39 +45,26 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
     from skirm._engine import Ranking
+    from skirm._measures._grammar import Named
+    from skirm._measures._rows import Measure
     from skirm._typing import FloatArray, NoRelevant, Ties, Unjudged
     from skirm.metrics._typing import Labels
 
-#: Every metric, in the order of the documentation table.
-SPECS: tuple[MetricSpec, ...] = (
-    NDCG,
-    DCG,
-    CG,
-    PRECISION,
-    RECALL,
-    CAPPED_RECALL,
-    F1,
-    HIT_RATE,
-    R_PRECISION,
-    MRR,
-    MAP,
-    ERR,
-    RBP,
-    JUDGED,
-    ACCURACY,
-    COMPAT,
-    INST,
-    INSQ,
-    BPM,
-    NERR8,
-    NERR9,
-    NERR10,
-    NERR11,
-    SDCG,
+_RECORDS = {
+    spec.measure: spec
+    for spec in (
+        *(NDCG, DCG, CG, PRECISION, RECALL, CAPPED_RECALL, F1, HIT_RATE),
+        *(R_PRECISION, MRR, MAP, ERR, RBP, JUDGED, ACCURACY, COMPAT),
+        *(INST, INSQ, BPM, NERR8, NERR9, NERR10, NERR11, SDCG),
+    )
+}
+#: Every metric, in the order of the measure table (and the documentation).
+SPECS: tuple[MetricSpec, ...] = tuple(
+    _RECORDS[measure] for measure in MEASURES if measure in _RECORDS
 )
 
 #: Properties every ranking metric keeps, and the metrics that do not keep
-#: one, with the reason: ``{property: {metric name: why}}``. The
+#: one, with the reason: ``{property: {measure: why}}``. The
 #: registry-driven invariant tests read this table; a metric added to
 #: ``SPECS`` inherits every property it is not listed under.
 _ADAPTIVE = (
@@ -89,36 +77,46 @@ _CWL_CUT = (
     "to k (padded with gain 0), not to cwl_eval's depth"
 )
 
-NOT_HELD: dict[str, dict[str, str]] = {
+NOT_HELD: dict[str, dict[Measure, str]] = {
     # A non-relevant row appended below every other row of its query.
     "low_nonrelevant_row": {
-        "precision": "without k, the denominator is the number of rows",
-        "f1": "without k, its precision's denominator is the number of rows",
-        "accuracy": "without k, the row is one more correctly ordered pair",
-        "compat": "the overlap is read to depth max(rows, R): one row more, "
-        "one depth more",
+        table.PRECISION: "without k, the denominator is the number of rows",
+        table.F1: "without k, its precision's denominator is the number of rows",
+        table.ACCURACY: "without k, the row is one more correctly ordered pair",
+        table.COMPATIBILITY: "the overlap is read to depth max(rows, R): one row "
+        "more, one depth more",
     },
     # Ordering tied rows by label, higher first, gives the best value.
     "optimistic_is_best": {
-        "accuracy": "an AUC of the rows shown in the top k: showing one more "
+        table.ACCURACY: "an AUC of the rows shown in the top k: showing one more "
         "relevant row below a non-relevant one can lower it",
     },
     # ties="average" on tied scores.
     "average_ties": dict.fromkeys(
-        ("inst", "bpm", "nerr8", "nerr9", "nerr10", "nerr11"), _ADAPTIVE
+        (table.INST, table.BPM, table.NERR8, table.NERR9, table.NERR10, table.NERR11),
+        _ADAPTIVE,
     )
     | {
-        "compat": "its ideal ranking follows the ranking's order within a grade: "
-        "no closed form over tied orderings (ValueError on tied scores)"
+        table.COMPATIBILITY: "its ideal ranking follows the ranking's order within "
+        "a grade: no closed form over tied orderings (ValueError on tied scores)"
     },
     # The ideal ranking of a query with relevant rows scores 1.
     "ideal_is_one": dict.fromkeys(
-        ("inst", "insq", "bpm", "nerr8", "nerr9", "nerr10", "nerr11", "sdcg"),
+        (spec.measure for spec in SPECS if spec.measure.reference is table.CWL_EVAL),
         _CWL_RATE,
     ),
     # A cutoff beyond every query equals no cutoff.
-    "k_beyond_is_no_k": dict.fromkeys(("bpm", "nerr8", "nerr9", "sdcg"), _CWL_CUT),
+    "k_beyond_is_no_k": dict.fromkeys(
+        (table.BPM, table.NERR8, table.NERR9, table.SDCG), _CWL_CUT
+    ),
 }
+
+
+def not_held(property: str) -> dict[str, str]:
+    """``{metric name: why}`` of the metrics that do not keep ``property``
+    (a key of :data:`NOT_HELD`)."""
+    return {measure.name: why for measure, why in NOT_HELD[property].items()}
+
 
 _BY_NAME = {name: spec for spec in SPECS for name in spec.names}
 _BY_FUNCTION = {spec.function: spec for spec in SPECS}
@@ -156,12 +154,7 @@ def spec_for(metric) -> MetricSpec:
         return _BY_FUNCTION[metric]
     if isinstance(metric, str) and metric.lower() in _BY_NAME:
         return _BY_NAME[metric.lower()]
-    hint = suggest(metric, _BY_NAME) if isinstance(metric, str) else ""
-    hint = f" (did you mean {hint}?)" if hint else ""
-    raise UnknownMeasureError(
-        f"unknown metric {describe(metric)}{hint}; valid names: "
-        f"{', '.join(metric_names())}"
-    )
+    raise unknown_measure(metric)
 
 
 class Metric:
@@ -262,6 +255,12 @@ def _rebuild_metric(name, params):
     return get_metric(name, **params)
 
 
+def metric_for(measure: Measure, **params: Any) -> Metric:
+    """The metric of a measure of the table (a row on arrays), without a
+    cutoff, with ``params`` bound."""
+    return Metric(_RECORDS[measure], None, params)
+
+
 def get_metric(name: str | Metric, **params: Any) -> Metric:
     """Parse a metric name such as ``"ndcg@10"`` into a callable metric.
 
@@ -313,12 +312,15 @@ def get_metric(name: str | Metric, **params: Any) -> Metric:
         raise InvalidParameterError(
             f"metric name must be a string, got {describe(name)}"
         )
-    parsed = parse_name(name, _BY_NAME)
-    spec = _BY_NAME[parsed.target]
-    for key, value in parsed.options.items():
+    return metric_of(parse_metric(name), **params)
+
+
+def metric_of(named: Named, **params: Any) -> Metric:
+    """The :class:`Metric` of a parsed name, with ``params`` bound too."""
+    for key, value in named.options.items():
         if key in params and params[key] != value:
             raise InvalidParameterError(
-                f"option {key!r} is given twice: {value!r} by the name {name!r} and "
-                f"{params[key]!r} as a keyword"
+                f"option {key!r} is given twice: {value!r} by the name "
+                f"{named.text!r} and {params[key]!r} as a keyword"
             )
-    return Metric(spec, parsed.k, {**parsed.options, **params})
+    return Metric(_RECORDS[named.measure], named.k, {**named.options, **params})

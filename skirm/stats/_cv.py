@@ -6,6 +6,7 @@ import inspect
 import numbers
 from typing import TYPE_CHECKING
 
+from skirm._measures._vocabulary import DEFAULT_METRICS
 from skirm._validation import describe
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def cross_val_evaluate(
     *,
     groups: ArrayLike,
     cv: int | Any = 5,
-    metrics: str | Metric | Sequence[str | Metric] = ("ndcg@10", "map", "mrr"),
+    metrics: str | Metric | Sequence[str | Metric] = DEFAULT_METRICS,
     params: Mapping[str, Any] | None = None,
     n_jobs: int | None = None,
     **evaluate_params: Any,

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
         MissingQueriesError,
         NoCommonQueryError,
     )
-    from skirm._trec_names import trec_measure_names
+    from skirm._measures._names import trec_measure_names
     from skirm.trec._diversity import evaluate_diversity, format_ndeval
     from skirm.trec._evaluate import evaluate_run
     from skirm.trec._pytrec import RelevanceEvaluator
@@ -39,7 +39,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
             "MissingQueriesError",
             "NoCommonQueryError",
         ),
-        "skirm._trec_names": ("trec_measure_names",),
+        "skirm._measures._names": ("trec_measure_names",),
         "skirm.trec._diversity": ("evaluate_diversity", "format_ndeval"),
         "skirm.trec._evaluate": ("evaluate_run",),
         "skirm.trec._pytrec": ("RelevanceEvaluator",),

@@ -18,6 +18,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from skirm._errors import (
+    DuplicateDocnoError,
+    InvalidParameterError,
+    NoCommonQueryError,
+)
+from skirm._measures import _table as table
+from skirm._measures._grammar import DiversityName, parse_diversity
+from skirm._measures._unknown import unknown_measure
 from skirm.io import QrelsJG, Run, read_run
 from skirm.io._prefs import first_duplicate_pair
 from skirm.metrics._diversity import (
@@ -28,7 +36,6 @@ from skirm.metrics._diversity import (
     check_ks,
     diversity_table,
 )
-from skirm.metrics._names import parse_diversity_name
 from skirm.trec._groups import as_qrels_jg
 
 if TYPE_CHECKING:
@@ -141,19 +148,19 @@ def evaluate_diversity(
     for (a, b, rel, dropped), items in requests.items():
         ks = tuple(sorted({c for _, _, c in items if c is not None})) or (1,)
         ranked, ideal = _pairs(qrels, run, query_ids, rel, dropped)
-        table, n_sub = diversity_table(
+        found, n_sub = diversity_table(
             ranked, ideal, query_ids.shape[0], alpha=a, beta=b, ks=ks
         )
         report.setdefault("n_subtopics", n_sub.astype(np.int64))
-        for name, column, cut in items:
-            values = table[column]
+        for name, measure, cut in items:
+            values = found[measure]
             report[name] = values if cut is None else values[:, ks.index(cut)]
     judged = np.isin(query_ids, judged_ids)
     report["judged"] = judged
     report["run_id"] = run.run_id
     n_mean = judged_ids.shape[0] if all_queries else int(judged.sum())
     if n_mean == 0:
-        raise ValueError(
+        raise NoCommonQueryError(
             "no query of the run has subtopic judgments in the qrels; check "
             "that both files are of the same topics"
         )
@@ -169,30 +176,36 @@ def evaluate_diversity(
 
 def _requests(measures, k, defaults):
     """The measures asked for, grouped by what their table depends on:
-    ``{(alpha, beta, rel, judged_only): [(name, column, cutoff), ...]}``."""
+    ``{(alpha, beta, rel, judged_only): [(name, measure, cutoff), ...]}``."""
     if measures is None:
         ks = check_ks(k)
         names = [
-            *(f"{n}@{c}" for n in ("ERR-IA", "nERR-IA", "alpha-DCG", "alpha-nDCG")
-              for c in ks),
-            "NRBP",
-            "nNRBP",
-            "MAP-IA",
-            *(f"{n}@{c}" for n in ("P-IA", "strec") for c in ks),
-        ]  # fmt: skip
-    elif isinstance(measures, str) or not all(isinstance(m, str) for m in measures):
-        raise TypeError(f"`measures` must be a list of measure names, got {measures!r}")
+            f"{m.ndeval[0]}@{c}" if m.takes_k else m.ndeval[0]
+            for m in table.DIVERSITY_MEASURES
+            for c in (ks if m.takes_k else ks[:1])
+        ]
+    elif isinstance(measures, str) or not all(
+        isinstance(m, (str, DiversityName)) for m in measures
+    ):
+        raise InvalidParameterError(
+            f"`measures` must be a list of measure names, got {measures!r}"
+        )
     else:
         names = list(measures)
     requests = {}
     for name in names:
-        column, cut, options = parse_diversity_name(name, **defaults)
+        parsed = name if isinstance(name, DiversityName) else parse_diversity(name)
+        if parsed is None:
+            raise unknown_measure(name, "diversity")
+        options = {**defaults, **parsed.options}
         a, b = check_alpha_beta(options["alpha"], options["beta"])
         rel = options["rel"]
         if isinstance(rel, bool) or not isinstance(rel, int | np.integer):
-            raise ValueError(f"`rel` of {name!r} must be an integer level, got {rel!r}")
+            raise InvalidParameterError(
+                f"`rel` of {parsed.text!r} must be an integer level, got {rel!r}"
+            )
         key = (a, b, int(rel), bool(options["judged_only"]))
-        requests.setdefault(key, []).append((name, column, cut))
+        requests.setdefault(key, []).append((parsed.text, parsed.measure, parsed.k))
     return requests
 
 
@@ -210,7 +223,7 @@ def _pairs(qrels, run, query_ids, relevance_threshold, judged_only):
     r_codes = _codes(run.query_ids, query_ids)
     bad = first_duplicate_pair(r_codes, run_doc)
     if bad is not None:
-        raise ValueError(
+        raise DuplicateDocnoError(
             f"run: docno {str(run.doc_ids[bad])!r} is listed twice for query "
             f"{str(run.query_ids[bad])!r}; ndeval takes each document once"
         )

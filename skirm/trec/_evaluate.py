@@ -11,18 +11,17 @@ back to a reader: each takes what the previous one returned.
 from __future__ import annotations
 
 import os
-from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._errors import EmptyRunError
+from skirm._errors import DuplicateDocnoError, EmptyRunError
+from skirm._measures._rows import QRELS, QRELS_JG
+from skirm._measures._table import OFFICIAL
 from skirm._params import checked
 from skirm._progress import reporting
-from skirm._trec_names import MEASURES
 from skirm.io._records import RunBlock
 from skirm.io._tokens import Tokens
-from skirm.metrics._registry import Metric
 from skirm.metrics._result import EvaluationResult
 from skirm.trec._formats import check_qrels_type, check_rel_format
 from skirm.trec._groups import as_qrels_jg, group_topics, split_topics
@@ -58,6 +57,7 @@ if TYPE_CHECKING:
     from skirm._typing import PathOrFile
     from skirm.io import Prefs, QrelsJG
     from skirm.io._typing import QrelsLike, RunLike
+    from skirm.metrics._registry import Metric
     from skirm.trec._zscores import ZScores
 
 __all__ = ["evaluate_run"]
@@ -72,7 +72,7 @@ __all__ = ["evaluate_run"]
 def evaluate_run(
     qrels: QrelsLike | QrelsJG | Prefs,
     run: RunLike,
-    metrics: str | Metric | Sequence[str | Metric] = "official",
+    metrics: str | Metric | Sequence[str | Metric] = OFFICIAL,
     *,
     relevance_level: int = 1,
     judged_only: bool = False,
@@ -219,39 +219,7 @@ def evaluate_run(
     >>> evaluate_run(qrels, run, "recip_rank", compat="9.0").means
     {'recip_rank': 0.5}
     """
-    outputs = parse_measures(metrics, compat, diversity=True)
-    if any(kind == "diversity" for _, kind, _, _ in outputs):
-        standard = partial(
-            evaluate_run,
-            relevance_level=relevance_level,
-            judged_only=judged_only,
-            all_queries=all_queries,
-            collection_size=collection_size,
-            compat=compat,
-            verbose=verbose,
-        )
-        # Imported here: a request without diversity names never loads them.
-        from skirm.trec._diversity_run import evaluate_with_diversity
-
-        return evaluate_with_diversity(
-            standard,
-            qrels,
-            run,
-            [metrics] if isinstance(metrics, (str, Metric)) else list(metrics),
-            outputs,
-            relevance_level=relevance_level,
-            judged_only=bool(judged_only),
-            all_queries=bool(all_queries),
-            refused={
-                ("max_docs", "-M"): max_docs is not None,
-                ("zscores", "-Z"): zscores is not None,
-                (f"rel_format={rel_format!r}", f"-R {rel_format}"): rel_format
-                != "qrels",
-            },
-        )
-    rel_format = check_rel_format(rel_format, outputs)
-    check_qrels_type(qrels, rel_format)
-    zscores = as_zscores(zscores)
+    request = parse_measures(metrics, compat, diversity=True)
     options = Options(
         relevance_level,
         bool(judged_only),
@@ -260,6 +228,43 @@ def evaluate_run(
         compat,
         collection_size,
     )
+    return evaluate_request(
+        qrels, run, request, options, rel_format=rel_format, zscores=zscores,
+        verbose=verbose,
+    )  # fmt: skip
+
+
+def evaluate_request(qrels, run, request, options, *, rel_format, zscores, verbose):
+    """:func:`evaluate_run` of a parsed :class:`Request` with checked
+    :class:`Options` (the command line evaluates every run of a call with
+    one request)."""
+    if request.diversity:
+        # Imported here: a request without diversity names never loads them.
+        from skirm.trec import _diversity_run as diversity
+
+        diversity.refuse_options(
+            request,
+            {
+                ("max_docs", "-M"): options.max_docs is not None,
+                ("zscores", "-Z"): zscores is not None,
+                (f"rel_format={rel_format!r}", f"-R {rel_format}"): rel_format != QRELS,
+            },
+        )
+        jg, run, report = diversity.diversity_part(qrels, run, request, options)
+        standard = None
+        if request.outputs:
+            try:
+                standard = evaluate_request(
+                    diversity.plain_qrels(jg), run, request.plain(), options,
+                    rel_format=QRELS, zscores=None, verbose=verbose,
+                )  # fmt: skip
+            except DuplicateDocnoError as exc:
+                raise diversity.subtopics_twice(exc) from None
+        return diversity.merged(request, jg, run, report, standard, options.all_queries)
+    outputs = request.outputs
+    rel_format = check_rel_format(rel_format, outputs)
+    check_qrels_type(qrels, rel_format)
+    zscores = as_zscores(zscores)
     with reporting(verbose, "skirm.trec.evaluate_run") as progress:
         ids, per_query, run_id, n_topics, n_relevant = _evaluate(
             qrels, run, outputs, options, rel_format, progress
@@ -267,11 +272,11 @@ def evaluate_run(
     n_eval = ids.shape[0]
     n_total = n_topics if options.all_queries else n_eval
     if zscores is not None:
-        for name, kind, what, _ in outputs:
-            if name in per_query and per_query[name].dtype.kind == "f":
-                summary = "mean" if kind == "skirm" else MEASURES[what].summary
-                per_query[name] = zscore_values(
-                    zscores, ids, name, summary, per_query[name]
+        for output in outputs:
+            values = per_query.get(output.name)
+            if values is not None and values.dtype.kind == "f":
+                per_query[output.name] = zscore_values(
+                    zscores, ids, output.name, output.summary, values
                 )
     means = summarize_outputs(
         outputs,
@@ -298,7 +303,7 @@ def _name(source, what):
 def _evaluate(qrels, run, outputs, options, rel_format, progress):
     """``(ids, per_query, run_id, n_topics, n_relevant)``: the inputs read
     and evaluated by the stages of ``rel_format``, told to ``progress``."""
-    if rel_format == "qrels":
+    if rel_format == QRELS:
         is_path = isinstance(qrels, (str, os.PathLike))
         progress.stage(
             f"reading {_name(qrels, '')}" if is_path else "indexing the qrels"
@@ -310,7 +315,7 @@ def _evaluate(qrels, run, outputs, options, rel_format, progress):
     progress.stage(f"reading {_name(run, 'the run')}")
     block = run_input(run)
     progress.stage(f"evaluating against {_name(qrels, 'the qrels')}")
-    if rel_format == "qrels_jg":
+    if rel_format == QRELS_JG:
         ids, per_query, n_topics, n_relevant = _judgment_groups(
             as_qrels_jg(qrels), block, outputs, options
         )

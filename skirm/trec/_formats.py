@@ -2,55 +2,36 @@
 
 from __future__ import annotations
 
-from skirm._errors import INPUT, InvalidParameterError
-from skirm._params import OneOf, Param
-from skirm._trec_names import MEASURES
+from skirm._errors import InvalidParameterError
+from skirm._measures._options import REL_FORMAT
+from skirm._measures._rows import PREFS, QRELS, QRELS_JG, REL_FORMATS
+from skirm._measures._table import NUM_Q, RUNID
 from skirm.io._prefs import Prefs, QrelsJG
 
-__all__ = [
-    "REL_FORMAT",
-    "check_qrels_type",
-    "check_rel_format",
-]
-
-#: The format of the relevance file, as trec_eval names them (trec_eval
-#: exits 2 on an illegal one).
-REL_FORMAT = Param(
-    "rel_format",
-    OneOf("qrels", "qrels_jg", "prefs", "qrels_prefs"),
-    option="-R",
-    exit_status=INPUT,
-)
-
-#: The measure family each format serves (MeasureDef.rel_format).
-_FAMILY = {
-    "qrels": "qrels",
-    "qrels_jg": "qrels_jg",
-    "prefs": "prefs",
-    "qrels_prefs": "prefs",
-}
+__all__ = ["check_qrels_type", "check_rel_format"]
 
 #: Measures that need no relevance information.
-_ANY_FORMAT = ("runid", "num_q")
+_ANY_FORMAT = (RUNID, NUM_Q)
 
 
 def check_rel_format(rel_format, outputs):
     """Validate ``rel_format`` against the parsed measures; returns it."""
     rel_format = REL_FORMAT(rel_format)
     wrong = []
-    for name, kind, what, _ in outputs:
-        needs = "qrels" if kind != "trec" else MEASURES[what].rel_format
-        if kind == "trec" and what in _ANY_FORMAT:
+    for output in outputs:
+        spelling = output.spelling
+        if spelling is not None and output.measure in _ANY_FORMAT:
             continue
-        if needs != _FAMILY[rel_format]:
-            wrong.append(f"{name} (needs rel_format={needs!r})")
+        needs = spelling.rel_format if spelling is not None else QRELS
+        if needs != REL_FORMATS[rel_format]:
+            wrong.append(f"{output.name} (needs rel_format={needs!r})")
     if wrong:
         hint = {
-            "qrels_jg": "; the judgment-group measures are map_avgjg, P_avgjg "
+            QRELS_JG: "; the judgment-group measures are map_avgjg, P_avgjg "
             "and Rprec_mult_avgjg (nickname qrels_jg)",
-            "prefs": "; the preference measures are prefs_* (nicknames "
+            PREFS: "; the preference measures are prefs_* (nicknames "
             "all_prefs and prefs)",
-        }.get(_FAMILY[rel_format], "")
+        }.get(REL_FORMATS[rel_format], "")
         text = "with {} these measures cannot be computed: {}" + hint
         raise InvalidParameterError(
             text.format(f"rel_format={rel_format!r}", ", ".join(wrong)),
@@ -66,7 +47,10 @@ def check_rel_format(rel_format, outputs):
 
 def check_qrels_type(qrels, rel_format):
     """Judgment groups or preferences given with the wrong ``rel_format``."""
-    expected = {QrelsJG: ("qrels_jg",), Prefs: ("prefs", "qrels_prefs")}
+    expected = {
+        QrelsJG: (QRELS_JG,),
+        Prefs: tuple(f for f, serves in REL_FORMATS.items() if serves == PREFS),
+    }
     for kind, formats in expected.items():
         if isinstance(qrels, kind) and rel_format not in formats:
             raise InvalidParameterError(

@@ -14,15 +14,16 @@ from typing import Any
 
 import numpy as np
 
+from skirm._errors import InvalidParameterError
+from skirm._measures._rows import QRELS
+from skirm._measures._table import NUM_Q
 from skirm.io._prefs import SEP, QrelsJG, read_qrels_jg
 from skirm.io._records import FROM_ARRAYS, QrelsRows, RunBlock
 from skirm.io._tokens import Tokens
 from skirm.trec._duplicates import block_duplicate_error, first_repeat
+from skirm.trec._request import Output
 
 __all__ = ["as_qrels_jg", "group_topics", "group_values", "split_topics"]
-
-#: The standard kernel behind each ``*_avgjg`` measure.
-KERNELS = {"map_avgjg": "map", "P_avgjg": "P", "Rprec_mult_avgjg": "Rprec_mult"}
 
 
 def as_qrels_jg(
@@ -35,7 +36,7 @@ def as_qrels_jg(
         return qrels
     if isinstance(qrels, (str, os.PathLike)) or hasattr(qrels, "read"):
         return read_qrels_jg(qrels)
-    raise TypeError(
+    raise InvalidParameterError(
         f"{need} (a QrelsJG, or a path to read with skirm.io.read_qrels_jg), "
         f"got {type(qrels).__name__}"
     )
@@ -106,9 +107,17 @@ def average_over_groups(values, codes, n_queries):
     return total / np.bincount(codes, minlength=n_queries)
 
 
-def group_values(ctx, base, param, codes, n_queries):
-    """Per-query values of a ``-R qrels_jg`` measure: the standard kernel on
-    each (query, group) topic of ``ctx``, averaged over each query's groups."""
-    if base == "num_q":
+def group_values(ctx, output, codes, n_queries):
+    """Per-query values of a ``-R qrels_jg`` output: its measure's standard
+    computation (the measure's first spelling read from qrels with the same
+    parameters: ``map`` for ``map_avgjg``) on each (query, group) topic of
+    ``ctx``, averaged over each query's groups."""
+    if output.measure is NUM_Q:
         return np.ones(n_queries)
-    return average_over_groups(ctx.value(KERNELS[base], param), codes, n_queries)
+    standard = next(
+        spelling
+        for spelling in output.measure.trec
+        if spelling.rel_format == QRELS and spelling.params == output.spelling.params
+    )
+    topics = Output(output.name, output.measure, spelling=standard, param=output.param)
+    return average_over_groups(ctx.value(topics), codes, n_queries)

@@ -12,13 +12,15 @@ from __future__ import annotations
 import numpy as np
 
 from skirm._errors import MissingQueriesError, NoCommonQueryError
+from skirm._measures._table import NUM_RET, RBP_RESID, RELSTRING, UNJ, UTILITY
 from skirm.io._records import RunBlock
 from skirm.io._tokens import Tokens
 
 #: trec_eval 10.0's placeholder ranking for a qrels topic the run lacks (-c).
 PLACEHOLDER_DOCNO = "ceci_nest_pas_un_docno"
-#: Measures trec_eval 10.0 sets to 0 for such a topic.
-PLACEHOLDER_ZEROS = {"num_ret", "utility", "unj", "rbp_resid"}
+#: Measures whose outputs trec_eval 10.0 clears for such a topic (``unj``
+#: at every cutoff, the others at their default parameters only).
+PLACEHOLDER_CLEARED = (NUM_RET, UTILITY, RBP_RESID, RELSTRING, UNJ)
 
 
 def missing_rule(all_queries, compat):
@@ -101,18 +103,17 @@ def clear_placeholders(outputs, values, placeholder):
     """Clear the outputs of the placeholder topics (mask ``placeholder``)
     in ``values`` as trec_eval 10.0 does, by their printed name:
     ``num_ret``, ``utility``, ``rbp_resid`` and ``relstring`` exactly,
-    ``unj*`` by prefix; ``utility.1,-1,0,0`` or ``relstring.20`` keep the
-    placeholder's one unjudged document."""
-    for name, kind, what, _ in outputs:
-        if kind == "trec" and name in values:
-            values[name] = _cleared(what, name, values[name], placeholder)
-
-
-def _cleared(base, name, values, placeholder):
-    if base not in PLACEHOLDER_ZEROS and base != "relstring":
-        return values
-    if name.startswith("unj") or name in ("num_ret", "utility", "rbp_resid"):
-        return np.where(placeholder, 0.0, values)
-    if name == "relstring":
-        return np.where(placeholder, "", values)
-    return values
+    ``unj*`` at every cutoff; ``utility.1,-1,0,0`` or ``relstring.20`` keep
+    the placeholder's one unjudged document."""
+    for output in outputs:
+        spelling = output.spelling
+        if (
+            spelling is None
+            or output.name not in values
+            or output.measure not in PLACEHOLDER_CLEARED
+        ):
+            continue
+        if output.measure is not UNJ and output.name != spelling.name:
+            continue  # asked for with parameters (or under another name)
+        empty = "" if spelling.string else 0.0
+        values[output.name] = np.where(placeholder, empty, values[output.name])

@@ -18,29 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from skirm._measures._rows import PREFS
+from skirm._measures._table import NUM_Q
 from skirm.io._prefs import SEP, Prefs, read_prefs, read_qrels_prefs
 from skirm.io._records import Qrels
 from skirm.trec._duplicates import block_duplicate_error, first_repeat
 
-__all__ = ["PREFS_MEASURES", "PrefsCounts", "PrefsEvaluation", "as_prefs"]
-
-#: The preference measures in trec_eval's print order.
-PREFS_MEASURES = (
-    "prefs_num_prefs_poss",
-    "prefs_num_prefs_ful",
-    "prefs_num_prefs_ful_ret",
-    "prefs_simp",
-    "prefs_pair",
-    "prefs_avgjg",
-    "prefs_avgjg_Rnonrel",
-    "prefs_simp_ret",
-    "prefs_pair_ret",
-    "prefs_avgjg_ret",
-    "prefs_avgjg_Rnonrel_ret",
-    "prefs_simp_imp",
-    "prefs_pair_imp",
-    "prefs_avgjg_imp",
-)
+__all__ = ["PrefsCounts", "PrefsEvaluation", "as_prefs"]
 
 
 def as_prefs(prefs, rel_format):
@@ -55,7 +39,7 @@ def as_prefs(prefs, rel_format):
             prefs.doc_ids,
             prefs.labels.astype(np.float64),
         )
-    reader = read_prefs if rel_format == "prefs" else read_qrels_prefs
+    reader = read_prefs if rel_format == PREFS else read_qrels_prefs
     return reader(prefs)
 
 
@@ -295,7 +279,7 @@ class PrefsCounts:
         njr = self.num_judged_ret[kq]
         return kq, up / total, khi < njr, (klo < njr) & (khi >= njr)
 
-    def _pair(self, which):
+    def _pair_ratio(self, which):
         """Mean over document pairs of the fraction of groups preferring the
         higher ranked one; ``which``: pairs both retrieved ("ret"), at least
         one ("imp"), or all, the unretrieved ones counting 0 ("all")."""
@@ -306,42 +290,65 @@ class PrefsCounts:
         n_pairs = np.bincount(kq[counted], minlength=self.n)
         return np.where(n_pairs > 0, _divide(total, np.maximum(n_pairs, 1)), 0.0)
 
-    def value(self, base):
-        """Per-query values of the preference measure ``base``."""
-        ful = self.ful_ret + self.ful_imp
-        poss = self.poss_ret + self.poss_imp + self.notoccur
-        simple = {
-            "prefs_num_prefs_poss": (poss, None),
-            "prefs_num_prefs_ful": (ful, None),
-            "prefs_num_prefs_ful_ret": (self.ful_ret, None),
-            "prefs_simp": (ful, poss),
-            "prefs_simp_ret": (self.ful_ret, self.poss_ret),
-            "prefs_simp_imp": (ful, self.poss_ret + self.poss_imp),
-        }
-        if base in simple:
-            num, den = (
-                self._per_query(x) if x is not None else None for x in simple[base]
-            )
-            if den is None:
-                return num
-            return np.where(den > 0, _divide(num, np.maximum(den, 1)), 0.0)
-        if base == "prefs_avgjg":
-            return self._avgjg(ful, poss)
-        if base == "prefs_avgjg_ret":
-            return self._avgjg(self.ful_ret, self.poss_ret)
-        if base == "prefs_avgjg_imp":
-            return self._avgjg(ful, self.poss_ret + self.poss_imp)
-        if base == "prefs_pair":
-            return self._pair("all")
-        if base == "prefs_pair_ret":
-            return self._pair("ret")
-        if base == "prefs_pair_imp":
-            return self._pair("imp")
-        if base == "prefs_avgjg_Rnonrel":
-            return self._average(self._rnonrel(retrieved_only=False))
-        if base == "prefs_avgjg_Rnonrel_ret":
-            return self._average(self._rnonrel(retrieved_only=True))
-        raise AssertionError(f"no kernel for {base}")  # pragma: no cover
+    def value(self, kernel):
+        """Per-query values of the preference kernel named ``kernel`` (the
+        measure table's)."""
+        return getattr(self, f"_{kernel}")()
+
+    # -- the kernels: fulfilled (ful), possible (poss), retrieved (ret),
+    #    implied (imp) preferences, counted or as ratios
+
+    def _ful(self):
+        return self.ful_ret + self.ful_imp
+
+    def _poss(self):
+        return self.poss_ret + self.poss_imp + self.notoccur
+
+    def _ratio(self, num, den):
+        num, den = self._per_query(num), self._per_query(den)
+        return np.where(den > 0, _divide(num, np.maximum(den, 1)), 0.0)
+
+    def _possible(self):
+        return self._per_query(self._poss())
+
+    def _fulfilled(self):
+        return self._per_query(self._ful())
+
+    def _fulfilled_retrieved(self):
+        return self._per_query(self.ful_ret)
+
+    def _simple(self):
+        return self._ratio(self._ful(), self._poss())
+
+    def _simple_retrieved(self):
+        return self._ratio(self.ful_ret, self.poss_ret)
+
+    def _simple_implied(self):
+        return self._ratio(self._ful(), self.poss_ret + self.poss_imp)
+
+    def _by_group(self):
+        return self._avgjg(self._ful(), self._poss())
+
+    def _by_group_retrieved(self):
+        return self._avgjg(self.ful_ret, self.poss_ret)
+
+    def _by_group_implied(self):
+        return self._avgjg(self._ful(), self.poss_ret + self.poss_imp)
+
+    def _pair(self):
+        return self._pair_ratio("all")
+
+    def _pair_retrieved(self):
+        return self._pair_ratio("ret")
+
+    def _pair_implied(self):
+        return self._pair_ratio("imp")
+
+    def _by_group_rnonrel(self):
+        return self._average(self._rnonrel(retrieved_only=False))
+
+    def _by_group_rnonrel_retrieved(self):
+        return self._average(self._rnonrel(retrieved_only=True))
 
     # -- prefs_avgjg_Rnonrel(_ret) ------------------------------------------
 
@@ -507,10 +514,12 @@ class PrefsEvaluation:
         self.counts = PrefsCounts(prefs, run, self.query_ids, max_docs)
         self._values = {}
 
-    def value(self, base, param):
-        """Per-query values of ``base`` (``num_q`` or a preference measure)."""
-        if base == "num_q":
+    def value(self, output):
+        """Per-query values of an output (``num_q`` or a preference
+        measure)."""
+        if output.measure is NUM_Q:
             return np.ones(self.query_ids.shape[0])
-        if base not in self._values:
-            self._values[base] = self.counts.value(base)
-        return self._values[base]
+        kernel = output.spelling.kernel
+        if kernel not in self._values:
+            self._values[kernel] = self.counts.value(kernel)
+        return self._values[kernel]

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from skirm._trec_names import MEASURES, ORDER, parse_trec_name
+from skirm._errors import InvalidParameterError, NoCommonQueryError
+from skirm._measures._grammar import parse_trec
+from skirm._measures._names import PYTREC_EVAL_NAMES, PYTREC_EVAL_NICKNAMES
+from skirm._measures._rows import QRELS
+from skirm._measures._table import NUM_Q, NUM_REL, UTILITY
+from skirm._measures._unknown import unknown_measure
 from skirm.io._convert import convert_qrels, convert_run
-from skirm.trec._evaluate import evaluate_run
+from skirm.trec._evaluate import evaluate_request
 from skirm.trec._measures import GM_FLOOR
-from skirm.trec._request import RELEVANCE_LEVEL
+from skirm.trec._request import RELEVANCE_LEVEL, Options, Output, Request
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -21,33 +26,23 @@ if TYPE_CHECKING:
 
 __all__ = ["RelevanceEvaluator"]
 
-# pytrec_eval's measures and nicknames (trec_eval 9.0.x), kept here so the
-# drop-in answers to pytrec_eval's names whatever else skirm's TREC path adds.
-_MEASURES = frozenset(
-    (
-        "11pt_avg G P Rndcg Rprec Rprec_mult binG bpref gm_bpref gm_map infAP "
-        "iprec_at_recall map map_cut ndcg ndcg_cut ndcg_rel num_nonrel_judged_ret "
-        "num_q num_rel num_rel_ret num_ret recall recip_rank relative_P relstring "
-        "runid set_F set_P set_map set_recall set_relative_P success utility"
-    ).split()
-)
+# pytrec_eval's measures and nicknames (trec_eval 9.0.x), from the measure
+# table: the drop-in answers to pytrec_eval's names whatever else skirm's
+# TREC path adds.
+_MEASURES = frozenset(PYTREC_EVAL_NAMES)
 _NICKNAMES = MappingProxyType(
-    {
-        "official": frozenset(
-            "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref "
-            "recip_rank iprec_at_recall P".split()
-        ),
-        "set": frozenset(
-            "runid num_q num_ret num_rel num_rel_ret utility set_P set_relative_P "
-            "set_recall set_map set_F".split()
-        ),
-        "all_trec": _MEASURES,
-    }
+    {nick: frozenset(names) for nick, names in PYTREC_EVAL_NICKNAMES.items()}
 )
-# pytrec_eval returns 0.0 for the string-valued measures.
-_STRINGS = ("runid", "relstring")
 # Longest first, so that "ndcg_cut_10" is ndcg_cut with 10, not ndcg.
 _BASES = sorted(_MEASURES, key=len, reverse=True)
+
+
+class _Output(NamedTuple):
+    """One value pytrec_eval returns: the output computed, and its key in
+    pytrec_eval's dict (the base name alone for coefficient measures)."""
+
+    output: Output
+    key: str
 
 
 class RelevanceEvaluator:
@@ -138,7 +133,12 @@ class RelevanceEvaluator:
                 f"{type(judged_docs_only_flag).__name__}"
             )
         self._judged_only = bool(judged_docs_only_flag)
-        self._requests, self._outputs = _parse_measures(measures)
+        self._outputs = _parse_measures(measures)
+        self._request = Request(
+            [o.output for o in self._outputs if not _is_text(o.output)]
+        )
+        # trec_eval 9.0.x, as pytrec_eval (scores compared as C floats)
+        self._options = Options(self._level, self._judged_only, None, False, "9.0")
 
     def __repr__(self) -> str:
         return (
@@ -170,21 +170,15 @@ class RelevanceEvaluator:
 
     def _evaluate(self, run):
         """The values of the run's judged queries (``{}`` if none is)."""
-        if not self._requests:  # only runid / relstring: nothing to compute
+        if not self._request.outputs:  # only runid / relstring: nothing to compute
             queries = np.unique(run.query_ids)
             return _as_dict(queries[np.isin(queries, self._judged)], {}, self._outputs)
-        try:  # trec_eval 9.0.x, as pytrec_eval (scores compared as C floats)
-            result = evaluate_run(
-                self._qrels,
-                run,
-                self._requests,
-                relevance_level=self._level,
-                judged_only=self._judged_only,
-                compat="9.0",
-            )
-        except ValueError:
-            if np.isin(run.query_ids, self._judged).any():
-                raise
+        try:
+            result = evaluate_request(
+                self._qrels, run, self._request, self._options,
+                rel_format=QRELS, zscores=None, verbose=0,
+            )  # fmt: skip
+        except NoCommonQueryError:
             return {}  # no query of the run is judged: pytrec_eval gives {}
         return _as_dict(result.group_ids, result.per_query, self._outputs)
 
@@ -198,16 +192,16 @@ class RelevanceEvaluator:
         relevant = inside & (q.labels >= self._level)
         R = np.bincount(codes[relevant], minlength=queries.shape[0]).astype(float)
         per_query = {}
-        for name, _key, base, param in self._outputs:
-            if base == "num_q":
+        for output, _ in self._outputs:
+            if output.measure is NUM_Q:
                 values = np.ones_like(R)
-            elif base == "num_rel":
+            elif output.measure is NUM_REL:
                 values = R
-            elif base == "utility":  # no document retrieved: c = R, d = -R
-                values = (param[2] - param[3]) * R
+            elif output.measure is UTILITY:  # no document retrieved: c = R, d = -R
+                values = (output.param[2] - output.param[3]) * R
             else:  # gm_map and gm_bpref too: _as_dict takes the log
                 values = np.zeros_like(R)
-            per_query[name] = values
+            per_query[output.name] = values
         return _as_dict(queries, per_query, self._outputs)
 
 
@@ -226,7 +220,7 @@ def _split(name):
 
 
 def _parse_measures(measures):
-    """The ``evaluate_run`` requests and ``[(name, key, base, param)]`` outputs.
+    """The :class:`_Output` of every value pytrec_eval returns, in print order.
 
     pytrec_eval's rules: nicknames expand; a base asked for with parameters
     is computed at the union of them only, without its default parameters.
@@ -236,65 +230,66 @@ def _parse_measures(measures):
     try:
         names = list(measures)
     except TypeError:
-        raise TypeError(
+        raise InvalidParameterError(
             "`measures` must be an iterable of measure names, got "
             f"{type(measures).__name__}"
         ) from None
     if not names:
-        raise ValueError("`measures` must name at least one measure, got none")
+        raise InvalidParameterError(
+            "`measures` must name at least one measure, got none"
+        )
     texts = {}  # base -> parameter texts, in request order
     for name in names:
         if not isinstance(name, str):
-            raise TypeError(f"`measures` must hold strings, got {name!r}")
+            raise InvalidParameterError(f"`measures` must hold strings, got {name!r}")
         expanded = _NICKNAMES.get(name, (name,))
         for item in sorted(expanded):
             split = _split(item)
             if split is None:
-                raise ValueError(
-                    f"unsupported measure {item!r}; pytrec_eval's measures are "
-                    f"{', '.join(sorted(_MEASURES, key=str.lower))} (with "
-                    "parameters as in P.5,10 or P_5) and the nicknames "
-                    f"{', '.join(_NICKNAMES)}"
-                )
+                raise unknown_measure(item, "pytrec_eval")
             base, text = split
             params = texts.setdefault(base, [])
             if text is not None and text not in params:
                 params.append(text)
-    requests, outputs = [], {}
+    outputs = {}
     for base, params in texts.items():
         for text in params or [None]:
-            request = base if text is None else f"{base}.{text}"
-            if base in _STRINGS:
-                outputs.setdefault(base, (base, base, base, None))
+            (parsed,) = parse_trec(base if text is None else f"{base}.{text}")
+            if _is_text(parsed):  # computed by nobody: pytrec_eval's 0.0
+                output = Output(base, parsed.measure, spelling=parsed.spelling)
+                outputs.setdefault(base, _Output(output, base))
                 continue
-            parsed = parse_trec_name(request)
-            if parsed is None:  # pragma: no cover - _split accepted the base
-                raise ValueError(f"unsupported measure {request!r}")
-            requests.append(request)
-            for output, param in parsed[0].outputs():
-                key = _key(base, output, params)
-                outputs.setdefault(output, (output, key, base, param))
-    ordered = sorted(outputs.values(), key=_print_order)
-    return requests, ordered
+            for name, param in parsed.outputs():
+                output = Output(
+                    name, parsed.measure, spelling=parsed.spelling, param=param
+                )
+                outputs.setdefault(name, _Output(output, _key(output, params)))
+    return sorted(outputs.values(), key=_print_order)
 
 
-def _print_order(output):
+def _is_text(output):
+    """runid and relstring: pytrec_eval cannot return strings (0.0)."""
+    return output.measure.kind == "text"
+
+
+def _print_order(item):
     """trec_eval's print order: by measure, then by parameter."""
-    _name, _key, base, param = output
+    param = item.output.param
     number = param if isinstance(param, (int, float)) else 0
-    return ORDER.get(base, -1), number
+    return item.output.spelling.order, number
 
 
-def _key(base, output, params):
+def _key(output, params):
     """pytrec_eval's output name: the base alone for coefficient measures."""
-    if MEASURES[base].params in ("floats", "pairs"):
+    spelling = output.spelling
+    if spelling.params in ("floats", "pairs"):
         if len(params) > 1:
-            raise ValueError(
-                f"measure {base!r} takes one set of parameters, got "
-                f"{', '.join(f'{base}.{p}' for p in params)}"
+            raise InvalidParameterError(
+                f"measure {spelling.name!r} takes one set of parameters, got "
+                f"{', '.join(f'{spelling.name}.{p}' for p in params)}"
             )
-        return base
-    return output
+        return spelling.name
+    return output.name
 
 
 def _empty_queries(scores, judged):
@@ -311,12 +306,12 @@ def _empty_queries(scores, judged):
 def _as_dict(queries, per_query, outputs):
     columns, keys = [], []
     n = len(queries)
-    for name, key, base, _param in outputs:
-        if base in _STRINGS:
+    for output, key in outputs:
+        if _is_text(output):
             values = np.zeros(n)
         else:
-            values = np.asarray(per_query[name], dtype=np.float64)
-            if base in ("gm_map", "gm_bpref"):
+            values = np.asarray(per_query[output.name], dtype=np.float64)
+            if output.spelling.summary == "gm":  # gm_map, gm_bpref
                 values = np.log(np.maximum(values, GM_FLOOR))
         columns.append(values.tolist())
         keys.append(key)

@@ -1,9 +1,11 @@
 """Request: the measures asked for and the options, checked once.
 
-:func:`parse_measures` turns measure names (trec_eval's, with parameters and
-nicknames, skirm's, or the diversity measures') into the outputs to print,
-in trec_eval's order; the ``check_*`` functions validate the options, which
-then travel together as :class:`Options` down the stages.
+:func:`parse_measures` reads the measure names once (trec_eval's, with
+parameters and nicknames, skirm's, or the diversity measures') into a
+:class:`Request`: the :class:`Output` objects to print, in trec_eval's
+order, and the diversity measures. The options are declared rules
+(:data:`RELEVANCE_LEVEL`, ...), checked at the door, and travel together as
+:class:`Options` down the stages.
 """
 
 from __future__ import annotations
@@ -11,17 +13,16 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from skirm._errors import InvalidParameterError, UnknownMeasureError
-from skirm._params import NONE, Interval, OneOf, Param
-from skirm._trec_names import (
-    MEASURES,
-    ORDER,
-    check_supported,
-    parse_trec_name,
-    trec_measure_names,
+from skirm._measures._grammar import (
+    DiversityName,
+    parse_diversity,
+    parse_metric,
+    parse_trec,
 )
+from skirm._measures._unknown import unknown_measure
+from skirm._params import NONE, Interval, OneOf, Param
 from skirm.metrics._evaluate import bind_input_wide
-from skirm.metrics._names import parse_diversity_name
-from skirm.metrics._registry import Metric, get_metric
+from skirm.metrics._registry import Metric, metric_of
 
 #: The trec_eval version whose semantics :func:`skirm.trec.evaluate_run`
 #: follows.
@@ -56,11 +57,65 @@ class Options(NamedTuple):
     num_docs: int = 0  # -N: the collection size, for utility
 
 
-def parse_measures(metrics, compat="10.0", *, diversity=False):
-    """``[(output name, kind, request or Metric, parameter)]`` in print order.
+class Output:
+    """One measure a TREC evaluation prints: its printed name, the table's
+    measure, and how it is computed.
 
-    ``kind`` is ``"trec"``, ``"skirm"`` or (where ``diversity`` allows them)
-    ``"diversity"``, whose request is the measure string."""
+    A trec_eval measure has its :class:`~skirm._measures._rows.Trec`
+    spelling and its parameter (a cutoff, coefficients, gains); a skirm
+    metric named on the TREC path (``ndcg@10``, ``err@20``) its bound
+    :class:`~skirm.metrics.Metric`, computed on trec_eval's ranking.
+    """
+
+    __slots__ = ("measure", "metric", "name", "param", "spelling")
+
+    def __init__(self, name, measure, *, spelling=None, param=None, metric=None):
+        self.name, self.measure, self.spelling = name, measure, spelling
+        self.param, self.metric = param, metric
+
+    @property
+    def summary(self) -> str:
+        """How the queries are summarised: trec_eval's rule, or the mean."""
+        return self.spelling.summary if self.spelling is not None else "mean"
+
+    def bound(self, metric):
+        """The same output computed by another bound ``metric``."""
+        return Output(self.name, self.measure, metric=metric)
+
+    def __repr__(self):
+        return f"Output({self.name!r})"
+
+
+class Request:
+    """The measures of one evaluation, parsed once: the outputs in print
+    order (trec_eval's measures, then skirm's metrics), and the diversity
+    measures (:class:`~skirm._measures._grammar.DiversityName`), computed
+    apart from subtopic judgments."""
+
+    __slots__ = ("diversity", "outputs")
+
+    def __init__(self, outputs, diversity=()):
+        self.outputs, self.diversity = tuple(outputs), tuple(diversity)
+
+    @property
+    def labels(self) -> list:
+        """The names of every output and diversity measure, as printed."""
+        return [o.name for o in self.outputs] + [d.text for d in self.diversity]
+
+    def plain(self) -> Request:
+        """The request without its diversity measures."""
+        return Request(self.outputs)
+
+    def __repr__(self):
+        return f"Request({self.labels})"
+
+
+def parse_measures(metrics, compat="10.0", *, diversity=False) -> Request:
+    """The :class:`Request` of measure names (trec_eval's, with parameters
+    and nicknames; skirm's; and where ``diversity`` allows them, the
+    diversity measures'), its outputs in trec_eval's print order."""
+    if isinstance(metrics, Request):
+        return metrics
     if isinstance(metrics, (str, Metric)):
         metrics = [metrics]
     metrics = list(metrics)
@@ -68,80 +123,68 @@ def parse_measures(metrics, compat="10.0", *, diversity=False):
         raise InvalidParameterError(
             "`metrics` must name at least one measure, got none"
         )
-    trec, other, parsed_requests = {}, [], []
+    skirm, diverse, parsed_names = [], [], []
     for metric in metrics:
-        requests = parse_trec_name(metric, compat) if isinstance(metric, str) else None
-        if requests is None:
-            try:
-                parsed = get_metric(metric)
-            except ValueError:
-                if is_diversity_name(metric):
-                    if not diversity:
-                        raise InvalidParameterError(
-                            f"{metric!r} is a diversity measure, which needs "
-                            "subtopic judgments: evaluate it with "
-                            "skirm.trec.evaluate_run or evaluate_diversity"
-                        ) from None
-                    other.append((metric, "diversity", metric))
-                    continue
-                raise UnknownMeasureError(
-                    f"unknown measure {metric!r}; valid trec_eval names: "
-                    f"{', '.join(trec_measure_names())}; or a skirm metric name "
-                    "(see skirm.metrics.metric_names()); or a diversity "
-                    "measure (see skirm.trec.evaluate_diversity)"
-                ) from None
-            label = metric if isinstance(metric, str) else parsed.name
-            other.append((label, "skirm", parsed))
+        names = parse_trec(metric, compat) if isinstance(metric, str) else None
+        if names is not None:
+            parsed_names.append(names)
             continue
-        parsed_requests.append(requests)
+        divers = parse_diversity(metric)
+        if divers is not None:
+            if not diversity:
+                raise InvalidParameterError(
+                    f"{metric!r} is a diversity measure, which needs subtopic "
+                    "judgments: evaluate it with skirm.trec.evaluate_run or "
+                    "evaluate_diversity"
+                )
+            diverse.append(divers)
+            continue
+        if isinstance(metric, str):
+            parsed = metric_of(parse_metric(metric, door="trec"))
+        elif isinstance(metric, Metric):
+            parsed = metric
+        else:
+            raise unknown_measure(metric, "trec")
+        label = metric if isinstance(metric, str) else parsed.name
+        skirm.append(Output(label, parsed.spec.measure, metric=parsed))
     # As in trec_eval, parameters given for a measure (P.5, relstring.20)
     # replace its default parameters, also those a nickname asks for.
     explicit = {
-        r.base
-        for rs in parsed_requests
-        for r in rs
-        if r.text is not None and not r.label
+        n.spelling.name
+        for names in parsed_names
+        for n in names
+        if n.text is not None and not n.label
     }
-    for requests in parsed_requests:
-        nickname = len(requests) > 1
-        for request in requests:
-            if MEASURES[request.base].unsupported:
+    trec = {}
+    for names in parsed_names:
+        nickname = len(names) > 1
+        for name in names:
+            if name.spelling.unsupported:
                 if nickname:
                     continue
-                check_supported(request)
-            if request.text is None and request.base in explicit:
+                raise UnknownMeasureError(
+                    f"trec_eval measure {name.spelling.name!r} is not supported: "
+                    f"{name.spelling.unsupported}"
+                )
+            if name.text is None and name.spelling.name in explicit:
                 continue
-            for name, param in request.outputs():
-                trec.setdefault(name, (request.base, param))
-    ordered = sorted(
-        trec.items(),
-        key=lambda item: (ORDER[item[1][0]], _param_key(item[1][1])),
-    )
-    out = [(name, "trec", base, param) for name, (base, param) in ordered]
+            for printed, param in name.outputs():
+                trec.setdefault(
+                    printed,
+                    Output(printed, name.measure, spelling=name.spelling, param=param),
+                )
+    outputs = sorted(trec.values(), key=lambda o: (o.spelling.order, _param_key(o)))
     seen = set(trec)
-    for label, kind, parsed in other:
+    for output in [*skirm, *diverse]:
+        label = output.text if isinstance(output, DiversityName) else output.name
         if label in seen:
             raise InvalidParameterError(f"`metrics` names {label!r} twice")
         seen.add(label)
-        out.append((label, kind, parsed, None))
-    return out
+    return Request([*outputs, *skirm], diverse)
 
 
-def is_diversity_name(name):
-    """Whether ``name`` is a diversity measure (ndeval's or ir_measures'
-    spelling); a known diversity name with bad options raises its error."""
-    if not isinstance(name, str):
-        return False
-    try:
-        parse_diversity_name(name)
-    except ValueError as exc:
-        if str(exc).startswith("unknown diversity measure"):
-            return False
-        raise
-    return True
-
-
-def _param_key(param):
+def _param_key(output):
+    param = output.param
     if isinstance(param, (int, float)):
         return (0, param)
     return (1, str(param))
@@ -152,8 +195,11 @@ def bind_qrels_wide(outputs, max_label):
     the labels (ERR's ``max_grade``) bound to the qrels' largest label
     (``max_label()``), so that no block or partition of the run changes
     them."""
-    skirm = {name: what for name, kind, what, _ in outputs if kind == "skirm"}
+    skirm = {o.name: o.metric for o in outputs if o.metric is not None}
     if not skirm:
         return outputs
     bound = bind_input_wide(skirm, max_label)
-    return [(n, k, bound.get(n, w), p) for n, k, w, p in outputs]
+    return tuple(
+        o if o.metric is None or bound[o.name] is o.metric else o.bound(bound[o.name])
+        for o in outputs
+    )

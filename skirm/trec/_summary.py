@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm._trec_names import MEASURES
+from skirm._measures._table import NUM_REL
 from skirm.trec._measures import summarize
 from skirm.trec._zscores import zscore_summary
 
@@ -115,18 +115,18 @@ def summarize_outputs(
     ``n_relevant()`` counts the relevant judgements of every qrels topic,
     which ``num_rel`` sums to under ``-c``."""
     means = {}
-    for name, kind, what, _ in outputs:
+    for output in outputs:
+        name = output.name
         if name not in per_query:
             continue  # runid
-        if kind == "trec" and MEASURES[what].string:
+        if output.spelling is not None and output.spelling.string:
             continue  # relstring: per query only
-        if what == "num_rel" and all_queries:
+        if output.spelling is not None and output.measure is NUM_REL and all_queries:
             # trec_eval -c recounts num_rel over every qrels topic, rel > 0.
             means[name] = float(n_relevant())
             continue
-        summary = "mean" if kind == "skirm" else MEASURES[what].summary
         if zscored:
-            means[name] = zscore_summary(summary, per_query[name], n_total)
+            means[name] = zscore_summary(output.summary, per_query[name], n_total)
         else:
-            means[name] = summarize(summary, per_query[name], n_total, n_missing)
+            means[name] = summarize(output.summary, per_query[name], n_total, n_missing)
     return means

@@ -175,7 +175,7 @@ def test_skirm_metric_names_are_accepted(files, run_cli):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["eval", "QRELS", "RUN", "-m", "nope"], "unknown metric 'nope'"),
+        (["eval", "QRELS", "RUN", "-m", "nope"], "unknown measure 'nope"),
         (["eval", "QRELS", "RUN", "-m", "mapp"], "did you mean 'map'?"),
         (["eval", "QRELS", "RUN", "-m", "ndcg@0"], "must be a positive integer"),
         (["eval", "QRELS", "RUN", "-m", "P(x=1)"], "takes no option 'x'"),

@@ -17,7 +17,7 @@ from _data import mq2008_vali
 
 from skirm.io import Qrels, Run, write_run
 from skirm.metrics import evaluate, metric_names
-from skirm.metrics._registry import NOT_HELD
+from skirm.metrics._registry import not_held
 from skirm.trec import evaluate_run
 
 dd = pytest.importorskip("dask.dataframe")
@@ -50,7 +50,7 @@ METRICS = sorted(
     - {"ap", "p", "r", "rr", "hr", "rprec", "ndcg_cut"}
 )
 
-AVERAGED = [m for m in METRICS if m.partition("@")[0] not in NOT_HELD["average_ties"]]
+AVERAGED = [m for m in METRICS if m.partition("@")[0] not in not_held("average_ties")]
 
 
 def _rows(seed=0, n_groups=60, ids="str", ties=True):
@@ -411,7 +411,7 @@ def test_bad_arguments_are_rejected_before_any_work():
         skirm.dask.evaluate(frame["label"], rows["score"], groups=rows["qid"])
     with pytest.raises(ValueError, match="`groups` is required"):
         skirm.dask.evaluate(rows["label"], rows["score"], groups=None)
-    with pytest.raises(ValueError, match="unknown metric 'nope'"):
+    with pytest.raises(ValueError, match="unknown measure 'nope"):
         skirm.dask.evaluate(
             rows["label"], rows["score"], groups=rows["qid"], metrics=["nope"]
         )

@@ -16,7 +16,7 @@ import pytest
 from _reference import query_value
 
 from skirm.metrics import evaluate, get_metric, metric_names
-from skirm.metrics._registry import NOT_HELD, SPECS
+from skirm.metrics._registry import SPECS, not_held
 
 SPEC_IDS = [spec.name for spec in SPECS]
 BOUNDED = [spec for spec in SPECS if spec.bounded]
@@ -25,8 +25,8 @@ NO_RELEVANT = (0.0, 1.0, 0.5, "skip")
 
 
 def _ties(spec, policies=TIES):
-    """The tie policies ``spec`` computes on tied scores (see NOT_HELD)."""
-    if spec.name in NOT_HELD["average_ties"]:
+    """The tie policies ``spec`` computes on tied scores (see not_held)."""
+    if spec.name in not_held("average_ties"):
         return tuple(p for p in policies if p != "average")
     return policies
 
@@ -122,9 +122,9 @@ def test_registry_names_are_unique_and_complete():
 
 
 def test_unknown_metric_lists_valid_names():
-    with pytest.raises(ValueError, match=r"unknown metric.*valid names:.*ndcg@k"):
+    with pytest.raises(ValueError, match=r"unknown measure.*valid names:.*ndcg@k"):
         get_metric("ndgc@10")
-    with pytest.raises(ValueError, match=r"unknown metric.*rprec"):
+    with pytest.raises(ValueError, match=r"unknown measure.*rprec"):
         get_metric("auc")
 
 
@@ -153,7 +153,7 @@ def test_cutoff_on_metric_without_k_is_rejected():
     ],
 )
 def test_malformed_metric_names_are_rejected(name):
-    with pytest.raises(ValueError, match=r"malformed metric name"):
+    with pytest.raises(ValueError, match=r"malformed measure name"):
         get_metric(name)
 
 
@@ -320,7 +320,7 @@ def _ideal_value(spec, k, labels):
 
 
 @pytest.mark.parametrize(
-    "name", [s.name for s in BOUNDED if s.name not in NOT_HELD["ideal_is_one"]]
+    "name", [s.name for s in BOUNDED if s.name not in not_held("ideal_is_one")]
 )
 def test_ideal_ranking(name):
     # Scores equal to the labels rank every query ideally (ties among equal
@@ -360,7 +360,7 @@ def test_ideal_ranking_is_best_ordering(name):
 
 @pytest.mark.parametrize(
     "name",
-    [s.name for s in SPECS if s.takes_k and s.name not in NOT_HELD["k_beyond_is_no_k"]],
+    [s.name for s in SPECS if s.takes_k and s.name not in not_held("k_beyond_is_no_k")],
 )
 def test_k_beyond_every_query_equals_k_none(name):
     spec = _spec(name)

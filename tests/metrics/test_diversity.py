@@ -527,7 +527,7 @@ def test_measure_strings_in_both_spellings_and_their_options(tmp_path):
         ("alpha_nDCG", r"'alpha_nDCG' needs a positive cutoff"),
         ("NRBP@5", r"'NRBP' takes no cutoff"),
         ("ERR_IA(alpha=0.3)@5", r"takes no option 'alpha'; it takes: rel, judged_only"),
-        ("nDCG@10", r"unknown diversity measure 'nDCG@10'; valid names: "),
+        ("nDCG@10", r"unknown measure 'nDCG@10' \(did you mean .*\?\); valid names: "),
         ("NRBP(alpha=2)", r"`alpha` must be a number in \[0, 1\]"),
     ]:
         with pytest.raises(ValueError, match=message):

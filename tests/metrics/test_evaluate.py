@@ -219,7 +219,7 @@ def test_duplicate_and_empty_metric_lists_are_rejected():
         )
     with pytest.raises(ValueError, match=r"`metrics` must name at least one metric"):
         evaluate(y_true, y_score, groups=groups, metrics=[])
-    with pytest.raises(ValueError, match=r"unknown metric"):
+    with pytest.raises(ValueError, match=r"unknown measure"):
         evaluate(y_true, y_score, groups=groups, metrics=["ndcg@3", "auc"])
 
 

@@ -77,7 +77,7 @@ def test_spellings_parse_to_one_record(name):
     "name, message",
     [
         ("ndcg@0", r"cutoff k must be a positive integer without leading zeros"),
-        ("mapp", r"unknown metric 'mapp' \(did you mean 'map'\?\)"),
+        ("mapp", r"unknown measure 'mapp' \(did you mean 'map'\?\)"),
         ("ndcg_cut10", r"did you mean 'ndcg_cut\.10'\?"),
         ("ndcg10", r"did you mean 'ndcg@10'\?"),
         ("reciprank", r"did you mean 'recip_rank'\?"),

@@ -20,7 +20,7 @@ from _reference import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skirm.metrics._registry import NOT_HELD, SPECS, get_metric
+from skirm.metrics._registry import SPECS, get_metric, not_held
 
 pytestmark = pytest.mark.oracle
 
@@ -88,7 +88,7 @@ def _option_grid(name, draw):
     return [{**g, **extra} for g in grid]
 
 
-REFUSES_AVERAGE = NOT_HELD["average_ties"]
+REFUSES_AVERAGE = not_held("average_ties")
 
 
 def _tied(y_score, groups):

@@ -439,7 +439,7 @@ def test_get_scorer_and_names(data):
     assert get_scorer(first) is not first and repr(get_scorer(first)) == repr(first)
     assert repr(get_scorer("rbp")) == "make_ranking_scorer('rbp')"
     assert skirm.get_scorer is get_scorer
-    with pytest.raises(ValueError, match="unknown metric 'ndcgg'"):
+    with pytest.raises(ValueError, match="unknown measure 'ndcgg"):
         get_scorer("ndcgg@10")
     with pytest.raises(TypeError, match="`scoring` must be a metric name"):
         get_scorer(3)
@@ -468,7 +468,7 @@ def test_get_scorer_and_names(data):
         (("rprec",), {"ties": "random"}, ValueError, "`ties` must be one of"),
         (("map",), {"no_relevant": 2}, ValueError, "`no_relevant` must be"),
         (("map",), {"groups_from": 0}, TypeError, "`groups_from` must be"),
-        (("nope@3",), {}, ValueError, "unknown metric 'nope'"),
+        (("nope@3",), {}, ValueError, "unknown measure 'nope"),
         (({"a": 3},), {}, TypeError, "must be a metric name, a Metric"),
     ],
 )

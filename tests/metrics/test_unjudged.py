@@ -17,7 +17,7 @@ from skirm.metrics import (
     make_ranking_scorer,
     ndcg_score,
 )
-from skirm.metrics._registry import NOT_HELD, SPECS
+from skirm.metrics._registry import SPECS, not_held
 
 METRICS = [spec.name for spec in SPECS if spec.name != "judged"] + [
     f"{spec.name}@3" for spec in SPECS if spec.takes_k and spec.name != "judged"
@@ -28,7 +28,7 @@ METRICS = [spec.name for spec in SPECS if spec.name != "judged"] + [
 POLICIES = (
     (
         "average",
-        [m for m in METRICS if m.partition("@")[0] not in NOT_HELD["average_ties"]],
+        [m for m in METRICS if m.partition("@")[0] not in not_held("average_ties")],
     ),
     ("first", METRICS),
 )
@@ -356,7 +356,7 @@ def test_every_metric_function_takes_unjudged(spec, policy):
     y_true, y_score, groups = _data(3)
     k = {"k": 3} if spec.takes_k else {}
     name = f"{spec.name}@3" if spec.takes_k else spec.name
-    ties = "first" if spec.name in NOT_HELD["average_ties"] else "average"
+    ties = "first" if spec.name in not_held("average_ties") else "average"
     common = dict(groups=groups, unjudged=policy, ties=ties)
     want = evaluate(y_true, y_score, metrics=[name], **common)
     got = spec.function(y_true, y_score, **common, **k)

@@ -162,7 +162,7 @@ def test_from_cv_results_one_line_per_fold_and_the_mean(data):
     [
         (dict(metric="r_precision"), ValueError, "'r_precision' takes no cutoff"),
         (dict(metric="ndcg@10"), ValueError, "base name of a metric with a cutoff"),
-        (dict(metric="nope"), ValueError, "unknown metric 'nope'"),
+        (dict(metric="nope"), ValueError, "unknown measure 'nope"),
         (dict(k=[0, 1]), ValueError, "`k` must be a positive integer"),
         (dict(k=[]), ValueError, "`k` must hold at least one positive integer"),
         (dict(k=5), TypeError, "`k` must be an iterable of positive integers"),

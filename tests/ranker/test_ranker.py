@@ -270,7 +270,7 @@ def test_query_ranker_passes_check_estimator_except_score_without_groups():
         (QueryRanker(LGBMStandIn()), {}, ValueError, "enable metadata routing"),
         (QueryRanker(Ridge(), library="sklearn"), {}, ValueError, "`library` must"),
         (QueryRanker(None), {}, TypeError, "`estimator` must be an estimator"),
-        (QueryRanker(Ridge(), metric="ndcgg"), {}, ValueError, "unknown metric"),
+        (QueryRanker(Ridge(), metric="ndcgg"), {}, ValueError, "unknown measure"),
         (QueryRanker(Ridge()), {"y": np.zeros(3)}, ValueError, "`y` must be 1-D"),
         (
             QueryRanker(LGBMStandIn()),
@@ -398,7 +398,7 @@ def test_pairwise_ranker_clone_and_params():
             ValueError,
             "`y` must be 1-D with one label per row",
         ),
-        (PairwiseRanker(metric="x@1"), {}, ValueError, "unknown metric 'x'"),
+        (PairwiseRanker(metric="x@1"), {}, ValueError, "unknown measure 'x@1'"),
     ],
 )
 def test_pairwise_ranker_errors(model, kwargs, error, match, data):

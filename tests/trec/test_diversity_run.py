@@ -171,8 +171,9 @@ def test_plain_measures_on_subtopic_qrels_say_why_they_stop(tmp_path):
 def test_diversity_names_elsewhere_say_where_they_are_taken():
     with pytest.raises(ValueError, match=r"diversity measure.*evaluate_run"):
         parse_measures(["alpha_nDCG@20"])
-    outputs = parse_measures(["map", "alpha_nDCG@20"], diversity=True)
-    assert [kind for _, kind, _, _ in outputs] == ["trec", "diversity"]
+    request = parse_measures(["map", "alpha_nDCG@20"], diversity=True)
+    assert [o.name for o in request.outputs] == ["map"]
+    assert [d.text for d in request.diversity] == ["alpha_nDCG@20"]
 
 
 def _cli(*args):

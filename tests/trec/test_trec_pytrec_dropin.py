@@ -250,8 +250,8 @@ def test_a_string_is_one_measure():
 @pytest.mark.parametrize(
     "measures, error, message",
     [
-        (["foo"], ValueError, r"unsupported measure 'foo'; pytrec_eval's measures"),
-        (["ndcg@10"], ValueError, r"unsupported measure 'ndcg@10'"),
+        (["foo"], ValueError, r"unknown measure 'foo'; pytrec_eval's measures"),
+        (["ndcg@10"], ValueError, r"unknown measure 'ndcg@10' \(did you mean"),
         (["P.5,x"], ValueError, r"malformed parameters in 'P.5,x'"),
         (["P.0"], ValueError, r"cutoffs of 'P.0' must be distinct positive"),
         (["map.5"], ValueError, r"measure 'map' takes no parameters"),

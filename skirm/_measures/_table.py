@@ -1,0 +1,50 @@
+"""The measure table: every measure skirm knows, once, with every spelling.
+
+One :class:`~skirm._measures._rows.Measure` per measure, in the order of the
+documentation's tables: the measures on arrays (:mod:`._arrays`: the metric
+registry of :mod:`skirm.metrics` binds their kernels), trec_eval's own
+(:mod:`._trec`: kernels in :mod:`skirm.trec`) and the diversity measures
+(:mod:`._diversity`). Each spelling of a measure (skirm's, trec_eval's,
+ir_measures', ndeval's) is written in one of those rows and nowhere else:
+the name grammars, trec_eval's order and nicknames, the pytrec_eval
+drop-in's list, the documentation's tables and the tests read them from
+there. This module gathers them: ``table.NDCG``, ``table.BPREF``, ...
+"""
+
+from __future__ import annotations
+
+from skirm._measures import _arrays, _diversity, _trec
+from skirm._measures._arrays import *
+from skirm._measures._diversity import *
+from skirm._measures._rows import Measure
+from skirm._measures._trec import *
+from skirm._measures._vocabulary import *
+
+
+def _rows(*modules):
+    """The measures of the table's parts, in the order they are written."""
+    for module in modules:
+        for value in vars(module).values():
+            if isinstance(value, Measure):
+                yield value
+            elif isinstance(value, tuple) and value and isinstance(value[0], Measure):
+                yield from value
+
+
+#: Every measure, in the order of the documentation's tables.
+MEASURES = tuple(_rows(_arrays, _trec, _diversity))
+#: The diversity measures, in the order of ndeval's columns.
+DIVERSITY_MEASURES = tuple(_rows(_diversity))
+
+_BY_KEY = {measure.key: measure for measure in MEASURES}
+_SPELLINGS = {spelling.name: spelling for m in MEASURES for spelling in m.trec}
+
+
+def measure_of(key):
+    """The row of a measure's :attr:`~skirm._measures._rows.Measure.key`."""
+    return _BY_KEY[key]
+
+
+def spelling_of(name):
+    """The trec_eval spelling of that name."""
+    return _SPELLINGS[name]

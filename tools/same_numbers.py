@@ -120,8 +120,7 @@ def array_inputs():
 def _refuses_average(name):
     """Whether the registry lists ``name``'s measure among those without
     ``ties="average"`` on tied scores."""
-    from skirm.metrics import get_metric
-    from skirm.metrics import _registry
+    from skirm.metrics import _registry, get_metric
 
     if hasattr(_registry, "not_held"):  # the table of measures (since 0.4)
         refused = _registry.not_held("average_ties")

@@ -377,9 +377,9 @@ def parse_diversity(name) -> DiversityName | None:
     if not isinstance(name, str):
         return None
     match = DIVERSITY_NAME.fullmatch(name)
-    found = DIVERSITY_NAMES.get(match["base"]) if match else None
-    if found is None:
+    if match is None or match["base"] not in DIVERSITY_NAMES:
         return None
+    found = DIVERSITY_NAMES[match["base"]]
     measure, spelling = found
     k = int(match["k"]) if match["k"] is not None else None
     if measure.takes_k and (k is None or k < 1):

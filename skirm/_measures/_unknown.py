@@ -145,7 +145,7 @@ def suggest(name, door="arrays") -> str:
         measure = SKIRM_NAMES.get(stem.lower()) if door != "pytrec_eval" else None
         if measure is not None and measure.takes_k:
             return repr(f"{stem}@{digits['k']}")
-    pool = {}
+    pool: dict[str, str] = {}
     for key in _pool(door):
         pool.setdefault(key.lower(), key)
     close = difflib.get_close_matches(base.lower(), list(pool), n=4, cutoff=0.75)

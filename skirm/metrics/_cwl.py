@@ -323,7 +323,7 @@ def cwl_report(
     >>> round(report["residual_expected_utility"], 4)
     0.5536
     """
-    measure = _BY_NAME[MEASURE(measure)]
+    row = _BY_NAME[MEASURE(measure)]
     options = {
         "T": PARAM_CHECKS["T"](T),
         "p": PARAM_CHECKS["p"](p),
@@ -332,7 +332,7 @@ def cwl_report(
         "depth": PARAM_CHECKS["depth"](depth),
     }
     if k is not None:
-        k = PARAM_CHECKS["depth"](k) if measure.takes_k else None
+        k = PARAM_CHECKS["depth"](k) if row.takes_k else None
     ranking = rank_input(
         y_true,
         y_score,
@@ -341,7 +341,7 @@ def cwl_report(
         ties=ties,
         unjudged=unjudged,
     )
-    per_query = cwl_lines(ranking, measure, k, residuals=residuals, **options)
+    per_query = cwl_lines(ranking, row, k, residuals=residuals, **options)
     means = {
         name: average(values, ranking.group_weights, name)
         for name, values in per_query.items()

@@ -14,7 +14,6 @@ from typing import NamedTuple
 
 from skirm._errors import InvalidParameterError, UnknownMeasureError
 from skirm._measures._grammar import (
-    DiversityName,
     parse_diversity,
     parse_metric,
     parse_trec,
@@ -155,7 +154,7 @@ def parse_measures(metrics, compat="10.0", *, diversity=False) -> Request:
         for n in names
         if n.text is not None and not n.label
     }
-    trec = {}
+    trec: dict[str, Output] = {}
     for names in parsed_names:
         nickname = len(names) > 1
         for name in names:
@@ -175,8 +174,8 @@ def parse_measures(metrics, compat="10.0", *, diversity=False) -> Request:
                 )
     outputs = sorted(trec.values(), key=lambda o: (o.spelling.order, _param_key(o)))
     seen = set(trec)
-    for output in [*skirm, *diverse]:
-        label = output.text if isinstance(output, DiversityName) else output.name
+    labels = [o.name for o in skirm] + [d.text for d in diverse]
+    for label in labels:
         if label in seen:
             raise InvalidParameterError(f"`metrics` names {label!r} twice")
         seen.add(label)

@@ -5,11 +5,10 @@ measures and options."""
 import re
 
 import pytest
-from skirm.trec import trec_measure_names
 
 from skirm.io import Qrels, Run
 from skirm.metrics import get_metric
-from skirm.trec import evaluate_run
+from skirm.trec import evaluate_run, trec_measure_names
 from skirm.trec._request import parse_measures
 
 

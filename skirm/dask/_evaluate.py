@@ -81,7 +81,7 @@ def _progress(verbose, title):
     Dask's own ``dask.diagnostics.ProgressBar`` there around each
     computation (a ``distributed.Client`` has its dashboard: its address is
     named)."""
-    verbose = VERBOSE(verbose)
+    verbose = int(VERBOSE(verbose))
     with reporting(verbose, title) as progress:
         if verbose == 0:
             yield progress

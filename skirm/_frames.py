@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm._errors import InvalidInputError
+from skirm._errors import InvalidInputError, MissingDependencyError
 from skirm._params import OneOf, Param
 
 __all__ = [
@@ -407,7 +407,7 @@ def _polars(owner):
     try:
         import polars as pl
     except ImportError as exc:
-        raise ImportError(
+        raise MissingDependencyError(
             f"{owner}(backend='polars') requires polars; install it with "
             "`pip install skirm[polars]`"
         ) from exc

@@ -36,12 +36,13 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import numbers
 import os
 import sys
 import threading
 import time
 import warnings
+
+from skirm._params import Instance, Interval, Param
 
 #: Seconds of work before the terminal line appears (short work shows none).
 DELAY = 1.0
@@ -56,16 +57,14 @@ _CURRENT: contextvars.ContextVar[Progress | None] = contextvars.ContextVar(
 )
 
 
-def check_verbose(verbose) -> int:
-    """``verbose`` as a non-negative int, or a TypeError/ValueError naming it."""
-    if not isinstance(verbose, numbers.Integral):
-        raise TypeError(
-            "`verbose` must be a non-negative integer (0: silent), got "
-            f"{verbose!r} ({type(verbose).__name__})"
-        )
-    if verbose < 0:
-        raise ValueError(f"`verbose` must be a non-negative integer, got {verbose}")
-    return int(verbose)
+#: How much progress a function prints on standard error (scikit-learn's
+#: ``verbose``): 0 none; ``True`` counts as 1.
+VERBOSE = Param(
+    "verbose",
+    Interval(int, 0, closed="left"),
+    Instance(bool, "True or False"),
+    expected="a non-negative integer (0: silent)",
+)
 
 
 def _size(n):
@@ -284,7 +283,7 @@ def reporting(verbose, title, stream=None):
 
     Use as ``with reporting(verbose, "skirm.stats.compare") as progress:``.
     """
-    verbose = check_verbose(verbose)
+    verbose = int(VERBOSE(verbose))
     if verbose == 0:
         return contextlib.nullcontext(current())
     if stream is None:

@@ -12,8 +12,8 @@ import numpy as np
 
 from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._frames import column_names, frame_column, is_frame
-from skirm._params import Param, Satisfies
-from skirm._validation import check_groups, describe
+from skirm._params import Param, Satisfies, describe
+from skirm._validation import check_groups
 
 __all__ = [
     "GROUPS_FROM",

@@ -14,33 +14,16 @@ import numpy as np
 
 from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._frames import first_missing, is_column, values
-from skirm._params import (
-    N_JOBS,
-    NO_RELEVANT,
-    RELEVANCE_THRESHOLD,
-    Interval,
-    K,
-    OneOf,
-    Param,
-    as_python,
-    describe,
-)
+from skirm._params import N_JOBS, as_python, describe
 
 __all__ = [
     "as_numeric_array",
-    "as_python",
-    "check_choice",
     "check_groups",
     "check_groups_runs",
-    "check_k",
     "check_n_jobs",
-    "check_no_relevant",
-    "check_probability",
     "check_sample_weight",
     "check_scores",
-    "check_threshold",
     "check_y_true",
-    "describe",
 ]
 
 
@@ -425,39 +408,3 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
             "`sample_weight` must hold finite, non-negative numbers"
         )
     return arr
-
-
-# --------------------------------------------------------------------------
-# Rules built at the call (being replaced by declared rules, skirm._params)
-# --------------------------------------------------------------------------
-
-
-def check_k(k, name: str = "k") -> int | None:
-    """``k``: a positive integer or None."""
-    return K(k, name)
-
-
-def check_choice(value, name: str, choices):
-    """A string option from a fixed set."""
-    return Param(name, OneOf(*choices))(value)
-
-
-def check_no_relevant(value):
-    """``no_relevant``: a number in [0, 1], ``"skip"`` or ``"raise"``."""
-    return NO_RELEVANT(value)
-
-
-def check_threshold(value, name: str = "relevance_threshold"):
-    """``relevance_threshold``: None or a positive finite number."""
-    return RELEVANCE_THRESHOLD(value, name)
-
-
-def check_probability(value, name: str, *, closed_low=False, closed_high=False):
-    """A real number in (0, 1), with optionally closed ends."""
-    closed = {
-        (True, True): "both",
-        (True, False): "left",
-        (False, True): "right",
-        (False, False): "neither",
-    }[closed_low, closed_high]
-    return Param(name, Interval(float, 0, 1, closed=closed))(value)

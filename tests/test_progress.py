@@ -7,6 +7,7 @@ one-second delay is lowered by the private ``SKIRM_PROGRESS_DELAY``.
 """
 
 import gzip
+import inspect
 import io
 import os
 import pty
@@ -20,9 +21,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import skirm
 import skirm.io._runs
 import skirm.stats._resampling
-from skirm._progress import SILENT, Progress, check_verbose, current, reporting
+from skirm._progress import SILENT, VERBOSE, Progress, current, reporting
 from skirm.metrics import EvaluationResult
 from skirm.stats import compare
 from skirm.trec import evaluate_run
@@ -181,9 +183,19 @@ def test_verbose_must_be_an_integer(verbose):
 
 
 def test_verbose_must_not_be_negative():
-    with pytest.raises(ValueError, match=r"`verbose` must be .* got -1"):
-        check_verbose(-1)
-    assert check_verbose(True) == 1 and check_verbose(np.int64(2)) == 2
+    message = "`verbose` must be a non-negative integer (0: silent), got -1 (int)"
+    with pytest.raises(skirm.InvalidParameterError, match=f"^{re.escape(message)}$"):
+        VERBOSE(-1)
+    with pytest.raises(skirm.InvalidParameterError, match=r"got np\.True_ \(bool\)"):
+        VERBOSE(np.True_)
+    assert VERBOSE(True) == 1 and VERBOSE(np.int64(2)) == 2
+    assert type(VERBOSE(np.int64(2))) is int
+
+
+@pytest.mark.parametrize("function", [compare, evaluate_run])
+def test_the_default_verbose_passes_its_rule(function):
+    default = inspect.signature(function).parameters["verbose"].default
+    assert VERBOSE(default) == default == 0
 
 
 def _write_run(path, n_queries, seed):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from skirm._html import Markup, document, table
-from skirm._validation import as_python
+from skirm._params import as_python
 
 #: Lists shown one per row; the others are summarised.
 HEAD = 5

@@ -26,7 +26,7 @@ from skirm._engine._check import CheckedInput
 from skirm._engine._encode import counted_starts, sorted_code_starts, stable_code_sort
 from skirm._engine._ranking import Ranking, block_starts
 from skirm._errors import InvalidInputError
-from skirm._validation import as_python
+from skirm._params import as_python
 
 
 class Ordered(NamedTuple):

@@ -18,10 +18,22 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from skirm._engine import check_input
+from skirm._errors import (
+    InvalidInputError,
+    InvalidParameterError,
+    MissingDependencyError,
+)
 from skirm._measures._vocabulary import DEFAULT_METRICS
-from skirm._params import NO_RELEVANT, TIES
-from skirm._progress import check_verbose, reporting
-from skirm._validation import describe
+from skirm._params import (
+    BOOLEAN,
+    NO_RELEVANT,
+    TIES,
+    OneOf,
+    Param,
+    checked,
+    describe,
+)
+from skirm._progress import VERBOSE, reporting
 from skirm.metrics._evaluate import bind_input_wide, bind_metrics, per_query_values
 from skirm.metrics._result import first_repeated, merge
 
@@ -44,7 +56,7 @@ def _import_dask():
         import dask.dataframe as dd
         import pandas as pd
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
+        raise MissingDependencyError(
             "skirm.dask requires dask[dataframe] and pandas; install them with "
             "`pip install skirm[dask]`"
         ) from exc
@@ -70,7 +82,7 @@ def _progress(verbose, title):
     Dask's own ``dask.diagnostics.ProgressBar`` there around each
     computation (a ``distributed.Client`` has its dashboard: its address is
     named)."""
-    verbose = check_verbose(verbose)
+    verbose = int(VERBOSE(verbose))
     with reporting(verbose, title) as progress:
         if verbose == 0:
             yield progress
@@ -105,12 +117,12 @@ def _rows_frame(columns):
             continue
         if isinstance(column, da.Array):
             if column.ndim != 1:
-                raise ValueError(
+                raise InvalidInputError(
                     f"`{name}` must be a 1-D Dask array, got shape {column.shape}"
                 )
             column = dd.from_dask_array(column)
         elif not isinstance(column, dd.Series):
-            raise TypeError(
+            raise InvalidInputError(
                 f"`{name}` must be a Dask Series or a 1-D Dask array, got "
                 f"{describe(column)}; for in-memory arrays use "
                 "skirm.metrics.evaluate"
@@ -127,13 +139,9 @@ def _empty_frame(pd, labels, weighted, id_dtype):
     return pd.DataFrame(data, index=pd.Index([], dtype=id_dtype, name="query"))
 
 
-def check_shuffle(shuffle):
-    """``shuffle`` as given: True, False or ``"auto"``."""
-    if isinstance(shuffle, (bool, np.bool_)):
-        return bool(shuffle)
-    if isinstance(shuffle, str) and shuffle == "auto":
-        return shuffle
-    raise ValueError(f"`shuffle` must be True, False or 'auto', got {shuffle!r}")
+#: Whether the rows are shuffled on the query id: ``"auto"`` only when a
+#: query's rows are in two partitions.
+SHUFFLE = Param("shuffle", BOOLEAN, OneOf("auto"), expected="True, False or 'auto'")
 
 
 def _whole_by_metadata(groups):
@@ -192,6 +200,7 @@ def _values_as_they_stand(rows, bound, no_relevant, ties, weighted):
     return ids, values
 
 
+@checked(ties=TIES, no_relevant=NO_RELEVANT, shuffle=SHUFFLE)
 def per_query_frame(
     y_true: DaskColumn,
     y_score: DaskColumn,
@@ -239,7 +248,6 @@ def per_query_frame(
     1      0.5
     2      0.5
     """
-    shuffle = check_shuffle(shuffle)
     frame, bound = _prepare(
         y_true, y_score, groups, metrics, sample_weight, ties, no_relevant, params
     )
@@ -251,11 +259,9 @@ def per_query_frame(
 def _prepare(y_true, y_score, groups, metrics, sample_weight, ties, no_relevant, p):
     """Client-side checks, the rows as one frame, and the bound metrics."""
     _import_dask()
-    TIES(ties)
-    NO_RELEVANT(no_relevant)
     bound = bind_metrics(metrics, p)
     if groups is None:
-        raise ValueError(
+        raise InvalidParameterError(
             "`groups` is required: pass the query id of each row (a Dask Series "
             "or a 1-D Dask array)"
         )
@@ -273,8 +279,14 @@ def _prepare(y_true, y_score, groups, metrics, sample_weight, ties, no_relevant,
 
 
 def _shuffle_error(split=None):
-    where = "" if split is None else f" (query {split!r} is in two partitions)"
-    return ValueError(
+    """``ties="first"`` with a shuffle: asked for (``shuffle=True``), an
+    invalid parameter; found needed (a query in two partitions), invalid
+    input."""
+    if split is None:
+        error, where = InvalidParameterError, ""
+    else:
+        error, where = InvalidInputError, f" (query {split!r} is in two partitions)"
+    return error(
         "`ties='first'` keeps the input order of tied rows, which the "
         "shuffle on the query id does not preserve; give partitions that "
         f"hold whole queries{where}, or another tie policy"
@@ -283,7 +295,6 @@ def _shuffle_error(split=None):
 
 def _values_frame(frame, bound, no_relevant, ties, sample_weight, shuffle):
     _, _, pd = _import_dask()
-    no_relevant = NO_RELEVANT(no_relevant)
     if shuffle:
         if ties == "first":
             raise _shuffle_error()
@@ -323,6 +334,7 @@ def _as_they_stand(frame, bound, no_relevant, ties, weighted, progress):
     return [values for _, values in outcomes]
 
 
+@checked(ties=TIES, no_relevant=NO_RELEVANT, shuffle=SHUFFLE, verbose=VERBOSE)
 def evaluate(
     y_true: DaskColumn,
     y_score: DaskColumn,
@@ -413,7 +425,6 @@ def evaluate(
     array([0.5, nan])
     """
     dask, _, _ = _import_dask()
-    shuffle = check_shuffle(shuffle)
     with _progress(verbose, "skirm.dask.evaluate") as progress:
         progress.stage("preparing the rows")
         frame, bound = _prepare(
@@ -437,7 +448,7 @@ def evaluate(
         progress.stage("merging the per-query values")
         parts = [_as_part(p, bound, weighted) for p in parts if len(p)]
         if not parts:
-            raise ValueError("`y_true` must hold at least one row, got none")
+            raise InvalidInputError("`y_true` must hold at least one row, got none")
         result = merge(parts)
         progress.finish()
     return result

@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._measures._table import OFFICIAL
-from skirm._validation import describe
+from skirm._params import describe
 from skirm.dask._evaluate import (
+    SHUFFLE,
     _import_dask,
     _progress,
     _repeated_query,
-    check_shuffle,
 )
 from skirm.metrics._result import merged_ids
 
@@ -72,7 +73,7 @@ def _run_frame(run):
     if isinstance(run, dd.DataFrame):
         missing = [c for c in _RUN_COLUMNS if c not in run.columns]
         if missing:
-            raise ValueError(
+            raise InvalidInputError(
                 f"`run` must have the columns {list(_RUN_COLUMNS)} (as "
                 f"skirm.io.Run.to_frame gives them), missing {missing}"
             )
@@ -82,12 +83,12 @@ def _run_frame(run):
     elif isinstance(run, (list, tuple)):
         paths = [os.fspath(p) for p in run]
     else:
-        raise TypeError(
+        raise InvalidParameterError(
             "`run` must be a Dask DataFrame, a glob pattern of run files or a "
             f"list of paths, got {describe(run)}"
         )
     if not paths:
-        raise ValueError(f"`run` matches no file: {run!r}")
+        raise InvalidParameterError(f"`run` matches no file: {run!r}")
     empty = np.zeros(0, dtype=str)
     meta = _run_pandas(empty, empty, np.zeros(0))
     parts = [dask.delayed(_read_run_frame)(p) for p in paths]
@@ -275,7 +276,7 @@ def evaluate_run(
     )
     from skirm.trec._summary import summarize_outputs
 
-    shuffle = check_shuffle(shuffle)
+    shuffle = SHUFFLE(shuffle)
     compat = COMPAT(compat)
     outputs = parse_measures(metrics, compat).outputs
     level = RELEVANCE_LEVEL(relevance_level)

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, overload
 import numpy as np
 from sklearn.utils import Bunch
 
-from skirm._validation import describe
+from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._params import BOOLEAN, Instance, Param, Satisfies, checked, describe
 
 if TYPE_CHECKING:
     from typing import Any, Literal
@@ -24,9 +25,20 @@ if TYPE_CHECKING:
 
 _DOCID = re.compile(rb"docid\s*=\s*(\S+)")
 
+#: Where data is read from: a path, or a file opened for reading.
+SOURCE = Param(
+    "f",
+    Instance((str, os.PathLike), "a path"),
+    Satisfies(lambda source: hasattr(source, "read"), "a file", rejected=(3,)),
+    expected="a path or a file opened for reading",
+)
+#: Whether the arrays are returned as a tuple rather than a Bunch.
+RETURN_X_Y = Param("return_X_y", BOOLEAN)
+
 
 def _read_bytes(source, name):
     """The raw bytes of a path (``.gz``/``.bz2`` opened transparently) or file."""
+    SOURCE(source, name)
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         opener = {".gz": gzip.open, ".bz2": bz2.open}.get(
@@ -37,19 +49,15 @@ def _read_bytes(source, name):
                 return handle.read(), path
         except FileNotFoundError:
             raise FileNotFoundError(f"`{name}`: no such file {path!r}") from None
-    if hasattr(source, "read"):
-        data = source.read()
-        if isinstance(data, str):
-            data = data.encode("utf-8")
-        if not isinstance(data, bytes):
-            raise TypeError(
-                f"`{name}` must be a path or a file opened for reading, got a file "
-                f"whose read() returned {describe(data)}"
-            )
-        return data, getattr(source, "name", f"<{name}>")
-    raise TypeError(
-        f"`{name}` must be a path or a file opened for reading, got {describe(source)}"
-    )
+    data = source.read()
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if not isinstance(data, bytes):
+        raise InvalidParameterError(
+            f"`{name}` must be a path or a file opened for reading, got a file "
+            f"whose read() returned {describe(data)}"
+        )
+    return data, getattr(source, "name", f"<{name}>")
 
 
 def _data_lines(data):
@@ -65,7 +73,7 @@ def _doc_ids(lines):
         return None
     missing = [i for i, match in enumerate(found) if match is None]
     if missing:
-        raise ValueError(
+        raise InvalidInputError(
             f"some rows carry a '#docid = ...' comment and others do not: the "
             f"row {missing[0] + 1} (counting data rows from 1) has none"
         )
@@ -85,14 +93,14 @@ def _read_query_sizes(source, n_samples):
         except ValueError:
             size = -1
         if size < 1:
-            raise ValueError(
+            raise InvalidInputError(
                 f"{label}:{number}: expected a positive integer group size, got "
                 f"{text!r}"
             )
         sizes.append(size)
     sizes = np.asarray(sizes, dtype=np.int64)
     if int(sizes.sum()) != n_samples:
-        raise ValueError(
+        raise InvalidInputError(
             f"{label}: the group sizes sum to {int(sizes.sum())} but the data file "
             f"has {n_samples} rows"
         )
@@ -135,6 +143,7 @@ def load_svmlight_ranking(
 ) -> Bunch | tuple[csr_matrix, FloatArray, NDArray[Any]]: ...
 
 
+@checked(f=SOURCE, return_X_y=RETURN_X_Y)
 def load_svmlight_ranking(
     f: PathOrFile,
     *,
@@ -227,10 +236,6 @@ def load_svmlight_ranking(
     """
     from sklearn.datasets import load_svmlight_file
 
-    if not isinstance(return_X_y, (bool, np.bool_)):
-        raise TypeError(
-            f"`return_X_y` must be True or False, got {describe(return_X_y)}"
-        )
     data, label = _read_bytes(f, "f")
     try:
         X, y, qid = load_svmlight_file(
@@ -241,19 +246,19 @@ def load_svmlight_ranking(
             query_id=True,
         )
     except ValueError as exc:
-        raise ValueError(f"{label}: not a valid SVMlight file: {exc}") from exc
+        raise InvalidInputError(f"{label}: not a valid SVMlight file: {exc}") from exc
     n_samples = X.shape[0]
     if n_samples == 0:
-        raise ValueError(f"{label}: the file holds no data rows")
+        raise InvalidInputError(f"{label}: the file holds no data rows")
     lines = _data_lines(data)
     if len(lines) != n_samples:  # pragma: no cover - guards a parser mismatch
-        raise ValueError(
+        raise InvalidInputError(
             f"{label}: found {len(lines)} data lines but the parser read "
             f"{n_samples} rows"
         )
     has_qid = qid.shape[0] == n_samples
     if qid.shape[0] not in (0, n_samples):  # pragma: no cover - parser-dependent
-        raise ValueError(f"{label}: only some rows carry a 'qid:'")
+        raise InvalidInputError(f"{label}: only some rows carry a 'qid:'")
 
     if isinstance(query_file, str) and query_file == "auto":
         candidate = (
@@ -265,7 +270,7 @@ def load_svmlight_ranking(
             else None
         )
     elif has_qid and query_file is not None:
-        raise ValueError(
+        raise InvalidParameterError(
             f"`query_file` must be None or 'auto' for data with 'qid:' columns "
             f"({label}), got {describe(query_file)}"
         )
@@ -275,7 +280,7 @@ def load_svmlight_ranking(
     elif query_file is not None:
         groups = _read_query_sizes(query_file, n_samples)
     else:
-        raise ValueError(
+        raise InvalidParameterError(
             f"{label}: the rows carry no 'qid:' and no `query_file` was found; pass "
             "`query_file` (LightGBM-style group sizes, one per line)"
         )

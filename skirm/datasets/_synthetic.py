@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, overload
 import numpy as np
 from sklearn.utils import check_random_state
 
-from skirm._validation import describe
+from skirm._errors import InvalidParameterError, MissingDependencyError
+from skirm._params import BOOLEAN, Interval, Param, checked, describe
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -22,24 +23,22 @@ if TYPE_CHECKING:
     Arrays = tuple[FloatArray, NDArray[np.int64], NDArray[np.intp]]
 
 
-def _check_int(value, name, low):
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Integral)
-        or value < low
-    ):
-        raise ValueError(f"`{name}` must be an integer >= {low}, got {describe(value)}")
-    return int(value)
-
-
-def _check_fraction(value, name):
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not 0.0 <= value <= 1.0
-    ):
-        raise ValueError(f"`{name}` must be a number in [0, 1], got {describe(value)}")
-    return float(value)
+#: The numbers of queries, of features and of grades.
+N_GROUPS = Param("n_groups", Interval(int, 1, closed="left", text="an integer >= 1"))
+N_FEATURES = Param(
+    "n_features", Interval(int, 1, closed="left", text="an integer >= 1")
+)
+N_RELEVANCE_LEVELS = Param("n_relevance_levels", Interval(int, 2, closed="left"))
+#: Rows per query: a fixed size, or each bound of a ``(low, high)`` range.
+GROUP_SIZE = Param(
+    "group_size", Interval(int, 1, closed="left", text="an integer >= 1")
+)
+#: The standard deviation of the noise on the labels.
+NOISE = Param("noise", Interval(float, 0, closed="left"))
+#: The share of queries without a relevant row.
+NO_RELEVANT_FRACTION = Param("no_relevant_fraction", Interval(float, 0, 1))
+#: Whether pandas objects are returned.
+AS_FRAME = Param("as_frame", BOOLEAN)
 
 
 @overload
@@ -82,6 +81,14 @@ def make_ranking(
 ) -> Arrays | Bunch: ...
 
 
+@checked(
+    n_groups=N_GROUPS,
+    as_frame=AS_FRAME,
+    n_features=N_FEATURES,
+    n_relevance_levels=N_RELEVANCE_LEVELS,
+    no_relevant_fraction=NO_RELEVANT_FRACTION,
+    noise=NOISE,
+)
 def make_ranking(
     n_groups: int = 100,
     group_size: int | tuple[int, int] = (5, 50),
@@ -161,33 +168,10 @@ def make_ranking(
     >>> data.target.name, data.groups.tolist()
     ('relevance', [0, 0, 1, 1, 2, 2])
     """
-    n_groups = _check_int(n_groups, "n_groups", 1)
-    if not isinstance(as_frame, (bool, np.bool_)):
-        raise TypeError(f"`as_frame` must be True or False, got {describe(as_frame)}")
-    n_features = _check_int(n_features, "n_features", 1)
-    n_levels = _check_int(n_relevance_levels, "n_relevance_levels", 2)
-    no_relevant_fraction = _check_fraction(no_relevant_fraction, "no_relevant_fraction")
-    if (
-        isinstance(noise, bool)
-        or not isinstance(noise, numbers.Real)
-        or not np.isfinite(noise)
-        or noise < 0
-    ):
-        raise ValueError(
-            f"`noise` must be a non-negative number, got {describe(noise)}"
-        )
     if isinstance(group_size, numbers.Integral) and not isinstance(group_size, bool):
-        low = high = _check_int(group_size, "group_size", 1)
+        low = high = GROUP_SIZE(group_size)
     else:
-        try:
-            low, high = group_size
-        except (TypeError, ValueError):
-            raise ValueError(
-                "`group_size` must be a positive integer or a (low, high) pair, "
-                f"got {describe(group_size)}"
-            ) from None
-        low = _check_int(low, "group_size[0]", 1)
-        high = _check_int(high, "group_size[1]", low)
+        low, high = _size_range(group_size)
     rng = check_random_state(random_state)
 
     sizes = rng.randint(low, high + 1, size=n_groups)
@@ -202,7 +186,7 @@ def make_ranking(
     latent = X @ coef + query_offset[groups] + noise * rng.normal(size=n_samples)
     # Grades by quantile: about 60% of rows at 0, the rest spread over the
     # higher grades with fewer rows at each step.
-    cuts = np.quantile(latent, 1.0 - 0.4 * 0.5 ** np.arange(n_levels - 1))
+    cuts = np.quantile(latent, 1.0 - 0.4 * 0.5 ** np.arange(n_relevance_levels - 1))
     y = np.searchsorted(cuts, latent, side="right")
     empty = rng.rand(n_groups) < no_relevant_fraction
     y[empty[groups]] = 0
@@ -212,11 +196,28 @@ def make_ranking(
     return X, y, groups
 
 
+def _size_range(group_size):
+    """``(low, high)`` of a checked ``(low, high)`` pair of group sizes."""
+    try:
+        low, high = group_size
+    except (TypeError, ValueError):
+        raise InvalidParameterError(
+            "`group_size` must be a positive integer or a (low, high) pair, "
+            f"got {describe(group_size)}"
+        ) from None
+    low = GROUP_SIZE(low, "group_size[0]")
+    if not (GROUP_SIZE.accepts(high) and high >= low):
+        raise InvalidParameterError(
+            f"`group_size[1]` must be an integer >= {low}, got {describe(high)}"
+        )
+    return low, int(high)
+
+
 def _as_frame(X, y, groups):
     try:
         import pandas as pd
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
+        raise MissingDependencyError(
             "make_ranking(as_frame=True) requires pandas; install it with "
             "`pip install skirm[pandas]`"
         ) from exc

@@ -16,9 +16,10 @@ import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
 from skirm._engine import encode_groups
+from skirm._errors import InvalidInputError
 from skirm._frames import library
+from skirm._params import NONE, Instance, Interval, OneOf, Param, checked
 from skirm._query_ids import GROUPS_FROM, n_rows, resolve_groups
-from skirm._validation import check_choice, describe
 from skirm.metrics._get_scorer import get_scorer
 from skirm.metrics._scorer import RankingScorer, make_ranking_scorer
 
@@ -32,23 +33,33 @@ if TYPE_CHECKING:
 
 __all__ = ["permutation_importance"]
 
-PERMUTE = ("query", "all")
+#: Where a column is permuted: within each query, or over all rows.
+PERMUTATIONS = ("query", "all")
+PERMUTE = Param("permute", OneOf(*PERMUTATIONS))
+#: The permutations of each feature.
+N_REPEATS = Param("n_repeats", Interval(int, 1, closed="left"))
+#: The ranking score whose drop is the importance.
+SCORING = Param(
+    "scoring",
+    NONE,
+    Instance(str, "a metric name"),
+    Instance((list, tuple), "a list of metric names"),
+    Instance(RankingScorer, "a skirm RankingScorer"),
+    expected="None, a metric name, a list of metric names or a skirm "
+    "RankingScorer (make_ranking_scorer)",
+)
 
 
-def _check_scoring(scoring):
-    """A RankingScorer from None, a name, a list of names or a scorer."""
+def _scorer(scoring):
+    """The RankingScorer of a checked ``scoring``: None, a name, a list of
+    names or a scorer."""
     if scoring is None:
         return make_ranking_scorer("ndcg@10")
     if isinstance(scoring, RankingScorer):
         return scoring
     if isinstance(scoring, str):
         return get_scorer(scoring)
-    if isinstance(scoring, (list, tuple)):
-        return make_ranking_scorer(list(scoring))
-    raise TypeError(
-        "`scoring` must be None, a metric name, a list of metric names or a "
-        f"skirm RankingScorer (make_ranking_scorer), got {describe(scoring)}"
-    )
+    return make_ranking_scorer(list(scoring))
 
 
 def _permutations(groups, n_samples, n_repeats, permute, seed):
@@ -81,13 +92,13 @@ def _as_matrix(X) -> np.ndarray | DataFrame:
     if hasattr(X, "iloc") or _is_polars_frame(X):
         return X
     if hasattr(X, "tocsr") or hasattr(X, "toarray"):
-        raise TypeError(
+        raise InvalidInputError(
             "`X` must be a dense array or a DataFrame, got a sparse matrix; "
             "call X.toarray() first"
         )
     X = np.asarray(X)
     if X.ndim != 2:
-        raise ValueError(
+        raise InvalidInputError(
             f"`X` must be 2-D (n_samples, n_features), got shape {X.shape}"
         )
     return X
@@ -171,6 +182,7 @@ def permutation_importance(
 ) -> Bunch | dict[str, Bunch]: ...
 
 
+@checked(permute=PERMUTE, n_repeats=N_REPEATS, scoring=SCORING, groups_from=GROUPS_FROM)
 def permutation_importance(
     estimator: Any,
     X: ArrayLike,
@@ -261,19 +273,10 @@ def permutation_importance(
     >>> bool(across.importances_mean[1] > 0)
     True
     """
-    permute = check_choice(permute, "permute", PERMUTE)
-    if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)):
-        raise TypeError(
-            f"`n_repeats` must be a positive integer, got {describe(n_repeats)}"
-        )
-    if n_repeats < 1:
-        raise ValueError(f"`n_repeats` must be a positive integer, got {n_repeats}")
-    scorer = _check_scoring(scoring)
+    scorer = _scorer(scoring)
     X = _as_matrix(X)
     n_samples = n_rows(X)
-    groups = resolve_groups(
-        "permutation_importance", X, groups, GROUPS_FROM(groups_from)
-    )
+    groups = resolve_groups("permutation_importance", X, groups, groups_from)
     kwargs = {"groups": groups, "sample_weight": sample_weight}
     seed = check_random_state(random_state).randint(np.iinfo(np.int32).max + 1)
     perms = _permutations(groups, n_samples, n_repeats, permute, seed)

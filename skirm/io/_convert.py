@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from skirm._errors import InvalidInputError, InvalidParameterError, SkirmError
 from skirm._frames import (
     column_names,
     first_missing,
@@ -91,13 +92,16 @@ def as_qrels(
 
     Raises
     ------
-    TypeError
-        For an object of none of these shapes, ids that are not strings or
-        integers, or relevance values that are not integers.
-    ValueError
-        For a missing or ambiguous column, a missing value (null, None or
-        NaN) in one of the three columns of a DataFrame, tuples of the wrong
-        length, or whatever :class:`Qrels` rejects.
+    InvalidParameterError
+        For an object of none of these shapes, a column name that names no
+        column, or column names given for a shape without columns.
+    InvalidInputError
+        For ids that are not strings or integers, relevance values that are
+        not integers, a missing or ambiguous column, a missing value (null,
+        None or NaN) in one of the three columns of a DataFrame, tuples of
+        the wrong length, or whatever :class:`Qrels` rejects.
+    TrecFormatError
+        For a malformed line of a file (see :func:`read_qrels`).
 
     Notes
     -----
@@ -171,13 +175,16 @@ def as_run(
 
     Raises
     ------
-    TypeError
-        For an object of none of these shapes, ids that are not strings or
-        integers, or scores that are not real numbers.
-    ValueError
-        For a missing or ambiguous column, a missing value (null, None or
-        NaN) in one of the three columns of a DataFrame, tuples of the wrong
-        length, or whatever :class:`Run` rejects (NaN scores).
+    InvalidParameterError
+        For an object of none of these shapes, a column name that names no
+        column, or column names given for a shape without columns.
+    InvalidInputError
+        For ids that are not strings or integers, scores that are not real
+        numbers, a missing or ambiguous column, a missing value (null, None
+        or NaN) in one of the three columns of a DataFrame, tuples of the
+        wrong length, or whatever :class:`Run` rejects (NaN scores).
+    TrecFormatError
+        For a malformed line of a file (see :func:`read_run`).
 
     Examples
     --------
@@ -239,7 +246,7 @@ def _columns(obj, name, value, names, cls):
     if isinstance(obj, Iterable) and not isinstance(obj, (bytes, bytearray)):
         return _from_rows(obj, name, value, names)
     shapes = _SHAPES.format(cls=cls.__name__, value=value)
-    raise TypeError(f"`{name}` must be {shapes}; got {type(obj).__name__}")
+    raise InvalidParameterError(f"`{name}` must be {shapes}; got {type(obj).__name__}")
 
 
 def _from_dicts(obj, name, value):
@@ -248,7 +255,7 @@ def _from_dicts(obj, name, value):
     bad = [i for i, v in enumerate(inner) if not isinstance(v, Mapping)]
     if bad:
         qid = list(obj)[bad[0]]
-        raise TypeError(
+        raise InvalidInputError(
             f"`{name}` must be a dict of dicts {{qid: {{docid: {value}}}}}; "
             f"the value for query {qid!r} is a {type(inner[bad[0]]).__name__}"
         )
@@ -273,7 +280,7 @@ def _from_frame(obj, name, value, names, columns, column_of):
         col = column_of(obj, column)
         at = first_missing(col)
         if at is not None:
-            raise ValueError(
+            raise InvalidInputError(
                 f"`{name}`: column {column!r} must not hold missing values "
                 f"(null, None or NaN), got one at row {at}"
             )
@@ -294,7 +301,7 @@ def _from_rows(obj, name, value, names):
     kinds = set(map(type, rows))
     if not all(issubclass(k, (tuple, list)) for k in kinds):
         odd = next(k for k in kinds if not issubclass(k, (tuple, list)))
-        raise TypeError(
+        raise InvalidInputError(
             f"`{name}` must hold (qid, docid, {value}) tuples; got an iterable "
             f"of {odd.__name__}"
             + (" (for the lines of a file, pass its path)" if odd is str else "")
@@ -313,7 +320,7 @@ def _from_rows(obj, name, value, names):
         at = [0, 1, 2]
     else:
         bad = int(np.argmax(lengths != 3))
-        raise ValueError(
+        raise InvalidInputError(
             f"`{name}` must hold (qid, docid, {value}) tuples of 3 values; "
             f"row {bad} is {rows[bad]!r}"
         )
@@ -324,7 +331,7 @@ def _from_rows(obj, name, value, names):
 def _no_names(names, name, shape):
     given = [f"{role}={col!r}" for role, col in names.items() if col is not None]
     if given:
-        raise ValueError(
+        raise InvalidParameterError(
             f"`{name}` is {shape}, which has no columns to name; got "
             f"{', '.join(given)} (column names apply to DataFrames and named tuples)"
         )
@@ -346,7 +353,7 @@ def _pick(available, role, given, name, what, value):
     hint = f"name it with skirm.io.as_{'run' if value == 'score' else 'qrels'}"
     if given is not None:
         if given not in available:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"`{name}` has no {what} {given!r} (its {what}s: {available})"
             )
         return given
@@ -354,12 +361,12 @@ def _pick(available, role, given, name, what, value):
     if len(found) == 1:
         return found[0]
     if not found:
-        raise ValueError(
+        raise InvalidInputError(
             f"`{name}` has no {role} {what}: expected one of "
             f"{list(_CANDIDATES[role])}, got {what}s {available}; {hint}"
             f"(..., {role}=...)"
         )
-    raise ValueError(
+    raise InvalidInputError(
         f"`{name}` has several {role} {what}s {found}; {hint}(..., {role}=...)"
     )
 
@@ -379,7 +386,7 @@ def _ids(values, name, what):
             return values
         if kind in "iu" or values.shape[0] == 0:
             return values.astype(str)
-        raise TypeError(
+        raise InvalidInputError(
             f"`{name}`: {what} must be strings or integers, got {values.dtype}"
         )
     if not len(values):
@@ -388,7 +395,7 @@ def _ids(values, name, what):
     kinds = set(map(type, items))
     odd = [k for k in kinds if not issubclass(k, _ID_TYPES) or k is bool]
     if odd:
-        raise TypeError(
+        raise InvalidInputError(
             f"`{name}`: {what} must be strings or integers, got {odd[0].__name__}"
         )
     if not isinstance(values, np.ndarray):
@@ -399,15 +406,17 @@ def _ids(values, name, what):
 def _check_numbers(values, name, what, kinds):
     if values.dtype.kind not in kinds:
         example = values[0] if values.shape[0] else None
-        raise TypeError(
+        raise InvalidInputError(
             f"`{name}`: {what} values must be numbers, got dtype {values.dtype}"
             + (f" (e.g. {example!r})" if example is not None else "")
         )
 
 
 def _build(cls, name, q, d, v, **kwargs):
-    """The record through its constructor; its errors name the argument."""
+    """The record through its constructor; its errors name the argument (a
+    skirm error keeps its class, any other is invalid input)."""
     try:
         return cls(q, d, v, **kwargs)
     except (TypeError, ValueError) as exc:
-        raise type(exc)(f"`{name}`: {exc}") from None
+        error = type(exc) if isinstance(exc, SkirmError) else InvalidInputError
+        raise error(f"`{name}`: {exc}") from None

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from skirm._errors import InvalidInputError, TrecFormatError
 from skirm.io._records import as_str_array
 from skirm.io._text import Table, read_bytes
 
@@ -67,7 +68,7 @@ class QrelsJG:
         if labels.dtype.kind == "f" and np.all(labels == np.round(labels)):
             labels = labels.astype(np.int64)
         if labels.dtype.kind not in "biu" or labels.ndim != 1:
-            raise TypeError(
+            raise InvalidInputError(
                 "`labels` must be a 1-D array of integer relevance levels, got "
                 f"dtype {labels.dtype} with shape {labels.shape}"
             )
@@ -75,7 +76,7 @@ class QrelsJG:
         _check_columns(self, ("query_ids", "groups", "doc_ids"), "labels")
         dup = first_duplicate_pair(self.topics(), self.doc_ids)
         if dup is not None:
-            raise ValueError(
+            raise InvalidInputError(
                 f"duplicate docno {str(self.doc_ids[dup])!r} in group "
                 f"{str(self.groups[dup])!r} of query {str(self.query_ids[dup])!r}; "
                 "expected each docno once per query and group"
@@ -100,12 +101,12 @@ def _check_columns(record, id_names, value_name):
     names = (*id_names, value_name)
     lengths = {name: getattr(record, name).shape[0] for name in names}
     if len(set(lengths.values())) > 1:
-        raise ValueError(f"columns must have the same length, got {lengths}")
+        raise InvalidInputError(f"columns must have the same length, got {lengths}")
     for name in id_names:
         values = getattr(record, name)
         bad = (np.char.str_len(values) == 0) | _has_space(values)
         if bad.any():
-            raise ValueError(
+            raise InvalidInputError(
                 f"`{name}` must be non-empty strings without whitespace, got "
                 f"{str(values[np.argmax(bad)])!r}"
             )
@@ -143,7 +144,7 @@ def read_qrels_jg(source: PathOrFile) -> QrelsJG:
 
     Raises
     ------
-    ValueError
+    TrecFormatError
         For a malformed line (``file:line: ...``) or a docno judged twice in
         the same group of a query.
 
@@ -164,7 +165,7 @@ def read_qrels_jg(source: PathOrFile) -> QrelsJG:
     try:
         return QrelsJG(qids, groups, docs, labels)
     except ValueError as exc:
-        raise ValueError(f"{name}: {exc}") from None
+        raise TrecFormatError(f"{name}: {exc}") from None
 
 
 class Prefs:
@@ -204,18 +205,18 @@ class Prefs:
         self.doc_ids = as_str_array(doc_ids, "doc_ids")
         levels = np.asarray(levels)
         if levels.dtype.kind not in "biuf" or levels.ndim != 1:
-            raise TypeError(
+            raise InvalidInputError(
                 "`levels` must be a 1-D array of numbers, got dtype "
                 f"{levels.dtype} with shape {levels.shape}"
             )
         self.levels = levels.astype(np.float64)
         if np.isnan(self.levels).any():
-            raise ValueError("`levels` must not contain NaN")
+            raise InvalidInputError("`levels` must not contain NaN")
         _check_columns(self, ("query_ids", "groups", "subgroups", "doc_ids"), "levels")
         unit = np.char.add(np.char.add(self.topics(), SEP), self.subgroups)
         dup = first_duplicate_pair(unit, self.doc_ids)
         if dup is not None:
-            raise ValueError(
+            raise InvalidInputError(
                 f"duplicate docno {str(self.doc_ids[dup])!r} in sub-group "
                 f"{str(self.subgroups[dup])!r} of group {str(self.groups[dup])!r} "
                 f"of query {str(self.query_ids[dup])!r}; expected each docno "
@@ -265,7 +266,7 @@ def read_prefs(source: PathOrFile) -> Prefs:
     try:
         return Prefs(qids, groups, subgroups, docs, levels)
     except ValueError as exc:
-        raise ValueError(f"{name}: {exc}") from None
+        raise TrecFormatError(f"{name}: {exc}") from None
 
 
 def read_qrels_prefs(source: PathOrFile) -> Prefs:
@@ -300,4 +301,4 @@ def read_qrels_prefs(source: PathOrFile) -> Prefs:
     try:
         return Prefs(qids, groups, subgroups, docs, levels)
     except ValueError as exc:
-        raise ValueError(f"{name}: {exc}") from None
+        raise TrecFormatError(f"{name}: {exc}") from None

@@ -12,6 +12,9 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 
+from skirm._errors import InvalidInputError, MissingDependencyError
+from skirm._frames import BACKEND, polars_frame
+from skirm._params import Instance, Param, checked
 from skirm.io._tokens import Tokens
 
 if TYPE_CHECKING:
@@ -19,6 +22,8 @@ if TYPE_CHECKING:
 
 #: The source name of records built from arrays (messages give row numbers).
 FROM_ARRAYS = "<records>"
+#: The name of a run.
+RUN_ID = Param("run_id", Instance(str, "a string"))
 
 
 class _Records:
@@ -77,6 +82,7 @@ class _Records:
             for name, column in zip(self._columns, self._frame_columns, strict=True)
         }
 
+    @checked(backend=BACKEND)
     def to_frame(self, backend: Literal["pandas", "polars"] = "pandas") -> Any:
         """The records as a pandas (or polars) DataFrame, one row per line.
 
@@ -96,16 +102,14 @@ class _Records:
         -------
         frame : pandas.DataFrame or polars.DataFrame
         """
-        from skirm._frames import BACKEND, polars_frame
-
         columns = self._frame_data()
         owner = f"{type(self).__name__}.to_frame"
-        if BACKEND(backend) == "polars":
+        if backend == "polars":
             return polars_frame(columns, owner)
         try:
             import pandas as pd
         except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise ImportError(
+            raise MissingDependencyError(
                 f"{owner} requires pandas; install it with `pip install skirm[pandas]`"
             ) from exc
         return pd.DataFrame(columns)
@@ -153,7 +157,7 @@ class Qrels(_Records):
         if labels.dtype.kind == "f" and np.all(labels == np.round(labels)):
             labels = labels.astype(np.int64)
         if labels.dtype.kind not in "biu":
-            raise TypeError(
+            raise InvalidInputError(
                 f"`labels` must hold integer relevance levels, got dtype {labels.dtype}"
             )
         self.labels = labels.astype(np.int64, copy=False).reshape(-1)
@@ -210,13 +214,13 @@ class Run(_Records):
         self._doc_ids = as_str_array(doc_ids, "doc_ids")
         scores = np.asarray(scores)
         if scores.dtype.kind not in "biuf":
-            raise TypeError(f"`scores` must be real numbers, got dtype {scores.dtype}")
+            raise InvalidInputError(
+                f"`scores` must be real numbers, got dtype {scores.dtype}"
+            )
         self.scores = scores.astype(np.float64, copy=False).reshape(-1)
         if np.isnan(self.scores).any():
-            raise ValueError("`scores` must not contain NaN")
-        if not isinstance(run_id, str):
-            raise TypeError(f"`run_id` must be a string, got {type(run_id).__name__}")
-        self.run_id = run_id
+            raise InvalidInputError("`scores` must not contain NaN")
+        self.run_id = RUN_ID(run_id)
         _check_lengths(self, ("query_ids", "doc_ids", "scores"))
 
     def _frame_data(self):
@@ -232,7 +236,7 @@ class Run(_Records):
 def as_str_array(values, name):
     arr = np.asarray(values)
     if arr.ndim != 1:
-        raise ValueError(f"`{name}` must be 1-D, got shape {arr.shape}")
+        raise InvalidInputError(f"`{name}` must be 1-D, got shape {arr.shape}")
     if arr.dtype.kind == "S":
         return np.char.decode(arr, "utf-8")
     if arr.dtype.kind != "U":
@@ -243,7 +247,7 @@ def as_str_array(values, name):
 def _check_lengths(record, names):
     lengths = {name: len(getattr(record, name)) for name in names}
     if len(set(lengths.values())) > 1:
-        raise ValueError(f"columns must have the same length, got {lengths}")
+        raise InvalidInputError(f"columns must have the same length, got {lengths}")
 
 
 # --------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import zlib
 
 import numpy as np
 
-from skirm._errors import TrecFormatError
+from skirm._errors import InvalidParameterError, TrecFormatError
 from skirm.io._decimals import parse_decimals
 from skirm.io._tokens import PAD, Tokens, offset_dtype
 
@@ -50,7 +50,7 @@ class Source:
             else:
                 self.pending = first
         else:
-            raise TypeError(
+            raise InvalidParameterError(
                 "expected a path or an open file, got "
                 f"{type(source).__name__}: {source!r:.60}"
             )

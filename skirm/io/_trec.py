@@ -15,12 +15,13 @@ built only when asked for.
 from __future__ import annotations
 
 import gzip
-import io
 import os
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from skirm._errors import InvalidInputError
+from skirm._params import NONE, Interval, Param, Satisfies, checked
 from skirm.io._qrels_file import read_qrels_rows
 from skirm.io._records import (
     Qrels,
@@ -40,6 +41,35 @@ if TYPE_CHECKING:
 
 __all__ = ["read_qrels", "read_run", "write_run"]
 
+#: The run id written in the last column: one word.
+WRITTEN_RUN_ID = Param(
+    "run_id",
+    Satisfies(
+        lambda run_id: (
+            isinstance(run_id, str)
+            and run_id != ""
+            and not any(c.isspace() for c in run_id)
+        ),
+        "a non-empty word",
+        rejected=("", "my run", 3),
+    ),
+)
+#: The documents written per query (None: all).
+MAX_DOCS = Param(
+    "max_docs",
+    Interval(int, 1, closed="left"),
+    NONE,
+)
+#: Where a run is written: a path, or an open text file.
+OUTPUT = Param(
+    "file",
+    Satisfies(
+        lambda file: isinstance(file, (str, os.PathLike)) or hasattr(file, "write"),
+        "a path or an open text file",
+        rejected=(3,),
+    ),
+)
+
 
 def read_qrels(source: PathOrFile) -> Qrels:
     """Read a TREC qrels file (``qid iter docno rel`` per line).
@@ -58,7 +88,7 @@ def read_qrels(source: PathOrFile) -> Qrels:
 
     Raises
     ------
-    ValueError
+    TrecFormatError
         For a malformed line: a message ``file:line: ...`` with the offending
         text and what was expected (four fields, an integer label). A label
         may be written as a decimal with a zero fraction (``1.0``). A docno
@@ -97,7 +127,7 @@ def read_run(source: PathOrFile) -> Run:
 
     Raises
     ------
-    ValueError
+    TrecFormatError
         For a malformed line: a message ``file:line: ...`` with the offending
         text and what was expected (at least six fields, a numeric score).
 
@@ -118,6 +148,7 @@ def read_run(source: PathOrFile) -> Run:
 # --------------------------------------------------------------------------
 
 
+@checked(file=OUTPUT, run_id=WRITTEN_RUN_ID, max_docs=MAX_DOCS)
 def write_run(
     file: str | os.PathLike[str] | IO[str],
     query_ids: ArrayLike,
@@ -158,23 +189,13 @@ def write_run(
     q2 Q0 d7 1 0.5 skirm
     """
     run = Run(query_ids, doc_ids, scores, run_id=run_id)
-    if not run_id or any(c.isspace() for c in run_id):
-        raise ValueError(f"`run_id` must be a non-empty word, got {run_id!r}")
-    if max_docs is not None and (
-        isinstance(max_docs, bool)
-        or not isinstance(max_docs, (int, np.integer))
-        or max_docs < 1
-    ):
-        raise ValueError(
-            f"`max_docs` must be a positive integer or None, got {max_docs!r}"
-        )
     for name in ("query_ids", "doc_ids"):
         values = getattr(run, name)
         bad = np.char.str_len(values) == 0
         for c in " \t\n\r":
             bad |= np.char.find(values, c) >= 0
         if bad.any():
-            raise ValueError(
+            raise InvalidInputError(
                 f"`{name}` must be non-empty strings without whitespace, got "
                 f"{str(values[np.argmax(bad)])!r}"
             )
@@ -209,12 +230,8 @@ def write_run(
         else:
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(text)
-    elif isinstance(file, io.TextIOBase) or hasattr(file, "write"):
+    else:  # an open text file
         file.write(text)
-    else:
-        raise TypeError(
-            f"`file` must be a path or an open text file, got {type(file).__name__}"
-        )
 
 
 def _factorize(values):

@@ -12,21 +12,27 @@ from typing import NamedTuple
 
 import numpy as np
 
-from skirm._validation import check_choice
+from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._measures import _table as table
+from skirm._params import OneOf, Param
+
+_NDCG, _DCG, _MAP, _MRR = table.NDCG, table.DCG, table.MAP, table.MRR
+_PRECISION, _RECALL = table.PRECISION, table.RECALL
 
 
 class Preset(NamedTuple):
     ties: str
     no_relevant: float
     options: dict  # metric option -> value, for the metrics that take it
-    metrics: tuple  # the registry names the preset reproduces
-    positive_scores: tuple = ()  # metrics for which scores <= 0 are dropped
+    metrics: tuple  # the measures the preset reproduces
+    positive_scores: tuple = ()  # measures for which scores <= 0 are dropped
+    without_cutoff: tuple = ()  # measures it reproduces without a cutoff only
 
 
 PRESETS = {
     # sklearn.metrics.ndcg_score / dcg_score: tie-averaged, linear gain,
     # an all-zero row scores 0.
-    "sklearn": Preset("average", 0.0, {"gain": "linear"}, ("ndcg", "dcg")),
+    "sklearn": Preset("average", 0.0, {"gain": "linear"}, (_NDCG, _DCG)),
     # LightGBM's ndcg@k and map@k: stable sort (input order among ties),
     # 2**label - 1 gains, 1 for a query without relevant rows, AP@k divided
     # by min(k, R).
@@ -34,14 +40,14 @@ PRESETS = {
         "first",
         1.0,
         {"gain": "exponential", "denominator": "min_k"},
-        ("ndcg", "map"),
+        (_NDCG, _MAP),
     ),
     # XGBoost's ndcg@k and map@k (add no_relevant=0.0 for its "-" variants).
     "xgboost": Preset(
         "first",
         1.0,
         {"gain": "exponential", "denominator": "min_k"},
-        ("ndcg", "map"),
+        (_NDCG, _MAP),
     ),
     # torchmetrics' retrieval metrics: tie-averaged NDCG, linear gain,
     # empty_target_action="neg" (0). MAP@k (divided by the hits in the top k)
@@ -51,8 +57,9 @@ PRESETS = {
         "average",
         0.0,
         {"gain": "linear"},
-        ("ndcg", "map@", "mrr", "precision", "recall", "hit_rate", "r_precision"),
-        ("map", "mrr", "precision", "recall"),
+        (_NDCG, _MRR, _PRECISION, _RECALL, table.HIT_RATE, table.R_PRECISION),
+        (_MAP, _MRR, _PRECISION, _RECALL),
+        (_MAP,),
     ),
     # BEIR (pytrec_eval underneath): trec_eval's rules. Ties go by document
     # id there; from arrays, "first" on rows sorted by document id descending.
@@ -60,7 +67,7 @@ PRESETS = {
         "first",
         0.0,
         {"gain": "linear", "denominator": "R"},
-        ("ndcg", "map", "recall", "precision", "r_cap", "mrr"),
+        (_NDCG, _MAP, _RECALL, _PRECISION, table.CAPPED_RECALL, _MRR),
     ),
     # Spark's RankingMetrics on ranked lists: rank = position, precision@k
     # divided by k, MAP@k by min(k, R), 2**rel - 1 gains, empty ground truth 0.
@@ -68,9 +75,11 @@ PRESETS = {
         "first",
         0.0,
         {"gain": "exponential", "denominator": "min_k"},
-        ("ndcg", "map", "precision", "recall"),
+        (_NDCG, _MAP, _PRECISION, _RECALL),
     ),
 }
+#: Another library's rules, as skirm's options.
+CONVENTIONS = Param("conventions", OneOf(*PRESETS))
 
 
 def apply_conventions(name, bound, ties, no_relevant):
@@ -81,13 +90,12 @@ def apply_conventions(name, bound, ties, no_relevant):
     """
     from skirm.metrics._registry import get_metric
 
-    check_choice(name, "conventions", tuple(PRESETS))
-    preset = PRESETS[name]
+    preset = PRESETS[CONVENTIONS(name)]
     out = {}
     for label, metric in bound.items():
         if not _covers(preset, metric):
             shown = metric.name if label == "score" else label
-            raise ValueError(
+            raise InvalidParameterError(
                 f"conventions={name!r} reproduces {_covered(preset)} only; "
                 f"{shown!r} has no {name} counterpart"
             )
@@ -103,15 +111,16 @@ def apply_conventions(name, bound, ties, no_relevant):
 
 
 def _covers(preset, metric):
-    name = metric.spec.name
-    if name in preset.metrics:
+    measure = metric.spec.measure
+    if measure in preset.metrics:
         return True
-    return f"{name}@" in preset.metrics and metric.k is None
+    return measure in preset.without_cutoff and metric.k is None
 
 
 def _covered(preset):
-    names = [m.replace("@", " (without a cutoff)") for m in preset.metrics]
-    return ", ".join(names)
+    covered = [m.name for m in preset.metrics]
+    covered[1:1] = [f"{m.name} (without a cutoff)" for m in preset.without_cutoff]
+    return ", ".join(covered)
 
 
 def check_scores(name, bound, scores):
@@ -119,9 +128,11 @@ def check_scores(name, bound, scores):
     preset = PRESETS[name]
     if not preset.positive_scores or scores.shape[0] == 0:
         return
-    hit = [label for label, m in bound.items() if m.spec.name in preset.positive_scores]
+    hit = [
+        label for label, m in bound.items() if m.spec.measure in preset.positive_scores
+    ]
     if hit and np.min(scores) <= 0:
-        raise ValueError(
+        raise InvalidInputError(
             f"conventions={name!r}: {name} treats rows with a score <= 0 as not "
             f"retrieved for {', '.join(hit)}, which skirm does not imitate; got "
             f"a score of {float(np.min(scores))!r}. Shift the scores "

@@ -5,11 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from skirm._engine import rank_input
-from skirm._validation import check_choice, check_no_relevant, check_threshold
+from skirm._errors import InvalidParameterError
+from skirm._params import NO_RELEVANT, RELEVANCE_THRESHOLD, OneOf, Param
 from skirm.metrics._base import mean_over_queries
 
 #: trec_eval's recall levels: 0.0, 0.1, ..., 1.0.
 RECALL_LEVELS = np.arange(11) / 10.0
+#: A curve needs one order of the rows: no mean over tied orderings.
+CURVE_TIES = Param("ties", OneOf("first", "optimistic", "pessimistic"))
 
 
 def _segment_suffix_max(values, codes):
@@ -61,18 +64,18 @@ def mean_interpolated_precision(
     query (NaN for queries left out by ``no_relevant="skip"``).
     """
     if ties == "average":
-        raise ValueError(
+        raise InvalidParameterError(
             "ties='average' is not available for interpolated precision: a "
             "maximum over ranks is not linear in the ordering, so tied scores "
             "have no exact averaged curve here; pass ties='first', "
             "'optimistic' or 'pessimistic'"
         )
-    ties = check_choice(ties, "ties", ("first", "optimistic", "pessimistic"))
-    no_relevant = check_no_relevant(no_relevant)
-    relevance_threshold = check_threshold(relevance_threshold)
+    ties = CURVE_TIES(ties)
+    no_relevant = NO_RELEVANT(no_relevant)
+    relevance_threshold = RELEVANCE_THRESHOLD(relevance_threshold)
     levels = np.asarray(recall_levels, dtype=np.float64)
     if levels.ndim != 1 or levels.size == 0 or ((levels < 0) | (levels > 1)).any():
-        raise ValueError(
+        raise InvalidParameterError(
             "`recall_levels` must be a non-empty 1-D sequence of numbers in "
             f"[0, 1], got {recall_levels!r}"
         )

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from skirm._engine import at_cutoffs, prefix_sums, running_sums, sum_by
+from skirm._errors import InvalidInputError
 from skirm._measures import _table as table
 from skirm.metrics._base import MetricSpec, fill_doc, score
 from skirm.metrics._graded import gain_of, no_gain
@@ -227,7 +228,7 @@ def ndcg_score(
         shape = ()
     if groups is None and len(shape) == 2 and shape[1] == 1:
         # as scikit-learn: one document per query always scores 1
-        raise ValueError(
+        raise InvalidInputError(
             "NDCG is only meaningful with more than 1 document per query: 2-D "
             f"`y_true` must have at least 2 columns, got shape {shape}"
         )

@@ -22,6 +22,7 @@ from skirm._engine import (
     segment_cumsum,
     sum_by,
 )
+from skirm._errors import InvalidParameterError
 from skirm._measures import _table as table
 from skirm.metrics._base import MetricSpec, fill_doc, score
 from skirm.metrics._graded import no_gain
@@ -43,7 +44,7 @@ def _expected_reciprocal_rank(ranking, k, max_grade):
     if max_grade is None:
         max_grade = top
     elif max_grade < top:
-        raise ValueError(
+        raise InvalidParameterError(
             f"`max_grade` must be at least the largest label ({top:g}), got "
             f"{max_grade:g}"
         )

@@ -20,8 +20,10 @@ from skirm._engine import (
     rank_checked,
     relabel,
 )
+from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._measures._vocabulary import DEFAULT_METRICS
-from skirm._validation import check_no_relevant, check_y_true
+from skirm._params import NO_RELEVANT
+from skirm._validation import check_y_true
 from skirm.metrics._base import (
     PARAM_CHECKS,
     apply_no_relevant,
@@ -158,7 +160,7 @@ def evaluate(
     0.4131
     """
     bound = bind_metrics(metrics, params)
-    no_relevant = check_no_relevant(no_relevant)
+    no_relevant = NO_RELEVANT(no_relevant)
     if conventions is not None:
         bound, ties, no_relevant = apply_conventions(
             conventions, bound, ties, no_relevant
@@ -199,22 +201,24 @@ def bind_metrics(metrics, params) -> dict:
         metrics = [metrics]
     metrics = list(metrics)
     if not metrics:
-        raise ValueError("`metrics` must name at least one metric, got none")
+        raise InvalidParameterError("`metrics` must name at least one metric, got none")
     for key, value in params.items():
         if key not in PARAM_CHECKS or key == "ignore_ties":
-            raise TypeError(f"evaluate() got an unexpected keyword argument {key!r}")
+            raise InvalidParameterError(
+                f"evaluate() got an unexpected keyword argument {key!r}"
+            )
         PARAM_CHECKS[key](value)
     bound = {}
     for metric in metrics:
         parsed = get_metric(metric)
         label = metric if isinstance(metric, str) else parsed.name
         if label in bound:
-            raise ValueError(f"`metrics` names {label!r} twice")
+            raise InvalidParameterError(f"`metrics` names {label!r} twice")
         options = {p: v for p, v in params.items() if p in parsed.spec.params}
         bound[label] = get_metric(parsed, **options) if options else parsed
     for key in params:
         if not any(key in m.spec.params for m in bound.values()):
-            raise TypeError(
+            raise InvalidParameterError(
                 f"option {key!r} is taken by none of the requested metrics "
                 f"({', '.join(bound)})"
             )
@@ -333,13 +337,13 @@ def compute_metrics(bound, ranking, no_relevant):
 def _judge_spread(result, ranking, bound, no_relevant, label_samples, unjudged):
     """Every metric under every judge's labels, on the ranking already built."""
     if ranking.judgments is not None or unjudged == "condensed":
-        raise ValueError(
+        raise InvalidParameterError(
             "`label_samples` needs flat rows ranked as given: it does not combine "
             "with ranked lists or unjudged='condensed'"
         )
     samples = check_y_true(label_samples, "label_samples")
     if samples.ndim != 2 or samples.shape[0] != ranking.n_rows:
-        raise ValueError(
+        raise InvalidInputError(
             "`label_samples` must have shape (n_samples, n_judges) with one row "
             f"per row of `y_true` ({ranking.n_rows}), got shape {samples.shape}"
         )

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import copy
 
-from skirm._validation import describe
+from skirm._errors import InvalidParameterError
+from skirm._params import describe
 from skirm.metrics._scorer import RankingScorer
 
 #: Ready scorers: names scikit-learn users would try first.
@@ -76,7 +77,7 @@ def get_scorer(scoring: str | RankingScorer) -> RankingScorer:
     if isinstance(scoring, RankingScorer):
         return copy.deepcopy(scoring)
     if not isinstance(scoring, str):
-        raise TypeError(
+        raise InvalidParameterError(
             f"`scoring` must be a metric name or a RankingScorer, got "
             f"{describe(scoring)}"
         )

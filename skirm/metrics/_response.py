@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm._validation import describe
+from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._params import describe
 
 RESPONSE_METHODS = ("predict", "decision_function", "predict_proba")
 _AUTO_REGRESSOR = ("predict", "decision_function", "predict_proba")
@@ -27,7 +28,7 @@ def check_response_method(response_method):
         methods = (response_method,)
     for method in methods:
         if not isinstance(method, str) or method not in RESPONSE_METHODS:
-            raise ValueError(
+            raise InvalidParameterError(
                 "`response_method` must be 'auto', one of "
                 f"{', '.join(repr(m) for m in RESPONSE_METHODS)}, or a non-empty "
                 f"list of them in order of preference, got {describe(response_method)}"
@@ -50,12 +51,12 @@ def response(estimator, X, methods):
         elif y_score.ndim == 2 and y_score.shape[1] == 1:
             y_score = y_score[:, 0]
         if y_score.ndim != 1:
-            raise ValueError(
+            raise InvalidInputError(
                 f"{type(estimator).__name__}.{method} returned an array of shape "
                 f"{y_score.shape}; a ranking scorer needs one score per row"
             )
         return y_score
-    raise TypeError(
+    raise InvalidParameterError(
         f"{type(estimator).__name__} has none of the response methods "
         f"{list(methods)} the scorer tries (`response_method`)"
     )

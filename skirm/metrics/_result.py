@@ -12,7 +12,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._validation import describe
+from skirm._errors import (
+    InvalidInputError,
+    InvalidParameterError,
+    MissingDependencyError,
+)
+from skirm._params import describe
 from skirm.metrics._base import average
 
 if TYPE_CHECKING:
@@ -26,7 +31,7 @@ def _pandas(method):
     try:
         import pandas as pd
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
+        raise MissingDependencyError(
             f"EvaluationResult.{method} requires pandas; install it with "
             "`pip install skirm[pandas]`"
         ) from exc
@@ -181,7 +186,7 @@ class EvaluationResult:
         >>> EvaluationResult.concat([left, left])
         Traceback (most recent call last):
         ...
-        ValueError: query 'a' appears in more than one result...
+        skirm.InvalidInputError: query 'a' appears in more than one result...
         """
         results = _check_parts(results)
         return merge([(r.group_ids, r.per_query, r.weights) for r in results])
@@ -232,7 +237,7 @@ class EvaluationResult:
 
         library = BACKEND(backend)
         if not isinstance(tidy, (bool, np.bool_)):
-            raise TypeError(f"`tidy` must be True or False, got {tidy!r}")
+            raise InvalidParameterError(f"`tidy` must be True or False, got {tidy!r}")
         if not tidy:
             if library == "polars":
                 wide = {"query": self.group_ids, **self.per_query}
@@ -318,20 +323,22 @@ _MOVED = {
 def _check_parts(results):
     """The results :meth:`EvaluationResult.concat` can merge, as a list."""
     if isinstance(results, EvaluationResult):
-        raise TypeError(
+        raise InvalidParameterError(
             "`results` must be an iterable of EvaluationResult, got one "
             "EvaluationResult; pass a list"
         )
     results = list(results)
     if not results:
-        raise ValueError("`results` must hold at least one EvaluationResult, got none")
+        raise InvalidParameterError(
+            "`results` must hold at least one EvaluationResult, got none"
+        )
     for result in results:
         if not isinstance(result, EvaluationResult):
-            raise TypeError(
+            raise InvalidParameterError(
                 f"`results` must hold EvaluationResult objects, got {describe(result)}"
             )
         if hasattr(result, "run_id"):
-            raise ValueError(
+            raise InvalidParameterError(
                 "`results` must not hold results of skirm.trec.evaluate_run: "
                 "their summaries (sums, geometric means, -c) are not means of "
                 "the per-query values; use skirm.dask.evaluate_run for runs "
@@ -340,12 +347,12 @@ def _check_parts(results):
     first = results[0]
     for result in results[1:]:
         if result.metrics != first.metrics:
-            raise ValueError(
+            raise InvalidInputError(
                 "`results` must hold the same metrics in the same order, got "
                 f"{first.metrics} and {result.metrics}"
             )
         if (result.weights is None) != (first.weights is None):
-            raise ValueError(
+            raise InvalidInputError(
                 "`results` must all have query weights (`sample_weight`) or all "
                 "have none, got a mix"
             )
@@ -370,26 +377,26 @@ def merged_ids(parts):
     kinds = {"b": "i", "i": "i", "u": "i"}
     found = {kinds.get(p.dtype.kind, p.dtype.kind) for p in parts}
     if len(found) > 1 or found <= {"f", "c"}:
-        raise TypeError(
+        raise InvalidInputError(
             "`results` must have query labels of one kind (integers, strings or "
             f"objects), got dtypes {sorted({str(p.dtype) for p in parts})}"
         )
     group_ids = np.concatenate(parts)
     if group_ids.dtype.kind == "f":  # int64 and uint64 labels: no common type
-        raise TypeError(
+        raise InvalidInputError(
             "`results` must have query labels of one integer type, got dtypes "
             f"{sorted({str(p.dtype) for p in parts})}"
         )
     try:
         order = np.argsort(group_ids, kind="stable")
     except TypeError as exc:
-        raise TypeError(
+        raise InvalidInputError(
             f"`results` must have mutually comparable query labels: {exc}"
         ) from None
     group_ids = group_ids[order]
     query = first_repeated(group_ids)
     if query is not None:
-        raise ValueError(
+        raise InvalidInputError(
             f"query {query!r} appears in more than one result; concat merges "
             "results of disjoint query sets"
         )

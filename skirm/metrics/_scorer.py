@@ -24,13 +24,13 @@ import warnings
 from typing import TYPE_CHECKING
 
 from skirm._engine import rank_input
-from skirm._params import NO_RELEVANT, TIES, UNJUDGED, K
+from skirm._errors import InvalidParameterError, UnknownMeasureError
+from skirm._params import NO_RELEVANT, TIES, UNJUDGED, K, describe
 from skirm._query_ids import (
     GROUPS_FROM,
     missing_groups_message,
     resolve_groups,
 )
-from skirm._validation import describe
 from skirm.metrics._base import PARAM_CHECKS
 from skirm.metrics._conventions import apply_conventions, check_scores
 from skirm.metrics._evaluate import compute_metrics
@@ -71,7 +71,7 @@ def _bind(metric, params, where):
     """One metric (name, Metric or registered function) bound to ``params``."""
     if isinstance(metric, (str, Metric)):
         if params.get("k") is not None:
-            raise TypeError(
+            raise InvalidParameterError(
                 f"`k` is only for metric functions; put the cutoff in the name "
                 f"(e.g. 'ndcg@{params['k']}'), got k={params['k']!r} with {metric!r}"
             )
@@ -80,8 +80,8 @@ def _bind(metric, params, where):
     elif callable(metric):
         try:
             spec = spec_for(metric)
-        except ValueError:
-            raise ValueError(
+        except UnknownMeasureError:
+            raise InvalidParameterError(
                 f"{where} must be a metric name, a skirm.metrics.get_metric() "
                 "result or a skirm metric function (e.g. skirm.metrics.ndcg_score), "
                 f"got {describe(metric)}; to score with another function use "
@@ -89,11 +89,11 @@ def _bind(metric, params, where):
             ) from None
         k = params.get("k")
         if k is not None and not spec.takes_k:
-            raise TypeError(f"{spec.name} takes no `k`, got k={k!r}")
+            raise InvalidParameterError(f"{spec.name} takes no `k`, got k={k!r}")
         parsed = Metric(spec, K(k))
         options = {key: value for key, value in params.items() if key != "k"}
     else:
-        raise TypeError(
+        raise InvalidParameterError(
             f"{where} must be a metric name, a Metric or a skirm metric function, "
             f"got {describe(metric)}"
         )
@@ -112,7 +112,7 @@ def _parse_metrics(metric, params):
         items = list(metric.items())
         for label, _ in items:
             if not isinstance(label, str):
-                raise TypeError(
+                raise InvalidParameterError(
                     "the keys of a `metric` dict must be strings, got "
                     f"{describe(label)}"
                 )
@@ -124,22 +124,22 @@ def _parse_metrics(metric, params):
             elif isinstance(m, Metric):
                 label = m.name
             else:
-                raise TypeError(
+                raise InvalidParameterError(
                     "a `metric` list must hold metric names or Metric objects (use a "
                     f"dict to name metric functions), got {describe(m)}"
                 )
             items.append((label, m))
     else:
-        raise TypeError(
+        raise InvalidParameterError(
             "`metric` must be a metric name, a Metric, a skirm metric function, or a "
             f"list, tuple or dict of them, got {describe(metric)}"
         )
     if not items:
-        raise ValueError("`metric` must name at least one metric, got none")
+        raise InvalidParameterError("`metric` must name at least one metric, got none")
     bound = {}
     for label, m in items:
         if label in bound:
-            raise ValueError(f"`metric` names {label!r} twice")
+            raise InvalidParameterError(f"`metric` names {label!r} twice")
         bound[label] = _bind(m, params, f"`metric[{label!r}]`")
     return bound, True
 
@@ -147,19 +147,19 @@ def _parse_metrics(metric, params):
 def _check_params(params, metrics):
     for key, value in params.items():
         if key == "ignore_ties":
-            raise TypeError(
+            raise InvalidParameterError(
                 "make_ranking_scorer() takes no `ignore_ties`; pass ties='first' to "
                 "break ties in input order"
             )
         if key == "k":
             continue
         if key not in PARAM_CHECKS:
-            raise TypeError(
+            raise InvalidParameterError(
                 f"make_ranking_scorer() got an unexpected keyword argument {key!r}"
             )
         PARAM_CHECKS[key](value)
         if not any(key in m.spec.params for m in metrics.values()):
-            raise TypeError(
+            raise InvalidParameterError(
                 f"option {key!r} is taken by none of the scorer's metrics "
                 f"({', '.join(m.name for m in metrics.values())})"
             )

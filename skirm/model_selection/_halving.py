@@ -27,6 +27,7 @@ from sklearn.model_selection import (
 from sklearn.utils.metadata_routing import process_routing
 
 from skirm._engine import encode_groups
+from skirm._params import Param, Satisfies
 from skirm._query_ids import resolve_groups
 from skirm.model_selection._split import QueryGroupKFold
 
@@ -40,6 +41,20 @@ __all__ = ["QueryHalvingGridSearchCV", "QueryHalvingRandomSearchCV"]
 
 #: The resource that counts whole queries.
 QUERY_RESOURCE = "max_queries"
+#: What a halving search spends: any parameter of the estimator, never rows.
+RESOURCE = Param(
+    "resource",
+    Satisfies(
+        lambda resource: not (isinstance(resource, str) and resource == "n_samples"),
+        "an estimator parameter",
+        rejected=("n_samples",),
+    ),
+    expected=f"{QUERY_RESOURCE!r} (whole queries, a parameter of "
+    "skirm.ranker.QueryRanker) or a boosting-rounds parameter such as "
+    "'estimator__n_estimators'",
+    hint="a query-aware halving search does not subsample rows: "
+    "resource='n_samples' would cut queries apart",
+)
 
 
 def _is_query_resource(resource):
@@ -97,14 +112,7 @@ class _QueryHalvingMixin:
         self : object
             The fitted search.
         """
-        if self.resource == "n_samples":
-            raise ValueError(
-                f"{type(self).__name__} does not subsample rows: "
-                "resource='n_samples' would cut queries apart. Use "
-                f"resource={QUERY_RESOURCE!r} (whole queries, a parameter of "
-                "skirm.ranker.QueryRanker) or a boosting-rounds parameter such as "
-                "'estimator__n_estimators'"
-            )
+        RESOURCE(self.resource)
         cv = check_cv(self._query_cv(), y, classifier=False)
         values = {"cv": cv}
         on_queries = _is_query_resource(self.resource)

@@ -3,20 +3,16 @@ and :func:`train_test_split_groups`, its one-split function."""
 
 from __future__ import annotations
 
-import numbers
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state, indexable
 
+from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._params import NONE, Interval, Param, checked
 from skirm._query_ids import GROUPS_FROM, groups_from_frame, n_rows
-from skirm._validation import describe
-from skirm.model_selection._split import (
-    _check_int,
-    _refuse_row_subsampling,
-    _resolve_groups,
-)
+from skirm.model_selection._split import _refuse_row_subsampling, _resolve_groups
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -29,20 +25,18 @@ if TYPE_CHECKING:
 __all__ = ["QueryGroupShuffleSplit", "train_test_split_groups"]
 
 
-def check_size(value, name):
-    """``test_size``/``train_size``: None, a fraction in (0, 1) or a count >= 1."""
-    if value is None:
-        return None
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        if value >= 1:
-            return int(value)
-    elif isinstance(value, numbers.Real) and not isinstance(value, bool):
-        if 0.0 < value < 1.0:
-            return float(value)
-    raise ValueError(
-        f"`{name}` must be None, a fraction in (0, 1) or a number of queries >= 1, "
-        f"got {describe(value)}"
-    )
+#: The queries of one side of a split: None (the rest), a fraction of the
+#: queries or a number of them.
+SIZES = (
+    NONE,
+    Interval(int, 1, closed="left"),
+    Interval(float, 0, 1, closed="neither"),
+)
+SIZE_TEXT = "None, a fraction in (0, 1) or a number of queries >= 1"
+TEST_SIZE = Param("test_size", *SIZES, expected=SIZE_TEXT)
+TRAIN_SIZE = Param("train_size", *SIZES, expected=SIZE_TEXT)
+#: The random splits of a shuffle split.
+N_SPLITS = Param("n_splits", Interval(int, 1, closed="left", text="an integer >= 1"))
 
 
 def _n_train_test(n_groups, test_size, train_size, owner):
@@ -62,7 +56,7 @@ def _n_train_test(n_groups, test_size, train_size, owner):
     if n_train is None:
         n_train = n_groups - n_test
     if n_train < 1 or n_test < 1 or n_train + n_test > n_groups:
-        raise ValueError(
+        raise InvalidParameterError(
             f"{owner}: with {n_groups} queries, test_size={test_size!r} and "
             f"train_size={train_size!r} give {n_test} test and {n_train} train "
             "queries; each side needs at least one query and together at most "
@@ -143,9 +137,9 @@ class QueryGroupShuffleSplit(BaseCrossValidator):
             Ascending indices.
         """
         _refuse_row_subsampling(type(self).__name__)
-        n_splits = _check_int(self.n_splits, "n_splits", 1)
-        test_size = check_size(self.test_size, "test_size")
-        train_size = check_size(self.train_size, "train_size")
+        n_splits = N_SPLITS(self.n_splits)
+        test_size = TEST_SIZE(self.test_size)
+        train_size = TRAIN_SIZE(self.train_size)
         GROUPS_FROM(self.groups_from)
         (X,) = indexable(X)
         codes, n_groups = _resolve_groups(
@@ -177,9 +171,10 @@ class QueryGroupShuffleSplit(BaseCrossValidator):
         -------
         n_splits : int
         """
-        return _check_int(self.n_splits, "n_splits", 1)
+        return N_SPLITS(self.n_splits)
 
 
+@checked(test_size=TEST_SIZE, train_size=TRAIN_SIZE, groups_from=GROUPS_FROM)
 def train_test_split_groups(
     *arrays: Any,
     groups: ArrayLike | None = None,
@@ -233,10 +228,12 @@ def train_test_split_groups(
     (['a', 'a', 'b', 'b'], ['c', 'c'])
     """
     if not arrays:
-        raise ValueError("train_test_split_groups() needs at least one array")
+        raise InvalidParameterError(
+            "train_test_split_groups() needs at least one array"
+        )
     lengths = [n_rows(a) for a in arrays]
     if len(set(lengths)) > 1:
-        raise ValueError(
+        raise InvalidInputError(
             "train_test_split_groups() needs arrays with the same number of rows, "
             f"got lengths {lengths}"
         )
@@ -244,7 +241,7 @@ def train_test_split_groups(
     if groups is None and len(arrays) > 2:
         # (X, y, groups) as train_test_split takes them; with two arrays the
         # second is most likely y, so the query ids must be named.
-        found = groups_from_frame(arrays[0], GROUPS_FROM(groups_from))
+        found = groups_from_frame(arrays[0], groups_from)
         groups = arrays[-1] if found is None else found
     cv = QueryGroupShuffleSplit(
         n_splits=1,

@@ -9,7 +9,6 @@ stays sorted in every fold (LightGBM and XGBoost need that).
 
 from __future__ import annotations
 
-import numbers
 import sys
 from typing import TYPE_CHECKING, ClassVar
 
@@ -18,8 +17,9 @@ from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state, indexable
 
 from skirm._engine import encode_groups
+from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._params import BOOLEAN, NONE, Interval, OneOf, Param
 from skirm._query_ids import GROUPS_FROM, resolve_groups
-from skirm._validation import describe
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -31,7 +31,20 @@ if TYPE_CHECKING:
 
 __all__ = ["QueryGroupKFold", "RepeatedQueryGroupKFold"]
 
+#: How queries are dealt to the folds (None: contiguous blocks).
 STRATIFY = (None, "has_relevant", "size")
+STRATIFICATION = Param(
+    "stratify",
+    NONE,
+    OneOf(*STRATIFY[1:]),
+    expected="None, 'has_relevant' or 'size'",
+)
+#: The folds of a k-fold.
+N_FOLDS = Param("n_splits", Interval(int, 2, closed="left"))
+#: Whether the queries are shuffled before the folds are cut.
+SHUFFLE = Param("shuffle", BOOLEAN)
+#: The repetitions of a repeated k-fold.
+N_REPEATS = Param("n_repeats", Interval(int, 1, closed="left", text="an integer >= 1"))
 
 
 def _refuse_row_subsampling(owner):
@@ -54,7 +67,7 @@ def _refuse_row_subsampling(owner):
             type(caller).__name__ == "_SubsampleMetaSplitter"
             and getattr(caller, "fraction", 1.0) < 1.0
         ):
-            raise ValueError(
+            raise InvalidParameterError(
                 f"{owner} was wrapped by a halving search with "
                 "resource='n_samples', which keeps a random fraction of the rows "
                 "of every fold and so cuts queries apart. Use "
@@ -63,14 +76,6 @@ def _refuse_row_subsampling(owner):
                 "resource='estimator__n_estimators' (boosting rounds)"
             )
         frame = frame.f_back
-
-
-def _check_int(value, name, low):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"`{name}` must be an integer >= {low}, got {describe(value)}")
-    if value < low:
-        raise ValueError(f"`{name}` must be an integer >= {low}, got {value}")
-    return int(value)
 
 
 def _resolve_groups(owner, X, groups, groups_from):
@@ -155,18 +160,9 @@ class QueryGroupKFold(BaseCrossValidator):
         self.groups_from = groups_from
 
     def _check_params(self):
-        n_splits = _check_int(self.n_splits, "n_splits", 2)
-        if not isinstance(self.shuffle, (bool, np.bool_)):
-            raise TypeError(
-                f"`shuffle` must be True or False, got {describe(self.shuffle)}"
-            )
-        if self.stratify not in STRATIFY or not (
-            self.stratify is None or isinstance(self.stratify, str)
-        ):
-            raise ValueError(
-                "`stratify` must be None, 'has_relevant' or 'size', got "
-                f"{describe(self.stratify)}"
-            )
+        n_splits = N_FOLDS(self.n_splits)
+        SHUFFLE(self.shuffle)
+        STRATIFICATION(self.stratify)
         GROUPS_FROM(self.groups_from)
         return n_splits
 
@@ -177,13 +173,13 @@ class QueryGroupKFold(BaseCrossValidator):
             order = rng.permutation(n_groups)
         if self.stratify == "has_relevant":
             if y is None:
-                raise ValueError(
+                raise InvalidParameterError(
                     "QueryGroupKFold(stratify='has_relevant') needs `y` to tell "
                     "queries with relevant rows from those without, got y=None"
                 )
             y = np.asarray(y)
             if y.ndim != 1 or y.shape[0] != codes.shape[0]:
-                raise ValueError(
+                raise InvalidInputError(
                     f"`y` must be 1-D with one label per row (length "
                     f"{codes.shape[0]}), got shape {y.shape}"
                 )
@@ -211,7 +207,7 @@ class QueryGroupKFold(BaseCrossValidator):
             type(self).__name__, X, groups, self.groups_from
         )
         if n_splits > n_groups:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"Cannot have number of splits n_splits={n_splits} greater than the "
                 f"number of queries (groups): {n_groups}"
             )
@@ -261,7 +257,7 @@ class QueryGroupKFold(BaseCrossValidator):
         -------
         n_splits : int
         """
-        return _check_int(self.n_splits, "n_splits", 2)
+        return N_FOLDS(self.n_splits)
 
 
 class RepeatedQueryGroupKFold(BaseCrossValidator):
@@ -333,7 +329,7 @@ class RepeatedQueryGroupKFold(BaseCrossValidator):
             Ascending indices.
         """
         _refuse_row_subsampling(type(self).__name__)
-        n_repeats = _check_int(self.n_repeats, "n_repeats", 1)
+        n_repeats = N_REPEATS(self.n_repeats)
         rng = check_random_state(self.random_state)
         for _ in range(n_repeats):
             cv = QueryGroupKFold(
@@ -359,5 +355,4 @@ class RepeatedQueryGroupKFold(BaseCrossValidator):
         -------
         n_splits : int
         """
-        n_splits = _check_int(self.n_splits, "n_splits", 2)
-        return n_splits * _check_int(self.n_repeats, "n_repeats", 1)
+        return N_FOLDS(self.n_splits) * N_REPEATS(self.n_repeats)

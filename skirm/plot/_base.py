@@ -4,17 +4,19 @@ fitted estimator."""
 
 from __future__ import annotations
 
-import numbers
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._errors import InvalidParameterError
-from skirm._params import K
+from skirm._errors import (
+    InvalidInputError,
+    InvalidParameterError,
+    MissingDependencyError,
+)
+from skirm._params import NONE, Interval, K, Param, describe
 from skirm._query_ids import resolve_groups
-from skirm._validation import describe
 from skirm.metrics._response import check_response_method, response
 
 if TYPE_CHECKING:
@@ -23,11 +25,12 @@ if TYPE_CHECKING:
 
 
 def import_pyplot(owner: str):
-    """``matplotlib.pyplot``, or an ImportError naming the extra to install."""
+    """``matplotlib.pyplot``, or a MissingDependencyError naming the extra to
+    install."""
     try:
         import matplotlib.pyplot as plt
     except ImportError as exc:
-        raise ImportError(
+        raise MissingDependencyError(
             f"{owner} needs matplotlib; install it with `pip install skirm[plot]`"
         ) from exc
     return plt
@@ -54,20 +57,13 @@ def axes_and_figure(owner: str, ax):
     return ax, ax.figure
 
 
-def check_confidence(confidence):
-    """None (no band) or a level strictly between 0 and 1."""
-    if confidence is None:
-        return None
-    if (
-        isinstance(confidence, bool)
-        or not isinstance(confidence, numbers.Real)
-        or not 0.0 < float(confidence) < 1.0
-    ):
-        raise ValueError(
-            "`confidence` must be None or a number strictly between 0 and 1, got "
-            f"{describe(confidence)}"
-        )
-    return float(confidence)
+#: The level of a confidence band (None: no band).
+CONFIDENCE = Param(
+    "confidence",
+    NONE,
+    Interval(float, 0, 1, closed="neither"),
+    expected="None or a number strictly between 0 and 1",
+)
 
 
 def check_cutoffs(k):
@@ -99,7 +95,7 @@ def t_interval(per_query, confidence):
         values = values[:, None]
     n = np.count_nonzero(~np.isnan(values), axis=0)
     if (n < 2).any():
-        raise ValueError(
+        raise InvalidInputError(
             "a confidence band needs at least 2 scored queries per point, got "
             f"{int(n.min())}"
         )
@@ -117,7 +113,9 @@ def check_names(names, n, what):
         names = [names]
     names = list(names)
     if len(names) != n:
-        raise ValueError(f"`name` must give {n} {what}, got {len(names)}: {names}")
+        raise InvalidParameterError(
+            f"`name` must give {n} {what}, got {len(names)}: {names}"
+        )
     return names
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from skirm._errors import InvalidParameterError
 from skirm.plot._base import axes_and_figure
 
 if TYPE_CHECKING:
@@ -193,7 +194,7 @@ class ComparisonDisplay:
         if metric is None:
             metric = comparison.metrics[0]
         if metric not in comparison.metrics:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"`metric` {metric!r} is not among the comparison's metrics "
                 f"{comparison.metrics}"
             )

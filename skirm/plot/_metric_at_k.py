@@ -6,12 +6,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._validation import describe
+from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._params import Param, Satisfies, checked
 from skirm.metrics._evaluate import evaluate
 from skirm.metrics._registry import SPECS, get_metric, spec_for
 from skirm.plot._base import (
+    CONFIDENCE,
     axes_and_figure,
-    check_confidence,
     check_cutoffs,
     estimator_scores,
     run_name,
@@ -34,17 +35,25 @@ if TYPE_CHECKING:
     from skirm.metrics._typing import Labels
 
 
-def _check_metric(metric):
+#: The metric drawn against its cutoff: a base name, without ``@k``.
+BASE_METRIC = Param(
+    "metric",
+    Satisfies(
+        lambda metric: isinstance(metric, str) and "@" not in metric,
+        "a base name",
+        rejected=("ndcg@10", 10),
+    ),
+    expected="the base name of a metric with a cutoff, such as 'ndcg' or "
+    "'precision' (the cutoffs go in `k`)",
+)
+
+
+def _metric_spec(metric):
     """The registry record of a base metric name that takes a cutoff."""
-    if not isinstance(metric, str) or "@" in metric:
-        raise ValueError(
-            "`metric` must be the base name of a metric with a cutoff, such as "
-            f"'ndcg' or 'precision' (the cutoffs go in `k`), got {describe(metric)}"
-        )
     spec = spec_for(metric)
     if not spec.takes_k:
         with_k = ", ".join(s.name for s in SPECS if s.takes_k)
-        raise ValueError(
+        raise InvalidParameterError(
             f"`metric` {metric!r} takes no cutoff, so it has no curve over k; "
             f"metrics with a cutoff: {with_k}"
         )
@@ -188,6 +197,7 @@ class MetricAtKDisplay:
         return self
 
     @classmethod
+    @checked(metric=BASE_METRIC, confidence=CONFIDENCE)
     def from_evaluation(
         cls,
         result: EvaluationResult,
@@ -221,8 +231,7 @@ class MetricAtKDisplay:
         -------
         display : MetricAtKDisplay
         """
-        spec = _check_metric(metric)
-        confidence = check_confidence(confidence)
+        spec = _metric_spec(metric)
         found = {}
         for label in result.per_query:
             try:
@@ -232,7 +241,7 @@ class MetricAtKDisplay:
             if parsed.spec is spec and parsed.k is not None:
                 found[parsed.k] = label
         if not found:
-            raise ValueError(
+            raise InvalidInputError(
                 f"the result holds no {metric}@k values; its metrics are "
                 f"{list(result.per_query)}"
             )
@@ -248,6 +257,7 @@ class MetricAtKDisplay:
         ).plot(ax=ax, **kwargs)
 
     @classmethod
+    @checked(metric=BASE_METRIC, confidence=CONFIDENCE)
     def from_predictions(
         cls,
         y_true: Labels,
@@ -289,7 +299,7 @@ class MetricAtKDisplay:
         -------
         display : MetricAtKDisplay
         """
-        spec = _check_metric(metric)
+        spec = _metric_spec(metric)
         cutoffs = check_cutoffs(k)
         result = evaluate(
             y_true,
@@ -359,6 +369,7 @@ class MetricAtKDisplay:
         return cls.from_predictions(y, y_score, groups=groups, name=name, **kwargs)
 
     @classmethod
+    @checked(metric=BASE_METRIC, confidence=CONFIDENCE)
     def from_run(
         cls,
         qrels: QrelsLike | QrelsJG | Prefs,
@@ -400,7 +411,7 @@ class MetricAtKDisplay:
         """
         from skirm.trec import evaluate_run
 
-        spec = _check_metric(metric)
+        spec = _metric_spec(metric)
         cutoffs = check_cutoffs(k)
         result = evaluate_run(
             qrels,
@@ -415,6 +426,7 @@ class MetricAtKDisplay:
         )
 
     @classmethod
+    @checked(metric=BASE_METRIC)
     def from_cv_results(
         cls,
         cv_results: Mapping[str, Any],
@@ -459,12 +471,12 @@ class MetricAtKDisplay:
         from sklearn.utils import _safe_indexing
 
         if "estimator" not in cv_results or "indices" not in cv_results:
-            raise ValueError(
+            raise InvalidParameterError(
                 "`cv_results` must come from cross_validate(..., "
                 "return_estimator=True, return_indices=True); it has keys "
                 f"{sorted(cv_results)}"
             )
-        spec = _check_metric(metric)
+        spec = _metric_spec(metric)
         cutoffs = check_cutoffs(k)
         groups, scores = estimator_scores(
             cls.__name__, X, groups, "qid", response_method

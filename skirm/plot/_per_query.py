@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._validation import describe
+from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._params import Interval, Param, checked
 from skirm.metrics._evaluate import evaluate
 from skirm.plot._base import axes_and_figure
 
@@ -23,11 +24,15 @@ if TYPE_CHECKING:
     from skirm.metrics._typing import Labels
 
 
+#: The query ids written on the largest wins and losses.
+TOP_N = Param("top_n", Interval(int, 0, closed="left"))
+
+
 def _aligned(result, baseline, metric):
     """The two systems' per-query values of ``metric``, on the same queries."""
     for which, res in (("result", result), ("baseline", baseline)):
         if metric not in res.per_query:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"`metric` {metric!r} is not in the {which}'s metrics "
                 f"{list(res.per_query)}"
             )
@@ -35,7 +40,7 @@ def _aligned(result, baseline, metric):
     if ids.shape != other.shape or not np.array_equal(ids, other):
         missing = np.setdiff1d(other, ids)[:5].tolist()
         extra = np.setdiff1d(ids, other)[:5].tolist()
-        raise ValueError(
+        raise InvalidInputError(
             "the system and the baseline must be evaluated on the same queries; "
             f"missing from the system: {missing}, missing from the baseline: "
             f"{extra} (first few)"
@@ -115,6 +120,7 @@ class PerQueryDisplay:
             float(self.differences.mean()) if self.differences.size else float("nan")
         )
 
+    @checked(top_n=TOP_N)
     def plot(
         self,
         ax: Axes | None = None,
@@ -146,14 +152,6 @@ class PerQueryDisplay:
         -------
         self : PerQueryDisplay
         """
-        if (
-            isinstance(top_n, bool)
-            or not isinstance(top_n, int | np.integer)
-            or top_n < 0
-        ):
-            raise ValueError(
-                f"`top_n` must be a non-negative integer, got {describe(top_n)}"
-            )
         ax, figure = axes_and_figure(type(self).__name__, ax)
         name = self.name if name is None else name
         d = self.differences
@@ -197,6 +195,7 @@ class PerQueryDisplay:
         return self
 
     @classmethod
+    @checked(top_n=TOP_N)
     def from_evaluations(
         cls,
         result: EvaluationResult,
@@ -240,6 +239,7 @@ class PerQueryDisplay:
         ).plot(ax=ax, top_n=top_n, **kwargs)
 
     @classmethod
+    @checked(top_n=TOP_N)
     def from_predictions(
         cls,
         y_true: Labels,

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._validation import check_choice
+from skirm._params import OneOf, Param, checked
 from skirm.metrics._curves import RECALL_LEVELS, mean_interpolated_precision
 from skirm.metrics._evaluate import evaluate
 from skirm.plot._base import axes_and_figure, check_cutoffs, run_name
@@ -25,7 +25,10 @@ if TYPE_CHECKING:
     from skirm.io._typing import QrelsLike, RunLike
     from skirm.metrics._typing import Labels
 
-_KINDS = ("interpolated", "cutoff")
+#: The curves: interpolated precision at recall levels, or precision against
+#: recall at cutoffs.
+KINDS = ("interpolated", "cutoff")
+KIND = Param("kind", OneOf(*KINDS))
 
 
 def _cutoff_names(k):
@@ -85,6 +88,7 @@ class PrecisionRecallDisplay:
 
     line_: Line2D
 
+    @checked(kind=KIND)
     def __init__(
         self,
         *,
@@ -95,7 +99,7 @@ class PrecisionRecallDisplay:
     ) -> None:
         self.recall = np.asarray(recall, dtype=np.float64)
         self.precision = np.asarray(precision, dtype=np.float64)
-        self.kind = check_choice(kind, "kind", _KINDS)
+        self.kind = kind
         self.name = name
 
     def plot(
@@ -143,6 +147,7 @@ class PrecisionRecallDisplay:
         return self
 
     @classmethod
+    @checked(kind=KIND)
     def from_predictions(
         cls,
         y_true: Labels,
@@ -186,7 +191,6 @@ class PrecisionRecallDisplay:
         -------
         display : PrecisionRecallDisplay
         """
-        kind = check_choice(kind, "kind", _KINDS)
         if kind == "interpolated":
             levels, precision, _ = mean_interpolated_precision(
                 y_true,
@@ -217,6 +221,7 @@ class PrecisionRecallDisplay:
         )
 
     @classmethod
+    @checked(kind=KIND)
     def from_run(
         cls,
         qrels: QrelsLike | QrelsJG | Prefs,
@@ -257,7 +262,6 @@ class PrecisionRecallDisplay:
         """
         from skirm.trec import evaluate_run
 
-        kind = check_choice(kind, "kind", _KINDS)
         if name is None:
             name = run_name(run)
         if kind == "interpolated":

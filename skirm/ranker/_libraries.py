@@ -22,7 +22,7 @@ import inspect
 
 import numpy as np
 
-from skirm._validation import describe
+from skirm._params import NONE, Param, Satisfies
 from skirm.metrics._registry import get_metric
 
 __all__ = [
@@ -36,27 +36,41 @@ __all__ = [
 VALIDATION = "validation"
 
 
+def _ndcg_cutoff(name):
+    """The cutoff ``k`` of ``"ndcg@k"`` (a name the registry reads), else None."""
+    metric = get_metric(name)
+    return metric.k if metric.spec.name == "ndcg" else None
+
+
+#: The metric early stopping watches: the library's own (None) or NDCG@k.
+EVAL_METRIC = Param(
+    "eval_metric",
+    NONE,
+    Satisfies(
+        lambda name: isinstance(name, str) and _ndcg_cutoff(name) is not None,
+        "'ndcg@k' with a cutoff k",
+        rejected=("map", "ndcg", 10),
+    ),
+    expected="None (the library's own metric) or 'ndcg@k' with a cutoff k",
+    hint="for another metric set the wrapped estimator's own parameter (LightGBM "
+    "`metric`, XGBoost and CatBoost `eval_metric`)",
+)
+
+
 def library_metric_name(library, eval_metric):
     """The library's own name of ``"ndcg@k"``, e.g. ``"NDCG:top=10;type=Exp"``.
 
     ``None`` keeps the library's configured metric (its default or what the
     wrapped estimator was given) and returns None.
     """
-    if eval_metric is None:
-        return None
     if isinstance(eval_metric, str):
-        metric = get_metric(eval_metric)
-        if metric.spec.name == "ndcg" and metric.k is not None:
-            k = metric.k
-            if library == "catboost":
-                return f"NDCG:top={k};type=Exp"
-            return f"ndcg@{k}"
-    raise ValueError(
-        "`eval_metric` must be None (the library's own metric) or 'ndcg@k' with a "
-        f"cutoff k, got {describe(eval_metric)}; for another metric set the "
-        "wrapped estimator's own parameter (LightGBM `metric`, XGBoost and "
-        "CatBoost `eval_metric`)"
-    )
+        get_metric(eval_metric)  # an unknown name: the registry's own error
+    if EVAL_METRIC(eval_metric) is None:
+        return None
+    k = _ndcg_cutoff(eval_metric)
+    if library == "catboost":
+        return f"NDCG:top={k};type=Exp"
+    return f"ndcg@{k}"
 
 
 def query_fit_kwargs(library, codes, sample_weight):

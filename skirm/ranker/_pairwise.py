@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -12,7 +11,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skirm._engine import encode_groups
-from skirm._validation import check_sample_weight, check_y_true, describe
+from skirm._errors import InvalidInputError
+from skirm._params import NONE, Interval, Param
+from skirm._validation import check_sample_weight, check_y_true
 from skirm.metrics._registry import get_metric
 from skirm.ranker._base import QueryScoreMixin
 
@@ -25,6 +26,11 @@ if TYPE_CHECKING:
     from skirm._typing import FloatArray, MatrixLike, RandomState
 
 __all__ = ["PairwiseRanker", "sample_pairs"]
+
+#: The pairs drawn per query (None: every pair).
+MAX_PAIRS_PER_GROUP = Param(
+    "max_pairs_per_group", Interval(int, 1, closed="left"), NONE
+)
 
 
 def _decode_pairs(p, n):
@@ -189,20 +195,13 @@ class PairwiseRanker(QueryScoreMixin, MetaEstimatorMixin, BaseEstimator):
         -------
         self : PairwiseRanker
         """
-        cap = self.max_pairs_per_group
-        if cap is not None and (
-            isinstance(cap, bool) or not isinstance(cap, numbers.Integral) or cap < 1
-        ):
-            raise ValueError(
-                "`max_pairs_per_group` must be a positive integer or None, got "
-                f"{describe(cap)}"
-            )
+        cap = MAX_PAIRS_PER_GROUP(self.max_pairs_per_group)
         get_metric(self.metric)
         query_ids = self._groups(X, groups)
         X = validate_data(self, X, accept_sparse="csr", reset=True)
         y = check_y_true(y, "y")
         if y.ndim != 1 or y.shape[0] != X.shape[0]:
-            raise ValueError(
+            raise InvalidInputError(
                 f"`y` must be 1-D with one label per row of X (length {X.shape[0]}), "
                 f"got shape {y.shape}"
             )
@@ -213,7 +212,7 @@ class PairwiseRanker(QueryScoreMixin, MetaEstimatorMixin, BaseEstimator):
         keep = y[a] != y[b]
         a, b = a[keep], b[keep]
         if a.shape[0] == 0:
-            raise ValueError(
+            raise InvalidInputError(
                 "PairwiseRanker found no pair of rows within a query with different "
                 "labels in `y`, so there is nothing to learn; check `groups` and `y`"
             )

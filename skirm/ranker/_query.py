@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
@@ -11,10 +10,20 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from skirm._engine import encode_groups
+from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._params import (
+    NONE,
+    Interval,
+    OneOf,
+    Param,
+    Satisfies,
+    as_python,
+    describe,
+)
 from skirm._query_ids import n_rows, resolve_groups
-from skirm._validation import as_python, check_sample_weight, describe
+from skirm._validation import check_sample_weight
 from skirm.metrics._registry import get_metric
-from skirm.model_selection._shuffle import check_size
+from skirm.model_selection._shuffle import SIZE_TEXT, SIZES
 from skirm.ranker._base import QueryScoreMixin
 from skirm.ranker._libraries import (
     early_stopping_history,
@@ -35,6 +44,32 @@ __all__ = ["LIBRARIES", "QueryRanker"]
 
 #: How each library's ranker wants the queries.
 LIBRARIES = ("auto", "lightgbm", "xgboost", "catboost", "pointwise")
+LIBRARY = Param("library", OneOf(*LIBRARIES))
+#: The model fitted on the queries.
+ESTIMATOR = Param(
+    "estimator",
+    Satisfies(
+        lambda estimator: hasattr(estimator, "fit"),
+        "an estimator with a fit method",
+        rejected=(None, "model"),
+    ),
+)
+#: The training queries held out for validation: a fraction or a number.
+VALIDATION_FRACTION = Param("validation_fraction", *SIZES, expected=SIZE_TEXT)
+#: Rounds without improvement before early stopping (None: no stopping).
+EARLY_STOPPING_ROUNDS = Param(
+    "early_stopping_rounds",
+    NONE,
+    Interval(int, 1, closed="left"),
+    expected="None or a positive integer",
+)
+#: The queries drawn to train on (None: every query).
+MAX_QUERIES = Param(
+    "max_queries",
+    NONE,
+    Interval(int, 1, closed="left"),
+    expected="None or a positive integer",
+)
 
 _RANKER_CLASSES = {
     "lightgbm": ("lightgbm", "LGBMRanker"),
@@ -68,22 +103,10 @@ _VALIDATION_ATTRIBUTES = (
 )
 
 
-def _check_positive_int(value, name):
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(
-            f"`{name}` must be None or a positive integer, got {describe(value)}"
-        )
-    if value < 1:
-        raise ValueError(f"`{name}` must be None or a positive integer, got {value}")
-    return int(value)
-
-
 def _check_y(y, n_samples, name, rows="of X") -> np.ndarray:
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != n_samples:
-        raise ValueError(
+        raise InvalidInputError(
             f"`{name}` must be 1-D with one label per row {rows} (length "
             f"{n_samples}), got shape {y.shape}"
         )
@@ -121,7 +144,7 @@ def _split_queries(groups, rows, size, rng):
     n_groups = uniques.shape[0]
     n_val = int(np.ceil(size * n_groups)) if isinstance(size, float) else size
     if not 1 <= n_val < n_groups:
-        raise ValueError(
+        raise InvalidParameterError(
             f"`validation_fraction`={size!r} holds out {n_val} of the {n_groups} "
             "training queries; at least one query must be held out and one left "
             "for training"
@@ -302,36 +325,25 @@ default="auto"
         self.random_state = random_state
 
     def _library(self):
-        if self.library not in LIBRARIES or not isinstance(self.library, str):
-            raise ValueError(
-                f"`library` must be one of {', '.join(map(repr, LIBRARIES))}, got "
-                f"{describe(self.library)}"
-            )
-        if self.library == "auto":
+        if LIBRARY(self.library) == "auto":
             return detect_library(self.estimator)
         return self.library
 
     def _check_params(self, library, eval_set):
         """The validated tuning parameters; errors name the argument."""
-        if self.estimator is None or not hasattr(self.estimator, "fit"):
-            raise TypeError(
-                "`estimator` must be an estimator with a fit method, got "
-                f"{describe(self.estimator)}"
-            )
+        ESTIMATOR(self.estimator)
         get_metric(self.metric)  # fail early on a bad name
-        rounds = _check_positive_int(
-            self.early_stopping_rounds, "early_stopping_rounds"
-        )
-        max_queries = _check_positive_int(self.max_queries, "max_queries")
-        fraction = check_size(self.validation_fraction, "validation_fraction")
+        rounds = EARLY_STOPPING_ROUNDS(self.early_stopping_rounds)
+        max_queries = MAX_QUERIES(self.max_queries)
+        fraction = VALIDATION_FRACTION(self.validation_fraction)
         validated = fraction is not None or eval_set is not None
         if fraction is not None and eval_set is not None:
-            raise ValueError(
+            raise InvalidParameterError(
                 "pass either `validation_fraction` (a validation set split off the "
                 "training queries) or `eval_set` (your own), not both"
             )
         if validated and library == "pointwise":
-            raise ValueError(
+            raise InvalidParameterError(
                 "a validation set (`validation_fraction` or `eval_set`) needs a "
                 "LightGBM, XGBoost or CatBoost ranker; the estimator "
                 f"{type(self.estimator).__name__} is fitted pointwise"
@@ -341,7 +353,7 @@ default="auto"
             ("eval_metric", self.eval_metric),
         ):
             if value is not None and not validated:
-                raise ValueError(
+                raise InvalidParameterError(
                     f"`{name}` needs a validation set: set `validation_fraction` "
                     "(e.g. 0.2 of the training queries) or pass `eval_set=(X_val, "
                     f"y_val, groups_val)` to fit, got {name}={value!r} without one"
@@ -451,7 +463,7 @@ default="auto"
     def _check_eval_set(self, eval_set, train_groups):
         """``(X_val, y_val, groups_val)`` checked, with no training query."""
         if not isinstance(eval_set, (tuple, list)) or len(eval_set) != 3:
-            raise TypeError(
+            raise InvalidParameterError(
                 "`eval_set` must be a tuple (X_val, y_val, groups_val), got "
                 f"{describe(eval_set)}"
             )
@@ -464,7 +476,7 @@ default="auto"
         n_train = train_groups.shape[0]
         clash = np.isin(codes[n_train:], codes[:n_train])
         if clash.any():
-            raise ValueError(
+            raise InvalidInputError(
                 "`eval_set` must hold other queries than the training rows, but "
                 f"{np.unique(codes[n_train:][clash]).size} of its queries also "
                 f"appear in `groups` (e.g. {as_python(groups_val[clash][0])!r}); "

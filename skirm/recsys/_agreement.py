@@ -14,7 +14,8 @@ import numpy as np
 from scipy import stats
 
 from skirm._engine import id_array
-from skirm._validation import as_python, check_probability, describe
+from skirm._errors import InvalidInputError
+from skirm._params import BOOLEAN, Interval, Param, as_python, checked, describe
 
 if TYPE_CHECKING:
     from collections.abc import Hashable, Sequence
@@ -23,7 +24,15 @@ if TYPE_CHECKING:
 
 __all__ = ["kendall_tau", "rank_biased_overlap", "tau_ap"]
 
+#: RBO's persistence: the probability of looking at the next item.
+PERSISTENCE = Param("p", Interval(float, 0, 1, closed="neither"))
+#: Whether RBO extrapolates beyond the lists.
+EXTRAPOLATE = Param("extrapolate", BOOLEAN)
+#: Whether tau-AP averages its two directions.
+SYMMETRIC = Param("symmetric", BOOLEAN)
 
+
+@checked(p=PERSISTENCE, extrapolate=EXTRAPOLATE)
 def rank_biased_overlap(
     a: Sequence[Hashable] | ArrayLike,
     b: Sequence[Hashable] | ArrayLike,
@@ -71,17 +80,12 @@ def rank_biased_overlap(
     ...                           extrapolate=False), 4)
     0.271
     """
-    p = check_probability(p, "p")
-    if not isinstance(extrapolate, bool | np.bool_):
-        raise TypeError(
-            f"`extrapolate` must be True or False, got {describe(extrapolate)}"
-        )
     a, b = _ranked(a, "a"), _ranked(b, "b")
     if a.shape[0] > b.shape[0]:
         a, b = b, a  # a is the shorter list
     s, n_long = a.shape[0], b.shape[0]
     if n_long == 0:
-        raise ValueError("`a` and `b` must not both be empty")
+        raise InvalidInputError("`a` and `b` must not both be empty")
     overlap = _overlap(a, b)  # X_d for d = 1 .. n_long
     d = np.arange(1, n_long + 1, dtype=np.float64)
     weights = p**d
@@ -98,12 +102,12 @@ def rank_biased_overlap(
 
 def _ranked(values, name) -> np.ndarray:
     if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
-        raise TypeError(
+        raise InvalidInputError(
             f"`{name}` must be a ranked list of ids, got {describe(values)}"
         )
     ids = id_array(list(values) if not isinstance(values, np.ndarray) else values, name)
     if np.unique(ids).shape[0] != ids.shape[0]:
-        raise ValueError(f"`{name}` names an item twice")
+        raise InvalidInputError(f"`{name}` names an item twice")
     return ids
 
 
@@ -113,7 +117,7 @@ def _overlap(a, b):
     try:
         _, codes = np.unique(both, return_inverse=True)
     except TypeError:
-        raise TypeError(
+        raise InvalidInputError(
             "the ids of `a` and `b` must be mutually comparable (all ints or all "
             "strings)"
         ) from None
@@ -130,20 +134,22 @@ def _overlap(a, b):
 def _scores(x, name, n=None) -> np.ndarray:
     arr = np.asarray(x)
     if arr.dtype.kind not in "biuf" or arr.ndim != 1:
-        raise TypeError(
+        raise InvalidInputError(
             f"`{name}` must be a 1-D array of numbers (one per system), got "
             f"{describe(arr)}"
         )
     arr = arr.astype(np.float64)
     if not np.isfinite(arr).all():
-        raise ValueError(f"`{name}` must hold finite numbers")
+        raise InvalidInputError(f"`{name}` must hold finite numbers")
     if n is not None and arr.shape[0] != n:
-        raise ValueError(
+        raise InvalidInputError(
             f"`{name}` must score the same systems as `x`: expected {n} values, "
             f"got {arr.shape[0]}"
         )
     if arr.shape[0] < 2:
-        raise ValueError(f"`{name}` must score at least 2 systems, got {arr.shape[0]}")
+        raise InvalidInputError(
+            f"`{name}` must score at least 2 systems, got {arr.shape[0]}"
+        )
     return arr
 
 
@@ -171,6 +177,7 @@ def kendall_tau(x: ArrayLike, y: ArrayLike) -> float:
     return float(stats.kendalltau(x, y).statistic)
 
 
+@checked(symmetric=SYMMETRIC)
 def tau_ap(x: ArrayLike, y: ArrayLike, *, symmetric: bool = False) -> float:
     """AP rank correlation of ``x`` against the reference ``y``.
 
@@ -203,14 +210,12 @@ def tau_ap(x: ArrayLike, y: ArrayLike, *, symmetric: bool = False) -> float:
     >>> tau_ap([4, 3, 2, 1], [3, 4, 2, 1])  # the same swap at the top
     0.333...
     """
-    if not isinstance(symmetric, bool | np.bool_):
-        raise TypeError(f"`symmetric` must be True or False, got {describe(symmetric)}")
     x = _scores(x, "x")
     y = _scores(y, "y", x.shape[0])
     for name, values in (("x", x), ("y", y)):
         if np.unique(values).shape[0] != values.shape[0]:
             tied = as_python(values[np.argmax(np.diff(np.sort(values)) == 0)])
-            raise ValueError(
+            raise InvalidInputError(
                 f"`{name}` must order the systems without ties, got {tied!r} twice"
             )
     one = _tau_ap(x, y)

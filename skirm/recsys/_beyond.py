@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from skirm._engine import flatten_lists
-from skirm._validation import as_python, check_k, describe
+from skirm._errors import InvalidInputError
+from skirm._params import Interval, K, Param, as_python, checked, describe
 
 if TYPE_CHECKING:
     from collections.abc import Hashable, Mapping
@@ -33,6 +34,9 @@ __all__ = [
     "novelty",
 ]
 
+#: The number of users the popularity counts come from.
+N_USERS = Param("n_users", Interval(int, 1, closed="left"))
+
 
 # --------------------------------------------------------------------------
 # Inputs
@@ -40,8 +44,8 @@ __all__ = [
 
 
 def _top_ids(y_pred, k, padding):
-    """Ids of the top ``k`` of each list (concatenated) and the list codes."""
-    k = check_k(k)
+    """Ids of the top ``k`` (checked) of each list (concatenated) and the
+    list codes."""
     ids, sizes = flatten_lists(y_pred, padding)
     codes = np.repeat(np.arange(sizes.shape[0]), sizes)
     if k is not None:
@@ -63,7 +67,7 @@ def _table(table, name, *, vectors=False):
     elif isinstance(table, tuple) and len(table) == 2:
         ids, values = table
     else:
-        raise TypeError(
+        raise InvalidInputError(
             f"`{name}` must be a dict of item id to value, a pandas Series or "
             f"DataFrame indexed by item id, or an (ids, values) pair, got "
             f"{describe(table)}"
@@ -72,19 +76,19 @@ def _table(table, name, *, vectors=False):
     try:
         values = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
-        raise TypeError(f"`{name}` values must be real numbers") from None
+        raise InvalidInputError(f"`{name}` values must be real numbers") from None
     want = 2 if vectors else 1
     if ids.ndim != 1 or values.ndim != want or values.shape[0] != ids.shape[0]:
         shape = "(n_items, n_features)" if vectors else "(n_items,)"
-        raise ValueError(
+        raise InvalidInputError(
             f"`{name}` must give one {'vector' if vectors else 'value'} per item, "
             f"values of shape {shape}; got {ids.shape[0]} ids and values of "
             f"shape {values.shape}"
         )
     if not np.isfinite(values).all():
-        raise ValueError(f"`{name}` values must be finite")
+        raise InvalidInputError(f"`{name}` values must be finite")
     if np.unique(ids).shape[0] != ids.shape[0]:
-        raise ValueError(f"`{name}` names an item twice")
+        raise InvalidInputError(f"`{name}` names an item twice")
     return ids, values
 
 
@@ -99,7 +103,7 @@ def _positions(ids, table_ids, name):
         order = np.argsort(right, kind="stable")
         at = np.searchsorted(right[order], left)
     except TypeError:
-        raise TypeError(
+        raise InvalidInputError(
             f"item ids of `y_pred` and `{name}` must be mutually comparable (all "
             "ints or all strings)"
         ) from None
@@ -107,7 +111,7 @@ def _positions(ids, table_ids, name):
     found = right[order][at] == left
     if not np.all(found):
         bad = as_python(ids[np.argmax(~found)])
-        raise ValueError(f"item {bad!r} of `y_pred` is missing from `{name}`")
+        raise InvalidInputError(f"item {bad!r} of `y_pred` is missing from `{name}`")
     return order[at]
 
 
@@ -115,7 +119,7 @@ def _mean_over_lists(per_list, sizes, what):
     """Mean over the non-empty lists."""
     used = sizes > 0
     if not used.any():
-        raise ValueError(f"{what}: every list is empty")
+        raise InvalidInputError(f"{what}: every list is empty")
     return float(np.mean(per_list[used]))
 
 
@@ -124,6 +128,7 @@ def _mean_over_lists(per_list, sizes, what):
 # --------------------------------------------------------------------------
 
 
+@checked(k=K)
 def catalog_coverage(
     y_pred: ArrayLike,
     *,
@@ -168,6 +173,7 @@ def catalog_coverage(
     return float(np.unique(rows).shape[0] / catalog.shape[0])
 
 
+@checked(k=K)
 def gini_index(
     y_pred: ArrayLike,
     *,
@@ -211,7 +217,7 @@ def gini_index(
     ids, _, _ = _top_ids(y_pred, k, padding)
     catalog = _catalog(catalog)
     if ids.shape[0] == 0:
-        raise ValueError("gini_index: every list is empty")
+        raise InvalidInputError("gini_index: every list is empty")
     rows = _positions(ids, catalog, "catalog")
     exposure = np.sort(np.bincount(rows, minlength=catalog.shape[0]))
     n = exposure.shape[0]
@@ -219,6 +225,7 @@ def gini_index(
     return float(np.dot(weights, exposure) / (n * exposure.sum()))
 
 
+@checked(n_users=N_USERS, k=K)
 def novelty(
     y_pred: ArrayLike,
     *,
@@ -260,21 +267,19 @@ def novelty(
     >>> novelty([["hit", "niche"], ["hit"]], item_popularity=popularity, n_users=8)
     0.75
     """
-    users = check_k(n_users, "n_users")
-    if users is None:
-        raise TypeError("`n_users` must be a positive integer, got None")
     counts, codes, sizes = _item_values(y_pred, item_popularity, k, padding)
-    bad = (counts <= 0) | (counts > users)
+    bad = (counts <= 0) | (counts > n_users)
     if bad.any():
-        raise ValueError(
+        raise InvalidInputError(
             "`item_popularity` counts of recommended items must be in "
-            f"[1, n_users={users}], got {as_python(counts[np.argmax(bad)])!r}"
+            f"[1, n_users={n_users}], got {as_python(counts[np.argmax(bad)])!r}"
         )
-    info = np.log2(users / counts)
+    info = np.log2(n_users / counts)
     per_list = _per_list_mean(info, codes, sizes)
     return _mean_over_lists(per_list, sizes, "novelty")
 
 
+@checked(k=K)
 def average_popularity(
     y_pred: ArrayLike,
     *,
@@ -313,6 +318,7 @@ def average_popularity(
     return _mean_over_lists(per_list, sizes, "average_popularity")
 
 
+@checked(k=K)
 def intra_list_diversity(
     y_pred: ArrayLike,
     *,
@@ -359,7 +365,7 @@ def intra_list_diversity(
     norms = np.linalg.norm(vectors, axis=1)
     if np.any(norms == 0):
         bad = as_python(table_ids[np.argmax(norms == 0)])
-        raise ValueError(f"`item_features` of item {bad!r} is the zero vector")
+        raise InvalidInputError(f"`item_features` of item {bad!r} is the zero vector")
     unit = (vectors / norms[:, None])[_positions(ids, table_ids, "item_features")]
     n_lists = sizes.shape[0]
     sums = np.zeros((n_lists, unit.shape[1]))
@@ -368,7 +374,7 @@ def intra_list_diversity(
     pairs = n * (n - 1) / 2
     used = n >= 2
     if not used.any():
-        raise ValueError("intra_list_diversity: no list has two items")
+        raise InvalidInputError("intra_list_diversity: no list has two items")
     similarity = (np.einsum("ij,ij->i", sums, sums) - n) / 2
     return float(np.mean(1.0 - similarity[used] / pairs[used]))
 
@@ -381,11 +387,11 @@ def intra_list_diversity(
 def _catalog(catalog) -> np.ndarray:
     arr = np.asarray(catalog)
     if arr.ndim != 1 or arr.shape[0] == 0:
-        raise ValueError(
+        raise InvalidInputError(
             f"`catalog` must be a non-empty 1-D array of item ids, got {describe(arr)}"
         )
     if np.unique(arr).shape[0] != arr.shape[0]:
-        raise ValueError("`catalog` names an item twice")
+        raise InvalidInputError("`catalog` names an item twice")
     return arr
 
 

@@ -2,17 +2,31 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 import skirm.stats._resampling as rs
-from skirm._progress import reporting
-from skirm._validation import check_choice, describe
-from skirm.stats._correction import CORRECTIONS, adjust_pvalues
-from skirm.stats._paired import TESTS, check_settings, paired_tests
+from skirm._errors import (
+    InvalidInputError,
+    InvalidParameterError,
+    MissingQueriesError,
+)
+from skirm._params import Interval, OneOf, Param, checked, describe
+from skirm._progress import VERBOSE, reporting
+from skirm.stats._correction import CORRECTION, adjust_pvalues
+from skirm.stats._paired import (
+    ALTERNATIVE,
+    CONFIDENCE,
+    EXACT,
+    INTERVAL,
+    TESTS,
+    ZERO_METHOD,
+    make_settings,
+    paired_tests,
+)
 from skirm.stats._report import Comparison
+from skirm.stats._resampling import N_RESAMPLES, RANDOM_STATE
 from skirm.stats._tukey import tukey_pairs
 
 if TYPE_CHECKING:
@@ -22,24 +36,35 @@ if TYPE_CHECKING:
     from skirm._typing import Seed
     from skirm.metrics import EvaluationResult
 
+#: The tests over all the systems at once.
 TUKEY = ("tukey_hsd", "randomized_tukey_hsd")
+#: The tests of a comparison: every paired test, and the Tukey tests.
+COMPARE_TEST = Param("test", OneOf(*TESTS, *TUKEY), option="--test")
+#: What a query missing from a system is: an error, a 0, or dropped.
 MISSING = ("raise", "zero", "intersect")
+MISSING_QUERIES = Param("missing", OneOf(*MISSING), option="--missing")
+#: The level at which a corrected p-value is significant.
+ALPHA = Param("alpha", Interval(float, 0, 1, closed="neither"), option="--alpha")
 
 
 def _check_results(results):
     if not hasattr(results, "items"):
-        raise TypeError(
+        raise InvalidParameterError(
             "`results` must map system names to EvaluationResult objects, got "
             f"{describe(results)}"
         )
     results = dict(results)
     if len(results) < 2:
-        raise ValueError(f"`results` must hold at least 2 systems, got {len(results)}")
+        raise InvalidParameterError(
+            f"`results` must hold at least 2 systems, got {len(results)}"
+        )
     for name, result in results.items():
         if not isinstance(name, str):
-            raise TypeError(f"`results` keys must be strings, got {describe(name)}")
+            raise InvalidParameterError(
+                f"`results` keys must be strings, got {describe(name)}"
+            )
         if not all(hasattr(result, a) for a in ("group_ids", "per_query", "weights")):
-            raise TypeError(
+            raise InvalidParameterError(
                 f"`results[{name!r}]` must be an EvaluationResult, got "
                 f"{describe(result)}"
             )
@@ -52,15 +77,17 @@ def _check_metrics(results, metrics) -> list[str]:
     if metrics is None:
         metrics = [m for m in first.per_query if all(m in a for a in available)]
         if not metrics:
-            raise ValueError("the results share no metric; evaluate the same metrics")
+            raise InvalidInputError(
+                "the results share no metric; evaluate the same metrics"
+            )
         return metrics
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     if not metrics:
-        raise ValueError("`metrics` must name at least one metric, got none")
+        raise InvalidParameterError("`metrics` must name at least one metric, got none")
     for metric in metrics:
         for name, result in results.items():
             if metric not in result.per_query:
-                raise ValueError(
+                raise InvalidParameterError(
                     f"`metrics` names {metric!r}, which results[{name!r}] does not "
                     f"hold; it has {', '.join(result.per_query)}"
                 )
@@ -72,7 +99,7 @@ def _align(results, metrics, missing):
     ids = [np.asarray(r.group_ids) for r in results.values()]
     kinds = {"numbers" if i.dtype.kind in "biuf" else "strings" for i in ids}
     if len(kinds) > 1:
-        raise ValueError(
+        raise InvalidInputError(
             "the results' query ids are numbers in some results and strings in "
             "others; give every system the same kind of ids"
         )
@@ -91,7 +118,7 @@ def _align(results, metrics, missing):
         s, j, q = (int(i[0]) for i in np.nonzero(absent))
         count = int(np.count_nonzero(absent.any(axis=(0, 1))))
         query = union[q].item()
-        raise ValueError(
+        raise MissingQueriesError(
             f"{count} of {union.size} queries lack a value in some system (first: "
             f"query {query!r} in {list(results)[s]!r}, metric {metrics[j]!r}); "
             "pass missing='intersect' to drop them or missing='zero' to score "
@@ -103,7 +130,7 @@ def _align(results, metrics, missing):
     else:
         values = np.where(absent, 0.0, values)
     if union.size < 2:
-        raise ValueError(
+        raise InvalidInputError(
             f"the systems share {union.size} queries; a comparison needs at least 2"
         )
     return union, values, _align_weights(results, weights)
@@ -114,13 +141,13 @@ def _align_weights(results, weights):
     if not any(has):
         return None
     if not all(has):
-        raise ValueError(
+        raise InvalidInputError(
             "some results carry query weights (sample_weight) and some do not; "
             "evaluate every system with the same weights"
         )
     spread = np.nanmax(weights, axis=0) - np.nanmin(weights, axis=0)
     if np.any(spread > 1e-12 * np.nanmax(np.abs(weights))):
-        raise ValueError("the results' query weights differ; they must be equal")
+        raise InvalidInputError("the results' query weights differ; they must be equal")
     return np.nanmax(weights, axis=0)
 
 
@@ -134,18 +161,18 @@ def _pair_matrix(pairs, n_systems, n_metrics):
     return combine.reshape(len(pairs) * n_metrics, n_systems * n_metrics)
 
 
-def _check_test_settings(test_name, weights, *options):
+def _test_settings(test_name, weights, *options):
     """The settings of the per-pair computations (a Tukey test adds its own)."""
     if test_name == "tukey_hsd" and weights is not None:
-        raise ValueError(
+        raise InvalidParameterError(
             "test='tukey_hsd' does not support query weights; use "
             "'randomized_tukey_hsd'"
         )
-    settings = check_settings(
+    settings = make_settings(
         "t" if test_name in TUKEY else test_name, *options, weights
     )
     if test_name in TUKEY and settings.alternative != "two-sided":
-        raise ValueError(
+        raise InvalidParameterError(
             f"test={test_name!r} is two-sided; got alternative={settings.alternative!r}"
         )
     return settings
@@ -173,7 +200,8 @@ def _test_pairs(values, weights, pairs, test_name, settings, rng):
         weights,
         settings,
         rng,
-        stacklevel=4,  # paired_tests, here, compare, its caller
+        # paired_tests, here, compare, the wrapper of @checked, its caller
+        stacklevel=5,
     )
     table = {
         key: np.asarray(out[key]).reshape(len(pairs), n_metrics) for key in _PAIR_KEYS
@@ -187,7 +215,7 @@ def _test_pairs(values, weights, pairs, test_name, settings, rng):
             confidence=settings.confidence,
             n_resamples=settings.n_resamples,
             rng=rng,
-            stacklevel=4,
+            stacklevel=5,
         )
         table.update(
             {key: tukey[key] for key in ("statistic", "pvalue", "ci_low", "ci_high")}
@@ -209,28 +237,34 @@ def _n_draws(test_name, settings, n_queries):
     return draws
 
 
-def _check_alpha(alpha):
-    ok = isinstance(alpha, numbers.Real) and not isinstance(alpha, bool)
-    if not ok or not 0 < float(alpha) < 1:
-        raise ValueError(f"`alpha` must be a number in (0, 1), got {describe(alpha)}")
-    return float(alpha)
-
-
-def _check_correction(
+def _correction(
     correction, test, n_pairs
 ) -> Literal["holm", "bonferroni", "fdr_bh"] | None:
+    """The correction ``"auto"`` stands for, or the one asked for."""
     if correction == "auto":
         return None if test in TUKEY or n_pairs == 1 else "holm"
-    if correction is not None:
-        check_choice(correction, "correction", [c for c in CORRECTIONS if c])
     if test in TUKEY and correction is not None:
-        raise ValueError(
+        raise InvalidParameterError(
             f"test={test!r} controls the familywise error itself; pass "
             f"correction=None or 'auto', got {correction!r}"
         )
     return correction
 
 
+@checked(
+    test=COMPARE_TEST,
+    correction=CORRECTION,
+    alpha=ALPHA,
+    alternative=ALTERNATIVE,
+    confidence=CONFIDENCE,
+    interval=INTERVAL,
+    n_resamples=N_RESAMPLES,
+    exact=EXACT,
+    zero_method=ZERO_METHOD,
+    missing=MISSING_QUERIES,
+    random_state=RANDOM_STATE,
+    verbose=VERBOSE,
+)
 def compare(
     results: Mapping[str, EvaluationResult],
     *,
@@ -346,20 +380,17 @@ def compare(
     """
     results = _check_results(results)
     if baseline is not None and baseline not in results:
-        raise ValueError(
+        raise InvalidParameterError(
             f"`baseline` must be one of the systems {list(results)}, got "
             f"{describe(baseline)}"
         )
     metrics = _check_metrics(results, metrics)
-    missing = check_choice(missing, "missing", MISSING)
-    alpha = _check_alpha(alpha)
-    test_name = check_choice(test, "test", (*TESTS, *TUKEY))
     if baseline is not None:
         results = {baseline: results[baseline], **results}
     systems = list(results)
     group_ids, values, weights = _align(results, metrics, missing)
-    settings = _check_test_settings(
-        test_name,
+    settings = _test_settings(
+        test,
         weights,
         alternative,
         n_resamples,
@@ -373,16 +404,16 @@ def compare(
         pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
     else:
         pairs = [(a, 0) for a in range(1, k)]
-    correction = _check_correction(correction, test_name, len(pairs))
-    seed, rng = rs.check_random_state(random_state)
+    correction = _correction(correction, test, len(pairs))
+    seed, rng = rs.seed_and_rng(random_state)
     with reporting(verbose, "skirm.stats.compare") as progress:
         progress.stage(
-            f"{test_name} test of {len(pairs)} pair{'s' * (len(pairs) > 1)} on "
+            f"{test} test of {len(pairs)} pair{'s' * (len(pairs) > 1)} on "
             f"{n_metrics} metric{'s' * (n_metrics > 1)}",
-            total=_n_draws(test_name, settings, n) or None,
+            total=_n_draws(test, settings, n) or None,
             unit="resamples",
         )
-        table, out = _test_pairs(values, weights, pairs, test_name, settings, rng)
+        table, out = _test_pairs(values, weights, pairs, test, settings, rng)
         progress.finish()
     table["p_adjusted"] = adjust_pvalues(table["pvalue"].T, correction).T
     table["significant"] = table["p_adjusted"] <= alpha
@@ -400,7 +431,7 @@ def compare(
             out["basis_low"].reshape(k, n_metrics),
             out["basis_high"].reshape(k, n_metrics),
         ),
-        test=test_name,
+        test=test,
         settings=settings,
         correction=correction,
         alpha=alpha,

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._validation import check_choice
+from skirm._errors import InvalidInputError
+from skirm._params import NONE, OneOf, Param, checked
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -15,7 +16,15 @@ if TYPE_CHECKING:
 
     from skirm._typing import FloatArray
 
-CORRECTIONS = ("holm", "bonferroni", "fdr_bh", None)
+#: The multiple-comparison corrections (None, where accepted, is none).
+CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
+#: The method of :func:`adjust_pvalues`.
+CORRECTION_METHOD = Param("method", OneOf(*CORRECTIONS), NONE)
+#: The correction of :func:`~skirm.stats.compare`: ``"auto"`` picks one for
+#: the test and the number of pairs.
+CORRECTION = Param(
+    "correction", OneOf("auto", *CORRECTIONS), NONE, option="--correction"
+)
 
 
 def _holm(ordered, m):
@@ -28,6 +37,7 @@ def _fdr_bh(ordered, m):
     return np.minimum.accumulate(scaled[..., ::-1], axis=-1)[..., ::-1]
 
 
+@checked(method=CORRECTION_METHOD)
 def adjust_pvalues(
     pvalues: ArrayLike, method: Literal["holm", "bonferroni", "fdr_bh"] | None = "holm"
 ) -> FloatArray:
@@ -67,12 +77,13 @@ def adjust_pvalues(
     >>> adjust_pvalues(p, "bonferroni")
     array([0.04, 0.16, 0.12, 0.02])
     """
-    method = check_choice(method, "method", CORRECTIONS) if method is not None else None
     p = np.asarray(pvalues, dtype=np.float64)
     if p.ndim == 0:
-        raise ValueError("`pvalues` must hold at least one p-value, got a scalar")
+        raise InvalidInputError(
+            "`pvalues` must hold at least one p-value, got a scalar"
+        )
     if p.size and (np.isnan(p).any() or (p < 0).any() or (p > 1).any()):
-        raise ValueError(
+        raise InvalidInputError(
             "`pvalues` must hold numbers in [0, 1], got NaN or out of range"
         )
     m = p.shape[-1]

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import inspect
-import numbers
 from typing import TYPE_CHECKING
 
+from skirm._errors import InvalidParameterError
 from skirm._measures._vocabulary import DEFAULT_METRICS
-from skirm._validation import describe
+from skirm._params import Interval, Param, Satisfies, checked, describe
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -19,19 +19,23 @@ if TYPE_CHECKING:
     from skirm.metrics import EvaluationResult, Metric
 
 
+#: The folds: a number of query folds, or a splitter.
+CV = Param(
+    "cv",
+    Interval(int),
+    Satisfies(lambda cv: hasattr(cv, "split"), "a splitter", rejected=(object(),)),
+    expected="an int or a splitter with a split() method (such as QueryGroupKFold)",
+)
+
+
 def _splitter(cv):
+    """The splitter of a checked ``cv``: an int is a QueryGroupKFold."""
     from skirm.model_selection import QueryGroupKFold
 
-    if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
-        return QueryGroupKFold(n_splits=int(cv))
-    if not hasattr(cv, "split"):
-        raise TypeError(
-            "`cv` must be an int or a splitter with a split() method (such as "
-            f"QueryGroupKFold), got {describe(cv)}"
-        )
-    return cv
+    return QueryGroupKFold(n_splits=cv) if isinstance(cv, int) else cv
 
 
+@checked(cv=CV)
 def cross_val_evaluate(
     estimators: Mapping[str, Any],
     X: MatrixLike,
@@ -105,12 +109,14 @@ def cross_val_evaluate(
     from skirm.metrics import evaluate
 
     if not hasattr(estimators, "items") or not estimators:
-        raise TypeError(
+        raise InvalidParameterError(
             "`estimators` must be a non-empty dict of names to estimators, got "
             f"{describe(estimators)}"
         )
     if groups is None:
-        raise ValueError("`groups` (the query of each row) is required, got None")
+        raise InvalidParameterError(
+            "`groups` (the query of each row) is required, got None"
+        )
     folds = list(_splitter(cv).split(X, y, groups))
     results = {}
     for name, estimator in estimators.items():

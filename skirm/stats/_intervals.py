@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 import skirm.stats._resampling as rs
-from skirm._validation import check_choice
+from skirm._errors import InvalidInputError, MissingDependencyError
+from skirm._params import OneOf, Param, checked
 from skirm.stats._moments import _moments, t_interval, warn_constant
-from skirm.stats._paired import bootstrap_interval, check_confidence
+from skirm.stats._paired import CONFIDENCE, bootstrap_interval
+from skirm.stats._resampling import N_RESAMPLES, RANDOM_STATE
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -20,7 +22,9 @@ if TYPE_CHECKING:
     from skirm._typing import Seed
     from skirm.metrics import EvaluationResult
 
+#: How the interval of a mean is made.
 CI_METHODS = ("t", "bootstrap", "percentile", "bca")
+CI_METHOD = Param("method", OneOf(*CI_METHODS))
 
 
 def mean_intervals(values, weights, *, method, confidence, n_resamples, rng):
@@ -29,8 +33,9 @@ def mean_intervals(values, weights, *, method, confidence, n_resamples, rng):
     ``method="bootstrap"`` is BCa, :func:`scipy.stats.bootstrap`'s default.
     """
     if method == "t":
-        # Called by confidence_intervals and describe through result_intervals.
-        warn_constant(values, None, "query values are", "the t interval has width 0", 5)
+        # Called by confidence_intervals and describe (through the wrapper of
+        # @checked) through result_intervals.
+        warn_constant(values, None, "query values are", "the t interval has width 0", 6)
         mean, _, se, df = _moments(values, weights)
         return t_interval(mean, se, df, confidence)
     kind = "bca" if method == "bootstrap" else method
@@ -44,21 +49,18 @@ def result_intervals(result, *, method, confidence, n_resamples, random_state):
     Queries holding NaN for a metric (``no_relevant="skip"``) are left out of
     that metric's interval; every metric uses the same seed.
     """
-    method = check_choice(method, "method", CI_METHODS)
-    confidence = check_confidence(confidence)
-    n_resamples = rs.check_n_resamples(n_resamples)
-    seed, _ = rs.check_random_state(random_state)
+    seed, _ = rs.seed_and_rng(random_state)
     rows = {}
     for name, values in result.per_query.items():
         keep = ~np.isnan(values)
         if np.count_nonzero(keep) < 2:
-            raise ValueError(
+            raise InvalidInputError(
                 f"metric {name!r} has {np.count_nonzero(keep)} query values; an "
                 "interval needs at least 2"
             )
         weights = None if result.weights is None else result.weights[keep]
         x = values[keep][None, :]
-        rng = rs.check_random_state(seed)[1] if seed is not None else random_state
+        rng = rs.seed_and_rng(seed)[1] if seed is not None else random_state
         low, high = mean_intervals(
             x,
             weights,
@@ -78,6 +80,12 @@ def result_intervals(result, *, method, confidence, n_resamples, random_state):
     return rows
 
 
+@checked(
+    method=CI_METHOD,
+    confidence=CONFIDENCE,
+    n_resamples=N_RESAMPLES,
+    random_state=RANDOM_STATE,
+)
 def confidence_intervals(
     result: EvaluationResult,
     method: Literal["t", "bootstrap", "percentile", "bca"] = "t",
@@ -139,6 +147,12 @@ def confidence_intervals(
     return {name: (row[1], row[2]) for name, row in rows.items()}
 
 
+@checked(
+    method=CI_METHOD,
+    confidence=CONFIDENCE,
+    n_resamples=N_RESAMPLES,
+    random_state=RANDOM_STATE,
+)
 def describe(
     result: EvaluationResult,
     method: Literal["t", "bootstrap", "percentile", "bca"] = "t",
@@ -179,7 +193,7 @@ def describe(
     try:
         import pandas as pd
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
+        raise MissingDependencyError(
             "skirm.stats.describe requires pandas; install it with "
             "`pip install skirm[pandas]`"
         ) from exc

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -10,7 +9,9 @@ import numpy as np
 from scipy import stats as _stats
 
 import skirm.stats._resampling as rs
-from skirm._validation import as_numeric_array, check_choice, describe
+from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._params import BOOLEAN, NONE, Interval, OneOf, Param, checked
+from skirm._validation import as_numeric_array
 from skirm.stats._moments import (
     _T_CONSEQUENCE,
     _moments,
@@ -20,6 +21,7 @@ from skirm.stats._moments import (
     t_interval,
     warn_constant,
 )
+from skirm.stats._resampling import N_RESAMPLES, RANDOM_STATE
 
 if TYPE_CHECKING:
     from typing import Any, Literal
@@ -29,29 +31,24 @@ if TYPE_CHECKING:
     from skirm._typing import Seed
 
 TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "sign")
+TEST = Param("test", OneOf(*TESTS))
 ALTERNATIVES = ("two-sided", "greater", "less")
+ALTERNATIVE = Param("alternative", OneOf(*ALTERNATIVES))
+#: How an interval is made; None picks one for the test.
 INTERVALS = ("t", "percentile", "bca")
+INTERVAL = Param("interval", OneOf(*INTERVALS), NONE)
+#: Zero differences in the Wilcoxon test.
 ZERO_METHODS = ("wilcox", "pratt", "zsplit")
+ZERO_METHOD = Param("zero_method", OneOf(*ZERO_METHODS))
+#: Whether the randomization distribution is enumerated.
+EXACT = Param("exact", OneOf("auto"), BOOLEAN, expected="'auto', True or False")
+#: The level of the intervals.
+CONFIDENCE = Param("confidence", Interval(float, 0, 1, closed="neither"))
 #: Relative tolerance for resampled statistics equal to the observed one in
 #: exact arithmetic (as in :func:`scipy.stats.permutation_test`).
 TOLERANCE = 100 * np.finfo(np.float64).eps
 #: From this many queries on, reports say that the effect size decides.
 LARGE_N = 1000
-
-
-def check_confidence(confidence):
-    ok = isinstance(confidence, numbers.Real) and not isinstance(confidence, bool)
-    if not ok or not 0 < float(confidence) < 1:
-        raise ValueError(
-            f"`confidence` must be a number in (0, 1), got {describe(confidence)}"
-        )
-    return float(confidence)
-
-
-def check_exact(exact):
-    if exact == "auto" or isinstance(exact, (bool, np.bool_)):
-        return exact
-    raise ValueError(f"`exact` must be 'auto', True or False, got {describe(exact)}")
 
 
 # --------------------------------------------------------------------------
@@ -387,18 +384,18 @@ def check_pair(a, b, sample_weight) -> tuple[np.ndarray, np.ndarray, Any]:
     b = as_numeric_array(b, "b")
     for name, arr in (("a", a), ("b", b)):
         if arr.ndim != 1:
-            raise ValueError(
+            raise InvalidInputError(
                 f"`{name}` must be 1-D (one value per query), got shape {arr.shape}"
             )
         if not np.isfinite(arr).all():
-            raise ValueError(f"`{name}` must hold finite values, got NaN or inf")
+            raise InvalidInputError(f"`{name}` must hold finite values, got NaN or inf")
     if a.shape != b.shape:
-        raise ValueError(
+        raise InvalidInputError(
             f"`a` and `b` must be aligned per query (same length), got "
             f"{a.shape[0]} and {b.shape[0]} values"
         )
     if a.shape[0] < 2:
-        raise ValueError(f"the tests need at least 2 queries, got {a.shape[0]}")
+        raise InvalidInputError(f"the tests need at least 2 queries, got {a.shape[0]}")
     return a, b, check_query_weights(sample_weight, a.shape[0])
 
 
@@ -407,18 +404,18 @@ def check_query_weights(sample_weight, n):
         return None
     w = as_numeric_array(sample_weight, "sample_weight")
     if w.shape != (n,):
-        raise ValueError(
+        raise InvalidInputError(
             f"`sample_weight` must hold one weight per query ({n}), got shape {w.shape}"
         )
     if not np.isfinite(w).all() or (w < 0).any() or np.count_nonzero(w) < 2:
-        raise ValueError(
+        raise InvalidInputError(
             "`sample_weight` must hold finite, non-negative weights, at least two "
             "of them positive"
         )
     return w
 
 
-def check_settings(
+def make_settings(
     test,
     alternative,
     n_resamples,
@@ -428,28 +425,36 @@ def check_settings(
     zero_method,
     weights,
 ):
-    test = check_choice(test, "test", TESTS)
-    alternative = check_choice(alternative, "alternative", ALTERNATIVES)
+    """The settings of the tests, from options their rules have checked: the
+    default interval of the test, and the tests that take query weights."""
     if interval is None:
         interval = "bca" if test == "bootstrap" else "t"
-    interval = check_choice(interval, "interval", INTERVALS)
-    zero_method = check_choice(zero_method, "zero_method", ZERO_METHODS)
     if weights is not None and test in ("wilcoxon", "sign"):
-        raise ValueError(
+        raise InvalidParameterError(
             f"`sample_weight` is not supported by test={test!r}; use 't', "
             "'randomization' or 'bootstrap'"
         )
     return Settings(
         test=test,
         alternative=alternative,
-        n_resamples=rs.check_n_resamples(n_resamples),
-        exact=check_exact(exact),
-        confidence=check_confidence(confidence),
+        n_resamples=n_resamples,
+        exact=exact,
+        confidence=confidence,
         interval=interval,
         zero_method=zero_method,
     )
 
 
+@checked(
+    test=TEST,
+    alternative=ALTERNATIVE,
+    n_resamples=N_RESAMPLES,
+    exact=EXACT,
+    confidence=CONFIDENCE,
+    interval=INTERVAL,
+    zero_method=ZERO_METHOD,
+    random_state=RANDOM_STATE,
+)
 def paired_test(
     a: ArrayLike,
     b: ArrayLike,
@@ -552,7 +557,7 @@ def paired_test(
     (True, 64, 0.125)
     """
     a, b, weights = check_pair(a, b, sample_weight)
-    s = check_settings(
+    s = make_settings(
         test,
         alternative,
         n_resamples,
@@ -562,9 +567,10 @@ def paired_test(
         zero_method,
         weights,
     )
-    seed, rng = rs.check_random_state(random_state)
+    seed, rng = rs.seed_and_rng(random_state)
     scale = np.maximum(np.abs(a), np.abs(b)).max(keepdims=True)
-    out = paired_tests((a - b)[None, :], None, weights, s, rng, scale, stacklevel=3)
+    # paired_tests, here, the wrapper of @checked, the caller
+    out = paired_tests((a - b)[None, :], None, weights, s, rng, scale, stacklevel=4)
     n = a.shape[0]
     exact = bool(out["exact"])
     random = (s.test == "randomization" and not exact) or s.test == "bootstrap"

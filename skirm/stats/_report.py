@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._validation import check_choice
+from skirm._errors import MissingDependencyError
+from skirm._frames import BACKEND, polars_records
+from skirm._params import OneOf, Param, checked
 from skirm.stats._paired import LARGE_N, large_n_note
 
 if TYPE_CHECKING:
@@ -31,6 +33,10 @@ _CORRECTION_NAMES = {
     "bonferroni": "Bonferroni correction",
     "fdr_bh": "Benjamini-Hochberg FDR correction",
 }
+#: The rows of a comparison's frame: one per system and metric, or one per
+#: pair and metric.
+KINDS = ("systems", "pairs")
+KIND = Param("kind", OneOf(*KINDS))
 _LATEX_SPECIALS = {c: "\\" + c for c in "&%$#_{}"}
 _LATEX_SPECIALS.update(
     {"~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
@@ -226,6 +232,7 @@ class Comparison:
     # Frames
     # ------------------------------------------------------------------
 
+    @checked(kind=KIND, backend=BACKEND)
     def to_frame(
         self,
         kind: Literal["systems", "pairs"] = "systems",
@@ -259,11 +266,8 @@ class Comparison:
         -------
         frame : pandas.DataFrame or polars.DataFrame
         """
-        from skirm._frames import BACKEND, polars_records
-
-        library = BACKEND(backend)
         rows = self.to_records(kind)
-        if library == "polars":
+        if backend == "polars":
             return polars_records(
                 rows,
                 "Comparison.to_frame",
@@ -273,7 +277,7 @@ class Comparison:
         try:
             import pandas as pd
         except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise ImportError(
+            raise MissingDependencyError(
                 "Comparison.to_frame requires pandas; install it with "
                 "`pip install skirm[pandas]`"
             ) from exc
@@ -282,6 +286,7 @@ class Comparison:
             frame[column] = frame[column].astype("Int64")
         return frame
 
+    @checked(kind=KIND)
     def to_records(
         self, kind: Literal["systems", "pairs"] = "systems"
     ) -> list[dict[str, Any]]:
@@ -296,7 +301,6 @@ class Comparison:
         records : list of dict
             Missing values are NaN, or None for the counts.
         """
-        kind = check_choice(kind, "kind", ("systems", "pairs"))
         return self._pair_rows() if kind == "pairs" else self._system_rows()
 
     def _pair_record(self, p, j):

@@ -10,12 +10,11 @@ comparison grows with the number of resamples, not with a Python loop.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from skirm._errors import InvalidParameterError
+from skirm._params import NONE, Instance, Interval, Param
 from skirm._progress import current
-from skirm._validation import describe
 
 #: Elements of one chunk of random draws (float64: 32 MiB).
 CHUNK_ELEMENTS = 1 << 22
@@ -23,42 +22,36 @@ CHUNK_ELEMENTS = 1 << 22
 EXACT_MAX_QUERIES = 16
 
 
-def check_random_state(random_state):
-    """A seed for :func:`numpy.random.default_rng`, recorded for reports.
+#: The seed of the random draws: a fresh one is drawn for None.
+RANDOM_STATE = Param(
+    "random_state",
+    NONE,
+    Interval(int, 0, closed="left"),
+    Instance(np.random.Generator, "a numpy Generator"),
+    expected="a non-negative integer, a numpy Generator or None",
+    option="--seed",
+)
+#: Random draws of the resampling tests and intervals.
+N_RESAMPLES = Param(
+    "n_resamples", Interval(int, 1, closed="left"), option="--n-resamples"
+)
+
+
+def seed_and_rng(random_state):
+    """``(seed, rng)``: the seed for :func:`numpy.random.default_rng`,
+    recorded for reports, and the generator.
 
     ``None`` draws a fresh seed from the operating system and returns it, so
-    that a report can name the seed and the result can be reproduced.
+    that a report can name the seed and the result can be reproduced; a
+    Generator is used as given (its seed is None).
     """
+    random_state = RANDOM_STATE(random_state)
     if random_state is None:
         seed = int(np.random.SeedSequence().entropy % (1 << 63))
         return seed, np.random.default_rng(seed)
     if isinstance(random_state, np.random.Generator):
         return None, random_state
-    if isinstance(random_state, numbers.Integral) and not isinstance(
-        random_state, bool
-    ):
-        if random_state < 0:
-            raise ValueError(
-                f"`random_state` must be a non-negative integer, a numpy Generator "
-                f"or None, got {random_state}"
-            )
-        return int(random_state), np.random.default_rng(int(random_state))
-    raise TypeError(
-        "`random_state` must be a non-negative integer, a numpy Generator or "
-        f"None, got {describe(random_state)}"
-    )
-
-
-def check_n_resamples(n_resamples):
-    if (
-        isinstance(n_resamples, bool)
-        or not isinstance(n_resamples, numbers.Integral)
-        or n_resamples < 1
-    ):
-        raise ValueError(
-            f"`n_resamples` must be a positive integer, got {describe(n_resamples)}"
-        )
-    return int(n_resamples)
+    return random_state, np.random.default_rng(random_state)
 
 
 def _chunk_sizes(n_resamples, width):
@@ -86,7 +79,7 @@ def use_exact(n_queries, n_resamples, exact):
             n_queries < 63 and (1 << n_queries) <= n_resamples
         )
     if exact and n_queries > 24:
-        raise ValueError(
+        raise InvalidParameterError(
             f"`exact=True` enumerates 2**n sign flips; n={n_queries} queries is too "
             "many (at most 24); use exact='auto' or False"
         )

@@ -16,9 +16,12 @@ from scipy import stats as _stats
 from scipy.integrate import IntegrationWarning
 
 import skirm.stats._resampling as rs
-from skirm._validation import as_numeric_array, check_choice
+from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._params import OneOf, Param, checked
+from skirm._validation import as_numeric_array
 from skirm.stats._moments import rounding_noise
-from skirm.stats._paired import TOLERANCE, check_confidence, check_query_weights
+from skirm.stats._paired import CONFIDENCE, TOLERANCE, check_query_weights
+from skirm.stats._resampling import N_RESAMPLES
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -27,7 +30,9 @@ if TYPE_CHECKING:
 
     from skirm._typing import Seed
 
+#: The two forms of the test: on the ANOVA, or by permutations.
 METHODS = ("paired", "randomized")
+TUKEY_METHOD = Param("method", OneOf(*METHODS))
 
 
 def anova_error(stacked):
@@ -171,6 +176,7 @@ class TukeyHSDResult:
     random_state: int | None
 
 
+@checked(method=TUKEY_METHOD, confidence=CONFIDENCE, n_resamples=N_RESAMPLES)
 def tukey_hsd(
     values: ArrayLike,
     *,
@@ -230,22 +236,22 @@ def tukey_hsd(
            [0, 0, 1],
            [1, 1, 0]])
     """
-    method = check_choice(method, "method", METHODS)
-    confidence = check_confidence(confidence)
     x = as_numeric_array(values, "values")
     if x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 2:
-        raise ValueError(
+        raise InvalidInputError(
             "`values` must have shape (k systems >= 2, n queries >= 2), got shape "
             f"{x.shape}"
         )
     if not np.isfinite(x).all():
-        raise ValueError("`values` must hold finite values, got NaN or inf")
+        raise InvalidInputError("`values` must hold finite values, got NaN or inf")
     weights = check_query_weights(sample_weight, x.shape[1])
     if weights is not None and method == "paired":
-        raise ValueError("`sample_weight` is supported by method='randomized' only")
+        raise InvalidParameterError(
+            "`sample_weight` is supported by method='randomized' only"
+        )
     k, n = x.shape
     seed, rng = (
-        rs.check_random_state(random_state) if method == "randomized" else (None, None)
+        rs.seed_and_rng(random_state) if method == "randomized" else (None, None)
     )
     pairs = [(i, j) for i in range(k) for j in range(k)]
     out = tukey_pairs(
@@ -254,9 +260,9 @@ def tukey_hsd(
         pairs,
         method=method,
         confidence=confidence,
-        n_resamples=rs.check_n_resamples(n_resamples),
+        n_resamples=n_resamples,
         rng=rng,
-        stacklevel=3,
+        stacklevel=4,  # tukey_pairs, here, the wrapper of @checked, the caller
     )
     square = {key: value.reshape(k, k) for key, value in out.items()}
     np.fill_diagonal(square["pvalue"], 1.0)
@@ -273,6 +279,6 @@ def tukey_hsd(
         ms_error=float(ms_error[0]) if ms_error is not None else None,
         df=df,
         n=n,
-        n_resamples=None if paired else rs.check_n_resamples(n_resamples),
+        n_resamples=None if paired else n_resamples,
         random_state=seed,
     )

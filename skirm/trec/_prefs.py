@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from skirm._errors import InvalidInputError, NoCommonQueryError
 from skirm._measures._rows import PREFS
 from skirm._measures._table import NUM_Q
 from skirm.io._prefs import SEP, Prefs, read_prefs, read_qrels_prefs
@@ -194,7 +195,7 @@ class PrefsCounts:
         bad = same & (((prev > 0.0) & (nxt == 0.0)) | ((prev == 0.0) & (nxt > 0.0)))
         if bad.any():
             r = r[1:][np.argmax(bad)]
-            raise ValueError(
+            raise InvalidInputError(
                 f"document {str(self.row_docno[r])!r} has both level 0 and a "
                 "level above 0 in one judgment group of query "
                 f"{str(self.query_ids[self.row_query[r]])!r}"
@@ -481,7 +482,7 @@ def _close(g, a, b, counts):
     conflict = np.isin(reverse, key) & (a_ != b_) | (a_ == b_)
     if conflict.any():
         k = int(np.argmax(conflict))
-        raise ValueError(
+        raise InvalidInputError(
             "inconsistent preferences in one judgment group of query "
             f"{str(counts.query_ids[counts.group_query[g_[k]]])!r}: a document is "
             "both preferred and not preferred to another (directly or through "
@@ -505,7 +506,7 @@ class PrefsEvaluation:
         run_ids = run.queries()[1]
         in_run = np.isin(p_ids, run_ids)
         if not in_run.any():
-            raise ValueError(
+            raise NoCommonQueryError(
                 "no query of the run appears in the preferences: nothing to "
                 f"evaluate (run queries e.g. {run_ids[:3].tolist()}, "
                 f"preference queries e.g. {p_ids[:3].tolist()})"

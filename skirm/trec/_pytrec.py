@@ -128,7 +128,7 @@ class RelevanceEvaluator:
         self._judged = np.unique(self._qrels.query_ids)
         self._level = RELEVANCE_LEVEL(relevance_level)
         if not isinstance(judged_docs_only_flag, (bool, np.bool_, int)):
-            raise TypeError(
+            raise InvalidParameterError(
                 "`judged_docs_only_flag` must be a bool, got "
                 f"{type(judged_docs_only_flag).__name__}"
             )

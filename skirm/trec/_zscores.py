@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm.io._text import Table, read_bytes
 from skirm.trec._measures import GM_FLOOR
 
@@ -59,7 +60,7 @@ class ZScores:
         for name, values in (("query_ids", query_ids), ("measures", measures)):
             arr = np.asarray(values)
             if arr.ndim != 1 or arr.dtype.kind not in "UO":
-                raise TypeError(
+                raise InvalidParameterError(
                     f"`{name}` must be a 1-D sequence of str, got "
                     f"{type(values).__name__} with shape {arr.shape}"
                 )
@@ -67,14 +68,14 @@ class ZScores:
         for name, values in (("means", means), ("stddevs", stddevs)):
             arr = np.asarray(values)
             if arr.ndim != 1 or arr.dtype.kind not in "biuf":
-                raise TypeError(
+                raise InvalidParameterError(
                     f"`{name}` must be a 1-D sequence of numbers, got dtype "
                     f"{arr.dtype} with shape {arr.shape}"
                 )
             columns[name] = arr.astype(np.float64)
         lengths = {name: col.shape[0] for name, col in columns.items()}
         if len(set(lengths.values())) > 1:
-            raise ValueError(f"columns must have the same length, got {lengths}")
+            raise InvalidInputError(f"columns must have the same length, got {lengths}")
         order = np.lexsort((columns["query_ids"], columns["measures"]))
         self.measures = columns["measures"][order]
         self.query_ids = columns["query_ids"][order]
@@ -85,7 +86,7 @@ class ZScores:
         )
         if same.any():
             i = int(np.argmax(same))
-            raise ValueError(
+            raise InvalidInputError(
                 "each (query, measure) must appear once in the z-scores, got "
                 f"{str(self.query_ids[i])!r} {str(self.measures[i])!r} twice"
             )

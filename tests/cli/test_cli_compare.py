@@ -131,7 +131,7 @@ def test_csv_and_json(files, run_cli):
         (["--baseline", "nope"], 1, "--baseline must be one of the runs"),
         (["-m", "num_q"], 1, "has no per-query values"),
         (["-m", "nonsense"], 1, "unknown measure"),
-        (["--alpha", "2"], 1, "`alpha` must be a number in"),
+        (["--alpha", "2"], 1, "--alpha must be a number in (0, 1), got 2.0"),
         (["--test", "anova"], 1, "invalid choice"),
     ],
 )

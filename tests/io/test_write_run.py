@@ -10,6 +10,7 @@ import sys
 import numpy as np
 import pytest
 
+import skirm
 from skirm.io import read_run, write_run
 
 IDS = (["q1", "q1", "q2"], ["dé", "d2", "d7"], [0.2, 0.9, 0.5])
@@ -72,15 +73,19 @@ def test_write_run_max_docs_of_one_keeps_each_query_top():
 
 @pytest.mark.parametrize("max_docs", [True, 2.5, "3", 0, -1])
 def test_write_run_refuses_a_max_docs_that_is_not_a_positive_integer(max_docs):
-    message = f"`max_docs` must be a positive integer or None, got {max_docs!r}"
-    with pytest.raises(ValueError) as error:
+    shown = f"{max_docs!r} ({type(max_docs).__name__})"
+    message = f"`max_docs` must be a positive integer or None, got {shown}"
+    with pytest.raises(skirm.InvalidParameterError) as error:
         write_run(io.StringIO(), *IDS, max_docs=max_docs)
     assert str(error.value) == message
 
 
-def test_write_run_refuses_a_run_id_that_is_not_a_string():
-    with pytest.raises(TypeError, match=r"^`run_id` must be a string, got int$"):
-        write_run(io.StringIO(), *IDS, run_id=3)
+@pytest.mark.parametrize("run_id", [3, "", "my run"])
+def test_write_run_refuses_a_run_id_that_is_not_a_word(run_id):
+    shown = f"{run_id!r} ({type(run_id).__name__})"
+    with pytest.raises(skirm.InvalidParameterError) as error:
+        write_run(io.StringIO(), *IDS, run_id=run_id)
+    assert str(error.value) == f"`run_id` must be a non-empty word, got {shown}"
 
 
 def test_regression_an_empty_id_is_shown_as_a_python_string():
@@ -115,6 +120,6 @@ def test_write_run_keeps_ids_with_letters_and_punctuation():
 
 
 def test_write_run_refuses_what_is_not_a_file():
-    with pytest.raises(TypeError) as error:
+    with pytest.raises(skirm.InvalidParameterError) as error:
         write_run(3, *IDS)
-    assert str(error.value) == ("`file` must be a path or an open text file, got int")
+    assert str(error.value) == "`file` must be a path or an open text file, got 3 (int)"

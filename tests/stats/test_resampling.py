@@ -21,8 +21,8 @@ _SEED = "`random_state` must be a non-negative integer, a numpy Generator or Non
 @pytest.mark.parametrize(
     ("random_state", "error", "message"),
     [
-        (-1, ValueError, _SEED + "-1"),
-        (np.int64(-3), ValueError, _SEED + "-3"),
+        (-1, ValueError, _SEED + "-1 (int)"),
+        (np.int64(-3), ValueError, _SEED + "np.int64(-3) (int64)"),
         ("x", TypeError, _SEED + "'x' (str)"),
         (True, TypeError, _SEED + "True (bool)"),
         (1.0, TypeError, _SEED + "1.0 (float)"),
@@ -30,13 +30,13 @@ _SEED = "`random_state` must be a non-negative integer, a numpy Generator or Non
 )
 def test_random_state_refused_in_full(random_state, error, message):
     with pytest.raises(error) as info:
-        rs.check_random_state(random_state)
+        rs.seed_and_rng(random_state)
     assert str(info.value) == message
 
 
 @pytest.mark.parametrize("random_state", [0, 7, np.int64(7), np.uint8(3)])
 def test_random_state_integer_is_the_seed_of_default_rng(random_state):
-    seed, rng = rs.check_random_state(random_state)
+    seed, rng = rs.seed_and_rng(random_state)
     assert type(seed) is int and seed == int(random_state)
     expected = np.random.default_rng(int(random_state)).random(5)
     np.testing.assert_array_equal(rng.random(5), expected)
@@ -44,7 +44,7 @@ def test_random_state_integer_is_the_seed_of_default_rng(random_state):
 
 def test_random_state_generator_is_used_as_given():
     generator = np.random.default_rng(3)
-    seed, rng = rs.check_random_state(generator)
+    seed, rng = rs.seed_and_rng(generator)
     assert seed is None and rng is generator
 
 
@@ -56,15 +56,15 @@ def test_random_state_none_draws_a_seed_of_63_bits(monkeypatch):
         entropy = (5 << 100) + (1 << 64) - 1  # bits 63 and 64 set
 
     monkeypatch.setattr(np.random, "SeedSequence", Entropy)
-    seed, rng = rs.check_random_state(None)
+    seed, rng = rs.seed_and_rng(None)
     assert seed == (1 << 63) - 1
     expected = np.random.default_rng((1 << 63) - 1).random(4)
     np.testing.assert_array_equal(rng.random(4), expected)
 
 
 def test_random_state_none_seeds_differ_and_reproduce():
-    seed1, rng1 = rs.check_random_state(None)
-    seed2, _ = rs.check_random_state(None)
+    seed1, rng1 = rs.seed_and_rng(None)
+    seed2, _ = rs.seed_and_rng(None)
     assert seed1 != seed2 and 0 <= seed1 < 1 << 63 and type(seed1) is int
     expected = np.random.default_rng(seed1).random(3)
     np.testing.assert_array_equal(rng1.random(3), expected)
@@ -72,7 +72,7 @@ def test_random_state_none_seeds_differ_and_reproduce():
 
 @pytest.mark.parametrize("n_resamples", [1, 2, np.int64(9)])
 def test_n_resamples_positive_integers_pass_as_int(n_resamples):
-    got = rs.check_n_resamples(n_resamples)
+    got = rs.N_RESAMPLES(n_resamples)
     assert type(got) is int and got == n_resamples
 
 
@@ -82,7 +82,7 @@ def test_n_resamples_positive_integers_pass_as_int(n_resamples):
 )
 def test_n_resamples_refused_in_full(n_resamples, shown):
     with pytest.raises(ValueError) as info:
-        rs.check_n_resamples(n_resamples)
+        rs.N_RESAMPLES(n_resamples)
     assert str(info.value) == f"`n_resamples` must be a positive integer, got {shown}"
 
 

@@ -487,7 +487,7 @@ _OUT_OF_RANGE = r"^`pvalues` must hold numbers in \[0, 1\], got NaN or out of ra
         (
             [0.1],
             "hochberg",
-            r"^`method` must be one of 'holm', 'bonferroni', 'fdr_bh', None, "
+            r"^`method` must be one of 'holm', 'bonferroni', 'fdr_bh' or None, "
             r"got 'hochberg' \(str\)$",
         ),
         (0.1, "holm", r"^`pvalues` must hold at least one p-value, got a scalar$"),

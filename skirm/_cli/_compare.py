@@ -7,7 +7,7 @@ from skirm._cli._formats import write_comparison
 from skirm._cli._parser import UsageError, check_options
 from skirm._cli._plots import check_plot, plot_compare
 from skirm._errors import InvalidParameterError
-from skirm._measures._vocabulary import COMPARE_METRICS
+from skirm._measures._table import COMPARE_METRICS
 from skirm._progress import current
 from skirm.io._trec import read_qrels
 from skirm.trec._request import RELEVANCE_LEVEL, parse_measures

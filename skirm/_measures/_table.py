@@ -33,6 +33,11 @@ def _rows(*modules):
 
 #: Every measure, in the order of the documentation's tables.
 MEASURES = tuple(_rows(_arrays, _trec, _diversity))
+#: The measures ``evaluate`` (and its Dask and cross-validation forms)
+#: computes when none are named.
+DEFAULT_METRICS = (f"{NDCG.name}@10", MAP.name, MRR.name)
+#: The measures ``skirm compare`` compares when none are named.
+COMPARE_METRICS = (MAP.trec[0].name, f"{NDCG.trec[1].name}.10")
 #: The diversity measures, in the order of ndeval's columns.
 DIVERSITY_MEASURES = tuple(_rows(_diversity))
 

@@ -57,9 +57,3 @@ HEAD_NICKNAMES = (OFFICIAL, SET, ALL_TREC)  # num_ret, num_rel, num_rel_ret
 BINARY = {"relevance_threshold": None}
 CWL = {"min_rel": 0.0, "max_rel": None, "depth": 1000}
 CWL_NAMES = ("min_rel", "max_rel")
-
-#: The measures ``evaluate`` (and its Dask and cross-validation forms)
-#: computes when none are named.
-DEFAULT_METRICS = ("ndcg@10", "map", "mrr")
-#: The measures ``skirm compare`` compares when none are named.
-COMPARE_METRICS = ("map", "ndcg_cut.10")

@@ -23,7 +23,7 @@ from skirm._errors import (
     InvalidParameterError,
     MissingDependencyError,
 )
-from skirm._measures._vocabulary import DEFAULT_METRICS
+from skirm._measures._table import DEFAULT_METRICS
 from skirm._params import (
     BOOLEAN,
     NO_RELEVANT,

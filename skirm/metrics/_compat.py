@@ -80,7 +80,7 @@ def _unretrieved_ahead(ranking, order):
 def _compat(ranking, p, normalize):
     refuse_average_ties(
         ranking,
-        "compat",
+        table.COMPATIBILITY.name,
         "the ideal ranking follows the ranking's own order within a grade",
     )
     rel = ranking.labels > 0

@@ -21,7 +21,7 @@ from skirm._engine import (
     relabel,
 )
 from skirm._errors import InvalidInputError, InvalidParameterError
-from skirm._measures._vocabulary import DEFAULT_METRICS
+from skirm._measures._table import DEFAULT_METRICS
 from skirm._params import NO_RELEVANT
 from skirm._validation import check_y_true
 from skirm.metrics._base import (

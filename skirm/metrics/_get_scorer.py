@@ -5,30 +5,26 @@ from __future__ import annotations
 import copy
 
 from skirm._errors import InvalidParameterError
+from skirm._measures import _table as table
 from skirm._params import describe
 from skirm.metrics._scorer import RankingScorer
 
-#: Ready scorers: names scikit-learn users would try first.
-_READY = (
-    "ndcg",
-    "ndcg@1",
-    "ndcg@3",
-    "ndcg@5",
-    "ndcg@10",
-    "ndcg@20",
-    "dcg@10",
-    "map",
-    "map@10",
-    "mrr",
-    "mrr@10",
-    "precision@1",
-    "precision@5",
-    "precision@10",
-    "recall@10",
-    "recall@100",
-    "hit_rate@10",
-    "r_precision",
-    "err@10",
+#: Ready scorers: names scikit-learn users would try first, each a measure
+#: at its cutoffs (None: without one).
+_READY = tuple(
+    measure.name if k is None else f"{measure.name}@{k}"
+    for measure, cutoffs in (
+        (table.NDCG, (None, 1, 3, 5, 10, 20)),
+        (table.DCG, (10,)),
+        (table.MAP, (None, 10)),
+        (table.MRR, (None, 10)),
+        (table.PRECISION, (1, 5, 10)),
+        (table.RECALL, (10, 100)),
+        (table.HIT_RATE, (10,)),
+        (table.R_PRECISION, (None,)),
+        (table.ERR, (10,)),
+    )
+    for k in cutoffs
 )
 _SCORERS = {name: RankingScorer(name) for name in _READY}
 

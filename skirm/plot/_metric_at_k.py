@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._measures import _table as table
 from skirm._params import Param, Satisfies, checked
 from skirm.metrics._evaluate import evaluate
 from skirm.metrics._registry import SPECS, get_metric, spec_for
@@ -202,7 +203,7 @@ class MetricAtKDisplay:
         cls,
         result: EvaluationResult,
         *,
-        metric: str = "ndcg",
+        metric: str = table.NDCG.name,
         confidence: float | None = None,
         name: str | None = None,
         ax: Axes | None = None,
@@ -264,7 +265,7 @@ class MetricAtKDisplay:
         y_score: ArrayLike | None,
         *,
         groups: ArrayLike | None = None,
-        metric: str = "ndcg",
+        metric: str = table.NDCG.name,
         k: Iterable[int] = range(1, 51),
         sample_weight: ArrayLike | None = None,
         ties: Ties = "average",
@@ -375,7 +376,7 @@ class MetricAtKDisplay:
         qrels: QrelsLike | QrelsJG | Prefs,
         run: RunLike,
         *,
-        metric: str = "ndcg",
+        metric: str = table.NDCG.name,
         k: Iterable[int] = range(1, 51),
         confidence: float | None = None,
         name: str | None = None,
@@ -434,7 +435,7 @@ class MetricAtKDisplay:
         y: ArrayLike,
         *,
         groups: ArrayLike | None = None,
-        metric: str = "ndcg",
+        metric: str = table.NDCG.name,
         k: Iterable[int] = range(1, 51),
         response_method: ResponseMethod = "auto",
         ties: Ties = "average",

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from skirm._measures import _table as table
 from skirm._params import OneOf, Param, checked
 from skirm.metrics._curves import RECALL_LEVELS, mean_interpolated_precision
 from skirm.metrics._evaluate import evaluate
@@ -34,7 +35,8 @@ KIND = Param("kind", OneOf(*KINDS))
 def _cutoff_names(k):
     """The checked cutoffs and the metric names precision@k, recall@k of each."""
     cutoffs = check_cutoffs(k)
-    return cutoffs, [f"{m}@{c}" for c in cutoffs for m in ("precision", "recall")]
+    measures = (table.PRECISION.name, table.RECALL.name)
+    return cutoffs, [f"{m}@{c}" for c in cutoffs for m in measures]
 
 
 def _cutoff_curve(result, cutoffs):
@@ -265,7 +267,8 @@ class PrecisionRecallDisplay:
         if name is None:
             name = run_name(run)
         if kind == "interpolated":
-            result = evaluate_run(qrels, run, ["iprec_at_recall"], **(run_params or {}))
+            iprec = table.IPREC.trec[0].name
+            result = evaluate_run(qrels, run, [iprec], **(run_params or {}))
             precision = np.array(
                 [
                     result.means[f"iprec_at_recall_{level:.2f}"]

@@ -22,6 +22,7 @@ import inspect
 
 import numpy as np
 
+from skirm._measures import _table as table
 from skirm._params import NONE, Param, Satisfies
 from skirm.metrics._registry import get_metric
 
@@ -39,7 +40,7 @@ VALIDATION = "validation"
 def _ndcg_cutoff(name):
     """The cutoff ``k`` of ``"ndcg@k"`` (a name the registry reads), else None."""
     metric = get_metric(name)
-    return metric.k if metric.spec.name == "ndcg" else None
+    return metric.k if metric.spec.measure is table.NDCG else None
 
 
 #: The metric early stopping watches: the library's own (None) or NDCG@k.
@@ -49,7 +50,7 @@ EVAL_METRIC = Param(
     Satisfies(
         lambda name: isinstance(name, str) and _ndcg_cutoff(name) is not None,
         "'ndcg@k' with a cutoff k",
-        rejected=("map", "ndcg", 10),
+        rejected=(table.MAP.name, table.NDCG.name, 10),
     ),
     expected="None (the library's own metric) or 'ndcg@k' with a cutoff k",
     hint="for another metric set the wrapped estimator's own parameter (LightGBM "

@@ -6,7 +6,7 @@ import inspect
 from typing import TYPE_CHECKING
 
 from skirm._errors import InvalidParameterError
-from skirm._measures._vocabulary import DEFAULT_METRICS
+from skirm._measures._table import DEFAULT_METRICS
 from skirm._params import Interval, Param, Satisfies, checked, describe
 
 if TYPE_CHECKING:

@@ -299,7 +299,7 @@ def format_ndeval(report: Mapping[str, Any]) -> str:
     undefined = report["judged"] & (report["n_subtopics"] == 0)
 
     def cell(name, value, nan):
-        return "-nan" if nan and name == "nNRBP" else f"{value:.6f}"
+        return "-nan" if nan and name == table.NNRBP.ndeval[0] else f"{value:.6f}"
 
     lines = ["runid,topic," + ",".join(names)]
     for i, query in enumerate(report["query_ids"]):

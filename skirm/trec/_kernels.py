@@ -99,7 +99,7 @@ def utility(ctx, param):
 
 
 def bpref(ctx, param):
-    return ctx.cached("bpref", _bpref)
+    return ctx.cached(_bpref, _bpref)
 
 
 def _bpref(ctx):
@@ -144,7 +144,7 @@ def infap(ctx, param):
 
 def judged(ctx, k):
     """The share of the top ``min(k, retrieved)`` documents in the qrels."""
-    return safe_divide(ctx.count_above("judged", k), np.minimum(ctx.num_ret, k))
+    return safe_divide(ctx.count_above("in_qrels", k), np.minimum(ctx.num_ret, k))
 
 
 def unjudged(ctx, k):

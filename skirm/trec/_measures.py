@@ -80,7 +80,7 @@ class Context:
 
     def count_above(self, kind, cut=None):
         """Per query, the ranked rows of ``kind`` (``"rel"``, ``"unjudged"``:
-        not in the qrels or of a negative level, ``"judged"``: in the qrels)
+        not in the qrels or of a negative level, ``"in_qrels"``)
         at positions below ``cut`` (one cutoff, or one per query; None: every
         row), as floats. One cumulative count per kind serves every cutoff:
         the measures at many cutoffs do not each pass over the rows."""

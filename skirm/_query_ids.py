@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from skirm._engine import check_groups
 from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._frames import column_names, frame_column, is_frame
 from skirm._params import Param, Satisfies, describe
-from skirm._validation import check_groups
 
 __all__ = [
     "GROUPS_FROM",

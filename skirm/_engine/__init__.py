@@ -5,33 +5,43 @@ rank order, look at the labels in that order, reduce per query. This package
 does the first step, once, and offers the per-query reductions the metrics
 share. It is vectorised numpy throughout: no Python loop over queries.
 
+Its door has two verbs: :func:`check_input` validates the public arguments
+once (rows, or ranked lists already ranked) and :func:`rank` sorts what it
+returns into a :class:`Ranking`; :func:`map_query_blocks` ranks large inputs
+block by block instead. The TREC join, whose rows come from files and are
+already checked, enters by the side door :func:`rank_order` (sort) and
+:func:`ranking_of` (with its labels).
+
 Its modules follow the stages of the work, each importing only earlier ones:
 
 ==================  =========================================================
+``_runs``           query labels checked; where each run of equal labels
+                    starts (grouping)
 ``_encode``         query ids to dense codes; where each query's rows start
 ``_reduce``         sums by query, padded-line sums, discount tables
 ``_ideal``          the ideal ordering of each query's labels and its DCG
 ``_ranking``        the :class:`Ranking`: rows in rank order, tie blocks,
                     relevance, the ideal ordering
 ``_threads``        tasks shared out to threads
-``_check``          input checks: :func:`check_input` -> :class:`CheckedInput`
-``_rank``           the grouped sort and the tie policies: :func:`rank`
+``_check``          checks of rows: :class:`CheckedInput`
+``_rank``           the grouped sort and the tie policies: :func:`rank`,
+                    :func:`rank_order`, :func:`ranking_of`
 ``_blocks``         blocks of whole queries, in threads: :func:`map_query_blocks`
 ``_lists``          ranked id lists matched to relevant sets: :func:`from_lists`
-``_input``          the one door for public arguments: :func:`enter`,
-                    :func:`rank_input`
+``_lists_html``     the HTML view of ranked lists
+``_input``          the door for public arguments: :func:`check_input`
 ==================  =========================================================
 
 Higher layers import from this package, never from its modules.
 """
 
 from skirm._engine._blocks import in_appearance_order, map_query_blocks
-from skirm._engine._check import CheckedInput, check_input
+from skirm._engine._check import CheckedInput
 from skirm._engine._encode import encode_grouped, encode_groups
 from skirm._engine._ideal import running_sums
-from skirm._engine._input import enter, rank_input
+from skirm._engine._input import check_input
 from skirm._engine._lists import RankedLists, flatten_lists, from_lists, id_array
-from skirm._engine._rank import rank, rank_checked, rank_order, ranking_of
+from skirm._engine._rank import rank, rank_order, ranking_of
 from skirm._engine._ranking import Judgments, Ranking, Rows, relabel
 from skirm._engine._reduce import (
     at_cutoffs,
@@ -41,6 +51,7 @@ from skirm._engine._reduce import (
     segment_cumsum,
     sum_by,
 )
+from skirm._engine._runs import check_groups
 
 __all__ = [
     "CheckedInput",
@@ -49,10 +60,10 @@ __all__ = [
     "Ranking",
     "Rows",
     "at_cutoffs",
+    "check_groups",
     "check_input",
     "encode_grouped",
     "encode_groups",
-    "enter",
     "flatten_lists",
     "from_lists",
     "id_array",
@@ -61,8 +72,6 @@ __all__ = [
     "prefix_lines",
     "prefix_sums",
     "rank",
-    "rank_checked",
-    "rank_input",
     "rank_order",
     "ranking_of",
     "relabel",

@@ -12,9 +12,10 @@ import numpy as np
 
 from skirm._engine._check import CheckedInput
 from skirm._engine._encode import counted_starts, stable_code_sort
-from skirm._engine._rank import rank_checked
+from skirm._engine._rank import rank
+from skirm._engine._runs import label_runs
 from skirm._engine._threads import share_out
-from skirm._validation import check_n_jobs, label_runs
+from skirm._validation import check_n_jobs
 
 #: Rows per block of whole queries in :func:`map_query_blocks` (a larger query
 #: is a block of its own). Fixed, so that the blocks, and with them every
@@ -72,7 +73,7 @@ def map_query_blocks(function, checked: CheckedInput, n_jobs=None):
     codes = checked.codes
     n, n_groups = codes.shape[0], checked.group_ids.shape[0]
     if n <= block_rows:
-        return [function(rank_checked(checked))]
+        return [function(rank(checked))]
     starts, order = checked.starts, None  # known when grouped in code order
     if starts is None:  # the rows put in code order, each query's kept
         starts = counted_starts(codes, n_groups)
@@ -99,7 +100,7 @@ def map_query_blocks(function, checked: CheckedInput, n_jobs=None):
             None if weight is None else weight[rows],
             starts=starts[c0 : c1 + 1] - starts[c0],  # grouped in code order
         )
-        return function(rank_checked(part))
+        return function(rank(part))
 
     n_blocks = edges.shape[0] - 1
     if n_threads == 1:

@@ -12,13 +12,13 @@ from typing import NamedTuple
 import numpy as np
 
 from skirm._engine._encode import encode_grouped
+from skirm._engine._runs import check_groups_runs
 from skirm._engine._threads import share_out
 from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._frames import string_column_codes
 from skirm._params import TIES, UNJUDGED
 from skirm._validation import (
     as_numeric_array,
-    check_groups_runs,
     check_n_jobs,
     check_sample_weight,
     check_scores,
@@ -51,7 +51,7 @@ def encode_labels(groups, n_rows, n_threads=1):
     return encode_grouped(*check_groups_runs(groups, n_rows), n_threads=n_threads)
 
 
-def check_input(
+def check_rows(
     y_true,
     y_score,
     *,
@@ -62,7 +62,7 @@ def check_input(
     unjudged="raise",
     n_jobs=None,
 ) -> CheckedInput:
-    """Validate the public arguments once.
+    """Validate the public arguments of rows once.
 
     Accepts flat 1-D arrays with per-row ``groups``, or 2-D arrays of shape
     (n_queries, n_docs) with ``groups=None`` (one query per row, as in
@@ -147,7 +147,7 @@ def check_input(
     )
 
 
-#: Rows from which :func:`check_input` encodes the query labels in a second
+#: Rows from which :func:`check_rows` encodes the query labels in a second
 #: thread when it has one.
 _ASIDE_ROWS = 1 << 19
 

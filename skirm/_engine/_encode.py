@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from skirm._engine._runs import changed_rows, label_runs
 from skirm._engine._threads import share_out
 from skirm._errors import InvalidInputError
-from skirm._validation import changed_rows, label_runs
 
 #: Fixed-width string labels at least this many bytes wide, and at least
 #: :data:`SPLIT_ROWS` of them, are compared with their neighbours in one part
@@ -41,7 +41,7 @@ def encode_grouped(groups: np.ndarray, runs: np.ndarray | None = None, n_threads
     file) take one pass over the rows to find where the label changes, and
     one more to shift them to codes when the smallest is not 0. String and
     object labels take one comparison of each label with the next; ``runs``
-    (:func:`skirm._validation.label_runs` of ``groups``) is that comparison's
+    (:func:`~skirm._engine._runs.label_runs` of ``groups``) is that comparison's
     result when the caller has it. ``n_threads`` threads share that
     comparison for wide fixed-width strings.
     """
@@ -91,7 +91,7 @@ def encode_grouped(groups: np.ndarray, runs: np.ndarray | None = None, n_threads
 
 
 def shared_label_runs(groups, n_threads):
-    """:func:`skirm._validation.label_runs` of ``groups``, its comparisons
+    """:func:`~skirm._engine._runs.label_runs` of ``groups``, its comparisons
     cut in ``n_threads`` parts run at once when the labels are wide
     fixed-width strings (:data:`SPLIT_WIDTH`, :data:`SPLIT_ROWS`)."""
     n = groups.shape[0]

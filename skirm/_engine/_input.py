@@ -1,21 +1,22 @@
-"""The engine's one door: public arguments in, checked rows or a ranking out.
+"""The engine's door: public arguments in, checked rows or a ranking out.
 
 Every entry point that takes ``y_true, y_score, groups`` (metric functions,
-``evaluate``, scorers, displays) comes through here. Ranked id lists (a
+``evaluate``, scorers, displays) comes through :func:`check_input`, then
+:func:`~skirm._engine.rank` (whole) or
+:func:`~skirm._engine.map_query_blocks` (block by block). Ranked id lists (a
 :class:`~skirm._engine.RankedLists`, or relevant sets or ``{id: grade}``
 dicts with id lists) are ranked by position at once; flat or 2-D rows are
-checked, and ranked whole or block by block by the caller.
+checked, and left to the caller to rank.
 """
 
 from __future__ import annotations
 
-from skirm._engine._check import CheckedInput, check_input
+from skirm._engine._check import CheckedInput, check_rows
 from skirm._engine._lists import is_lists_input, rank_lists
-from skirm._engine._rank import rank_checked
 from skirm._engine._ranking import Ranking
 
 
-def enter(
+def check_input(
     y_true,
     y_score,
     *,
@@ -25,12 +26,13 @@ def enter(
     ignore_ties=False,
     unjudged="raise",
     n_jobs=None,
-) -> Ranking | CheckedInput:
-    """Validate the public arguments once: the :class:`Ranking` of ranked
-    lists, or the :class:`CheckedInput` of rows (see :func:`check_input`)."""
+) -> CheckedInput | Ranking:
+    """Validate the public arguments once: the :class:`CheckedInput` of rows
+    (see :func:`~skirm._engine._check.check_rows`), or the :class:`Ranking`
+    of ranked lists. :func:`~skirm._engine.rank` ranks either."""
     if is_lists_input(y_true):
         return rank_lists(y_true, y_score, groups, sample_weight)
-    return check_input(
+    return check_rows(
         y_true,
         y_score,
         groups=groups,
@@ -40,14 +42,3 @@ def enter(
         unjudged=unjudged,
         n_jobs=n_jobs,
     )
-
-
-def rank_input(y_true, y_score, **options) -> Ranking:
-    """Validate the public arguments once and rank the rows: :func:`enter`
-    (same arguments), with rows ranked whole.
-
-    Ranked id lists (``y_true`` of relevant sets or dicts, or from
-    :func:`skirm.metrics.from_lists`) are ranked by position.
-    """
-    entered = enter(y_true, y_score, **options)
-    return entered if isinstance(entered, Ranking) else rank_checked(entered)

@@ -19,10 +19,11 @@ import numpy as np
 
 from skirm._engine._encode import encode_groups
 from skirm._engine._ranking import Judgments, Ranking
+from skirm._engine._runs import check_groups
 from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._frames import flatten_list_column, is_list_column
 from skirm._params import as_python, describe
-from skirm._validation import check_groups, check_sample_weight
+from skirm._validation import check_sample_weight
 
 if TYPE_CHECKING:
     from collections.abc import Hashable, Sequence

@@ -41,7 +41,7 @@ class Ordered(NamedTuple):
     distinct: bool  # the scores of each query are known to be all different
 
 
-def rank(
+def rank_rows(
     y_true,
     y_score,
     codes,
@@ -303,13 +303,17 @@ def _grouped_order(y_score, codes, sizes, starts, grouped_codes=None):
     return o[stable_code_sort(codes[o], n_groups)], False, False
 
 
-def rank_checked(checked: CheckedInput) -> Ranking:
-    """Rank validated rows; query weights from the per-row ``sample_weight``;
-    unjudged rows marked, or dropped for ``unjudged="condensed"``."""
+def rank(checked: CheckedInput | Ranking) -> Ranking:
+    """The :class:`Ranking` of :func:`~skirm._engine.check_input`'s result:
+    checked rows sorted (query weights from the per-row ``sample_weight``;
+    unjudged rows marked, or dropped for ``unjudged="condensed"``); ranked
+    lists, already a :class:`Ranking`, as they are."""
+    if isinstance(checked, Ranking):
+        return checked
     missing = checked.missing
     if missing is not None and checked.unjudged == "condensed":
         return _condensed(*checked[:7], missing)
-    ranking = rank(
+    ranking = rank_rows(
         checked.y_true,
         checked.y_score,
         checked.codes,
@@ -344,7 +348,7 @@ def _condensed(y_true, y_score, codes, group_ids, ties, tiebreak, weights, missi
                 "`sample_weight` must be constant within each query (it is a "
                 f"query weight), but it varies within query {bad!r}"
             )
-    ranking = rank(
+    ranking = rank_rows(
         y_true[keep],
         y_score[keep],
         codes[keep],

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from skirm._engine import Ranking, rank_input
+from skirm._engine import Ranking, check_input, rank
 from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._measures._options import OPTIONS
 from skirm._params import BOOLEAN, NO_RELEVANT, K, Param, as_python
@@ -166,14 +166,16 @@ def score(
     k = K(k) if spec.takes_k else None
     no_relevant = NO_RELEVANT(no_relevant)
     params = spec.check_params(params)
-    ranking = rank_input(
-        y_true,
-        y_score,
-        groups=groups,
-        sample_weight=sample_weight,
-        ties=ties,
-        ignore_ties=IGNORE_TIES(ignore_ties),
-        unjudged=unjudged,
+    ranking = rank(
+        check_input(
+            y_true,
+            y_score,
+            groups=groups,
+            sample_weight=sample_weight,
+            ties=ties,
+            ignore_ties=IGNORE_TIES(ignore_ties),
+            unjudged=unjudged,
+        )
     )
     values, empty = spec.values(ranking, k, params)
     return mean_over_queries(values, empty, ranking, no_relevant, spec.name)[0]

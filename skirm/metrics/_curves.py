@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm._engine import rank_input
+from skirm._engine import check_input, rank
 from skirm._errors import InvalidParameterError
 from skirm._params import NO_RELEVANT, RELEVANCE_THRESHOLD, OneOf, Param
 from skirm.metrics._base import mean_over_queries
@@ -79,8 +79,10 @@ def mean_interpolated_precision(
             "`recall_levels` must be a non-empty 1-D sequence of numbers in "
             f"[0, 1], got {recall_levels!r}"
         )
-    ranking = rank_input(
-        y_true, y_score, groups=groups, sample_weight=sample_weight, ties=ties
+    ranking = rank(
+        check_input(
+            y_true, y_score, groups=groups, sample_weight=sample_weight, ties=ties
+        )
     )
     values, empty = interpolated_precision(ranking, levels, relevance_threshold)
     means = np.empty(levels.shape[0])

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._engine import rank_input
+from skirm._engine import check_input, rank
 from skirm._errors import InvalidParameterError
 from skirm._measures import _table as table
 from skirm._params import OneOf, Param
@@ -333,13 +333,15 @@ def cwl_report(
     }
     if k is not None:
         k = PARAM_CHECKS["depth"](k) if row.takes_k else None
-    ranking = rank_input(
-        y_true,
-        y_score,
-        groups=groups,
-        sample_weight=sample_weight,
-        ties=ties,
-        unjudged=unjudged,
+    ranking = rank(
+        check_input(
+            y_true,
+            y_score,
+            groups=groups,
+            sample_weight=sample_weight,
+            ties=ties,
+            unjudged=unjudged,
+        )
     )
     per_query = cwl_lines(ranking, row, k, residuals=residuals, **options)
     means = {

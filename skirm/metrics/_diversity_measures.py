@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._engine import rank_input
+from skirm._engine import check_input, rank
 from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._measures import _table as table
 from skirm._params import NO_RELEVANT, RELEVANCE_THRESHOLD
@@ -92,13 +92,15 @@ def subtopic_ranking(
     surrogate = rel.sum(axis=1).astype(np.float64)
     if nan is not None:
         surrogate[nan.all(axis=1)] = np.nan
-    ranking = rank_input(
-        surrogate,
-        scores,
-        groups=groups,
-        sample_weight=sample_weight,
-        ties=ties,
-        unjudged=unjudged,
+    ranking = rank(
+        check_input(
+            surrogate,
+            scores,
+            groups=groups,
+            sample_weight=sample_weight,
+            ties=ties,
+            unjudged=unjudged,
+        )
     )
     refuse_average_ties(
         ranking,

@@ -14,10 +14,10 @@ import numpy as np
 
 from skirm._engine import (
     CheckedInput,
-    enter,
+    check_input,
     in_appearance_order,
     map_query_blocks,
-    rank_checked,
+    rank,
     relabel,
 )
 from skirm._errors import InvalidInputError, InvalidParameterError
@@ -165,7 +165,7 @@ def evaluate(
         bound, ties, no_relevant = apply_conventions(
             conventions, bound, ties, no_relevant
         )
-    ranking = enter(
+    ranking = check_input(
         y_true,
         y_score,
         groups=groups,
@@ -183,7 +183,7 @@ def evaluate(
             result = assemble(*per_query_values(bound, checked, no_relevant, n_jobs))
             result.n_unjudged = None
             return result
-        ranking = rank_checked(checked)
+        ranking = rank(checked)
     # Ranked lists, unjudged rows and judge samples: one ranking of all rows.
     means, per_query = compute_metrics(bound, ranking, no_relevant)
     result = EvaluationResult(

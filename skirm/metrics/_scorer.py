@@ -23,7 +23,7 @@ import sys
 import warnings
 from typing import TYPE_CHECKING
 
-from skirm._engine import rank_input
+from skirm._engine import check_input, rank
 from skirm._errors import InvalidParameterError, UnknownMeasureError
 from skirm._params import NO_RELEVANT, TIES, UNJUDGED, K, describe
 from skirm._query_ids import (
@@ -406,13 +406,15 @@ class RankingScorer:
             if groups is None:
                 return self._missing_groups_scores()
         y_score = response(estimator, X, self._methods)
-        ranking = rank_input(
-            y_true,
-            y_score,
-            groups=groups,
-            sample_weight=sample_weight,
-            ties=self._rank_ties,
-            unjudged=self._unjudged,
+        ranking = rank(
+            check_input(
+                y_true,
+                y_score,
+                groups=groups,
+                sample_weight=sample_weight,
+                ties=self._rank_ties,
+                unjudged=self._unjudged,
+            )
         )
         if self._conventions is not None:
             check_scores(self._conventions, self._metrics, ranking.scores)

@@ -124,7 +124,7 @@ def _wide_labels(rng, n, width):
 @pytest.mark.parametrize("kind", ["U", "S"])
 def test_shared_label_runs_match_one_comparison(monkeypatch, width, n_threads, kind):
     import skirm._engine._encode as encode
-    from skirm._validation import label_runs
+    from skirm._engine._runs import label_runs
 
     monkeypatch.setattr(encode, "SPLIT_ROWS", 2)
     monkeypatch.setattr(encode, "SPLIT_WIDTH", 8)

@@ -20,7 +20,8 @@ import skirm._engine._ideal
 import skirm._engine._rank
 import skirm._engine._ranking
 import skirm._engine._threads
-from skirm._engine import check_input, encode_grouped, rank, rank_input
+from skirm._engine import check_input, encode_grouped, rank
+from skirm._engine._rank import rank_rows
 from skirm.metrics import evaluate
 
 METRICS = ["ndcg@3", "ndcg", "map", "mrr", "precision@2", "err@4", "dcg@5", "rbp"]
@@ -259,7 +260,7 @@ def test_top_rows_match_the_reference(sizes, k):
     codes = np.repeat(np.arange(len(sizes)), sizes)
     rng = np.random.default_rng(3)
     scores = rng.normal(size=codes.shape[0])
-    ranking = rank(np.zeros(codes.shape[0]), scores, codes, np.arange(len(sizes)))
+    ranking = rank_rows(np.zeros(codes.shape[0]), scores, codes, np.arange(len(sizes)))
     rows = ranking.top(k)
     ref_codes, ref_position = _reference_top(sizes, k)
     np.testing.assert_array_equal(rows.codes, ref_codes)
@@ -306,7 +307,7 @@ def test_ideal_dcg_equals_the_ordered_sum(monkeypatch, labels, k, gain, padding)
     y_true = _IDEAL_LABELS[labels](rng, groups.shape[0])
     y_true[groups == 3] = 0.0  # a query without relevant rows
     f = (lambda x: np.exp2(x) - 1.0) if gain == "exponential" else (lambda x: x)
-    ranking = rank_input(y_true, rng.normal(size=groups.shape[0]), groups=groups)
+    ranking = rank(check_input(y_true, rng.normal(size=groups.shape[0]), groups=groups))
     got = ranking.ideal_dcg(f, k)
     np.testing.assert_array_equal(got, _reference_ideal_dcg(y_true, groups, f, k))
     ks = np.array([1, 2, 3, 7, 100])

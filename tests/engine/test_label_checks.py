@@ -11,7 +11,7 @@ import pytest
 
 import skirm._engine._blocks
 import skirm._engine._check
-from skirm._engine import check_input, rank_input
+from skirm._engine import check_input, rank
 from skirm.metrics import evaluate
 
 METRICS = ["ndcg@3", "ndcg", "map", "mrr", "precision@2", "err@4", "dcg@5", "rbp"]
@@ -111,7 +111,10 @@ def test_integer_labels_are_checked_without_a_float64_copy(dtype, unjudged):
     assert checked.y_true is labels
     assert checked.missing is None
     np.testing.assert_array_equal(labels, before)
-    assert rank_input(labels, np.arange(6.0), groups=[0] * 6).labels.dtype == np.float64
+    assert (
+        rank(check_input(labels, np.arange(6.0), groups=[0] * 6)).labels.dtype
+        == np.float64
+    )
 
 
 @pytest.mark.parametrize("dtype", ["int8", "int64"])

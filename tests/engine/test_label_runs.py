@@ -1,6 +1,6 @@
 """Where query labels change, for fixed-width strings compared as words.
 
-:func:`skirm._validation.label_runs` compares numpy ``U`` and ``S`` labels
+:func:`skirm._engine._runs.label_runs` compares numpy ``U`` and ``S`` labels
 with their neighbours as unsigned integer words (the widest that divides the
 item size), a part of the rows at a time, and switches to numpy's string
 comparison once a part changes label at most rows. The oracle is a Python
@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 import skirm._engine._encode as encode
-import skirm._validation as validation
-from skirm._validation import changed_rows, label_runs
+import skirm._engine._runs as runs
+from skirm._engine._runs import changed_rows, label_runs
 
 
 def _reference(labels):
@@ -99,8 +99,8 @@ def test_parts_and_the_switch_to_string_comparison(
     """Parts of a few words (a part edge inside a run, on a run's first
     row, a part of one row), and the switch to numpy's comparison after a
     part dense with changes, each give the rows Python gives."""
-    monkeypatch.setattr(validation, "RUN_WORDS", run_words)
-    monkeypatch.setattr(validation, "DENSE_RUNS", dense_runs)
+    monkeypatch.setattr(runs, "RUN_WORDS", run_words)
+    monkeypatch.setattr(runs, "DENSE_RUNS", dense_runs)
     rng = np.random.default_rng(run_words + dense_runs + run_length)
     for kind, width in (("U", 5), ("U", 22), ("S", 7), ("S", 24)):
         labels = _runs(rng, 400, width, kind, run_length=run_length)
@@ -116,11 +116,11 @@ def test_parts_and_the_switch_to_string_comparison(
 def test_the_switch_reads_the_rest_as_strings(monkeypatch):
     """After a part that changes at most rows, the rest of the rows are
     compared as strings (not as words), and give the same rows."""
-    monkeypatch.setattr(validation, "RUN_WORDS", 40)  # parts of 4 rows of U5
+    monkeypatch.setattr(runs, "RUN_WORDS", 40)  # parts of 4 rows of U5
     words = []
-    real = validation._string_words
+    real = runs._string_words
     monkeypatch.setattr(
-        validation, "_string_words", lambda arr: words.append(1) or real(arr)
+        runs, "_string_words", lambda arr: words.append(1) or real(arr)
     )
     labels = np.array([f"q{i}" for i in range(100)], dtype="U5")
     seen = []
@@ -130,7 +130,7 @@ def test_the_switch_reads_the_rest_as_strings(monkeypatch):
         seen.append(a.dtype.kind)
         return real_not_equal(a, b, **kwargs)
 
-    monkeypatch.setattr(validation.np, "not_equal", spy)
+    monkeypatch.setattr(runs.np, "not_equal", spy)
     np.testing.assert_array_equal(label_runs(labels), np.arange(100))
     assert words == [1]
     assert "U" in seen  # the switch happened
@@ -142,7 +142,7 @@ def test_the_switch_reads_the_rest_as_strings(monkeypatch):
 def test_label_runs_in_parts_on_threads(monkeypatch, n_threads, width):
     monkeypatch.setattr(encode, "SPLIT_ROWS", 2)
     monkeypatch.setattr(encode, "SPLIT_WIDTH", 4)
-    monkeypatch.setattr(validation, "RUN_WORDS", 32)
+    monkeypatch.setattr(runs, "RUN_WORDS", 32)
     rng = np.random.default_rng(width + 10 * n_threads)
     for kind in ("U", "S"):
         labels = _runs(rng, 500, width, kind)

@@ -9,7 +9,8 @@ fallback path), signed zeros, infinities, and non-contiguous groups.
 import numpy as np
 import pytest
 
-from skirm._engine import Judgments, encode_groups, rank
+from skirm._engine import Judgments, encode_groups
+from skirm._engine._rank import rank_rows
 
 SPECIALS = np.array(
     [
@@ -62,13 +63,13 @@ def test_order_matches_lexsort(kind, layout):
         y_true = rng.integers(0, 3, n).astype(np.float64)
         codes, ids = encode_groups(groups)
         for ties in ("first", "optimistic", "pessimistic"):
-            ranking = rank(y_true, y_score, codes, ids, ties)
+            ranking = rank_rows(y_true, y_score, codes, ids, ties)
             expected = _reference(y_true, y_score, codes, ties)
             np.testing.assert_array_equal(ranking.order, expected)
             # The rows' scores and labels travel with them.
             np.testing.assert_array_equal(ranking.scores, y_score[expected])
             np.testing.assert_array_equal(ranking.labels, y_true[expected])
-        ranking = rank(y_true, y_score, codes, ids, "average")
+        ranking = rank_rows(y_true, y_score, codes, ids, "average")
         assert np.all(np.diff(ranking.codes) >= 0)
         same = np.diff(ranking.codes) == 0
         assert np.all((ranking.scores[1:] <= ranking.scores[:-1])[same])
@@ -84,7 +85,7 @@ def test_wide_query_uses_general_path():
     groups = np.zeros(n, dtype=np.int64)
     groups[:5] = 1
     codes, ids = encode_groups(groups)
-    ranking = rank(y_true, y_score, codes, ids, "first")
+    ranking = rank_rows(y_true, y_score, codes, ids, "first")
     np.testing.assert_array_equal(
         ranking.order, _reference(y_true, y_score, codes, "first")
     )
@@ -94,13 +95,13 @@ def test_ties_are_averaged_unless_a_policy_is_given():
     y_true = np.array([1.0, 0.0, 0.0, 2.0])
     y_score = np.array([0.5, 0.5, 0.2, 0.2])
     codes, ids = encode_groups(np.zeros(4, dtype=np.int64))
-    ranking = rank(y_true, y_score, codes, ids)
+    ranking = rank_rows(y_true, y_score, codes, ids)
     assert ranking.ties == "average"
     assert ranking.has_ties
     # Two tie blocks of two rows, over which the metrics average.
     np.testing.assert_array_equal(ranking.tie_blocks.start, [0, 2])
     np.testing.assert_array_equal(ranking.tie_blocks.size, [2, 2])
-    assert not rank(y_true, y_score, codes, ids, "first").has_ties
+    assert not rank_rows(y_true, y_score, codes, ids, "first").has_ties
 
 
 def test_judgments_given_to_rank_count_relevant_rows_not_ranked():
@@ -110,11 +111,11 @@ def test_judgments_given_to_rank_count_relevant_rows_not_ranked():
     y_score = np.array([0.9, 0.8, 0.7])
     codes, ids = encode_groups(np.array([0, 0, 1]))
     judgments = Judgments(np.array([0, 0, 0, 1]), np.array([1.0, 0.0, 2.0, 1.0]))
-    ranking = rank(y_true, y_score, codes, ids, "first", judgments=judgments)
+    ranking = rank_rows(y_true, y_score, codes, ids, "first", judgments=judgments)
     np.testing.assert_array_equal(ranking.n_relevant(), [2.0, 1.0])
     ideal = ranking.ideal_dcg(lambda labels: 2.0**labels - 1)
     np.testing.assert_allclose(ideal, [3 + 1 / np.log2(3), 1.0], rtol=1e-15)
-    alone = rank(y_true, y_score, codes, ids, "first")
+    alone = rank_rows(y_true, y_score, codes, ids, "first")
     np.testing.assert_array_equal(alone.n_relevant(), [1.0, 1.0])
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import skirm._engine._rank
-from skirm._engine import rank
+from skirm._engine._rank import rank_rows
 
 
 def _tied_rows(seed, sizes):
@@ -93,12 +93,14 @@ def test_tie_blocks_reordered_range_by_range_give_the_lexsort_order(
     )
     if tiebreak:
         got = [
-            rank(labels, scores, codes, group_ids, tiebreak=key),
+            rank_rows(labels, scores, codes, group_ids, tiebreak=key),
             # a function of the tied rows, asked only about them
-            rank(labels, scores, codes, group_ids, tiebreak=lambda rows: key[rows]),
+            rank_rows(
+                labels, scores, codes, group_ids, tiebreak=lambda rows: key[rows]
+            ),
         ]
     else:
-        got = [rank(labels, scores, codes, group_ids, ties)]
+        got = [rank_rows(labels, scores, codes, group_ids, ties)]
     for ranking in got:
         np.testing.assert_array_equal(ranking.order, expected)
         np.testing.assert_array_equal(ranking.labels, labels[expected])
@@ -118,7 +120,7 @@ def test_a_tiebreak_function_is_asked_about_whole_tie_blocks_only(monkeypatch):
         asked.append(rows.copy())
         return -rows  # row descending
 
-    ranking = rank(labels, scores, codes, np.arange(3), tiebreak=key)
+    ranking = rank_rows(labels, scores, codes, np.arange(3), tiebreak=key)
     seen = np.concatenate(asked)
     assert len(asked) > 1  # range by range
     assert np.unique(seen).shape[0] == seen.shape[0]
@@ -148,7 +150,7 @@ def test_one_wide_query_skips_the_sort_of_its_codes(monkeypatch, ties):
         "stable_code_sort",
         lambda *a: calls.append(1) or sort(*a),
     )
-    again = rank(labels, scores, codes, np.arange(1), ties)
+    again = rank_rows(labels, scores, codes, np.arange(1), ties)
     assert not calls
     o = np.argsort(np.negative(scores))
     np.testing.assert_array_equal(o[sort(codes[o], 1)], o)

@@ -9,7 +9,7 @@ the lines), small integer grades and other labels, either gain.
 import numpy as np
 import pytest
 
-from skirm._engine import rank_input, running_sums
+from skirm._engine import check_input, rank, running_sums
 from skirm.metrics import evaluate
 
 GAINS = {"linear": lambda x: x, "exponential": lambda x: np.exp2(x) - 1.0}
@@ -136,7 +136,7 @@ def test_a_label_of_minus_zero_gains_plus_zero(n_groups):
 @pytest.mark.parametrize("gain", list(GAINS))
 def test_the_ideal_dcg_of_many_queries_at_every_cutoff(labels, gain):
     y_true, y_score, groups = _data(5, 300, labels)
-    ranking = rank_input(y_true, y_score, groups=groups)
+    ranking = rank(check_input(y_true, y_score, groups=groups))
     f = GAINS[gain]
     ks = np.arange(1, 50)
     many = ranking.ideal_dcg(f, ks)
@@ -171,7 +171,7 @@ def _check_top_table(ranking, depth):
 
 def test_the_top_table_marks_the_cells_past_each_query():
     y_true, y_score, groups = _data(2, 30, "graded")
-    ranking = rank_input(y_true, y_score, groups=groups)
+    ranking = rank(check_input(y_true, y_score, groups=groups))
     for depth in (1, int(ranking.sizes.min()), 12, int(ranking.sizes.max())):
         _check_top_table(ranking, depth)
 
@@ -217,4 +217,4 @@ def test_lines_deeper_than_255_positions():
         np.testing.assert_array_equal(
             _bits(result.per_query[f"ndcg@{k}"]), _bits(ndcg[:, j])
         )
-    _check_top_table(rank_input(y_true, y_score, groups=groups), 300)
+    _check_top_table(rank(check_input(y_true, y_score, groups=groups)), 300)

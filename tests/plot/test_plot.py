@@ -64,13 +64,13 @@ def test_metric_at_k_ranks_once(data, monkeypatch):
     import skirm._engine._blocks as engine
 
     calls = []
-    original = engine.rank_checked
+    original = engine.rank
 
     def counting(*args, **kwargs):
         calls.append(1)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(engine, "rank_checked", counting)
+    monkeypatch.setattr(engine, "rank", counting)
     X, y, groups = data
     MetricAtKDisplay.from_predictions(y, X[:, 0], groups=groups, k=range(1, 51))
     assert len(calls) == 1

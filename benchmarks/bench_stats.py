@@ -59,8 +59,7 @@ import numpy as np
 
 import skirm
 from skirm.metrics import EvaluationResult
-from skirm.stats import _resampling as rs
-from skirm.stats import compare, paired_test
+from skirm.stats import _resampling as rs, compare, paired_test
 
 METRICS = ("ndcg@10", "map", "mrr")
 

@@ -296,9 +296,7 @@ def in_process(peers, qrels_path, run_path, repeats):
             ir_measures.calc_aggregate(ms, *dicts)
         )
     if "ranx" in peers:
-        from ranx import Qrels as RQrels
-        from ranx import Run as RRun
-        from ranx import evaluate as ranx_evaluate
+        from ranx import Qrels as RQrels, Run as RRun, evaluate as ranx_evaluate
 
         metrics = ["map", "ndcg", "ndcg@10", "precision@10", "recall@100", "mrr"]
         metrics += ["bpref", "r-precision"]

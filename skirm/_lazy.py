@@ -1,11 +1,14 @@
-"""Public names imported on first use.
+"""Public names, written once and imported on first use.
 
-A package lists the modules its public names live in; its ``__getattr__``
-imports a module when one of its names is first asked for (PEP 562). So
-``import skirm`` or ``skirm eval`` costs only the modules a call needs: the
-scorers, the statistics or the diversity measures load when used. Type
-checkers and editors read the same imports under ``TYPE_CHECKING``; a test
-keeps the two lists equal.
+Each public package writes its public names once, in its ``__init__.py``,
+as the imports under ``if TYPE_CHECKING:`` in the explicit re-export form
+``from skirm.stats._compare import compare as compare``. Type checkers and
+editors read those imports; at run time the package's ``__getattr__``
+(PEP 562), made here, reads the same block once and imports a module when
+one of its names is first asked for. So ``import skirm`` or ``skirm eval``
+costs only the modules a call needs: the scorers, the statistics or the
+diversity measures load when used. ``__all__`` and ``dir()`` are derived
+from the block.
 """
 
 from __future__ import annotations
@@ -20,23 +23,48 @@ def _natural(name):
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
-def lazy_exports(package: str, exports: dict[str, tuple[str, ...]], defined=()):
-    """``__getattr__``, ``__dir__`` and ``__all__`` of ``package``.
+def public_names(path: str) -> dict[str, str]:
+    """``{name: module}`` of the names re-exported by the ``if TYPE_CHECKING:``
+    block of the package file at ``path`` (``from module import name as
+    name``; a plain import there is not a public name)."""
+    import ast  # loaded already by numpy, which any call imports
 
-    ``exports`` maps a module (absolute name) to the public names it defines;
-    ``defined`` lists public names the package defines itself.
-    """
-    where = {name: module for module, names in exports.items() for name in names}
+    with open(path, encoding="utf-8") as file:
+        tree = ast.parse(file.read(), path)
+    where = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+            for stmt in node.body:
+                if isinstance(stmt, ast.ImportFrom) and stmt.module:
+                    for alias in stmt.names:
+                        if alias.asname == alias.name:
+                            where[alias.name] = stmt.module
+    return where
+
+
+def lazy_exports(package: str, path: str, defined=()):
+    """``__getattr__`` and ``__dir__`` of ``package`` (its ``__init__.py`` at
+    ``path``): its public names imported on first use, and ``__all__``
+    (those names and ``defined``, the names the package defines itself)."""
+    table: dict[str, str] = {}
+
+    def where():
+        if not table:
+            table.update(public_names(path))
+        return table
 
     def __getattr__(name):
-        module = where.get(name)
-        if module is None:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module), name)
+        if name == "__all__":
+            value = sorted([*where(), *defined], key=_natural)
+        else:
+            module = where().get(name)
+            if module is None:
+                raise AttributeError(f"module {package!r} has no attribute {name!r}")
+            value = getattr(importlib.import_module(module), name)
         setattr(sys.modules[package], name, value)  # later lookups are plain
         return value
 
     def __dir__():
-        return sorted(set(vars(sys.modules[package])) | set(where))
+        return sorted(set(vars(sys.modules[package])) | set(where()))
 
-    return __getattr__, __dir__, sorted([*where, *defined], key=_natural)
+    return __getattr__, __dir__

@@ -1,5 +1,6 @@
-"""Public names load on first use: the lazy tables agree with the imports
-type checkers read, and a plain import pulls in no more than it needs."""
+"""Public names load on first use: each public package writes its names once
+(the re-exports under ``TYPE_CHECKING`` that type checkers read), the lazy
+table is read from them, and a plain import pulls in no more than it needs."""
 
 from __future__ import annotations
 
@@ -11,29 +12,71 @@ from pathlib import Path
 
 import pytest
 
-PACKAGES = ["skirm", "skirm.metrics", "skirm.trec"]
+import skirm
+
+PACKAGES = [
+    "skirm",
+    *sorted(
+        f"skirm.{path.parent.name}"
+        for path in Path(skirm.__file__).parent.glob("*/__init__.py")
+        if not path.parent.name.startswith("_")
+    ),
+]
 
 
-def _type_checking_names(package):
-    """Names imported under ``if TYPE_CHECKING:`` in the package's file."""
+def test_every_public_package_is_checked():
+    assert "skirm.stats" in PACKAGES and "skirm.plot" in PACKAGES
+    assert len(PACKAGES) == 12
+
+
+def _package_file(package):
+    """The statements of the package's ``__init__.py``."""
     path = Path(importlib.import_module(package).__file__)
-    tree = ast.parse(path.read_text())
-    names = set()
-    for node in tree.body:
-        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
-            for stmt in node.body:
-                names.update(alias.name for alias in stmt.names)
-    return names
+    return ast.parse(path.read_text()).body
 
 
 @pytest.mark.parametrize("package", PACKAGES)
-def test_lazy_table_equals_the_type_checking_imports(package):
+def test_each_public_name_is_written_once(package):
+    # The package file holds its docstring, the future import, the lazy
+    # machinery and the block type checkers read; each name of the block is
+    # an explicit re-export (`name as name`), written once, and no other
+    # statement names a public name.
+    body = _package_file(package)
+    block = [
+        node
+        for node in body
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
+    ]
+    assert len(block) == 1
+    names = [alias for stmt in block[0].body for alias in stmt.names]
+    assert all(alias.asname == alias.name for alias in names)
+    written = [alias.name for alias in names]
+    assert len(written) == len(set(written))
+    rest = [n for n in body[1:] if n not in block]  # after the docstring
+    named = {
+        getattr(node, "id", None) or getattr(node, "name", None) or node.value
+        for statement in rest
+        for node in ast.walk(statement)
+        if isinstance(node, (ast.Name, ast.alias))
+        or (isinstance(node, ast.Constant) and isinstance(node.value, str))
+    }
+    assert not named & set(written)
     module = importlib.import_module(package)
-    public = set(module.__all__) - {"__version__"}
-    assert public == _type_checking_names(package)
+    assert set(module.__all__) - {"__version__"} == set(written)
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_lazy_names_are_the_objects_of_their_modules(package):
+    module = importlib.import_module(package)
     for name in module.__all__:
         assert getattr(module, name) is not None
         assert name in dir(module)
+
+
+def test_star_import_reads_the_derived_all():
+    namespace = {}
+    exec("from skirm.stats import *", namespace)
+    assert "paired_test" in namespace and "lazy_exports" not in namespace
 
 
 @pytest.mark.parametrize("package", PACKAGES)

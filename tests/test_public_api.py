@@ -19,6 +19,7 @@ NAMESPACES = [
     "skirm.dask",
     "skirm.stats",
     "skirm.recsys",
+    "skirm.plot",
 ]
 
 

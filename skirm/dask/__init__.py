@@ -4,7 +4,19 @@ Requires dask[dataframe] and pandas (``pip install skirm[dask]``); they are
 imported when a function is called, so that importing this module does not.
 """
 
-from skirm.dask._evaluate import evaluate, per_query_frame
-from skirm.dask._trec import evaluate_run
+from __future__ import annotations
 
-__all__ = ["evaluate", "evaluate_run", "per_query_frame"]
+from typing import TYPE_CHECKING
+
+from skirm._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from skirm.dask._evaluate import (
+        evaluate as evaluate,
+        per_query_frame as per_query_frame,
+    )
+    from skirm.dask._trec import (
+        evaluate_run as evaluate_run,
+    )
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)

@@ -7,31 +7,36 @@
 use: dicts of dicts, DataFrames, tuples, ir_datasets datasets.
 """
 
-from skirm._errors import RunNotGroupedError, TrecFormatError
-from skirm.io._convert import as_qrels, as_run
-from skirm.io._prefs import (
-    Prefs,
-    QrelsJG,
-    read_prefs,
-    read_qrels_jg,
-    read_qrels_prefs,
-)
-from skirm.io._records import Qrels, Run
-from skirm.io._trec import read_qrels, read_run, write_run
+from __future__ import annotations
 
-__all__ = [
-    "Prefs",
-    "Qrels",
-    "QrelsJG",
-    "Run",
-    "RunNotGroupedError",
-    "TrecFormatError",
-    "as_qrels",
-    "as_run",
-    "read_prefs",
-    "read_qrels",
-    "read_qrels_jg",
-    "read_qrels_prefs",
-    "read_run",
-    "write_run",
-]
+from typing import TYPE_CHECKING
+
+from skirm._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from skirm._errors import (
+        RunNotGroupedError as RunNotGroupedError,
+        TrecFormatError as TrecFormatError,
+    )
+    from skirm.io._convert import (
+        as_qrels as as_qrels,
+        as_run as as_run,
+    )
+    from skirm.io._prefs import (
+        Prefs as Prefs,
+        QrelsJG as QrelsJG,
+        read_prefs as read_prefs,
+        read_qrels_jg as read_qrels_jg,
+        read_qrels_prefs as read_qrels_prefs,
+    )
+    from skirm.io._records import (
+        Qrels as Qrels,
+        Run as Run,
+    )
+    from skirm.io._trec import (
+        read_qrels as read_qrels,
+        read_run as read_run,
+        write_run as write_run,
+    )
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)

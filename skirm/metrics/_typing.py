@@ -5,8 +5,7 @@ Imported under ``TYPE_CHECKING`` only, like :mod:`skirm._typing`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from collections.abc import Set as AbstractSet
+from collections.abc import Mapping, Sequence, Set as AbstractSet
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 if TYPE_CHECKING:

@@ -7,14 +7,24 @@ passing ``ax=display.ax_``. matplotlib is imported when a display draws:
 ``pip install skirm[plot]``.
 """
 
-from skirm.plot._comparison import ComparisonDisplay
-from skirm.plot._metric_at_k import MetricAtKDisplay
-from skirm.plot._per_query import PerQueryDisplay
-from skirm.plot._precision_recall import PrecisionRecallDisplay
+from __future__ import annotations
 
-__all__ = [
-    "ComparisonDisplay",
-    "MetricAtKDisplay",
-    "PerQueryDisplay",
-    "PrecisionRecallDisplay",
-]
+from typing import TYPE_CHECKING
+
+from skirm._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from skirm.plot._comparison import (
+        ComparisonDisplay as ComparisonDisplay,
+    )
+    from skirm.plot._metric_at_k import (
+        MetricAtKDisplay as MetricAtKDisplay,
+    )
+    from skirm.plot._per_query import (
+        PerQueryDisplay as PerQueryDisplay,
+    )
+    from skirm.plot._precision_recall import (
+        PrecisionRecallDisplay as PrecisionRecallDisplay,
+    )
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)

@@ -1,6 +1,17 @@
 """Learning-to-rank models and adapters for scikit-learn's model selection."""
 
-from skirm.ranker._pairwise import PairwiseRanker
-from skirm.ranker._query import QueryRanker
+from __future__ import annotations
 
-__all__ = ["PairwiseRanker", "QueryRanker"]
+from typing import TYPE_CHECKING
+
+from skirm._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from skirm.ranker._pairwise import (
+        PairwiseRanker as PairwiseRanker,
+    )
+    from skirm.ranker._query import (
+        QueryRanker as QueryRanker,
+    )
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)

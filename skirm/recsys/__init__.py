@@ -7,22 +7,24 @@ tau-AP). Accuracy metrics of ranked lists are in :mod:`skirm.metrics`
 (:func:`skirm.metrics.from_lists`).
 """
 
-from skirm.recsys._agreement import kendall_tau, rank_biased_overlap, tau_ap
-from skirm.recsys._beyond import (
-    average_popularity,
-    catalog_coverage,
-    gini_index,
-    intra_list_diversity,
-    novelty,
-)
+from __future__ import annotations
 
-__all__ = [
-    "average_popularity",
-    "catalog_coverage",
-    "gini_index",
-    "intra_list_diversity",
-    "kendall_tau",
-    "novelty",
-    "rank_biased_overlap",
-    "tau_ap",
-]
+from typing import TYPE_CHECKING
+
+from skirm._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from skirm.recsys._agreement import (
+        kendall_tau as kendall_tau,
+        rank_biased_overlap as rank_biased_overlap,
+        tau_ap as tau_ap,
+    )
+    from skirm.recsys._beyond import (
+        average_popularity as average_popularity,
+        catalog_coverage as catalog_coverage,
+        gini_index as gini_index,
+        intra_list_diversity as intra_list_diversity,
+        novelty as novelty,
+    )
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)

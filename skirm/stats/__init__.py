@@ -7,23 +7,36 @@ as a table, Markdown or LaTeX; :func:`confidence_intervals` and
 :func:`describe` give one system's intervals. See :ref:`comparing_systems`.
 """
 
-from skirm.stats._compare import compare
-from skirm.stats._correction import adjust_pvalues
-from skirm.stats._cv import cross_val_evaluate
-from skirm.stats._intervals import confidence_intervals, describe
-from skirm.stats._paired import PairedTestResult, paired_test
-from skirm.stats._report import Comparison
-from skirm.stats._tukey import TukeyHSDResult, tukey_hsd
+from __future__ import annotations
 
-__all__ = [
-    "Comparison",
-    "PairedTestResult",
-    "TukeyHSDResult",
-    "adjust_pvalues",
-    "compare",
-    "confidence_intervals",
-    "cross_val_evaluate",
-    "describe",
-    "paired_test",
-    "tukey_hsd",
-]
+from typing import TYPE_CHECKING
+
+from skirm._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from skirm.stats._compare import (
+        compare as compare,
+    )
+    from skirm.stats._correction import (
+        adjust_pvalues as adjust_pvalues,
+    )
+    from skirm.stats._cv import (
+        cross_val_evaluate as cross_val_evaluate,
+    )
+    from skirm.stats._intervals import (
+        confidence_intervals as confidence_intervals,
+        describe as describe,
+    )
+    from skirm.stats._paired import (
+        PairedTestResult as PairedTestResult,
+        paired_test as paired_test,
+    )
+    from skirm.stats._report import (
+        Comparison as Comparison,
+    )
+    from skirm.stats._tukey import (
+        TukeyHSDResult as TukeyHSDResult,
+        tukey_hsd as tukey_hsd,
+    )
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)

@@ -17,32 +17,28 @@ from skirm._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from skirm._errors import (
-        DuplicateDocnoError,
-        EmptyRunError,
-        MeasureParameterError,
-        MissingQueriesError,
-        NoCommonQueryError,
+        DuplicateDocnoError as DuplicateDocnoError,
+        EmptyRunError as EmptyRunError,
+        MeasureParameterError as MeasureParameterError,
+        MissingQueriesError as MissingQueriesError,
+        NoCommonQueryError as NoCommonQueryError,
     )
-    from skirm._measures._names import trec_measure_names
-    from skirm.trec._diversity import evaluate_diversity, format_ndeval
-    from skirm.trec._evaluate import evaluate_run
-    from skirm.trec._pytrec import RelevanceEvaluator
-    from skirm.trec._zscores import ZScores, read_zscores
+    from skirm._measures._names import (
+        trec_measure_names as trec_measure_names,
+    )
+    from skirm.trec._diversity import (
+        evaluate_diversity as evaluate_diversity,
+        format_ndeval as format_ndeval,
+    )
+    from skirm.trec._evaluate import (
+        evaluate_run as evaluate_run,
+    )
+    from skirm.trec._pytrec import (
+        RelevanceEvaluator as RelevanceEvaluator,
+    )
+    from skirm.trec._zscores import (
+        ZScores as ZScores,
+        read_zscores as read_zscores,
+    )
 
-__getattr__, __dir__, __all__ = lazy_exports(
-    "skirm.trec",
-    {
-        "skirm._errors": (
-            "DuplicateDocnoError",
-            "EmptyRunError",
-            "MeasureParameterError",
-            "MissingQueriesError",
-            "NoCommonQueryError",
-        ),
-        "skirm._measures._names": ("trec_measure_names",),
-        "skirm.trec._diversity": ("evaluate_diversity", "format_ndeval"),
-        "skirm.trec._evaluate": ("evaluate_run",),
-        "skirm.trec._pytrec": ("RelevanceEvaluator",),
-        "skirm.trec._zscores": ("ZScores", "read_zscores"),
-    },
-)
+__getattr__, __dir__ = lazy_exports(__name__, __file__)

@@ -119,9 +119,7 @@ def test_the_switch_reads_the_rest_as_strings(monkeypatch):
     monkeypatch.setattr(runs, "RUN_WORDS", 40)  # parts of 4 rows of U5
     words = []
     real = runs._string_words
-    monkeypatch.setattr(
-        runs, "_string_words", lambda arr: words.append(1) or real(arr)
-    )
+    monkeypatch.setattr(runs, "_string_words", lambda arr: words.append(1) or real(arr))
     labels = np.array([f"q{i}" for i in range(100)], dtype="U5")
     seen = []
     real_not_equal = np.not_equal

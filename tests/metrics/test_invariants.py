@@ -19,8 +19,7 @@ import os
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from skirm.metrics import evaluate, get_metric, make_ranking_scorer

@@ -17,8 +17,7 @@ from _reference import (
     query_weights,
     reference_per_query,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from skirm.metrics._registry import SPECS, get_metric, not_held
 

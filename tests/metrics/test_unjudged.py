@@ -261,8 +261,7 @@ def test_unjudged_errors():
 @pytest.mark.oracle
 @pytest.mark.parametrize("seed", range(3))
 def test_float_gains_match_scikit_learn(seed):
-    from sklearn.metrics import dcg_score
-    from sklearn.metrics import ndcg_score as sk_ndcg
+    from sklearn.metrics import dcg_score, ndcg_score as sk_ndcg
 
     rng = np.random.default_rng(seed)
     y_true = rng.random((20, 9))  # LLM ratings in [0, 1]

@@ -16,7 +16,8 @@ import sys
 
 from skirm._cli._eval import run_eval
 from skirm._cli._ndeval import run_ndeval
-from skirm._cli._parser import UsageError, build_parser
+from skirm._cli._parser import build_parser
+from skirm._cli._usage import UsageError
 from skirm._errors import INPUT, USAGE, SkirmError
 from skirm._progress import Progress
 
@@ -123,16 +124,14 @@ def main(argv=None) -> int:
         parser.commands[args.command].print_usage(sys.stderr)
         print(f"{command}: error: {exc}", file=sys.stderr)
         return USAGE
-    except (OSError, SkirmError, ValueError, TypeError) as exc:  # TEMPORARY
+    except (OSError, SkirmError) as exc:
         # The advice in the command line's words, where the error has them.
         text = getattr(exc, "command_line", None) or str(exc)
         text = text.splitlines()[0] if text else type(exc).__name__
         if isinstance(exc, OSError) and exc.filename is not None:
             text = f"cannot read {exc.filename}: {exc.strerror}"
         print(f"{command}: error: {text}", file=sys.stderr)
-        if isinstance(exc, SkirmError):
-            return exc.exit_status
-        return INPUT if isinstance(exc, OSError) else USAGE
+        return exc.exit_status if isinstance(exc, SkirmError) else INPUT
     return 0
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from skirm._cli._eval import evaluate_paths, options_of, qrels_name
 from skirm._cli._formats import write_comparison
-from skirm._cli._parser import UsageError, check_options
 from skirm._cli._plots import check_plot, plot_compare
+from skirm._cli._usage import UsageError, check_options
 from skirm._errors import InvalidParameterError
 from skirm._measures._table import COMPARE_METRICS
 from skirm._progress import current

@@ -6,8 +6,8 @@ import os
 import sys
 
 from skirm._cli._formats import write_eval
-from skirm._cli._parser import UsageError, check_options
 from skirm._cli._plots import check_plot, plot_eval
+from skirm._cli._usage import UsageError, check_options
 from skirm._errors import (
     EmptyRunError,
     InvalidParameterError,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from skirm._cli._usage import check_options
+
 _DESCRIPTION = """\
 Evaluate a TREC run with ndeval's novelty and diversity measures (the TREC
 Web track's diversity task): ERR-IA, nERR-IA, alpha-DCG, alpha-nDCG at 5, 10
@@ -60,8 +62,10 @@ def add_ndeval_parser(sub, epilog):
 
 
 def run_ndeval(args, out):
+    from skirm._measures._options import ALPHA, BETA
     from skirm.trec._diversity import evaluate_diversity, format_ndeval
 
+    check_options(args, alpha=ALPHA, beta=BETA)
     report = evaluate_diversity(
         args.qrels,
         args.run,

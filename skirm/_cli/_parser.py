@@ -13,7 +13,7 @@ import sys
 import textwrap
 
 from skirm._cli._ndeval import add_ndeval_parser
-from skirm._errors import EXIT_STATUSES, USAGE, InvalidParameterError
+from skirm._errors import EXIT_STATUSES, USAGE
 from skirm._measures._names import trec_measure_names
 from skirm.metrics._registry import metric_names
 from skirm.trec._request import VERSIONS
@@ -40,21 +40,6 @@ a trec_eval name such as rbp means trec_eval's measure):
   {skirm}
 
 {exit_statuses}"""
-
-
-class UsageError(Exception):
-    """A usage error: the command's usage line, the message, exit status 1."""
-
-
-def check_options(args, **rules):
-    """Each option ``args.<name>`` checked by its declared rule (the
-    same rule as the Python argument's, stated with the option's name); a
-    value the rule turns away is a usage error."""
-    for name, rule in rules.items():
-        try:
-            setattr(args, name, rule(getattr(args, name)))
-        except InvalidParameterError as exc:
-            raise UsageError(exc.command_line or str(exc)) from None
 
 
 class _Parser(argparse.ArgumentParser):

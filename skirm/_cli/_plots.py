@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from skirm._cli._parser import UsageError
+from skirm._cli._usage import UsageError
 from skirm._measures._table import NDCG
 
 

@@ -40,8 +40,8 @@ OPTIONS = {
 }
 
 #: The diversity measures' redundancy intolerance and patience.
-ALPHA = Param("alpha", Interval(float, 0, 1))
-BETA = Param("beta", Interval(float, 0, 1))
+ALPHA = Param("alpha", Interval(float, 0, 1), option="--alpha")
+BETA = Param("beta", Interval(float, 0, 1), option="--beta")
 
 #: The format of the relevance file (trec_eval's ``-R``, which exits 2 on an
 #: illegal one).

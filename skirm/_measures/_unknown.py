@@ -161,6 +161,6 @@ def _pool(door):
     if door == "pytrec_eval":
         return [*PYTREC_EVAL_NAMES, *PYTREC_EVAL_NICKNAMES]
     names = [*SKIRM_NAMES, *TREC_ON_ARRAYS, *IR_ON_ARRAYS]
-    if door == "trec":
-        names += [*TREC_NAMES, *NICKNAMES, *IR_OF_TREC, *DIVERSITY_NAMES]
+    if door == "trec":  # trec_eval's spellings first: they win a tie of case
+        return [*TREC_NAMES, *NICKNAMES, *IR_OF_TREC, *names, *DIVERSITY_NAMES]
     return names

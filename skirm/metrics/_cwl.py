@@ -39,7 +39,7 @@ import numpy as np
 from skirm._engine import check_input, rank
 from skirm._errors import InvalidParameterError
 from skirm._measures import _table as table
-from skirm._params import OneOf, Param
+from skirm._params import K, OneOf, Param
 from skirm.metrics._base import PARAM_CHECKS, average, fill_doc, refuse_average_ties
 from skirm.metrics._result import EvaluationResult
 
@@ -331,8 +331,9 @@ def cwl_report(
         "max_rel": PARAM_CHECKS["max_rel"](max_rel),
         "depth": PARAM_CHECKS["depth"](depth),
     }
-    if k is not None:
-        k = PARAM_CHECKS["depth"](k) if row.takes_k else None
+    k = K(k)
+    if not row.takes_k:
+        k = None  # a measure without a cutoff reads the ranking to `depth`
     ranking = rank(
         check_input(
             y_true,

@@ -34,6 +34,7 @@ extensions = [
     "sphinx_gallery.gen_gallery",
     "myst_parser",
     "metric_table",
+    "exit_statuses",
     "optional_include",
 ]
 

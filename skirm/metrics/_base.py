@@ -67,9 +67,17 @@ class MetricSpec:
         """Validate metric-specific options; fill in the defaults."""
         unknown = set(params) - set(self.params)
         if unknown:
+            hint = (
+                "; `ignore_ties` orders the rows, it is not an option of the "
+                "measure: pass ties='first' (input order among tied scores) "
+                "to the metric or the scorer, or call ndcg_score or dcg_score "
+                "with ignore_ties=True"
+                if IGNORE_TIES.name in unknown
+                else ""
+            )
             raise InvalidParameterError(
                 f"{self.name} got unexpected option(s) {sorted(unknown)}; it takes "
-                f"{sorted(self.params) or 'no options'}"
+                f"{sorted(self.params) or 'no options'}{hint}"
             )
         out = dict(self.params)
         for key, value in params.items():

@@ -4,6 +4,7 @@ The import layers themselves are checked by ``lint-imports`` (the contract is
 in pyproject.toml); these tests hold what a static import graph cannot see.
 """
 
+import re
 import sys
 import threading
 from pathlib import Path
@@ -27,6 +28,38 @@ def test_no_module_is_over_600_lines():
         for path in PACKAGE.rglob("*.py")
     }
     assert {name: n for name, n in sizes.items() if n > 600} == {}
+
+
+def _contributing_maps():
+    """``{package: text}``: the module map of each package in CONTRIBUTING.md
+    (its bullet, ``- **`pkg/`**: ...``, to the next bullet)."""
+    text = (PACKAGE.parent / "CONTRIBUTING.md").read_text()
+    maps = {}
+    for part in re.split(r"^- ", text, flags=re.M):
+        for package in re.findall(r"\*\*`([a-z_]+)/`\*\*", part):
+            maps[package] = part
+    return maps
+
+
+def test_contributing_names_every_module_of_every_package():
+    maps = _contributing_maps()
+    missing = {}
+    for folder in sorted(p for p in PACKAGE.iterdir() if (p / "__init__.py").exists()):
+        text = maps.get(folder.name, "")
+        modules = [p.stem for p in folder.glob("*.py") if p.stem != "__init__"]
+        absent = [m for m in modules if f"`{m}`" not in text]
+        if absent:
+            missing[folder.name] = absent
+    assert missing == {}
+
+
+def test_contributing_names_every_base_module_in_the_layers_table():
+    text = (PACKAGE.parent / "CONTRIBUTING.md").read_text()
+    table = text[text.index("| layer |") : text.index("## Errors")]
+    modules = [p.stem for p in PACKAGE.glob("_*.py") if not p.stem.startswith("__")]
+    packages = [p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()]
+    absent = [m for m in [*modules, *packages, "__main__"] if f"`{m}`" not in table]
+    assert absent == []
 
 
 def _walk(call):

@@ -24,6 +24,7 @@ import skirm.metrics as metrics
 from skirm import InvalidParameterError
 from skirm._cli import main
 from skirm._cli._parser import build_parser
+from skirm._measures import _table as table
 from skirm._measures._options import ALPHA, BETA, OPTIONS, REL_FORMAT
 from skirm._params import NO_RELEVANT, TIES, UNJUDGED, K
 from skirm.metrics import UnknownMeasureError
@@ -58,18 +59,9 @@ GROUPS = np.array([0, 0, 0, 1, 1, 1])
 #: One subtopic judgment column per subtopic, for the diversity measures.
 SUBTOPICS = np.array([[1, 0], [0, 1], [1, 1], [0, 0], [1, 0], [0, 1]])
 
-DIVERSITY = [
-    "alpha_dcg_score",
-    "alpha_ndcg_score",
-    "diversity_report",
-    "err_ia_score",
-    "map_ia_score",
-    "nerr_ia_score",
-    "nnrbp_score",
-    "nrbp_score",
-    "precision_ia_score",
-    "subtopic_recall_score",
-]
+#: The diversity functions: one per row of the table's diversity part, and
+#: the report of them all.
+DIVERSITY = [m.function for m in table.DIVERSITY_MEASURES] + ["diversity_report"]
 
 
 def _metric_doors():

@@ -240,9 +240,15 @@ def evaluate_request(qrels, run, request, options, *, rel_format, zscores, verbo
     one request)."""
     if request.diversity:
         # Imported here: a request without diversity names never loads them.
-        from skirm.trec import _diversity_run as diversity
+        from skirm.trec._diversity_run import (
+            diversity_part,
+            merged,
+            plain_qrels,
+            refuse_options,
+            subtopics_twice,
+        )
 
-        diversity.refuse_options(
+        refuse_options(
             request,
             {
                 ("max_docs", "-M"): options.max_docs is not None,
@@ -250,17 +256,17 @@ def evaluate_request(qrels, run, request, options, *, rel_format, zscores, verbo
                 (f"rel_format={rel_format!r}", f"-R {rel_format}"): rel_format != QRELS,
             },
         )
-        jg, run, report = diversity.diversity_part(qrels, run, request, options)
+        jg, run, report = diversity_part(qrels, run, request, options)
         standard = None
         if request.outputs:
             try:
                 standard = evaluate_request(
-                    diversity.plain_qrels(jg), run, request.plain(), options,
+                    plain_qrels(jg), run, request.plain(), options,
                     rel_format=QRELS, zscores=None, verbose=verbose,
                 )  # fmt: skip
             except DuplicateDocnoError as exc:
-                raise diversity.subtopics_twice(exc) from None
-        return diversity.merged(request, jg, run, report, standard, options.all_queries)
+                raise subtopics_twice(exc) from None
+        return merged(request, jg, run, report, standard, options.all_queries)
     outputs = request.outputs
     rel_format = check_rel_format(rel_format, outputs)
     check_qrels_type(qrels, rel_format)

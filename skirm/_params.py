@@ -104,12 +104,13 @@ class Interval(Constraint):
 
     def __init__(self, kind, low=None, high=None, *, closed="both", text=None):
         self.kind, self.low, self.high, self.closed = kind, low, high, closed
+        #: Whether each bound is a value accepted.
+        self.left = closed in ("both", "left")
+        self.right = closed in ("both", "right")
         self.text = text or self._text()
 
     def _text(self) -> str:
-        low, high = self.low, self.high
-        left = self.closed in ("both", "left")
-        right = self.closed in ("both", "right")
+        low, high, left, right = self.low, self.high, self.left, self.right
         noun = "integer" if self.kind is int else "number"
         if low is not None and high is not None:
             opening, closing = "[" if left else "(", "]" if right else ")"
@@ -136,12 +137,10 @@ class Interval(Constraint):
         elif not _real(value) or not math.isfinite(value):
             return False
         if self.low is not None:
-            left = self.closed in ("both", "left")
-            if value < self.low or (value == self.low and not left):
+            if value < self.low or (value == self.low and not self.left):
                 return False
         if self.high is not None:
-            right = self.closed in ("both", "right")
-            if value > self.high or (value == self.high and not right):
+            if value > self.high or (value == self.high and not self.right):
                 return False
         return True
 
@@ -149,16 +148,16 @@ class Interval(Constraint):
         return int(value) if self.kind is int else float(value)
 
     def rejected(self) -> tuple:
-        out = ["a string", True] if self.kind is int else ["a string", float("nan")]
-        if self.kind is int:
-            out.append(1.5)
+        out = (
+            ["a string", True, 1.5] if self.kind is int else ["a string", float("nan")]
+        )
         if self.low is not None:
             out.append(self.low - 1 if self.kind is int else self.low - 0.5)
-            if self.closed not in ("both", "left"):
+            if not self.left:
                 out.append(self.low)
         if self.high is not None:
             out.append(self.high + 1 if self.kind is int else self.high + 0.5)
-            if self.closed not in ("both", "right"):
+            if not self.right:
                 out.append(self.high)
         return tuple(out)
 

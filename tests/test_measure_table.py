@@ -45,7 +45,6 @@ OTHER_MEANINGS = {
     "r": {"skirm/stats/_report.py": "LaTeX's right-aligned column"},
     "compat": {
         "skirm/trec/_request.py": "the trec_eval version option's name",
-        "skirm/_cli/_eval.py": "the trec_eval version option's name",
     },
     "dcg": {"skirm/_measures/_grammar.py": "ir_measures' nDCG option `dcg`"},
     "judged": {

@@ -90,18 +90,7 @@ def run_eval(args, out):
         labels = list(args.runs)
     write_eval(args, results, labels, request, out)
     if args.plot is not None:
-        plot_eval(args.plot, qrels, args.runs, labels, _run_params(options))
-
-
-def _run_params(options):
-    """The options as :func:`skirm.trec.evaluate_run`'s keyword arguments."""
-    return {
-        "relevance_level": options.level,
-        "judged_only": options.judged_only,
-        "max_docs": options.max_docs,
-        "all_queries": options.all_queries,
-        "compat": options.compat,
-    }
+        plot_eval(args.plot, qrels, args.runs, labels, options.keywords())
 
 
 def options_of(args):

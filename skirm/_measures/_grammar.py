@@ -96,9 +96,7 @@ def parse_metric(name: str, door: str = "arrays") -> Named:
     if opts is None and base.lower() in SKIRM_NAMES and not exact_first:
         measure = SKIRM_NAMES[base.lower()]
         if k is not None and not measure.takes_k:
-            raise InvalidParameterError(
-                f"measure {measure.name!r} takes no cutoff, got {name!r}"
-            )
+            raise _no_cutoff(measure.name, name)
         return Named(name, measure, k)
     ir = exact_ir or IR_LOWER.get(base.lower())
     if ir is not None and (opts is not None or exact_first or at):
@@ -115,9 +113,7 @@ def parse_metric(name: str, door: str = "arrays") -> Named:
                 f"e.g. '{base}.10'; got {name!r}"
             )
         if k is not None and not takes_cutoff:
-            raise InvalidParameterError(
-                f"measure {base!r} takes no cutoff, got {name!r}"
-            )
+            raise _no_cutoff(base, name)
         return Named(name, measure, k)
     if ir is not None:
         return _from_ir(ir, name, base, k, {})
@@ -136,10 +132,15 @@ def parse_metric(name: str, door: str = "arrays") -> Named:
     raise unknown_measure(name, door)
 
 
+def _no_cutoff(base, name, what="measure") -> InvalidParameterError:
+    """The error for a cutoff given to a measure that takes none."""
+    return InvalidParameterError(f"{what} {base!r} takes no cutoff, got {name!r}")
+
+
 def _from_ir(ir, name, base, k, options) -> Named:
     measure, spelling = ir
     if k is not None and not spelling.cutoff:
-        raise InvalidParameterError(f"measure {base!r} takes no cutoff, got {name!r}")
+        raise _no_cutoff(base, name)
     out = dict(spelling.fixed)
     for key, value in options.items():
         if key not in spelling.options:
@@ -292,9 +293,7 @@ def _trec_ir_name(name) -> TrecName | None:
     spelling = measure.trec[0]
     if ir.cutoff != "@level":
         if sep:
-            raise InvalidParameterError(
-                f"measure {base!r} takes no cutoff, got {name!r}"
-            )
+            raise _no_cutoff(base, name)
         return TrecName(measure, spelling, spelling.default, None, label=name)
     value = float(level) if sep and NUMBER.fullmatch(level) else -1.0
     if not 0.0 <= value <= 1.0:
@@ -388,9 +387,7 @@ def parse_diversity(name) -> DiversityName | None:
             f"'{match['base']}@20'"
         )
     if not measure.takes_k and k is not None:
-        raise InvalidParameterError(
-            f"diversity measure {match['base']!r} takes no cutoff, got {name!r}"
-        )
+        raise _no_cutoff(match["base"], name, "diversity measure")
     options = {}
     allowed = (
         *spelling.options,

@@ -36,17 +36,6 @@ from skirm._params import describe
 __all__ = ["malformed", "suggest", "unknown_measure"]
 
 
-#: What each door accepts, for the end of the error message.
-_VALID = {
-    "trec": "valid trec_eval names: {trec}; or a skirm metric name (see "
-    "skirm.metrics.metric_names()); or a diversity measure (see "
-    "skirm.trec.evaluate_diversity)",
-    "diversity": "valid names: {diversity}",
-    "pytrec_eval": "pytrec_eval's measures are {pytrec} (with parameters as in "
-    "P.5,10 or P_5) and the nicknames {nicknames}",
-}
-
-
 def unknown_measure(name, door: str = "arrays") -> UnknownMeasureError:
     """The error for ``name`` at a door (``"arrays"``, ``"trec"``,
     ``"diversity"``, ``"pytrec_eval"``: the drop-in's names): why a known
@@ -76,17 +65,21 @@ def malformed(name, cutoff, door="arrays") -> UnknownMeasureError:
 
 
 def _valid(door) -> str:
+    """What ``door`` accepts, for the end of the error message."""
     if door == "trec":
-        return _VALID["trec"].format(trec=", ".join(trec_measure_names()))
+        return (
+            f"valid trec_eval names: {', '.join(trec_measure_names())}; or a "
+            "skirm metric name (see skirm.metrics.metric_names()); or a "
+            "diversity measure (see skirm.trec.evaluate_diversity)"
+        )
     if door == "pytrec_eval":
-        return _VALID["pytrec_eval"].format(
-            pytrec=", ".join(sorted(PYTREC_EVAL_NAMES, key=str.lower)),
-            nicknames=", ".join(PYTREC_EVAL_NICKNAMES),
+        names = ", ".join(sorted(PYTREC_EVAL_NAMES, key=str.lower))
+        return (
+            f"pytrec_eval's measures are {names} (with parameters as in P.5,10 "
+            f"or P_5) and the nicknames {', '.join(PYTREC_EVAL_NICKNAMES)}"
         )
     if door == "diversity":
-        return _VALID["diversity"].format(
-            diversity=", ".join(sorted(DIVERSITY_NAMES, key=str.lower))
-        )
+        return f"valid names: {', '.join(sorted(DIVERSITY_NAMES, key=str.lower))}"
     return (
         f"valid names: {', '.join(metric_names())}; also trec_eval names "
         "(e.g. 'ndcg_cut.10', 'P.5', 'recip_rank') and ir_measures strings "

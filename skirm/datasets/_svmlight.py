@@ -201,10 +201,10 @@ def load_svmlight_ranking(
 
     Raises
     ------
-    ValueError
+    InvalidInputError
         For a malformed row, a data file without queries (no ``qid:`` and no
         query file), group sizes that do not add up to the number of rows, or
-        ``#docid`` comments on some rows only.
+        ``#docid`` comments on some rows only (a ``ValueError``).
 
     See Also
     --------

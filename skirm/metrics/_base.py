@@ -25,8 +25,6 @@ if TYPE_CHECKING:
 # The registry record
 # --------------------------------------------------------------------------
 
-#: Each metric option's rule, by name (the measure table's options).
-PARAM_CHECKS = OPTIONS
 #: scikit-learn's ``ignore_ties`` of ``ndcg_score`` and ``dcg_score``: an
 #: order of the rows, so a ranking option, not a metric's.
 IGNORE_TIES = Param("ignore_ties", BOOLEAN)
@@ -81,7 +79,7 @@ class MetricSpec:
             )
         out = dict(self.params)
         for key, value in params.items():
-            out[key] = PARAM_CHECKS[key](value)
+            out[key] = OPTIONS[key](value)
         return out
 
     def values(self, ranking: Ranking, k, params: dict):

@@ -39,8 +39,9 @@ import numpy as np
 from skirm._engine import check_input, rank
 from skirm._errors import InvalidParameterError
 from skirm._measures import _table as table
+from skirm._measures._options import OPTIONS
 from skirm._params import K, OneOf, Param
-from skirm.metrics._base import PARAM_CHECKS, average, fill_doc, refuse_average_ties
+from skirm.metrics._base import average, fill_doc, refuse_average_ties
 from skirm.metrics._result import EvaluationResult
 
 if TYPE_CHECKING:
@@ -325,11 +326,11 @@ def cwl_report(
     """
     row = _BY_NAME[MEASURE(measure)]
     options = {
-        "T": PARAM_CHECKS["T"](T),
-        "p": PARAM_CHECKS["p"](p),
-        "min_rel": PARAM_CHECKS["min_rel"](min_rel),
-        "max_rel": PARAM_CHECKS["max_rel"](max_rel),
-        "depth": PARAM_CHECKS["depth"](depth),
+        "T": OPTIONS["T"](T),
+        "p": OPTIONS["p"](p),
+        "min_rel": OPTIONS["min_rel"](min_rel),
+        "max_rel": OPTIONS["max_rel"](max_rel),
+        "depth": OPTIONS["depth"](depth),
     }
     k = K(k)
     if not row.takes_k:

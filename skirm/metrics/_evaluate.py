@@ -21,11 +21,11 @@ from skirm._engine import (
     relabel,
 )
 from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._measures._options import OPTIONS
 from skirm._measures._table import DEFAULT_METRICS
 from skirm._params import NO_RELEVANT
 from skirm._validation import check_y_true
 from skirm.metrics._base import (
-    PARAM_CHECKS,
     apply_no_relevant,
     mean_over_queries,
 )
@@ -203,11 +203,11 @@ def bind_metrics(metrics, params) -> dict:
     if not metrics:
         raise InvalidParameterError("`metrics` must name at least one metric, got none")
     for key, value in params.items():
-        if key not in PARAM_CHECKS or key == "ignore_ties":
+        if key not in OPTIONS or key == "ignore_ties":
             raise InvalidParameterError(
                 f"evaluate() got an unexpected keyword argument {key!r}"
             )
-        PARAM_CHECKS[key](value)
+        OPTIONS[key](value)
     bound = {}
     for metric in metrics:
         parsed = get_metric(metric)

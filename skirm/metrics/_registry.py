@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from skirm._errors import InvalidParameterError
 from skirm._measures import _table as table
 from skirm._measures._grammar import parse_metric
+from skirm._measures._names import SKIRM_NAMES, metric_names as table_metric_names
 from skirm._measures._table import MEASURES
 from skirm._measures._unknown import unknown_measure
 from skirm._params import describe
@@ -118,7 +119,6 @@ def not_held(property: str) -> dict[str, str]:
     return {measure.name: why for measure, why in NOT_HELD[property].items()}
 
 
-_BY_NAME = {name: spec for spec in SPECS for name in spec.names}
 _BY_FUNCTION = {spec.function: spec for spec in SPECS}
 
 
@@ -139,21 +139,15 @@ def metric_names() -> list[str]:
     >>> "ndcg@k" in metric_names(), "rprec" in metric_names()
     (True, True)
     """
-    names = []
-    for spec in SPECS:
-        for name in spec.names:
-            names.append(name)
-            if spec.takes_k:
-                names.append(f"{name}@k")
-    return sorted(names)
+    return table_metric_names()
 
 
 def spec_for(metric) -> MetricSpec:
     """The registry record of a base name or a public metric function."""
     if callable(metric) and metric in _BY_FUNCTION:
         return _BY_FUNCTION[metric]
-    if isinstance(metric, str) and metric.lower() in _BY_NAME:
-        return _BY_NAME[metric.lower()]
+    if isinstance(metric, str) and metric.lower() in SKIRM_NAMES:
+        return _RECORDS[SKIRM_NAMES[metric.lower()]]
     raise unknown_measure(metric)
 
 
@@ -282,9 +276,12 @@ def get_metric(name: str | Metric, **params: Any) -> Metric:
 
     Raises
     ------
-    ValueError
-        For an unknown name (the message lists the valid ones), a cutoff on a
-        metric that takes none, or a malformed name.
+    UnknownMeasureError
+        For an unknown or malformed name (the message suggests the close
+        names and lists the valid ones).
+    InvalidParameterError
+        For a cutoff on a metric that takes none, or an option it does not
+        take or a value its rule refuses (both are ``ValueError``).
 
     Examples
     --------

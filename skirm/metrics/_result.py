@@ -168,9 +168,9 @@ class EvaluationResult:
 
         Raises
         ------
-        ValueError
+        InvalidInputError
             If a query appears in two results, the metrics differ, or some
-            results have query weights and others not.
+            results have query weights and others not (a ``ValueError``).
 
         Examples
         --------

@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING
 
 from skirm._engine import check_input, rank
 from skirm._errors import InvalidParameterError, UnknownMeasureError
+from skirm._measures._options import OPTIONS
 from skirm._params import NO_RELEVANT, TIES, UNJUDGED, K, describe
 from skirm._query_ids import (
     GROUPS_FROM,
     missing_groups_message,
     resolve_groups,
 )
-from skirm.metrics._base import PARAM_CHECKS
 from skirm.metrics._conventions import apply_conventions, check_scores
 from skirm.metrics._evaluate import compute_metrics
 from skirm.metrics._registry import Metric, get_metric, spec_for
@@ -153,11 +153,11 @@ def _check_params(params, metrics):
             )
         if key == "k":
             continue
-        if key not in PARAM_CHECKS:
+        if key not in OPTIONS:
             raise InvalidParameterError(
                 f"make_ranking_scorer() got an unexpected keyword argument {key!r}"
             )
-        PARAM_CHECKS[key](value)
+        OPTIONS[key](value)
         if not any(key in m.spec.params for m in metrics.values()):
             raise InvalidParameterError(
                 f"option {key!r} is taken by none of the scorer's metrics "
@@ -509,10 +509,10 @@ def make_ranking_scorer(
 
     Raises
     ------
-    ValueError
+    InvalidParameterError
         When called with no query ids: no ``groups`` passed (routing disabled,
         or nothing routed) and no pandas index level or column
-        ``groups_from``. The message names both fixes.
+        ``groups_from``. The message names both fixes. (A ``ValueError``.)
 
     Notes
     -----

@@ -191,10 +191,15 @@ def evaluate_run(
 
     Raises
     ------
-    ValueError
-        For a docno twice in an evaluated query of the run or the qrels, no
-        query in common, or (``compat="10.0"`` without ``all_queries``) qrels
-        queries missing from the run, on which trec_eval 10.0 stops.
+    DuplicateDocnoError
+        For a docno twice in an evaluated query of the run or the qrels.
+    NoCommonQueryError
+        For no query in common.
+    MissingQueriesError
+        For (``compat="10.0"`` without ``all_queries``) qrels queries missing
+        from the run, on which trec_eval 10.0 stops.
+    UnknownMeasureError
+        For a measure name no grammar knows (all are ``ValueError``).
 
     Examples
     --------

@@ -66,15 +66,19 @@ class Context:
             self._cache[key] = compute(self)
         return self._cache[key]
 
+    def metric(self, measure):
+        """The metric of a measure on arrays, binary measures at the
+        relevance level (trec_eval's ``-l``)."""
+        if measure.kind == "binary":
+            return metric_for(measure, relevance_threshold=self.level)
+        return metric_for(measure)
+
     def array_values(self, measure):
-        """Per-query values of a measure's array kernel, binary measures at
-        the relevance level; 0 for a query without relevant documents."""
+        """Per-query values of a measure's array kernel; 0 for a query
+        without relevant documents."""
 
         def compute(ctx):
-            params = (
-                {"relevance_threshold": ctx.level} if measure.kind == "binary" else {}
-            )
-            return metric_for(measure, **params).per_query(ctx.ranking, 0.0)[1]
+            return ctx.metric(measure).per_query(ctx.ranking, 0.0)[1]
 
         return self.cached(("array", measure), compute)
 
@@ -91,8 +95,10 @@ class Context:
                 mask = self.rel
             elif kind == "unjudged":
                 mask = self.raw < 0
-            else:
+            elif kind == "in_qrels":
                 mask = self.raw != -1
+            else:  # pragma: no cover - a kernel's mistake
+                raise KeyError(kind)
             cum = np.zeros(mask.shape[0] + 1, dtype=np.int64)
             np.cumsum(mask, out=cum[1:])
             self._cache[key] = cum
@@ -109,10 +115,7 @@ class Context:
         key = ("cutoff", measure, k)
         if key not in self._cache:
             ks = sorted({k, *self.cutoffs.get(measure, ())})
-            binary = measure.kind == "binary"
-            metric = metric_for(
-                measure, **({"relevance_threshold": self.level} if binary else {})
-            )
+            metric = self.metric(measure)
             values, empty = metric.spec.values(
                 self.ranking, np.array(ks), metric.params
             )

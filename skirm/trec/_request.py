@@ -55,6 +55,17 @@ class Options(NamedTuple):
     compat: str  # "10.0" or "9.0"
     num_docs: int = 0  # -N: the collection size, for utility
 
+    def keywords(self) -> dict:
+        """The options as :func:`skirm.trec.evaluate_run`'s keyword
+        arguments (those a display's ``run_params`` takes)."""
+        return {
+            "relevance_level": self.level,
+            "judged_only": self.judged_only,
+            "max_docs": self.max_docs,
+            "all_queries": self.all_queries,
+            "compat": self.compat,
+        }
+
 
 class Output:
     """One measure a TREC evaluation prints: its printed name, the table's

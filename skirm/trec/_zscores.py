@@ -153,9 +153,10 @@ def read_zscores(source: PathOrFile) -> ZScores:
 
     Raises
     ------
-    ValueError
-        For a malformed line (``file:line: ...``) or a (query, measure) pair
-        given twice.
+    TrecFormatError
+        For a malformed line (``file:line: ...``).
+    InvalidInputError
+        For a (query, measure) pair given twice (both are ``ValueError``).
 
     Examples
     --------

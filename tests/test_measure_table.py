@@ -12,6 +12,7 @@ import pickle
 from collections import defaultdict
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import skirm
@@ -200,3 +201,68 @@ def test_trec_print_order_and_nicknames_are_trec_evals():
         "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
         "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P",
     ]  # fmt: skip
+
+
+def _cased(rng, text):
+    return "".join(c.upper() if rng.random() < 0.5 else c.lower() for c in text)
+
+
+def _generated_spellings(seed):
+    """``(text, parser, row, cutoff)``: every spelling of every row of the
+    table, with generated cutoffs, parameters and (where the grammar
+    ignores it) case, and what it must parse to."""
+    from skirm._measures._grammar import parse_diversity, parse_metric, parse_trec
+
+    rng = np.random.default_rng(seed)
+    cases = []
+    for m in table.MEASURES:
+        for name in m.skirm if m.engine == ARRAYS else ():
+            for k in (None, 1, int(rng.integers(2, 10_000))):
+                for text in (name, name.upper(), _cased(rng, name)):
+                    if k is not None and m.takes_k:
+                        cases.append((f"{text}@{k}", parse_metric, m, k))
+                    elif k is None:
+                        cases.append((text, parse_metric, m, None))
+        for t in m.trec:
+            if t.unsupported:
+                continue
+            cases.append((t.name, parse_trec, m, None))
+            if t.params == "cutoffs":
+                ks = sorted({int(k) for k in rng.integers(1, 2_000, size=3)})
+                cases.append((f"{t.name}.{','.join(map(str, ks))}", parse_trec, m, ks))
+                cases.append((f"{t.name}_{ks[0]}", parse_trec, m, ks[:1]))
+                cases.append((f"{t.name}@{ks[0]}", parse_trec, m, ks[:1]))
+        for i in m.ir_measures:
+            if m.engine == DIVERSITY:
+                k = int(rng.integers(1, 50)) if m.takes_k else None
+                text = i.name if k is None else f"{i.name}@{k}"
+                cases.append((text, parse_diversity, m, k))
+            elif i.cutoff == "@level":
+                cases.append((f"{i.name}@0.5", parse_trec, m, None))
+            else:
+                k = int(rng.integers(1, 100)) if i.cutoff == "@k" else None
+                text = i.name if k is None else f"{i.name}@{k}"
+                parser = parse_metric if m.engine == ARRAYS else parse_trec
+                cases.append((text, parser, m, k))
+    return cases
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_every_generated_spelling_parses_back_to_its_row(seed):
+    # The parsers read the table through lookups built from it; this
+    # generates the spellings from the rows themselves and parses them back.
+    cases = _generated_spellings(seed)
+    assert len(cases) > 300
+    wrong = []
+    for text, parser, m, k in cases:
+        parsed = parser(text)
+        if parser.__name__ == "parse_trec":
+            got = parsed[0].measure
+            if isinstance(k, list):
+                values = [v for p in parsed for v in p.values]
+                got = got if values == k else (got, values)
+        else:
+            got = parsed.measure if parsed.k == k or not m.takes_k else (m, parsed.k)
+        if got is not m:
+            wrong.append((text, got))
+    assert wrong == []

@@ -14,6 +14,7 @@ from __future__ import annotations
 from skirm._engine._check import CheckedInput, check_rows
 from skirm._engine._lists import is_lists_input, rank_lists
 from skirm._engine._ranking import Ranking
+from skirm._params import UNJUDGED
 
 
 def check_input(
@@ -31,7 +32,7 @@ def check_input(
     (see :func:`~skirm._engine._check.check_rows`), or the :class:`Ranking`
     of ranked lists. :func:`~skirm._engine.rank` ranks either."""
     if is_lists_input(y_true):
-        return rank_lists(y_true, y_score, groups, sample_weight)
+        return rank_lists(y_true, y_score, groups, sample_weight, UNJUDGED(unjudged))
     return check_rows(
         y_true,
         y_score,

@@ -48,6 +48,11 @@ class RankedLists:
     labels : ndarray of shape (n_listed,)
         The grade of each listed item, query by query in list order (0 for an
         item the ground truth does not name).
+    judged : ndarray of shape (n_listed,) of bool, or None
+        Whether each listed item is judged: with ``{id: grade}`` dicts, an id
+        its query's dict does not name is unjudged (a dict's 0 marks a
+        judged non-relevant id, as in qrels). ``None`` when every listed item
+        is judged (relevant sets: an id not in the set is non-relevant).
     judged_codes, judged_labels : ndarray of shape (n_judged,)
         Query code and grade of every id of the ground truth, listed or not.
     """
@@ -60,11 +65,13 @@ class RankedLists:
         judged_codes: NDArray[np.intp],
         judged_labels: NDArray[np.float64],
         input_order: NDArray[np.intp] | None = None,
+        judged: NDArray[np.bool_] | None = None,
     ) -> None:
         self.group_ids = group_ids
         self.input_order = input_order
         self.sizes = sizes
         self.labels = labels
+        self.judged = judged
         self.judged_codes = judged_codes
         self.judged_labels = judged_labels
 
@@ -92,7 +99,9 @@ class RankedLists:
 
         The score of an item is minus its position, so ranking the rows
         gives back the lists. The rows carry no relevant item the lists
-        miss: metrics on them use R from the listed items only.
+        miss: metrics on them use R from the listed items only. An unjudged
+        item (an id its query's ``{id: grade}`` dict does not name) has the
+        label NaN, which the metrics read as the ``unjudged`` option says.
 
         Returns
         -------
@@ -102,10 +111,56 @@ class RankedLists:
         starts = np.cumsum(self.sizes) - self.sizes
         position = np.arange(codes.shape[0]) - starts[codes]
         score = np.negative(position, dtype=np.float64) + 0.0
-        return self.labels.copy(), score, self.group_ids[codes]
+        labels = self.labels.copy()
+        if self.judged is not None:
+            labels[~self.judged] = np.nan
+        return labels, score, self.group_ids[codes]
 
-    def ranking(self, group_weights: NDArray[np.float64] | None = None) -> Ranking:
-        """The engine's ranking of the lists: already in rank order, no ties."""
+    def condensed(self) -> RankedLists:
+        """The lists without their unjudged items (Sakai's condensed lists,
+        trec_eval ``-J``); the same lists when every item is judged."""
+        if self.judged is None:
+            return self
+        keep = self.judged
+        codes = np.repeat(np.arange(self.n_queries, dtype=np.intp), self.sizes)
+        sizes = np.bincount(codes[keep], minlength=self.n_queries).astype(np.intp)
+        return RankedLists(
+            self.group_ids,
+            sizes,
+            self.labels[keep],
+            self.judged_codes,
+            self.judged_labels,
+            self.input_order,
+        )
+
+    def ranking(
+        self,
+        group_weights: NDArray[np.float64] | None = None,
+        unjudged: str = "nonrelevant",
+    ) -> Ranking:
+        """The engine's ranking of the lists: already in rank order, no ties.
+
+        Unjudged items (see ``judged``) count as non-relevant, or are dropped
+        first with ``unjudged="condensed"``; the ranking marks them either
+        way (``judged``, ``n_unjudged``), as it marks NaN labels of rows.
+        """
+        if self.judged is not None:
+            codes = np.repeat(np.arange(self.n_queries, dtype=np.intp), self.sizes)
+            n_unjudged = np.bincount(codes[~self.judged], minlength=self.n_queries)
+            if unjudged == "condensed":
+                ranking = self.condensed().ranking(group_weights)
+            else:
+                ranking = RankedLists(
+                    self.group_ids,
+                    self.sizes,
+                    self.labels,
+                    self.judged_codes,
+                    self.judged_labels,
+                    self.input_order,
+                ).ranking(group_weights)
+                ranking.judged = self.judged
+            ranking.n_unjudged = n_unjudged
+            return ranking
         n = self.labels.shape[0]
         codes = np.repeat(np.arange(self.n_queries, dtype=np.intp), self.sizes)
         starts = np.zeros(self.n_queries + 1, dtype=np.intp)
@@ -202,7 +257,12 @@ def from_lists(
     -----
     The rank of an item is its position in the list: there are no ties.
     Relevant ids missing from a list count in R (recall, average precision,
-    R-precision) and in the ideal DCG, as qrels do in trec_eval. Metric
+    R-precision) and in the ideal DCG, as qrels do in trec_eval. With
+    ``{id: grade}`` dicts, a listed id its query's dict does not name is
+    unjudged, as a document missing from qrels is: non-relevant for the
+    metrics, dropped first with ``unjudged="condensed"`` (trec_eval ``-J``),
+    and counted as unjudged by ``judged@k``. With sets, every id not in the
+    set is judged non-relevant. Metric
     functions also accept the lists directly, ``ndcg_score(y_true=sets,
     y_score=lists)``, when ``y_true`` holds sets or dicts.
 
@@ -227,7 +287,7 @@ def from_lists(
         raise InvalidInputError(
             "`y_pred` must hold at least one id: every list is empty"
         )
-    truth_ids, grades, truth_sizes = _flatten_truth(y_true, n_queries)
+    truth_ids, grades, truth_sizes, graded = _flatten_truth(y_true, n_queries)
     if groups is None:
         group_ids = np.arange(n_queries)
         order = None
@@ -250,14 +310,17 @@ def from_lists(
     truth_key = truth_q * n_ids + ids[pred_ids.shape[0] :]
     _check_unique(truth_key, truth_q, "y_true", "ground truth")
     sorted_key, rows = _sorted_lists(ids[: pred_ids.shape[0]], pred_q, sizes, n_ids)
-    labels = _lookup(sorted_key, rows, truth_key, grades)
+    labels, found = _lookup(sorted_key, rows, truth_key, grades)
+    # An id a graded dict does not name is unjudged; a set names the relevant
+    # ids only, and every other id is judged non-relevant.
+    judged = None if found.all() or not graded else found
     if order is not None:
-        labels, sizes, codes_j, grades = _reorder(
-            order, labels, sizes, truth_q, grades, truth_sizes
+        labels, sizes, codes_j, grades, judged = _reorder(
+            order, labels, sizes, truth_q, grades, judged
         )
     else:
         codes_j = truth_q
-    return RankedLists(group_ids, sizes, labels, codes_j, grades, order)
+    return RankedLists(group_ids, sizes, labels, codes_j, grades, order, judged)
 
 
 def flatten_lists(y_pred, padding):
@@ -355,7 +418,7 @@ def _flatten_truth(y_true, n_queries):
                 f"`y_true` must hold one ground truth per ranked list: expected "
                 f"{n_queries}, got {sizes.shape[0]}"
             )
-        return id_array(ids, "y_true"), np.ones(ids.shape[0]), sizes
+        return id_array(ids, "y_true"), np.ones(ids.shape[0]), sizes, False
     rows = _values(y_true)
     if isinstance(y_true, np.ndarray) and y_true.ndim == 2:
         rows = list(y_true)
@@ -386,7 +449,7 @@ def _flatten_truth(y_true, n_queries):
     else:
         ids = list(itertools.chain.from_iterable(map(_values, rows)))
         grades = np.ones(len(ids))
-    return id_array(ids, "y_true"), grades, sizes
+    return id_array(ids, "y_true"), grades, sizes, bool(graded and graded[0])
 
 
 def _grades(values):
@@ -513,17 +576,20 @@ def _sorted_lists(id_codes, codes, sizes, n_ids):
 
 
 def _lookup(sorted_key, rows, truth_key, grades):
-    """The grade of each listed id (0 when the ground truth does not name it)."""
+    """The grade of each listed id (0 when the ground truth does not name
+    it), and whether the ground truth names it."""
     labels = np.zeros(rows.shape[0])
+    named = np.zeros(rows.shape[0], dtype=bool)
     if truth_key.shape[0] == 0 or rows.shape[0] == 0:
-        return labels
+        return labels, named
     at = np.minimum(np.searchsorted(sorted_key, truth_key), rows.shape[0] - 1)
     found = sorted_key[at] == truth_key
     labels[rows[at[found]]] = grades[found]
-    return labels
+    named[rows[at[found]]] = True
+    return labels, named
 
 
-def _reorder(order, labels, sizes, truth_q, grades, truth_sizes):
+def _reorder(order, labels, sizes, truth_q, grades, judged):
     """Queries in sorted label order (``order[new] = old``)."""
     starts = np.cumsum(sizes) - sizes
     new_sizes = sizes[order]
@@ -531,7 +597,8 @@ def _reorder(order, labels, sizes, truth_q, grades, truth_sizes):
     rows += np.arange(rows.shape[0])
     rank_of = np.empty_like(order)
     rank_of[order] = np.arange(order.shape[0])
-    return labels[rows], new_sizes, rank_of[truth_q], grades
+    judged = None if judged is None else judged[rows]
+    return labels[rows], new_sizes, rank_of[truth_q], grades, judged
 
 
 def _first_duplicate(labels):
@@ -539,8 +606,14 @@ def _first_duplicate(labels):
     return int(first[np.argmax(counts > 1)])
 
 
-def rank_lists(y_true, y_score, groups, sample_weight):
-    """The ranking of list input given to a metric function or ``evaluate``."""
+def rank_lists(y_true, y_score, groups, sample_weight, unjudged="nonrelevant"):
+    """The ranking of list input given to a metric function or ``evaluate``.
+
+    Unjudged items (ids a graded dict does not name) are non-relevant, or
+    dropped with ``unjudged="condensed"``: absence from a dict is how qrels
+    mark an unjudged id, not a mistake, so ``"raise"`` (the default for NaN
+    labels of rows) reads them as non-relevant, as trec_eval does.
+    """
     if isinstance(y_true, RankedLists):
         if y_score is not None or groups is not None:
             raise InvalidParameterError(
@@ -558,4 +631,4 @@ def rank_lists(y_true, y_score, groups, sample_weight):
     weights = check_sample_weight(sample_weight, lists.n_queries)
     if weights is not None and lists.input_order is not None:
         weights = weights[lists.input_order]
-    return lists.ranking(weights)
+    return lists.ranking(weights, unjudged)

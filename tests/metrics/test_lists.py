@@ -44,13 +44,17 @@ def _lists(seed, n_queries=30, n_items=40, depth=12, all_listed=False, graded=Tr
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("graded", [True, False])
-def test_lists_give_the_row_api_values(seed, graded):
+@pytest.mark.parametrize("unjudged", ["nonrelevant", "condensed"])
+def test_lists_give_the_row_api_values(seed, graded, unjudged):
+    # Listed ids a graded dict does not name are unjudged: NaN in the rows.
     ranked, truth = _lists(seed, all_listed=True, graded=graded)
     lists = from_lists(ranked, truth)
     y_true, y_score, groups = lists.to_rows()
     keep = np.isin(np.arange(len(ranked)), groups)  # empty lists have no rows
-    from_rows = evaluate(y_true, y_score, groups=groups, metrics=ALL_METRICS)
-    from_sets = evaluate(truth, ranked, metrics=ALL_METRICS)
+    from_rows = evaluate(
+        y_true, y_score, groups=groups, metrics=ALL_METRICS, unjudged=unjudged
+    )
+    from_sets = evaluate(truth, ranked, metrics=ALL_METRICS, unjudged=unjudged)
     np.testing.assert_array_equal(from_sets.group_ids, np.arange(len(ranked)))
     for name in ALL_METRICS:
         np.testing.assert_allclose(
@@ -297,7 +301,10 @@ def test_full_lists_of_one_length_give_the_row_api_values(seed):
     lists = from_lists(ranked, truth)
     assert lists.sizes.tolist() == [8] * 20
     rows = evaluate(
-        *lists.to_rows()[:2], groups=lists.to_rows()[2], metrics=["ndcg", "map"]
+        *lists.to_rows()[:2],
+        groups=lists.to_rows()[2],
+        metrics=["ndcg", "map"],
+        unjudged="nonrelevant",
     )
     sets = evaluate(lists, None, metrics=["ndcg", "map"])
     for name in ("ndcg", "map"):
@@ -467,3 +474,81 @@ def test_a_2d_array_without_columns_holds_empty_lists():
     with pytest.raises(ValueError) as info:
         from_lists(np.empty((2, 0), dtype=np.int64), [{1}, {2}], padding=-1)
     assert str(info.value) == "`y_pred` must hold at least one id: every list is empty"
+
+
+def test_an_id_absent_from_a_graded_dict_is_unjudged():
+    # 'b' is listed but its query's dict does not name it: unjudged, as a
+    # document missing from qrels (trec_eval -J drops it; ir_measures'
+    # Judged@1 is 0). Before, the dict's absent ids were read as judged.
+    lists = from_lists([["b", "a"]], [{"a": 1, "c": 0}])
+    np.testing.assert_array_equal(lists.judged, [False, True])
+    condensed = evaluate(lists, None, metrics=["mrr", "judged@1"], unjudged="condensed")
+    assert condensed.means == {"mrr": 1.0, "judged@1": 1.0}
+    kept = evaluate(lists, None, metrics=["mrr", "judged@1"])
+    assert kept.means == {"mrr": 0.5, "judged@1": 0.0}
+    np.testing.assert_array_equal(kept.n_unjudged, [1])
+    y_true, _, _ = lists.to_rows()
+    np.testing.assert_array_equal(y_true, [np.nan, 1.0])
+    # A set names the relevant ids: everything else is judged non-relevant.
+    assert from_lists([["b", "a"]], [{"a"}]).judged is None
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("reorder", [False, True])
+def test_condensed_lists_match_trec_eval_judged_only(seed, reorder):
+    import pytrec_eval
+
+    ranked, truth = _lists(seed + 10)
+    qrels, run = _as_trec(ranked, truth)
+    measures = {"P.5", "ndcg_cut.5", "map", "recip_rank", "Rprec"}
+    expected = pytrec_eval.RelevanceEvaluator(
+        qrels, measures, judged_docs_only_flag=True
+    ).evaluate(run)
+    names = {
+        "P_5": "P.5",
+        "ndcg_cut_5": "ndcg_cut.5",
+        "map": "map",
+        "recip_rank": "recip_rank",
+        "Rprec": "Rprec",
+    }
+    # Query labels out of order reorder the lists (and their judged marks).
+    groups = np.arange(len(ranked))[::-1] if reorder else None
+    result = evaluate(
+        truth, ranked, groups=groups, metrics=list(names.values()), unjudged="condensed"
+    )
+    compared = 0
+    for q in range(len(ranked)):
+        label = len(ranked) - 1 - q if reorder else q
+        if str(q) not in expected:
+            continue
+        compared += 1
+        for trec, name in names.items():
+            assert result.per_query[name][label] == pytest.approx(
+                expected[str(q)][trec], abs=1e-12
+            ), (name, q)
+    assert compared >= len(ranked) // 2
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", range(3))
+def test_judged_at_k_of_lists_matches_ir_measures(seed):
+    import ir_measures
+
+    ranked, truth = _lists(seed + 20)
+    qrels, run = _as_trec(ranked, truth)
+    # ir_measures divides by zero on an empty run, and by k where the run is
+    # shorter (skirm: by min(k, n)): compare the queries listing k ids or more.
+    run = {q: docs for q, docs in run.items() if len(docs) >= 10}
+    measures = [ir_measures.parse_measure(f"Judged@{k}") for k in (1, 5, 10)]
+    expected = {
+        (m.query_id, str(m.measure)): m.value
+        for m in ir_measures.iter_calc(measures, qrels, run)
+    }
+    result = evaluate(truth, ranked, metrics=["judged@1", "judged@5", "judged@10"])
+    # ir_measures also gives 0 for each query of the qrels without a run.
+    expected = {key: value for key, value in expected.items() if key[0] in run}
+    for (q, measure), value in expected.items():
+        name = measure.replace("Judged@", "judged@")
+        assert result.per_query[name][int(q)] == pytest.approx(value, abs=1e-12)
+    assert len(expected) >= 3 * 3

@@ -52,7 +52,11 @@ OTHER_MEANINGS = {
         "skirm/trec/_diversity.py": "the diversity report's judged queries",
         "skirm/trec/_diversity_run.py": "the diversity report's judged queries",
     },
-    "recall": {"skirm/plot/_precision_recall.py": "an axis label"},
+    "recall": {
+        "skirm/plot/_precision_recall.py": "an axis label",
+        "skirm/_measures/_trec.py": "ir_measures' IPrec option `recall`",
+        "skirm/_measures/_grammar.py": "ir_measures' IPrec option `recall`",
+    },
     "success": {"skirm/_errors.py": "the meaning of exit status 0"},
     "ndcg": {"skirm/ranker/_libraries.py": "LightGBM's and XGBoost's metric"},
     # Two measures of one name: skirm's RBP (binary, p=0.8, on arrays) and

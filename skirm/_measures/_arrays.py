@@ -39,7 +39,7 @@ NDCG = Measure(
         Trec("ndcg", 21, "pairs", kernel="ndcg", nicknames=(ALL_TREC,), arrays=True),
         Trec("ndcg_cut", 24, "cutoffs", CUTS, nicknames=(ALL_TREC,), arrays=True),
     ),
-    ir_measures=(IrName("nDCG", ("dcg",)),),
+    ir_measures=(IrName("nDCG", ("dcg", "judged_only", "gains")),),
 )
 DCG = Measure(
     "sum over ranks i <= k of gain(rel_i) / log_b(i + 1)",
@@ -78,7 +78,9 @@ PRECISION = Measure(
             "P_avgjg", 49, "cutoffs", CUTS, rel_format=QRELS_JG, nicknames=(QRELS_JG,)
         ),
     ),
-    ir_measures=(IrName("P", ("rel",)), IrName("SetP", ("rel",), cutoff="")),
+    ir_measures=(IrName("P", ("rel", "judged_only")),
+        IrName("SetP", ("rel", "judged_only"), cutoff=""),
+    ),
 )
 RECALL = Measure(
     "relevant rows in the top k / R",
@@ -98,7 +100,9 @@ RECALL = Measure(
             arrays=True,
         ),
     ),
-    ir_measures=(IrName("R", ("rel",)), IrName("SetR", ("rel",), cutoff="")),
+    ir_measures=(IrName("R", ("rel", "judged_only")),
+        IrName("SetR", ("rel",), cutoff=""),
+    ),
 )
 CAPPED_RECALL = Measure(
     "relevant rows in the top k / min(k, R) (BEIR)",
@@ -130,7 +134,7 @@ F1 = Measure(
             n_params="one parameter (beta squared)",
         ),
     ),
-    ir_measures=(IrName("SetF", ("rel", "beta"), cutoff=""),),
+    ir_measures=(IrName("SetF", ("rel", "beta", "judged_only"), cutoff=""),),
 )
 HIT_RATE = Measure(
     "1 if any relevant row is in the top k, else 0",
@@ -143,7 +147,7 @@ HIT_RATE = Measure(
     trec=(
         Trec("success", 27, "cutoffs", (1, 5, 10), nicknames=(ALL_TREC,), arrays=True),
     ),
-    ir_measures=(IrName("Success", ("rel",)),),
+    ir_measures=(IrName("Success", ("rel", "judged_only")),),
 )
 R_PRECISION = Measure(
     "relevant rows in the top R / R",
@@ -153,7 +157,7 @@ R_PRECISION = Measure(
     options=BINARY,
     skirm=("r_precision", "rprec"),
     trec=(Trec("Rprec", 7, nicknames=(OFFICIAL, ALL_TREC), arrays=True),),
-    ir_measures=(IrName("Rprec", ("rel",), cutoff=""),),
+    ir_measures=(IrName("Rprec", ("rel", "judged_only"), cutoff=""),),
 )
 MRR = Measure(
     "1 / rank of the first relevant row (0 if none in the top k)",
@@ -164,7 +168,7 @@ MRR = Measure(
     options=BINARY,
     skirm=("mrr",),
     trec=(Trec("recip_rank", 9, nicknames=(OFFICIAL, ALL_TREC), arrays=True),),
-    ir_measures=(IrName("RR", ("rel",)),),
+    ir_measures=(IrName("RR", ("rel", "judged_only")),),
 )
 MAP = Measure(
     "sum over ranks i <= k of precision@i * rel_i, divided by R",
@@ -182,7 +186,7 @@ MAP = Measure(
         Trec("map_cut", 25, "cutoffs", CUTS, nicknames=(ALL_TREC,), arrays=True),
         Trec("map_avgjg", 48, rel_format=QRELS_JG, nicknames=(QRELS_JG,)),
     ),
-    ir_measures=(IrName("AP", ("rel",)),),
+    ir_measures=(IrName("AP", ("rel", "judged_only")),),
 )
 ERR = Measure(
     "sum over ranks i <= k of R_i / i * prod_{j<i} (1 - R_j), "

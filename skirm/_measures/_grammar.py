@@ -63,13 +63,18 @@ __all__ = [
 
 class Named:
     """A measure name read on the array path: the measure, its cutoff and
-    the options the name implies (``P(rel=2)@5``: relevance_threshold=2)."""
+    the options the name implies (``P(rel=2)@5``: relevance_threshold=2).
 
-    __slots__ = ("k", "measure", "options", "text")
+    ``variant`` holds what the name changes in the qrels, which only a run
+    evaluated against its qrels can apply (``judged_only``, ``gains``; see
+    :func:`variant_of`)."""
 
-    def __init__(self, text, measure, k=None, options=None):
+    __slots__ = ("k", "measure", "options", "text", "variant")
+
+    def __init__(self, text, measure, k=None, options=None, variant=()):
         self.text, self.measure, self.k = text, measure, k
         self.options = dict(options or {})
+        self.variant = variant
 
     def __repr__(self):
         return f"Named({self.text!r}: {self.measure.name}, k={self.k})"
@@ -100,7 +105,7 @@ def parse_metric(name: str, door: str = "arrays") -> Named:
         return Named(name, measure, k)
     ir = exact_ir or IR_LOWER.get(base.lower())
     if ir is not None and (opts is not None or exact_first or at):
-        return _from_ir(ir, name, base, k, _parse_options(opts, name))
+        return _from_ir(ir, name, base, k, _parse_options(opts, name), door)
     if opts is not None:
         raise unknown_measure(name, door)
     trec = TREC_ON_ARRAYS.get(base) or TREC_LOWER.get(base.lower())
@@ -116,7 +121,7 @@ def parse_metric(name: str, door: str = "arrays") -> Named:
             raise _no_cutoff(base, name)
         return Named(name, measure, k)
     if ir is not None:
-        return _from_ir(ir, name, base, k, {})
+        return _from_ir(ir, name, base, k, {}, door)
     trec_k = TREC_CUTOFF.fullmatch(base)
     if trec_k is not None and not at:
         stem = trec_k["base"]
@@ -137,20 +142,96 @@ def _no_cutoff(base, name, what="measure") -> InvalidParameterError:
     return InvalidParameterError(f"{what} {base!r} takes no cutoff, got {name!r}")
 
 
-def _from_ir(ir, name, base, k, options) -> Named:
+def _from_ir(ir, name, base, k, options, door) -> Named:
     measure, spelling = ir
+    k = _cutoff_option(spelling, options, k, base, name)
     if k is not None and not spelling.cutoff:
         raise _no_cutoff(base, name)
+    _check_options(spelling, options, base, name)
+    variant = variant_of(options, name, door)
     out = dict(spelling.fixed)
     for key, value in options.items():
+        if key not in QRELS_OPTIONS:
+            out.update(_translate(key, value, name))
+    return Named(name, measure, k, out, variant)
+
+
+#: ir_measures' options that change what the qrels say: a run evaluated
+#: against its qrels applies them per measure (trec_eval's -J; grades
+#: mapped to gains, as ir_measures maps the qrels it hands pytrec_eval).
+QRELS_OPTIONS = ("judged_only", "gains")
+
+
+def _check_options(spelling, options, base, name):
+    for key in options:
         if key not in spelling.options:
-            accepted = ", ".join(spelling.options) or "none"
+            accepted = ", ".join(o for o in spelling.options if o != "recall")
             raise InvalidParameterError(
                 f"measure {base!r} in {name!r} takes no option {key!r}; options "
-                f"skirm accepts for it: {accepted}"
+                f"skirm accepts for it: {accepted or 'none'}"
             )
-        out.update(_translate(key, value, name))
-    return Named(name, measure, k, out)
+
+
+def _cutoff_option(spelling, options, k, base, name):
+    """The cutoff given as an option (``nDCG(cutoff=5)``), taken out of
+    ``options``; ``k`` when there is none."""
+    if "cutoff" not in options or spelling.cutoff != "@k":
+        return k
+    value = options.pop("cutoff")
+    if k is not None:
+        raise InvalidParameterError(
+            f"measure {base!r} in {name!r} is given a cutoff twice (cutoff= and @)"
+        )
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidParameterError(
+            f"option 'cutoff' in {name!r} must be a positive integer, got {value!r}"
+        )
+    return value
+
+
+def variant_of(options, name, door) -> tuple:
+    """What ``options`` change in the qrels, as a hashable key (``()`` for
+    nothing): ``judged_only`` and ``gains``, which only the door of a run
+    against its qrels (``door="trec"``) applies."""
+    items = []
+    if options.get("judged_only", False) is not False:
+        if options["judged_only"] is not True:
+            raise InvalidParameterError(
+                f"option 'judged_only' in {name!r} must be True or False, got "
+                f"{options['judged_only']!r}"
+            )
+        items.append(("judged_only", True))
+    if "gains" in options:
+        items.append(("gains", _gains(options["gains"], name)))
+    if items and door != "trec":
+        raise InvalidParameterError(
+            f"option {items[0][0]!r} in {name!r} changes the qrels, which rows do "
+            "not have: evaluate the run against its qrels with "
+            "skirm.trec.evaluate_run (it takes the option per measure)"
+            + (
+                ", or pass unjudged='condensed' to the call"
+                if items[0][0] == "judged_only"
+                else ", or map the labels to gains before the call"
+            )
+        )
+    return tuple(items)
+
+
+def _gains(value, name):
+    """``{grade: gain}`` as sorted integer pairs (trec_eval reads integer
+    grades)."""
+    if not isinstance(value, dict) or not value:
+        raise InvalidParameterError(
+            f"option 'gains' in {name!r} must be a {{grade: gain}} dict such as "
+            f"gains={{0:0,1:1,2:3}}, got {value!r}"
+        )
+    for grade, gain in value.items():
+        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (grade, gain)):
+            raise InvalidParameterError(
+                f"option 'gains' in {name!r} must map integer grades to integer "
+                f"gains (qrels hold integers), got {grade!r}: {gain!r}"
+            )
+    return tuple(sorted(value.items()))
 
 
 def _translate(key, value, name) -> dict:
@@ -162,7 +243,7 @@ def _translate(key, value, name) -> dict:
             )
         return {"relevance_threshold": float(value)}
     if key == "normalize":
-        return {key: {"True": True, "False": False}.get(value, value)}
+        return {key: value}
     if key == "dcg":
         if value == "log2":
             return {}
@@ -181,33 +262,58 @@ def _translate(key, value, name) -> dict:
     return {key: value}  # p, T, min_rel, max_rel: skirm's own names
 
 
-def _parse_options(text, name, allow=()) -> dict:
-    """``key=value`` pairs of an ir_measures name; values as int, float or str.
-
-    ``allow``: options skirm's array path refuses that the caller takes."""
+def _parse_options(text, name) -> dict:
+    """``key=value`` pairs of an ir_measures name; values as int, float,
+    bool (``True``, ``False``), a ``{number: number}`` dict, or str."""
     if text is None:
         return {}
     options = {}
-    for item in text.split(","):
+    for item in _split_options(text):
         key, eq, value = (part.strip() for part in item.partition("="))
         if not eq or not key.isidentifier() or not value:
             raise InvalidParameterError(
                 f"malformed measure name {name!r}: options in parentheses must be "
                 f"key=value pairs separated by commas, got {item.strip()!r}"
             )
-        if key in ("gains", "judged_only") and key not in allow:
-            raise InvalidParameterError(
-                f"option {key!r} in {name!r} is not supported on skirm's array "
-                "path; map labels to gains before the call"
-                + (" or drop unjudged rows" if key == "judged_only" else "")
-            )
         if key in options:
             raise InvalidParameterError(f"option {key!r} is given twice in {name!r}")
-        options[key] = _value(value.strip("'\""))
+        options[key] = _value(value.strip("'\""), name)
     return options
 
 
-def _value(text):
+def _split_options(text):
+    """``text`` split at the commas outside braces (``gains={0:0,1:1},p=1``)."""
+    items, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return items
+
+
+def _value(text, name):
+    if text in ("True", "False"):
+        return text == "True"
+    if text.startswith("{") and text.endswith("}"):
+        pairs = {}
+        for item in filter(None, (p.strip() for p in text[1:-1].split(","))):
+            key, colon, value = (part.strip() for part in item.partition(":"))
+            number_key, number = _value(key, name), _value(value, name)
+            if not colon or not all(
+                isinstance(x, int | float) and not isinstance(x, bool)
+                for x in (number_key, number)
+            ):
+                raise InvalidParameterError(
+                    f"malformed measure name {name!r}: a dict option holds "
+                    f"number: number pairs, got {item!r}"
+                )
+            pairs[number_key] = number
+        return pairs
     for kind in (int, float):
         try:
             return kind(text)
@@ -224,13 +330,15 @@ def _value(text):
 class TrecName:
     """One trec_eval measure asked for: its spelling, its parameters (as
     given, or the defaults when ``text`` is None) and, for ``P@10`` or an
-    ir_measures spelling, the name the user gave (``label``)."""
+    ir_measures spelling, the name the user gave (``label``) and what its
+    options change in the evaluation (``variant``: the relevance level,
+    ``judged_only``)."""
 
-    __slots__ = ("label", "measure", "spelling", "text", "values")
+    __slots__ = ("label", "measure", "spelling", "text", "values", "variant")
 
-    def __init__(self, measure, spelling, values, text, label=None):
+    def __init__(self, measure, spelling, values, text, label=None, variant=()):
         self.measure, self.spelling, self.values = measure, spelling, values
-        self.text, self.label = text, label
+        self.text, self.label, self.variant = text, label, variant
 
     def outputs(self) -> list:
         """``[(output name, parameter)]`` in print order."""
@@ -284,24 +392,53 @@ def parse_trec(name: str, compat: str = "10.0") -> list | None:
 
 def _trec_ir_name(name) -> TrecName | None:
     """An ir_measures spelling of a trec_eval measure (``Bpref``,
-    ``IPrec@0.5``), labelled as given."""
-    base, sep, level = name.partition("@")
-    found = IR_OF_TREC.get(base)
+    ``IPrec@0.5``, ``Bpref(rel=2)``, ``IPrec(judged_only=True)@0.1``),
+    labelled as given."""
+    head, sep, level = name.partition("@")
+    match = HEAD.fullmatch(head)
+    found = IR_OF_TREC.get(match["base"]) if match is not None else None
     if found is None:
         return None
+    base = match["base"]
     measure, ir = found
+    options = _parse_options(match["opts"], name)
+    _check_options(ir, options, base, name)
+    variant = variant_of(options, name, "trec")
+    if "rel" in options:
+        variant = (*variant, ("level", _level(options["rel"], name)))
+        if ir.with_rel is not None:
+            measure = TREC_NAMES[ir.with_rel][0]
     spelling = measure.trec[0]
     if ir.cutoff != "@level":
         if sep:
             raise _no_cutoff(base, name)
-        return TrecName(measure, spelling, spelling.default, None, label=name)
+        return TrecName(
+            measure, spelling, spelling.default, None, label=name, variant=variant
+        )
+    if "recall" in options:
+        if sep:
+            raise InvalidParameterError(
+                f"measure {base!r} in {name!r} is given a recall level twice "
+                "(recall= and @)"
+            )
+        sep, level = "@", str(options["recall"])
     value = float(level) if sep and NUMBER.fullmatch(level) else -1.0
     if not 0.0 <= value <= 1.0:
         raise InvalidParameterError(
             f"measure {base!r} needs a recall level in [0, 1], e.g. '{base}@0.5'; "
             f"got {name!r}"
         )
-    return TrecName(measure, spelling, (value,), level, label=name)
+    return TrecName(measure, spelling, (value,), level, label=name, variant=variant)
+
+
+def _level(value, name):
+    """``rel=t`` of a trec_eval measure: trec_eval's ``-l``, an integer."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidParameterError(
+            f"option 'rel' in {name!r} must be an integer >= 1 (trec_eval's "
+            f"relevance level, -l), got {value!r}"
+        )
+    return value
 
 
 def _trec_params(spelling, text, name):
@@ -394,16 +531,13 @@ def parse_diversity(name) -> DiversityName | None:
         "rel",
         *(() if measure is STREC else ("judged_only",)),
     )
-    for key, value in _parse_options(
-        match["opts"], name, allow=("judged_only",)
-    ).items():
+    for key, value in _parse_options(match["opts"], name).items():
         if key not in allowed:
             raise InvalidParameterError(
                 f"diversity measure {match['base']!r} in {name!r} takes no option "
                 f"{key!r}; it takes: {', '.join(allowed)}"
             )
         if key == "judged_only":
-            value = {"True": True, "False": False}.get(value, value)
             if not isinstance(value, bool):
                 raise InvalidParameterError(
                     f"option 'judged_only' in {name!r} must be True or False"

@@ -140,11 +140,20 @@ class Trec:
 class IrName:
     """An ir_measures spelling: the options it takes (ir_measures' names),
     the options it implies (``fixed``), whether it takes a cutoff
-    (``"@k"``), takes a recall level (``"@level"``) or none (``""``), and
-    whether its exact case wins over a
-    skirm name of the same letters (``ERR`` is gdeval's, ``err`` skirm's)."""
+    (``"@k"``), takes a recall level (``"@level"``) or none (``""``),
+    whether its exact case wins over a skirm name of the same letters
+    (``ERR`` is gdeval's, ``err`` skirm's), and the trec_eval measure it
+    names when given ``rel`` (``with_rel``: ``NumRet(rel=1)`` is
+    ``num_rel_ret``).
 
-    __slots__ = ("cutoff", "exact_case", "fixed", "name", "options")
+    ``options`` are ir_measures' names. ``rel`` is the relevance level
+    (skirm's ``relevance_threshold``, trec_eval's ``-l``); ``judged_only``
+    (trec_eval's ``-J``) and ``gains`` (grades mapped to gains in the
+    qrels) change what the qrels say, so they are taken per measure where a
+    run is evaluated against its qrels (:func:`skirm.trec.evaluate_run`);
+    the cutoff may also come as an option (``cutoff=``, ``recall=``)."""
+
+    __slots__ = ("cutoff", "exact_case", "fixed", "name", "options", "with_rel")
 
     def __init__(
         self,
@@ -154,9 +163,10 @@ class IrName:
         cutoff: str = "@k",
         fixed: tuple = (),
         exact_case: bool = False,
+        with_rel: str | None = None,
     ) -> None:
         self.name, self.options, self.cutoff = name, options, cutoff
-        self.fixed, self.exact_case = fixed, exact_case
+        self.fixed, self.exact_case, self.with_rel = fixed, exact_case, with_rel
 
     def __repr__(self):
         return f"IrName({self.name!r})"

@@ -34,7 +34,7 @@ def _trec(definition, *spellings, kind="value", ir_measures=()):
     )
 
 
-def _count(definition, name, order, kernel, nicknames, ir_name):
+def _count(definition, name, order, kernel, nicknames, ir_name, with_rel=None):
     return _trec(
         definition,
         Trec(
@@ -46,7 +46,7 @@ def _count(definition, name, order, kernel, nicknames, ir_name):
             nicknames=nicknames,
         ),
         kind="count",
-        ir_measures=(IrName(ir_name, cutoff=""),),
+        ir_measures=(IrName(ir_name, ("rel",), cutoff="", with_rel=with_rel),),
     )
 
 
@@ -73,8 +73,10 @@ NUM_Q = _trec(
     ir_measures=(IrName("NumQ", cutoff=""),),
 )
 NUM_RET = _count(
-    "documents retrieved", "num_ret", 2, "retrieved", HEAD_NICKNAMES, "NumRet"
-)
+    "documents retrieved", "num_ret", 2, "retrieved", HEAD_NICKNAMES, "NumRet",
+    # ir_measures' NumRet(rel=t): the relevant documents retrieved, at level t.
+    with_rel="num_rel_ret",
+)  # fmt: skip
 NUM_REL = _count(
     "relevant documents (R)", "num_rel", 3, "relevant", HEAD_NICKNAMES, "NumRel"
 )
@@ -102,7 +104,9 @@ BPREF = _trec(
         "gm_bpref", 15, kernel="bpref", summary="gm", per_query=False,
         nicknames=(ALL_TREC,),
     ),
-    ir_measures=(IrName("Bpref", cutoff=""), IrName("BPref", cutoff="")),
+    ir_measures=(IrName("Bpref", ("rel",), cutoff=""),
+        IrName("BPref", ("rel",), cutoff=""),
+    ),
 )  # fmt: skip
 IPREC = _trec(
     "interpolated precision at recall levels",
@@ -110,7 +114,7 @@ IPREC = _trec(
         "iprec_at_recall", 10, "float_cutoffs", RECALL_LEVELS, kernel="iprec",
         nicknames=(OFFICIAL, ALL_TREC),
     ),
-    ir_measures=(IrName("IPrec", cutoff="@level"),),
+    ir_measures=(IrName("IPrec", ("rel", "judged_only", "recall"), cutoff="@level"),),
 )  # fmt: skip
 RELSTRING = _trec(
     "the relevance values of the top N documents, as characters",
@@ -123,7 +127,7 @@ RELSTRING = _trec(
 INFAP = _trec(
     "inferred average precision (Yilmaz & Aslam 2006)",
     Trec("infAP", 14, kernel="infap", nicknames=(ALL_TREC,)),
-    ir_measures=(IrName("infAP", cutoff=""),),
+    ir_measures=(IrName("infAP", ("rel",), cutoff=""),),
 )
 RPREC_MULT = _trec(
     "precision at x * R documents",
@@ -175,12 +179,12 @@ SET_RELATIVE_P = _trec(
     Trec(
         "set_relative_P", 29, kernel="set_relative_precision", nicknames=(SET, ALL_TREC)
     ),
-    ir_measures=(IrName("SetRelP", cutoff=""),),
+    ir_measures=(IrName("SetRelP", ("rel", "judged_only"), cutoff=""),),
 )
 SET_MAP = _trec(
     "relevant retrieved squared / (retrieved * R)",
     Trec("set_map", 31, kernel="set_map", nicknames=(SET, ALL_TREC)),
-    ir_measures=(IrName("SetAP", cutoff=""),),
+    ir_measures=(IrName("SetAP", ("rel", "judged_only"), cutoff=""),),
 )
 YAAP = _trec(
     "log((1 + S) / (1 + R - S)), S the sum of precisions at the relevant documents",

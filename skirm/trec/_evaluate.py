@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._errors import DuplicateDocnoError, EmptyRunError
+from skirm._errors import DuplicateDocnoError, EmptyRunError, InvalidParameterError
 from skirm._measures._rows import QRELS, QRELS_JG
 from skirm._measures._table import OFFICIAL
 from skirm._params import checked
 from skirm._progress import reporting
-from skirm.io._records import RunBlock
+from skirm.io._convert import as_qrels, as_run
+from skirm.io._records import Qrels, RunBlock
 from skirm.io._tokens import Tokens
 from skirm.metrics._result import EvaluationResult
 from skirm.trec._formats import check_qrels_type, check_rel_format
@@ -272,6 +273,12 @@ def evaluate_request(qrels, run, request, options, *, rel_format, zscores, verbo
             except DuplicateDocnoError as exc:
                 raise subtopics_twice(exc) from None
         return merged(request, jg, run, report, standard, options.all_queries)
+    variants = request.variants()
+    if list(variants) != [()]:
+        order = [output.name for output in request.outputs]
+        return _evaluate_variants(
+            qrels, run, variants, order, options, rel_format, zscores, verbose
+        )
     outputs = request.outputs
     rel_format = check_rel_format(rel_format, outputs)
     check_qrels_type(qrels, rel_format)
@@ -302,6 +309,61 @@ def evaluate_request(qrels, run, request, options, *, rel_format, zscores, verbo
     result.run_id = run_id
     result.zscored = zscores is not None
     return result
+
+
+def _evaluate_variants(
+    qrels, run, variants, order, options, rel_format, zscores, verbose
+):
+    """The outputs of each variant (ir_measures' ``rel=``, ``judged_only=``,
+    ``gains=`` of a measure) evaluated with its options, as ir_measures has
+    pytrec_eval evaluate each, and lined up in one result."""
+    if rel_format != QRELS:
+        raise InvalidParameterError(
+            "the options rel=, judged_only= and gains= of a measure name need "
+            f"qrels (rel_format='qrels'), got rel_format={rel_format!r}"
+        )
+    # Read once: each variant evaluates the same rows.
+    qrels, run = as_qrels(qrels), as_run(run)
+    results = []
+    for key, request in variants.items():
+        settings = dict(key)
+        variant = options._replace(
+            level=settings.get("level", options.level),
+            judged_only=settings.get("judged_only", options.judged_only),
+        )
+        these = qrels if "gains" not in settings else _mapped(qrels, settings["gains"])
+        results.append(
+            evaluate_request(
+                these, run, request.plain_variant(), variant, rel_format=QRELS,
+                zscores=zscores, verbose=verbose,
+            )  # fmt: skip
+        )
+    ids = results[0].group_ids
+    per_query, means = {}, {}
+    for result in results:
+        if not np.array_equal(result.group_ids, ids):  # the same queries
+            raise RuntimeError("variants of one request evaluated other queries")
+        per_query.update(result.per_query)
+        means.update(result.means)
+    positions = {name: i for i, name in enumerate(order)}
+    first = results[0]
+    result = EvaluationResult(
+        ids,
+        {n: per_query[n] for n in sorted(per_query, key=positions.__getitem__)},
+        {n: means[n] for n in sorted(means, key=positions.__getitem__)},
+    )
+    result.run_id, result.zscored = first.run_id, first.zscored
+    return result
+
+
+def _mapped(qrels, gains):
+    """``qrels`` with each grade of ``gains`` (sorted ``(grade, gain)``
+    pairs) replaced by its gain, others kept (as ir_measures maps them)."""
+    grades = np.array([g for g, _ in gains], dtype=np.int64)
+    values = np.array([v for _, v in gains], dtype=np.int64)
+    at = np.minimum(np.searchsorted(grades, qrels.labels), grades.shape[0] - 1)
+    labels = np.where(grades[at] == qrels.labels, values[at], qrels.labels)
+    return Qrels(qrels.query_ids, qrels.doc_ids, labels)
 
 
 def _name(source, what):

@@ -77,11 +77,16 @@ class Output:
     :class:`~skirm.metrics.Metric`, computed on trec_eval's ranking.
     """
 
-    __slots__ = ("measure", "metric", "name", "param", "spelling")
+    __slots__ = ("measure", "metric", "name", "param", "spelling", "variant")
 
-    def __init__(self, name, measure, *, spelling=None, param=None, metric=None):
+    def __init__(
+        self, name, measure, *, spelling=None, param=None, metric=None, variant=()
+    ):
         self.name, self.measure, self.spelling = name, measure, spelling
         self.param, self.metric = param, metric
+        # What the name's options change in the evaluation (ir_measures'
+        # rel=, judged_only=, gains=), as sorted pairs; () for nothing.
+        self.variant = tuple(sorted(variant))
 
     @property
     def summary(self) -> str:
@@ -90,7 +95,7 @@ class Output:
 
     def bound(self, metric):
         """The same output computed by another bound ``metric``."""
-        return Output(self.name, self.measure, metric=metric)
+        return Output(self.name, self.measure, metric=metric, variant=self.variant)
 
     def __repr__(self):
         return f"Output({self.name!r})"
@@ -115,6 +120,22 @@ class Request:
     def plain(self) -> Request:
         """The request without its diversity measures."""
         return Request(self.outputs)
+
+    def plain_variant(self) -> Request:
+        """The request with its outputs' variants applied (their options
+        then given to the evaluation as a whole)."""
+        return Request(
+            Output(o.name, o.measure, spelling=o.spelling, param=o.param, metric=o.metric)
+            for o in self.outputs
+        )
+
+    def variants(self) -> dict:
+        """``{variant: Request}``: the outputs grouped by what their options
+        change in the evaluation (``()`` first: the call's own options)."""
+        groups: dict = {(): []}
+        for output in self.outputs:
+            groups.setdefault(output.variant, []).append(output)
+        return {key: Request(outputs) for key, outputs in groups.items() if outputs}
 
     def __repr__(self):
         return f"Request({self.labels})"
@@ -149,14 +170,16 @@ def parse_measures(metrics, compat="10.0", *, diversity=False) -> Request:
                 )
             diverse.append(divers)
             continue
+        variant = ()
         if isinstance(metric, str):
-            parsed = metric_of(parse_metric(metric, door="trec"))
+            named = parse_metric(metric, door="trec")
+            parsed, variant = metric_of(named), named.variant
         elif isinstance(metric, Metric):
             parsed = metric
         else:
             raise unknown_measure(metric, "trec")
         label = metric if isinstance(metric, str) else parsed.name
-        skirm.append(Output(label, parsed.spec.measure, metric=parsed))
+        skirm.append(Output(label, parsed.spec.measure, metric=parsed, variant=variant))
     # As in trec_eval, parameters given for a measure (P.5, relstring.20)
     # replace its default parameters, also those a nickname asks for.
     explicit = {
@@ -181,7 +204,13 @@ def parse_measures(metrics, compat="10.0", *, diversity=False) -> Request:
             for printed, param in name.outputs():
                 trec.setdefault(
                     printed,
-                    Output(printed, name.measure, spelling=name.spelling, param=param),
+                    Output(
+                        printed,
+                        name.measure,
+                        spelling=name.spelling,
+                        param=param,
+                        variant=name.variant,
+                    ),
                 )
     outputs = sorted(trec.values(), key=lambda o: (o.spelling.order, _param_key(o)))
     seen = set(trec)

@@ -97,8 +97,18 @@ def test_spellings_parse_to_one_record(name):
         ("NumQ", r"skirm computes only on a run against its qrels"),
         ("P_IA", r"'P_IA' is a diversity measure: .*precision_ia_score"),
         ("AP(foo=1)", r"'AP' in 'AP\(foo=1\)' takes no option 'foo'; .*: rel"),
-        ("nDCG(gains={0:0,1:1})@5", r"option 'gains' .* is not supported"),
-        ("nDCG(judged_only=True)", r"option 'judged_only' .* drop unjudged rows"),
+        (
+            "nDCG(gains={0:0,1:1})@5",
+            r"option 'gains' .* changes the qrels.* skirm.trec.evaluate_run .* map "
+            r"the labels to gains",
+        ),
+        (
+            "nDCG(judged_only=True)",
+            r"option 'judged_only' .* changes the qrels.* unjudged='condensed'",
+        ),
+        ("nDCG(cutoff=5)@5", r"given a cutoff twice"),
+        ("nDCG(cutoff=0)", r"option 'cutoff' .* must be a positive integer, got 0"),
+        ("P(judged_only=yes)@5", r"'judged_only' .* must be True or False"),
         ("nDCG(dcg=exp)", r"option 'dcg' .* must be 'log2' or 'exp-log2', got 'exp'"),
         ("P(rel=0)@5", r"option 'rel' in 'P\(rel=0\)@5' must be a positive number"),
         ("SetF(beta=2)", r"beta must be 1, got 2"),

@@ -17,6 +17,7 @@ import pytest
 
 from skirm.io import QrelsJG, Run
 from skirm.trec import evaluate_diversity, evaluate_run
+from skirm.trec._request import parse_measures
 
 ir_measures = pytest.importorskip("ir_measures")
 pd = pytest.importorskip("pandas")
@@ -174,3 +175,73 @@ def test_equal_to_ir_measures_per_query_and_in_the_mean(base, seed):
     else:
         mean = float(np.mean([got[qid] for qid in want]))
         assert mean == pytest.approx(float(aggregate), abs=tol), name
+
+
+#: ir_measures' options of the measures its pytrec_eval provider computes
+#: (rel=, judged_only=, gains=, the cutoff as an option): skirm applies each
+#: per measure, as ir_measures has pytrec_eval evaluate each.
+OPTION_SPELLINGS = [
+    "NumRet(rel=1)",
+    "NumRet(rel=2)",
+    "NumRelRet(rel=2)",
+    "Bpref(rel=2)",
+    "infAP(rel=2)",
+    "IPrec(rel=2)@0.1",
+    "IPrec(judged_only=True)@0.2",
+    "IPrec(recall=0.3)",
+    "nDCG(judged_only=True)@10",
+    "nDCG(judged_only=True)",
+    "nDCG(gains={0:0,1:1,2:3,3:7})@5",
+    "nDCG(gains={1:2,3:10})",
+    "nDCG(cutoff=5)",
+    "P(judged_only=True)@5",
+    "P(rel=2,judged_only=True)@10",
+    "P(cutoff=3)",
+    "AP(judged_only=True)",
+    "AP(rel=2)@20",
+    "RR(judged_only=True)",
+    "Rprec(judged_only=True)",
+    "R(judged_only=True)@10",
+    "Success(judged_only=True)@3",
+    "SetP(judged_only=True)",
+    "SetF(judged_only=True)",
+    "SetAP(rel=2,judged_only=True)",
+    "SetRelP(judged_only=True)",
+]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("name", OPTION_SPELLINGS)
+def test_options_of_trec_measures_equal_ir_measures(name, seed):
+    q_rows, r_rows = _generate(seed)
+    want, aggregate = _ir_measures(name, q_rows, r_rows)
+    got, summary = _skirm(name, name, q_rows, r_rows)
+    assert want and set(want) == set(got), name
+    for qid, value in want.items():
+        assert got[qid] == pytest.approx(float(value), abs=1e-12), (name, qid)
+    assert summary == pytest.approx(float(aggregate), abs=1e-12), name
+
+
+def test_options_of_several_measures_in_one_request_keep_their_order():
+    # Each variant (relevance level, judged only, gains) is evaluated apart
+    # and the outputs come back in the request's order, with the call's
+    # own measures untouched.
+    q_rows, r_rows = _generate(3)
+    names = ["map", *OPTION_SPELLINGS, "P@10"]
+    qids, docs, scores = (list(c) for c in zip(*r_rows, strict=True))
+    qrels = {}
+    for q, d, g in _plain(q_rows):
+        qrels.setdefault(q, {})[d] = g
+    together = evaluate_run(qrels, Run(qids, docs, scores), names, compat="9.0")
+    for name in names:
+        alone = evaluate_run(qrels, Run(qids, docs, scores), [name], compat="9.0")
+        np.testing.assert_array_equal(together.group_ids, alone.group_ids)
+        np.testing.assert_array_equal(together.per_query[name], alone.per_query[name])
+        assert together.means[name] == alone.means[name]
+    # trec_eval's print order (num_ret before map), then the others as given:
+    # the order of the request, whatever the variants.
+    printed = list(together.means)
+    assert printed == [o.name for o in parse_measures(names, "9.0").outputs]
+    assert printed.index("NumRet(rel=1)") < printed.index("map")
+    assert printed[-2:] == ["SetP(judged_only=True)", "SetF(judged_only=True)"]

@@ -179,7 +179,16 @@ def cwl_lines(
             first="input order, as cwl_eval reads a run",
         )
     min_rel, max_rel = check_gain_range(ranking, min_rel, max_rel)
-    k = depth if k is None else min(int(k), depth)
+    if k is not None and int(k) > depth:
+        # cwl_eval reads the ranking to `depth`: with a cutoff past it, its
+        # stopping probabilities sum to less than 1, and its expected total
+        # utility and cost are then of no user model.
+        raise InvalidParameterError(
+            f"`k` must be at most `depth` ({depth}) for the C/W/L measure "
+            f"{measure.name!r}: the user model stops at the depth, so a cutoff "
+            f"past it is no model's; got k={int(k)}. Raise `depth` to at least k"
+        )
+    k = depth if k is None else int(k)
     gain = (np.clip(ranking.labels, min_rel, max_rel) - min_rel) / (max_rel - min_rel)
     best = None  # the gains of the best case, for the residuals
     if residuals and ranking.judged is not None:

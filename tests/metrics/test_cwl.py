@@ -197,7 +197,7 @@ def test_average_ties_exact_for_static_measures_refused_for_adaptive():
 
 @pytest.mark.parametrize(
     "measure, options",
-    [("bpm", {"T": 2.0, "max_rel": 2}), ("sdcg", {"max_rel": 2, "depth": 6})],
+    [("bpm", {"T": 2.0, "max_rel": 2}), ("sdcg", {"max_rel": 2, "depth": 12})],
 )
 def test_several_cutoffs_keep_the_options(measure, options):
     # Several cutoffs of one measure are computed together: each with the
@@ -345,3 +345,18 @@ def test_bad_measure_and_options_of_the_report():
         cwl_report([1, 0], [2, 1], groups=[0, 0], measure="rbp")
     with pytest.raises(ValueError, match=r"`p` must be"):
         cwl_report([1, 0], [2, 1], groups=[0, 0], measure="nerr10", p=1.5)
+
+
+@pytest.mark.parametrize("measure", ["bpm", "nerr8", "nerr9", "sdcg"])
+def test_a_cutoff_past_the_depth_is_refused(measure):
+    # Regression: k=50 with depth=20 was read as k=20 (expected total cost 20
+    # where cwl_eval, whose stopping probabilities then sum to less than 1,
+    # gives 0). A cutoff at the depth is cwl_eval's, checked above.
+    with pytest.raises(ValueError, match=r"`k` must be at most `depth` \(20\)"):
+        cwl_report([1, 0, 2], [3, 2, 1], groups=[0, 0, 0], measure=measure,
+                   k=50, depth=20)  # fmt: skip
+    with pytest.raises(ValueError, match=r"got k=2000. Raise `depth`"):
+        evaluate([1, 0, 2], [3, 2, 1], groups=[0, 0, 0], metrics=[f"{measure}@2000"])
+    report = cwl_report([1, 0, 2], [3, 2, 1], groups=[0, 0, 0], measure=measure,
+                        k=20, depth=20)  # fmt: skip
+    assert np.isfinite(report["expected_total_cost"])

@@ -78,7 +78,8 @@ PRECISION = Measure(
             "P_avgjg", 49, "cutoffs", CUTS, rel_format=QRELS_JG, nicknames=(QRELS_JG,)
         ),
     ),
-    ir_measures=(IrName("P", ("rel", "judged_only")),
+    ir_measures=(
+        IrName("P", ("rel", "judged_only")),
         IrName("SetP", ("rel", "judged_only"), cutoff=""),
     ),
 )
@@ -100,7 +101,8 @@ RECALL = Measure(
             arrays=True,
         ),
     ),
-    ir_measures=(IrName("R", ("rel", "judged_only")),
+    ir_measures=(
+        IrName("R", ("rel", "judged_only")),
         IrName("SetR", ("rel",), cutoff=""),
     ),
 )

@@ -226,7 +226,7 @@ def _gains(value, name):
             f"gains={{0:0,1:1,2:3}}, got {value!r}"
         )
     for grade, gain in value.items():
-        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (grade, gain)):
+        if not all(type(x) is int for x in (grade, gain)):
             raise InvalidParameterError(
                 f"option 'gains' in {name!r} must map integer grades to integer "
                 f"gains (qrels hold integers), got {grade!r}: {gain!r}"

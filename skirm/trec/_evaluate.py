@@ -332,12 +332,12 @@ def _evaluate_variants(
             judged_only=settings.get("judged_only", options.judged_only),
         )
         these = qrels if "gains" not in settings else _mapped(qrels, settings["gains"])
-        results.append(
-            evaluate_request(
-                these, run, request.plain_variant(), variant, rel_format=QRELS,
-                zscores=zscores, verbose=verbose,
-            )  # fmt: skip
-        )
+        plain = request.plain_variant()
+        result = evaluate_request(
+            these, run, plain, variant, rel_format=QRELS, zscores=zscores,
+            verbose=verbose,
+        )  # fmt: skip
+        results.append(result)
     ids = results[0].group_ids
     per_query, means = {}, {}
     for result in results:

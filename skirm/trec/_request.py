@@ -125,9 +125,12 @@ class Request:
         """The request with its outputs' variants applied (their options
         then given to the evaluation as a whole)."""
         return Request(
-            Output(o.name, o.measure, spelling=o.spelling, param=o.param, metric=o.metric)
+            Output(
+                o.name, o.measure, spelling=o.spelling, param=o.param,
+                metric=o.metric,
+            )
             for o in self.outputs
-        )
+        )  # fmt: skip
 
     def variants(self) -> dict:
         """``{variant: Request}``: the outputs grouped by what their options

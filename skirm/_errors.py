@@ -28,6 +28,9 @@ __all__ = [
 
 #: The exit statuses of the ``skirm`` command, by meaning.
 USAGE, INPUT, STOPPED, NO_COMMON_QUERY = 1, 2, 4, 7
+#: Interrupted (Ctrl-C), and standard output closed early (a pipe to
+#: ``head``): 128 + SIGINT and 128 + SIGPIPE, as a shell reports them.
+INTERRUPTED, PIPE_CLOSED = 130, 141
 
 #: ``(status, meaning)`` for every status the ``skirm`` command exits with;
 #: ``--help`` and the documentation print this table.
@@ -49,6 +52,8 @@ EXIT_STATUSES = (
         "queries missing from the run (trec_eval 10.0 without -c)",
     ),
     (NO_COMMON_QUERY, "no query is in both the qrels and the run"),
+    (INTERRUPTED, "interrupted (Ctrl-C)"),
+    (PIPE_CLOSED, "standard output closed early (a pipe to head): nothing said"),
 )
 
 

@@ -264,6 +264,9 @@ class _Silent:
     def finish(self):
         pass
 
+    def close(self):
+        pass
+
 
 SILENT = _Silent()
 

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import os
 import sys
+import warnings
 
 from skirm._cli._eval import run_eval
 from skirm._cli._ndeval import run_ndeval
 from skirm._cli._parser import build_parser
 from skirm._cli._usage import UsageError
-from skirm._errors import INPUT, USAGE, SkirmError
-from skirm._progress import Progress
+from skirm._errors import INPUT, INTERRUPTED, PIPE_CLOSED, USAGE, SkirmError
+from skirm._progress import Progress, current
 
 __all__ = ["main"]
 
@@ -32,10 +34,11 @@ SPOOL_READ = 1 << 20
 
 
 class _Output:
-    """A command's output, kept until the command has finished (an error
-    prints no partial output), as UTF-8 bytes: in memory up to
-    :data:`OUTPUT_SPOOL` bytes, then in a temporary file. Ids read from
-    non-UTF-8 files go back out as the bytes they were."""
+    """A command's output, kept until it is sent, as UTF-8 bytes: in memory
+    up to :data:`OUTPUT_SPOOL` bytes, then in a temporary file. Ids read
+    from non-UTF-8 files go back out as the bytes they were. The commands
+    write only whole pieces (a run's results), so what an error leaves is
+    sent before the error is told."""
 
     def __init__(self):
         self._pieces, self._size, self._file = [], 0, None
@@ -55,24 +58,28 @@ class _Output:
             self._size += len(data)
         return len(text)
 
-    def _chunks(self):
-        yield from self._pieces
-        if self._file is not None:
-            with self._file:
-                self._file.seek(0)
-                yield from iter(lambda: self._file.read(SPOOL_READ), b"")
+    @staticmethod
+    def _chunks(pieces, file):
+        yield from pieces
+        if file is not None:
+            with file:
+                file.seek(0)
+                yield from iter(lambda: file.read(SPOOL_READ), b"")
 
     def send(self):
-        """Write the output to standard output."""
+        """Write the output kept so far to standard output, and forget it."""
+        pieces = self._chunks(self._pieces, self._file)
+        self._pieces, self._size, self._file = [], 0, None
+        current().close()  # the progress line is erased first
         buffer = getattr(sys.stdout, "buffer", None)
         if buffer is None:
             decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
-            for chunk in self._chunks():
+            for chunk in pieces:
                 sys.stdout.write(decoder.decode(chunk))
             sys.stdout.write(decoder.decode(b"", final=True))
             return
         sys.stdout.flush()
-        for chunk in self._chunks():
+        for chunk in pieces:
             buffer.write(chunk)
         buffer.flush()
 
@@ -100,6 +107,7 @@ def main(argv=None) -> int:
     >>> main(["eval", "no-such-qrels", "no-such-run"])  # the error goes to stderr
     2
     """
+    argv_given = argv is not None
     argv = sys.argv[1:] if argv is None else list(argv)
     # importing skirm.stats (scipy.stats) costs more than most evaluations
     parser = build_parser(compare_options=argv[:1] != ["eval"])
@@ -115,16 +123,22 @@ def main(argv=None) -> int:
     else:
         run = run_ndeval if args.command == "ndeval" else run_eval
     command = f"skirm {args.command}"
+    out = _Output()
     try:
-        out = _Output()
-        with _progress(args):  # erased before the output and any error
+        with _progress(args), _warnings(command):  # erased before any output
             run(args, out)
         out.send()
+    except BrokenPipeError:
+        return _pipe_closed()
     except UsageError as exc:
         parser.commands[args.command].print_usage(sys.stderr)
         print(f"{command}: error: {exc}", file=sys.stderr)
         return USAGE
     except (OSError, SkirmError) as exc:
+        try:
+            out.send()  # what was done before the error (runs evaluated)
+        except BrokenPipeError:
+            return _pipe_closed()
         # The advice in the command line's words, where the error has them.
         text = getattr(exc, "command_line", None) or str(exc)
         text = text.splitlines()[0] if text else type(exc).__name__
@@ -132,7 +146,45 @@ def main(argv=None) -> int:
             text = f"cannot read {exc.filename}: {exc.strerror}"
         print(f"{command}: error: {text}", file=sys.stderr)
         return exc.exit_status if isinstance(exc, SkirmError) else INPUT
+    except KeyboardInterrupt:
+        return _interrupted(command, exit_now=argv_given is False)
     return 0
+
+
+def _pipe_closed():
+    """Standard output closed early (``skirm eval ... | head``): nothing is
+    said, as ``cat`` says nothing, and the status is a shell's for a command
+    ended by SIGPIPE; Python's flush at exit goes to the null device."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return PIPE_CLOSED
+
+
+def _interrupted(command, *, exit_now):
+    """Ctrl-C: one line on standard error and status 130 (128 + SIGINT), as
+    a shell reports a command it interrupted. As the process's command, it
+    ends at once: worker threads evaluating blocks are not waited for."""
+    print(f"{command}: interrupted", file=sys.stderr)
+    if exit_now:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.flush()
+        os._exit(INTERRUPTED)
+    return INTERRUPTED
+
+
+@contextlib.contextmanager
+def _warnings(command):
+    """Warnings told in one line each, in the command's words: no source
+    path, no Python class (``skirm eval: warning: ...``)."""
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = str(message).splitlines()[0] if str(message) else category.__name__
+        print(f"{command}: warning: {text}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
 
 
 def _progress(args):

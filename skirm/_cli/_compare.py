@@ -46,7 +46,11 @@ def run_compare(args, out):
     check_options(args, relevance_level=RELEVANCE_LEVEL)
     current().stage(f"reading {qrels_name(args.qrels)}")
     qrels = read_qrels(args.qrels)
-    results = evaluate_paths(qrels, args.runs, request, options_of(args))
+    results = []
+    for result in evaluate_paths(qrels, args.runs, request, options_of(args)):
+        if isinstance(result, BaseException):
+            raise result  # a comparison needs every run
+        results.append(result)
     labels = _run_labels(results, args.runs)
     baseline = args.baseline
     if baseline is not None and baseline not in labels:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import sys
 
-from skirm._cli._formats import write_eval
+from skirm._cli._formats import output_format, write_eval
 from skirm._cli._plots import check_plot, plot_eval
 from skirm._cli._usage import UsageError, check_options
 from skirm._errors import (
     EmptyRunError,
     InvalidParameterError,
     MeasureParameterError,
+    SkirmError,
     TrecFormatError,
 )
 from skirm._measures._options import REL_FORMAT
@@ -82,13 +83,29 @@ def run_eval(args, out):
         raise TrecFormatError(f"the qrels file is empty: {where}")
     zscores = read_zscores(args.zscores) if args.zscores is not None else None
     options = options_of(args)
-    results = evaluate_paths(
+    # Nothing lost: the runs evaluated before one that fails are written
+    # (trec_eval's format as soon as each is done), then the failure is
+    # reported, with its status.
+    streamed = output_format(args.format) == "trec"
+    results, failure = [], None
+    for result in evaluate_paths(
         qrels, args.runs, request, options, rel_format=args.rel_format, zscores=zscores
-    )
+    ):
+        if isinstance(result, BaseException):
+            failure = result
+            break
+        results.append(result)
+        if streamed:
+            write_eval(args, [result], [result.run_id], request, out)
+            out.send()
+    paths = args.runs[: len(results)]
     labels = [r.run_id for r in results]
     if len(set(labels)) != len(labels):
-        labels = list(args.runs)
-    write_eval(args, results, labels, request, out)
+        labels = list(paths)
+    if results and not streamed:
+        write_eval(args, results, labels, request, out, paths)
+    if failure is not None:
+        raise failure
     if args.plot is not None:
         plot_eval(args.plot, qrels, args.runs, labels, options.keywords())
 
@@ -107,18 +124,21 @@ def options_of(args):
 
 
 def evaluate_paths(qrels, paths, request, options, *, rel_format=QRELS, zscores=None):
-    """:func:`evaluate_path` of each run, with one parsed request; the
-    progress line (if any) says which run of several is read."""
+    """:func:`evaluate_path` of each run in turn, with one parsed request,
+    yielded as soon as it is done; the error of a run that cannot be
+    evaluated is yielded in its place, and ends the runs. The progress line
+    (if any) says which run of several is read."""
     progress = current()
-    results = []
     for i, path in enumerate(paths, 1):
         if len(paths) > 1:
             progress.set_context(f"[run {i} of {len(paths)}]")
-        results.append(
-            evaluate_path(qrels, path, request, options, rel_format, zscores)
-        )
+        try:
+            result = evaluate_path(qrels, path, request, options, rel_format, zscores)
+        except (OSError, SkirmError) as exc:
+            yield exc
+            return
+        yield result
     progress.set_context("")
-    return results
 
 
 def evaluate_path(qrels, path, request, options, rel_format, zscores):

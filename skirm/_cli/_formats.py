@@ -171,10 +171,20 @@ def output_format(choice):
     return "table" if isatty is not None and isatty() else "trec"
 
 
-def write_eval(args, results, labels, request, out):
+def write_eval(args, results, labels, request, out, paths=None):
+    """The results of the runs (labelled ``labels``; their files ``paths``,
+    default all) in the ``--format`` chosen. In trec_eval's format each run
+    of several starts with trec_eval's ``runid`` line, unless ``-m runid``
+    prints it already."""
     fmt, summary = output_format(args.format), not args.no_summary
+    paths = args.runs if paths is None else paths
     if fmt == "trec":
-        for result in results:
+        named = len(args.runs) > 1 and not any(
+            output.measure is RUNID for output in request.outputs
+        )
+        for label, result in zip(labels, results, strict=True):
+            if named:
+                out.write(f"{'runid':<22}\tall\t{label}\n")
             for text in trec_text(result, request, args.per_query, summary):
                 out.write(text)
     elif fmt == "table":
@@ -182,7 +192,7 @@ def write_eval(args, results, labels, request, out):
         out.write("\n".join(lines) + "\n")
     elif fmt == "json":
         doc = []
-        for path, result in zip(args.runs, results, strict=True):
+        for path, result in zip(paths, results, strict=True):
             entry = {"file": path, "run_id": result.run_id}
             if summary:
                 entry["summary"] = result.means
@@ -209,6 +219,32 @@ def write_eval(args, results, labels, request, out):
                 writer.writerow([label, qid, name, text])
 
 
+def _comparison_csv(systems, pairs, out):
+    """One CSV of both tables: a ``table`` column says ``systems`` (each
+    system's mean, and its test against the baseline if any) or ``pairs``
+    (each pair's test: every pair without a baseline); a pair's interval of
+    the difference is ``delta_ci_low``/``delta_ci_high``, as in the systems
+    rows, and ``other`` names the second system of a pair."""
+    import csv
+
+    renamed = {"ci_low": "delta_ci_low", "ci_high": "delta_ci_high"}
+    pairs = [{renamed.get(k, k): v for k, v in row.items()} for row in pairs]
+    columns = ["table", "system", "other"]
+    for row in (*systems[:1], *pairs[:1]):
+        columns += [key for key in row if key not in columns]
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    for table, rows in (("systems", systems), ("pairs", pairs)):
+        for row in rows:
+            cells = {"table": table, **row}
+            writer.writerow(
+                [
+                    " ".join(v) if isinstance(v, tuple) else v
+                    for v in (cells.get(key, "") for key in columns)
+                ]
+            )
+
+
 def _json_value(value):
     if isinstance(value, float) and value != value:
         return None
@@ -227,14 +263,7 @@ def write_comparison(comparison, fmt, out):
     else:
         rows = comparison.to_records("systems")
         if fmt == "csv":
-            import csv
-
-            writer = csv.writer(out, lineterminator="\n")
-            writer.writerow(list(rows[0]))
-            for row in rows:
-                writer.writerow(
-                    [" ".join(v) if isinstance(v, tuple) else v for v in row.values()]
-                )
+            _comparison_csv(rows, comparison.to_records("pairs"), out)
             return
         doc = {
             "systems": comparison.systems,

@@ -396,10 +396,10 @@ def _trec_ir_name(name) -> TrecName | None:
     labelled as given."""
     head, sep, level = name.partition("@")
     match = HEAD.fullmatch(head)
-    found = IR_OF_TREC.get(match["base"]) if match is not None else None
-    if found is None:
+    if match is None or match["base"] not in IR_OF_TREC:
         return None
     base = match["base"]
+    found = IR_OF_TREC[base]
     measure, ir = found
     options = _parse_options(match["opts"], name)
     _check_options(ir, options, base, name)

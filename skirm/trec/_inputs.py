@@ -136,10 +136,18 @@ def _threaded_map(step, blocks):
         yield from map(step, head)
         return
     pending = collections.deque()
-    with concurrent.futures.ThreadPoolExecutor(n) as pool:
+    pool = concurrent.futures.ThreadPoolExecutor(n)
+    try:
         for block in itertools.chain(head, blocks):
             pending.append(pool.submit(step, block))
             while len(pending) > n:
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
+    except BaseException:
+        # An error, an interrupt (Ctrl-C) or a caller that stops reading:
+        # the blocks not started are dropped and the running ones are not
+        # waited for, so the caller gets control back at once.
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()

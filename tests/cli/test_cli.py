@@ -498,9 +498,10 @@ def test_eval_plot(files, tmp_path, saved_figures, run_cli):
     status, out, err = run_cli([*argv, "--plot", str(png)])
     assert status == 0, err
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert (
-        out
-        == "map                   \tall\t0.7500\nmap                   \tall\t0.2500\n"
+    # Several runs: each starts with trec_eval's runid line.
+    assert out == (
+        "runid                 \tall\trunA\nmap                   \tall\t0.7500\n"
+        "runid                 \tall\trunB\nmap                   \tall\t0.2500\n"
     )
     (figure,) = saved_figures
     left, right = figure.axes
@@ -685,18 +686,30 @@ def test_output_to_a_text_stream_decodes_characters_split_across_pieces(
     )
 
 
-def test_an_error_after_output_was_kept_prints_none_of_it(
-    monkeypatch, tmp_path, capsys
+@pytest.mark.parametrize("spool", [1 << 25, 1])
+@pytest.mark.parametrize("fmt", ["trec", "csv", "json", "table"])
+def test_a_failing_run_does_not_lose_the_runs_before_it(
+    monkeypatch, tmp_path, spool, fmt
 ):
-    """Two runs, the second with a repeated docno: the first run's lines,
-    already kept (in the temporary file), are never printed."""
+    """Two runs, the second with a repeated docno (status 4): the first
+    run's results are written whole (from memory or the spool's temporary
+    file), then the error is told. Before, nothing was printed."""
     import skirm._cli
 
     argv = _latin1_files(tmp_path)
+    argv[argv.index("trec")] = fmt
     (tmp_path / "bad").write_text("q Q0 d 1 1.0 r\nq Q0 d 2 0.5 r\n")
     (tmp_path / "qrels").write_bytes(b"q 0 d 1\n" + (tmp_path / "qrels").read_bytes())
-    monkeypatch.setattr(skirm._cli, "OUTPUT_SPOOL", 1)
+    monkeypatch.setattr(skirm._cli, "OUTPUT_SPOOL", spool)
+    monkeypatch.setattr(sys, "stdout", _Bytes())
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
     status = main([argv[0], "-c", *argv[1:], str(tmp_path / "bad")])
-    out, err = capsys.readouterr()
-    assert out == "", err
-    assert status == 4 and "skirm eval: error:" in err
+    assert status == 4 and err.getvalue().startswith("skirm eval: error:")
+    out = sys.stdout.bytes()
+    alone = _Bytes()
+    monkeypatch.setattr(sys, "stdout", alone)
+    assert main([argv[0], "-c", *argv[1:]]) == 0
+    # trec_eval's format names each run of several with its runid line.
+    named = b"runid                 \tall\tr\n" if fmt == "trec" else b""
+    assert out == named + alone.bytes() and out.count(b"map") >= 1

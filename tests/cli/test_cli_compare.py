@@ -116,13 +116,36 @@ def test_csv_and_json(files, run_cli):
     status, out, _ = run_cli([*base, "--format", "csv"])
     assert status == 0
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert [r["system"] for r in rows] == ["bm25", "neural"]
+    assert [(r["table"], r["system"], r["other"]) for r in rows] == [
+        ("systems", "bm25", ""),
+        ("systems", "neural", ""),
+        ("pairs", "neural", "bm25"),
+    ]
     assert rows[0]["metric"] == "P_10" and rows[1]["significant"] == "True"
+    assert rows[2]["p_value"] == rows[1]["p_value"]
+    assert rows[2]["delta_ci_low"] == rows[1]["delta_ci_low"]
     status, out, _ = run_cli([*base, "--format", "json"])
     doc = json.loads(out)
     assert doc["systems"] == ["bm25", "neural"] and doc["correction"] is None
     assert doc["systems_table"][0]["p_value"] is None  # the baseline's own row
     assert doc["pairs_table"][0]["p_value"] < 0.05
+
+
+def test_csv_without_a_baseline_has_the_pairs(files, run_cli):
+    # Regression: without a baseline the CSV held only the systems, with
+    # empty tests; each pair's test is a row of its own.
+    argv = ["compare", files["qrels"], files["bm25"], files["neural"], "-m", "P.10"]
+    status, out, _ = run_cli([*argv, "--format", "csv"])
+    assert status == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    pairs = [r for r in rows if r["table"] == "pairs"]
+    assert len(pairs) == 1 and pairs[0]["metric"] == "P_10"
+    assert {pairs[0]["system"], pairs[0]["other"]} == {"bm25", "neural"}
+    assert 0.0 <= float(pairs[0]["p_value"]) <= 1.0
+    status, out, _ = run_cli([*argv, "--format", "json"])
+    (pair,) = json.loads(out)["pairs_table"]
+    assert float(pairs[0]["p_value"]) == pytest.approx(pair["p_value"], rel=1e-12)
+    assert [r["system"] for r in rows if r["table"] == "systems"] == ["bm25", "neural"]
 
 
 @pytest.mark.parametrize(

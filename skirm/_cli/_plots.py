@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
+
 from skirm._cli._usage import UsageError
 from skirm._measures._table import NDCG
 
@@ -47,7 +51,7 @@ def plot_eval(path, qrels, runs, labels, params):
         PrecisionRecallDisplay.from_run(
             qrels, run, name=label, ax=right, run_params=params
         )
-    figure.savefig(path)
+    save_whole(figure, path)
 
 
 def plot_compare(path, comparison):
@@ -56,4 +60,26 @@ def plot_compare(path, comparison):
     figure, axes = _figure(len(comparison.metrics))
     for metric, ax in zip(comparison.metrics, axes, strict=True):
         ComparisonDisplay.from_comparison(comparison, metric=metric, ax=ax)
-    figure.savefig(path)
+    save_whole(figure, path)
+
+
+def save_whole(figure, path):
+    """``figure.savefig(path)``, whole or not at all: drawn to a temporary
+    file beside ``path`` (the same extension, so the same format), renamed
+    over it once written. An error or an interrupt leaves no partial file,
+    and an existing ``path`` as it was."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    suffix = os.path.splitext(path)[1]
+    fd, temporary = tempfile.mkstemp(prefix=".skirm-", suffix=suffix, dir=directory)
+    os.close(fd)
+    try:
+        figure.savefig(temporary)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # as a file opened for writing
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -517,6 +518,38 @@ def test_eval_plot(files, tmp_path, saved_figures, run_cli):
         assert line.get_ydata().tolist() == [
             iprec[f"iprec_at_recall_{i / 10:.2f}"] for i in range(11)
         ]
+
+
+def test_a_figure_is_written_whole_or_not_at_all(files, tmp_path, monkeypatch, run_cli):
+    # An error (or Ctrl-C) while the figure is written leaves the file that
+    # was there as it was, and no partial or temporary file.
+    from matplotlib.figure import Figure
+
+    png = tmp_path / "runs.png"
+    png.write_bytes(b"the figure before")
+
+    def fail(self, path, *args, **kwargs):
+        with open(path, "wb") as half:
+            half.write(b"\x89PNG half")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Figure, "savefig", fail)
+    argv = ["eval", files["qrels"], files["a.run"], "-m", "map", "--plot", str(png)]
+    status, _, err = run_cli(argv)
+    assert status == 130 and err == "skirm eval: interrupted\n"
+    assert png.read_bytes() == b"the figure before"
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".skirm-")]
+    monkeypatch.undo()
+    status, _, err = run_cli(argv)
+    assert status == 0, err
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert png.stat().st_mode & 0o777 == 0o666 & ~_umask()
+
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def test_eval_plot_options_reach_the_figure(files, tmp_path, saved_figures, run_cli):

@@ -337,6 +337,7 @@ def test_query_ids_of_different_kinds():
         compare({"a": a, "b": b})
 
 
+@pytest.mark.filterwarnings("ignore:the bootstrap test is too liberal")
 def test_compare_does_not_modify_the_results():
     results = _results(n_groups=20, noises=(2.0, 1.0))
     before = {

@@ -37,6 +37,7 @@ def test_weighted_t_interval_mean_and_std_against_the_formulas():
     assert row["n"] == v.size
 
 
+@pytest.mark.filterwarnings("ignore:the bootstrap test is too liberal")
 @pytest.mark.parametrize(
     ("method", "interval"),
     [("percentile", "percentile"), ("bca", "bca"), ("bootstrap", "bca")],

@@ -97,6 +97,7 @@ def test_paired_test_on_exactly_two_queries():
     assert res.n == 2
 
 
+@pytest.mark.filterwarnings("ignore:the bootstrap test is too liberal")
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
 @pytest.mark.parametrize("test", ["t", "randomization", "bootstrap", "sign"])
 @pytest.mark.parametrize("values", [np.zeros(5), np.linspace(0, 1, 20)])
@@ -430,6 +431,7 @@ def test_bootstrap_shift_test_counts_draws_equal_in_exact_arithmetic():
     assert res.pvalue == (count + 1) / (B + 1)
 
 
+@pytest.mark.filterwarnings("ignore:the bootstrap test is too liberal")
 @pytest.mark.parametrize("interval", ["percentile", "bca"])
 def test_regression_bootstrap_leaves_out_zero_weight_queries(interval):
     # paired_test(..., sample_weight=[1, 1, 0, 0]) gave the interval
@@ -453,3 +455,24 @@ def test_unsigned_integer_values_are_compared_as_numbers(test):
     expected = paired_test(a.astype(float), b.astype(float), test=test)
     assert (got.statistic, got.pvalue) == (expected.statistic, expected.pvalue)
     assert got.mean_difference == expected.mean_difference < 0
+
+
+def test_the_bootstrap_test_warns_on_few_queries():
+    # Regression: three same-sign differences gave p = 1e-4 with no warning
+    # (t test: 0.074; exact randomization: 0.25). Below 25 queries the
+    # bootstrap test rejects a true null far more often than alpha (see
+    # BOOTSTRAP_MIN_QUERIES for the simulation).
+    from skirm.stats._paired import BOOTSTRAP_MIN_QUERIES
+
+    assert BOOTSTRAP_MIN_QUERIES == 25
+    with pytest.warns(UserWarning, match=r"too liberal on 3 queries.*'randomization'"):
+        result = paired_test([0.5, 0.6, 0.7], [0.1, 0.2, 0.3], test="bootstrap")
+    assert result.pvalue < 0.001
+    rng = np.random.default_rng(0)
+    a, b = rng.random(25), rng.random(25)
+    with pytest.warns(UserWarning, match=r"on 24 queries"):
+        paired_test(a, b, test="bootstrap", sample_weight=[0.0] + [1.0] * 24)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        paired_test(a, b, test="bootstrap")  # 25 queries: no warning
+        paired_test(a[:3], b[:3], test="t")  # other tests: no warning

@@ -69,6 +69,7 @@ def test_sign_equals_scipy_binomtest(seed, alternative):
     assert (res.wins, res.losses, res.ties) == (wins, losses, 25 - wins - losses)
 
 
+@pytest.mark.filterwarnings("ignore:the bootstrap test is too liberal")
 def test_identical_systems_have_p_one():
     a = np.linspace(0, 1, 10)
     for test in ["t", "randomization", "wilcoxon", "sign", "bootstrap"]:
@@ -498,6 +499,7 @@ def test_adjust_bad_input(pvalues, method, match):
         adjust_pvalues(pvalues, method)
 
 
+@pytest.mark.filterwarnings("ignore:the bootstrap test is too liberal")
 def test_inputs_are_not_modified():
     a, b = _pair(0, 20)
     a0, b0 = a.copy(), b.copy()

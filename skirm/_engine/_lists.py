@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from skirm._engine._encode import encode_groups
+from skirm._engine._list_ids import flatten_padded, id_array, int_ids
 from skirm._engine._ranking import Judgments, Ranking
 from skirm._engine._runs import check_groups
 from skirm._errors import InvalidInputError, InvalidParameterError
@@ -330,7 +331,7 @@ def flatten_lists(y_pred, padding):
             "`y_pred` must be a sequence of ranked id lists, got None"
         )
     if isinstance(y_pred, np.ndarray) and y_pred.ndim == 2:
-        return _flatten_padded(y_pred, padding)
+        return flatten_padded(y_pred, padding)
     if padding is None and is_list_column(y_pred):  # polars or pyarrow lists
         ids, sizes = flatten_list_column(y_pred, "y_pred")
         if sizes.shape[0] == 0:
@@ -359,50 +360,11 @@ def flatten_lists(y_pred, padding):
     sizes = np.fromiter(map(len, rows), dtype=np.intp, count=len(rows))
     if sizes.shape[0] == 0:
         raise InvalidInputError("`y_pred` must hold at least one ranked list, got none")
-    ints = _int_ids(rows, int(sizes.sum()))
+    ints = int_ids(rows, int(sizes.sum()))
     if ints is not None:
         return ints, sizes
     flat = list(itertools.chain.from_iterable(map(_values, rows)))
     return id_array(flat, "y_pred"), sizes
-
-
-def _int_ids(rows, total):
-    """Integer ids of Python lists read straight into int64, or None."""
-    first = next((row for row in rows if len(row)), None)
-    if not isinstance(first, list) or type(first[0]) is not int:
-        return None
-    # np.fromiter casts floats and numeric strings to int64 (2.5 to 2, "2" to
-    # 2): every id must be an int.
-    if set(map(type, itertools.chain.from_iterable(rows))) != {int}:
-        return None
-    try:
-        return np.fromiter(
-            itertools.chain.from_iterable(rows), dtype=np.int64, count=total
-        )
-    except (TypeError, ValueError, OverflowError):
-        return None  # not all ints: the general path says what is wrong
-
-
-def _flatten_padded(y_pred, padding):
-    if y_pred.shape[0] == 0:
-        raise InvalidInputError("`y_pred` must hold at least one ranked list, got none")
-    if y_pred.shape[1] == 0:  # lists of no id (from_lists says so)
-        return np.empty(0, dtype=np.int64), np.zeros(y_pred.shape[0], dtype=np.intp)
-    if padding is None:
-        pad = np.zeros(y_pred.shape, dtype=bool)
-    elif isinstance(padding, float) and np.isnan(padding):
-        pad = np.isnan(y_pred) if y_pred.dtype.kind == "f" else y_pred != y_pred
-    else:
-        pad = y_pred == padding
-    sizes = np.where(pad.any(axis=1), np.argmax(pad, axis=1), y_pred.shape[1])
-    after = np.arange(y_pred.shape[1]) >= sizes[:, None]
-    if not np.array_equal(pad, after):
-        row = int(np.argmax((pad != after).any(axis=1)))
-        raise InvalidInputError(
-            f"`y_pred` row {row} has an id after the padding {padding!r}: padding "
-            "must only fill the end of a shorter list"
-        )
-    return id_array(y_pred[~pad], "y_pred"), sizes.astype(np.intp)
 
 
 def _flatten_truth(y_true, n_queries):
@@ -466,42 +428,6 @@ def _grades(values):
             f"{as_python(grades[np.argmax(bad)])!r}"
         )
     return grades
-
-
-def id_array(ids, name):
-    arr = np.asarray(ids) if len(ids) else np.empty(0, dtype=np.int64)
-    if arr.ndim != 1:
-        raise InvalidInputError(
-            f"`{name}` ids must be numbers or strings (hashable scalars), got "
-            f"nested sequences"
-        )
-    if arr.dtype.kind not in "biuUSO":
-        if arr.dtype.kind == "f":
-            arr = _float_ids(arr, name)
-        else:
-            raise InvalidInputError(
-                f"`{name}` ids must be ints or strings, got {describe(arr)}"
-            )
-    elif arr.dtype.kind in "US" and not isinstance(ids, np.ndarray):
-        # numpy turns ints among strings into strings: 1 would match "1".
-        if not all(isinstance(i, (str, bytes)) for i in ids):
-            raise InvalidInputError(
-                "item ids must be mutually comparable (all ints or all strings) "
-                f"across `y_pred` and `y_true`; `{name}` mixes them"
-            )
-    return arr
-
-
-def _float_ids(arr, name):
-    # Whole numbers that int64 holds: beyond 2**63 the cast wraps round.
-    whole = (np.abs(arr) < 2.0**63) & (arr == np.round(arr))
-    if not whole.all():
-        raise InvalidInputError(
-            f"`{name}` ids must be ints or strings, got the float "
-            f"{as_python(arr[np.argmax(~whole)])!r}; for a padded 2-D array pass "
-            "`padding`"
-        )
-    return arr.astype(np.int64)
 
 
 def _id_codes(pred_ids, truth_ids):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -50,14 +49,6 @@ CONFIDENCE = Param("confidence", Interval(float, 0, 1, closed="neither"))
 TOLERANCE = 100 * np.finfo(np.float64).eps
 #: From this many queries on, reports say that the effect size decides.
 LARGE_N = 1000
-#: Below this many queries the bootstrap test warns that it is too liberal.
-#: Its rejection rate of a true null at alpha = 0.05, simulated (1,000 tests
-#: of zero-mean normal differences per size, 1,000 resamples each, 95% margin
-#: +-0.014): 0.30 at 3 queries, 0.15 at 5, 0.10 at 10, 0.09 at 15, 0.07 at
-#: 20, 0.056 at 25, 30 and 40; skewed (exponential) differences make it
-#: worse (0.38 at 3, 0.11 at 20, 0.08 at 25). From 25 queries on, normal
-#: differences give the nominal rate within the simulation's margin.
-BOOTSTRAP_MIN_QUERIES = 25
 
 
 # --------------------------------------------------------------------------
@@ -247,7 +238,7 @@ def paired_tests(values, combine, weights, settings, rng, scale=None, *, stackle
         boot = boot_basis if combine is None else combine @ boot_basis
     if s.test == "bootstrap":
         n_queries = diffs.shape[1] if weights is None else np.count_nonzero(weights)
-        _warn_few_queries(n_queries, stacklevel + 1)
+        rs.warn_few_queries(n_queries, stacklevel + 1)
         out["statistic"] = mean
         shifted = boot - mean[:, None]
         slack = _slack(values, combine, weights)
@@ -260,19 +251,6 @@ def paired_tests(values, combine, weights, settings, rng, scale=None, *, stackle
             values, weights, boot_basis, s, "two-sided"
         )
     return out
-
-
-def _warn_few_queries(n_queries, stacklevel):
-    if n_queries < BOOTSTRAP_MIN_QUERIES:
-        warnings.warn(
-            f"the bootstrap test is too liberal on {n_queries} queries: under no "
-            "difference it rejects far more often than alpha below "
-            f"{BOOTSTRAP_MIN_QUERIES} queries (at alpha=0.05, about 30% of the "
-            "time at 3 queries, 10% at 10); use test='randomization' (exact on "
-            "few queries) or test='t'",
-            UserWarning,
-            stacklevel=stacklevel + 1,
-        )
 
 
 def _slack(values, combine, weights):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import compress, repeat
+from operator import not_
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -15,9 +17,16 @@ from skirm._measures._rows import QRELS
 from skirm._measures._table import NUM_Q, NUM_REL, UTILITY
 from skirm._measures._unknown import unknown_measure
 from skirm.io._convert import convert_qrels, convert_run
+from skirm.trec._dicts import NOT_PLAIN, dict_context, plain_dicts, plain_qrels
 from skirm.trec._evaluate import evaluate_request
-from skirm.trec._measures import GM_FLOOR
-from skirm.trec._request import RELEVANCE_LEVEL, Options, Output, Request
+from skirm.trec._measures import GM_FLOOR, measure
+from skirm.trec._request import (
+    RELEVANCE_LEVEL,
+    Options,
+    Output,
+    Request,
+    bind_qrels_wide,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -124,8 +133,15 @@ class RelevanceEvaluator:
         relevance_level: int = 1,
         judged_docs_only_flag: bool = False,
     ) -> None:
-        self._qrels = convert_qrels(query_relevance, "query_relevance")
-        self._judged = np.unique(self._qrels.query_ids)
+        # Plain dicts with checked labels are kept as dicts (:mod:`._dicts`),
+        # and read as Qrels only if a run needs the general path; any other
+        # shape is read (and checked) now.
+        self._dicts, self._max_label = plain_qrels(query_relevance)
+        if self._dicts is None:
+            self._qrels_read = convert_qrels(query_relevance, "query_relevance")
+            self._judged = np.unique(self._qrels_read.query_ids)
+        else:
+            self._judged = np.array(sorted(self._dicts), dtype=str)
         self._level = RELEVANCE_LEVEL(relevance_level)
         if not isinstance(judged_docs_only_flag, (bool, np.bool_, int)):
             raise InvalidParameterError(
@@ -139,6 +155,13 @@ class RelevanceEvaluator:
         )
         # trec_eval 9.0.x, as pytrec_eval (scores compared as C floats)
         self._options = Options(self._level, self._judged_only, None, False, "9.0")
+
+    @property
+    def _qrels(self):
+        """The qrels as :class:`~skirm.io.Qrels`, read when first needed."""
+        if self.__dict__.get("_qrels_read") is None:
+            self._qrels_read = convert_qrels(self._dicts, "query_relevance")
+        return self._qrels_read
 
     def __repr__(self) -> str:
         return (
@@ -161,8 +184,12 @@ class RelevanceEvaluator:
             For each query of the run that has judgements, each measure's
             value (a float). Empty when no query of the run is judged.
         """
-        run = convert_run(scores, "scores")
-        out = self._evaluate(run) if len(run) else {}
+        fast = self._evaluate_dicts(scores) if self._dicts is not None else NOT_PLAIN
+        if isinstance(fast, dict):
+            out = fast
+        else:
+            run = convert_run(scores, "scores")
+            out = self._evaluate(run) if len(run) else {}
         empty = _empty_queries(scores, self._judged)
         if empty.shape[0]:
             out.update(self._nothing_retrieved(empty))
@@ -181,6 +208,19 @@ class RelevanceEvaluator:
         except NoCommonQueryError:
             return {}  # no query of the run is judged: pytrec_eval gives {}
         return _as_dict(result.group_ids, result.per_query, self._outputs)
+
+    def _evaluate_dicts(self, run):
+        """The values of a dict run's judged queries, the dicts joined as
+        they are; :data:`~skirm.trec._dicts.NOT_PLAIN` for any other run."""
+        if not self._request.outputs:
+            return NOT_PLAIN
+        settings = (self._level, self._judged_only, None, "9.0")
+        ctx = dict_context(self._dicts, run, settings)
+        if ctx is None or ctx is NOT_PLAIN:
+            return {} if ctx is None else ctx
+        outputs = bind_qrels_wide(self._request.outputs, lambda: self._max_label)
+        per_query = measure(ctx, outputs, self._level)
+        return _as_dict(ctx.ranking.group_ids, per_query, self._outputs)
 
     def _nothing_retrieved(self, queries):
         """The values of queries whose ranking is empty (all from the qrels)."""
@@ -296,7 +336,12 @@ def _empty_queries(scores, judged):
     """Judged queries the run names with no document (dict runs only)."""
     if not isinstance(scores, Mapping):
         return np.zeros(0, dtype=str)
-    empty = [q for q, docs in scores.items() if hasattr(docs, "__len__") and not docs]
+    if plain_dicts(scores):  # every value a dict: the empty ones, in C
+        empty = list(compress(scores, map(not_, scores.values())))
+    else:
+        empty = [
+            q for q, docs in scores.items() if hasattr(docs, "__len__") and not docs
+        ]
     if not empty:
         return np.zeros(0, dtype=str)
     empty = np.unique(np.asarray(empty).astype(str))
@@ -317,7 +362,5 @@ def _as_dict(queries, per_query, outputs):
         keys.append(key)
     rows = zip(*columns, strict=True)
     queries = np.asarray(queries).tolist()
-    return {
-        q: dict(zip(keys, row, strict=True))
-        for q, row in zip(queries, rows, strict=True)
-    }
+    # {q: dict(zip(keys, row))} built by C iterators, one dict per query
+    return dict(zip(queries, map(dict, map(zip, repeat(keys), rows)), strict=True))

@@ -47,23 +47,55 @@ def trec_ranking(index, block, level, judged_only, max_docs, compat="10.0"):
     eval_ids, keep, codes, raw, j_codes, j_raw, hashes = join(index, block)
     if not eval_ids.shape[0]:
         return None
-    gains = np.maximum(j_raw, 0).astype(np.float64)
-    judgments = Judgments(j_codes, gains)
     every = keep.shape[0] == len(block)
     scores = block.scores if every else block.scores[keep]
-    if compat == "9.0":  # trec_eval 9.0.x holds scores as C floats
-        with np.errstate(over="ignore"):
-            scores = scores.astype(np.float32).astype(np.float64)
     n_groups = int(eval_ids.shape[0])
     # Any docno twice in a query? Asked of the rows in run order, before the
     # ranking's arrays exist; only then is the first repeat looked for.
     repeats = _may_repeat(hashes, codes, n_groups)
     del hashes
-    ordered = rank_order(
-        scores, codes, n_groups, "first", tiebreak=_docno_descending(block.d, keep)
+
+    def check(ranking, cut):
+        if repeats:
+            _check_duplicates(block, keep, ranking, cut)
+
+    return joined_context(
+        eval_ids,
+        scores,
+        codes,
+        raw,
+        j_codes,
+        j_raw,
+        _docno_descending(block.d, keep),
+        (level, judged_only, max_docs, compat),
+        check,
     )
+
+
+def joined_context(
+    eval_ids, scores, codes, raw, j_codes, j_raw, tiebreak, settings, check=None
+):
+    """The :class:`~skirm.trec._measures.Context` of joined run rows:
+    ``codes`` (their query's index into the sorted ``eval_ids``), ``scores``,
+    ``raw`` (trec_eval's relevance value of each) and every judgement of the
+    evaluated queries (``j_codes``, ``j_raw``); ties broken by ``tiebreak``
+    (a :func:`~skirm._engine.rank_order` key: docno descending);
+    ``settings`` are ``(level, judged_only, max_docs, compat)``.
+    ``check(ranking, cut)`` sees the ranking before ``-M`` and ``-J`` cut it
+    (the run's duplicate docnos). ``raw`` may also be a function of the
+    :class:`~skirm._engine.Ordered` rows that returns the relevance values
+    in rank order (the dicts' join, which looks the judgements up in the
+    ranking rather than the rows in the qrels)."""
+    level, judged_only, max_docs, compat = settings
+    gains = np.maximum(j_raw, 0).astype(np.float64)
+    judgments = Judgments(j_codes, gains)
+    if compat == "9.0":  # trec_eval 9.0.x holds scores as C floats
+        with np.errstate(over="ignore"):
+            scores = scores.astype(np.float32).astype(np.float64)
+    n_groups = int(eval_ids.shape[0])
+    ordered = rank_order(scores, codes, n_groups, "first", tiebreak=tiebreak)
     del scores, codes
-    ranked_raw = raw[ordered.order]
+    ranked_raw = raw(ordered) if callable(raw) else raw[ordered.order]
     del raw
     labels = ranked_raw.astype(np.float64)
     np.maximum(labels, 0.0, out=labels)  # unjudged and negative levels: 0
@@ -72,8 +104,8 @@ def trec_ranking(index, block, level, judged_only, max_docs, compat="10.0"):
     cut = None
     if max_docs is not None:
         cut = ranking.position < max_docs
-    if repeats:
-        _check_duplicates(block, keep, ranking, cut)
+    if check is not None:
+        check(ranking, cut)
     if judged_only:
         judged = ranked_raw >= 0
         cut = judged if cut is None else cut & judged

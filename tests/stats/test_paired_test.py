@@ -462,7 +462,7 @@ def test_the_bootstrap_test_warns_on_few_queries():
     # (t test: 0.074; exact randomization: 0.25). Below 25 queries the
     # bootstrap test rejects a true null far more often than alpha (see
     # BOOTSTRAP_MIN_QUERIES for the simulation).
-    from skirm.stats._paired import BOOTSTRAP_MIN_QUERIES
+    from skirm.stats._resampling import BOOTSTRAP_MIN_QUERIES
 
     assert BOOTSTRAP_MIN_QUERIES == 25
     with pytest.warns(UserWarning, match=r"too liberal on 3 queries.*'randomization'"):

@@ -1,0 +1,149 @@
+"""Dicts in, dicts out: skirm next to pytrec_eval where its users hold data.
+
+pytrec_eval's, ir_measures' and BEIR's users keep qrels and runs as dicts of
+dicts (``{qid: {docid: grade}}``, ``{qid: {docid: score}}``, string ids).
+Each case runs in a fresh process: the dicts are built there (seeded; not
+timed), the tool is imported (not timed), then the call is timed:
+
+- ``RelevanceEvaluator(qrels, measures).evaluate(run)`` (pytrec_eval's and
+  skirm's drop-in, the evaluator built inside the timing);
+- ``evaluate(run2)``: a second run through the same evaluator;
+- ``skirm.trec.evaluate_run(qrels, run, measures)``.
+
+Peak memory is the process's maximum resident set (``ru_maxrss``), the
+dicts included. Five measures (``ndcg_cut.10``, ``map_cut.100``,
+``recip_rank``, ``P.10``, ``recall.100``); the values of both tools are
+checked equal (1e-12) in every skirm process.
+
+Run: ``python benchmarks/bench_dicts.py [--queries 10000] [--docs 100]
+[--repeats 3]``. Compile skirm's bytecode first, as an install does
+(``python -m compileall -q skirm``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+
+MEASURES = ["ndcg_cut.10", "map_cut.100", "recip_rank", "P.10", "recall.100"]
+
+CHILD = r"""
+import json, resource, sys, time
+import numpy as np
+
+n_queries, n_docs = int(sys.argv[1]), int(sys.argv[2])
+tool, case, measures = sys.argv[3], sys.argv[4], json.loads(sys.argv[5])
+
+def make(seed):
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for q in range(n_queries):
+        docs = rng.choice(10 * n_docs, size=n_docs, replace=False)
+        scores = rng.random(n_docs).round(4)  # some ties
+        run[f"q{q}"] = {f"doc{d}": s for d, s in zip(docs.tolist(), scores.tolist())}
+        judged = rng.choice(10 * n_docs, size=n_docs // 10, replace=False)
+        grades = rng.integers(0, 3, judged.size).tolist()
+        qrels[f"q{q}"] = {f"doc{d}": g for d, g in zip(judged.tolist(), grades)}
+    return qrels, run
+
+qrels, run = make(0)
+_, run2 = make(1)
+if tool == "pytrec_eval":
+    import pytrec_eval
+    def evaluator(): return pytrec_eval.RelevanceEvaluator(qrels, set(measures))
+else:
+    import skirm.trec
+    from skirm.trec import RelevanceEvaluator, evaluate_run
+    def evaluator(): return RelevanceEvaluator(qrels, set(measures))
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+start = time.perf_counter()
+if case == "evaluate":
+    out = evaluator().evaluate(run)
+elif case == "second":
+    e = evaluator()
+    e.evaluate(run)
+    start = time.perf_counter()
+    out = e.evaluate(run2)
+elif tool == "pytrec_eval":  # the reference values of evaluate_run
+    out = evaluator().evaluate(run)
+else:
+    out = evaluate_run(qrels, run, measures)
+seconds = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# a digest of the values, compared between the tools by the parent
+name = {"ndcg_cut.10": "ndcg_cut_10", "map_cut.100": "map_cut_100", "P.10": "P_10",
+        "recall.100": "recall_100", "recip_rank": "recip_rank"}
+if isinstance(out, dict):
+    values = sorted((q, name[m], out[q][name[m]]) for q in out for m in measures)
+else:  # an EvaluationResult: per-query values by trec_eval's names
+    ids = out.group_ids.tolist()
+    values = sorted(
+        (q, name[m], float(out.per_query[name[m]][i]))
+        for i, q in enumerate(ids)
+        for m in measures
+    )
+print(json.dumps({"seconds": seconds, "peak_mib": peak, "values": values}))
+"""
+
+
+def run_case(args, tool, case):
+    argv = [sys.executable, "-c", CHILD, str(args.queries), str(args.docs), tool, case]
+    out = subprocess.run(
+        [*argv, json.dumps(MEASURES)], capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--queries", type=int, default=10_000)
+    parser.add_argument("--docs", type=int, default=100)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    rows = []
+    cases = [
+        ("RelevanceEvaluator(qrels, m).evaluate(run)", "evaluate", "pytrec_eval"),
+        ("a second run through the same evaluator", "second", "pytrec_eval"),
+        ("evaluate_run(qrels_dict, run_dict, m)", "evaluate_run", None),
+    ]
+    print(
+        f"{args.queries:,} queries x {args.docs} documents, string ids, "
+        f"{len(MEASURES)} measures; medians of {args.repeats} fresh processes\n"
+    )
+    print(
+        "| | pytrec_eval | skirm | pytrec_eval / skirm | peak MiB (pytrec_eval, skirm) |"  # noqa: E501
+    )
+    print("| --- | --- | --- | --- | --- |")
+    for title, case, reference in cases:
+        times = {}
+        peaks = {}
+        values = {}
+        for tool in ("pytrec_eval", "skirm"):
+            runs = [run_case(args, tool, case) for _ in range(args.repeats)]
+            times[tool] = statistics.median(r["seconds"] for r in runs)
+            peaks[tool] = statistics.median(r["peak_mib"] for r in runs)
+            values[tool] = runs[0]["values"]
+        # the same values: pytrec_eval's own, or (evaluate_run, which has
+        # no pytrec_eval call) skirm's drop-in's
+        same = all(
+            a[:2] == b[:2] and abs(a[2] - b[2]) <= 1e-12
+            for a, b in zip(values["pytrec_eval"], values["skirm"], strict=True)
+        )
+        if not same:
+            raise SystemExit(f"{title}: the values differ between the tools")
+        ref = times["pytrec_eval"] if reference else None
+        ratio = f"{ref / times['skirm']:.2f}" if ref else "-"
+        ref_text = f"{ref:.3f} s" if ref else "-"
+        peak_ref = f"{peaks['pytrec_eval']:.0f}" if ref else "-"
+        print(
+            f"| {title} | {ref_text} | {times['skirm']:.3f} s | {ratio} | "
+            f"{peak_ref}, {peaks['skirm']:.0f} |"
+        )
+        rows.append((title, times, peaks))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,203 @@
+"""Dicts: qrels and runs held as ``{qid: {docid: value}}``, joined as they are.
+
+pytrec_eval's users hold their qrels and runs as dicts of dicts, and their
+inner dicts already are the join's index. So the run is neither turned into
+string columns nor hashed: its scores are read straight into an array (C
+iterators over the dicts, no Python loop over queries or rows), ranked, and
+each *judgement* is then looked up in its query's run dict (the score of
+the judged docno, if retrieved) and placed in the ranking by a search of
+that score among its query's ranked scores. Qrels hold a few judgements per
+query where runs hold many documents, so the dict look-ups are per
+judgement, not per run row. Docnos are read only where trec_eval needs
+them: to order tied scores (docno descending), and to place a judgement
+among tied scores. The ranking and the measures are the TREC path's own
+(:func:`~skirm.trec._rank.joined_context`): the values are the same, bit
+for bit.
+
+:func:`dict_context` returns :data:`NOT_PLAIN` where the run is not plainly
+``{str: {str: number}}``; the caller then takes the general path, whose
+messages say what is wrong.
+"""
+
+from __future__ import annotations
+
+from itertools import chain, repeat
+from operator import itemgetter
+from typing import Any
+
+import numpy as np
+
+from skirm.io._tokens import Tokens
+from skirm.trec._rank import joined_context
+
+#: What :func:`dict_context` returns for a run that is not plain dicts.
+NOT_PLAIN = object()
+
+
+def plain_dicts(obj) -> bool:
+    """Whether ``obj`` is a dict of dicts with str keys (inner keys unchecked)."""
+    if type(obj) is not dict:
+        return False
+    return set(map(type, obj)) <= {str} and set(map(type, obj.values())) <= {dict}
+
+
+#: The types of a label the dicts hold as they are (bool is an int).
+_LABELS = {int, bool}
+
+
+def plain_qrels(qrels: Any) -> tuple[dict | None, float]:
+    """``(copy, largest label)``: a copy of ``qrels`` (as pytrec_eval copies
+    them) when they are plain dicts of str query ids and docnos and integer
+    labels, without the queries whose dict is empty (no judgement: not a
+    topic), and the largest label (0 if none is positive); ``(None, 0.0)``
+    for any other shape, which the caller reads as :class:`~skirm.io.Qrels`
+    (and whose messages say what is wrong)."""
+    if not plain_dicts(qrels) or not qrels:
+        return None, 0.0
+    if not set(map(type, chain.from_iterable(qrels.values()))) <= {str}:
+        return None, 0.0
+    labels = list(chain.from_iterable(map(dict.values, qrels.values())))
+    if not labels or not set(map(type, labels)) <= _LABELS:
+        return None, 0.0
+    copy = dict(
+        filter(itemgetter(1), zip(qrels, map(dict, qrels.values()), strict=True))
+    )
+    return copy, max(float(max(labels)), 0.0)
+
+
+def dict_context(qrels, run, settings):
+    """The :class:`~skirm.trec._measures.Context` of a ``run`` dict against
+    ``qrels`` (dicts of checked qrels: str keys, integer labels); None when
+    none of the run's queries with documents is judged; :data:`NOT_PLAIN`
+    when ``run`` is not dicts of str docnos and numeric scores.
+
+    ``settings`` are ``(level, judged_only, max_docs, compat)``."""
+    if not plain_dicts(run):
+        return NOT_PLAIN
+    queries = [q for q, docs in run.items() if docs and q in qrels]
+    if not queries:
+        return None
+    eval_ids = np.array(queries)
+    order = np.argsort(eval_ids, kind="stable")  # code points: byte order
+    eval_ids = eval_ids[order]
+    queries = [queries[i] for i in order.tolist()]
+    inner = list(map(run.__getitem__, queries))
+    judged = list(map(qrels.__getitem__, queries))
+    if not _plain_rows(inner):
+        return NOT_PLAIN
+    sizes = np.fromiter(map(len, inner), dtype=np.intp, count=len(inner))
+    scores = np.fromiter(
+        chain.from_iterable(map(dict.values, inner)),
+        dtype=np.float64,
+        count=int(sizes.sum()),
+    )
+    if np.isnan(scores).any():
+        return NOT_PLAIN  # the general path refuses NaN
+    if settings[3] == "9.0":  # trec_eval 9.0.x holds scores as C floats
+        with np.errstate(over="ignore"):
+            scores = scores.astype(np.float32).astype(np.float64)
+    j_sizes = np.fromiter(map(len, judged), dtype=np.intp, count=len(judged))
+    n_judged = int(j_sizes.sum())
+    j_raw = np.fromiter(
+        chain.from_iterable(map(dict.values, judged)), dtype=np.float64, count=n_judged
+    ).astype(np.int64)  # checked integers (the qrels were read as Qrels)
+    j_codes = np.repeat(np.arange(len(judged), dtype=np.intp), j_sizes)
+    # The score of each judged docno in its query's run (NaN: not retrieved).
+    j_scores = np.fromiter(
+        map(dict.get, chain.from_iterable(map(repeat, inner, j_sizes)),
+            chain.from_iterable(judged), repeat(np.nan)),
+        dtype=np.float64,
+        count=n_judged,
+    )  # fmt: skip
+    if settings[3] == "9.0":
+        with np.errstate(over="ignore"):
+            j_scores = j_scores.astype(np.float32).astype(np.float64)
+    docnos = _Docnos(inner, sizes)
+    codes = np.repeat(np.arange(len(inner), dtype=np.intp), sizes)
+
+    def ranked_raw(ordered):
+        return _placed(ordered, j_codes, j_scores, j_raw, judged, docnos)
+
+    return joined_context(
+        eval_ids, scores, codes, ranked_raw, j_codes, j_raw, docnos.descending, settings
+    )
+
+
+def _plain_rows(inner):
+    """Whether the run's inner dicts hold str docnos and numeric scores: a
+    C pass each (the docnos' types; ``sum`` refuses any score but a number,
+    where numpy would read the string ``"1.0"`` as one)."""
+    if not set(map(type, chain.from_iterable(inner))) <= {str}:
+        return False
+    try:
+        total = sum(chain.from_iterable(map(dict.values, inner)))
+    except TypeError:
+        return False
+    return isinstance(total, (int, float, np.floating))
+
+
+class _Docnos:
+    """The run's docnos of given rows (in the run's order: each query's dict
+    in turn), read from the dicts the first time tied scores need them."""
+
+    def __init__(self, inner, sizes):
+        self.inner, self.n = inner, int(sizes.sum())
+        self._all = None
+
+    def of(self, rows):
+        """The docnos of ``rows`` (a list of str)."""
+        if self._all is None:
+            self._all = np.fromiter(
+                chain.from_iterable(self.inner), dtype=object, count=self.n
+            )
+        return self._all[rows].tolist()
+
+    def descending(self, rows):
+        """The tiebreak of tied rows: docno descending in byte order, as
+        the file path ranks its tokens (called on the tied rows only)."""
+        rank = Tokens.from_strings(np.array(self.of(rows), dtype=str)).byte_rank()
+        np.negative(rank, out=rank)
+        return rank
+
+
+def _placed(ordered, j_codes, j_scores, j_raw, judged, docnos):
+    """trec_eval's relevance value of each ranked row (-1 unjudged, the
+    level, -2 for a negative level): each retrieved judgement placed at its
+    row, found by its score among its query's ranked scores."""
+    raw = np.full(ordered.order.shape[0], -1, dtype=np.int64)
+    hit = np.flatnonzero(~np.isnan(j_scores))
+    if not hit.shape[0]:
+        return raw
+    q, s = j_codes[hit], j_scores[hit]
+    ranked = ordered.scores
+    starts = ordered.starts
+    # The first row of the query scored at most s (scores descend in a
+    # query): a binary search in every query's rows at once.
+    first = _search(ranked, starts[q], starts[q + 1], s, strict=False)
+    after = _search(ranked, first, starts[q + 1], s, strict=True)
+    at = first.copy()
+    tied = np.flatnonzero(after - first > 1)
+    if tied.shape[0]:  # among equal scores, by docno (the ranking's order)
+        names = list(chain.from_iterable(map(dict.keys, judged)))
+        for i in tied.tolist():
+            block = docnos.of(ordered.order[first[i] : after[i]])
+            at[i] = first[i] + block.index(names[hit[i]])
+    labels = j_raw[hit]
+    raw[at] = np.where(labels >= 0, labels, -2)
+    return raw
+
+
+def _search(values, lo, hi, x, *, strict):
+    """For each i, the first index in ``[lo[i], hi[i])`` where the
+    descending ``values`` are ``< x[i]`` (``strict``) or ``<= x[i]``."""
+    lo, hi = lo.copy(), hi.copy()
+    while True:
+        open_ = lo < hi
+        if not open_.any():
+            return lo
+        mid = (lo + hi) // 2
+        value = values[np.minimum(mid, values.shape[0] - 1)]
+        right = open_ & ((value >= x) if strict else (value > x))
+        left = open_ & ~right
+        lo[right] = mid[right] + 1
+        hi[left] = mid[left]

@@ -1,0 +1,129 @@
+"""Dicts joined as they are: the same values as the general path, bit for bit.
+
+``RelevanceEvaluator`` evaluates a plain ``{str: {str: number}}`` run against
+plain qrels dicts without building string columns (``skirm/trec/_dicts.py``:
+judgements looked up in the run's dicts and placed in the ranking by score).
+Every generated case of the TREC fuzzer (26 dimensions: docno widths and
+charsets, UTF-8, ties, float32 ties, one-sided queries, graded and negative
+labels, ...) is evaluated both ways, the general way by giving the same run
+as a :class:`~skirm.io.Run`, under each option; the values must be equal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _trec_fuzz import DIMENSIONS, make_case, parse_reference
+
+from skirm.io import as_run
+from skirm.trec import RelevanceEvaluator
+from skirm.trec._dicts import NOT_PLAIN, dict_context
+
+MEASURES = {"all_trec"}
+
+
+def _both(qrels, run, **options):
+    evaluator = RelevanceEvaluator(qrels, MEASURES, **options)
+    assert evaluator._dicts is not None  # the dict path is taken
+    fast = evaluator.evaluate(run)
+    rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    general = evaluator.evaluate(as_run(rows) if rows else as_run([("q", "d", 0.0)]))
+    return fast, general
+
+
+def _assert_equal(fast, general, run):
+    assert sorted(fast) == sorted(q for q in general if q in run)
+    for qid, values in fast.items():
+        assert values.keys() == general[qid].keys()
+        for name, value in values.items():
+            other = general[qid][name]
+            assert value == other or (np.isnan(value) and np.isnan(other)), (
+                qid,
+                name,
+                value,
+                other,
+            )
+
+
+@pytest.mark.parametrize("dimension", DIMENSIONS)
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"relevance_level": 2}, {"judged_docs_only_flag": True}],
+    ids=["default", "level2", "judged_only"],
+)
+def test_dicts_equal_the_general_path(dimension, seed, options):
+    case = make_case(dimension, seed)
+    qrels, run, _, _ = parse_reference(case.qrels, case.run)
+    if not run or not qrels:
+        pytest.skip("a side without rows")  # not an oracle: nothing to compare
+    fast, general = _both(qrels, run, **options)
+    _assert_equal(fast, general, run)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ties_at_judged_documents_place_each_by_docno(seed):
+    # Many equal scores, judged documents among them, docnos that differ
+    # past the first 8 and 16 bytes, in UTF-8: each judgement is placed
+    # among its tied rows by docno (descending, byte order), not by score.
+    rng = np.random.default_rng(seed)
+    stems = ["doc", "docdocdocdocdoc", "é", "日本", "D"]
+    run, qrels = {}, {}
+    for q in range(30):
+        docs = {
+            f"{stems[i % 5]}{rng.integers(0, 50)}-{i}": float(rng.integers(0, 4))
+            for i in range(int(rng.integers(1, 40)))
+        }
+        run[f"q{q}"] = docs
+        judged = rng.choice([*docs, "absent"], size=min(8, len(docs)))
+        qrels[f"q{q}"] = {str(d): int(rng.integers(-1, 3)) for d in judged}
+    for options in ({}, {"judged_docs_only_flag": True}, {"relevance_level": 2}):
+        fast, general = _both(qrels, run, **options)
+        _assert_equal(fast, general, run)
+
+
+def test_every_score_tied_and_float32_ties():
+    # All scores equal; and scores equal only as C floats (trec_eval 9.0.x,
+    # as pytrec_eval): the ranking and the placement read the same values.
+    run = {"q1": {f"d{i}": 1.0 for i in range(50)}}
+    run["q2"] = {f"d{i}": 12.25000004 - i * 1e-9 for i in range(20)}
+    qrels = {"q1": {"d3": 1, "d10": 2, "d49": 0}, "q2": {"d0": 1, "d19": 1, "d7": 0}}
+    fast, general = _both(qrels, run)
+    _assert_equal(fast, general, run)
+    assert fast["q2"]["recip_rank"] == general["q2"]["recip_rank"]
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        {"q1": {1: 0.5, "d2": 0.2}},  # an int docno: the general path reads it
+        {"q1": {"d1": "0.5"}},  # a score as a string: refused there
+        {"q1": {"d1": float("nan")}},  # NaN: refused there
+        {"q1": [("d1", 0.5)]},  # not a dict of dicts
+        {1: {"d1": 0.5}},  # an int query id
+    ],
+)
+def test_runs_that_are_not_plain_dicts_take_the_general_path(run):
+    settings = (1, False, None, "9.0")
+    assert dict_context({"q1": {"d1": 1}}, run, settings) is NOT_PLAIN
+
+
+def test_not_plain_runs_get_the_general_path_s_values_and_errors():
+    evaluator = RelevanceEvaluator({"q1": {"d1": 1, "1": 1}}, {"map", "P.2"})
+    ints = evaluator.evaluate({"q1": {1: 0.5, "d2": 0.2}})  # 1 read as "1"
+    assert ints == {"q1": {"map": 0.5, "P_2": 0.5}}
+    with pytest.raises(ValueError, match=r"must not contain NaN"):
+        evaluator.evaluate({"q1": {"d1": float("nan")}})
+    with pytest.raises(ValueError, match=r"score values must be numbers"):
+        evaluator.evaluate({"q1": {"d1": "0.5"}})
+
+
+def test_the_evaluator_keeps_its_own_copy_of_the_qrels():
+    # pytrec_eval copies the qrels: changing the dicts afterwards changes
+    # nothing; a query judged by an empty dict is not a topic.
+    qrels = {"q1": {"d1": 1}, "q2": {}}
+    evaluator = RelevanceEvaluator(qrels, {"P.1"})
+    qrels["q1"]["d1"] = 0
+    qrels["q1"]["d2"] = 1
+    out = evaluator.evaluate({"q1": {"d1": 1.0, "d2": 0.5}, "q2": {"d1": 1.0}})
+    assert out == {"q1": {"P_1": 1.0}}

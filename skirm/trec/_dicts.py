@@ -21,6 +21,7 @@ messages say what is wrong.
 
 from __future__ import annotations
 
+import operator
 from itertools import chain, repeat
 from operator import itemgetter
 from typing import Any
@@ -28,7 +29,10 @@ from typing import Any
 import numpy as np
 
 from skirm.io._tokens import Tokens
+from skirm.trec._measures import measure
+from skirm.trec._missing import missing_queries_error, missing_rule, no_common_error
 from skirm.trec._rank import joined_context
+from skirm.trec._request import bind_qrels_wide
 
 #: What :func:`dict_context` returns for a run that is not plain dicts.
 NOT_PLAIN = object()
@@ -45,13 +49,47 @@ def plain_dicts(obj) -> bool:
 _LABELS = {int, bool}
 
 
-def plain_qrels(qrels: Any) -> tuple[dict | None, float]:
-    """``(copy, largest label)``: a copy of ``qrels`` (as pytrec_eval copies
-    them) when they are plain dicts of str query ids and docnos and integer
-    labels, without the queries whose dict is empty (no judgement: not a
-    topic), and the largest label (0 if none is positive); ``(None, 0.0)``
-    for any other shape, which the caller reads as :class:`~skirm.io.Qrels`
-    (and whose messages say what is wrong)."""
+def evaluate_dicts(qrels, run, outputs, options):
+    """``(ids, per_query, run_id, n_topics, n_relevant)`` of a run held as
+    dicts against qrels held as dicts (what
+    :func:`~skirm.trec._evaluate.evaluate_run`'s stages give), or
+    :data:`NOT_PLAIN` when either is not plain dicts, or when trec_eval
+    10.0's ``-c`` placeholders are to be scored (the general path does)."""
+    judged, max_label = plain_qrels(qrels, copy=False)
+    if judged is None or not plain_dicts(run):
+        return NOT_PLAIN
+    if not any(run.values()):
+        return NOT_PLAIN  # nothing retrieved: the general path says so
+    topics = np.array(sorted(judged), dtype=str)
+    settings = (options.level, options.judged_only, options.max_docs, options.compat)
+    ctx = dict_context(judged, run, settings)
+    if ctx is NOT_PLAIN:
+        return NOT_PLAIN
+    if ctx is None:
+        retrieved = sorted(q for q, docs in run.items() if docs)
+        raise no_common_error(np.array(retrieved[:3], dtype=str), topics)
+    ids = ctx.ranking.group_ids
+    missing = missing_rule(options.all_queries, options.compat)
+    if missing != "leave out" and ids.shape[0] < topics.shape[0]:
+        if missing == "score":
+            return NOT_PLAIN  # placeholders: the general path scores them
+        raise missing_queries_error(topics[~np.isin(topics, ids)])
+    per_query = measure(ctx, bind_qrels_wide(outputs, lambda: max_label), options.level)
+
+    def n_relevant():  # the judgements with a positive label (as asked)
+        labels = chain.from_iterable(map(dict.values, judged.values()))
+        return sum(map(operator.gt, labels, repeat(0)))
+
+    return ids, per_query, "skirm", topics.shape[0], n_relevant
+
+
+def plain_qrels(qrels: Any, *, copy: bool = True) -> tuple[dict | None, float]:
+    """``(dicts, largest label)``: ``qrels`` (each dict copied with ``copy``,
+    as pytrec_eval copies them) when they are plain dicts of str query ids
+    and docnos and integer labels, without the queries whose dict is empty
+    (no judgement: not a topic), and the largest label (0 if none is
+    positive); ``(None, 0.0)`` for any other shape, which the caller reads
+    as :class:`~skirm.io.Qrels` (and whose messages say what is wrong)."""
     if not plain_dicts(qrels) or not qrels:
         return None, 0.0
     if not set(map(type, chain.from_iterable(qrels.values()))) <= {str}:
@@ -59,10 +97,9 @@ def plain_qrels(qrels: Any) -> tuple[dict | None, float]:
     labels = list(chain.from_iterable(map(dict.values, qrels.values())))
     if not labels or not set(map(type, labels)) <= _LABELS:
         return None, 0.0
-    copy = dict(
-        filter(itemgetter(1), zip(qrels, map(dict, qrels.values()), strict=True))
-    )
-    return copy, max(float(max(labels)), 0.0)
+    inner = map(dict, qrels.values()) if copy else qrels.values()
+    kept = dict(filter(itemgetter(1), zip(qrels, inner, strict=True)))
+    return kept, max(float(max(labels)), 0.0)
 
 
 def dict_context(qrels, run, settings):

@@ -24,6 +24,7 @@ from skirm.io._convert import as_qrels, as_run
 from skirm.io._records import Qrels, RunBlock
 from skirm.io._tokens import Tokens
 from skirm.metrics._result import EvaluationResult
+from skirm.trec._dicts import NOT_PLAIN, evaluate_dicts
 from skirm.trec._formats import check_qrels_type, check_rel_format
 from skirm.trec._groups import as_qrels_jg, group_topics, split_topics
 from skirm.trec._inputs import map_blocks, qrels_input, run_blocks, run_input
@@ -284,9 +285,13 @@ def evaluate_request(qrels, run, request, options, *, rel_format, zscores, verbo
     check_qrels_type(qrels, rel_format)
     zscores = as_zscores(zscores)
     with reporting(verbose, "skirm.trec.evaluate_run") as progress:
-        ids, per_query, run_id, n_topics, n_relevant = _evaluate(
-            qrels, run, outputs, options, rel_format, progress
-        )
+        # dicts of dicts joined as they are (the same values, sooner)
+        joined = NOT_PLAIN
+        if rel_format == QRELS:
+            joined = evaluate_dicts(qrels, run, outputs, options)
+        if joined is NOT_PLAIN:
+            joined = _evaluate(qrels, run, outputs, options, rel_format, progress)
+        ids, per_query, run_id, n_topics, n_relevant = joined
     n_eval = ids.shape[0]
     n_total = n_topics if options.all_queries else n_eval
     if zscores is not None:

@@ -16,7 +16,7 @@ import pytest
 from _trec_fuzz import DIMENSIONS, make_case, parse_reference
 
 from skirm.io import as_run
-from skirm.trec import RelevanceEvaluator
+from skirm.trec import RelevanceEvaluator, evaluate_run
 from skirm.trec._dicts import NOT_PLAIN, dict_context
 
 MEASURES = {"all_trec"}
@@ -127,3 +127,45 @@ def test_the_evaluator_keeps_its_own_copy_of_the_qrels():
     qrels["q1"]["d2"] = 1
     out = evaluator.evaluate({"q1": {"d1": 1.0, "d2": 0.5}, "q2": {"d1": 1.0}})
     assert out == {"q1": {"P_1": 1.0}}
+
+
+def _run_both(qrels, run, **options):
+    """evaluate_run of the dicts, and of the same run given as a Run: the
+    results, or the errors (class and message)."""
+    rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    out = []
+    for given in (run, as_run(rows)):
+        try:
+            out.append(evaluate_run(qrels, given, ["all_trec", "ndcg@5"], **options))
+        except Exception as exc:  # compared below: the same error both ways
+            out.append((type(exc), str(exc)))
+    return out
+
+
+@pytest.mark.parametrize("dimension", DIMENSIONS)
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"compat": "9.0"},
+        {"all_queries": True},
+        {"judged_only": True, "max_docs": 5},
+        {"relevance_level": 2, "compat": "9.0"},
+    ],
+    ids=["default", "compat9", "all_queries", "judged_only_max_docs", "level2"],
+)
+def test_evaluate_run_of_dicts_equals_the_general_path(dimension, options):
+    case = make_case(dimension, 0)
+    qrels, run, _, _ = parse_reference(case.qrels, case.run)
+    fast, general = _run_both(qrels, run, **options)
+    if isinstance(general, tuple):
+        assert fast == general  # the same error, word for word
+        return
+    np.testing.assert_array_equal(fast.group_ids, general.group_ids)
+    assert list(fast.means) == list(general.means)
+    for name in general.means:
+        assert fast.means[name] == general.means[name] or (
+            np.isnan(fast.means[name]) and np.isnan(general.means[name])
+        ), name
+        np.testing.assert_array_equal(fast.per_query[name], general.per_query[name])
+    assert fast.run_id == general.run_id

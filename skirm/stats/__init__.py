@@ -14,6 +14,10 @@ from typing import TYPE_CHECKING
 from skirm._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from skirm.stats._agreement import (
+        AgreementResult as AgreementResult,
+        label_agreement as label_agreement,
+    )
     from skirm.stats._compare import (
         compare as compare,
     )

@@ -17,6 +17,7 @@ from skirm.stats import (
     confidence_intervals,
     cross_val_evaluate,
     describe,
+    label_agreement,
     paired_test,
     tukey_hsd,
 )
@@ -27,6 +28,7 @@ from skirm.trec import MissingQueriesError
 
 PUBLIC = [
     adjust_pvalues,
+    label_agreement,
     compare,
     confidence_intervals,
     cross_val_evaluate,

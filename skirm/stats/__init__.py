@@ -35,6 +35,12 @@ if TYPE_CHECKING:
         PairedTestResult as PairedTestResult,
         paired_test as paired_test,
     )
+    from skirm.stats._power import (
+        PowerResult as PowerResult,
+        minimum_detectable_effect as minimum_detectable_effect,
+        power as power,
+        sample_size as sample_size,
+    )
     from skirm.stats._report import (
         Comparison as Comparison,
     )

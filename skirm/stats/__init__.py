@@ -31,6 +31,10 @@ if TYPE_CHECKING:
         confidence_intervals as confidence_intervals,
         describe as describe,
     )
+    from skirm.stats._meta import (
+        MetaAnalysisResult as MetaAnalysisResult,
+        meta_analysis as meta_analysis,
+    )
     from skirm.stats._paired import (
         PairedTestResult as PairedTestResult,
         paired_test as paired_test,

@@ -18,6 +18,7 @@ from skirm.stats import (
     cross_val_evaluate,
     describe,
     label_agreement,
+    meta_analysis,
     paired_test,
     tukey_hsd,
 )
@@ -29,6 +30,7 @@ from skirm.trec import MissingQueriesError
 PUBLIC = [
     adjust_pvalues,
     label_agreement,
+    meta_analysis,
     compare,
     confidence_intervals,
     cross_val_evaluate,

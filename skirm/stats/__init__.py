@@ -48,6 +48,10 @@ if TYPE_CHECKING:
     from skirm.stats._report import (
         Comparison as Comparison,
     )
+    from skirm.stats._systems import (
+        SystemAgreementResult as SystemAgreementResult,
+        system_agreement as system_agreement,
+    )
     from skirm.stats._tukey import (
         TukeyHSDResult as TukeyHSDResult,
         tukey_hsd as tukey_hsd,

@@ -300,9 +300,9 @@ def _design(
 ):
     seed = None
     if test not in ("t", "anova"):
-        seed, _ = rs.seed_and_rng(rs_)
+        seed, rng = rs.seed_and_rng(rs_)
         if seed is None:  # a Generator: draw the simulation's seed from it
-            seed = int(rs_.integers(0, 2**63 - 1))
+            seed = int(rng.integers(0, 2**63 - 1))
     sim = _Simulation(test, alternative, alpha, n_simulations, n_resamples, seed, None)
     design = _Design(test, alternative, alpha, n_systems, differences, sim)
     if design.pilot is not None:

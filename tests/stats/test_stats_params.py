@@ -20,6 +20,7 @@ from skirm.stats import (
     label_agreement,
     meta_analysis,
     paired_test,
+    system_agreement,
     tukey_hsd,
 )
 from skirm.stats._compare import COMPARE_TEST, MISSING_QUERIES
@@ -36,6 +37,7 @@ PUBLIC = [
     cross_val_evaluate,
     describe,
     paired_test,
+    system_agreement,
     tukey_hsd,
     Comparison.to_frame,
     Comparison.to_records,

@@ -113,9 +113,11 @@ def _category_counts(codes, q):
 
 def _by_query(rows, query, n_queries):
     """Column sums of ``rows`` per query, shape (n_queries, n_columns)."""
-    out = np.zeros((n_queries, rows.shape[1]))
-    np.add.at(out, query, rows)
-    return out
+    if n_queries == rows.shape[0] and (query == np.arange(n_queries)).all():
+        return rows.astype(float)  # every item its own unit, in order
+    return np.column_stack(
+        [np.bincount(query, weights=col, minlength=n_queries) for col in rows.T]
+    )
 
 
 def _cohen_sums(codes, query, n_queries, q):
@@ -151,14 +153,14 @@ def _gwet_sums(codes, query, n_queries, q, w):
     counts = _category_counts(codes, q)
     n = counts.sum(axis=1)
     pairable = n >= 2
-    judged = n >= 1
-    agree = np.zeros(len(n))
-    star = counts[pairable] @ w.T
-    m = n[pairable]
-    agree[pairable] = (counts[pairable] * (star - 1)).sum(axis=1) / (m * (m - 1))
-    share = np.zeros_like(counts)
-    share[judged] = counts[judged] / n[judged, None]
-    rows = np.column_stack([agree, pairable, judged, share])
+    agree = np.einsum("ik,ik->i", counts, counts @ w.T) - n
+    agree /= np.maximum(n * (n - 1), 1.0)
+    share = counts / np.maximum(n, 1.0)[:, None]
+    rows = np.empty((n.size, q + 3))
+    rows[:, 0] = agree
+    rows[:, 1] = pairable
+    rows[:, 2] = n >= 1
+    rows[:, 3:] = share
     return _by_query(rows, query, n_queries)
 
 

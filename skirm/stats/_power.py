@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 #: ANOVA of m systems.
 POWER_TEST = Param("test", OneOf(*TESTS, "anova"))
 ALPHA = Param("alpha", Interval(float, 0, 1, closed="neither"))
-POWER = Param("power", Interval(float, 0, 1, closed="neither"))
+POWER = Param("power", Interval(float, 0, 1, closed="neither"), option="--power")
 EFFECT_SIZE = Param("effect_size", Interval(float, None, None), NONE)
 N_QUERIES = Param("n_queries", Interval(int, 2, closed="left"))
 N_SIMULATIONS = Param("n_simulations", Interval(int, 10, closed="left"))

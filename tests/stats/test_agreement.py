@@ -272,3 +272,26 @@ def test_the_interval_equals_a_loop_over_draws():
 def test_bad_input_names_the_argument(labels, kwargs, error, message):
     with pytest.raises(error, match=re.escape(message)):
         label_agreement(np.array(labels, dtype=float), random_state=0, **kwargs)
+
+
+def _fleiss_reference(labels):
+    """Fleiss' kappa item by item, each item with its own number of labels
+    (items with fewer than two left out)."""
+    rows = [[v for v in row if not np.isnan(v)] for row in labels]
+    rows = [r for r in rows if len(r) >= 2]
+    x = sorted({v for r in rows for v in r})
+    agree = [
+        (sum(r.count(c) ** 2 for c in x) - len(r)) / (len(r) * (len(r) - 1))
+        for r in rows
+    ]
+    total = sum(len(r) for r in rows)
+    shares = [sum(r.count(c) for r in rows) / total for c in x]
+    chance = sum(p * p for p in shares)
+    return (np.mean(agree) - chance) / (1 - chance)
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_fleiss_with_missing_labels_equals_the_per_item_reference(case):
+    labels, groups = _case(7, **{**case, "missing": max(case["missing"], 0.2)})
+    result = _agreement(labels, groups=groups, method="fleiss")
+    assert result.value == pytest.approx(_fleiss_reference(labels), rel=1e-12)

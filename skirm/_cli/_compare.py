@@ -10,6 +10,7 @@ from skirm._errors import InvalidParameterError
 from skirm._measures._table import COMPARE_METRICS
 from skirm._progress import current
 from skirm.io._trec import read_qrels
+from skirm.stats._power import POWER
 from skirm.trec._request import RELEVANCE_LEVEL, parse_measures
 
 
@@ -36,6 +37,46 @@ def _run_labels(results, paths):
     return labels
 
 
+def _baseline_label(baseline, labels, runs):
+    if baseline in labels:
+        return baseline
+    if baseline not in runs:
+        raise UsageError(
+            f"--baseline must be one of the runs {labels}, got {baseline!r}"
+        )
+    return labels[list(runs).index(baseline)]
+
+
+def _detectable(comparison, power):
+    """The minimum detectable effect of each pair and measure: ``d_z`` from
+    the paired t test on the comparison's queries, at alpha divided by the
+    pairs of a measure when a correction was applied (Bonferroni's bound on
+    any of the corrections), times the standard deviation of the pair's
+    differences for the measure's units."""
+    from skirm.stats import minimum_detectable_effect
+
+    m = len(comparison.pairs)
+    alpha = (
+        comparison.alpha / m if comparison.correction is not None else comparison.alpha
+    )
+    side = comparison.alternative
+    d_z = minimum_detectable_effect(
+        comparison.n_queries, power=power, alpha=alpha, alternative=side
+    ).effect_size
+    level = f"{comparison.alpha:g}/{m}" if alpha != comparison.alpha else f"{alpha:g}"
+    lines = [
+        f"\nMinimum detectable effect at power {power:g} (paired t test, alpha "
+        f"{level} per pair, {comparison.n_queries} queries): d_z {d_z:.4f}; in "
+        "each measure's units (d_z times the standard deviation of the pair's "
+        "differences):"
+    ]
+    for metric in comparison.metrics:
+        for a, b in comparison.pairs:
+            diffs = comparison.per_query[a][metric] - comparison.per_query[b][metric]
+            lines.append(f"{metric}: {a} - {b} = {abs(d_z) * diffs.std(ddof=1):.4f}")
+    return "\n".join(lines) + "\n"
+
+
 def run_compare(args, out):
     from skirm.stats import compare
 
@@ -44,6 +85,10 @@ def run_compare(args, out):
         raise UsageError("compare needs at least two runs")
     check_plot(args.plot)
     check_options(args, relevance_level=RELEVANCE_LEVEL)
+    if args.power is not None:
+        check_options(args, power=POWER)
+        if args.format != "table":
+            raise UsageError("--power adds lines to --format table only")
     current().stage(f"reading {qrels_name(args.qrels)}")
     qrels = read_qrels(args.qrels)
     results = []
@@ -52,13 +97,10 @@ def run_compare(args, out):
             raise result  # a comparison needs every run
         results.append(result)
     labels = _run_labels(results, args.runs)
-    baseline = args.baseline
-    if baseline is not None and baseline not in labels:
-        if baseline not in args.runs:
-            raise UsageError(
-                f"--baseline must be one of the runs {labels}, got {baseline!r}"
-            )
-        baseline = labels[list(args.runs).index(baseline)]
+    baseline = None
+    if args.baseline is not None:
+        baseline = [_baseline_label(b, labels, args.runs) for b in args.baseline]
+        baseline = baseline[0] if len(baseline) == 1 else baseline
     correction = None if args.correction == "none" else args.correction
     try:
         comparison = compare(
@@ -75,5 +117,7 @@ def run_compare(args, out):
     except InvalidParameterError as exc:
         raise UsageError(exc.command_line or str(exc)) from None
     write_comparison(comparison, args.format, out)
+    if args.power is not None:
+        out.write(_detectable(comparison, args.power))
     if args.plot is not None:
         plot_compare(args.plot, comparison)

@@ -294,8 +294,10 @@ def _add_compare_parser(sub, options=True):
     cmp.add_argument(
         "--baseline",
         metavar="NAME",
+        action="append",
         help="compare every run with this one (its run id or file name); "
-        "default: every pair",
+        "repeatable: every other run against each baseline, one correction "
+        "over all those pairs; default: every pair",
     )
     cmp.add_argument("--test", choices=(*TESTS, *TUKEY), default="t")
     cmp.add_argument(
@@ -308,6 +310,13 @@ def _add_compare_parser(sub, options=True):
         "--n-resamples", type=int, default=10_000, metavar="B", help="default 10000"
     )
     cmp.add_argument("--seed", type=int, metavar="SEED", help="seed of the draws")
+    cmp.add_argument(
+        "--power",
+        type=float,
+        metavar="POWER",
+        help="after the table, the minimum detectable effect of each pair at "
+        "this power (paired t test on the comparison's queries)",
+    )
     cmp.add_argument(
         "--missing",
         choices=MISSING,

@@ -17,11 +17,17 @@ if TYPE_CHECKING:
     from skirm.plot._comparison import (
         ComparisonDisplay as ComparisonDisplay,
     )
+    from skirm.plot._meta import (
+        MetaAnalysisDisplay as MetaAnalysisDisplay,
+    )
     from skirm.plot._metric_at_k import (
         MetricAtKDisplay as MetricAtKDisplay,
     )
     from skirm.plot._per_query import (
         PerQueryDisplay as PerQueryDisplay,
+    )
+    from skirm.plot._power import (
+        PowerCurveDisplay as PowerCurveDisplay,
     )
     from skirm.plot._precision_recall import (
         PrecisionRecallDisplay as PrecisionRecallDisplay,

@@ -14,6 +14,10 @@ from typing import TYPE_CHECKING
 from skirm._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from skirm.stats._agreement import (
+        AgreementResult as AgreementResult,
+        label_agreement as label_agreement,
+    )
     from skirm.stats._compare import (
         compare as compare,
     )
@@ -27,12 +31,26 @@ if TYPE_CHECKING:
         confidence_intervals as confidence_intervals,
         describe as describe,
     )
+    from skirm.stats._meta import (
+        MetaAnalysisResult as MetaAnalysisResult,
+        meta_analysis as meta_analysis,
+    )
     from skirm.stats._paired import (
         PairedTestResult as PairedTestResult,
         paired_test as paired_test,
     )
+    from skirm.stats._power import (
+        PowerResult as PowerResult,
+        minimum_detectable_effect as minimum_detectable_effect,
+        power as power,
+        sample_size as sample_size,
+    )
     from skirm.stats._report import (
         Comparison as Comparison,
+    )
+    from skirm.stats._systems import (
+        SystemAgreementResult as SystemAgreementResult,
+        system_agreement as system_agreement,
     )
     from skirm.stats._tukey import (
         TukeyHSDResult as TukeyHSDResult,

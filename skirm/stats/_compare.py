@@ -237,6 +237,34 @@ def _n_draws(test_name, settings, n_queries):
     return draws
 
 
+def _check_baselines(baseline, results) -> list[str]:
+    """The baselines named by ``baseline`` (a system, several, or None)."""
+    if baseline is None:
+        return []
+    names = [baseline] if isinstance(baseline, str) else baseline
+    if not isinstance(names, (list, tuple)) or not names:
+        raise InvalidParameterError(
+            "`baseline` must be a system's name, a list of them or None, got "
+            f"{describe(baseline)}"
+        )
+    for name in names:
+        if name not in results:
+            raise InvalidParameterError(
+                f"`baseline` must be one of the systems {list(results)}, got "
+                f"{describe(name)}"
+            )
+    if len(set(names)) < len(names):
+        raise InvalidParameterError(
+            f"`baseline` must name each system once, got {list(names)}"
+        )
+    if len(names) == len(results):
+        raise InvalidParameterError(
+            "`baseline` must leave at least one system to compare with the "
+            f"baselines, got every system: {list(names)}"
+        )
+    return list(names)
+
+
 def _correction(
     correction, test, n_pairs
 ) -> Literal["holm", "bonferroni", "fdr_bh"] | None:
@@ -268,7 +296,7 @@ def _correction(
 def compare(
     results: Mapping[str, EvaluationResult],
     *,
-    baseline: str | None = None,
+    baseline: str | Sequence[str] | None = None,
     metrics: Sequence[str] | None = None,
     test: Literal[
         "t",
@@ -298,8 +326,12 @@ def compare(
     results : dict of str to EvaluationResult
         The systems, by name: results of :func:`skirm.metrics.evaluate` or
         :func:`skirm.trec.evaluate_run`. Queries are aligned by id.
-    baseline : str, default=None
-        Compare every other system with this one. None compares every pair.
+    baseline : str or list of str, default=None
+        Compare every other system with this one. A list of systems
+        compares every other system with each of them: the pairs of all the
+        baselines form one family per metric, corrected together (the
+        baselines are not compared with each other). None compares every
+        pair.
     metrics : sequence of str, default=None
         The metrics to compare; None takes those every result holds.
     test : str, default="t"
@@ -308,7 +340,7 @@ def compare(
         on the two-way ANOVA) or ``"randomized_tukey_hsd"`` (Carterette
         2012) over all the systems (see :func:`tukey_hsd`).
     correction : {"auto", "holm", "bonferroni", "fdr_bh"} or None, default="auto"
-        Multiple-comparison correction, applied per metric over the pairs
+        Multiple-comparison correction, applied per metric over all the pairs
         compared (see :func:`adjust_pvalues`). ``"auto"``: Holm with more
         than one pair, none for one pair or a Tukey test (which controls the
         familywise error itself).
@@ -379,14 +411,10 @@ def compare(
     5 strong     map  0.162         True
     """
     results = _check_results(results)
-    if baseline is not None and baseline not in results:
-        raise InvalidParameterError(
-            f"`baseline` must be one of the systems {list(results)}, got "
-            f"{describe(baseline)}"
-        )
+    baselines = _check_baselines(baseline, results)
     metrics = _check_metrics(results, metrics)
-    if baseline is not None:
-        results = {baseline: results[baseline], **results}
+    results = {**{b: results[b] for b in baselines}, **results}
+    baseline = baselines[0] if len(baselines) == 1 else None
     systems = list(results)
     group_ids, values, weights = _align(results, metrics, missing)
     settings = _test_settings(
@@ -400,10 +428,11 @@ def compare(
         zero_method,
     )
     k, n_metrics, n = values.shape
-    if baseline is None:
+    if not baselines:
         pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
-    else:
-        pairs = [(a, 0) for a in range(1, k)]
+    else:  # each other system against each baseline, one family per metric
+        nb = len(baselines)
+        pairs = [(a, b) for b in range(nb) for a in range(nb, k)]
     correction = _correction(correction, test, len(pairs))
     seed, rng = rs.seed_and_rng(random_state)
     with reporting(verbose, "skirm.stats.compare") as progress:
@@ -420,6 +449,7 @@ def compare(
     return Comparison(
         systems=systems,
         baseline=baseline,
+        baselines=baselines,
         metrics=metrics,
         group_ids=group_ids,
         values=values,

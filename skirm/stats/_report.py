@@ -63,7 +63,11 @@ class Comparison:
     systems : list of str
         System names, the baseline first if there is one.
     baseline : str or None
-        The baseline system, or None when every pair was compared.
+        The baseline system, or None when every pair was compared or when
+        there are several baselines.
+    baselines : list of str
+        The baselines: empty when every pair was compared, one, or several
+        (each other system compared with each of them).
     metrics : list of str
         The metrics compared.
     pairs : list of tuple of str
@@ -112,6 +116,7 @@ class Comparison:
         systems: list[str],
         baseline: str | None,
         metrics: list[str],
+        baselines: list[str] | None = None,
         group_ids: NDArray[Any],
         values: NDArray[np.float64],
         weights: NDArray[np.float64] | None,
@@ -129,6 +134,7 @@ class Comparison:
     ) -> None:
         self.systems = systems
         self.baseline = baseline
+        self.baselines = list(baselines or ([] if baseline is None else [baseline]))
         self.metrics = metrics
         self.group_ids = group_ids
         self.weights = weights
@@ -209,6 +215,11 @@ class Comparison:
         else:
             corr = f"{_CORRECTION_NAMES[self.correction]} over {n_pairs} comparisons"
             corr += " per metric"
+            if len(self.baselines) > 1:
+                corr += (
+                    f" (each system against each of {len(self.baselines)} "
+                    f"baselines: {', '.join(self.baselines)})"
+                )
         seed = f", seed {self.random_state}" if self._uses_random else ""
         if self._uses_random and self.random_state is None:
             seed = ", seed: a generator passed in"

@@ -22,7 +22,7 @@ def render(comparison) -> Markup:
     means = [
         [
             letters[system],
-            system if system != c.baseline else f"{system} (baseline)",
+            system if system not in c.baselines else f"{system} (baseline)",
             *map(Markup, row),
         ]
         for system, row in zip(c.systems, cells, strict=True)

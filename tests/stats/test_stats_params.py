@@ -17,7 +17,10 @@ from skirm.stats import (
     confidence_intervals,
     cross_val_evaluate,
     describe,
+    label_agreement,
+    meta_analysis,
     paired_test,
+    system_agreement,
     tukey_hsd,
 )
 from skirm.stats._compare import COMPARE_TEST, MISSING_QUERIES
@@ -27,11 +30,14 @@ from skirm.trec import MissingQueriesError
 
 PUBLIC = [
     adjust_pvalues,
+    label_agreement,
+    meta_analysis,
     compare,
     confidence_intervals,
     cross_val_evaluate,
     describe,
     paired_test,
+    system_agreement,
     tukey_hsd,
     Comparison.to_frame,
     Comparison.to_records,

@@ -133,14 +133,16 @@ class EvalMetric:
     no_jit = True
     higher_is_better = True
 
-    def __init__(self, args, bound, ties, no_relevant, groups):
+    def __init__(
+        self, args: tuple, bound: dict, ties: str, no_relevant: Any, groups: Any
+    ) -> None:
         self._args = args
         ((self.name, self.metric),) = bound.items()
         self.library = args[1]
         self._ties = ties
         self._no_relevant = no_relevant
         self.groups = None if groups is None else np.asarray(groups)
-        self._fixed = []  # FixedQueries of the validation sets seen
+        self._fixed: list[FixedQueries] = []  # the validation sets seen
 
     def __repr__(self):
         metric, library, options = self._args
@@ -186,7 +188,9 @@ class EvalMetric:
 
     # -- LightGBM ------------------------------------------------------------
 
-    def __call__(self, y_true, y_pred, weight=None, group=None):
+    def __call__(
+        self, y_true: Any, y_pred: Any, weight: Any = None, group: Any = None
+    ) -> tuple[Any, ...]:
         """LightGBM: ``(name, value, is_higher_better)``; XGBoost ``(name,
         value)``. See :func:`make_eval_metric`."""
         if self.library == "xgboost":
@@ -226,7 +230,9 @@ class EvalMetric:
         """CatBoost: higher is better."""
         return True
 
-    def evaluate(self, approxes, target, weight):
+    def evaluate(
+        self, approxes: Any, target: ArrayLike, weight: Any
+    ) -> tuple[float, float]:
         """CatBoost: ``(value, 1.0)`` on the bound validation rows; 0 on
         other rows (the training set, which CatBoost also evaluates, its
         queries unknown)."""
@@ -235,7 +241,7 @@ class EvalMetric:
             return 0.0, 1.0
         return self.score(target, approxes[0], self.groups), 1.0
 
-    def get_final_error(self, error, weight):
+    def get_final_error(self, error: float, weight: float) -> float:
         """CatBoost: the value of :meth:`evaluate`."""
         return error
 

@@ -140,6 +140,13 @@ SUITE = {
         ["--queries", "300", "--repeat", "1"],
         "the diversity family; reference: pyndeval (ndeval's C)",
     ),
+    "training": (
+        "bench_training.py",
+        [],
+        ["--rounds", "20", "--train", "10000", "--valid", "2000", "--repeat", "1"],
+        "skirm's metric in LightGBM's rounds and over validation batches; "
+        "reference: LightGBM's own ndcg@10, torchmetrics",
+    ),
 }
 
 

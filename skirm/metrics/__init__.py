@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from skirm._errors import (
         UnknownMeasureError as UnknownMeasureError,
     )
+    from skirm.metrics._accumulator import (
+        MetricAccumulator as MetricAccumulator,
+    )
     from skirm.metrics._accuracy import (
         accuracy_score as accuracy_score,
     )

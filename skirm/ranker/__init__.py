@@ -7,6 +7,10 @@ from typing import TYPE_CHECKING
 from skirm._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from skirm.ranker._eval_metric import (
+        EvalMetric as EvalMetric,
+        make_eval_metric as make_eval_metric,
+    )
     from skirm.ranker._pairwise import (
         PairwiseRanker as PairwiseRanker,
     )

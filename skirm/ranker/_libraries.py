@@ -24,12 +24,15 @@ import numpy as np
 
 from skirm._measures import _table as table
 from skirm._params import NONE, Param, Satisfies
-from skirm.metrics._registry import get_metric
+from skirm.metrics._registry import Metric, get_metric
+from skirm.ranker._eval_metric import make_eval_metric
 
 __all__ = [
+    "after_fit",
     "early_stopping_history",
     "library_metric_name",
     "query_fit_kwargs",
+    "skirm_metric",
     "validation_fit_kwargs",
 ]
 
@@ -43,18 +46,18 @@ def _ndcg_cutoff(name):
     return metric.k if metric.spec.measure is table.NDCG else None
 
 
-#: The metric early stopping watches: the library's own (None) or NDCG@k.
+#: The metric early stopping watches: the library's own (None, or the name
+#: "ndcg@k"), or any other registered metric, computed by skirm.
 EVAL_METRIC = Param(
     "eval_metric",
     NONE,
     Satisfies(
-        lambda name: isinstance(name, str) and _ndcg_cutoff(name) is not None,
-        "'ndcg@k' with a cutoff k",
-        rejected=(table.MAP.name, table.NDCG.name, 10),
+        lambda name: isinstance(name, (str, Metric)),
+        "a registered metric name or Metric",
+        rejected=(10, 0.5),
     ),
-    expected="None (the library's own metric) or 'ndcg@k' with a cutoff k",
-    hint="for another metric set the wrapped estimator's own parameter (LightGBM "
-    "`metric`, XGBoost and CatBoost `eval_metric`)",
+    expected="None (the library's own metric), a registered metric name "
+    "('map@10', 'err@20', 'ndcg@10', ...) or a Metric from get_metric",
 )
 
 
@@ -62,16 +65,29 @@ def library_metric_name(library, eval_metric):
     """The library's own name of ``"ndcg@k"``, e.g. ``"NDCG:top=10;type=Exp"``.
 
     ``None`` keeps the library's configured metric (its default or what the
-    wrapped estimator was given) and returns None.
+    wrapped estimator was given) and returns None; so does a metric skirm
+    computes (see :func:`skirm_metric`).
     """
     if isinstance(eval_metric, str):
         get_metric(eval_metric)  # an unknown name: the registry's own error
-    if EVAL_METRIC(eval_metric) is None:
+    if skirm_metric(eval_metric) is not None or EVAL_METRIC(eval_metric) is None:
         return None
     k = _ndcg_cutoff(eval_metric)
     if library == "catboost":
         return f"NDCG:top={k};type=Exp"
     return f"ndcg@{k}"
+
+
+def skirm_metric(eval_metric):
+    """The metric skirm computes for early stopping, or None when the library
+    computes it: ``None`` and a name ``"ndcg@k"`` with a cutoff go to the
+    library's own metric; any other registered name, or a
+    :class:`~skirm.metrics.Metric`, is skirm's."""
+    if EVAL_METRIC(eval_metric) is None:
+        return None
+    if isinstance(eval_metric, str) and _ndcg_cutoff(eval_metric) is not None:
+        return None
+    return eval_metric
 
 
 def query_fit_kwargs(library, codes, sample_weight):
@@ -98,14 +114,28 @@ def _accepts(method, name):
         return False
 
 
-def validation_fit_kwargs(library, estimator, X_val, y_val, codes_val, rounds, name):
+def validation_fit_kwargs(
+    library, estimator, X_val, y_val, codes_val, rounds, name, metric=None
+):
     """``fit`` keywords passing a validation set sorted by query.
 
     Sets the estimator's own parameters where the library takes early
-    stopping or the metric at construction (XGBoost, CatBoost).
+    stopping or the metric at construction (XGBoost, CatBoost). ``metric``,
+    when given, is a metric skirm computes each round (see
+    :func:`skirm_metric`), and the one early stopping watches.
     """
+    if metric is not None:
+        custom = make_eval_metric(metric, library, groups=codes_val)
+        if library == "xgboost":
+            return _xgboost_custom(estimator, X_val, y_val, codes_val, rounds, custom)
+        if library == "catboost":
+            estimator.set_params(eval_metric=custom)
     if library == "lightgbm":
-        return _lightgbm_validation(estimator, X_val, y_val, codes_val, rounds, name)
+        kwargs = _lightgbm_validation(estimator, X_val, y_val, codes_val, rounds, name)
+        if metric is not None:  # the only metric, so the first one stops
+            estimator.set_params(metric="None")
+            kwargs["eval_metric"] = custom
+        return kwargs
     if library == "xgboost":
         params = {"early_stopping_rounds": rounds}
         if name is not None:
@@ -118,13 +148,68 @@ def validation_fit_kwargs(library, estimator, X_val, y_val, codes_val, rounds, n
         }
     from catboost import Pool  # the estimator is a CatBoost model: installed
 
-    if name is not None:
+    if name is not None and metric is None:
         estimator.set_params(eval_metric=name)
     return {
         "eval_set": Pool(X_val, y_val, group_id=codes_val),
         "early_stopping_rounds": rounds,
         "use_best_model": rounds is not None,
     }
+
+
+#: XGBoost's name of the (first) validation set of its scikit-learn API.
+XGBOOST_VALIDATION = "validation_0"
+
+
+def _xgboost_custom(estimator, X_val, y_val, codes_val, rounds, custom):
+    """XGBoost with skirm's metric: XGBRanker's own ``eval_metric`` would see
+    one query at a time, so a training callback scores the whole validation
+    set each round, appends the value to the history, and (with ``rounds``)
+    XGBoost's early stopping watches it, maximised. The callbacks are taken
+    off the fitted estimator by :func:`after_fit`."""
+    import xgboost  # the estimator is an XGBoost model: installed
+
+    dval = xgboost.DMatrix(
+        X_val,
+        y_val,
+        qid=codes_val,
+        missing=estimator.missing,
+        enable_categorical=estimator.enable_categorical,
+    )
+    callbacks = list(estimator.get_params().get("callbacks") or [])
+    callbacks.append(_skirm_callback(xgboost, custom, dval, y_val, codes_val))
+    if rounds is not None:
+        callbacks.append(
+            xgboost.callback.EarlyStopping(
+                rounds=rounds,
+                metric_name=custom.name,
+                data_name=XGBOOST_VALIDATION,
+                maximize=custom.higher_is_better,
+            )
+        )
+    estimator.set_params(early_stopping_rounds=None, callbacks=callbacks)
+    return {"eval_set": [(X_val, y_val)], "eval_qid": [codes_val], "verbose": False}
+
+
+def _skirm_callback(xgboost, custom, dval, y_val, codes_val):
+    class SkirmMetric(xgboost.callback.TrainingCallback):
+        """Appends skirm's metric on the validation set to the history."""
+
+        def after_iteration(self, model, epoch, evals_log):
+            value = custom.score(y_val, model.predict(dval), codes_val)
+            history = evals_log.setdefault(XGBOOST_VALIDATION, {})
+            history.setdefault(custom.name, []).append(value)
+            return False
+
+    return SkirmMetric()
+
+
+def after_fit(library, estimator, callbacks):
+    """Put back the XGBoost estimator's own ``callbacks`` after a fit with
+    skirm's metric (the fitted model keeps no reference to the validation
+    set, and pickles)."""
+    if library == "xgboost":
+        estimator.set_params(callbacks=callbacks)
 
 
 def _lightgbm_validation(estimator, X_val, y_val, codes_val, rounds, name):
@@ -163,6 +248,7 @@ def early_stopping_history(library, estimator, rounds):
     else:  # catboost
         history = estimator.get_evals_result()[VALIDATION]
         key = estimator.get_params().get("eval_metric")
+        key = getattr(key, "name", key)  # skirm's metric: its name
         if key not in history:  # the library spells the name its own way
             key = next(iter(history))
         best = estimator.get_best_iteration() + 1 if rounds is not None else 0

@@ -26,9 +26,11 @@ from skirm.metrics._registry import get_metric
 from skirm.model_selection._shuffle import SIZE_TEXT, SIZES
 from skirm.ranker._base import QueryScoreMixin
 from skirm.ranker._libraries import (
+    after_fit,
     early_stopping_history,
     library_metric_name,
     query_fit_kwargs,
+    skirm_metric,
     validation_fit_kwargs,
 )
 
@@ -226,10 +228,16 @@ default="auto"
         validation set (``validation_fraction`` or ``eval_set``). Set early
         stopping here, not on the wrapped estimator: for XGBoost this value
         replaces the estimator's own ``early_stopping_rounds``.
-    eval_metric : {None, "ndcg@k"}, default=None
-        The validation metric that stops the boosting: ``"ndcg@10"`` sets
-        LightGBM's ``ndcg`` with ``eval_at=[10]``, XGBoost's ``ndcg@10``,
-        CatBoost's ``NDCG:top=10;type=Exp``. None keeps the library's own
+    eval_metric : str, Metric or None, default=None
+        The validation metric that stops the boosting. A name ``"ndcg@k"``
+        sets the library's own NDCG: LightGBM's ``ndcg`` with
+        ``eval_at=[k]``, XGBoost's ``ndcg@k``, CatBoost's
+        ``NDCG:top=k;type=Exp``. Any other registered metric (``"map@10"``,
+        ``"err@20"``, ...), or a :class:`~skirm.metrics.Metric` from
+        :func:`~skirm.metrics.get_metric` (``get_metric("ndcg@10")`` for
+        skirm's tie-averaged NDCG), is computed by skirm on the whole
+        validation set every round (see :func:`make_eval_metric`), recorded
+        under its skirm name and maximised. None keeps the library's own
         configured metric (LightGBM: the first of its metrics; XGBoost: the
         last). See the user guide for which skirm options equal each.
     max_queries : int or None, default=None
@@ -258,8 +266,8 @@ default="auto"
     best_score_ : float
         The stopping metric on the validation set at ``best_iteration_``.
     eval_metric_ : str
-        The library's name of the stopping metric, a key of
-        ``evals_result_``.
+        The name of the stopping metric (the library's, or skirm's for a
+        metric skirm computes), a key of ``evals_result_``.
     evals_result_ : dict of str to ndarray
         The validation history: every metric the library evaluated (its own
         names), one value per boosting round.
@@ -359,7 +367,12 @@ default="auto"
                     f"y_val, groups_val)` to fit, got {name}={value!r} without one"
                 )
         eval_name = library_metric_name(library, self.eval_metric)
-        return rounds, max_queries, fraction, eval_name
+        return (
+            rounds,
+            max_queries,
+            fraction,
+            (eval_name, skirm_metric(self.eval_metric)),
+        )
 
     def fit(
         self,
@@ -395,7 +408,7 @@ default="auto"
         self : QueryRanker
         """
         library = self._library()
-        rounds, max_queries, fraction, eval_name = self._check_params(library, eval_set)
+        rounds, max_queries, fraction, stopping = self._check_params(library, eval_set)
         n_samples = n_rows(X)
         y = _check_y(y, n_samples, "y")
         sw = check_sample_weight(sample_weight, n_samples)
@@ -418,17 +431,22 @@ default="auto"
             estimator.fit(X, y, **kwargs)
         else:
             data = (_take(X, train), y[train], query_ids[train], w)
-            self._fit_ranker(estimator, library, data, validation, rounds, eval_name)
+            self._fit_ranker(estimator, library, data, validation, rounds, stopping)
         self.estimator_ = estimator
         self.library_ = library
         self._record(estimator, library, rounds, validation)
         return self
 
-    def _fit_ranker(self, estimator, library, data, validation, rounds, eval_name):
-        """Fit a library ranker on rows sorted by query, with the validation set."""
+    def _fit_ranker(self, estimator, library, data, validation, rounds, stopping):
+        """Fit a library ranker on rows sorted by query, with the validation set.
+
+        ``stopping`` is ``(the library's metric name, skirm's metric)``, one
+        of them or both None."""
         X, y, groups, w = data
+        eval_name, metric = stopping
         X, y, codes, w = _sorted_by_query(self._features(X, library), y, groups, w)
         kwargs = query_fit_kwargs(library, codes, w)
+        callbacks = estimator.get_params().get("callbacks")
         if validation is not None:
             X_val, y_val, groups_val = validation
             X_val, y_val, codes_val, _ = _sorted_by_query(
@@ -436,10 +454,19 @@ default="auto"
             )
             kwargs.update(
                 validation_fit_kwargs(
-                    library, estimator, X_val, y_val, codes_val, rounds, eval_name
+                    library,
+                    estimator,
+                    X_val,
+                    y_val,
+                    codes_val,
+                    rounds,
+                    eval_name,
+                    metric,
                 )
             )
         estimator.fit(X, y, **kwargs)
+        if validation is not None and metric is not None:
+            after_fit(library, estimator, callbacks)
 
     def _record(self, estimator, library, rounds, validation):
         """Fitted attributes: features seen, and the validation history."""

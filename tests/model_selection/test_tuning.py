@@ -348,16 +348,16 @@ def test_fitted_attributes_follow_the_last_fit():
             "either `validation_fraction`",
         ),
         (
-            QueryRanker(_lightgbm(), validation_fraction=0.2, eval_metric="map@5"),
+            QueryRanker(_lightgbm(), validation_fraction=0.2, eval_metric=5),
             {},
             ValueError,
-            "`eval_metric` must be None .* or 'ndcg@k'",
+            "`eval_metric` must be None .* a registered metric name",
         ),
         (
-            QueryRanker(_lightgbm(), validation_fraction=0.2, eval_metric="ndcg"),
+            QueryRanker(_lightgbm(), validation_fraction=0.2, eval_metric="nap@5"),
             {},
             ValueError,
-            "with a cutoff k",
+            "unknown measure 'nap@5'",
         ),
         (
             QueryRanker(_lightgbm(), validation_fraction=1.5),

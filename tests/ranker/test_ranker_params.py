@@ -11,8 +11,9 @@ from sklearn.linear_model import Ridge
 
 import skirm
 from skirm._query_ids import GROUPS_FROM
+from skirm.metrics import get_metric
 from skirm.ranker import PairwiseRanker, QueryRanker
-from skirm.ranker._libraries import EVAL_METRIC, library_metric_name
+from skirm.ranker._libraries import EVAL_METRIC, library_metric_name, skirm_metric
 from skirm.ranker._pairwise import MAX_PAIRS_PER_GROUP
 from skirm.ranker._query import (
     EARLY_STOPPING_ROUNDS,
@@ -101,14 +102,21 @@ def test_fit_refuses_each_value_the_rules_turn_away():
             PairwiseRanker(max_pairs_per_group=bad).fit(X, Y, groups=GROUPS)
 
 
-def test_the_metric_of_early_stopping_is_ndcg_at_a_cutoff():
+def test_the_metric_of_early_stopping_is_the_librarys_ndcg_or_skirms():
     assert library_metric_name("lightgbm", "ndcg@5") == "ndcg@5"
     assert library_metric_name("catboost", "ndcg@5") == "NDCG:top=5;type=Exp"
     assert library_metric_name("xgboost", None) is None
+    # Any other metric is skirm's: the library computes nothing.
+    assert library_metric_name("lightgbm", "map@10") is None
+    assert skirm_metric("map@10") == "map@10"
+    assert skirm_metric("ndcg@5") is None
+    ndcg = get_metric("ndcg@5")
+    assert skirm_metric(ndcg) is ndcg
+    assert library_metric_name("xgboost", ndcg) is None
     for bad in EVAL_METRIC.rejected():
         with pytest.raises(
             skirm.InvalidParameterError,
-            match=r"^`eval_metric` must be None .* set the wrapped estimator's",
+            match=r"^`eval_metric` must be None .* a registered metric name",
         ):
             library_metric_name("lightgbm", bad)
     with pytest.raises(skirm.InvalidParameterError, match="unknown measure 'nope'"):

@@ -1,0 +1,200 @@
+"""Metrics over a validation set seen in batches: :class:`MetricAccumulator`.
+
+A training loop scores its validation set batch by batch; the accumulator
+keeps each batch's rows on the host (a PyTorch tensor is moved there once
+per batch, without importing torch unless one is given) and evaluates their
+concatenation once, in :meth:`~MetricAccumulator.compute`, with
+:func:`~skirm.metrics.evaluate`: the result is the one ``evaluate`` gives on
+all the rows, whatever the batch boundaries, a query split over batches
+included.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._measures._table import DEFAULT_METRICS
+from skirm._params import NO_RELEVANT, TIES, UNJUDGED
+from skirm.metrics._conventions import CONVENTIONS, apply_conventions
+from skirm.metrics._evaluate import bind_metrics, evaluate
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
+
+    from skirm.metrics._registry import Metric
+    from skirm.metrics._result import EvaluationResult
+
+__all__ = ["MetricAccumulator"]
+
+#: The arguments of :func:`evaluate` an accumulator passes on, with their rules.
+_EVALUATE_OPTIONS = {
+    "ties": TIES,
+    "no_relevant": NO_RELEVANT,
+    "unjudged": UNJUDGED,
+    "conventions": CONVENTIONS,
+    "n_jobs": None,
+}
+
+
+def to_host(values, name):
+    """A 1-D numpy array of ``values``: a PyTorch tensor (on any device) is
+    detached and copied to the host once; torch is never imported here."""
+    if type(values).__module__.split(".")[0] == "torch":
+        values = values.detach().cpu().numpy()
+    values = np.asarray(values)
+    if values.ndim != 1:
+        raise InvalidInputError(
+            f"`{name}` must be 1-D, one value per row, got shape {values.shape}"
+        )
+    return values
+
+
+class MetricAccumulator:
+    """Accumulate batches of ``(y_true, y_score, groups)``; evaluate them once.
+
+    For training loops that score the validation set in batches (a PyTorch
+    ranker, a data loader). :meth:`update` keeps each batch on the host;
+    :meth:`compute` returns the :class:`EvaluationResult` that
+    :func:`evaluate` gives on the rows of every batch concatenated, bit for
+    bit, whatever the batch boundaries: the rows of one query may be spread
+    over several batches. :meth:`merge` adds another accumulator's rows
+    (data-parallel workers), :meth:`reset` forgets them.
+
+    Parameters
+    ----------
+    metrics : str, Metric or sequence of them, default=("ndcg@10", "map", "mrr")
+        The metrics, as in :func:`evaluate`.
+    **options
+        The other keyword arguments of :func:`evaluate` (``ties``,
+        ``no_relevant``, ``conventions``, ``unjudged``, ``n_jobs``) and metric
+        options (``gain``, ...). ``conventions="torchmetrics"`` gives the
+        numbers of torchmetrics' ``RetrievalNormalizedDCG``,
+        ``RetrievalMRR``, ``RetrievalPrecision``, ``RetrievalRecall`` and
+        ``RetrievalMAP`` (without ``top_k``) where their conventions meet.
+
+    Attributes
+    ----------
+    n_rows : int
+        Rows accumulated since the last :meth:`reset`.
+
+    See Also
+    --------
+    evaluate : Every metric on rows given at once.
+
+    Examples
+    --------
+    >>> from skirm.metrics import MetricAccumulator, evaluate
+    >>> acc = MetricAccumulator(["ndcg@2", "mrr"])
+    >>> acc.update([2, 0, 1], [0.9, 0.8, 0.7], ["q1", "q1", "q1"])
+    >>> acc.update([0, 0, 1, 0], [0.1, 0.9, 0.8, 0.7], ["q1", "q2", "q2", "q2"])
+    >>> acc.n_rows
+    7
+    >>> acc.compute()
+    EvaluationResult(n_queries=2, means={'ndcg@2': 0.6956, 'mrr': 0.7500})
+    >>> evaluate([2, 0, 1, 0, 0, 1, 0], [0.9, 0.8, 0.7, 0.1, 0.9, 0.8, 0.7],
+    ...          groups=["q1"] * 4 + ["q2"] * 3, metrics=["ndcg@2", "mrr"])
+    EvaluationResult(n_queries=2, means={'ndcg@2': 0.6956, 'mrr': 0.7500})
+    """
+
+    def __init__(
+        self,
+        metrics: str | Metric | Sequence[str | Metric] = DEFAULT_METRICS,
+        **options: Any,
+    ) -> None:
+        params = {k: v for k, v in options.items() if k not in _EVALUATE_OPTIONS}
+        bound = bind_metrics(metrics, params)  # fail now on a bad name or option
+        given = {k: v for k, v in options.items() if k in _EVALUATE_OPTIONS}
+        for key, rule in _EVALUATE_OPTIONS.items():
+            if key in given and rule is not None and given[key] is not None:
+                rule(given[key])
+        if given.get("conventions") is not None:
+            apply_conventions(
+                given["conventions"],
+                bound,
+                given.get("ties", "average"),
+                given.get("no_relevant", 0.0),
+            )
+        self.metrics = metrics
+        self.options = dict(options)
+        self.reset()
+
+    def __repr__(self):
+        shown = "".join(f", {key}={value!r}" for key, value in self.options.items())
+        return f"MetricAccumulator({self.metrics!r}{shown})"
+
+    @property
+    def n_rows(self) -> int:
+        return sum(batch[0].shape[0] for batch in self._batches)
+
+    def reset(self) -> None:
+        """Forget every accumulated row."""
+        self._batches: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def update(self, y_true: ArrayLike, y_score: ArrayLike, groups: ArrayLike) -> None:
+        """Add a batch of rows.
+
+        Parameters
+        ----------
+        y_true, y_score, groups : array-like or tensor of shape (n_rows,)
+            Labels, scores and the query of each row: numpy arrays, lists or
+            PyTorch tensors on any device (copied to the host here).
+        """
+        batch = (
+            to_host(y_true, "y_true"),
+            to_host(y_score, "y_score"),
+            to_host(groups, "groups"),
+        )
+        lengths = [values.shape[0] for values in batch]
+        if len(set(lengths)) > 1:
+            raise InvalidInputError(
+                "`y_true`, `y_score` and `groups` must have one value per row, "
+                f"got lengths {lengths[0]}, {lengths[1]} and {lengths[2]}"
+            )
+        self._batches.append(batch)
+
+    def merge(self, other: MetricAccumulator) -> Self:
+        """Add the rows of another accumulator (after this one's).
+
+        Parameters
+        ----------
+        other : MetricAccumulator
+            Of the same metrics and options.
+
+        Returns
+        -------
+        self : MetricAccumulator
+        """
+        if not isinstance(other, MetricAccumulator):
+            raise InvalidParameterError(
+                f"`other` must be a MetricAccumulator, got {type(other).__name__}"
+            )
+        if repr(other) != repr(self):
+            raise InvalidParameterError(
+                f"`other` must have the same metrics and options: {self!r}, got "
+                f"{other!r}"
+            )
+        self._batches.extend(other._batches)
+        return self
+
+    def compute(self) -> EvaluationResult:
+        """:func:`evaluate` on every row accumulated, in the order added.
+
+        Returns
+        -------
+        result : EvaluationResult
+        """
+        if not self._batches:
+            raise InvalidInputError("compute() needs rows: call update() first")
+        y_true, y_score, groups = (
+            np.concatenate([batch[i] for batch in self._batches]) for i in range(3)
+        )
+        return evaluate(
+            y_true, y_score, groups=groups, metrics=self.metrics, **self.options
+        )

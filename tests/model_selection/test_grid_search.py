@@ -24,6 +24,7 @@ from xgboost import XGBRanker
 
 from skirm.datasets import make_ranking
 from skirm.metrics import (
+    get_scorer,
     make_ranking_scorer,
     mean_average_precision_score,
     mean_reciprocal_rank_score,
@@ -89,12 +90,11 @@ MODELS = {
 
 
 def _search(model, grid, **kwargs):
+    kwargs = {"scoring": make_ranking_scorer(METRICS), "refit": "ndcg@10", **kwargs}
     return GridSearchCV(
         clone(model),
         grid,
         cv=QueryGroupKFold(3, shuffle=True, random_state=0),
-        scoring=make_ranking_scorer(METRICS),
-        refit="ndcg@10",
         error_score="raise",
         **kwargs,
     )
@@ -219,6 +219,17 @@ def test_parallel_loky_and_dask_give_serial_results(routing):
         for key, value in _scores(serial).items():
             np.testing.assert_array_equal(value, scores[key], err_msg=key)
         assert other.best_params_ == serial.best_params_
+    # A ready scorer and a dict of them pickle to loky's processes as well.
+    scoring = {"ndcg": get_scorer("ndcg@5"), "mrr": make_ranking_scorer("mrr")}
+    with routing():
+        serial, loky = (
+            _search(model, grid, scoring=scoring, refit="ndcg", n_jobs=n_jobs).fit(
+                X, y, groups=qid
+            )
+            for n_jobs in (1, 2)
+        )
+    for key, value in _scores(serial).items():
+        np.testing.assert_array_equal(value, _scores(loky)[key], err_msg=key)
 
 
 def test_cross_validate_routes_groups_through_params(routing):

@@ -15,6 +15,7 @@ def test_examples_are_found():
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[path.stem for path in EXAMPLES])
+@pytest.mark.slow
 def test_example_runs(path, tmp_path):
     env = {**os.environ, "MPLBACKEND": "Agg"}
     completed = subprocess.run(
@@ -32,6 +33,7 @@ def test_example_runs(path, tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_lightgbm_xgboost_example_skips_missing_libraries(tmp_path):
     """Without LightGBM and XGBoost the example still runs, and says why."""
     path = EXAMPLES[0].with_name("plot_lightgbm_xgboost.py")

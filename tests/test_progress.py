@@ -89,6 +89,7 @@ def _clean_at_end(err):
     assert len(last[-2]) >= max(len(line) for line in err.split(b"\r"))
 
 
+@pytest.mark.slow
 def test_eval_shows_progress_on_a_terminal_only():
     expected = (DATA / "out.test").read_bytes()  # trec_eval's own output
     status, out, err = _skirm(["eval", QRELS, RUN], tty=True)
@@ -119,6 +120,7 @@ def test_eval_quiet_is_not_trec_eval_q():
         assert (err == b"") == (not tty or bool(extra))
 
 
+@pytest.mark.slow
 def test_compare_shows_progress_on_a_terminal_only():
     argv = ["compare", QRELS, RUN, TRUNC, "--test", "bootstrap", "--seed", "3"]
     argv += ["--n-resamples", "500", "-c", "--format", "csv"]

@@ -124,6 +124,7 @@ def test_exemptions_are_public_names():
         assert name in importlib.import_module(package).__all__, qualified
 
 
+@pytest.mark.slow
 def test_typing_costs_no_import():
     # The aliases are read by type checkers only: loading the whole public
     # API does not import them.
@@ -421,6 +422,7 @@ def _mypy(tmp_path, monkeypatch, files):
     return errors, status, stdout
 
 
+@pytest.mark.slow
 def test_mypy_passes_correct_calls_and_reports_wrong_ones(tmp_path, monkeypatch):
     errors, status, stdout = _mypy(
         tmp_path, monkeypatch, {"user_ok.py": GOOD, "user_bad.py": BAD}

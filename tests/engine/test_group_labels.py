@@ -29,7 +29,7 @@ def _is_missing(label):
     return False
 
 
-MISSING = [None, float("nan"), np.float64("nan"), np.datetime64("NaT")]
+MISSING = [None, float("nan"), np.float64("nan"), np.datetime64("NaT", "s")]
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -71,8 +71,8 @@ def test_labels_without_a_truth_value_take_the_exact_test():
     [
         (None, "None"),
         (float("nan"), "NaN"),
-        (np.datetime64("NaT"), "NaT"),
-        (np.timedelta64("NaT"), "NaT"),
+        (np.datetime64("NaT", "s"), "NaT"),
+        (np.timedelta64("NaT", "s"), "NaT"),
     ],
 )
 def test_the_exact_test_finds_every_kind_of_missing_label(missing, shown):

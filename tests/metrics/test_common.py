@@ -895,7 +895,7 @@ def test_nat_in_groups_is_rejected():
         np.array(["2020-01-01", "2020-01-01", "NaT", "2020-01-02"], dtype="M8[D]"),
         np.array([1, 1, "NaT", 2], dtype="m8[s]"),
         pd.Series(np.array(["2020-01-01", "2020-01-01", "NaT", "2020-01-02"], "M8[s]")),
-        np.array([1, 1, np.timedelta64("NaT"), 2], dtype=object),
+        np.array([1, 1, np.timedelta64("NaT", "s"), 2], dtype=object),
     ],
     ids=["datetime64", "timedelta64", "datetime Series", "objects"],
 )

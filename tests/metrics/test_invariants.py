@@ -231,6 +231,7 @@ class _Scores(RegressorMixin, BaseEstimator):
 
 @SETTINGS
 @given(data=queries())
+@pytest.mark.slow
 def test_evaluate_function_and_scorer_agree(data):
     y_true, y_score, groups = data
     every = [n for spec in SPECS for n in _names(spec)]

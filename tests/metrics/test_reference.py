@@ -140,6 +140,7 @@ def _check_against_reference(name, y_true, y_score, groups, sample_weight, grid)
 @pytest.mark.parametrize("name", [spec.name for spec in SPECS])
 @SETTINGS
 @given(data=ranking_inputs(), choices=st.data())
+@pytest.mark.slow
 def test_metric_matches_reference(name, data, choices):
     y_true, y_score, groups, sample_weight = data
     grid = _option_grid(name, choices.draw)

@@ -70,6 +70,7 @@ def spark():
 
 
 @pytest.mark.oracle
+@pytest.mark.slow
 def test_spark_recipe_equals_one_process(spark):
     from pyspark.sql import functions as F
 

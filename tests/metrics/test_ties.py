@@ -140,6 +140,7 @@ def test_average_is_refused_on_ties_where_it_has_no_closed_form(name):
 
 
 @pytest.mark.parametrize("name", AVERAGED_IDS)
+@pytest.mark.slow
 def test_average_equals_mean_over_tied_orderings(name):
     spec = next(s for s in SPECS if s.name == name)
     n_checked = 0

@@ -24,6 +24,7 @@ from xgboost import XGBRanker
 
 from skirm.datasets import make_ranking
 from skirm.metrics import (
+    get_scorer,
     make_ranking_scorer,
     mean_average_precision_score,
     mean_reciprocal_rank_score,
@@ -89,12 +90,11 @@ MODELS = {
 
 
 def _search(model, grid, **kwargs):
+    kwargs = {"scoring": make_ranking_scorer(METRICS), "refit": "ndcg@10", **kwargs}
     return GridSearchCV(
         clone(model),
         grid,
         cv=QueryGroupKFold(3, shuffle=True, random_state=0),
-        scoring=make_ranking_scorer(METRICS),
-        refit="ndcg@10",
         error_score="raise",
         **kwargs,
     )
@@ -194,6 +194,7 @@ def test_mixed_scoring_dict_with_sklearn_strings(routing):
     assert np.all(on.cv_results_["mean_test_ndcg"] > 0.5)
 
 
+@pytest.mark.slow
 def test_parallel_loky_and_dask_give_serial_results(routing):
     from dask.distributed import Client, LocalCluster
     from joblib import parallel_config
@@ -219,6 +220,17 @@ def test_parallel_loky_and_dask_give_serial_results(routing):
         for key, value in _scores(serial).items():
             np.testing.assert_array_equal(value, scores[key], err_msg=key)
         assert other.best_params_ == serial.best_params_
+    # A ready scorer and a dict of them pickle to loky's processes as well.
+    scoring = {"ndcg": get_scorer("ndcg@5"), "mrr": make_ranking_scorer("mrr")}
+    with routing():
+        serial, loky = (
+            _search(model, grid, scoring=scoring, refit="ndcg", n_jobs=n_jobs).fit(
+                X, y, groups=qid
+            )
+            for n_jobs in (1, 2)
+        )
+    for key, value in _scores(serial).items():
+        np.testing.assert_array_equal(value, _scores(loky)[key], err_msg=key)
 
 
 def test_cross_validate_routes_groups_through_params(routing):
@@ -364,9 +376,9 @@ def test_readme_story_runs():
         section = section[:end]
     code = "\n".join(re.findall(r"```python\n(.*?)```", section, re.S))
     assert "search.fit(X, y, groups=qid)" in code and "search.fit(X_frame, y)" in code
-    code = code.replace(
-        "LGBMRanker()", "LGBMRanker(n_estimators=5, verbose=-1, n_jobs=1)"
-    )
+    # small models, one thread: the README's own LGBMRanker takes minutes
+    code, n = re.subn(r"LGBMRanker\(", "LGBMRanker(n_estimators=5, n_jobs=1, ", code)
+    assert n == 1
     namespace = {"print": lambda *args: None}
     with sklearn.config_context():  # restores the routing flag the code sets
         exec(compile(code, "README.md", "exec"), namespace)

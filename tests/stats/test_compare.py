@@ -364,6 +364,7 @@ def test_too_few_shared_queries():
 
 
 @pytest.mark.oracle
+@pytest.mark.slow
 def test_same_conclusions_as_ranx():
     pytest.importorskip("ranx")
     from ranx.statistical_tests import compute_statistical_significance

@@ -45,7 +45,7 @@ def test_t_equals_scipy_ttest_rel(seed, alternative):
 @pytest.mark.oracle
 @pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
-@pytest.mark.parametrize("n", [12, 80])
+@pytest.mark.parametrize("n", [pytest.param(12, marks=pytest.mark.slow), 80])
 def test_wilcoxon_equals_scipy(zero_method, alternative, n):
     a, b = _pair(n, n, ties=True)
     assert (a == b).any()  # zero differences are exercised

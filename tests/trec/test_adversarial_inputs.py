@@ -111,6 +111,7 @@ def test_a_line_of_100k_fields(tmp_path):
     assert len(message) < 400
 
 
+@pytest.mark.slow
 def test_one_query_of_2m_rows_within_120s_and_2gb():
     out = _in_child(
         _PEAK
@@ -133,6 +134,7 @@ print(result.means["map"], peak_mb())
     assert peak < 2048, peak
 
 
+@pytest.mark.slow
 def test_2m_one_row_queries_within_120s_and_2gb():
     out = _in_child(
         _PEAK

@@ -5,6 +5,8 @@ reproduce pytrec_eval's float32 comparison itself) and must return the same
 queries, the same measure names and values within 1e-9.
 """
 
+import subprocess
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -202,6 +204,64 @@ def test_only_empty_or_unjudged_queries():
         "q1": {"num_q": 1.0, "num_rel": 2.0, "map": 0.0, "gm_map": np.log(1e-5)},
         "q2": {"num_q": 1.0, "num_rel": 0.0, "map": 0.0, "gm_map": np.log(1e-5)},
     }
+
+
+# The smallest inputs found on which pytrec_eval-terrier 0.5.11 crashes the
+# Python process (a segmentation fault, reproduced in a subprocess): bpref
+# asked together with one of map, gm_map, Rprec, num_ret or num_rel, on a
+# judged query whose ranking is empty or whose only judgements are negative
+# (docs/user_guide/trec.rst). pytrec_eval is not called here; skirm must give
+# trec_eval 10.0's values (an empty ranking: its -c lines).
+_PYTREC_CRASHES = [
+    ({"q": {"d": 1}}, {"q": {}}, {"bpref", "map"}),
+    ({"q": {"d": 0}}, {"q": {}}, {"bpref", "map"}),
+    ({"q": {"d": 1}}, {"q": {}}, {"bpref", "num_ret"}),
+    ({"q": {"d": 1}}, {"q": {}}, {"Rprec", "bpref"}),
+    ({"q": {"d": 1}}, {"q": {}}, {"bpref", "gm_map"}),
+    ({"\u00e9": {"\u00e9": 1}}, {"\u00e9": {}}, {"bpref", "map"}),
+    ({"q": {"d1": 2, "d2": -1, "d3": 1}}, {"q": {}}, {"bpref", "map", "num_rel"}),
+    ({"q": {"d": -1}}, {"q": {"x": 1.0}}, {"bpref", "map"}),
+    ({"q": {"d": -1}}, {"q": {"d": 1.0}}, {"bpref", "num_rel"}),
+    ({"q": {"d": -1}}, {"q": {"x": 1.0, "d": 0.5}}, {"Rprec", "bpref"}),
+]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("qrels, run, measures", _PYTREC_CRASHES)
+def test_pytrec_eval_crash_inputs_give_trec_eval_values(
+    qrels, run, measures, trec_eval_binary, tmp_path
+):
+    (query,) = qrels
+    values = RelevanceEvaluator(qrels, measures).evaluate(run)
+    assert list(values) == [query]
+    # trec_eval reads files: an empty ranking is a query left out of the run
+    # (which holds another one), evaluated as such with -c. The other query
+    # is judged too: trec_eval 10.0 refuses qrels without a label >= 0.
+    qrels_file, run_file = tmp_path / "qrels", tmp_path / "run"
+    qrels_file.write_text(
+        "other 0 x 1\n"
+        + "".join(f"{query} 0 {d} {g}\n" for d, g in qrels[query].items()),
+        encoding="utf-8",
+    )
+    run_file.write_text(
+        "other Q0 x 1 1.0 r\n"
+        + "".join(f"{query} Q0 {d} 1 {s} r\n" for d, s in run[query].items()),
+        encoding="utf-8",
+    )
+    flags = [arg for m in sorted(measures) for arg in ("-m", m)]
+    done = subprocess.run(
+        [trec_eval_binary, "-q", "-c", *flags, str(qrels_file), str(run_file)],
+        capture_output=True,
+        check=True,
+    )
+    lines = [line.split("\t") for line in done.stdout.decode("utf-8").splitlines()]
+    expected = {name.strip(): float(value) for name, q, value in lines if q == query}
+    for name, value in values[query].items():
+        if name == "gm_map":  # trec_eval prints it in the summary only
+            assert value == np.log(1e-5)  # a per-query logarithm, as pytrec_eval
+            continue
+        assert value == pytest.approx(expected.pop(name), abs=5e-5), name
+    assert expected == {}
 
 
 # --------------------------------------------------------------------------

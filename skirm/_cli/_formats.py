@@ -184,7 +184,7 @@ def write_eval(args, results, labels, request, out, paths=None):
         )
         for label, result in zip(labels, results, strict=True):
             if named:
-                out.write(f"{'runid':<22}\tall\t{label}\n")
+                out.write(f"{RUNID.trec[0].name:<22}\tall\t{label}\n")
             for text in trec_text(result, request, args.per_query, summary):
                 out.write(text)
     elif fmt == "table":

@@ -106,6 +106,15 @@ def _check_against_reference(name, y_true, y_score, groups, sample_weight, grid)
                 )
                 weights = query_weights(group_ids, groups, sample_weight)
                 kwargs = {"k": k} if spec.takes_k else {}
+                if k is not None and k > params.get("depth", k):
+                    # A C/W/L cutoff past the depth is refused (the user
+                    # model stops at the depth).
+                    refused = r"at most `depth`|ties=.average. is not available"
+                    with pytest.raises(ValueError, match=refused):
+                        spec.function(
+                            y_true, y_score, groups=groups, **kwargs, **params
+                        )
+                    continue
                 if ties == "average" and name in REFUSES_AVERAGE:
                     # No closed form over tied orderings: refused on ties.
                     if _tied(y_score, groups):
@@ -114,6 +123,20 @@ def _check_against_reference(name, y_true, y_score, groups, sample_weight, grid)
                                 y_true, y_score, groups=groups, **kwargs, **params
                             )
                         continue
+                if k is not None and k > params.get("depth", k):
+                    # A C/W/L cutoff past the depth is refused (the user
+                    # model stops at the depth).
+                    refused = r"at most `depth`|ties=.average. is not available"
+                    with pytest.raises(ValueError, match=refused):
+                        spec.function(
+                            y_true,
+                            y_score,
+                            groups=groups,
+                            ties=ties,
+                            **kwargs,
+                            **params,
+                        )
+                    continue
                 for no_relevant in NO_RELEVANT:
                     call = dict(
                         groups=groups,

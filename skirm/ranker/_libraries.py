@@ -177,29 +177,39 @@ def _xgboost_custom(estimator, X_val, y_val, codes_val, rounds, custom):
         enable_categorical=estimator.enable_categorical,
     )
     callbacks = list(estimator.get_params().get("callbacks") or [])
-    callbacks.append(_skirm_callback(xgboost, custom, dval, y_val, codes_val))
+    stopper = None
     if rounds is not None:
-        callbacks.append(
-            xgboost.callback.EarlyStopping(
-                rounds=rounds,
-                metric_name=custom.name,
-                data_name=XGBOOST_VALIDATION,
-                maximize=custom.higher_is_better,
-            )
+        stopper = xgboost.callback.EarlyStopping(
+            rounds=rounds,
+            metric_name=custom.name,
+            data_name=XGBOOST_VALIDATION,
+            maximize=custom.higher_is_better,
         )
+    callbacks.append(_skirm_callback(xgboost, custom, dval, y_val, codes_val, stopper))
     estimator.set_params(early_stopping_rounds=None, callbacks=callbacks)
     return {"eval_set": [(X_val, y_val)], "eval_qid": [codes_val], "verbose": False}
 
 
-def _skirm_callback(xgboost, custom, dval, y_val, codes_val):
+def _skirm_callback(xgboost, custom, dval, y_val, codes_val, stopper):
     class SkirmMetric(xgboost.callback.TrainingCallback):
-        """Appends skirm's metric on the validation set to the history."""
+        """Appends skirm's metric on the validation set to the history,
+        then asks the early stopping (``stopper``, if any) whether to stop:
+        one callback, so that the stopping always sees this round's value,
+        whatever order XGBoost runs its callbacks in."""
+
+        def before_training(self, model):
+            return model if stopper is None else stopper.before_training(model)
 
         def after_iteration(self, model, epoch, evals_log):
             value = custom.score(y_val, model.predict(dval), codes_val)
             history = evals_log.setdefault(XGBOOST_VALIDATION, {})
             history.setdefault(custom.name, []).append(value)
-            return False
+            if stopper is None:
+                return False
+            return stopper.after_iteration(model, epoch, evals_log)
+
+        def after_training(self, model):
+            return model if stopper is None else stopper.after_training(model)
 
     return SkirmMetric()
 

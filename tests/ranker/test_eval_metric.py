@@ -5,6 +5,7 @@ held to the library's own metric on every boosting round, and early
 stopping to the same round.
 """
 
+import inspect
 import pickle
 
 import lightgbm as lgb
@@ -105,12 +106,16 @@ def test_lightgbm_sklearn_eval_metric_equals_own(generated):
             n_jobs=1,
             random_state=0,
         )
+        # LightGBM 4.7 names the validation set eval_X/eval_y; 4.6 eval_set
+        if "eval_X" in inspect.signature(lgb.LGBMRanker.fit).parameters:
+            validation = {"eval_X": (Xv,), "eval_y": (yv,)}
+        else:
+            validation = {"eval_set": [(Xv, yv)]}
         model.fit(
             X,
             y,
             group=_sizes(qid),
-            eval_X=(Xv,),
-            eval_y=(yv,),
+            **validation,
             eval_group=[_sizes(qv)],
             eval_at=[5],
             eval_metric=None

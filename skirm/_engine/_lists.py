@@ -108,7 +108,7 @@ class RankedLists:
         -------
         y_true, y_score, groups : ndarray of shape (n_listed,)
         """
-        codes = np.repeat(np.arange(self.n_queries), self.sizes)
+        codes = self._codes()
         starts = np.cumsum(self.sizes) - self.sizes
         position = np.arange(codes.shape[0]) - starts[codes]
         score = np.negative(position, dtype=np.float64) + 0.0
@@ -123,8 +123,8 @@ class RankedLists:
         if self.judged is None:
             return self
         keep = self.judged
-        codes = np.repeat(np.arange(self.n_queries, dtype=np.intp), self.sizes)
-        sizes = np.bincount(codes[keep], minlength=self.n_queries).astype(np.intp)
+        sizes = np.bincount(self._codes()[keep], minlength=self.n_queries)
+        sizes = sizes.astype(np.intp)
         return RankedLists(
             self.group_ids,
             sizes,
@@ -145,25 +145,25 @@ class RankedLists:
         first with ``unjudged="condensed"``; the ranking marks them either
         way (``judged``, ``n_unjudged``), as it marks NaN labels of rows.
         """
-        if self.judged is not None:
-            codes = np.repeat(np.arange(self.n_queries, dtype=np.intp), self.sizes)
-            n_unjudged = np.bincount(codes[~self.judged], minlength=self.n_queries)
-            if unjudged == "condensed":
-                ranking = self.condensed().ranking(group_weights)
-            else:
-                ranking = RankedLists(
-                    self.group_ids,
-                    self.sizes,
-                    self.labels,
-                    self.judged_codes,
-                    self.judged_labels,
-                    self.input_order,
-                ).ranking(group_weights)
-                ranking.judged = self.judged
-            ranking.n_unjudged = n_unjudged
-            return ranking
+        if self.judged is None:
+            return self._ranking(group_weights)
+        n_unjudged = np.bincount(self._codes()[~self.judged], minlength=self.n_queries)
+        if unjudged == "condensed":
+            ranking = self.condensed()._ranking(group_weights)
+        else:
+            ranking = self._ranking(group_weights)
+            ranking.judged = self.judged
+        ranking.n_unjudged = n_unjudged
+        return ranking
+
+    def _codes(self) -> NDArray[np.intp]:
+        """The query code of each listed item."""
+        return np.repeat(np.arange(self.n_queries, dtype=np.intp), self.sizes)
+
+    def _ranking(self, group_weights) -> Ranking:
+        """The ranking of the listed items as they are (no item dropped)."""
         n = self.labels.shape[0]
-        codes = np.repeat(np.arange(self.n_queries, dtype=np.intp), self.sizes)
+        codes = self._codes()
         starts = np.zeros(self.n_queries + 1, dtype=np.intp)
         np.cumsum(self.sizes, out=starts[1:])
         # Scores order the rows: the rows left in the list, from its size down

@@ -188,12 +188,14 @@ def _first_missing(original, arr):
     # and from anything else, so a missing label is missing at the start of
     # its run of equal neighbours: only the first row of each run is tested.
     # A label whose comparison has no truth value (pandas' NA) or is not a
-    # scalar takes the exact test below, one label at a time.
+    # scalar takes the exact test below, one label at a time; so do ints
+    # beside a NaT object when warnings are errors (numpy 2.5 deprecates
+    # the comparison of an int with a timedelta64 of no unit).
     try:
         runs = label_runs(arr)
         heads = arr[runs]
         missing = np.equal(heads, None) | np.not_equal(heads, heads)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, DeprecationWarning):
         pass
     else:
         at = _first(missing)

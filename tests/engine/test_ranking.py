@@ -462,6 +462,13 @@ def test_ideal_dcg_of_judgments_all_of_grade_zero():
     assert ranking.ideal_dcg(GAINS["linear"], 2).tolist() == [0.0, 0.0, 0.0]
 
 
+def _left_sums(values):
+    """The sums of the first 0, 1, ... values, added one at a time from the
+    left as a cumulative sum adds them (Python 3.12's ``sum`` compensates the
+    rounding of floats, so it is not the reference)."""
+    return list(itertools.accumulate(values, initial=0.0))
+
+
 def test_float_sums_before_a_row_restart_at_each_query():
     # Four queries of one row, then one of six: the padded lines are exactly
     # three times the rows, the largest layout summed along the lines. A sum
@@ -471,7 +478,7 @@ def test_float_sums_before_a_row_restart_at_each_query():
     assert ranking.n_groups * ranking.max_size == 3 * ranking.n_rows
     values = np.array([1e16, 1.0, 1.0, 1.0, 0.1, 0.2, 0.3, 0.7, 1.1, 0.9])
     last = values[4:].tolist()
-    expected = [0.0] * 4 + [sum(last[:j]) for j in range(6)]
+    expected = [0.0] * 4 + _left_sums(last)[:6]
     assert ranking.before(values).tolist() == expected
 
 
@@ -486,12 +493,11 @@ def test_regression_float_sums_restart_at_each_query_past_the_padded_bound():
     assert ranking.n_groups * ranking.max_size > 3 * ranking.n_rows
     values = np.array([1e16, 1.0, 1.0, 1.0, 1.0, 0.1, 0.2, 0.3, 0.7, 1.1, 0.9])
     last = values[5:].tolist()
-    assert ranking.before(values).tolist() == [0.0] * 5 + [
-        sum(last[:j]) for j in range(6)
-    ]
+    assert ranking.before(values).tolist() == [0.0] * 5 + _left_sums(last)[:6]
     block_start = [0, 1, 1, 3, 4, 4]  # each row's tie block, in the query
+    sums = _left_sums(last)
     assert ranking.before_block(values).tolist() == [0.0] * 5 + [
-        sum(last[:j]) for j in block_start
+        sums[j] for j in block_start
     ]
 
 

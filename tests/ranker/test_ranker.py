@@ -1,7 +1,6 @@
 """QueryRanker and PairwiseRanker."""
 
 import pickle
-import time
 
 import numpy as np
 import pandas as pd
@@ -338,13 +337,12 @@ def test_sample_pairs_caps_each_query():
     np.testing.assert_array_equal(a, a2)
 
 
-def test_sample_pairs_is_vectorised_on_large_input():
+def test_sample_pairs_on_large_input():
+    # Its speed is the benchmarks' business; here, 20,000 queries at once.
     codes = np.repeat(np.arange(20_000), 25)  # 500,000 rows
-    start = time.perf_counter()
     a, b = sample_pairs(codes, 100, random_state=0)
-    elapsed = time.perf_counter() - start
-    assert a.shape == (2_000_000,) and np.all(codes[a] == codes[b])
-    assert elapsed < 5.0  # a per-query Python loop takes far longer
+    assert a.shape == (2_000_000,) and np.all(codes[a] == codes[b]) and np.all(a != b)
+    assert np.array_equal(np.bincount(codes[a], minlength=20_000), np.full(20_000, 100))
 
 
 def test_pairwise_ranker_learns_the_linear_signal():

@@ -13,20 +13,34 @@ timed), the tool is imported (not timed), then the call is timed:
 Peak memory is the process's maximum resident set (``ru_maxrss``), the
 dicts included. Five measures (``ndcg_cut.10``, ``map_cut.100``,
 ``recip_rank``, ``P.10``, ``recall.100``); the values of both tools are
-checked equal (1e-12) in every skirm process.
+checked equal (1e-12) in every skirm process. Wall and CPU time of the
+call are both reported (on a machine shared with other work, CPU time moves
+less with the load, and the ratio of either is the one to quote when the
+two agree). The two tools' processes
+alternate (pytrec_eval, skirm, pytrec_eval, ...), so that load from
+elsewhere on the machine hits both alike; the ratio of ``evaluate_run`` is
+to pytrec_eval's ``RelevanceEvaluator(qrels, m).evaluate(run)``, the call
+it replaces. The load average is printed with the table.
 
 Run: ``python benchmarks/bench_dicts.py [--queries 10000] [--docs 100]
-[--repeats 3]``. Compile skirm's bytecode first, as an install does
-(``python -m compileall -q skirm``).
+[--repeats 3]``. skirm's bytecode is compiled first, as an install does
+(with ``PYTHONDONTWRITEBYTECODE`` set every process would otherwise
+compile skirm from source).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _data import cache_bytecode
 
 MEASURES = ["ndcg_cut.10", "map_cut.100", "recip_rank", "P.10", "recall.100"]
 
@@ -59,19 +73,19 @@ else:
     from skirm.trec import RelevanceEvaluator, evaluate_run
     def evaluator(): return RelevanceEvaluator(qrels, set(measures))
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 if case == "evaluate":
     out = evaluator().evaluate(run)
 elif case == "second":
     e = evaluator()
     e.evaluate(run)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     out = e.evaluate(run2)
 elif tool == "pytrec_eval":  # the reference values of evaluate_run
     out = evaluator().evaluate(run)
 else:
     out = evaluate_run(qrels, run, measures)
-seconds = time.perf_counter() - start
+seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 # a digest of the values, compared between the tools by the parent
 name = {"ndcg_cut.10": "ndcg_cut_10", "map_cut.100": "map_cut_100", "P.10": "P_10",
@@ -85,7 +99,7 @@ else:  # an EvaluationResult: per-query values by trec_eval's names
         for i, q in enumerate(ids)
         for m in measures
     )
-print(json.dumps({"seconds": seconds, "peak_mib": peak, "values": values}))
+print(json.dumps({"seconds": seconds, "cpu": cpu, "peak_mib": peak, "values": values}))
 """
 
 
@@ -103,29 +117,35 @@ def main():
     parser.add_argument("--docs", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
+    cache_bytecode()
     rows = []
     cases = [
         ("RelevanceEvaluator(qrels, m).evaluate(run)", "evaluate", "pytrec_eval"),
         ("a second run through the same evaluator", "second", "pytrec_eval"),
-        ("evaluate_run(qrels_dict, run_dict, m)", "evaluate_run", None),
+        ("evaluate_run(qrels_dict, run_dict, m)", "evaluate_run", "pytrec_eval"),
     ]
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(
         f"{args.queries:,} queries x {args.docs} documents, string ids, "
-        f"{len(MEASURES)} measures; medians of {args.repeats} fresh processes\n"
+        f"{len(MEASURES)} measures; medians of {args.repeats} fresh processes, "
+        f"the tools alternating; load average before: {load}\n"
     )
     print(
-        "| | pytrec_eval | skirm | pytrec_eval / skirm | peak MiB (pytrec_eval, skirm) |"  # noqa: E501
+        "| | pytrec_eval | skirm | pytrec_eval / skirm | CPU: pytrec_eval, skirm "
+        "| CPU ratio | peak MiB (pytrec_eval, skirm) |"
     )
-    print("| --- | --- | --- | --- | --- |")
-    for title, case, reference in cases:
-        times = {}
-        peaks = {}
-        values = {}
-        for tool in ("pytrec_eval", "skirm"):
-            runs = [run_case(args, tool, case) for _ in range(args.repeats)]
-            times[tool] = statistics.median(r["seconds"] for r in runs)
-            peaks[tool] = statistics.median(r["peak_mib"] for r in runs)
-            values[tool] = runs[0]["values"]
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for title, case, _reference in cases:
+        runs = {"pytrec_eval": [], "skirm": []}
+        for _ in range(args.repeats):
+            for tool in runs:
+                runs[tool].append(run_case(args, tool, case))
+        times, cpus, peaks, values = {}, {}, {}, {}
+        for tool, done in runs.items():
+            times[tool] = statistics.median(r["seconds"] for r in done)
+            cpus[tool] = statistics.median(r["cpu"] for r in done)
+            peaks[tool] = statistics.median(r["peak_mib"] for r in done)
+            values[tool] = done[0]["values"]
         # the same values: pytrec_eval's own, or (evaluate_run, which has
         # no pytrec_eval call) skirm's drop-in's
         same = all(
@@ -134,15 +154,19 @@ def main():
         )
         if not same:
             raise SystemExit(f"{title}: the values differ between the tools")
-        ref = times["pytrec_eval"] if reference else None
-        ratio = f"{ref / times['skirm']:.2f}" if ref else "-"
-        ref_text = f"{ref:.3f} s" if ref else "-"
-        peak_ref = f"{peaks['pytrec_eval']:.0f}" if ref else "-"
+        ref = times["pytrec_eval"]
+        ratio = f"{ref / times['skirm']:.2f}"
+        ref_text = f"{ref:.3f} s"
+        peak_ref = f"{peaks['pytrec_eval']:.0f}"
+        cpu_ratio = cpus["pytrec_eval"] / cpus["skirm"]
         print(
             f"| {title} | {ref_text} | {times['skirm']:.3f} s | {ratio} | "
+            f"{cpus['pytrec_eval']:.3f} s, {cpus['skirm']:.3f} s | {cpu_ratio:.2f} | "
             f"{peak_ref}, {peaks['skirm']:.0f} |"
         )
         rows.append((title, times, peaks))
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"\nload average after: {load}")
 
 
 if __name__ == "__main__":

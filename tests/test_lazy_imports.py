@@ -194,6 +194,10 @@ def test_a_plain_skirm_eval_loads_only_what_it_needs():
         "json",
         "csv",
         "numpy.ma",  # a plain np.unique or np.setdiff1d imports it
+        "tempfile",  # for a figure (--plot) or a large output only
+        "concurrent.futures",  # for a run of several blocks only
+        "logging",
+        "difflib",  # for an unknown measure name only
     ):
         assert unneeded not in loaded, unneeded
 

@@ -14,8 +14,6 @@ import textwrap
 
 from skirm._cli._ndeval import add_ndeval_parser
 from skirm._errors import EXIT_STATUSES, USAGE
-from skirm._measures._names import trec_measure_names
-from skirm.metrics._registry import metric_names
 from skirm.trec._request import VERSIONS
 
 _EPILOG = """\
@@ -43,6 +41,13 @@ a trec_eval name such as rbp means trec_eval's measure):
 
 
 class _Parser(argparse.ArgumentParser):
+    def format_help(self):
+        # An epilog given as a function is written when help is asked for:
+        # the lists of measure names are not built for every run.
+        if callable(self.epilog):
+            self.epilog = self.epilog()
+        return super().format_help()
+
     def error(self, message):
         self.print_usage(sys.stderr)
         print(f"{self.prog}: error: {message}", file=sys.stderr)
@@ -77,6 +82,18 @@ def _wrap(names, width=76):
     return "\n  ".join(lines)
 
 
+def _eval_epilog():
+    """The epilog of ``skirm eval --help``: every measure name."""
+    from skirm._measures._names import trec_measure_names
+    from skirm.metrics._registry import metric_names
+
+    return _EPILOG.format(
+        trec=_wrap(trec_measure_names()),
+        skirm=_wrap(metric_names()),
+        exit_statuses=EXIT_STATUS,
+    )
+
+
 def build_parser(compare_options=True):
     parser = _Parser(
         prog="skirm",
@@ -98,11 +115,7 @@ def build_parser(compare_options=True):
         "semantics (or 9.0.x's with --compat 9.0): ties broken by docno\n"
         "descending, R and the ideal DCG from the qrels, run queries missing\n"
         "from the qrels ignored. A RUN of '-' is read from standard input.",
-        epilog=_EPILOG.format(
-            trec=_wrap(trec_measure_names()),
-            skirm=_wrap(metric_names()),
-            exit_statuses=EXIT_STATUS,
-        ),
+        epilog=_eval_epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ev.add_argument("qrels", metavar="QRELS", help="qrels file (qid iter docno rel)")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 
 from skirm._cli._usage import UsageError
 from skirm._measures._table import NDCG
@@ -68,6 +67,8 @@ def save_whole(figure, path):
     file beside ``path`` (the same extension, so the same format), renamed
     over it once written. An error or an interrupt leaves no partial file,
     and an existing ``path`` as it was."""
+    import tempfile  # here: a run without a figure never loads it
+
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     suffix = os.path.splitext(path)[1]

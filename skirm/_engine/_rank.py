@@ -168,9 +168,12 @@ def _order_ties(order, scores, new, ties, y_true, tiebreak):
             hi = hi + k if rest[k] else n
         at = np.flatnonzero(tied[lo:hi])
         if at.shape[0]:
-            block = np.cumsum(new[lo:hi])[at]
             idx = at + lo
             del at
+            # The tie block of each tied row, numbered among the tied rows
+            # (each block's first row is a block start): ascending, as
+            # the blocks are, and one number per block.
+            block = np.cumsum(new[idx])
             rows = order[idx]
             if tiebreak is not None:
                 key = tiebreak(rows) if callable(tiebreak) else tiebreak[rows]

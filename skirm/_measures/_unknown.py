@@ -9,7 +9,6 @@ not computed at that door, else the close names of the door's grammars
 
 from __future__ import annotations
 
-import difflib
 import re
 
 from skirm._errors import UnknownMeasureError
@@ -141,6 +140,8 @@ def suggest(name, door="arrays") -> str:
     pool: dict[str, str] = {}
     for key in _pool(door):
         pool.setdefault(key.lower(), key)
+    import difflib  # here: only an unknown name needs it
+
     close = difflib.get_close_matches(base.lower(), list(pool), n=4, cutoff=0.75)
     tail = name[len(base) :] if name.startswith(base) else ""
     names = [pool[c] + tail for c in close if pool[c] + tail != name]

@@ -22,8 +22,8 @@ messages say what is wrong.
 from __future__ import annotations
 
 import operator
-from itertools import chain, repeat
-from operator import itemgetter
+from itertools import chain, compress, repeat
+from operator import countOf, itemgetter
 from typing import Any
 
 import numpy as np
@@ -102,54 +102,84 @@ def plain_qrels(qrels: Any, *, copy: bool = True) -> tuple[dict | None, float]:
     return kept, max(float(max(labels)), 0.0)
 
 
+class DictQrels:
+    """Checked qrels dicts (:func:`plain_qrels`) indexed once, for every run
+    evaluated against them: their queries in order, the judged dicts of each
+    and the labels of the judgements as an array (what
+    :class:`~skirm.trec.RelevanceEvaluator` keeps between runs)."""
+
+    def __init__(self, judged: dict) -> None:
+        names = list(judged)
+        order = np.argsort(np.array(names, dtype=str), kind="stable").tolist()
+        #: the query ids in code point order, and each one's judged dict
+        self.names = list(map(names.__getitem__, order))
+        self.dicts = list(map(judged.__getitem__, self.names))
+        self.position = dict(zip(self.names, range(len(order)), strict=True))
+        self.sizes = np.fromiter(map(len, self.dicts), np.intp, count=len(order))
+        self.starts = _starts(self.sizes)
+        n = int(self.starts[-1])
+        self.labels = np.fromiter(
+            chain.from_iterable(map(dict.values, self.dicts)), np.float64, count=n
+        ).astype(np.int64)  # checked integers
+        self.codes = np.repeat(np.arange(len(order), dtype=np.intp), self.sizes)
+
+    def of(self, at):
+        """``(dicts, sizes, labels, codes)`` of the queries at ``at`` (sorted
+        positions): the judgements of those queries, in order."""
+        if at.shape[0] == len(self.dicts):  # every judged query: as indexed
+            return self.dicts, self.sizes, self.labels, self.codes
+        sizes = self.sizes[at]
+        rows = _ranges(self.starts[at], sizes)
+        codes = np.repeat(np.arange(at.shape[0], dtype=np.intp), sizes)
+        dicts = list(map(self.dicts.__getitem__, at.tolist()))
+        return dicts, sizes, self.labels[rows], codes
+
+
 def dict_context(qrels, run, settings):
     """The :class:`~skirm.trec._measures.Context` of a ``run`` dict against
-    ``qrels`` (dicts of checked qrels: str keys, integer labels); None when
-    none of the run's queries with documents is judged; :data:`NOT_PLAIN`
-    when ``run`` is not dicts of str docnos and numeric scores.
+    ``qrels`` (a :class:`DictQrels`, or dicts of checked qrels: str keys,
+    integer labels); None when none of the run's queries with documents is
+    judged; :data:`NOT_PLAIN` when ``run`` is not dicts of str docnos and
+    numeric scores.
 
     ``settings`` are ``(level, judged_only, max_docs, compat)``."""
     if not plain_dicts(run):
         return NOT_PLAIN
-    queries = [q for q, docs in run.items() if docs and q in qrels]
-    if not queries:
+    index = qrels if isinstance(qrels, DictQrels) else DictQrels(qrels)
+    # The judged queries with documents, by their place among the qrels'.
+    at = np.fromiter(
+        map(index.position.get, compress(run, run.values()), repeat(-1)), np.intp
+    )
+    at = at[at >= 0]
+    if not at.shape[0]:
         return None
+    at.sort()
+    queries = list(map(index.names.__getitem__, at.tolist()))
     eval_ids = np.array(queries)
-    order = np.argsort(eval_ids, kind="stable")  # code points: byte order
-    eval_ids = eval_ids[order]
-    queries = [queries[i] for i in order.tolist()]
     inner = list(map(run.__getitem__, queries))
-    judged = list(map(qrels.__getitem__, queries))
-    if not _plain_rows(inner):
-        return NOT_PLAIN
     sizes = np.fromiter(map(len, inner), dtype=np.intp, count=len(inner))
+    n = int(sizes.sum())
+    if not _plain_rows(inner, n):
+        return NOT_PLAIN
     scores = np.fromiter(
-        chain.from_iterable(map(dict.values, inner)),
-        dtype=np.float64,
-        count=int(sizes.sum()),
+        chain.from_iterable(map(dict.values, inner)), dtype=np.float64, count=n
     )
     if np.isnan(scores).any():
         return NOT_PLAIN  # the general path refuses NaN
-    if settings[3] == "9.0":  # trec_eval 9.0.x holds scores as C floats
-        with np.errstate(over="ignore"):
-            scores = scores.astype(np.float32).astype(np.float64)
-    j_sizes = np.fromiter(map(len, judged), dtype=np.intp, count=len(judged))
-    n_judged = int(j_sizes.sum())
-    j_raw = np.fromiter(
-        chain.from_iterable(map(dict.values, judged)), dtype=np.float64, count=n_judged
-    ).astype(np.int64)  # checked integers (the qrels were read as Qrels)
-    j_codes = np.repeat(np.arange(len(judged), dtype=np.intp), j_sizes)
+    # (joined_context rounds the scores to C floats under compat 9.0)
+    judged, j_sizes, j_raw, j_codes = index.of(at)
     # The score of each judged docno in its query's run (NaN: not retrieved).
     j_scores = np.fromiter(
-        map(dict.get, chain.from_iterable(map(repeat, inner, j_sizes)),
+        map(dict.get, chain.from_iterable(map(repeat, inner, j_sizes.tolist())),
             chain.from_iterable(judged), repeat(np.nan)),
         dtype=np.float64,
-        count=n_judged,
+        count=j_raw.shape[0],
     )  # fmt: skip
-    if settings[3] == "9.0":
+    if settings[3] == "9.0":  # as the run's scores: trec_eval 9.0.x's C floats
         with np.errstate(over="ignore"):
             j_scores = j_scores.astype(np.float32).astype(np.float64)
-    docnos = _Docnos(inner, sizes)
+    starts = _starts(sizes)
+    docnos = _Docnos(inner, starts)
     codes = np.repeat(np.arange(len(inner), dtype=np.intp), sizes)
 
     def ranked_raw(ordered):
@@ -160,11 +190,27 @@ def dict_context(qrels, run, settings):
     )
 
 
-def _plain_rows(inner):
-    """Whether the run's inner dicts hold str docnos and numeric scores: a
-    C pass each (the docnos' types; ``sum`` refuses any score but a number,
-    where numpy would read the string ``"1.0"`` as one)."""
-    if not set(map(type, chain.from_iterable(inner))) <= {str}:
+def _starts(sizes):
+    """Where each of the consecutive parts of ``sizes`` starts, and the end."""
+    starts = np.zeros(sizes.shape[0] + 1, dtype=np.intp)
+    np.cumsum(sizes, out=starts[1:])
+    return starts
+
+
+def _ranges(starts, sizes):
+    """The indices ``starts[i], ..., starts[i] + sizes[i] - 1`` of every i."""
+    ends = np.cumsum(sizes)
+    rows = np.arange(int(ends[-1]) if ends.shape[0] else 0, dtype=np.intp)
+    rows += np.repeat(starts - (ends - sizes), sizes)
+    return rows
+
+
+def _plain_rows(inner, n):
+    """Whether the run's ``n`` rows (``inner`` dicts) hold str docnos and
+    numeric scores: a C pass each (the docnos that are exactly str, counted;
+    ``sum`` refuses any score but a number, where numpy would read the
+    string ``"1.0"`` as one)."""
+    if countOf(map(type, chain.from_iterable(inner)), str) != n:
         return False
     try:
         total = sum(chain.from_iterable(map(dict.values, inner)))
@@ -175,19 +221,26 @@ def _plain_rows(inner):
 
 class _Docnos:
     """The run's docnos of given rows (in the run's order: each query's dict
-    in turn), read from the dicts the first time tied scores need them."""
+    in turn, ``starts`` the first row of each), read from the dicts of the
+    queries that have tied scores only, when first asked for."""
 
-    def __init__(self, inner, sizes):
-        self.inner, self.n = inner, int(sizes.sum())
-        self._all = None
+    def __init__(self, inner, starts):
+        self.inner, self.starts = inner, starts
+        self._keys = []  # the docnos of the queries read, one query after another
+        self._at = np.full(len(inner), -1, dtype=np.intp)  # where each starts
 
     def of(self, rows):
         """The docnos of ``rows`` (a list of str)."""
-        if self._all is None:
-            self._all = np.fromiter(
-                chain.from_iterable(self.inner), dtype=object, count=self.n
+        queries = np.searchsorted(self.starts, rows, side="right") - 1
+        new = np.unique(queries[self._at[queries] < 0])
+        if new.shape[0]:
+            sizes = self.starts[new + 1] - self.starts[new]
+            self._at[new] = len(self._keys) + _starts(sizes)[:-1]
+            self._keys.extend(
+                chain.from_iterable(map(self.inner.__getitem__, new.tolist()))
             )
-        return self._all[rows].tolist()
+        at = self._at[queries] + (rows - self.starts[queries])
+        return list(map(self._keys.__getitem__, at.tolist()))
 
     def descending(self, rows):
         """The tiebreak of tied rows: docno descending in byte order, as
@@ -215,10 +268,16 @@ def _placed(ordered, j_codes, j_scores, j_raw, judged, docnos):
     at = first.copy()
     tied = np.flatnonzero(after - first > 1)
     if tied.shape[0]:  # among equal scores, by docno (the ranking's order)
+        # The docnos of every tied block holding a judgement, each compared
+        # with its judgement's docno: one match per block (a dict's keys
+        # are distinct), at the judgement's row.
+        lo, sizes = first[tied], after[tied] - first[tied]
+        blocks = np.array(docnos.of(ordered.order[_ranges(lo, sizes)]), dtype=object)
         names = list(chain.from_iterable(map(dict.keys, judged)))
-        for i in tied.tolist():
-            block = docnos.of(ordered.order[first[i] : after[i]])
-            at[i] = first[i] + block.index(names[hit[i]])
+        wanted = np.empty(tied.shape[0], dtype=object)
+        wanted[:] = list(map(names.__getitem__, hit[tied].tolist()))
+        match = np.flatnonzero(blocks == np.repeat(wanted, sizes))
+        at[tied] = lo + (match - _starts(sizes)[:-1])
     labels = j_raw[hit]
     raw[at] = np.where(labels >= 0, labels, -2)
     return raw

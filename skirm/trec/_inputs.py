@@ -10,7 +10,6 @@ are read.
 from __future__ import annotations
 
 import collections
-import concurrent.futures
 import itertools
 import os
 import warnings
@@ -135,6 +134,10 @@ def _threaded_map(step, blocks):
     if len(head) < 2:
         yield from map(step, head)
         return
+    # Imported here: a run of one block (the usual small run) never loads
+    # the pool (nor the logging module it imports).
+    import concurrent.futures
+
     pending = collections.deque()
     pool = concurrent.futures.ThreadPoolExecutor(n)
     try:

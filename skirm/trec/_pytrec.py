@@ -17,7 +17,13 @@ from skirm._measures._rows import QRELS
 from skirm._measures._table import NUM_Q, NUM_REL, UTILITY
 from skirm._measures._unknown import unknown_measure
 from skirm.io._convert import convert_qrels, convert_run
-from skirm.trec._dicts import NOT_PLAIN, dict_context, plain_dicts, plain_qrels
+from skirm.trec._dicts import (
+    NOT_PLAIN,
+    DictQrels,
+    dict_context,
+    plain_dicts,
+    plain_qrels,
+)
 from skirm.trec._evaluate import evaluate_request
 from skirm.trec._measures import GM_FLOOR, measure
 from skirm.trec._request import (
@@ -142,6 +148,8 @@ class RelevanceEvaluator:
             self._judged = np.unique(self._qrels_read.query_ids)
         else:
             self._judged = np.array(sorted(self._dicts), dtype=str)
+            # indexed once: every run evaluated is joined to this index
+            self._index = DictQrels(self._dicts)
         self._level = RELEVANCE_LEVEL(relevance_level)
         if not isinstance(judged_docs_only_flag, (bool, np.bool_, int)):
             raise InvalidParameterError(
@@ -215,7 +223,7 @@ class RelevanceEvaluator:
         if not self._request.outputs:
             return NOT_PLAIN
         settings = (self._level, self._judged_only, None, "9.0")
-        ctx = dict_context(self._dicts, run, settings)
+        ctx = dict_context(self._index, run, settings)
         if ctx is None or ctx is NOT_PLAIN:
             return {} if ctx is None else ctx
         outputs = bind_qrels_wide(self._request.outputs, lambda: self._max_label)

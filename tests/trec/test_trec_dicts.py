@@ -129,6 +129,28 @@ def test_the_evaluator_keeps_its_own_copy_of_the_qrels():
     assert out == {"q1": {"P_1": 1.0}}
 
 
+def test_runs_through_one_evaluator_each_equal_the_general_path():
+    # The evaluator indexes its qrels once: runs over every judged query,
+    # over some of them (the index's subset), with tied scores at judged
+    # and unjudged documents, and with unjudged queries, one after another.
+    rng = np.random.default_rng(7)
+    qrels = {
+        f"q{q}": {f"d{d}": int(rng.integers(-1, 3)) for d in rng.choice(40, 8)}
+        for q in range(30)
+    }
+    evaluator = RelevanceEvaluator(qrels, MEASURES)
+    for queries in (range(30), range(0, 30, 3), [5, 31, 2], range(30)):
+        run = {
+            f"q{q}": {
+                f"d{d}": float(rng.integers(0, 4)) / 4 for d in rng.choice(40, 20)
+            }
+            for q in queries
+        }
+        fast = evaluator.evaluate(run)
+        rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+        _assert_equal(fast, evaluator.evaluate(as_run(rows)), run)
+
+
 def _run_both(qrels, run, **options):
     """evaluate_run of the dicts, and of the same run given as a Run: the
     results, or the errors (class and message)."""

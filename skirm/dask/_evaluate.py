@@ -34,12 +34,8 @@ from skirm._params import (
     describe,
 )
 from skirm._progress import VERBOSE, reporting
-from skirm.metrics._evaluate import (
-    bind_input_wide,
-    bind_metrics,
-    frame_arguments,
-    per_query_values,
-)
+from skirm.metrics._base import frame_arguments
+from skirm.metrics._evaluate import bind_input_wide, bind_metrics, per_query_values
 from skirm.metrics._result import first_repeated, merge
 
 if TYPE_CHECKING:
@@ -441,13 +437,15 @@ def evaluate(
     EvaluationResult(n_queries=2, n_scored=1, means={'mrr': 0.5000})
     """
     dask, _, _ = _import_dask()
+    given = {name: params.pop(name) for name in ("y_true", "y_score") if name in params}
     y_true, y_score, groups, sample_weight, metrics = frame_arguments(
         y_true,
         y_score,
         groups,
         sample_weight,
         metrics,
-        params,
+        given,
+        "skirm.dask.evaluate",
         is_table=_is_dask_frame,
         columns_of=lambda frame: [str(c) for c in frame.columns],
         column=lambda frame, name: frame[name],

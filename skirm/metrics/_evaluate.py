@@ -21,13 +21,13 @@ from skirm._engine import (
     relabel,
 )
 from skirm._errors import InvalidInputError, InvalidParameterError
-from skirm._frames import column_names, frame_column, is_frame
 from skirm._measures._options import OPTIONS
 from skirm._measures._table import DEFAULT_METRICS
 from skirm._params import NO_RELEVANT
-from skirm._validation import check_y_true, type_name
+from skirm._validation import check_y_true
 from skirm.metrics._base import (
     apply_no_relevant,
+    frame_arguments,
     mean_over_queries,
 )
 from skirm.metrics._conventions import apply_conventions, check_scores
@@ -177,8 +177,9 @@ def evaluate(
     ...          groups="qid")
     EvaluationResult(n_queries=2, means={'ndcg@2': 0.3801, 'mrr': 0.6667})
     """
+    given = {name: params.pop(name) for name in ("y_true", "y_score") if name in params}
     y_true, y_score, groups, sample_weight, metrics = frame_arguments(
-        y_true, y_score, groups, sample_weight, metrics, params
+        y_true, y_score, groups, sample_weight, metrics, given, "evaluate"
     )
     bound = bind_metrics(metrics, params)
     no_relevant = NO_RELEVANT(no_relevant)
@@ -214,124 +215,6 @@ def evaluate(
     if label_samples is not None:
         _judge_spread(result, ranking, bound, no_relevant, label_samples, unjudged)
     return result
-
-
-def _is_table(obj):
-    """A pandas, polars or pyarrow frame (any object with ``columns`` that
-    is not an array)."""
-    if is_frame(obj):
-        return True
-    return hasattr(obj, "columns") and not isinstance(obj, np.ndarray)
-
-
-def _table_columns(frame):
-    if is_frame(frame):
-        return column_names(frame)
-    return list(frame.columns)
-
-
-def _table_column(frame, name):
-    return frame_column(frame, name) if is_frame(frame) else frame[name]
-
-
-def _is_metrics(obj):
-    """Metric names (or metrics), not data."""
-    if isinstance(obj, (str, Metric)):
-        return True
-    return isinstance(obj, (list, tuple)) and all(
-        isinstance(m, (str, Metric)) for m in obj
-    )
-
-
-def frame_arguments(
-    first,
-    second,
-    groups,
-    sample_weight,
-    metrics,
-    params,
-    *,
-    is_table=_is_table,
-    columns_of=_table_columns,
-    column=_table_column,
-):
-    """``(y_true, y_score, groups, sample_weight, metrics)`` of the call's
-    two positional arguments and keywords (``y_true`` and ``y_score`` given
-    by keyword are taken from ``params``).
-
-    A frame passed first with ``y_true=`` naming a column is the frame
-    form: ``y_true``, ``y_score``, ``groups`` and ``sample_weight`` are
-    column names, and the second positional argument, if any, the metrics.
-    Otherwise the arrays come positionally or by keyword, not both.
-    """
-    given = {name: params.pop(name) for name in ("y_true", "y_score") if name in params}
-    if is_table(first) and "y_true" in given and not isinstance(given["y_true"], str):
-        raise InvalidParameterError(
-            "`y_true` must name a column of the frame passed first (its columns: "
-            f"{columns_of(first)}), got {type_name(given['y_true'])}"
-        )
-    if is_table(first) and "y_true" in given:
-        if second is not None:
-            if metrics is not DEFAULT_METRICS:
-                raise InvalidParameterError(
-                    "`metrics` given twice: after the frame and as metrics=; "
-                    "give it once"
-                )
-            metrics = second
-        available = columns_of(first)
-        named = {
-            "y_true": given["y_true"],
-            "y_score": given.get("y_score"),
-            "groups": groups,
-            "sample_weight": sample_weight,
-        }
-        if named["y_score"] is None:
-            raise InvalidParameterError(
-                "`y_score` must name the scores column of the frame passed "
-                f"first (its columns: {available}), got none"
-            )
-        out = {}
-        for name, col in named.items():
-            if col is None:
-                out[name] = None
-                continue
-            if not isinstance(col, str):
-                raise InvalidParameterError(
-                    f"`{name}` must name a column of the frame passed first "
-                    f"(its columns: {available}), got {type_name(col)}"
-                )
-            if col not in available:
-                raise InvalidParameterError(
-                    f"`{name}` must name a column of the frame passed first, "
-                    f"got {col!r}; its columns: {available}"
-                )
-            out[name] = column(first, col)
-        return (*out.values(), metrics)
-    for name, value in zip(("y_true", "y_score"), (first, second), strict=True):
-        if name in given and value is not None:
-            raise InvalidParameterError(
-                f"`{name}` given twice: positionally and as {name}=; give it once"
-            )
-    y_true = given.get("y_true", first)
-    y_score = given.get("y_score", second)
-    if is_table(y_true) and _is_metrics(y_score):
-        raise InvalidParameterError(
-            "a frame passed first needs its columns named: y_true=<labels "
-            "column>, y_score=<scores column>, groups=<query column> (its "
-            f"columns: {columns_of(y_true)})"
-        )
-    for name, value in (("y_true", y_true), ("y_score", y_score), ("groups", groups)):
-        if isinstance(value, str):
-            raise InvalidParameterError(
-                f"`{name}` is a column name ({value!r}): pass the frame that "
-                f"holds it first, as in evaluate(frame, {name}={value!r}, ...)"
-            )
-    if y_true is None:
-        raise InvalidParameterError(
-            "`y_true` must be given: the labels, or a frame passed first with "
-            "its columns named (y_true=..., y_score=..., groups=...)"
-        )
-    return y_true, y_score, groups, sample_weight, metrics
 
 
 def bind_metrics(metrics, params) -> dict:

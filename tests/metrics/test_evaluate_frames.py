@@ -13,12 +13,12 @@ from skirm.metrics import evaluate
 METRICS = ["ndcg@10", "map", "mrr", "P@5"]
 
 
-def _rows(seed=0, n=300):
+def _rows(seed=0, n=300, ties=True):
     rng = np.random.default_rng(seed)
     return {
         "qid": rng.integers(0, 25, n).astype(str),
         "rel": rng.integers(0, 3, n),
-        "score": rng.random(n).round(2),  # ties within queries
+        "score": rng.random(n).round(2 if ties else 12),
         "weight": np.ones(n),
     }
 
@@ -120,3 +120,29 @@ def test_arguments_given_twice_are_refused():
         )
     with pytest.raises(InvalidParameterError, match=r"^`y_score` must name the scores"):
         evaluate(frame, ["map"], y_true="rel", groups="qid")
+
+
+def test_every_metric_function_takes_a_frame_with_column_names():
+    from skirm.metrics._registry import SPECS
+
+    rows = _rows(2, ties=False)  # compat refuses average ties
+    frames = _frames(rows)
+    checked = 0
+    for spec in SPECS:
+        function = spec.function
+        want = function(rows["rel"], rows["score"], groups=rows["qid"])
+        for library in ("pandas", "pyarrow"):
+            got = function(frames[library], y_true="rel", y_score="score", groups="qid")
+            assert got == want or (np.isnan(got) and np.isnan(want)), spec.name
+            checked += 1
+    assert checked == 2 * len(SPECS) > 40
+
+
+def test_metric_function_with_a_frame_refuses_a_second_positional():
+    from skirm.metrics import ndcg_score
+
+    frame = _frames(_rows())["pandas"]
+    with pytest.raises(InvalidParameterError, match=r"^ndcg_score\(\) takes the fr"):
+        ndcg_score(frame, "score", y_true="rel", groups="qid")
+    with pytest.raises(InvalidParameterError, match=r"its columns: \['qid', 'rel'"):
+        ndcg_score(frame, y_true="rel", y_score="s", groups="qid", k=3)

@@ -21,7 +21,23 @@ __all__ = [
     "check_sample_weight",
     "check_scores",
     "check_y_true",
+    "type_name",
 ]
+
+
+def type_name(obj) -> str:
+    """The type of ``obj`` as a message names it: a builtin's bare name
+    (``dict``), any other type with its module
+    (``ranx.data_structures.qrels.Qrels``; skirm's under its public package,
+    ``skirm.io.Qrels``), so that classes of several libraries that share a
+    name are told apart."""
+    cls = type(obj)
+    module = cls.__module__
+    if module == "builtins":
+        return cls.__qualname__
+    if module.partition(".")[0] == "skirm":  # the public package's name
+        module = ".".join(p for p in module.split(".") if not p.startswith("_"))
+    return f"{module}.{cls.__qualname__}"
 
 
 def as_numeric_array(values, name: str, *, keep_integers: bool = False) -> np.ndarray:

@@ -317,7 +317,8 @@ report = evaluate_diversity(
     alpha=0.5,
 )
 ndeval: str = format_ndeval(evaluate_diversity(
-    io.StringIO("1 1 d1 1\\n"), io.StringIO("1 Q0 d1 1 3 s\\n"), k=(5, 10)
+    io.StringIO("1 1 d1 1\\n1 2 d1 0\\n"), io.StringIO("1 Q0 d1 1 3 s\\n"),
+    k=(5, 10),
 ))
 
 rows = dd.from_pandas(

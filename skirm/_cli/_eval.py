@@ -10,6 +10,7 @@ from skirm._cli._plots import check_plot, plot_eval
 from skirm._cli._usage import UsageError, check_options
 from skirm._errors import (
     EmptyRunError,
+    InvalidInputError,
     InvalidParameterError,
     MeasureParameterError,
     SkirmError,
@@ -81,6 +82,8 @@ def run_eval(args, out):
     if len(qrels) == 0:  # trec_eval: "Cannot read qrels file" (status 2)
         where = "standard input" if args.qrels == "-" else args.qrels
         raise TrecFormatError(f"the qrels file is empty: {where}")
+    if request.diversity:
+        _check_subtopics(qrels, args.qrels, request)
     zscores = read_zscores(args.zscores) if args.zscores is not None else None
     options = options_of(args)
     # Nothing lost: the runs evaluated before one that fails are written
@@ -108,6 +111,25 @@ def run_eval(args, out):
         raise failure
     if args.plot is not None:
         plot_eval(args.plot, qrels, args.runs, labels, options.keywords())
+
+
+def _check_subtopics(qrels, path, request):
+    """Ordinary qrels given to diversity measures are refused (the library
+    warns): every query with one subtopic, the second field of its lines."""
+    from skirm.trec._diversity import one_subtopic_message  # diversity only
+
+    if one_subtopic_message(qrels) is None:
+        return
+    where = "standard input" if path == "-" else path
+    names = ", ".join(d.text for d in request.diversity)
+    raise InvalidInputError(
+        f"the diversity measures ({names}) need subtopic judgments, and every "
+        f"query of {where} has only 1 subtopic: the subtopic column, the second "
+        "field of `topic subtopic docno judgment` lines, holds one value per "
+        "query (ordinary qrels hold 0 there); give qrels whose second field "
+        "names each judgment's subtopic (as ndeval reads them), or evaluate "
+        "the other measures apart"
+    )
 
 
 def options_of(args):

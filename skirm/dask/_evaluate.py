@@ -34,6 +34,7 @@ from skirm._params import (
     describe,
 )
 from skirm._progress import VERBOSE, reporting
+from skirm.metrics._base import frame_arguments
 from skirm.metrics._evaluate import bind_input_wide, bind_metrics, per_query_values
 from skirm.metrics._result import first_repeated, merge
 
@@ -336,10 +337,11 @@ def _as_they_stand(frame, bound, no_relevant, ties, weighted, progress):
 
 @checked(ties=TIES, no_relevant=NO_RELEVANT, shuffle=SHUFFLE, verbose=VERBOSE)
 def evaluate(
-    y_true: DaskColumn,
-    y_score: DaskColumn,
+    y_true: DaskColumn | None = None,
+    y_score: DaskColumn | Sequence[str | Metric] | None = None,
+    /,
     *,
-    groups: DaskColumn,
+    groups: DaskColumn | str | None = None,
     metrics: str | Metric | Sequence[str | Metric] = DEFAULT_METRICS,
     sample_weight: DaskColumn | None = None,
     ties: Ties = "average",
@@ -364,9 +366,13 @@ def evaluate(
     ----------
     y_true, y_score : dask.dataframe.Series or 1-D dask.array.Array
         Relevance labels and scores, one per row; columns of one Dask
-        DataFrame, or Dask arrays with the same chunks.
-    groups : dask.dataframe.Series or 1-D dask.array.Array
+        DataFrame, or Dask arrays with the same chunks. Or a Dask DataFrame
+        passed first, its columns named by keyword (and the metrics, if
+        given, second): ``evaluate(rows, ["ndcg@10"], y_true="label",
+        y_score="score", groups="qid")``.
+    groups : dask.dataframe.Series or 1-D dask.array.Array, or str
         The query of each row. Rows of a query may be in any partitions.
+        With a frame: the name of its query column.
     metrics : sequence of str or Metric, default=("ndcg@10", "map", "mrr")
         As in :func:`skirm.metrics.evaluate`.
     sample_weight : dask.dataframe.Series or 1-D dask.array.Array, default=None
@@ -423,8 +429,27 @@ def evaluate(
     EvaluationResult(n_queries=2, n_scored=1, means={'mrr': 0.5000, 'ndcg@2': 0.6309})
     >>> result.per_query["mrr"]
     array([0.5, nan])
+
+    The frame, its columns named:
+
+    >>> evaluate(rows, ["mrr"], y_true="label", y_score="score", groups="qid",
+    ...          no_relevant="skip")
+    EvaluationResult(n_queries=2, n_scored=1, means={'mrr': 0.5000})
     """
     dask, _, _ = _import_dask()
+    given = {name: params.pop(name) for name in ("y_true", "y_score") if name in params}
+    y_true, y_score, groups, sample_weight, metrics = frame_arguments(
+        y_true,
+        y_score,
+        groups,
+        sample_weight,
+        metrics,
+        given,
+        "skirm.dask.evaluate",
+        is_table=_is_dask_frame,
+        columns_of=lambda frame: [str(c) for c in frame.columns],
+        column=lambda frame, name: frame[name],
+    )
     with _progress(verbose, "skirm.dask.evaluate") as progress:
         progress.stage("preparing the rows")
         frame, bound = _prepare(
@@ -452,6 +477,12 @@ def evaluate(
         result = merge(parts)
         progress.finish()
     return result
+
+
+def _is_dask_frame(obj):
+    """A Dask DataFrame (by its type's module: dask is not imported)."""
+    cls = type(obj)
+    return cls.__module__.partition(".")[0] == "dask" and hasattr(obj, "columns")
 
 
 def _as_part(frame, labels, weighted):

@@ -4,7 +4,8 @@
 (:class:`Qrels`, :class:`Run`) that :func:`skirm.trec.evaluate_run` takes;
 :func:`write_run` turns a model's scores into a run file.
 :func:`as_qrels` and :func:`as_run` build them from the shapes other tools
-use: dicts of dicts, DataFrames, tuples, ir_datasets datasets.
+use: dicts of dicts, DataFrames, tuples, ir_datasets datasets, ranx's
+objects; :func:`as_qrels_jg` builds subtopic judgments (:class:`QrelsJG`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ if TYPE_CHECKING:
     from skirm.io._records import (
         Qrels as Qrels,
         Run as Run,
+    )
+    from skirm.io._subtopics import (
+        as_qrels_jg as as_qrels_jg,
     )
     from skirm.io._trec import (
         read_qrels as read_qrels,

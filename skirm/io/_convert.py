@@ -1,8 +1,9 @@
 """Qrels and runs from the shapes users already hold.
 
 pytrec_eval and BEIR keep judgements and runs as dicts of dicts
-(``{qid: {docid: value}}``), ir_measures and ranx as DataFrames or iterables
-of named tuples, ir_datasets as datasets with ``qrels_iter()``. Each shape is
+(``{qid: {docid: value}}``), ir_measures as DataFrames or iterables of named
+tuples, ranx as ``Qrels`` and ``Run`` objects whose ``to_dict()`` gives the
+dicts of dicts, ir_datasets as datasets with ``qrels_iter()``. Each shape is
 turned into flat columns with a few C-level passes (no Python statement per
 row) and then into :class:`Qrels` or :class:`Run` through their constructors,
 so every shape gets the same validation as arrays do.
@@ -27,26 +28,44 @@ from skirm._frames import (
     is_frame,
     values,
 )
+from skirm._validation import type_name
 from skirm.io._records import Qrels, Run
 from skirm.io._trec import read_qrels, read_run
 
 if TYPE_CHECKING:
     from skirm.io._typing import QrelsLike, RunLike
 
-__all__ = ["as_qrels", "as_run"]
+__all__ = ["as_qrels", "as_run", "columns_of", "convert_qrels", "convert_run"]
 
 # Column (or named-tuple field) names recognised without being told, first
 # the ir_measures / ir_datasets names, then ranx's, trectools' and skirm's.
 _CANDIDATES = {
     "query_id": ("query_id", "qid", "q_id", "query", "query_ids"),
+    "subtopic": ("subtopic", "iteration", "subtopic_id", "subtopics"),
     "doc_id": ("doc_id", "docid", "docno", "doc_ids"),
     "relevance": ("relevance", "rel", "label", "labels"),
     "score": ("score", "scores"),
 }
 
+#: The role of the subtopic of subtopic judgments (ir_measures' ``iteration``).
+SUBTOPIC = "subtopic"
+
+#: How messages name the ids of each role, and their place in a tuple.
+_WHAT = {"query_id": "query ids", "doc_id": "doc ids", SUBTOPIC: "subtopics"}
+_FIELD = {"query_id": "qid", "doc_id": "docid", SUBTOPIC: "subtopic"}
+
 _SHAPES = (
-    "a {cls}, a path or open file, a dict of dicts {{qid: {{docid: {value}}}}}, "
-    "a DataFrame, an iterable of (qid, docid, {value}) tuples or named tuples"
+    "a skirm.io.{cls}, a path or open file, a dict of dicts "
+    "{{qid: {{docid: {value}}}}} (or an object whose to_dict() gives one, such "
+    "as ranx's {cls}), a DataFrame, an iterable of (qid, docid, {value}) tuples "
+    "or named tuples"
+)
+
+_SUBTOPIC_SHAPES = (
+    "a skirm.io.{cls}, a path or open file, a dict of dicts of dicts "
+    "{{qid: {{subtopic: {{docid: {value}}}}}}}, a DataFrame with a subtopic "
+    "column, an iterable of (qid, subtopic, docid, {value}) tuples or of "
+    "named tuples with an iteration field"
 )
 
 
@@ -70,7 +89,9 @@ def as_qrels(
 
         - a :class:`Qrels` (returned as is);
         - a path or an open file in TREC qrels format (:func:`read_qrels`);
-        - a dict of dicts ``{qid: {docid: relevance}}`` (pytrec_eval, BEIR);
+        - a dict of dicts ``{qid: {docid: relevance}}`` (pytrec_eval, BEIR),
+          or any other object whose ``to_dict()`` method returns one (ranx's
+          ``Qrels``);
         - a DataFrame with a query, a document and a relevance column:
           pandas (or any object with ``columns`` whose columns convert to
           arrays), polars (a ``LazyFrame`` is collected, its three columns
@@ -153,7 +174,9 @@ def as_run(
 
         - a :class:`Run` (returned as is);
         - a path or an open file in TREC run format (:func:`read_run`);
-        - a dict of dicts ``{qid: {docid: score}}`` (pytrec_eval, BEIR);
+        - a dict of dicts ``{qid: {docid: score}}`` (pytrec_eval, BEIR),
+          or any other object whose ``to_dict()`` method returns one (ranx's
+          ``Run``);
         - a DataFrame with a query, a document and a score column (pandas,
           polars or pyarrow, as for :func:`as_qrels`);
         - an iterable of ``(qid, docid, score)`` tuples, or of named tuples
@@ -207,7 +230,7 @@ def convert_qrels(obj, name, names=None) -> Qrels:
         return read_qrels(obj)
     if hasattr(obj, "qrels_iter") and callable(obj.qrels_iter):
         obj = obj.qrels_iter()
-    cols = _columns(obj, name, "relevance", names or {}, Qrels)
+    cols = columns_of(obj, name, "relevance", names or {}, Qrels)
     q, d, v = cols
     _check_numbers(v, name, "relevance", "biuf")
     return _build(Qrels, name, q, d, v)
@@ -221,7 +244,7 @@ def convert_run(obj, name, names=None, run_id="skirm") -> Run:
         return read_run(obj)
     if hasattr(obj, "scoreddocs_iter") and callable(obj.scoreddocs_iter):
         obj = obj.scoreddocs_iter()
-    q, d, v = _columns(obj, name, "score", names or {}, Run)
+    q, d, v = columns_of(obj, name, "score", names or {}, Run)
     _check_numbers(v, name, "score", "biuf")
     return _build(Run, name, q, d, v, run_id=run_id)
 
@@ -230,23 +253,62 @@ def _is_file(obj):
     return isinstance(obj, (str, os.PathLike)) or hasattr(obj, "read")
 
 
-def _columns(obj, name, value, names, cls):
-    """``(query ids, doc ids, values)`` arrays of any non-file shape."""
+def columns_of(obj, name, value, names, cls, roles=None):
+    """The arrays of ``roles`` (by default query ids, doc ids, values) of any
+    non-file shape; an optional role a shape lacks (the subtopic of
+    ordinary qrels) is None."""
+    roles = roles or ("query_id", "doc_id", value)
     if isinstance(obj, Mapping):
         _no_names(names, name, "a dict of dicts")
-        return _from_dicts(obj, name, value)
+        return _from_mapping(obj, name, value, roles)
     if is_frame(obj):
-        return _from_frame(obj, name, value, names, column_names(obj), frame_column)
+        return _from_frame(
+            obj, name, value, names, column_names(obj), frame_column, roles
+        )
     if hasattr(obj, "columns") and hasattr(obj, "__getitem__"):
         labels = list(obj.columns)
         columns = [str(c) for c in labels]
         return _from_frame(
-            obj, name, value, names, columns, lambda o, c: o[labels[columns.index(c)]]
+            obj,
+            name,
+            value,
+            names,
+            columns,
+            lambda o, c: o[labels[columns.index(c)]],
+            roles,
         )
+    dicts = _to_dict(obj, name, value)
+    if dicts is not None:
+        _no_names(names, name, f"a {type_name(obj)}")
+        return _from_mapping(dicts, name, value, roles)
     if isinstance(obj, Iterable) and not isinstance(obj, (bytes, bytearray)):
-        return _from_rows(obj, name, value, names)
-    shapes = _SHAPES.format(cls=cls.__name__, value=value)
-    raise InvalidParameterError(f"`{name}` must be {shapes}; got {type(obj).__name__}")
+        return _from_rows(obj, name, value, names, roles)
+    shapes = (_SUBTOPIC_SHAPES if SUBTOPIC in roles else _SHAPES).format(
+        cls=cls.__name__, value=value
+    )
+    raise InvalidParameterError(f"`{name}` must be {shapes}; got {type_name(obj)}")
+
+
+def _from_mapping(obj, name, value, roles):
+    """A dict of dicts; a subtopic among ``roles`` is None (ordinary qrels)."""
+    q, d, v = _from_dicts(obj, name, value)
+    return (q, None, d, v) if SUBTOPIC in roles else (q, d, v)
+
+
+def _to_dict(obj, name, value):
+    """The dict of dicts of an object with a ``to_dict()`` method (ranx's
+    ``Qrels`` and ``Run``), else None; a method that returns something else
+    is an error naming the object's type."""
+    to_dict = getattr(obj, "to_dict", None)
+    if not callable(to_dict):
+        return None
+    dicts = to_dict()
+    if not isinstance(dicts, Mapping):
+        raise InvalidParameterError(
+            f"`{name}`: {type_name(obj)}.to_dict() must return a dict of dicts "
+            f"{{qid: {{docid: {value}}}}}, got {type_name(dicts)}"
+        )
+    return dicts
 
 
 def _from_dicts(obj, name, value):
@@ -268,15 +330,18 @@ def _from_dicts(obj, name, value):
     return np.repeat(queries, sizes), docs, _array(values, n)
 
 
-def _from_frame(obj, name, value, names, columns, column_of):
-    """The three columns of a frame: pandas (or any object with ``columns``),
-    polars or pyarrow; a missing value is an error naming its column."""
+def _from_frame(obj, name, value, names, columns, column_of, roles):
+    """The columns of ``roles`` of a frame: pandas (or any object with
+    ``columns``), polars or pyarrow; a missing value is an error naming its
+    column."""
     picked = [
-        _pick(columns, role, names.get(role), name, "column", value)
-        for role in ("query_id", "doc_id", value)
+        _pick(columns, role, names.get(role), name, "column", value) for role in roles
     ]
     arrays = []
-    for column in picked:
+    for role, column in zip(roles, picked, strict=True):
+        if column is None:
+            arrays.append(None)
+            continue
         col = column_of(obj, column)
         at = first_missing(col)
         if at is not None:
@@ -285,47 +350,60 @@ def _from_frame(obj, name, value, names, columns, column_of):
                 f"(null, None or NaN), got one at row {at}"
             )
         if is_column(col):
-            arrays.append(values(col))
-            continue
-        to_numpy = getattr(col, "to_numpy", None)
-        arrays.append(np.asarray(to_numpy() if callable(to_numpy) else col))
-    q, d, v = arrays
-    return _ids(q, name, "query ids"), _ids(d, name, "doc ids"), v
+            array = values(col)
+        else:
+            to_numpy = getattr(col, "to_numpy", None)
+            array = np.asarray(to_numpy() if callable(to_numpy) else col)
+        arrays.append(array if role == value else _ids(array, name, _WHAT[role]))
+    return tuple(arrays)
 
 
-def _from_rows(obj, name, value, names):
+def _from_rows(obj, name, value, names, roles):
     rows = obj if isinstance(obj, list) else list(obj)
+    width = len(roles)
     if not rows:
         empty = np.zeros(0, dtype=str)
-        return empty, empty, np.zeros(0, dtype=np.int64)
+        return (*(empty,) * (width - 1), np.zeros(0, dtype=np.int64))
     kinds = set(map(type, rows))
+    shape = ", ".join(_FIELD[role] if role != value else value for role in roles)
     if not all(issubclass(k, (tuple, list)) for k in kinds):
         odd = next(k for k in kinds if not issubclass(k, (tuple, list)))
         raise InvalidInputError(
-            f"`{name}` must hold (qid, docid, {value}) tuples; got an iterable "
+            f"`{name}` must hold ({shape}) tuples; got an iterable "
             f"of {odd.__name__}"
             + (" (for the lines of a file, pass its path)" if odd is str else "")
         )
     fields = getattr(rows[0], "_fields", None)
     lengths = np.fromiter(map(len, rows), dtype=np.intp, count=len(rows))
     if fields is not None and len(kinds) == 1:
-        at = [
-            fields.index(
-                _pick(list(fields), role, names.get(role), name, "field", value)
-            )
-            for role in ("query_id", "doc_id", value)
-        ]
-    elif (lengths == 3).all():
+        picked = (
+            _pick(list(fields), role, names.get(role), name, "field", value)
+            for role in roles
+        )
+        at = [None if f is None else fields.index(f) for f in picked]
+    elif (lengths == width).all():
         _no_names(names, name, "plain tuples")
-        at = [0, 1, 2]
+        at = list(range(width))
+    elif SUBTOPIC in roles and (lengths == 3).all():  # ordinary qrels
+        _no_names(names, name, "plain tuples")
+        at = [0, None, 1, 2]
     else:
-        bad = int(np.argmax(lengths != 3))
+        bad = int(np.argmax(lengths != width))
         raise InvalidInputError(
-            f"`{name}` must hold (qid, docid, {value}) tuples of 3 values; "
+            f"`{name}` must hold ({shape}) tuples of {width} values; "
             f"row {bad} is {rows[bad]!r}"
         )
-    q, d, v = (list(map(itemgetter(i), rows)) for i in at)
-    return _ids(q, name, "query ids"), _ids(d, name, "doc ids"), _array(v, len(rows))
+    out = []
+    for role, i in zip(roles, at, strict=True):
+        if i is None:
+            out.append(None)
+            continue
+        column = list(map(itemgetter(i), rows))
+        is_value = role == value
+        out.append(
+            _array(column, len(rows)) if is_value else _ids(column, name, _WHAT[role])
+        )
+    return tuple(out)
 
 
 def _no_names(names, name, shape):
@@ -350,7 +428,11 @@ def _array(values, n):
 
 
 def _pick(available, role, given, name, what, value):
+    """The column (or field) of ``role``; None for a subtopic none of whose
+    names is present (ordinary qrels)."""
     hint = f"name it with skirm.io.as_{'run' if value == 'score' else 'qrels'}"
+    if role == SUBTOPIC:
+        hint = "name it with skirm.io.as_qrels_jg"
     if given is not None:
         if given not in available:
             raise InvalidParameterError(
@@ -360,6 +442,8 @@ def _pick(available, role, given, name, what, value):
     found = [c for c in _CANDIDATES[role] if c in available]
     if len(found) == 1:
         return found[0]
+    if not found and role == SUBTOPIC:
+        return None
     if not found:
         raise InvalidInputError(
             f"`{name}` has no {role} {what}: expected one of "

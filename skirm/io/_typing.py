@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 if TYPE_CHECKING:
     from skirm._typing import PathOrFile
+    from skirm.io._prefs import QrelsJG
     from skirm.io._records import Qrels, Run
 
-__all__ = ["QrelsDataset", "QrelsLike", "RunDataset", "RunLike"]
+__all__ = ["QrelsDataset", "QrelsJGLike", "QrelsLike", "RunDataset", "RunLike"]
 
 
 class QrelsDataset(Protocol):
@@ -43,4 +44,14 @@ QrelsLike: TypeAlias = (
 #: ``(qid, docid, score)`` tuples, or a dataset.
 RunLike: TypeAlias = (
     "Run | PathOrFile | Mapping[Any, Mapping[Any, float]] | Iterable[Any] | RunDataset"
+)
+
+#: Subtopic judgments: a :class:`~skirm.io.QrelsJG`, a file of ``topic
+#: subtopic docno judgment`` lines, a dict of dicts of dicts
+#: ``{qid: {subtopic: {docid: relevance}}}``, a DataFrame or an iterable of
+#: ``(qid, subtopic, docid, relevance)`` tuples or ``Qrel`` named tuples, or
+#: a dataset.
+QrelsJGLike: TypeAlias = (
+    "QrelsJG | PathOrFile | Mapping[Any, Mapping[Any, Any]] | Iterable[Any]"
+    " | QrelsDataset"
 )

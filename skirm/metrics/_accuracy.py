@@ -24,7 +24,7 @@ import numpy as np
 
 from skirm._engine import sum_by
 from skirm._measures import _table as table
-from skirm.metrics._base import MetricSpec, fill_doc, score
+from skirm.metrics._base import MetricSpec, fill_doc, score, takes_frames
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -98,6 +98,7 @@ def _straddled(ranking, k, rel, straddles, misordered, n_rel, n_non, value):
 
 
 @fill_doc
+@takes_frames
 def accuracy_score(
     y_true: Labels,
     y_score: ArrayLike | None,

@@ -3,6 +3,7 @@ the text of the common parameters in the docstrings."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
@@ -10,8 +11,11 @@ import numpy as np
 
 from skirm._engine import Ranking, check_input, rank
 from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._frames import column_names, frame_column, is_frame
 from skirm._measures._options import OPTIONS
+from skirm._measures._table import DEFAULT_METRICS
 from skirm._params import BOOLEAN, NO_RELEVANT, K, Param, as_python
+from skirm._validation import type_name
 
 if TYPE_CHECKING:
     from typing import Any, TypeVar
@@ -187,6 +191,165 @@ def score(
     return mean_over_queries(values, empty, ranking, no_relevant, spec.name)[0]
 
 
+def _is_table(obj):
+    """A pandas, polars or pyarrow frame (any object with ``columns`` that
+    is not an array)."""
+    if is_frame(obj):
+        return True
+    return hasattr(obj, "columns") and not isinstance(obj, np.ndarray)
+
+
+def _table_columns(frame):
+    if is_frame(frame):
+        return column_names(frame)
+    return list(frame.columns)
+
+
+def _table_column(frame, name):
+    return frame_column(frame, name) if is_frame(frame) else frame[name]
+
+
+def _is_metric(obj):
+    """A metric name or a :class:`~skirm.metrics.Metric` (by its ``spec``)."""
+    return isinstance(obj, str) or hasattr(obj, "spec")
+
+
+def _is_metrics(obj):
+    """Metric names (or metrics), not data."""
+    if _is_metric(obj):
+        return True
+    return isinstance(obj, (list, tuple)) and all(map(_is_metric, obj))
+
+
+def frame_arguments(
+    first,
+    second,
+    groups,
+    sample_weight,
+    metrics,
+    given,
+    door,
+    *,
+    is_table=_is_table,
+    columns_of=_table_columns,
+    column=_table_column,
+):
+    """``(y_true, y_score, groups, sample_weight, metrics)`` of a call of
+    ``door``: its two positional arguments, ``y_true`` and ``y_score``
+    given by keyword (``given``), its other keywords.
+
+    A frame passed first with ``y_true=`` naming a column is the frame
+    form: ``y_true``, ``y_score``, ``groups`` and ``sample_weight`` are
+    column names, and the second positional argument, if any, the metrics
+    (``metrics`` None: a door without metrics, which takes none there).
+    Otherwise the arrays come positionally or by keyword, not both.
+    """
+    if is_table(first) and "y_true" in given and not isinstance(given["y_true"], str):
+        raise InvalidParameterError(
+            "`y_true` must name a column of the frame passed first (its columns: "
+            f"{columns_of(first)}), got {type_name(given['y_true'])}"
+        )
+    if is_table(first) and "y_true" in given:
+        if second is not None:
+            if metrics is None:
+                raise InvalidParameterError(
+                    f"{door}() takes the frame alone positionally, got a second "
+                    "argument; name its columns by keyword (y_true=, y_score=, "
+                    "groups=)"
+                )
+            if metrics is not DEFAULT_METRICS:
+                raise InvalidParameterError(
+                    "`metrics` given twice: after the frame and as metrics=; "
+                    "give it once"
+                )
+            metrics = second
+        available = columns_of(first)
+        named = {
+            "y_true": given["y_true"],
+            "y_score": given.get("y_score"),
+            "groups": groups,
+            "sample_weight": sample_weight,
+        }
+        if named["y_score"] is None:
+            raise InvalidParameterError(
+                "`y_score` must name the scores column of the frame passed "
+                f"first (its columns: {available}), got none"
+            )
+        out = {}
+        for name, col in named.items():
+            if col is None:
+                out[name] = None
+                continue
+            if not isinstance(col, str):
+                raise InvalidParameterError(
+                    f"`{name}` must name a column of the frame passed first "
+                    f"(its columns: {available}), got {type_name(col)}"
+                )
+            if col not in available:
+                raise InvalidParameterError(
+                    f"`{name}` must name a column of the frame passed first, "
+                    f"got {col!r}; its columns: {available}"
+                )
+            out[name] = column(first, col)
+        return (*out.values(), metrics)
+    for name, value in zip(("y_true", "y_score"), (first, second), strict=True):
+        if name in given and value is not None:
+            raise InvalidParameterError(
+                f"`{name}` given twice: positionally and as {name}=; give it once"
+            )
+    y_true = given.get("y_true", first)
+    y_score = given.get("y_score", second)
+    if is_table(y_true) and _is_metrics(y_score):
+        raise InvalidParameterError(
+            "a frame passed first needs its columns named: y_true=<labels "
+            "column>, y_score=<scores column>, groups=<query column> (its "
+            f"columns: {columns_of(y_true)})"
+        )
+    for name, value in (("y_true", y_true), ("y_score", y_score), ("groups", groups)):
+        if isinstance(value, str):
+            raise InvalidParameterError(
+                f"`{name}` is a column name ({value!r}): pass the frame that "
+                f"holds it first, as in {door}(frame, {name}={value!r}, ...)"
+            )
+    if y_true is None:
+        raise InvalidParameterError(
+            "`y_true` must be given: the labels, or a frame passed first with "
+            "its columns named (y_true=..., y_score=..., groups=...)"
+        )
+    return y_true, y_score, groups, sample_weight, metrics
+
+
+def takes_frames(function: F) -> F:
+    """A metric function that also takes a frame first, its columns named
+    by keyword: ``ndcg_score(frame, y_true="rel", y_score="score",
+    groups="qid")`` (see :func:`frame_arguments`). Calls without ``y_true``
+    or ``y_score`` by keyword go straight through."""
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        if ("y_true" not in kwargs and "y_score" not in kwargs) or len(args) > 2:
+            return function(*args, **kwargs)
+        given = {
+            name: kwargs.pop(name) for name in ("y_true", "y_score") if name in kwargs
+        }
+        first, second = (*args, None, None)[:2]
+        y_true, y_score, groups, weight, _ = frame_arguments(
+            first,
+            second,
+            kwargs.get("groups"),
+            kwargs.get("sample_weight"),
+            None,
+            given,
+            function.__name__,
+        )
+        for name, value in (("groups", groups), ("sample_weight", weight)):
+            if name in kwargs:
+                kwargs[name] = value
+        return function(y_true, y_score, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
 # --------------------------------------------------------------------------
 # Docstring text shared by the metric functions
 # --------------------------------------------------------------------------
@@ -201,7 +364,12 @@ COMMON_DOC = {
         Only the rows given count: a query's relevant documents that are
         not among its rows are not in R nor in the ideal ranking. For a
         run scored against qrels (trec_eval's numbers, where judged but
-        unretrieved documents count), use :func:`skirm.trec.evaluate_run`.""",
+        unretrieved documents count), use :func:`skirm.trec.evaluate_run`.
+
+        Or a frame (pandas, polars, pyarrow ``Table``) passed first, whose
+        columns ``y_true``, ``y_score``, ``groups`` and ``sample_weight``
+        name by keyword: ``f(frame, y_true="rel", y_score="score",
+        groups="qid")``.""",
     "groups": """groups : array-like of shape (n_samples,), default=None
         The query of each row: any hashable labels (ints, strings, a pandas
         Series or Categorical), in any order. Required for 1-D input. Must be

@@ -30,7 +30,13 @@ import numpy as np
 
 from skirm._engine import sum_by
 from skirm._measures import _table as table
-from skirm.metrics._base import MetricSpec, fill_doc, refuse_average_ties, score
+from skirm.metrics._base import (
+    MetricSpec,
+    fill_doc,
+    refuse_average_ties,
+    score,
+    takes_frames,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -115,6 +121,7 @@ def _compat(ranking, p, normalize):
 
 
 @fill_doc
+@takes_frames
 def compatibility_score(
     y_true: Labels,
     y_score: ArrayLike | None,

@@ -13,7 +13,7 @@ import numpy as np
 
 from skirm._engine import safe_divide, sum_by
 from skirm._measures import _table as table
-from skirm.metrics._base import MetricSpec, fill_doc, score
+from skirm.metrics._base import MetricSpec, fill_doc, score, takes_frames
 from skirm.metrics._binary import many, per_query, relevant_sum
 
 if TYPE_CHECKING:
@@ -98,6 +98,7 @@ def _r_precision(ranking, relevance_threshold):
 
 
 @fill_doc
+@takes_frames
 def precision_at_k_score(
     y_true: Labels,
     y_score: ArrayLike | None,
@@ -175,6 +176,7 @@ def precision_at_k_score(
 
 
 @fill_doc
+@takes_frames
 def recall_at_k_score(
     y_true: Labels,
     y_score: ArrayLike | None,
@@ -246,6 +248,7 @@ def recall_at_k_score(
 
 
 @fill_doc
+@takes_frames
 def capped_recall_at_k_score(
     y_true: Labels,
     y_score: ArrayLike | None,
@@ -310,6 +313,7 @@ def capped_recall_at_k_score(
 
 
 @fill_doc
+@takes_frames
 def f1_at_k_score(
     y_true: Labels,
     y_score: ArrayLike | None,
@@ -373,6 +377,7 @@ def f1_at_k_score(
 
 
 @fill_doc
+@takes_frames
 def r_precision_score(
     y_true: Labels,
     y_score: ArrayLike | None,

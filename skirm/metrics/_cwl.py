@@ -41,7 +41,7 @@ from skirm._errors import InvalidParameterError
 from skirm._measures import _table as table
 from skirm._measures._options import OPTIONS
 from skirm._params import K, OneOf, Param
-from skirm.metrics._base import average, fill_doc, refuse_average_ties
+from skirm.metrics._base import average, fill_doc, refuse_average_ties, takes_frames
 from skirm.metrics._result import EvaluationResult
 
 if TYPE_CHECKING:
@@ -255,6 +255,7 @@ _GAINS = {"min_rel": 0.0, "max_rel": None, "depth": 1000}
 
 
 @fill_doc
+@takes_frames
 def cwl_report(
     y_true: Labels,
     y_score: ArrayLike | None,

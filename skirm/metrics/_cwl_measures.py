@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from skirm._measures import _table as table
-from skirm.metrics._base import MetricSpec, fill_doc, score
+from skirm.metrics._base import MetricSpec, fill_doc, score, takes_frames
 from skirm.metrics._cwl import cwl_kernel
 
 if TYPE_CHECKING:
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 
 @fill_doc
+@takes_frames
 def inst_score(
     y_true: Labels,
     y_score: ArrayLike | None,
@@ -90,6 +91,7 @@ def inst_score(
 
 
 @fill_doc
+@takes_frames
 def insq_score(
     y_true: Labels,
     y_score: ArrayLike | None,
@@ -158,6 +160,7 @@ def insq_score(
 
 
 @fill_doc
+@takes_frames
 def bpm_score(
     y_true: Labels,
     y_score: ArrayLike | None,
@@ -229,6 +232,7 @@ def bpm_score(
 
 
 @fill_doc
+@takes_frames
 def nerr8_score(
     y_true: Labels,
     y_score: ArrayLike | None,
@@ -295,6 +299,7 @@ def nerr8_score(
 
 
 @fill_doc
+@takes_frames
 def nerr9_score(
     y_true: Labels,
     y_score: ArrayLike | None,
@@ -361,6 +366,7 @@ def nerr9_score(
 
 
 @fill_doc
+@takes_frames
 def nerr10_score(
     y_true: Labels,
     y_score: ArrayLike | None,
@@ -429,6 +435,7 @@ def nerr10_score(
 
 
 @fill_doc
+@takes_frames
 def nerr11_score(
     y_true: Labels,
     y_score: ArrayLike | None,
@@ -497,6 +504,7 @@ def nerr11_score(
 
 
 @fill_doc
+@takes_frames
 def sdcg_score(
     y_true: Labels,
     y_score: ArrayLike | None,

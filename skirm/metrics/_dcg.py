@@ -16,7 +16,7 @@ import numpy as np
 from skirm._engine import at_cutoffs, prefix_sums, running_sums, sum_by
 from skirm._errors import InvalidInputError
 from skirm._measures import _table as table
-from skirm.metrics._base import MetricSpec, fill_doc, score
+from skirm.metrics._base import MetricSpec, fill_doc, score, takes_frames
 from skirm.metrics._graded import gain_of, no_gain
 
 if TYPE_CHECKING:
@@ -139,6 +139,7 @@ def _ndcg(ranking, k, gain):
 
 
 @fill_doc
+@takes_frames
 def ndcg_score(
     y_true: Labels,
     y_score: ArrayLike | None,
@@ -248,6 +249,7 @@ def ndcg_score(
 
 
 @fill_doc
+@takes_frames
 def dcg_score(
     y_true: Labels,
     y_score: ArrayLike | None,
@@ -325,6 +327,7 @@ def dcg_score(
 
 
 @fill_doc
+@takes_frames
 def cumulative_gain_score(
     y_true: Labels,
     y_score: ArrayLike | None,

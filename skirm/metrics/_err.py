@@ -24,7 +24,7 @@ from skirm._engine import (
 )
 from skirm._errors import InvalidParameterError
 from skirm._measures import _table as table
-from skirm.metrics._base import MetricSpec, fill_doc, score
+from skirm.metrics._base import MetricSpec, fill_doc, score, takes_frames
 from skirm.metrics._graded import no_gain
 
 if TYPE_CHECKING:
@@ -267,6 +267,7 @@ def _stop_probability(ranking, satisfy, k):
 
 
 @fill_doc
+@takes_frames
 def expected_reciprocal_rank_score(
     y_true: Labels,
     y_score: ArrayLike | None,

@@ -27,6 +27,7 @@ from skirm._params import NO_RELEVANT
 from skirm._validation import check_y_true
 from skirm.metrics._base import (
     apply_no_relevant,
+    frame_arguments,
     mean_over_queries,
 )
 from skirm.metrics._conventions import apply_conventions, check_scores
@@ -61,10 +62,11 @@ def _batches(bound):
 
 
 def evaluate(
-    y_true: Labels,
-    y_score: ArrayLike | None,
+    y_true: Labels | None = None,
+    y_score: ArrayLike | str | Sequence[str | Metric] | None = None,
+    /,
     *,
-    groups: ArrayLike | None = None,
+    groups: ArrayLike | str | None = None,
     metrics: str | Metric | Sequence[str | Metric] = DEFAULT_METRICS,
     sample_weight: ArrayLike | None = None,
     ties: Ties = "average",
@@ -82,16 +84,24 @@ def evaluate(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,) or (n_queries, n_docs)
-        Relevance labels.
+    y_true : array-like of shape (n_samples,) or (n_queries, n_docs), or DataFrame
+        Relevance labels; or a frame (pandas, polars, pyarrow ``Table``)
+        whose columns ``y_true``, ``y_score``, ``groups`` and
+        ``sample_weight`` are named by keyword:
+        ``evaluate(frame, ["ndcg@10"], y_true="rel", y_score="score",
+        groups="qid")``. ``y_true`` and ``y_score`` may also be given by
+        keyword as arrays.
     y_score : array-like of the same shape as ``y_true``
-        Scores; higher ranks first.
-    groups : array-like of shape (n_samples,), default=None
-        The query of each row; required for 1-D input.
+        Scores; higher ranks first. After a frame: the metrics (or give
+        them as ``metrics=``).
+    groups : array-like of shape (n_samples,), or str, default=None
+        The query of each row; required for 1-D input. With a frame: the
+        name of its query column.
     metrics : sequence of str or Metric, default=("ndcg@10", "map", "mrr")
         Names understood by :func:`get_metric`, or metrics it returned.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Query weights given per row, constant within each query.
+    sample_weight : array-like of shape (n_samples,), or str, default=None
+        Query weights given per row, constant within each query. With a
+        frame: the name of its column.
     ties : {"average", "first", "optimistic", "pessimistic"}, default="average"
         The tie policy, shared by all metrics.
     no_relevant : float in [0, 1], "skip" or "raise", default=0.0
@@ -158,7 +168,19 @@ def evaluate(
     >>> round(evaluate(y_true, y_score, groups=groups, metrics=["ndcg@2"],
     ...                conventions="lightgbm")["ndcg@2"], 4)
     0.4131
+
+    A frame, its columns named (pandas here; polars and pyarrow alike):
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"qid": groups, "rel": y_true, "score": y_score})
+    >>> evaluate(frame, ["ndcg@2", "mrr"], y_true="rel", y_score="score",
+    ...          groups="qid")
+    EvaluationResult(n_queries=2, means={'ndcg@2': 0.3801, 'mrr': 0.6667})
     """
+    given = {name: params.pop(name) for name in ("y_true", "y_score") if name in params}
+    y_true, y_score, groups, sample_weight, metrics = frame_arguments(
+        y_true, y_score, groups, sample_weight, metrics, given, "evaluate"
+    )
     bound = bind_metrics(metrics, params)
     no_relevant = NO_RELEVANT(no_relevant)
     if conventions is not None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from skirm._measures import _table as table
-from skirm.metrics._base import MetricSpec, fill_doc, score
+from skirm.metrics._base import MetricSpec, fill_doc, score, takes_frames
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -33,6 +33,7 @@ def _judged(ranking, k):
 
 
 @fill_doc
+@takes_frames
 def judged_at_k_score(
     y_true: Labels,
     y_score: ArrayLike | None,

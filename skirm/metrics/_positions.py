@@ -15,7 +15,7 @@ import numpy as np
 
 from skirm._engine import safe_divide
 from skirm._measures import _table as table
-from skirm.metrics._base import MetricSpec, fill_doc, score
+from skirm.metrics._base import MetricSpec, fill_doc, score, takes_frames
 from skirm.metrics._binary import per_query, relevant_sum
 
 if TYPE_CHECKING:
@@ -111,6 +111,7 @@ def _rank_biased_precision(ranking, k, relevance_threshold, p):
 
 
 @fill_doc
+@takes_frames
 def hit_rate_at_k_score(
     y_true: Labels,
     y_score: ArrayLike | None,
@@ -182,6 +183,7 @@ def hit_rate_at_k_score(
 
 
 @fill_doc
+@takes_frames
 def mean_reciprocal_rank_score(
     y_true: Labels,
     y_score: ArrayLike | None,
@@ -249,6 +251,7 @@ def mean_reciprocal_rank_score(
 
 
 @fill_doc
+@takes_frames
 def mean_average_precision_score(
     y_true: Labels,
     y_score: ArrayLike | None,
@@ -328,6 +331,7 @@ def mean_average_precision_score(
 
 
 @fill_doc
+@takes_frames
 def rank_biased_precision_score(
     y_true: Labels,
     y_score: ArrayLike | None,

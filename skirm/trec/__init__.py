@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         trec_measure_names as trec_measure_names,
     )
     from skirm.trec._diversity import (
+        OneSubtopicWarning as OneSubtopicWarning,
         evaluate_diversity as evaluate_diversity,
         format_ndeval as format_ndeval,
     )

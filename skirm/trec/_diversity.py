@@ -14,6 +14,7 @@ the mean; the mean is over the queries of both (``all_queries=True``, ndeval
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -26,7 +27,8 @@ from skirm._errors import (
 from skirm._measures import _table as table
 from skirm._measures._grammar import DiversityName, parse_diversity
 from skirm._measures._unknown import unknown_measure
-from skirm.io import QrelsJG, Run, read_run
+from skirm.io import Run
+from skirm.io._convert import convert_run
 from skirm.io._prefs import first_duplicate_pair
 from skirm.metrics._diversity import (
     NDEVAL_KS,
@@ -42,9 +44,59 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
-    from skirm._typing import PathOrFile
+    from skirm.io._typing import QrelsJGLike, RunLike
 
-__all__ = ["evaluate_diversity", "format_ndeval"]
+__all__ = [
+    "OneSubtopicWarning",
+    "evaluate_diversity",
+    "format_ndeval",
+    "warn_one_subtopic",
+]
+
+
+class OneSubtopicWarning(UserWarning):
+    """Judgments given to the diversity measures have one subtopic per
+    query: ordinary qrels, most likely, whose second field (``0``) was read
+    as the subtopic. The measures are then computed, but measure no
+    diversity; ``skirm eval`` refuses such judgments.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from skirm.trec import OneSubtopicWarning
+    >>> warnings.simplefilter("ignore", OneSubtopicWarning)  # doctest: +SKIP
+    """
+
+
+OneSubtopicWarning.__module__ = "skirm.trec"
+
+#: How the warning tells where the subtopic comes from.
+SUBTOPIC_SOURCES = (
+    "the subtopic is the second field of a qrels line (`topic subtopic docno "
+    "judgment`), the middle key of a dict {qid: {subtopic: {docid: rel}}}, a "
+    "frame's subtopic (or iteration) column or the iteration field of "
+    "ir_measures' Qrel"
+)
+
+
+def one_subtopic_message(qrels) -> str | None:
+    """The warning's text when every query of ``qrels`` (a QrelsJG) has one
+    subtopic, else None."""
+    n_queries = np.unique(qrels.query_ids).shape[0]
+    if n_queries == 0 or np.unique(qrels.topics()).shape[0] > n_queries:
+        return None
+    return (
+        "every query of `qrels` has only 1 subtopic: ordinary qrels read as "
+        "subtopic judgments, for which the diversity measures measure no "
+        f"diversity; {SUBTOPIC_SOURCES}"
+    )
+
+
+def warn_one_subtopic(qrels) -> None:
+    """A :class:`OneSubtopicWarning` when every query has one subtopic."""
+    message = one_subtopic_message(qrels)
+    if message is not None:
+        warnings.warn(message, OneSubtopicWarning, stacklevel=3)
 
 
 def _codes(ids, order_ids):
@@ -74,8 +126,8 @@ def _positions(codes):
 
 
 def evaluate_diversity(
-    qrels: QrelsJG | PathOrFile,
-    run: Run | PathOrFile,
+    qrels: QrelsJGLike,
+    run: RunLike,
     measures: Sequence[str] | None = None,
     *,
     k: int | Sequence[int] = NDEVAL_KS,
@@ -89,10 +141,15 @@ def evaluate_diversity(
 
     Parameters
     ----------
-    qrels : str, path-like, file or QrelsJG
-        Subtopic judgments, ``topic subtopic docno judgment`` per line.
-    run : str, path-like, file or Run
-        A TREC run.
+    qrels : QrelsJG, path, file, dict, DataFrame, iterable or dataset
+        Subtopic judgments in any shape :func:`skirm.io.as_qrels_jg` takes:
+        a file of ``topic subtopic docno judgment`` lines, a dict of dicts
+        of dicts ``{qid: {subtopic: {docid: relevance}}}``, a frame with a
+        subtopic column, ir_measures' ``Qrel`` tuples (the subtopic in
+        ``iteration``). Ordinary qrels are read with one subtopic per query
+        and warned of (:class:`OneSubtopicWarning`).
+    run : Run, path, file, dict, DataFrame, iterable or dataset
+        A run in any shape :func:`skirm.io.as_run` takes.
     measures : list of str, default=None
         Measure strings in ir_measures' spelling (``"alpha_nDCG@20"``,
         ``"ERR_IA(rel=2)@10"``, ``"NRBP(alpha=0.3,beta=0.8)"``, ``"AP_IA"``,
@@ -138,9 +195,10 @@ def evaluate_diversity(
         "judged_only": judged_only,
     }
     requests = _requests(measures, k, defaults)
-    qrels = as_qrels_jg(qrels, "`qrels` must be subtopic judgments")
+    qrels = as_qrels_jg(qrels)
+    warn_one_subtopic(qrels)
     if not isinstance(run, Run):
-        run = read_run(run)
+        run = convert_run(run, "run")
     query_ids = _query_order(run.query_ids)
     judged_ids = np.unique(qrels.query_ids)
 

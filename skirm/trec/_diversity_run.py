@@ -53,11 +53,7 @@ def diversity_part(qrels, run, request, options):
     """``(judgments, run, report)``: the subtopic judgments, the run and
     :func:`evaluate_diversity`'s report of the request's diversity
     measures."""
-    jg = as_qrels_jg(
-        qrels,
-        "the diversity measures need subtopic judgments (`topic subtopic docno "
-        "judgment` lines) in `qrels`",
-    )
+    jg = as_qrels_jg(qrels)
     run = run if isinstance(run, Run) else convert_run(run, "run")
     if len(run) == 0:
         raise EmptyRunError("the run is empty: nothing to evaluate")

@@ -26,7 +26,7 @@ from skirm.io._tokens import Tokens
 from skirm.metrics._result import EvaluationResult
 from skirm.trec._dicts import NOT_PLAIN, evaluate_dicts
 from skirm.trec._formats import check_qrels_type, check_rel_format
-from skirm.trec._groups import as_qrels_jg, group_topics, split_topics
+from skirm.trec._groups import JG_NEEDED, as_qrels_jg, group_topics, split_topics
 from skirm.trec._inputs import map_blocks, qrels_input, run_blocks, run_input
 from skirm.trec._join import QrelsIndex
 from skirm.trec._measures import measure
@@ -395,7 +395,7 @@ def _evaluate(qrels, run, outputs, options, rel_format, progress):
     progress.stage(f"evaluating against {_name(qrels, 'the qrels')}")
     if rel_format == QRELS_JG:
         ids, per_query, n_topics, n_relevant = _judgment_groups(
-            as_qrels_jg(qrels), block, outputs, options
+            as_qrels_jg(qrels, JG_NEEDED), block, outputs, options
         )
     else:
         from skirm.trec._prefs import as_prefs  # only for -R prefs, qrels_prefs

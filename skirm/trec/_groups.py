@@ -9,7 +9,6 @@ the mean over its groups (as trec_eval's ``map_avgjg``, ``P_avgjg`` and
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
@@ -17,29 +16,30 @@ import numpy as np
 from skirm._errors import InvalidParameterError
 from skirm._measures._rows import QRELS
 from skirm._measures._table import NUM_Q
-from skirm.io._prefs import SEP, QrelsJG, read_qrels_jg
+from skirm.io._prefs import SEP, QrelsJG
 from skirm.io._records import FROM_ARRAYS, QrelsRows, RunBlock
+from skirm.io._subtopics import convert_qrels_jg
 from skirm.io._tokens import Tokens
 from skirm.trec._duplicates import block_duplicate_error, first_repeat
 from skirm.trec._request import Output
 
-__all__ = ["as_qrels_jg", "group_topics", "group_values", "split_topics"]
+__all__ = ["JG_NEEDED", "as_qrels_jg", "group_topics", "group_values", "split_topics"]
 
 
-def as_qrels_jg(
-    qrels: Any,
-    need: str = "`qrels` must be judgment groups for rel_format='qrels_jg'",
-) -> QrelsJG:
-    """A :class:`QrelsJG` from a QrelsJG, a path or an open file; anything
-    else is a TypeError that begins with ``need``."""
-    if isinstance(qrels, QrelsJG):
-        return qrels
-    if isinstance(qrels, (str, os.PathLike)) or hasattr(qrels, "read"):
-        return read_qrels_jg(qrels)
-    raise InvalidParameterError(
-        f"{need} (a QrelsJG, or a path to read with skirm.io.read_qrels_jg), "
-        f"got {type(qrels).__name__}"
-    )
+#: What ``rel_format="qrels_jg"`` needs, told before the shapes it takes.
+JG_NEEDED = "`qrels` must be judgment groups for rel_format='qrels_jg'"
+
+
+def as_qrels_jg(qrels: Any, need: str | None = None) -> QrelsJG:
+    """A :class:`QrelsJG` from any shape :func:`skirm.io.as_qrels_jg` takes;
+    an object of none of them is an error that begins with ``need``, if
+    given."""
+    try:
+        return convert_qrels_jg(qrels, "qrels")
+    except InvalidParameterError as exc:
+        if need is None:
+            raise
+        raise InvalidParameterError(f"{need}: {exc}") from None
 
 
 def group_topics(qrels_jg, block, max_docs=None):

@@ -16,7 +16,7 @@ def files(tmp_path):
     """Relevance judgments (read as qrels and as subtopic judgments) and two
     runs, and a run of other queries."""
     paths = {
-        "qrels": "1 0 d1 1\n1 0 d2 0\n2 0 d1 1\n",
+        "qrels": "1 0 d1 1\n1 1 d2 0\n2 0 d1 1\n",
         "a.run": "1 Q0 d1 1 2.0 a\n1 Q0 d2 2 1.0 a\n2 Q0 d1 1 1.0 a\n",
         "b.run": "1 Q0 d2 1 2.0 b\n1 Q0 d1 2 1.0 b\n2 Q0 d1 1 1.0 b\n",
         "other.run": "9 Q0 d1 1 2.0 c\n",

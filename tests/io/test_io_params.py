@@ -48,7 +48,9 @@ def test_a_run_id_that_is_not_a_string_is_an_invalid_parameter():
 
 
 def test_objects_of_no_shape_and_unknown_columns_are_invalid_parameters():
-    with pytest.raises(skirm.InvalidParameterError, match=r"^`qrels` must be a Qrels"):
+    with pytest.raises(
+        skirm.InvalidParameterError, match=r"^`qrels` must be a skirm\.io\.Qrels"
+    ):
         as_qrels(42)
     with pytest.raises(skirm.InvalidParameterError, match="has no field 'qid'"):
         as_qrels([Row("q", "d", 1)], query_id="qid")

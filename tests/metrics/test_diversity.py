@@ -29,7 +29,7 @@ from skirm.metrics import (
     precision_ia_score,
     subtopic_recall_score,
 )
-from skirm.trec import evaluate_diversity, format_ndeval
+from skirm.trec import OneSubtopicWarning, evaluate_diversity, format_ndeval
 
 pyndeval = pytest.importorskip("pyndeval")
 
@@ -474,11 +474,15 @@ def test_trec_path_errors(tmp_path):
     q.write_text("1 1 d1 1\n")
     twice = tmp_path / "twice"
     twice.write_text("1 Q0 d1 1 2 r\n1 Q0 d1 2 1 r\n")
-    with pytest.raises(ValueError, match=r"docno 'd1' is listed twice for query '1'"):
+    twice_error = r"docno 'd1' is listed twice for query '1'"
+    one = pytest.warns(OneSubtopicWarning, match="only 1 subtopic")
+    with pytest.raises(ValueError, match=twice_error), one:
         evaluate_diversity(q, twice)
     other = tmp_path / "other"
     other.write_text("7 Q0 d1 1 2 r\n")
-    with pytest.raises(ValueError, match=r"no query of the run has subtopic judgments"):
+    no_common = r"no query of the run has subtopic judgments"
+    one = pytest.warns(OneSubtopicWarning, match="only 1 subtopic")
+    with pytest.raises(ValueError, match=no_common), one:
         evaluate_diversity(q, other)
 
 
@@ -486,7 +490,8 @@ def test_format_ndeval_marks_undefined_nnrbp(tmp_path):
     q, r = tmp_path / "q", tmp_path / "r"
     q.write_text("1 1 d1 1\n2 1 d2 0\n")
     r.write_text("1 Q0 d1 1 2 r\n2 Q0 d2 1 2 r\n")
-    lines = format_ndeval(evaluate_diversity(q, r)).splitlines()
+    with pytest.warns(OneSubtopicWarning, match="only 1 subtopic"):
+        lines = format_ndeval(evaluate_diversity(q, r)).splitlines()
     assert lines[2].split(",")[15] == "-nan" and lines[3].split(",")[15] == "-nan"
     assert lines[1].split(",")[15] == "1.000000"
 

@@ -154,8 +154,8 @@ def test_options_that_do_not_apply_are_named(tmp_path):
         evaluate_run(q, r, ["alpha_nDCG@10"], max_docs=5)
     with pytest.raises(ValueError, match=r"rel_format='prefs' does not apply"):
         evaluate_run(q, r, ["alpha_nDCG@10"], rel_format="prefs")
-    with pytest.raises(TypeError, match=r"need subtopic judgments.*got dict"):
-        evaluate_run({"1": {"D1-0": 1}}, r, ["alpha_nDCG@10"])
+    with pytest.raises(TypeError, match=r"dict of dicts of dicts.*got int"):
+        evaluate_run(7, r, ["alpha_nDCG@10"])
     with pytest.raises(ValueError, match="needs a positive cutoff"):
         evaluate_run(q, r, ["alpha_nDCG"])
     with pytest.raises(ValueError, match="takes no option 'p'"):

@@ -254,7 +254,7 @@ Pair = namedtuple("Pair", "query_id doc_id")
 @pytest.mark.parametrize(
     "bad, error, message",
     [
-        (5, TypeError, r"`qrels` must be a Qrels, a path .* got int"),
+        (5, TypeError, r"`qrels` must be a skirm\.io\.Qrels, a path .* got int"),
         ({"q": ["d1"]}, TypeError, r"`qrels` must be a dict of dicts .*'q' is a list"),
         ({"q": {"d": "1"}}, TypeError, r"`qrels`: relevance values must be numbers"),
         ({"q": {"d": 1.5}}, TypeError, r"`qrels`: `labels` must hold integer"),
@@ -267,7 +267,11 @@ Pair = namedtuple("Pair", "query_id doc_id")
         ([1, 2], TypeError, r"tuples; got an iterable of int"),
         ([Pair("q", "d")], ValueError, r"no relevance field: expected one of"),
         (b"q 0 d 1", TypeError, r"got bytes"),
-        (Run(["q"], ["d"], [1.0]), TypeError, r"`qrels` must be .* got Run"),
+        (
+            Run(["q"], ["d"], [1.0]),
+            TypeError,
+            r"`qrels` must be .* got skirm\.io\.Run$",
+        ),
     ],
 )
 def test_bad_qrels_shapes(bad, error, message):
@@ -281,7 +285,11 @@ def test_bad_qrels_shapes(bad, error, message):
         ({"q": {"d": "high"}}, TypeError, r"`run`: score values must be numbers"),
         ({"q": {"d": float("nan")}}, ValueError, r"`run`: `scores` must not contain"),
         ({"q": 1.0}, TypeError, r"`run` must be a dict of dicts .*'q' is a float"),
-        (Qrels(["q"], ["d"], [1]), TypeError, r"`run` must be a Run, .* got Qrels"),
+        (
+            Qrels(["q"], ["d"], [1]),
+            TypeError,
+            r"`run` must be a skirm\.io\.Run, .* got skirm\.io\.Qrels$",
+        ),
         (
             pd.DataFrame({"query_id": ["q"], "doc_id": ["d"]}),
             ValueError,
@@ -500,8 +508,9 @@ def test_any_object_with_columns_is_read_as_a_frame(wrap):
 
 def test_messages_name_the_shapes_with_the_value_they_need():
     message = (
-        "`qrels` must be a Qrels, a path or open file, a dict of dicts "
-        "{qid: {docid: relevance}}, a DataFrame, an iterable of (qid, docid, "
+        "`qrels` must be a skirm.io.Qrels, a path or open file, a dict of dicts "
+        "{qid: {docid: relevance}} (or an object whose to_dict() gives one, "
+        "such as ranx's Qrels), a DataFrame, an iterable of (qid, docid, "
         "relevance) tuples or named tuples; got int"
     )
     with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):

@@ -22,6 +22,29 @@ from skirm._errors import InvalidInputError
 __all__ = ["IrQrels", "IrRun", "read_ir_qrels", "read_ir_run"]
 
 
+def _strings(values) -> np.ndarray:
+    return np.asarray(values, dtype=object).astype(str)
+
+
+def _first_place_last_value(query_ids, doc_ids, values):
+    """One row per (query, doc), as a dict keeps them: the first place,
+    the last value."""
+    n = query_ids.shape[0]
+    if n == 0:
+        return query_ids, doc_ids, values
+    _, q_codes = np.unique(query_ids, return_inverse=True)
+    d_uniques, d_codes = np.unique(doc_ids, return_inverse=True)
+    key = q_codes.astype(np.int64) * d_uniques.shape[0] + d_codes
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    if first.shape[0] == n:
+        return query_ids, doc_ids, values
+    last = np.zeros(first.shape[0], dtype=np.intp)
+    np.maximum.at(last, inverse, np.arange(n))
+    order = np.argsort(first, kind="stable")
+    rows = first[order]
+    return query_ids[rows], doc_ids[rows], values[last[order]]
+
+
 class IrRun:
     """A run as parallel columns in the order given, one row per
     (query, document): a document given twice keeps its first place and its
@@ -29,24 +52,39 @@ class IrRun:
 
     __slots__ = ("doc_ids", "query_ids", "scores")
 
-    def __init__(self, rows: dict[tuple[str, str], float]) -> None:
-        self.query_ids = [q for q, _ in rows]
-        self.doc_ids = [d for _, d in rows]
-        self.scores = np.fromiter(rows.values(), dtype=np.float64, count=len(rows))
+    def __init__(self, query_ids, doc_ids, scores) -> None:
+        self.query_ids, self.doc_ids, self.scores = _first_place_last_value(
+            _strings(query_ids),
+            _strings(doc_ids),
+            np.asarray(scores, dtype=np.float64),
+        )
 
 
 class IrQrels:
-    """Judgments as ``{query: {doc: label}}`` (the last label of a document
-    wins, as ir_measures' conversion to dicts does) and, when subtopics are
-    given, the rows ``(query, subtopic, doc, label)``."""
+    """Judgments as columns: ``plain`` (one label per (query, doc), the last
+    given, as ir_measures' conversion to dicts keeps) and ``subtopics`` (the
+    rows ``(query, subtopic, doc, label)``; subtopic ``"0"`` when none is
+    given)."""
 
-    __slots__ = ("by_query", "subtopics")
+    __slots__ = ("has_subtopics", "plain", "rows")
 
-    def __init__(self, rows: list[tuple[str, str, str, int]], has_subtopics: bool):
-        self.by_query: dict[str, dict[str, int]] = {}
-        for q, _, d, label in rows:
-            self.by_query.setdefault(q, {})[d] = label
-        self.subtopics = rows if has_subtopics else None
+    def __init__(self, query_ids, subtopics, doc_ids, labels) -> None:
+        q, d = _strings(query_ids), _strings(doc_ids)
+        labels = np.asarray(labels)
+        if labels.dtype.kind not in "biuf":
+            labels = labels.astype(np.float64)
+        if labels.dtype.kind == "f" and np.all(labels == np.round(labels)):
+            labels = labels.astype(np.int64)
+        if subtopics is None:
+            subtopics = np.full(q.shape[0], "0", dtype=object)
+        subs = _strings(subtopics)
+        self.has_subtopics = bool(np.any(subs != "0"))
+        self.rows = (q, subs, d, labels)
+        self.plain = _first_place_last_value(q, d, labels)
+
+    def query_ids(self) -> list[str]:
+        """The queries with a judgment."""
+        return np.unique(self.rows[0]).tolist()
 
 
 def _is_path(value: Any) -> bool:
@@ -62,9 +100,7 @@ def _lines(path):
 
 
 def _records(value: Any, kind: str, dataset_method: str) -> Iterable:
-    """The records of a frame, a dataset or an iterable."""
-    if hasattr(value, "itertuples") and hasattr(value, "columns"):
-        return value.itertuples(index=False)
+    """The records of a dataset or an iterable."""
     method = getattr(value, dataset_method, None)
     if callable(method):
         return method()
@@ -77,23 +113,44 @@ def _records(value: Any, kind: str, dataset_method: str) -> Iterable:
     )
 
 
+def _column(frame, name, kind):
+    try:
+        return np.asarray(frame[name])
+    except (KeyError, ValueError) as error:  # polars raises ColumnNotFoundError
+        raise InvalidInputError(
+            f"`{kind}` frame must have a column {name!r}; got columns "
+            f"{list(frame.columns)}."
+        ) from error
+
+
+def _is_frame(value: Any) -> bool:
+    return hasattr(value, "columns") and hasattr(value, "__getitem__")
+
+
 def read_ir_run(run: Any) -> IrRun:
     """A run in any shape ir_measures takes, in the order it was given."""
-    rows: dict[tuple[str, str], float] = {}
     if isinstance(run, dict):
+        qs, ds, ss = [], [], []
         for q, docs in run.items():
-            for d, score in docs.items():
-                rows[(str(q), str(d))] = float(score)
-        return IrRun(rows)
+            qs += [q] * len(docs)
+            ds += docs.keys()
+            ss += docs.values()
+        return IrRun(qs, ds, ss)
     if _is_path(run):
+        qs, ds, ss = [], [], []
         for fields in _lines(run):
             if len(fields) < 5:
                 raise InvalidInputError(
                     f"`run` file {os.fspath(run)!r} must have lines "
                     f"'qid Q0 docno rank score [tag]'; got {' '.join(fields)!r}."
                 )
-            rows[(fields[0], fields[2])] = float(fields[4])
-        return IrRun(rows)
+            qs.append(fields[0])
+            ds.append(fields[2])
+            ss.append(float(fields[4]))
+        return IrRun(qs, ds, ss)
+    if _is_frame(run):
+        return IrRun(*(_column(run, c, "run") for c in ("query_id", "doc_id", "score")))
+    qs, ds, ss = [], [], []
     for record in _records(run, "run", "scoreddocs_iter"):
         if hasattr(record, "score") and hasattr(record, "doc_id"):
             q, d, score = record.query_id, record.doc_id, record.score
@@ -104,48 +161,65 @@ def read_ir_run(run: Any) -> IrRun:
                 "`run` records must have query_id, doc_id and score (a "
                 f"ScoredDoc) or be (query_id, doc_id, score); got {record!r}."
             )
-        rows[(str(q), str(d))] = float(score)
-    return IrRun(rows)
+        qs.append(q)
+        ds.append(d)
+        ss.append(score)
+    return IrRun(qs, ds, ss)
 
 
 def read_ir_qrels(qrels: Any) -> IrQrels:
     """Judgments in any shape ir_measures takes, in the order given."""
-    rows: list[tuple[str, str, str, int]] = []
-    has_subtopics = False
     if isinstance(qrels, dict):
+        qs, ds, ls = [], [], []
         for q, docs in qrels.items():
-            for d, label in docs.items():
-                rows.append((str(q), "0", str(d), int(label)))
-        return IrQrels(rows, False)
+            qs += [q] * len(docs)
+            ds += docs.keys()
+            ls += docs.values()
+        return IrQrels(qs, None, ds, ls)
     if _is_path(qrels):
+        qs, ss, ds, ls = [], [], [], []
         for fields in _lines(qrels):
             if len(fields) != 4:
                 raise InvalidInputError(
                     f"`qrels` file {os.fspath(qrels)!r} must have lines "
                     f"'qid iteration docno relevance'; got {' '.join(fields)!r}."
                 )
-            rows.append((fields[0], fields[1], fields[2], int(fields[3])))
-        return IrQrels(rows, False)
+            qs.append(fields[0])
+            ss.append(fields[1])
+            ds.append(fields[2])
+            ls.append(int(fields[3]))
+        # a qrels file's second column is trec_eval's unused iteration
+        return IrQrels(qs, None, ds, ls)
+    if _is_frame(qrels):
+        q, d, label = (
+            _column(qrels, c, "qrels") for c in ("query_id", "doc_id", "relevance")
+        )
+        subs = (
+            _column(qrels, "iteration", "qrels")
+            if "iteration" in qrels.columns
+            else None
+        )
+        return IrQrels(q, subs, d, label)
+    qs, ss, ds, ls = [], [], [], []
     for record in _records(qrels, "qrels", "qrels_iter"):
         if hasattr(record, "relevance") and hasattr(record, "doc_id"):
-            iteration = getattr(record, "iteration", None)
-            if iteration is not None and iteration != "0":
-                has_subtopics = True
-            rows.append(
-                (
-                    str(record.query_id),
-                    "0" if iteration is None else str(iteration),
-                    str(record.doc_id),
-                    int(record.relevance),
-                )
+            iteration = getattr(record, "iteration", "0")
+            q, sub, d, label = (
+                record.query_id,
+                iteration,
+                record.doc_id,
+                record.relevance,
             )
         elif isinstance(record, tuple) and len(record) == 3:
-            q, d, label = record
-            rows.append((str(q), "0", str(d), int(label)))
+            (q, d, label), sub = record, "0"
         else:
             raise InvalidInputError(
                 "`qrels` records must have query_id, doc_id and relevance (a "
                 "Qrel) or be (query_id, doc_id, relevance); got "
                 f"{record!r}."
             )
-    return IrQrels(rows, has_subtopics)
+        qs.append(q)
+        ss.append(sub)
+        ds.append(d)
+        ls.append(label)
+    return IrQrels(qs, ss, ds, ls)

@@ -21,7 +21,7 @@ from skirm._measures import _table as table
 from skirm._measures._names import IR_NAMES
 from skirm._measures._rows import DIVERSITY
 from skirm._measures._table import IR_ACCURACY
-from skirm.io import QrelsJG, Run
+from skirm.io import Qrels, QrelsJG, Run
 from skirm.trec._evaluate import evaluate_run
 from skirm.trec._ir_inputs import IrQrels, IrRun, read_ir_qrels, read_ir_run
 
@@ -109,38 +109,51 @@ class _Request:
         return f"Success(rel={self.rel}){cut}"
 
 
-def _ordered_run(run: IrRun, order: str) -> Run:
-    """The run with scores that rank its documents in ``order`` and tie
-    none: score descending, then the order's rule."""
-    n = len(run.query_ids)
-    queries = np.asarray(run.query_ids, dtype=object)
-    _, query_codes = np.unique(queries.astype(str), return_inverse=True)
-    if order == "input":
-        tiebreak = np.arange(n)
-    else:
-        _, doc_codes = np.unique(
-            np.asarray(run.doc_ids, dtype=str), return_inverse=True
-        )
-        tiebreak = doc_codes if order == "docno_ascending" else -doc_codes
-    rank_order = np.lexsort((tiebreak, -run.scores, query_codes))
-    # Scores P, P-1, ..., 1 for the P positive ones of a query, then 0, -1,
-    # ...: the order above, and the sign compat's ideal ranking reads.
-    sorted_codes = query_codes[rank_order]
-    first = np.searchsorted(sorted_codes, sorted_codes, side="left")
-    positive = np.bincount(query_codes, weights=run.scores > 0, minlength=1)
-    scores = np.empty(n, dtype=np.float64)
-    scores[rank_order] = positive[sorted_codes] - (np.arange(n) - first)
-    return Run(queries, np.asarray(run.doc_ids, dtype=object), scores)
+class _Prepared:
+    """The qrels as skirm's objects, built once per evaluator (plain and by
+    subtopic, when asked), and a run's rankings by each provider's order."""
 
+    __slots__ = ("_jg", "_plain", "qrels")
 
-def _qrels_for(qrels: IrQrels, diversity: bool):
-    if not diversity:
-        return qrels.by_query
-    rows = qrels.subtopics or [
-        (q, "0", d, label) for q, docs in qrels.by_query.items()
-        for d, label in docs.items()
-    ]  # fmt: skip
-    return QrelsJG(*(list(c) for c in zip(*rows, strict=True)))
+    def __init__(self, qrels: IrQrels) -> None:
+        self.qrels = qrels
+        self._plain: Qrels | None = None
+        self._jg: QrelsJG | None = None
+
+    def judgments(self, diversity: bool) -> Qrels | QrelsJG:
+        if diversity:
+            self._jg = self._jg or QrelsJG(*self.qrels.rows)
+            return self._jg
+        self._plain = self._plain or Qrels(*self.qrels.plain)
+        return self._plain
+
+    @staticmethod
+    def rankings(run: IrRun):
+        """``ranked(order)``: the run with scores that rank its documents in
+        ``order`` and tie none (score descending, then the order's rule)."""
+        n = run.scores.shape[0]
+        _, query_codes = np.unique(run.query_ids, return_inverse=True)
+        docnos: list[np.ndarray] = []
+
+        def ranked(order: str) -> Run:
+            if order == "input":
+                tiebreak = np.arange(n)
+            else:
+                if not docnos:
+                    docnos.append(np.unique(run.doc_ids, return_inverse=True)[1])
+                tiebreak = docnos[0] if order == "docno_ascending" else -docnos[0]
+            rank_order = np.lexsort((tiebreak, -run.scores, query_codes))
+            # Scores P, P-1, ..., 1 for the P positive ones of a query, then
+            # 0, -1, ...: the order above, and the sign compat's ideal ranking
+            # reads.
+            sorted_codes = query_codes[rank_order]
+            first = np.searchsorted(sorted_codes, sorted_codes, side="left")
+            positive = np.bincount(query_codes, weights=run.scores > 0, minlength=1)
+            scores = np.empty(n, dtype=np.float64)
+            scores[rank_order] = positive[sorted_codes] - (np.arange(n) - first)
+            return Run(run.query_ids, run.doc_ids, scores)
+
+        return ranked
 
 
 def _no_relevant(qrels: IrQrels, request: _Request) -> set[str]:
@@ -148,13 +161,8 @@ def _no_relevant(qrels: IrQrels, request: _Request) -> set[str]:
     relevance level (0 over 0)."""
     if not (request.diversity and request.name.startswith(_NNRBP)):
         return set()
-    rel = float(request.rel)
-    rows = qrels.subtopics or [
-        (q, "0", d, label) for q, docs in qrels.by_query.items()
-        for d, label in docs.items()
-    ]  # fmt: skip
-    judged = {q for q, *_ in rows}
-    return judged - {q for q, _, _, label in rows if label >= rel}
+    q, _, _, labels = qrels.rows
+    return set(q.tolist()) - set(q[labels >= float(request.rel)].tolist())
 
 
 class Evaluator:
@@ -183,9 +191,11 @@ class Evaluator:
             measures = [measures]
         self.requests = [_Request(m) for m in dict.fromkeys(measures)]
         self.qrels = read_ir_qrels(qrels)
+        self._prepared = _Prepared(self.qrels)
 
-    def _values(self, run: IrRun) -> Iterator[Metric]:
-        qrel_ids = [q for q, docs in self.qrels.by_query.items() if docs]
+    def _columns(self, run: IrRun) -> Iterator[tuple[_Request, np.ndarray, np.ndarray]]:
+        """Each measure's queries and values, as its provider reports them."""
+        qrel_ids = np.asarray(self.qrels.query_ids(), dtype=str)
         groups: dict[tuple, list[_Request]] = {}
         for request in self.requests:
             key = (request.provider.order, request.diversity)
@@ -194,57 +204,67 @@ class Evaluator:
         # its accuracy provider does not, unless another provider's measure
         # is in the same request (then the pipeline's own filling does).
         fill_accuracy = any(r.provider is not IR_ACCURACY for r in self.requests)
+        ranked = _Prepared.rankings(run)
         for (order, diversity), requests in groups.items():
             names = list(dict.fromkeys(r.name for r in requests))
             guards = [r.accuracy_guard() for r in requests if r.provider is IR_ACCURACY]
-            ordered = _ordered_run(run, order)
-            qrels = _qrels_for(self.qrels, diversity)
-            if run.query_ids:
-                result = evaluate_run(qrels, ordered, [*names, *guards], compat="9.0")
-                ids = [str(q) for q in result.group_ids]
+            if run.query_ids.shape[0]:
+                result = evaluate_run(
+                    self._prepared.judgments(diversity),
+                    ranked(order),
+                    [*names, *guards],
+                    compat="9.0",
+                )
+                ids = np.asarray(result.group_ids).astype(str)
                 per_query = result.per_query
             else:
-                ids, per_query = [], {}
+                ids, per_query = np.empty(0, dtype=str), {}
             for request in requests:
-                values = per_query.get(request.name, ())
-                seen = set()
-                keep = None
-                if request.provider is IR_ACCURACY and ids:
+                values = np.asarray(per_query.get(request.name, ()), dtype=np.float64)
+                these = ids
+                if request.provider is IR_ACCURACY and ids.shape[0]:
                     keep = per_query[request.accuracy_guard()] > 0
+                    these, values = ids[keep], values[keep]
                 nan_for = _no_relevant(self.qrels, request)
-                for i, (qid, value) in enumerate(zip(ids, values, strict=True)):
-                    if keep is not None and not keep[i]:
-                        continue
-                    seen.add(qid)
-                    value = float("nan") if qid in nan_for else float(value)
-                    yield Metric(qid, request.key, value)
-                if request.provider is IR_ACCURACY and not fill_accuracy:
-                    continue
-                for qid in sorted(set(qrel_ids) - seen):
-                    yield Metric(qid, request.key, 0.0)
+                if nan_for:
+                    values = np.where(np.isin(these, list(nan_for)), np.nan, values)
+                if request.provider is not IR_ACCURACY or fill_accuracy:
+                    missing = np.setdiff1d(qrel_ids, these)
+                    these = np.concatenate([these, missing])
+                    values = np.concatenate([values, np.zeros(missing.shape[0])])
+                yield request, these, values
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
         """Yield each query's value of each measure (``Metric`` records)."""
-        return self._values(read_ir_run(run))
+        for request, ids, values in self._columns(read_ir_run(run)):
+            for qid, value in zip(ids.tolist(), values.tolist(), strict=True):
+                yield Metric(qid, request.key, value)
 
     def calc_aggregate(self, run: Any) -> dict:
         """Each measure's summary over the queries: ``{measure: value}``."""
-        return self.calc(run).aggregated
+        aggregated = {}
+        for request, _, values in self._columns(read_ir_run(run)):
+            aggregated[request.key] = _summary(request, values)
+        return {r.key: aggregated[r.key] for r in self.requests}
 
     def calc(self, run: Any) -> CalcResults:
         """The summaries and the per-query records."""
-        records = list(self.iter_calc(run))
-        values: dict[Any, list[float]] = {r.key: [] for r in self.requests}
-        for record in records:
-            values[record.measure].append(record.value)
-        aggregated = {}
-        for request in self.requests:
-            v = values[request.key]
-            if request.sums:
-                aggregated[request.key] = float(np.sum(v)) if v else 0.0
-            else:
-                aggregated[request.key] = float(np.mean(v)) if v else float("nan")
-        return CalcResults(aggregated, records)
+        aggregated, records = {}, []
+        for request, ids, values in self._columns(read_ir_run(run)):
+            aggregated[request.key] = _summary(request, values)
+            records += [
+                Metric(q, request.key, v)
+                for q, v in zip(ids.tolist(), values.tolist(), strict=True)
+            ]
+        return CalcResults({r.key: aggregated[r.key] for r in self.requests}, records)
+
+
+def _summary(request: _Request, values: np.ndarray) -> float:
+    """ir_measures' aggregation: a sum for the counts, else the mean (NaN
+    over no query)."""
+    if request.sums:
+        return float(values.sum())
+    return float(values.mean()) if values.shape[0] else float("nan")
 
 
 def evaluator(measures: Iterable[Any], qrels: Any) -> Evaluator:

@@ -37,8 +37,7 @@ def _build(ir_measures):
     class SkirmEvaluator(base.Evaluator):
         def __init__(self, measures, qrels):
             self._skirm = Evaluator(list(measures), qrels)
-            qids = [q for q, docs in self._skirm.qrels.by_query.items() if docs]
-            super().__init__(measures, set(qids))
+            super().__init__(measures, set(self._skirm.qrels.query_ids()))
 
         def _iter_calc(self, run):
             for record in self._skirm.iter_calc(run):

@@ -79,6 +79,7 @@ def _cwl_eval_cli(tmp):
             [CWL_EVAL, str(tmp / "qrels_gain"), str(tmp / "run")],
             check=True,
             capture_output=True,
+            cwd=tmp,  # cwl_eval writes its log to the working directory
         )
 
     return call

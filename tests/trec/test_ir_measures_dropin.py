@@ -40,7 +40,7 @@ def _generate(seed, scenario, n_queries=8, n_subtopics=3):
     """Subtopic qrels rows and run rows (in their input order)."""
     rng = np.random.default_rng(seed)
     q_rows, r_rows = [], []
-    shared = rng.integers(0, 4, size=40).astype(float)
+    shared = rng.integers(1, 5, size=40).astype(float)
     for q in range(1, n_queries + 1):
         qid = str(q)
         n = int(rng.integers(4, 30))
@@ -55,7 +55,10 @@ def _generate(seed, scenario, n_queries=8, n_subtopics=3):
         retrieved = [d for d in names if rng.random() < 0.85]
         retrieved += [f"U{q}-{i}" for i in range(int(rng.integers(0, 6)))]
         levels = 2 if scenario == "ties_across_cutoff" else 4
-        scores = rng.integers(0, levels, size=len(retrieved)).astype(float)
+        # scores from 1: a relevant document scored exactly 0 ties, in
+        # compat's ideal ranking, with the relevant ones the run lacks
+        # (ir_measures keeps the qrels' order there, skirm puts it after)
+        scores = rng.integers(1, levels + 1, size=len(retrieved)).astype(float)
         if scenario == "scores_shared_by_queries":
             scores = shared[: len(retrieved)]
         rows = [(qid, d, float(s)) for d, s in zip(retrieved, scores, strict=True)]

@@ -28,32 +28,47 @@ def _strings(values) -> np.ndarray:
 
 def _first_place_last_value(query_ids, doc_ids, values):
     """One row per (query, doc), as a dict keeps them: the first place,
-    the last value."""
+    the last value; with each row's query and docno as its place among the
+    sorted ids (docno order is code order)."""
     n = query_ids.shape[0]
     if n == 0:
-        return query_ids, doc_ids, values
+        empty = np.zeros(0, dtype=np.intp)
+        return query_ids, doc_ids, values, empty, empty
     _, q_codes = np.unique(query_ids, return_inverse=True)
     d_uniques, d_codes = np.unique(doc_ids, return_inverse=True)
     key = q_codes.astype(np.int64) * d_uniques.shape[0] + d_codes
     _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     if first.shape[0] == n:
-        return query_ids, doc_ids, values
+        return query_ids, doc_ids, values, q_codes, d_codes
     last = np.zeros(first.shape[0], dtype=np.intp)
     np.maximum.at(last, inverse, np.arange(n))
     order = np.argsort(first, kind="stable")
     rows = first[order]
-    return query_ids[rows], doc_ids[rows], values[last[order]]
+    return (
+        query_ids[rows],
+        doc_ids[rows],
+        values[last[order]],
+        q_codes[rows],
+        d_codes[rows],
+    )
 
 
 class IrRun:
     """A run as parallel columns in the order given, one row per
     (query, document): a document given twice keeps its first place and its
-    last score, as a dict does."""
+    last score, as a dict does. ``query_codes`` and ``doc_codes`` rank the
+    ids (code order is string order)."""
 
-    __slots__ = ("doc_ids", "query_ids", "scores")
+    __slots__ = ("doc_codes", "doc_ids", "query_codes", "query_ids", "scores")
 
     def __init__(self, query_ids, doc_ids, scores) -> None:
-        self.query_ids, self.doc_ids, self.scores = _first_place_last_value(
+        (
+            self.query_ids,
+            self.doc_ids,
+            self.scores,
+            self.query_codes,
+            self.doc_codes,
+        ) = _first_place_last_value(
             _strings(query_ids),
             _strings(doc_ids),
             np.asarray(scores, dtype=np.float64),
@@ -80,7 +95,7 @@ class IrQrels:
         subs = _strings(subtopics)
         self.has_subtopics = bool(np.any(subs != "0"))
         self.rows = (q, subs, d, labels)
-        self.plain = _first_place_last_value(q, d, labels)
+        self.plain = _first_place_last_value(q, d, labels)[:3]
 
     def query_ids(self) -> list[str]:
         """The queries with a judgment."""

@@ -132,16 +132,15 @@ class _Prepared:
         """``ranked(order)``: the run with scores that rank its documents in
         ``order`` and tie none (score descending, then the order's rule)."""
         n = run.scores.shape[0]
-        _, query_codes = np.unique(run.query_ids, return_inverse=True)
-        docnos: list[np.ndarray] = []
+        query_codes = run.query_codes
 
         def ranked(order: str) -> Run:
             if order == "input":
                 tiebreak = np.arange(n)
+            elif order == "docno_ascending":
+                tiebreak = run.doc_codes
             else:
-                if not docnos:
-                    docnos.append(np.unique(run.doc_ids, return_inverse=True)[1])
-                tiebreak = docnos[0] if order == "docno_ascending" else -docnos[0]
+                tiebreak = -run.doc_codes
             rank_order = np.lexsort((tiebreak, -run.scores, query_codes))
             # Scores P, P-1, ..., 1 for the P positive ones of a query, then
             # 0, -1, ...: the order above, and the sign compat's ideal ranking

@@ -17,6 +17,13 @@ from skirm._measures._vocabulary import (
     CWL,
     CWL_EVAL,
     CWL_NAMES,
+    IR_ACCURACY,
+    IR_COMPAT,
+    IR_CWL_EVAL,
+    IR_GDEVAL,
+    IR_JUDGED,
+    IR_MSMARCO,
+    IR_PYTREC_EVAL,
     OFFICIAL,
     SET,
     SKIRM,
@@ -39,7 +46,9 @@ NDCG = Measure(
         Trec("ndcg", 21, "pairs", kernel="ndcg", nicknames=(ALL_TREC,), arrays=True),
         Trec("ndcg_cut", 24, "cutoffs", CUTS, nicknames=(ALL_TREC,), arrays=True),
     ),
-    ir_measures=(IrName("nDCG", ("dcg", "judged_only", "gains")),),
+    ir_measures=(
+        IrName("nDCG", ("dcg", "judged_only", "gains"), provider=IR_PYTREC_EVAL),
+    ),
 )
 DCG = Measure(
     "sum over ranks i <= k of gain(rel_i) / log_b(i + 1)",
@@ -79,8 +88,8 @@ PRECISION = Measure(
         ),
     ),
     ir_measures=(
-        IrName("P", ("rel", "judged_only")),
-        IrName("SetP", ("rel", "judged_only"), cutoff=""),
+        IrName("P", ("rel", "judged_only"), provider=IR_PYTREC_EVAL),
+        IrName("SetP", ("rel", "judged_only"), cutoff="", provider=IR_PYTREC_EVAL),
     ),
 )
 RECALL = Measure(
@@ -102,8 +111,8 @@ RECALL = Measure(
         ),
     ),
     ir_measures=(
-        IrName("R", ("rel", "judged_only")),
-        IrName("SetR", ("rel",), cutoff=""),
+        IrName("R", ("rel", "judged_only"), provider=IR_PYTREC_EVAL),
+        IrName("SetR", ("rel",), cutoff="", provider=IR_PYTREC_EVAL),
     ),
 )
 CAPPED_RECALL = Measure(
@@ -136,7 +145,11 @@ F1 = Measure(
             n_params="one parameter (beta squared)",
         ),
     ),
-    ir_measures=(IrName("SetF", ("rel", "beta", "judged_only"), cutoff=""),),
+    ir_measures=(
+        IrName(
+            "SetF", ("rel", "beta", "judged_only"), cutoff="", provider=IR_PYTREC_EVAL
+        ),
+    ),
 )
 HIT_RATE = Measure(
     "1 if any relevant row is in the top k, else 0",
@@ -149,7 +162,7 @@ HIT_RATE = Measure(
     trec=(
         Trec("success", 27, "cutoffs", (1, 5, 10), nicknames=(ALL_TREC,), arrays=True),
     ),
-    ir_measures=(IrName("Success", ("rel", "judged_only")),),
+    ir_measures=(IrName("Success", ("rel", "judged_only"), provider=IR_PYTREC_EVAL),),
 )
 R_PRECISION = Measure(
     "relevant rows in the top R / R",
@@ -159,7 +172,9 @@ R_PRECISION = Measure(
     options=BINARY,
     skirm=("r_precision", "rprec"),
     trec=(Trec("Rprec", 7, nicknames=(OFFICIAL, ALL_TREC), arrays=True),),
-    ir_measures=(IrName("Rprec", ("rel", "judged_only"), cutoff=""),),
+    ir_measures=(
+        IrName("Rprec", ("rel", "judged_only"), cutoff="", provider=IR_PYTREC_EVAL),
+    ),
 )
 MRR = Measure(
     "1 / rank of the first relevant row (0 if none in the top k)",
@@ -170,7 +185,14 @@ MRR = Measure(
     options=BINARY,
     skirm=("mrr",),
     trec=(Trec("recip_rank", 9, nicknames=(OFFICIAL, ALL_TREC), arrays=True),),
-    ir_measures=(IrName("RR", ("rel", "judged_only")),),
+    ir_measures=(
+        IrName(
+            "RR",
+            ("rel", "judged_only"),
+            provider=IR_PYTREC_EVAL,
+            cutoff_provider=IR_MSMARCO,
+        ),
+    ),
 )
 MAP = Measure(
     "sum over ranks i <= k of precision@i * rel_i, divided by R",
@@ -188,7 +210,7 @@ MAP = Measure(
         Trec("map_cut", 25, "cutoffs", CUTS, nicknames=(ALL_TREC,), arrays=True),
         Trec("map_avgjg", 48, rel_format=QRELS_JG, nicknames=(QRELS_JG,)),
     ),
-    ir_measures=(IrName("AP", ("rel", "judged_only")),),
+    ir_measures=(IrName("AP", ("rel", "judged_only"), provider=IR_PYTREC_EVAL),),
 )
 ERR = Measure(
     "sum over ranks i <= k of R_i / i * prod_{j<i} (1 - R_j), "
@@ -200,7 +222,14 @@ ERR = Measure(
     options={"max_grade": None},
     skirm=("err",),
     # gdeval's: grades up to 4
-    ir_measures=(IrName("ERR", fixed=(("max_grade", 4.0),), exact_case=True),),
+    ir_measures=(
+        IrName(
+            "ERR",
+            fixed=(("max_grade", 4.0),),
+            exact_case=True,
+            provider=IR_GDEVAL,
+        ),
+    ),
 )
 RBP = Measure(
     "(1 - p) * sum over ranks i of rel_i * p^(i - 1) (Moffat & Zobel 2008)",
@@ -210,7 +239,7 @@ RBP = Measure(
     takes_k=True,
     options={**BINARY, "p": 0.8},
     skirm=("rbp",),
-    ir_measures=(IrName("RBP", ("rel", "p")),),
+    ir_measures=(IrName("RBP", ("rel", "p"), provider=IR_CWL_EVAL),),
 )
 JUDGED = Measure(
     "judged rows in the top k / min(k, rows of the query)",
@@ -221,7 +250,7 @@ JUDGED = Measure(
     skirm=("judged",),
     # skirm's own trec_eval-style measure (since=None)
     trec=(Trec("judged", 55, "cutoffs", (5, 10, 20), kernel="judged", since=None),),
-    ir_measures=(IrName("Judged"),),
+    ir_measures=(IrName("Judged", provider=IR_JUDGED),),
 )
 ACCURACY = Measure(
     "1 - (non-relevant above relevant pairs) / (R_k N_k) in the top k: "
@@ -232,7 +261,7 @@ ACCURACY = Measure(
     takes_k=True,
     options=BINARY,
     skirm=("accuracy",),
-    ir_measures=(IrName("Accuracy", ("rel",)),),
+    ir_measures=(IrName("Accuracy", ("rel",), provider=IR_ACCURACY),),
 )
 COMPATIBILITY = Measure(
     "rank-biased overlap of the ranking with the ideal ranking of the "
@@ -242,7 +271,7 @@ COMPATIBILITY = Measure(
     kind="graded",
     options={"p": 0.95, "normalize": True},
     skirm=("compat",),
-    ir_measures=(IrName("Compat", ("p", "normalize"), cutoff=""),),
+    ir_measures=(IrName("Compat", ("p", "normalize"), cutoff="", provider=IR_COMPAT),),
 )
 _CWL_RATE = "C/W/L expected utility per item; "
 INST = Measure(
@@ -253,7 +282,7 @@ INST = Measure(
     kind="graded",
     options={"T": 1.0, **CWL},
     skirm=("inst",),
-    ir_measures=(IrName("INST", ("T", *CWL_NAMES), cutoff=""),),
+    ir_measures=(IrName("INST", ("T", *CWL_NAMES), cutoff="", provider=IR_CWL_EVAL),),
 )
 INSQ = Measure(
     _CWL_RATE + "C_i = ((i + 2T - 1) / (i + 2T))^2",
@@ -262,7 +291,7 @@ INSQ = Measure(
     kind="graded",
     options={"T": 1.0, **CWL},
     skirm=("insq",),
-    ir_measures=(IrName("INSQ", ("T", *CWL_NAMES), cutoff=""),),
+    ir_measures=(IrName("INSQ", ("T", *CWL_NAMES), cutoff="", provider=IR_CWL_EVAL),),
 )
 BPM = Measure(
     _CWL_RATE + "C_i = 1 while g_1 + ... + g_i < T and i < k, else 0",
@@ -272,7 +301,7 @@ BPM = Measure(
     takes_k=True,
     options={"T": 1.0, **CWL},
     skirm=("bpm",),
-    ir_measures=(IrName("BPM", ("T", *CWL_NAMES)),),
+    ir_measures=(IrName("BPM", ("T", *CWL_NAMES), provider=IR_CWL_EVAL),),
 )
 NERR8 = Measure(
     _CWL_RATE + "C_i = 1 - g_i for i < k, else 0",
@@ -282,7 +311,7 @@ NERR8 = Measure(
     takes_k=True,
     options=CWL,
     skirm=("nerr8",),
-    ir_measures=(IrName("NERR8", CWL_NAMES),),
+    ir_measures=(IrName("NERR8", CWL_NAMES, provider=IR_CWL_EVAL),),
 )
 NERR9 = Measure(
     _CWL_RATE + "C_i = i / (i + 1) * (1 - g_i) for i < k, else 0",
@@ -292,7 +321,7 @@ NERR9 = Measure(
     takes_k=True,
     options=CWL,
     skirm=("nerr9",),
-    ir_measures=(IrName("NERR9", CWL_NAMES),),
+    ir_measures=(IrName("NERR9", CWL_NAMES, provider=IR_CWL_EVAL),),
 )
 NERR10 = Measure(
     _CWL_RATE + "C_i = p (1 - g_i)",
@@ -301,7 +330,7 @@ NERR10 = Measure(
     kind="graded",
     options={"p": 0.9, **CWL},
     skirm=("nerr10",),
-    ir_measures=(IrName("NERR10", ("p", *CWL_NAMES), cutoff=""),),
+    ir_measures=(IrName("NERR10", ("p", *CWL_NAMES), cutoff="", provider=IR_CWL_EVAL),),
 )
 NERR11 = Measure(
     _CWL_RATE + "C_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i)",
@@ -310,7 +339,7 @@ NERR11 = Measure(
     kind="graded",
     options={"T": 1.0, **CWL},
     skirm=("nerr11",),
-    ir_measures=(IrName("NERR11", ("T", *CWL_NAMES), cutoff=""),),
+    ir_measures=(IrName("NERR11", ("T", *CWL_NAMES), cutoff="", provider=IR_CWL_EVAL),),
 )
 SDCG = Measure(
     _CWL_RATE + "C_i = log2(i + 1) / log2(i + 2) for i < k, else 0",
@@ -320,5 +349,5 @@ SDCG = Measure(
     takes_k=True,
     options=CWL,
     skirm=("sdcg",),
-    ir_measures=(IrName("SDCG", ("dcg", *CWL_NAMES)),),
+    ir_measures=(IrName("SDCG", ("dcg", *CWL_NAMES), provider=IR_CWL_EVAL),),
 )

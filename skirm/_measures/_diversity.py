@@ -4,7 +4,7 @@ judgments (ndeval's)."""
 from __future__ import annotations
 
 from skirm._measures._rows import DIVERSITY, IrName, Measure
-from skirm._measures._vocabulary import NDEVAL
+from skirm._measures._vocabulary import IR_PYNDEVAL, NDEVAL
 
 # --------------------------------------------------------------------------
 # Diversity: subtopic judgments (ndeval)
@@ -20,7 +20,7 @@ def _diversity(definition, skirm, ir_names, ndeval, function, *, cut, options=()
         takes_k=cut,
         options=dict.fromkeys(options, 0.5),
         skirm=(skirm,),
-        ir_measures=tuple(IrName(n, options) for n in ir_names),
+        ir_measures=tuple(IrName(n, options, provider=IR_PYNDEVAL) for n in ir_names),
         ndeval=(ndeval,),
         function=function,
     )

@@ -43,7 +43,9 @@ PYTREC_EVAL_NICKNAMES = {
     SET: tuple(s.name for s in NICKNAME_SPELLINGS[SET]),
     ALL_TREC: PYTREC_EVAL_NAMES,
 }
-_IR = {i.name: (m, i) for m in MEASURES for i in m.ir_measures}
+#: ir_measures' names (of every engine): ``{name: (measure, spelling)}``.
+IR_NAMES = {i.name: (m, i) for m in MEASURES for i in m.ir_measures}
+_IR = IR_NAMES
 #: ir_measures' names of the measures on arrays, and of trec_eval's.
 IR_ON_ARRAYS = {n: v for n, v in _IR.items() if v[0].engine == ARRAYS}
 IR_OF_TREC = {n: v for n, v in _IR.items() if v[0].engine == TREC}

@@ -50,12 +50,21 @@ REL_FORMATS = {QRELS: QRELS, QRELS_JG: QRELS_JG, PREFS: PREFS, QRELS_PREFS: PREF
 
 class Reference:
     """A tool whose definition of a measure skirm follows: the order it
-    gives tied documents and how it summarises the queries, in words."""
+    gives tied documents and how it summarises the queries, in words.
 
-    __slots__ = ("name", "summary", "ties")
+    ``order`` is the tie rule in a form code can apply, for the tools a
+    measure is computed by (ir_measures' providers): ``"trec_eval"`` (score
+    descending, then docno descending), ``"input"`` (score descending, ties
+    in the order the run gave them) or ``"docno_ascending"`` (score
+    descending, then docno ascending); None where skirm's own rule holds."""
 
-    def __init__(self, name: str, ties: str, summary: str) -> None:
+    __slots__ = ("name", "order", "summary", "ties")
+
+    def __init__(
+        self, name: str, ties: str, summary: str, *, order: str | None = None
+    ) -> None:
         self.name, self.ties, self.summary = name, ties, summary
+        self.order = order
 
     def __repr__(self):
         return f"Reference({self.name!r})"
@@ -151,9 +160,23 @@ class IrName:
     (trec_eval's ``-J``) and ``gains`` (grades mapped to gains in the
     qrels) change what the qrels say, so they are taken per measure where a
     run is evaluated against its qrels (:func:`skirm.trec.evaluate_run`);
-    the cutoff may also come as an option (``cutoff=``, ``recall=``)."""
+    the cutoff may also come as an option (``cutoff=``, ``recall=``).
 
-    __slots__ = ("cutoff", "exact_case", "fixed", "name", "options", "with_rel")
+    ``provider`` is the :class:`Reference` of the tool ir_measures' default
+    pipeline computes the name with (its tie order and the queries it
+    reports), ``cutoff_provider`` the one it uses when a cutoff is given
+    (``RR@10`` is MS MARCO's, ``RR`` pytrec_eval's)."""
+
+    __slots__ = (
+        "cutoff",
+        "cutoff_provider",
+        "exact_case",
+        "fixed",
+        "name",
+        "options",
+        "provider",
+        "with_rel",
+    )
 
     def __init__(
         self,
@@ -164,9 +187,13 @@ class IrName:
         fixed: tuple = (),
         exact_case: bool = False,
         with_rel: str | None = None,
+        provider: Reference | None = None,
+        cutoff_provider: Reference | None = None,
     ) -> None:
         self.name, self.options, self.cutoff = name, options, cutoff
         self.fixed, self.exact_case, self.with_rel = fixed, exact_case, with_rel
+        self.provider = provider
+        self.cutoff_provider = cutoff_provider or provider
 
     def __repr__(self):
         return f"IrName({self.name!r})"

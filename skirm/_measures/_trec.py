@@ -9,6 +9,7 @@ from skirm._measures._vocabulary import (
     ALL_PREFS,
     ALL_TREC,
     HEAD_NICKNAMES,
+    IR_PYTREC_EVAL,
     OFFICIAL,
     R_MULTIPLES,
     RECALL_LEVELS,
@@ -46,7 +47,15 @@ def _count(definition, name, order, kernel, nicknames, ir_name, with_rel=None):
             nicknames=nicknames,
         ),
         kind="count",
-        ir_measures=(IrName(ir_name, ("rel",), cutoff="", with_rel=with_rel),),
+        ir_measures=(
+            IrName(
+                ir_name,
+                ("rel",),
+                cutoff="",
+                with_rel=with_rel,
+                provider=IR_PYTREC_EVAL,
+            ),
+        ),
     )
 
 
@@ -70,7 +79,7 @@ NUM_Q = _trec(
         nicknames=ALL_NICKNAMES,
     ),
     kind="count",
-    ir_measures=(IrName("NumQ", cutoff=""),),
+    ir_measures=(IrName("NumQ", cutoff="", provider=IR_PYTREC_EVAL),),
 )
 NUM_RET = _count(
     "documents retrieved", "num_ret", 2, "retrieved", HEAD_NICKNAMES, "NumRet",
@@ -104,8 +113,8 @@ BPREF = _trec(
         "gm_bpref", 15, kernel="bpref", summary="gm", per_query=False,
         nicknames=(ALL_TREC,),
     ),
-    ir_measures=(IrName("Bpref", ("rel",), cutoff=""),
-        IrName("BPref", ("rel",), cutoff=""),
+    ir_measures=(IrName("Bpref", ("rel",), cutoff="", provider=IR_PYTREC_EVAL),
+        IrName("BPref", ("rel",), cutoff="", provider=IR_PYTREC_EVAL),
     ),
 )  # fmt: skip
 IPREC = _trec(
@@ -114,7 +123,12 @@ IPREC = _trec(
         "iprec_at_recall", 10, "float_cutoffs", RECALL_LEVELS, kernel="iprec",
         nicknames=(OFFICIAL, ALL_TREC),
     ),
-    ir_measures=(IrName("IPrec", ("rel", "judged_only", "recall"), cutoff="@level"),),
+    ir_measures=(IrName(
+            "IPrec",
+            ("rel", "judged_only", "recall"),
+            cutoff="@level",
+            provider=IR_PYTREC_EVAL,
+        ),),
 )  # fmt: skip
 RELSTRING = _trec(
     "the relevance values of the top N documents, as characters",
@@ -127,7 +141,7 @@ RELSTRING = _trec(
 INFAP = _trec(
     "inferred average precision (Yilmaz & Aslam 2006)",
     Trec("infAP", 14, kernel="infap", nicknames=(ALL_TREC,)),
-    ir_measures=(IrName("infAP", ("rel",), cutoff=""),),
+    ir_measures=(IrName("infAP", ("rel",), cutoff="", provider=IR_PYTREC_EVAL),),
 )
 RPREC_MULT = _trec(
     "precision at x * R documents",
@@ -179,12 +193,16 @@ SET_RELATIVE_P = _trec(
     Trec(
         "set_relative_P", 29, kernel="set_relative_precision", nicknames=(SET, ALL_TREC)
     ),
-    ir_measures=(IrName("SetRelP", ("rel", "judged_only"), cutoff=""),),
+    ir_measures=(
+        IrName("SetRelP", ("rel", "judged_only"), cutoff="", provider=IR_PYTREC_EVAL),
+    ),
 )
 SET_MAP = _trec(
     "relevant retrieved squared / (retrieved * R)",
     Trec("set_map", 31, kernel="set_map", nicknames=(SET, ALL_TREC)),
-    ir_measures=(IrName("SetAP", ("rel", "judged_only"), cutoff=""),),
+    ir_measures=(
+        IrName("SetAP", ("rel", "judged_only"), cutoff="", provider=IR_PYTREC_EVAL),
+    ),
 )
 YAAP = _trec(
     "log((1 + S) / (1 + R - S)), S the sum of precisions at the relevant documents",

@@ -25,6 +25,7 @@ CWL_EVAL = Reference(
     "cwl_eval",
     "as given (ties='first'; no closed form over tied orderings)",
     "the mean over queries",
+    order="input",
 )
 NDEVAL = Reference(
     "ndeval",
@@ -38,6 +39,66 @@ COMPAT = Reference(
 )
 GDEVAL = Reference("gdeval (ERR)", SKIRM.ties, SKIRM.summary)
 BEIR = Reference("BEIR (capped recall)", SKIRM.ties, SKIRM.summary)
+
+# --------------------------------------------------------------------------
+# ir_measures' providers: the tool its default pipeline computes a name with
+# (``IrName.provider``), the order that tool gives tied documents as
+# ir_measures 0.4.3 hands it the run, and the queries it reports. Every
+# provider but accuracy reports 0 for a qrels query the run lacks.
+# --------------------------------------------------------------------------
+
+_QRELS_MEAN = "the mean over the qrels' queries (0 for a query the run lacks)"
+IR_PYTREC_EVAL = Reference(
+    "pytrec_eval",
+    "score descending, then docno descending (trec_eval sorts the run dict)",
+    _QRELS_MEAN + "; sums for the counts",
+    order="trec_eval",
+)
+IR_CWL_EVAL = Reference(
+    "cwl_eval",
+    "score descending, ties as the run gave them (a stable sort by score, "
+    "then cwl_eval keeps that order)",
+    _QRELS_MEAN,
+    order="input",
+)
+IR_COMPAT = Reference(
+    "ir_measures compat",
+    "score descending, then docno ascending (sorted by docno, then stably by score)",
+    _QRELS_MEAN,
+    order="docno_ascending",
+)
+IR_PYNDEVAL = Reference(
+    "pyndeval",
+    "score descending, then docno ascending (pyndeval ranks the run before "
+    "ndeval's C sees it)",
+    _QRELS_MEAN,
+    order="docno_ascending",
+)
+IR_JUDGED = Reference(
+    "ir_measures judged",
+    "score descending, then docno ascending",
+    _QRELS_MEAN,
+    order="docno_ascending",
+)
+IR_MSMARCO = Reference(
+    "ir_measures msmarco",
+    "score descending, then docno ascending",
+    _QRELS_MEAN,
+    order="docno_ascending",
+)
+IR_GDEVAL = Reference(
+    "gdeval",
+    "score descending, then docno descending (gdeval.pl's sort)",
+    _QRELS_MEAN,
+    order="trec_eval",
+)
+IR_ACCURACY = Reference(
+    "ir_measures accuracy",
+    "score descending, ties as the run gave them (a stable sort by score)",
+    "the mean over the queries with a relevant document above the cutoff "
+    "(no 0 for the others)",
+    order="input",
+)
 
 # --------------------------------------------------------------------------
 # trec_eval's parameters and nicknames

@@ -123,12 +123,15 @@ _BY_NAME = {measure.name: measure for measure in CONTINUATIONS}
 MEASURE = Param("measure", OneOf(*_BY_NAME))
 
 
-def _model(continuation, gain, rank):
-    """The five C/W/L numbers per line of ``gain``."""
+def _model(continuation, gain, rank, utility_only=False):
+    """The five C/W/L numbers per line of ``gain`` (only the expected
+    utility, the same bits, with ``utility_only``)."""
     reach = np.ones_like(continuation)
     np.cumprod(continuation[:, :-1], axis=1, out=reach[:, 1:])
     items = reach.sum(axis=1)
     attention = reach / items[:, None]
+    if utility_only:
+        return ((attention * gain).sum(axis=1),)
     stop = reach * (1.0 - continuation)
     return (
         (attention * gain).sum(axis=1),
@@ -163,9 +166,11 @@ def cwl_lines(
     max_rel=None,
     depth=CWL_DEPTH,
     residuals=False,
+    utility_only=False,
 ):
     """Per query, the five C/W/L numbers (a dict of arrays, :data:`REPORT`),
-    and with ``residuals=True`` also ``residual_<name>`` for each.
+    and with ``residuals=True`` also ``residual_<name>`` for each; with
+    ``utility_only=True`` the expected utility alone (a kernel's value).
 
     The (queries x depth) matrices are built for a slice of the queries at a
     time, so memory stays bounded whatever the number of queries.
@@ -201,10 +206,11 @@ def cwl_lines(
     top = ranking.top(depth)
     rank = np.arange(1.0, depth + 1.0)
     cases = [("", 0.0)] + ([("residual_", 1.0)] if residuals else [])
+    names = REPORT[:1] if utility_only else REPORT
     out = {
         prefix + name: np.zeros(ranking.n_groups)
         for prefix, _ in cases
-        for name in REPORT
+        for name in names
     }
     step = max(1, _CELLS // depth)
     for first in range(0, ranking.n_groups, step):  # slices of queries, not queries
@@ -216,11 +222,11 @@ def cwl_lines(
             source = best if pad and best is not None else gain
             lines[codes, position] = source[top.index[rows]]
             continuation = CONTINUATIONS[measure](lines, rank, k, T, p)
-            numbers = _model(continuation, lines, rank)
-            for name, values in zip(REPORT, numbers, strict=True):
+            numbers = _model(continuation, lines, rank, utility_only)
+            for name, values in zip(names, numbers, strict=True):
                 out[prefix + name][first:last] = values
     if residuals:
-        for name in REPORT:
+        for name in names:
             out["residual_" + name] -= out[name]
     return out
 
@@ -232,10 +238,17 @@ def cwl_kernel(measure):
     def kernel(ranking, k=None, **params):
         if k is not None and np.ndim(k):
             values = np.column_stack(
-                [cwl_lines(ranking, measure, int(c), **params)[REPORT[0]] for c in k]
+                [
+                    cwl_lines(ranking, measure, int(c), utility_only=True, **params)[
+                        REPORT[0]
+                    ]
+                    for c in k
+                ]
             )
         else:
-            values = cwl_lines(ranking, measure, k, **params)[REPORT[0]]
+            values = cwl_lines(ranking, measure, k, utility_only=True, **params)[
+                REPORT[0]
+            ]
         return values, ranking.n_relevant() == 0
 
     kernel.__name__ = f"_{measure.name}"

@@ -6,7 +6,10 @@ DCG from the qrels, ``-l``, ``-J``, ``-M``, ``-c``) on the same ranking engine
 as :func:`skirm.metrics.evaluate`.
 Files are read with :mod:`skirm.io`; dicts of dicts, DataFrames and tuples
 are taken directly. :class:`RelevanceEvaluator` is a drop-in for
-pytrec_eval's.
+pytrec_eval's; :func:`calc_aggregate`, :func:`iter_calc`, :func:`calc` and
+:func:`evaluator` for ir_measures' (ties ordered as its providers order
+them), and :func:`register_ir_measures_provider` makes skirm an ir_measures
+provider.
 """
 
 from __future__ import annotations
@@ -33,6 +36,18 @@ if TYPE_CHECKING:
     )
     from skirm.trec._evaluate import (
         evaluate_run as evaluate_run,
+    )
+    from skirm.trec._ir_measures import (
+        CalcResults as CalcResults,
+        Evaluator as Evaluator,
+        Metric as Metric,
+        calc as calc,
+        calc_aggregate as calc_aggregate,
+        evaluator as evaluator,
+        iter_calc as iter_calc,
+    )
+    from skirm.trec._ir_provider import (
+        register_ir_measures_provider as register_ir_measures_provider,
     )
     from skirm.trec._pytrec import (
         RelevanceEvaluator as RelevanceEvaluator,

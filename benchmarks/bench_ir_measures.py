@@ -1,0 +1,200 @@
+"""The ir_measures drop-in (``skirm.trec.calc_aggregate``) against
+ir_measures, on ir_measures' registered names, with ties in the run.
+
+Generates (seeded) ``--queries`` queries x ``--docs`` documents: scores
+rounded to one decimal (many ties), subtopic judgments (3 subtopics, the
+frame's ``iteration`` column; the plain measures read the last label of a
+document, as ir_measures does). Both are given the same pandas frames, built
+once outside the timing. Times, in turns, medians of ``--repeat`` rounds:
+
+- all the names of ``tests/_ir_names.py`` in one call (the issue's target:
+  ir_measures / skirm >= 20x);
+- each provider's family alone: the drop-in, ir_measures (its default
+  pipeline) and the tool underneath where it can be called directly
+  (pytrec_eval's ``RelevanceEvaluator`` on dicts; pyndeval's
+  ``RelevanceEvaluator`` on tuples; cwl_eval's command line on files,
+  process start included); each row gives both ratios.
+
+Prints a markdown table and the machine's load average.
+
+    python benchmarks/bench_ir_measures.py --queries 300 --docs 100 --repeat 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+#: cwl_eval's command, next to this Python's.
+CWL_EVAL = str(Path(sys.executable).with_name("cwl-eval"))
+
+
+def _names():
+    """The one list of ir_measures' names (shared with the tests)."""
+    spec = importlib.util.spec_from_file_location(
+        "_ir_names", ROOT / "tests" / "_ir_names.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.SPELLINGS, module.DIVERSITY
+
+
+def _generate(n_queries, n_docs, seed=0):
+    rng = np.random.default_rng(seed)
+    q_rows, r_rows = [], []
+    for q in range(1, n_queries + 1):
+        docs = [f"D{q}-{i}" for i in range(n_docs)]
+        judged = rng.random(n_docs) < 0.6
+        for doc, j in zip(docs, judged, strict=True):
+            if j:
+                for sub in range(1, 4):
+                    label = int(rng.choice(4, p=[0.6, 0.2, 0.12, 0.08]))
+                    q_rows.append((str(q), str(sub), doc, label))
+        scores = np.round(rng.random(n_docs), 1)
+        r_rows += [(str(q), d, float(s)) for d, s in zip(docs, scores, strict=True)]
+    return q_rows, r_rows
+
+
+def _time(fn):
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def _cwl_eval_cli(tmp):
+    """cwl_eval's command line on the run file, gains scaled to [0, 1]."""
+
+    def call():
+        subprocess.run(
+            [CWL_EVAL, str(tmp / "qrels_gain"), str(tmp / "run")],
+            check=True,
+            capture_output=True,
+            cwd=tmp,  # cwl_eval writes its log to the working directory
+        )
+
+    return call
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--docs", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--no-families", action="store_true", help="time all the names only"
+    )
+    args = parser.parse_args()
+
+    import ir_measures
+    import pandas as pd
+    import pyndeval
+
+    from skirm import trec
+
+    spellings, _ = _names()
+    q_rows, r_rows = _generate(args.queries, args.docs)
+    qrels = pd.DataFrame(
+        q_rows, columns=["query_id", "iteration", "doc_id", "relevance"]
+    )
+    run = pd.DataFrame(r_rows, columns=["query_id", "doc_id", "score"])
+    measures = [ir_measures.parse_measure(spellings[b]) for b in sorted(spellings)]
+    by_provider = {}
+    for m in measures:
+        provider = next(
+            p.NAME
+            for p in ir_measures.DefaultPipeline.providers
+            if p.is_available() and p.supports(m)
+        )
+        by_provider.setdefault(provider, []).append(m)
+
+    # the tools underneath, on their own inputs (built outside the timing)
+    qrels_dict, run_dict = {}, {}
+    for q, _, d, g in q_rows:
+        qrels_dict.setdefault(q, {})[d] = g
+    for q, d, s in r_rows:
+        run_dict.setdefault(q, {})[d] = s
+    tmp = Path(tempfile.mkdtemp())
+    with open(tmp / "qrels_gain", "w") as f:
+        for q, docs in qrels_dict.items():
+            for d, g in docs.items():
+                f.write(f"{q} 0 {d} {g / 3}\n")
+    with open(tmp / "run", "w") as f:
+        for q in run_dict:
+            ranked = sorted(run_dict[q].items(), key=lambda x: -x[1])
+            for i, (d, s) in enumerate(ranked):
+                f.write(f"{q} Q0 {d} {i + 1} {s} r\n")
+    # pytrec_eval and pyndeval with the invocations ir_measures builds for
+    # the family (its measure strings, relevance levels, options)
+    family = by_provider
+    pte = ir_measures.pytrec_eval._build_invokers(family["pytrec_eval"], qrels_dict)
+    subtopic_qrels = [pyndeval.SubtopicQrel(q, s, d, g) for q, s, d, g in q_rows]
+    nd = ir_measures.pyndeval._build_invokers(family["pyndeval"], subtopic_qrels)
+    nd_run = list(r_rows)
+
+    def pytrec_eval_direct():
+        for invoker in pte:
+            invoker.evaluator.evaluate(run_dict)
+
+    def pyndeval_direct():
+        for invoker in nd:
+            list(invoker.evaluator.evaluate_iter(sorted(nd_run)))
+
+    direct = {
+        "pytrec_eval": ("pytrec_eval", pytrec_eval_direct),
+        "pyndeval": ("pyndeval", pyndeval_direct),
+        "cwl_eval": ("cwl-eval CLI (its default measures)", _cwl_eval_cli(tmp)),
+    }
+
+    rows = [("all names", measures, None)]
+    for provider, ms in sorted(by_provider.items()) * (not args.no_families):
+        rows.append((f"{provider} ({len(ms)})", ms, direct.get(provider)))
+
+    results = {label: ([], [], []) for label, _, _ in rows}
+    for _ in range(args.repeat):
+        for label, ms, tool in rows:
+            ours, theirs, underneath = results[label]
+            ours.append(_time(lambda ms=ms: trec.calc_aggregate(ms, qrels, run)))
+            theirs.append(
+                _time(lambda ms=ms: ir_measures.calc_aggregate(ms, qrels, run))
+            )
+            if tool is not None:
+                underneath.append(_time(tool[1]))
+
+    print(
+        f"{args.queries} queries x {args.docs} documents, scores rounded to 0.1; "
+        f"medians of {args.repeat} interleaved rounds; "
+        f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs\n"
+    )
+    print(
+        "| names (count) | skirm (s) | ir_measures (s) | ir_measures / skirm "
+        "| tool underneath | tool (s) | tool / skirm |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for label, _, tool in rows:
+        ours, theirs, underneath = (
+            statistics.median(v) if v else float("nan") for v in results[label]
+        )
+        tool_cells = (
+            f"{tool[0]} | {underneath:.3f} | {underneath / ours:.1f}x"
+            if tool is not None
+            else "- | - | -"
+        )
+        print(
+            f"| {label} | {ours:.3f} | {theirs:.3f} | {theirs / ours:.1f}x "
+            f"| {tool_cells} |"
+        )
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

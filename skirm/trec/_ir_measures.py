@@ -1,0 +1,392 @@
+"""A drop-in for ir_measures: its functions, its numbers, ties included.
+
+Each measure is computed as ir_measures' default pipeline computes it: by
+the provider the measure table names for it (``IrName.provider``), which
+gives tied documents that provider's order (``Reference.order``) and
+reports that provider's queries. The run is ranked once per order in use,
+from the order it was given, and evaluated by :func:`evaluate_run` with
+trec_eval 9's conventions (pytrec_eval's).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from skirm._errors import InvalidParameterError
+from skirm._measures import _table as table
+from skirm._measures._names import IR_NAMES
+from skirm._measures._rows import DIVERSITY
+from skirm._measures._table import IR_ACCURACY
+from skirm.io import Qrels, QrelsJG, Run
+from skirm.trec._evaluate import evaluate_run
+from skirm.trec._ir_inputs import IrQrels, IrRun, read_ir_qrels, read_ir_run
+
+__all__ = ["CalcResults", "Evaluator", "Metric", "calc", "calc_aggregate",
+           "evaluator", "iter_calc"]  # fmt: skip
+
+
+class Metric(NamedTuple):
+    """One measure's value for one query, as ir_measures' ``Metric``."""
+
+    query_id: str
+    measure: Any
+    value: float
+
+
+class CalcResults(NamedTuple):
+    """The summaries and the per-query records, as ir_measures' ``calc``."""
+
+    aggregated: dict
+    per_query: list
+
+
+#: ir_measures' aliases (``MAP`` is ``AP``), to the name the table spells.
+_ALIASES = {
+    "MAP": table.MAP.ir_measures[0].name,
+    "MRR": table.MRR.ir_measures[0].name,
+    "NDCG": table.NDCG.ir_measures[0].name,
+    "Precision": table.PRECISION.ir_measures[0].name,
+    "Recall": table.RECALL.ir_measures[0].name,
+    "RPrec": table.R_PRECISION.ir_measures[0].name,
+}
+#: ``SetP(relative=True)`` is trec_eval's ``set_relative_P``.
+_SET_P = table.PRECISION.ir_measures[1].name
+_SET_REL_P = table.SET_RELATIVE_P.ir_measures[0].name
+#: pyndeval's nNRBP is NaN for a query without a relevant document.
+_NNRBP = table.NNRBP.ir_measures[0].name
+_HEAD = re.compile(r"(?P<base>[^(@]+)(?:\((?P<opts>[^()]*)\))?(?P<rest>@.*)?$")
+
+
+class _Request:
+    """One measure as asked (the key of its results), its spelling for
+    :func:`evaluate_run`, the provider ir_measures would use and how that
+    provider summarises it."""
+
+    __slots__ = ("cutoff", "diversity", "key", "name", "provider", "rel", "sums")
+
+    def __init__(self, measure: Any) -> None:
+        self.key = measure
+        text = measure if isinstance(measure, str) else str(measure)
+        match = _HEAD.match(text.strip())
+        if match is None:
+            raise InvalidParameterError(
+                f"`measures` must hold ir_measures measures or their names; "
+                f"got {measure!r}."
+            )
+        base = str(match["base"])
+        base = _ALIASES.get(base, base)
+        opts = [o for o in (match["opts"] or "").split(",") if o]
+        if base == _SET_P and "relative=True" in opts:
+            base, opts = _SET_REL_P, [o for o in opts if o != "relative=True"]
+        opts = [o for o in opts if o != "relative=False"]
+        if base not in IR_NAMES:
+            raise InvalidParameterError(
+                f"`measures` must be names ir_measures registers; got "
+                f"{measure!r} (unknown {base!r})."
+            )
+        row, spelling = IR_NAMES[base]
+        self.cutoff = match["rest"] is not None or any(
+            o.startswith("cutoff=") for o in opts
+        )
+        self.provider = spelling.cutoff_provider if self.cutoff else spelling.provider
+        self.sums = any(t.summary in ("sum", "count") for t in row.trec)
+        self.rel = next((o[4:] for o in opts if o.startswith("rel=")), "1")
+        self.name = (
+            base + (f"({','.join(opts)})" if opts else "") + (match["rest"] or "")
+        )
+        self.diversity = row.engine == DIVERSITY
+
+    def accuracy_guard(self) -> str:
+        """The measure telling whether a relevant document is above the
+        cutoff: the queries accuracy reports."""
+        cut = self.name[self.name.index("@") :] if "@" in self.name else None
+        if cut is None:
+            return f"NumRet(rel={self.rel})"
+        return f"Success(rel={self.rel}){cut}"
+
+
+class _Prepared:
+    """The qrels as skirm's objects, built once per evaluator (plain and by
+    subtopic, when asked), and a run's rankings by each provider's order."""
+
+    __slots__ = ("_jg", "_plain", "qrels")
+
+    def __init__(self, qrels: IrQrels) -> None:
+        self.qrels = qrels
+        self._plain: Qrels | None = None
+        self._jg: QrelsJG | None = None
+
+    def judgments(self, diversity: bool) -> Qrels | QrelsJG:
+        if diversity:
+            self._jg = self._jg or QrelsJG(*self.qrels.rows)
+            return self._jg
+        self._plain = self._plain or Qrels(*self.qrels.plain)
+        return self._plain
+
+    @staticmethod
+    def rankings(run: IrRun):
+        """``ranked(order)``: the run with scores that rank its documents in
+        ``order`` and tie none (score descending, then the order's rule)."""
+        n = run.scores.shape[0]
+        query_codes = run.query_codes
+
+        def ranked(order: str) -> Run:
+            if order == "input":
+                tiebreak = np.arange(n)
+            elif order == "docno_ascending":
+                tiebreak = run.doc_codes
+            else:
+                tiebreak = -run.doc_codes
+            rank_order = np.lexsort((tiebreak, -run.scores, query_codes))
+            # Scores P, P-1, ..., 1 for the P positive ones of a query, then
+            # 0, -1, ...: the order above, and the sign compat's ideal ranking
+            # reads.
+            sorted_codes = query_codes[rank_order]
+            first = np.searchsorted(sorted_codes, sorted_codes, side="left")
+            positive = np.bincount(query_codes, weights=run.scores > 0, minlength=1)
+            scores = np.empty(n, dtype=np.float64)
+            scores[rank_order] = positive[sorted_codes] - (np.arange(n) - first)
+            return Run(run.query_ids, run.doc_ids, scores)
+
+        return ranked
+
+
+def _no_relevant(qrels: IrQrels, request: _Request) -> set[str]:
+    """The queries pyndeval gives nNRBP as NaN: no judgment at its
+    relevance level (0 over 0)."""
+    if not (request.diversity and request.name.startswith(_NNRBP)):
+        return set()
+    q, _, _, labels = qrels.rows
+    return set(q.tolist()) - set(q[labels >= float(request.rel)].tolist())
+
+
+class Evaluator:
+    """Measures and qrels, to evaluate runs with, as ir_measures'
+    ``evaluator(measures, qrels)``.
+
+    Parameters
+    ----------
+    measures : iterable of ir_measures measures or str
+        ir_measures ``Measure`` objects (``nDCG@10``) or their names
+        (``"nDCG@10"``, ``"RBP(rel=1)"``); results are keyed by them.
+    qrels : dict, DataFrame, iterable or path
+        Judgments in any shape ir_measures takes.
+
+    Examples
+    --------
+    >>> from skirm.trec import evaluator
+    >>> ev = evaluator(["P@1", "RBP(rel=1)"], {"q1": {"d1": 1, "d2": 0}})
+    >>> res = ev.calc_aggregate({"q1": {"d1": 0.5, "d2": 0.5}})
+    >>> {name: round(value, 3) for name, value in res.items()}
+    {'P@1': 0.0, 'RBP(rel=1)': 0.2}
+    """
+
+    def __init__(self, measures: Iterable[Any], qrels: Any) -> None:
+        if isinstance(measures, str) or not isinstance(measures, Iterable):
+            measures = [measures]
+        self.requests = [_Request(m) for m in dict.fromkeys(measures)]
+        self.qrels = read_ir_qrels(qrels)
+        self._prepared = _Prepared(self.qrels)
+
+    def _columns(self, run: IrRun) -> Iterator[tuple[_Request, np.ndarray, np.ndarray]]:
+        """Each measure's queries and values, as its provider reports them."""
+        qrel_ids = np.asarray(self.qrels.query_ids(), dtype=str)
+        groups: dict[tuple, list[_Request]] = {}
+        for request in self.requests:
+            key = (request.provider.order, request.diversity)
+            groups.setdefault(key, []).append(request)
+        # ir_measures reports 0 for the qrels queries a provider left out;
+        # its accuracy provider does not, unless another provider's measure
+        # is in the same request (then the pipeline's own filling does).
+        fill_accuracy = any(r.provider is not IR_ACCURACY for r in self.requests)
+        ranked = _Prepared.rankings(run)
+        for (order, diversity), requests in groups.items():
+            names = list(dict.fromkeys(r.name for r in requests))
+            guards = [r.accuracy_guard() for r in requests if r.provider is IR_ACCURACY]
+            if run.query_ids.shape[0]:
+                result = evaluate_run(
+                    self._prepared.judgments(diversity),
+                    ranked(order),
+                    [*names, *guards],
+                    compat="9.0",
+                )
+                ids = np.asarray(result.group_ids).astype(str)
+                per_query = result.per_query
+            else:
+                ids, per_query = np.empty(0, dtype=str), {}
+            for request in requests:
+                values = np.asarray(per_query.get(request.name, ()), dtype=np.float64)
+                these = ids
+                if request.provider is IR_ACCURACY and ids.shape[0]:
+                    keep = per_query[request.accuracy_guard()] > 0
+                    these, values = ids[keep], values[keep]
+                nan_for = _no_relevant(self.qrels, request)
+                if nan_for:
+                    values = np.where(np.isin(these, list(nan_for)), np.nan, values)
+                if request.provider is not IR_ACCURACY or fill_accuracy:
+                    missing = np.setdiff1d(qrel_ids, these)
+                    these = np.concatenate([these, missing])
+                    values = np.concatenate([values, np.zeros(missing.shape[0])])
+                yield request, these, values
+
+    def iter_calc(self, run: Any) -> Iterator[Metric]:
+        """Yield each query's value of each measure (``Metric`` records)."""
+        for request, ids, values in self._columns(read_ir_run(run)):
+            for qid, value in zip(ids.tolist(), values.tolist(), strict=True):
+                yield Metric(qid, request.key, value)
+
+    def calc_aggregate(self, run: Any) -> dict:
+        """Each measure's summary over the queries: ``{measure: value}``."""
+        aggregated = {}
+        for request, _, values in self._columns(read_ir_run(run)):
+            aggregated[request.key] = _summary(request, values)
+        return {r.key: aggregated[r.key] for r in self.requests}
+
+    def calc(self, run: Any) -> CalcResults:
+        """The summaries and the per-query records."""
+        aggregated, records = {}, []
+        for request, ids, values in self._columns(read_ir_run(run)):
+            aggregated[request.key] = _summary(request, values)
+            records += [
+                Metric(q, request.key, v)
+                for q, v in zip(ids.tolist(), values.tolist(), strict=True)
+            ]
+        return CalcResults({r.key: aggregated[r.key] for r in self.requests}, records)
+
+
+def _summary(request: _Request, values: np.ndarray) -> float:
+    """ir_measures' aggregation: a sum for the counts, else the mean (NaN
+    over no query)."""
+    if request.sums:
+        return float(values.sum())
+    return float(values.mean()) if values.shape[0] else float("nan")
+
+
+def evaluator(measures: Iterable[Any], qrels: Any) -> Evaluator:
+    """An :class:`Evaluator` of these measures against these qrels, as
+    ir_measures' ``evaluator``: give it several runs.
+
+    Parameters
+    ----------
+    measures : iterable of ir_measures measures or str
+        ``Measure`` objects or ir_measures names.
+    qrels : dict, DataFrame, iterable or path
+        Judgments in any shape ir_measures takes.
+
+    Returns
+    -------
+    evaluator : Evaluator
+        With ``calc_aggregate(run)``, ``iter_calc(run)`` and ``calc(run)``.
+
+    Examples
+    --------
+    >>> from skirm.trec import evaluator
+    >>> ev = evaluator(["Compat(p=0.8)"], {"q1": {"d1": 1, "d2": 0}})
+    >>> ev.calc_aggregate({"q1": {"d1": 0.5, "d2": 0.5}})
+    {'Compat(p=0.8)': 1.0}
+    """
+    return Evaluator(measures, qrels)
+
+
+def iter_calc(measures: Iterable[Any], qrels: Any, run: Any) -> Iterator[Metric]:
+    """Each query's value of each measure, as ``ir_measures.iter_calc``.
+
+    Every measure is computed as ir_measures' default pipeline computes it:
+    with the order its provider gives tied documents (pytrec_eval and
+    gdeval: docno descending; cwl_eval and accuracy: the order the run gave
+    them; compat, pyndeval, judged and MS MARCO: docno ascending) and that
+    provider's queries (0 for a qrels query the run lacks; accuracy leaves
+    out a query without a relevant document above its cutoff).
+
+    Parameters
+    ----------
+    measures : iterable of ir_measures measures or str
+        ``Measure`` objects (``ir_measures.nDCG@10``) or ir_measures names
+        (``"nDCG@10"``, ``"RBP(rel=1)"``, ``"alpha_nDCG@20"``).
+    qrels : dict, DataFrame, iterable or path
+        ``{qid: {docid: rel}}``, a DataFrame with ``query_id``, ``doc_id``,
+        ``relevance`` (and ``iteration``: the subtopic), ``Qrel``
+        namedtuples, an ir_datasets dataset or a TREC qrels file.
+    run : dict, DataFrame, iterable or path
+        ``{qid: {docid: score}}``, a DataFrame with ``query_id``,
+        ``doc_id``, ``score``, ``ScoredDoc`` namedtuples or a TREC run
+        file, in the order its ties are to keep where the provider keeps
+        it.
+
+    Yields
+    ------
+    metric : Metric
+        ``(query_id, measure, value)``; ``measure`` is the one asked.
+
+    Examples
+    --------
+    >>> from skirm.trec import iter_calc
+    >>> qrels = {"q1": {"d1": 1, "d2": 0}}
+    >>> run = {"q1": {"d1": 0.5, "d2": 0.5}}
+    >>> [round(m.value, 3) for m in iter_calc(["INST(T=1.0,max_rel=1)"], qrels, run)]
+    [0.608]
+    """
+    return Evaluator(measures, qrels).iter_calc(run)
+
+
+def calc_aggregate(measures: Iterable[Any], qrels: Any, run: Any) -> dict:
+    """Each measure's summary, as ``ir_measures.calc_aggregate``.
+
+    The mean over the queries :func:`iter_calc` reports (a sum for
+    ``NumQ``, ``NumRet``, ``NumRel`` and ``NumRelRet``).
+
+    Parameters
+    ----------
+    measures : iterable of ir_measures measures or str
+        ``Measure`` objects or ir_measures names; the keys of the result.
+    qrels : dict, DataFrame, iterable or path
+        Judgments in any shape ir_measures takes.
+    run : dict, DataFrame, iterable or path
+        A run in any shape ir_measures takes.
+
+    Returns
+    -------
+    results : dict
+        ``{measure: value}``.
+
+    Examples
+    --------
+    >>> from skirm.trec import calc_aggregate
+    >>> res = calc_aggregate(["RBP(p=0.8,rel=1)"], {"q1": {"d1": 1, "d2": 0}},
+    ...                      {"q1": {"d1": 0.5, "d2": 0.5}})
+    >>> round(res["RBP(p=0.8,rel=1)"], 3)
+    0.2
+    """
+    return Evaluator(measures, qrels).calc_aggregate(run)
+
+
+def calc(measures: Iterable[Any], qrels: Any, run: Any) -> CalcResults:
+    """The summaries and the per-query records, as ``ir_measures.calc``.
+
+    Parameters
+    ----------
+    measures : iterable of ir_measures measures or str
+        ``Measure`` objects or ir_measures names.
+    qrels : dict, DataFrame, iterable or path
+        Judgments in any shape ir_measures takes.
+    run : dict, DataFrame, iterable or path
+        A run in any shape ir_measures takes.
+
+    Returns
+    -------
+    results : CalcResults
+        ``aggregated`` (as :func:`calc_aggregate`) and ``per_query`` (the
+        records of :func:`iter_calc`).
+
+    Examples
+    --------
+    >>> from skirm.trec import calc
+    >>> res = calc(["P@1"], {"q1": {"d1": 1}}, {"q1": {"d1": 2.0, "d2": 1.0}})
+    >>> res.aggregated, res.per_query[0].value
+    ({'P@1': 1.0}, 1.0)
+    """
+    return Evaluator(measures, qrels).calc(run)

@@ -89,7 +89,7 @@ def check_y_true(
         # One pass: as unsigned integers, the finite floats without the sign
         # bit are exactly those below the bits of +inf (-0.0 takes the
         # checks below, which accept it).
-        if arr.view(np.uint64).max() < _INF_BITS:
+        if np.max(arr.view(np.uint64)) < _INF_BITS:
             return arr
     else:
         low, high = arr.min(), arr.max()  # two fast reductions; NaN propagates

@@ -55,7 +55,7 @@ def encode_grouped(groups: np.ndarray, runs: np.ndarray | None = None, n_threads
         grouped = encode_grouped_ints(g, groups)
         if grouped is not None:
             return grouped
-        gmin, gmax = int(g.min()), int(g.max())
+        gmin, gmax = int(np.min(g)), int(np.max(g))
         if gmax - gmin <= 4 * n + 1024:
             shifted = g - gmin if gmin else g
             present = np.zeros(gmax - gmin + 1, dtype=bool)

@@ -224,7 +224,7 @@ def ndcg_score(
     0.8155
     """
     try:
-        shape = np.shape(y_true)  # type: ignore[arg-type]  # any object has one
+        shape = np.shape(y_true)  # type: ignore[arg-type, unused-ignore]  # any object
     except ValueError:  # ragged rows: the shared validation says what is wrong
         shape = ()
     if groups is None and len(shape) == 2 and shape[1] == 1:

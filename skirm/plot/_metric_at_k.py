@@ -183,7 +183,7 @@ class MetricAtKDisplay:
             self.band_ = ax.fill_between(
                 self.k,
                 self.ci_low,
-                self.ci_high,  # type: ignore[arg-type]  # given with ci_low
+                self.ci_high,  # type: ignore[arg-type, unused-ignore]  # as ci_low
                 color=self.line_.get_color(),
                 alpha=band_alpha,
                 linewidth=0,

@@ -480,9 +480,11 @@ def evaluate(
 
 
 def _is_dask_frame(obj):
-    """A Dask DataFrame (by its type's module: dask is not imported)."""
-    cls = type(obj)
-    return cls.__module__.partition(".")[0] == "dask" and hasattr(obj, "columns")
+    """A Dask DataFrame (by its type's module: dask is not imported). Dask
+    2024.x's frames are dask-expr's (``dask_expr._collection``), later ones
+    ``dask.dataframe``'s."""
+    root = type(obj).__module__.partition(".")[0]
+    return root in ("dask", "dask_expr") and hasattr(obj, "columns")
 
 
 def _as_part(frame, labels, weighted):

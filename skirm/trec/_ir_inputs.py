@@ -203,8 +203,9 @@ def read_ir_qrels(qrels: Any) -> IrQrels:
             ss.append(fields[1])
             ds.append(fields[2])
             ls.append(int(fields[3]))
-        # a qrels file's second column is trec_eval's unused iteration
-        return IrQrels(qs, None, ds, ls)
+        # ir_measures reads the second column as the Qrel's iteration, which
+        # its pyndeval provider takes as the subtopic
+        return IrQrels(qs, ss, ds, ls)
     if _is_frame(qrels):
         q, d, label = (
             _column(qrels, c, "qrels") for c in ("query_id", "doc_id", "relevance")

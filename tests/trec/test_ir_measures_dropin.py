@@ -202,6 +202,30 @@ def test_files(tmp_path):
 
 
 @pytest.mark.oracle
+def test_regression_subtopics_of_a_qrels_file_are_its_second_column(tmp_path):
+    # ir_measures reads a qrels file's second column as each Qrel's
+    # iteration, the subtopic its pyndeval provider evaluates; the drop-in
+    # read every line of a file as subtopic "0" (ERR_IA@10 0.90 where
+    # ir_measures gives 0.54 on two subtopics per query).
+    q_rows, r_rows = _generate(3, "ties")
+    qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
+    qrels_path.write_text("".join(f"{q} {s} {d} {g}\n" for q, s, d, g in q_rows))
+    run_path.write_text(
+        "".join(f"{q} Q0 {d} {i} {s} r\n" for i, (q, d, s) in enumerate(r_rows))
+    )
+    names = [SPELLINGS[name] for name in sorted(DIVERSITY)] + ["nDCG@10"]
+    want = ir_measures.calc_aggregate(
+        [ir_measures.parse_measure(name) for name in names],
+        list(ir_measures.read_trec_qrels(str(qrels_path))),
+        list(ir_measures.read_trec_run(str(run_path))),
+    )
+    got = trec.calc_aggregate(names, str(qrels_path), str(run_path))
+    for name in names:
+        value = float(want[ir_measures.parse_measure(name)])
+        assert got[name] == pytest.approx(value, abs=1e-9, nan_ok=True), name
+
+
+@pytest.mark.oracle
 def test_empty_run():
     q_rows, _ = _generate(2, "ties")
     qrels, run = _inputs("P", q_rows, [])

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from skirm._errors import InvalidInputError
+from skirm.io import read_run
 
 __all__ = ["IrQrels", "IrRun", "read_ir_qrels", "read_ir_run"]
 
@@ -152,17 +153,10 @@ def read_ir_run(run: Any) -> IrRun:
             ss += docs.values()
         return IrRun(qs, ds, ss)
     if _is_path(run):
-        qs, ds, ss = [], [], []
-        for fields in _lines(run):
-            if len(fields) < 5:
-                raise InvalidInputError(
-                    f"`run` file {os.fspath(run)!r} must have lines "
-                    f"'qid Q0 docno rank score [tag]'; got {' '.join(fields)!r}."
-                )
-            qs.append(fields[0])
-            ds.append(fields[2])
-            ss.append(float(fields[4]))
-        return IrRun(qs, ds, ss)
+        # skirm's reader of run files: its lines in file order, no line
+        # read in Python
+        rows = read_run(run)
+        return IrRun(rows.query_ids, rows.doc_ids, rows.scores)
     if _is_frame(run):
         return IrRun(*(_column(run, c, "run") for c in ("query_id", "doc_id", "score")))
     qs, ds, ss = [], [], []

@@ -30,7 +30,17 @@ __all__ = ["CalcResults", "Evaluator", "Metric", "calc", "calc_aggregate",
 
 
 class Metric(NamedTuple):
-    """One measure's value for one query, as ir_measures' ``Metric``."""
+    """One measure's value for one query, as ir_measures' ``Metric``.
+
+    Examples
+    --------
+    >>> from skirm.trec import iter_calc
+    >>> record = next(iter_calc(["P@1"], {"q1": {"d1": 1}}, {"q1": {"d1": 2.0}}))
+    >>> record
+    Metric(query_id='q1', measure='P@1', value=1.0)
+    >>> record.value
+    1.0
+    """
 
     query_id: str
     measure: Any
@@ -38,7 +48,19 @@ class Metric(NamedTuple):
 
 
 class CalcResults(NamedTuple):
-    """The summaries and the per-query records, as ir_measures' ``calc``."""
+    """The summaries and the per-query records, as ir_measures' ``calc``.
+
+    Examples
+    --------
+    >>> from skirm.trec import calc
+    >>> qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}}
+    >>> run = {"q1": {"d1": 1.0}, "q2": {"d3": 1.0}}
+    >>> aggregated, per_query = calc(["P@1"], qrels, run)
+    >>> aggregated
+    {'P@1': 0.5}
+    >>> [(m.query_id, m.value) for m in per_query]
+    [('q1', 1.0), ('q2', 0.0)]
+    """
 
     aggregated: dict
     per_query: list

@@ -8,7 +8,7 @@ the rows relevant above each row, discounts and the ideal ordering.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -28,16 +28,24 @@ from skirm._engine._reduce import (
     sum_by,
 )
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 
 class Judgments(NamedTuple):
     """Every judged label of the ranked queries, retrieved or not.
 
     The TREC path passes the qrels here so that R and the ideal ordering count
-    relevant documents a run did not retrieve.
+    relevant documents a run did not retrieve. Each query's judgements are
+    in the order the qrels list them. ``of_rows``, when given, is a function
+    that returns the judgement of each ranked input row (its index into these
+    arrays, -1 for a row not judged), indexed as :attr:`Ranking.order` is: it
+    is computed only for a measure that asks (Compat's ideal ranking).
     """
 
     codes: np.ndarray  # (n_judged,) query code of each judgement
     labels: np.ndarray  # (n_judged,) its non-negative label
+    of_rows: Callable[[], np.ndarray] | None = None
 
 
 class TieBlocks(NamedTuple):
@@ -410,7 +418,7 @@ class Ranking:
                 self._rel_cache[key] = R
                 return R
             else:
-                codes, labels = self.judgments
+                codes, labels = self.judgments.codes, self.judgments.labels
                 rel = labels > 0 if threshold is None else labels >= threshold
             R = sum_by(codes, rel, self.n_groups)
             self._rel_cache[key] = R
@@ -495,7 +503,7 @@ class Ranking:
             rows = self.relevant_rows(None)
             codes, labels = rows.codes, self.labels[rows.index]
         else:
-            codes, labels = self.judgments
+            codes, labels = self.judgments.codes, self.judgments.labels
         return level_counts(codes, labels, self.n_groups, self.n_rows)
 
     def ideal_lines(self, gain, depth=None):
@@ -522,7 +530,7 @@ class Ranking:
         """Every label of each query sorted descending: (codes, labels, position)."""
         if self.judgments is None:
             return sorted_labels(self.codes, self.labels, self.starts)
-        codes, labels = self.judgments
+        codes, labels = self.judgments.codes, self.judgments.labels
         return sorted_labels(codes, labels, counted_starts(codes, self.n_groups))
 
     def ideal_dcg(self, gain, k=None) -> np.ndarray:

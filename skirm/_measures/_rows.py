@@ -56,15 +56,24 @@ class Reference:
     measure is computed by (ir_measures' providers): ``"trec_eval"`` (score
     descending, then docno descending), ``"input"`` (score descending, ties
     in the order the run gave them) or ``"docno_ascending"`` (score
-    descending, then docno ascending); None where skirm's own rule holds."""
+    descending, then docno ascending); None where skirm's own rule holds.
+    ``score_type`` is how the tool reads scores: ``"float64"``, or
+    ``"float32"`` for trec_eval 9.0.x (pytrec_eval), which holds them as C
+    floats (scores closer than that tie there)."""
 
-    __slots__ = ("name", "order", "summary", "ties")
+    __slots__ = ("name", "order", "score_type", "summary", "ties")
 
     def __init__(
-        self, name: str, ties: str, summary: str, *, order: str | None = None
+        self,
+        name: str,
+        ties: str,
+        summary: str,
+        *,
+        order: str | None = None,
+        score_type: str = "float64",
     ) -> None:
         self.name, self.ties, self.summary = name, ties, summary
-        self.order = order
+        self.order, self.score_type = order, score_type
 
     def __repr__(self):
         return f"Reference({self.name!r})"

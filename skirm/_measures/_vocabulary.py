@@ -50,9 +50,11 @@ BEIR = Reference("BEIR (capped recall)", SKIRM.ties, SKIRM.summary)
 _QRELS_MEAN = "the mean over the qrels' queries (0 for a query the run lacks)"
 IR_PYTREC_EVAL = Reference(
     "pytrec_eval",
-    "score descending, then docno descending (trec_eval sorts the run dict)",
+    "score descending, then docno descending (trec_eval sorts the run dict; "
+    "scores as C floats: closer than a float's precision, they tie)",
     _QRELS_MEAN + "; sums for the counts",
     order="trec_eval",
+    score_type="float32",
 )
 IR_CWL_EVAL = Reference(
     "cwl_eval",

@@ -15,11 +15,9 @@ Normalised (the default), RBO is divided by the ideal ranking's own RBO
 overlap at depth ``max(rank in the ranking, rank in the ideal)``: the sums
 over depths become sums over the relevant rows of a prefix table, one pass.
 
-On the TREC path the ideal also holds the relevant documents the run did not
-retrieve (ir_measures sorts them as if scored 0: after the retrieved ones of
-their grade with a positive score, before those scored 0 or less). A
-retrieved document scored exactly 0 ties with them; ir_measures then keeps
-the order of the qrels file, skirm puts the retrieved one after them.
+On the TREC path the ideal holds every relevant judgement, as ir_measures
+builds it: by grade, then by the run's score (0 for a document the run did
+not retrieve), ties in the order the qrels list them.
 """
 
 from __future__ import annotations
@@ -47,26 +45,30 @@ if TYPE_CHECKING:
 
 def _ideal_rank(ranking, rel):
     """1-based rank of each relevant ranked row in the ideal ranking."""
-    labels, codes = ranking.labels, ranking.codes
     index = np.flatnonzero(rel)
+    rank = np.empty(ranking.n_rows, dtype=np.float64)
+    judgments = ranking.judgments
+    if judgments is not None and judgments.of_rows is not None:
+        rank[index] = _judged_ideal_rank(ranking, index)
+        return rank, index
+    labels, codes = ranking.labels, ranking.codes
     # Ideal order: by query, grade descending, then the ranking's own order.
     order = index[np.lexsort((index, -labels[index], codes[index]))]
     first = np.searchsorted(codes[order], np.arange(ranking.n_groups))
-    rank = np.empty(ranking.n_rows, dtype=np.float64)
     rank[order] = np.arange(order.shape[0]) - first[codes[order]] + 1.0
-    if ranking.judgments is not None:
-        rank[order] += _unretrieved_ahead(ranking, order)
+    if judgments is not None:  # ranked lists: the relevant ids they miss
+        rank[order] += _higher_missed(ranking, order)
     return rank, index
 
 
-def _unretrieved_ahead(ranking, order):
-    """Per relevant ranked row (in ``order``), the relevant documents not
-    retrieved that the ideal ranking puts ahead of it."""
+def _higher_missed(ranking, order):
+    """Per relevant ranked row (in ``order``), the relevant ids of a higher
+    grade its list misses: ahead of it in the ideal ranking (the lists'
+    rows are scored above 0, the missed ids as 0)."""
     codes, labels = ranking.codes[order], ranking.labels[order]
-    j_codes, j_labels = ranking.judgments
+    j_codes, j_labels = ranking.judgments.codes, ranking.judgments.labels
     keep = j_labels > 0
     j_codes, j_labels = j_codes[keep], j_labels[keep]
-    # Judged relevant documents per (query, grade), minus the retrieved ones.
     grades = np.unique(np.concatenate([j_labels, labels]))
     n_grades = grades.shape[0]
     judged = np.bincount(
@@ -76,11 +78,27 @@ def _unretrieved_ahead(ranking, order):
     cell = codes * n_grades + np.searchsorted(grades, labels)
     retrieved = np.bincount(cell, minlength=ranking.n_groups * n_grades)
     missing = (judged - retrieved).reshape(ranking.n_groups, n_grades)
-    # Missing documents of a higher grade are all ahead; those of the same
-    # grade are ahead of rows scored 0 or less.
     higher = np.cumsum(missing[:, ::-1], axis=1)[:, ::-1] - missing
-    ahead = higher.ravel()[cell]
-    return ahead + np.where(ranking.scores[order] <= 0, missing.ravel()[cell], 0)
+    return higher.ravel()[cell]
+
+
+def _judged_ideal_rank(ranking, index):
+    """The ideal rank of the relevant ranked rows ``index`` when the ideal
+    ranking holds every relevant judgement (the TREC path): by grade, then
+    by the ranking's score (0 for a document not ranked), then in the order
+    the qrels list them."""
+    judgments = ranking.judgments
+    of = judgments.of_rows()[ranking.order[index]]
+    relevant = np.flatnonzero(judgments.labels > 0)
+    score = np.zeros(judgments.labels.shape[0])
+    score[of] = ranking.scores[index]
+    codes = judgments.codes[relevant]
+    order = np.lexsort((relevant, -score[relevant], -judgments.labels[relevant], codes))
+    sorted_codes = codes[order]
+    first = np.searchsorted(sorted_codes, sorted_codes)
+    place = np.empty(judgments.labels.shape[0], dtype=np.float64)
+    place[relevant[order]] = np.arange(order.shape[0]) - first + 1.0
+    return place[of]
 
 
 def _compat(ranking, p, normalize):

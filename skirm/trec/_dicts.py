@@ -182,11 +182,28 @@ def dict_context(qrels, run, settings):
     docnos = _Docnos(inner, starts)
     codes = np.repeat(np.arange(len(inner), dtype=np.intp), sizes)
 
+    placed = []  # the input rows judged and their judgements, once ranked
+
     def ranked_raw(ordered):
-        return _placed(ordered, j_codes, j_scores, j_raw, judged, docnos)
+        raw, at, hit = _placed(ordered, j_codes, j_scores, j_raw, judged, docnos)
+        placed[:] = [ordered.order[at], hit]
+        return raw
+
+    def of_rows():
+        of = np.full(n, -1, dtype=np.int64)
+        of[placed[0]] = placed[1]
+        return of
 
     return joined_context(
-        eval_ids, scores, codes, ranked_raw, j_codes, j_raw, docnos.descending, settings
+        eval_ids,
+        scores,
+        codes,
+        ranked_raw,
+        j_codes,
+        j_raw,
+        docnos.descending,
+        settings,
+        of_rows=of_rows,
     )
 
 
@@ -253,11 +270,12 @@ class _Docnos:
 def _placed(ordered, j_codes, j_scores, j_raw, judged, docnos):
     """trec_eval's relevance value of each ranked row (-1 unjudged, the
     level, -2 for a negative level): each retrieved judgement placed at its
-    row, found by its score among its query's ranked scores."""
+    row, found by its score among its query's ranked scores; and the ranked
+    rows of the retrieved judgements, and these judgements (indices)."""
     raw = np.full(ordered.order.shape[0], -1, dtype=np.int64)
     hit = np.flatnonzero(~np.isnan(j_scores))
     if not hit.shape[0]:
-        return raw
+        return raw, hit, hit
     q, s = j_codes[hit], j_scores[hit]
     ranked = ordered.scores
     starts = ordered.starts
@@ -280,7 +298,7 @@ def _placed(ordered, j_codes, j_scores, j_raw, judged, docnos):
         at[tied] = lo + (match - _starts(sizes)[:-1])
     labels = j_raw[hit]
     raw[at] = np.where(labels >= 0, labels, -2)
-    return raw
+    return raw, at, hit
 
 
 def _search(values, lo, hi, x, *, strict):

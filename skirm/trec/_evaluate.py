@@ -287,7 +287,7 @@ def evaluate_request(qrels, run, request, options, *, rel_format, zscores, verbo
     with reporting(verbose, "skirm.trec.evaluate_run") as progress:
         # dicts of dicts joined as they are (the same values, sooner)
         joined = NOT_PLAIN
-        if rel_format == QRELS:
+        if rel_format == QRELS and options.ties == "docno":
             joined = evaluate_dicts(qrels, run, outputs, options)
         if joined is NOT_PLAIN:
             joined = _evaluate(qrels, run, outputs, options, rel_format, progress)

@@ -19,6 +19,7 @@ import numpy as np
 
 from skirm._errors import InvalidInputError
 from skirm.io import read_run
+from skirm.io._prefs import read_four_columns
 
 __all__ = ["IrQrels", "IrRun", "read_ir_qrels", "read_ir_run"]
 
@@ -107,14 +108,6 @@ def _is_path(value: Any) -> bool:
     return isinstance(value, (str, os.PathLike))
 
 
-def _lines(path):
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            fields = line.split()
-            if fields:
-                yield fields
-
-
 def _records(value: Any, kind: str, dataset_method: str) -> Iterable:
     """The records of a dataset or an iterable."""
     method = getattr(value, dataset_method, None)
@@ -186,19 +179,12 @@ def read_ir_qrels(qrels: Any) -> IrQrels:
             ls += docs.values()
         return IrQrels(qs, None, ds, ls)
     if _is_path(qrels):
-        qs, ss, ds, ls = [], [], [], []
-        for fields in _lines(qrels):
-            if len(fields) != 4:
-                raise InvalidInputError(
-                    f"`qrels` file {os.fspath(qrels)!r} must have lines "
-                    f"'qid iteration docno relevance'; got {' '.join(fields)!r}."
-                )
-            qs.append(fields[0])
-            ss.append(fields[1])
-            ds.append(fields[2])
-            ls.append(int(fields[3]))
-        # ir_measures reads the second column as the Qrel's iteration, which
-        # its pyndeval provider takes as the subtopic
+        # skirm's reader of 4-column judgment files: in file order, no line
+        # read in Python. ir_measures reads the second column as the Qrel's
+        # iteration, which its pyndeval provider takes as the subtopic.
+        qs, ss, ds, ls, _ = read_four_columns(
+            qrels, "4 fields: qid iteration docno relevance"
+        )
         return IrQrels(qs, ss, ds, ls)
     if _is_frame(qrels):
         q, d, label = (

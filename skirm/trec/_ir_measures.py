@@ -22,8 +22,9 @@ from skirm._measures._names import IR_NAMES
 from skirm._measures._rows import DIVERSITY
 from skirm._measures._table import IR_ACCURACY
 from skirm.io import Qrels, QrelsJG, Run
-from skirm.trec._evaluate import evaluate_run
+from skirm.trec._evaluate import evaluate_request
 from skirm.trec._ir_inputs import IrQrels, IrRun, read_ir_qrels, read_ir_run
+from skirm.trec._request import Options, parse_measures
 
 __all__ = ["CalcResults", "Evaluator", "Metric", "calc", "calc_aggregate",
            "evaluator", "iter_calc"]  # fmt: skip
@@ -80,6 +81,10 @@ _SET_P = table.PRECISION.ir_measures[1].name
 _SET_REL_P = table.SET_RELATIVE_P.ir_measures[0].name
 #: pyndeval's nNRBP is NaN for a query without a relevant document.
 _NNRBP = table.NNRBP.ir_measures[0].name
+#: evaluate_run(..., compat="9.0")'s options (pytrec_eval's conventions), and
+#: the same with tied rows kept in the order given.
+_OPTIONS = Options(1, False, None, False, "9.0")
+_IN_ORDER = _OPTIONS._replace(ties="input")
 _HEAD = re.compile(r"(?P<base>[^(@]+)(?:\((?P<opts>[^()]*)\))?(?P<rest>@.*)?$")
 
 
@@ -151,28 +156,60 @@ class _Prepared:
 
     @staticmethod
     def rankings(run: IrRun):
-        """``ranked(order)``: the run with scores that rank its documents in
-        ``order`` and tie none (score descending, then the order's rule)."""
+        """``ranked(order, score_type, diversity)``: the run ranked by score
+        (read as ``score_type``) descending, then by ``order``'s rule.
+
+        For the diversity measures (ndeval's path, which breaks ties by
+        itself), scores that rank the documents so and tie none. For the
+        others, the rows in that order with scores that keep the run's ties
+        and signs (each query's distinct scores numbered: ``P, ..., 1`` the
+        positive ones, 0, then ``-1, ...``), to be evaluated with ties in
+        the order given: Compat's ideal ranking reads the ties and the
+        sign."""
         n = run.scores.shape[0]
         query_codes = run.query_codes
 
-        def ranked(order: str) -> Run:
+        def ranked(order: str, score_type: str, diversity: bool) -> Run:
+            scores = run.scores
+            if score_type == "float32":
+                with np.errstate(over="ignore"):
+                    scores = scores.astype(np.float32).astype(np.float64)
             if order == "input":
                 tiebreak = np.arange(n)
             elif order == "docno_ascending":
                 tiebreak = run.doc_codes
             else:
                 tiebreak = -run.doc_codes
-            rank_order = np.lexsort((tiebreak, -run.scores, query_codes))
-            # Scores P, P-1, ..., 1 for the P positive ones of a query, then
-            # 0, -1, ...: the order above, and the sign compat's ideal ranking
-            # reads.
-            sorted_codes = query_codes[rank_order]
-            first = np.searchsorted(sorted_codes, sorted_codes, side="left")
-            positive = np.bincount(query_codes, weights=run.scores > 0, minlength=1)
-            scores = np.empty(n, dtype=np.float64)
-            scores[rank_order] = positive[sorted_codes] - (np.arange(n) - first)
-            return Run(run.query_ids, run.doc_ids, scores)
+            rank_order = np.lexsort((tiebreak, -scores, query_codes))
+            codes = query_codes[rank_order]
+            first = np.searchsorted(codes, codes, side="left")
+            ranked_scores = scores[rank_order]
+            if diversity:
+                # P, P-1, ..., 1 for the P positive ones of a query, then 0, -1, ...
+                positive = np.bincount(codes, weights=ranked_scores > 0, minlength=1)
+                unique = np.empty(n, dtype=np.float64)
+                unique[rank_order] = positive[codes] - (np.arange(n) - first)
+                return Run(run.query_ids, run.doc_ids, unique)
+            new = np.ones(n, dtype=bool)
+            new[1:] = (codes[1:] != codes[:-1]) | (
+                ranked_scores[1:] != ranked_scores[:-1]
+            )
+            distinct = np.cumsum(new)
+            distinct -= distinct[first]  # 0 for each query's top score
+            n_queries = int(codes[-1]) + 1 if n else 0
+            above = np.bincount(
+                codes, weights=new & (ranked_scores > 0), minlength=n_queries
+            )
+            zero = (
+                np.bincount(codes, weights=ranked_scores == 0, minlength=n_queries) > 0
+            )
+            top = above[codes]
+            numbered = np.where(
+                ranked_scores > 0,
+                top - distinct,
+                np.where(ranked_scores == 0, 0.0, top + zero[codes] - distinct - 1),
+            )
+            return Run(run.query_ids[rank_order], run.doc_ids[rank_order], numbered)
 
         return ranked
 
@@ -219,22 +256,29 @@ class Evaluator:
         qrel_ids = np.asarray(self.qrels.query_ids(), dtype=str)
         groups: dict[tuple, list[_Request]] = {}
         for request in self.requests:
-            key = (request.provider.order, request.diversity)
+            key = (
+                request.provider.order,
+                request.provider.score_type,
+                request.diversity,
+            )
             groups.setdefault(key, []).append(request)
         # ir_measures reports 0 for the qrels queries a provider left out;
         # its accuracy provider does not, unless another provider's measure
         # is in the same request (then the pipeline's own filling does).
         fill_accuracy = any(r.provider is not IR_ACCURACY for r in self.requests)
         ranked = _Prepared.rankings(run)
-        for (order, diversity), requests in groups.items():
+        for (order, score_type, diversity), requests in groups.items():
             names = list(dict.fromkeys(r.name for r in requests))
             guards = [r.accuracy_guard() for r in requests if r.provider is IR_ACCURACY]
             if run.query_ids.shape[0]:
-                result = evaluate_run(
+                result = evaluate_request(
                     self._prepared.judgments(diversity),
-                    ranked(order),
-                    [*names, *guards],
-                    compat="9.0",
+                    ranked(order, score_type, diversity),
+                    parse_measures([*names, *guards], "9.0", diversity=True),
+                    _OPTIONS if diversity else _IN_ORDER,
+                    rel_format="qrels",
+                    zscores=None,
+                    verbose=0,
                 )
                 ids = np.asarray(result.group_ids).astype(str)
                 per_query = result.per_query

@@ -234,6 +234,14 @@ def _raw_by_keys(index, block, keep, codes, topics, hashes):
     keys, :data:`JOIN_ROWS` rows at a time: the temporaries of the look-up
     stay a few MB."""
     raw = np.full(keep.shape[0], -1, dtype=np.int64)
+    for at, judged in _matches_by_keys(index, block, keep, codes, topics, hashes):
+        _put(raw, at, index.labels[judged])
+    return raw
+
+
+def _matches_by_keys(index, block, keep, codes, topics, hashes):
+    """``(at, judged)`` chunk by chunk: the kept rows (positions in ``keep``)
+    that are judged, and the qrels row of each."""
     for lo in range(0, keep.shape[0], JOIN_ROWS):
         at = slice(lo, lo + JOIN_ROWS)
         rows = keep[at]
@@ -245,12 +253,18 @@ def _raw_by_keys(index, block, keep, codes, topics, hashes):
         same = (index.codes[judged] == row_topics[hit]) & block.d.equal(
             rows[hit], index.docs, judged
         )
-        _put(raw, hit[same] + lo, index.labels[judged[same]])
-    return raw
+        yield hit[same] + lo, judged[same]
 
 
 def _raw_by_strings(index, block, keep, codes, topics, j_rows, j_codes):
     """Relevance values of the kept rows by comparing docno strings."""
+    hit, judged = _matches_by_strings(index, block, keep, codes, j_rows, j_codes)
+    return _raw(keep.shape[0], hit, index.labels[judged])
+
+
+def _matches_by_strings(index, block, keep, codes, j_rows, j_codes):
+    """``(hit, judged)``: the kept rows that are judged (positions in
+    ``keep``) and the qrels row of each, by comparing docno strings."""
     run_docs = block.d.take(keep).strings()
     doc_ids, dcodes = np.unique(run_docs, return_inverse=True)
     j_docs = index.doc_strings()[j_rows]
@@ -259,15 +273,38 @@ def _raw_by_strings(index, block, keep, codes, topics, j_rows, j_codes):
     found = (dpos < doc_ids.shape[0]) & (doc_ids[dpos_c] == j_docs)
     n_docs = max(doc_ids.shape[0], 1)
     jkey = j_codes[found] * n_docs + dpos[found]
-    jlab = index.labels[j_rows][found]
+    jrow = j_rows[found]
     o = np.argsort(jkey, kind="stable")
-    jkey, jlab = jkey[o], jlab[o]
+    jkey, jrow = jkey[o], jrow[o]
     rkey = codes * n_docs + dcodes.reshape(-1)
     idx = np.searchsorted(jkey, rkey)
     idx_c = np.minimum(idx, max(jkey.shape[0] - 1, 0))
     hit = (idx < jkey.shape[0]) & (jkey[idx_c] == rkey if jkey.shape[0] else False)
     hit = np.flatnonzero(hit)
-    return _raw(keep.shape[0], hit, jlab[idx_c[hit]])
+    return hit, jrow[idx_c[hit]]
+
+
+def judgment_of_rows(index, block, keep, codes, eval_ids):
+    """The judgement of each kept row of a joined block: its index into the
+    evaluated queries' judgements (:meth:`QrelsIndex.judgments` of
+    ``eval_ids``, in qrels order within a query), -1 for a row not judged.
+    The join done again, for the measures that ask (Compat's ideal)."""
+    topics = index.topics(eval_ids)
+    j_rows, j_codes = index.judgments(topics)
+    # qrels row -> its place among the evaluated judgements
+    place = np.full(len(index.docs), -1, dtype=np.int64)
+    place[j_rows] = np.arange(j_rows.shape[0])
+    of = np.full(keep.shape[0], -1, dtype=np.int64)
+    if index.collision:
+        hit, judged = _matches_by_strings(index, block, keep, codes, j_rows, j_codes)
+        of[hit] = place[judged]
+        return of
+    hashes = block.d.hash(cache=False)
+    if keep.shape[0] != len(block):
+        hashes = hashes[keep]
+    for at, judged in _matches_by_keys(index, block, keep, codes, topics, hashes):
+        of[at] = place[judged]
+    return of
 
 
 def _raw(n, hit, labels):

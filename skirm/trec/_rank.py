@@ -13,7 +13,7 @@ import numpy as np
 from skirm._engine import Judgments, Ranking, rank_order, ranking_of
 from skirm.io._tokens import first_duplicate, mix
 from skirm.trec._duplicates import block_duplicate_error
-from skirm.trec._join import join
+from skirm.trec._join import join, judgment_of_rows
 from skirm.trec._measures import Context
 
 
@@ -30,15 +30,20 @@ def ranked(index, block, options):
         options.judged_only,
         options.max_docs,
         options.compat,
+        options.ties,
     )
     if ctx is not None:
         ctx.num_docs = options.num_docs
     return ctx
 
 
-def trec_ranking(index, block, level, judged_only, max_docs, compat="10.0"):
+def trec_ranking(
+    index, block, level, judged_only, max_docs, compat="10.0", ties="docno"
+):
     """The :class:`~skirm.trec._measures.Context` of a run block joined to
     the qrels ``index`` (None when none of its queries is in the qrels).
+    Tied scores go by docno descending (``ties="docno"``, trec_eval's rule)
+    or in the block's row order (``"input"``).
 
     Each array of the joined rows is freed once used, and the labels are
     taken from the relevance values once ranked: no array of them in run
@@ -59,6 +64,10 @@ def trec_ranking(index, block, level, judged_only, max_docs, compat="10.0"):
         if repeats:
             _check_duplicates(block, keep, ranking, cut)
 
+    def of_rows():
+        return judgment_of_rows(index, block, keep, codes, eval_ids)
+
+    tiebreak = _docno_descending(block.d, keep) if ties == "docno" else keep.take
     return joined_context(
         eval_ids,
         scores,
@@ -66,14 +75,24 @@ def trec_ranking(index, block, level, judged_only, max_docs, compat="10.0"):
         raw,
         j_codes,
         j_raw,
-        _docno_descending(block.d, keep),
+        tiebreak,
         (level, judged_only, max_docs, compat),
         check,
+        of_rows,
     )
 
 
 def joined_context(
-    eval_ids, scores, codes, raw, j_codes, j_raw, tiebreak, settings, check=None
+    eval_ids,
+    scores,
+    codes,
+    raw,
+    j_codes,
+    j_raw,
+    tiebreak,
+    settings,
+    check=None,
+    of_rows=None,
 ):
     """The :class:`~skirm.trec._measures.Context` of joined run rows:
     ``codes`` (their query's index into the sorted ``eval_ids``), ``scores``,
@@ -85,10 +104,12 @@ def joined_context(
     (the run's duplicate docnos). ``raw`` may also be a function of the
     :class:`~skirm._engine.Ordered` rows that returns the relevance values
     in rank order (the dicts' join, which looks the judgements up in the
-    ranking rather than the rows in the qrels)."""
+    ranking rather than the rows in the qrels). ``of_rows()`` gives the
+    judgement of each row (an index into ``j_codes``, -1 if none), computed
+    only when a measure asks (see :class:`~skirm._engine.Judgments`)."""
     level, judged_only, max_docs, compat = settings
     gains = np.maximum(j_raw, 0).astype(np.float64)
-    judgments = Judgments(j_codes, gains)
+    judgments = Judgments(j_codes, gains, of_rows)
     if compat == "9.0":  # trec_eval 9.0.x holds scores as C floats
         with np.errstate(over="ignore"):
             scores = scores.astype(np.float32).astype(np.float64)

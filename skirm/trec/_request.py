@@ -54,6 +54,10 @@ class Options(NamedTuple):
     all_queries: bool  # -c
     compat: str  # "10.0" or "9.0"
     num_docs: int = 0  # -N: the collection size, for utility
+    # Tied scores: by docno descending (trec_eval's rule) or, "input", in the
+    # order the run gave the rows (the ir_measures drop-in ranks its rows
+    # in each provider's order first).
+    ties: str = "docno"
 
     def keywords(self) -> dict:
         """The options as :func:`skirm.trec.evaluate_run`'s keyword

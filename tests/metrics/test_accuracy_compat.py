@@ -15,6 +15,7 @@ import logging
 import numpy as np
 import pytest
 
+from skirm.io import Run
 from skirm.metrics import accuracy_score, compatibility_score, evaluate
 from skirm.trec import evaluate_run
 
@@ -122,16 +123,52 @@ def test_compat_few_retrieved_below_zero_many_unretrieved():
         assert got == pytest.approx(want[name], abs=1e-12), name
 
 
-def test_compat_retrieved_score_of_exactly_zero_follows_the_unretrieved():
-    # skirm's convention on this tie (ir_measures keeps the qrels' order):
-    # e0, scored 0, is placed after the 5 unretrieved relevant documents, so
-    # it enters the overlap at depth 6, as if scored below 0.
-    qrels = {"r": {f"e{i}": 1 for i in range(6)}}
-    at_zero = evaluate_run(qrels, {"r": {"e0": 0.0, "z": 0.5}}, ["Compat"])
-    below = evaluate_run(qrels, {"r": {"e0": -1.0, "z": 0.5}}, ["Compat"])
-    above = evaluate_run(qrels, {"r": {"e0": 0.25, "z": 0.5}}, ["Compat"])
-    assert at_zero.means["Compat"] == below.means["Compat"]
-    assert above.means["Compat"] > at_zero.means["Compat"]
+def test_compat_retrieved_score_of_exactly_zero_ties_with_the_unretrieved():
+    # As ir_measures builds the ideal ranking: a document the run lacks
+    # counts as scored 0, so e0, scored exactly 0, ties with the five
+    # unretrieved ones and takes its place among them in the qrels' order.
+    first = {"r": {f"e{i}": 1 for i in range(6)}}
+    last = {"r": {f"e{i}": 1 for i in (1, 2, 3, 4, 5, 0)}}
+
+    def compat(qrels, score):
+        return evaluate_run(qrels, {"r": {"e0": score, "z": 0.5}}, ["Compat"]).means[
+            "Compat"
+        ]
+
+    assert compat(first, 0.0) == compat(first, 0.25)  # listed first: ahead
+    assert compat(last, 0.0) == compat(last, -1.0)  # listed last: behind
+    assert compat(first, 0.0) > compat(last, 0.0)
+    ir_measures = pytest.importorskip("ir_measures")
+    for qrels in (first, last):
+        for score in (0.0, -1.0, 0.25):
+            run = {"r": {"e0": score, "z": 0.5}}
+            want = ir_measures.calc_aggregate(
+                [ir_measures.parse_measure("Compat")], qrels, run
+            )
+            assert compat(qrels, score) == pytest.approx(
+                float(*want.values()), abs=1e-15
+            )
+
+
+def test_compat_ideal_ties_follow_the_qrels_order_on_every_input_path():
+    # Tied relevant documents of one grade: the ideal ranking lists them as
+    # the qrels do, whether the run comes as dicts (their own join) or as a
+    # Run (the general join), and whatever the docno order.
+    qrels = {"q": {"d3": 1, "d1": 1, "d2": 2, "d0": 1, "d4": 0}}
+    run = {"q": {"d0": 1.0, "d1": 1.0, "d3": 1.0, "d4": 2.0, "d9": 1.0}}
+    as_dicts = evaluate_run(qrels, run, ["Compat", "Compat(p=0.5)"])
+    rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    as_run = evaluate_run(
+        qrels, Run(*zip(*rows, strict=True)), ["Compat", "Compat(p=0.5)"]
+    )
+    assert as_dicts.means == as_run.means
+    ir_measures = pytest.importorskip("ir_measures")
+    from skirm.trec import calc_aggregate
+
+    for name in ("Compat(p=0.8)", "Compat(p=0.5)", "Compat(p=0.8,normalize=False)"):
+        want = ir_measures.calc_aggregate([ir_measures.parse_measure(name)], qrels, run)
+        got = calc_aggregate([name], qrels, run)[name]
+        assert got == pytest.approx(float(*want.values()), abs=1e-15), name
 
 
 def test_accuracy_average_ties_equal_the_mean_over_orderings():

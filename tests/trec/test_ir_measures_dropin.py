@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from _ir_names import DIVERSITY, SPELLINGS
 
+import skirm
 from skirm import trec
 
 ir_measures = pytest.importorskip("ir_measures")
@@ -33,6 +34,8 @@ SCENARIOS = (
     "no_relevant",
     "qrels_only_queries",
     "run_only_queries",
+    "zero_and_negative_scores",
+    "closer_than_a_float",
 )
 
 
@@ -55,12 +58,18 @@ def _generate(seed, scenario, n_queries=8, n_subtopics=3):
         retrieved = [d for d in names if rng.random() < 0.85]
         retrieved += [f"U{q}-{i}" for i in range(int(rng.integers(0, 6)))]
         levels = 2 if scenario == "ties_across_cutoff" else 4
-        # scores from 1: a relevant document scored exactly 0 ties, in
-        # compat's ideal ranking, with the relevant ones the run lacks
-        # (ir_measures keeps the qrels' order there, skirm puts it after)
         scores = rng.integers(1, levels + 1, size=len(retrieved)).astype(float)
         if scenario == "scores_shared_by_queries":
             scores = shared[: len(retrieved)]
+        elif scenario == "zero_and_negative_scores":
+            # in compat's ideal ranking a relevant document scored 0 ties
+            # with the relevant ones the run lacks; those scored below 0
+            # come after them
+            scores = rng.integers(-1, 2, size=len(retrieved)).astype(float)
+        elif scenario == "closer_than_a_float":
+            # ties for pytrec_eval (trec_eval 9 reads C floats), not for the
+            # providers that read doubles
+            scores = 12.25 + scores * 1e-3 + rng.integers(0, 3, len(retrieved)) * 1e-8
         rows = [(qid, d, float(s)) for d, s in zip(retrieved, scores, strict=True)]
         if scenario == "qrels_only_queries" and q % 4 == 0:
             rows = []
@@ -145,13 +154,7 @@ SUBTOPICS = [ir_measures.parse_measure(SPELLINGS[b]) for b in sorted(SPELLINGS)
 def test_every_name_equals_ir_measures_on_tied_runs(scenario, seed):
     q_rows, r_rows = _generate(seed, scenario)
     qrels, run = _inputs("P", q_rows, r_rows)
-    plain = PLAIN
-    if scenario == "docnos_reversed":
-        # compat's ideal ranking keeps the qrels' order among relevant
-        # documents of one grade the run ties: skirm's follows the run's
-        # order (docno ascending), equal only when the qrels list them so.
-        plain = [m for m in PLAIN if m.NAME != "Compat"]
-    _compare(plain, qrels, run)
+    _compare(PLAIN, qrels, run)
     qrels, run = _inputs("alpha_nDCG", q_rows, r_rows)
     _compare(SUBTOPICS, qrels, run)
 
@@ -288,3 +291,13 @@ def test_registered_provider_and_default_pipeline():
     finally:
         pipeline.remove(provider)
         del ir_measures.providers.registry["skirm"]
+
+
+def test_a_malformed_qrels_file_is_named_with_its_line(tmp_path):
+    path = tmp_path / "qrels"
+    path.write_text("1 0 d1 1\n1 d2 1\n")
+    with pytest.raises(skirm.InvalidInputError, match=r"qrels:2: .*4 fields"):
+        trec.calc_aggregate(["P@1"], str(path), {"1": {"d1": 1.0}})
+    path.write_text("1 0 d1 1\n1 0 d2 x\n")
+    with pytest.raises(skirm.InvalidInputError, match=r"qrels:2: .*integer"):
+        trec.calc_aggregate(["P@1"], str(path), {"1": {"d1": 1.0}})

@@ -126,15 +126,12 @@ MEASURE = Param("measure", OneOf(*_BY_NAME))
 def _model(continuation, gain, rank, utility_only=False):
     """The five C/W/L numbers per line of ``gain`` (only the expected
     utility, the same bits, with ``utility_only``)."""
-    reach = np.empty_like(continuation)
-    reach[:, 0] = 1.0
+    reach = np.ones_like(continuation)
     np.cumprod(continuation[:, :-1], axis=1, out=reach[:, 1:])
     items = reach.sum(axis=1)
-    if utility_only:  # the same operations in place: no new matrix
-        np.divide(reach, items[:, None], out=reach)
-        np.multiply(reach, gain, out=reach)
-        return (reach.sum(axis=1),)
     attention = reach / items[:, None]
+    if utility_only:
+        return ((attention * gain).sum(axis=1),)
     stop = reach * (1.0 - continuation)
     return (
         (attention * gain).sum(axis=1),

@@ -214,6 +214,22 @@ class _Prepared:
         return ranked
 
 
+def _floats_tie_more(run: IrRun) -> bool:
+    """Whether two scores of a query differ as doubles but tie as C floats
+    (trec_eval 9.0.x's reading)."""
+    scores = run.scores
+    with np.errstate(over="ignore"):
+        floats = scores.astype(np.float32).astype(np.float64)
+    if np.array_equal(scores, floats):
+        return False
+    order = np.lexsort((scores, run.query_codes))
+    codes, scores, floats = run.query_codes[order], scores[order], floats[order]
+    same_query = codes[1:] == codes[:-1]
+    return bool(
+        np.any(same_query & (scores[1:] != scores[:-1]) & (floats[1:] == floats[:-1]))
+    )
+
+
 def _no_relevant(qrels: IrQrels, request: _Request) -> set[str]:
     """The queries pyndeval gives nNRBP as NaN: no judgment at its
     relevance level (0 over 0)."""
@@ -255,12 +271,14 @@ class Evaluator:
         """Each measure's queries and values, as its provider reports them."""
         qrel_ids = np.asarray(self.qrels.query_ids(), dtype=str)
         groups: dict[tuple, list[_Request]] = {}
+        # C floats order the run as doubles do unless two scores of a query
+        # differ only beyond a float's precision: then their own group
+        as_floats = _floats_tie_more(run)
         for request in self.requests:
-            key = (
-                request.provider.order,
-                request.provider.score_type,
-                request.diversity,
-            )
+            score_type = request.provider.score_type
+            if score_type == "float32" and not as_floats:
+                score_type = "float64"
+            key = (request.provider.order, score_type, request.diversity)
             groups.setdefault(key, []).append(request)
         # ir_measures reports 0 for the qrels queries a provider left out;
         # its accuracy provider does not, unless another provider's measure

@@ -6,25 +6,32 @@ iterables of namedtuples (its ``Qrel`` and ``ScoredDoc``, ir_datasets'
 records), plain tuples and TREC files. Its providers see the run in the
 order it was given (a dict's insertion order, a frame's row order), so the
 readers here keep that order: :mod:`skirm.trec._ir_measures` ranks each
-provider's way from it.
+provider's way from it. The shapes are read by :mod:`skirm.io`'s readers
+(``columns_of``, the run and 4-column judgment file readers); what is added
+here is ir_measures' reading of a pair given twice (its first place, its
+last value, as a dict keeps them) and each id's place in string order.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
-from skirm._errors import InvalidInputError
-from skirm.io import read_run
+from skirm.io import Qrels, Run, read_run
+from skirm.io._convert import SUBTOPIC, columns_of
 from skirm.io._prefs import read_four_columns
 
 __all__ = ["IrQrels", "IrRun", "read_ir_qrels", "read_ir_run"]
 
+#: The columns of judgments with their subtopic (ir_measures' iteration).
+_ROLES = ("query_id", SUBTOPIC, "doc_id", "relevance")
+
 
 def _strings(values) -> np.ndarray:
+    if isinstance(values, np.ndarray) and values.dtype.kind == "U":
+        return values
     return np.asarray(values, dtype=object).astype(str)
 
 
@@ -108,76 +115,21 @@ def _is_path(value: Any) -> bool:
     return isinstance(value, (str, os.PathLike))
 
 
-def _records(value: Any, kind: str, dataset_method: str) -> Iterable:
-    """The records of a dataset or an iterable."""
-    method = getattr(value, dataset_method, None)
-    if callable(method):
-        return method()
-    if isinstance(value, Iterable):
-        return value
-    raise InvalidInputError(
-        f"`{kind}` must be a dict of dicts, a DataFrame, an iterable of "
-        f"namedtuples or tuples, or a TREC file path; got "
-        f"{type(value).__name__}."
-    )
-
-
-def _column(frame, name, kind):
-    try:
-        return np.asarray(frame[name])
-    except (KeyError, ValueError) as error:  # polars raises ColumnNotFoundError
-        raise InvalidInputError(
-            f"`{kind}` frame must have a column {name!r}; got columns "
-            f"{list(frame.columns)}."
-        ) from error
-
-
-def _is_frame(value: Any) -> bool:
-    return hasattr(value, "columns") and hasattr(value, "__getitem__")
-
-
 def read_ir_run(run: Any) -> IrRun:
-    """A run in any shape ir_measures takes, in the order it was given."""
-    if isinstance(run, dict):
-        qs, ds, ss = [], [], []
-        for q, docs in run.items():
-            qs += [q] * len(docs)
-            ds += docs.keys()
-            ss += docs.values()
-        return IrRun(qs, ds, ss)
+    """A run in any shape ir_measures takes, in the order given."""
     if _is_path(run):
         # skirm's reader of run files: its lines in file order, no line
         # read in Python
         rows = read_run(run)
         return IrRun(rows.query_ids, rows.doc_ids, rows.scores)
-    if _is_frame(run):
-        return IrRun(*(_column(run, c, "run") for c in ("query_id", "doc_id", "score")))
-    qs, ds, ss = [], [], []
-    for record in _records(run, "run", "scoreddocs_iter"):
-        if hasattr(record, "score") and hasattr(record, "doc_id"):
-            q, d, score = record.query_id, record.doc_id, record.score
-        elif isinstance(record, tuple) and len(record) == 3:
-            q, d, score = record
-        else:
-            raise InvalidInputError(
-                "`run` records must have query_id, doc_id and score (a "
-                f"ScoredDoc) or be (query_id, doc_id, score); got {record!r}."
-            )
-        qs.append(q)
-        ds.append(d)
-        ss.append(score)
-    return IrRun(qs, ds, ss)
+    scoreddocs = getattr(run, "scoreddocs_iter", None)
+    if callable(scoreddocs):  # an ir_datasets dataset
+        run = scoreddocs()
+    return IrRun(*columns_of(run, "run", "score", {}, Run))
 
 
 def read_ir_qrels(qrels: Any) -> IrQrels:
     """Judgments in any shape ir_measures takes, in the order given."""
-    if isinstance(qrels, dict):
-        qs, ds, ls = [], [], []
-        for q, docs in qrels.items():
-            qs += [q] * len(docs)
-            ds += docs.keys()
-            ls += docs.values()
-        return IrQrels(qs, None, ds, ls)
     if _is_path(qrels):
         # skirm's reader of 4-column judgment files: in file order, no line
         # read in Python. ir_measures reads the second column as the Qrel's
@@ -186,36 +138,7 @@ def read_ir_qrels(qrels: Any) -> IrQrels:
             qrels, "4 fields: qid iteration docno relevance"
         )
         return IrQrels(qs, ss, ds, ls)
-    if _is_frame(qrels):
-        q, d, label = (
-            _column(qrels, c, "qrels") for c in ("query_id", "doc_id", "relevance")
-        )
-        subs = (
-            _column(qrels, "iteration", "qrels")
-            if "iteration" in qrels.columns
-            else None
-        )
-        return IrQrels(q, subs, d, label)
-    qs, ss, ds, ls = [], [], [], []
-    for record in _records(qrels, "qrels", "qrels_iter"):
-        if hasattr(record, "relevance") and hasattr(record, "doc_id"):
-            iteration = getattr(record, "iteration", "0")
-            q, sub, d, label = (
-                record.query_id,
-                iteration,
-                record.doc_id,
-                record.relevance,
-            )
-        elif isinstance(record, tuple) and len(record) == 3:
-            (q, d, label), sub = record, "0"
-        else:
-            raise InvalidInputError(
-                "`qrels` records must have query_id, doc_id and relevance (a "
-                "Qrel) or be (query_id, doc_id, relevance); got "
-                f"{record!r}."
-            )
-        qs.append(q)
-        ss.append(sub)
-        ds.append(d)
-        ls.append(label)
-    return IrQrels(qs, ss, ds, ls)
+    records = getattr(qrels, "qrels_iter", None)
+    if callable(records):  # an ir_datasets dataset
+        qrels = records()
+    return IrQrels(*columns_of(qrels, "qrels", "relevance", {}, Qrels, _ROLES))

@@ -181,6 +181,9 @@ def test_names_as_strings_and_every_input_shape():
             [ir_measures.Qrel(*r) for r in _plain(q_rows)],
             [ir_measures.ScoredDoc(*r) for r in r_rows],
         ),
+        (list(_plain(q_rows)), list(r_rows)),  # plain tuples
+        (iter(_plain(q_rows)), (r for r in r_rows)),  # iterators, read once
+        (_Dataset(_plain(q_rows), r_rows), _Dataset(_plain(q_rows), r_rows)),
     ]
     for skirm_qrels, skirm_run in shapes:
         got = trec.calc_aggregate(names, skirm_qrels, skirm_run)
@@ -188,6 +191,29 @@ def test_names_as_strings_and_every_input_shape():
         for name in names:
             want_value = by_name[str(ir_measures.parse_measure(name))]
             assert got[name] == pytest.approx(float(want_value), abs=1e-12)
+
+
+class _Dataset:
+    """What the drop-in reads of an ir_datasets dataset."""
+
+    def __init__(self, qrels, run):
+        self._qrels, self._run = qrels, run
+
+    def qrels_iter(self):
+        return (ir_measures.Qrel(*r) for r in self._qrels)
+
+    def scoreddocs_iter(self):
+        return (ir_measures.ScoredDoc(*r) for r in self._run)
+
+
+def test_inputs_of_no_known_shape_are_named():
+    qrels = {"q1": {"d1": 1}}
+    with pytest.raises(skirm.InvalidParameterError, match=r"`run` must be .* got int"):
+        trec.calc_aggregate(["P@1"], qrels, 42)
+    with pytest.raises(skirm.InvalidInputError, match=r"`run` .*row 1"):
+        trec.calc_aggregate(["P@1"], qrels, [("q1", "d1", 1.0), ("q1", "d2")])
+    with pytest.raises(skirm.InvalidInputError, match=r"`qrels` has no doc_id column"):
+        trec.calc_aggregate(["P@1"], pd.DataFrame({"query_id": ["q1"]}), {})
 
 
 def test_files(tmp_path):

@@ -125,7 +125,7 @@ def read_ir_run(run: Any) -> IrRun:
     scoreddocs = getattr(run, "scoreddocs_iter", None)
     if callable(scoreddocs):  # an ir_datasets dataset
         run = scoreddocs()
-    return IrRun(*columns_of(run, "run", "score", {}, Run))
+    return IrRun(*columns_of(run, "run", "score", _frame_names(run, "score"), Run))
 
 
 def read_ir_qrels(qrels: Any) -> IrQrels:
@@ -141,4 +141,23 @@ def read_ir_qrels(qrels: Any) -> IrQrels:
     records = getattr(qrels, "qrels_iter", None)
     if callable(records):  # an ir_datasets dataset
         qrels = records()
-    return IrQrels(*columns_of(qrels, "qrels", "relevance", {}, Qrels, _ROLES))
+    names = _frame_names(qrels, "relevance")
+    q, subtopics, d, labels = columns_of(
+        qrels, "qrels", "relevance", names, Qrels, _ROLES
+    )
+    if names and SUBTOPIC not in names:
+        subtopics = None  # ir_measures reads no other column as the subtopic
+    return IrQrels(q, subtopics, d, labels)
+
+
+def _frame_names(obj: Any, value: str) -> dict:
+    """ir_measures' column names for a frame, which it reads by these names
+    only (PyTerrier's frames also hold ``query``, ``qid``, ``docno``...);
+    none for the other shapes."""
+    columns = getattr(obj, "columns", None)
+    if columns is None or not hasattr(obj, "__getitem__"):
+        return {}
+    names = {"query_id": "query_id", "doc_id": "doc_id", value: value}
+    if value == "relevance" and "iteration" in list(columns):
+        names[SUBTOPIC] = "iteration"
+    return names

@@ -49,6 +49,8 @@ def offset_dtype(size):
 
 #: Rows hashed at a time.
 HASH_ROWS = 1 << 18
+#: Up to this many str are made tokens by Python (:meth:`Tokens.from_strings`).
+_FEW_STRINGS = 256
 #: Tokens of more bytes than this have words past the head.
 _HEAD_BYTES = 8 * HEAD_WORDS
 
@@ -76,11 +78,13 @@ class Tokens:
     def from_strings(cls, values):
         """Tokens of a 1-D array of str.
 
-        ASCII arrays are converted with numpy alone: each fixed-width string
-        becomes one slot of a byte buffer, whatever its own length.
+        Large ASCII arrays are converted with numpy alone: each fixed-width
+        string becomes one slot of a byte buffer, whatever its own length.
+        A few strings (a block's query ids) are joined by Python, which
+        spares importing :mod:`numpy.strings` for them.
         """
         values = np.asarray(values)
-        if values.dtype.kind == "U" and values.shape[0]:
+        if values.dtype.kind == "U" and values.shape[0] > _FEW_STRINGS:
             tokens = cls._from_ascii(values)
             if tokens is not None:
                 return tokens

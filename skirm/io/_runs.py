@@ -64,6 +64,10 @@ class LineBlocks:
     """
 
     def __init__(self, src, size):
+        if src.regular and src.size is not None:
+            # a file smaller than a block: its size, one byte more telling
+            # its end (no block of zeros allocated beyond)
+            size = min(size, src.size + 1)
         self.src, self.size = src, size
         self.carry, self.eof, self.line0 = b"", False, 0
 

@@ -34,11 +34,11 @@ input.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import contextvars
 import os
 import sys
-import threading
 import time
 import warnings
 
@@ -110,7 +110,7 @@ class Progress:
             interval = INTERVAL if inline else VERBOSE_INTERVAL
         self.delay, self.interval = delay, interval
         self.context = ""
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()  # threading's Lock, without threading
         self._start = time.monotonic()
         self._shown_at = -float("inf")
         self._width = 0  # of the line on the terminal, to erase it

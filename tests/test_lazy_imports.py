@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import skirm
+from skirm._measures._table import MEASURES
 
 PACKAGES = [
     "skirm",
@@ -132,6 +133,39 @@ def test_registry_records_are_whole_in_a_fresh_process():
     assert done.stdout.strip() == "[]"
 
 
+def test_the_family_table_names_every_registered_metric():
+    # The registry loads a family module on the first use of one of its
+    # measures: its table must name, for every MetricSpec of the package,
+    # the module that holds it.
+    from skirm.metrics import _registry
+    from skirm.metrics._base import MetricSpec
+
+    specs = {}
+    for path in sorted(Path(_registry.__file__).parent.glob("_*.py")):
+        module = importlib.import_module(f"skirm.metrics.{path.stem}")
+        for value in vars(module).values():
+            if isinstance(value, MetricSpec):
+                specs.setdefault(value.measure, set()).add(value)
+    assert set(specs) == set(_registry.FAMILIES)
+    for measure, name in _registry.FAMILIES.items():
+        spec = _registry.record(measure)
+        assert specs[measure] == {spec}
+        assert spec in vars(importlib.import_module(f"skirm.metrics.{name}")).values()
+    assert [spec.measure for spec in _registry.SPECS] == [
+        measure for measure in MEASURES if measure in _registry.FAMILIES
+    ]
+
+
+def test_a_measure_loads_its_family_only():
+    loaded = _modules_after(
+        "from skirm.metrics import evaluate; "
+        "evaluate([1, 0, 1], [0.3, 0.2, 0.1], groups=[0, 0, 0], metrics=['ndcg@2'])"
+    )
+    assert "skirm.metrics._dcg" in loaded
+    for family in ("_counts", "_positions", "_err", "_cwl_measures", "_accuracy"):
+        assert f"skirm.metrics.{family}" not in loaded
+
+
 def test_frames_of_other_libraries_are_recognised_without_importing_them():
     # polars and pyarrow load only when the object passed is one of theirs
     # (or a polars frame is asked for). pandas itself may load pyarrow
@@ -198,6 +232,18 @@ def test_a_plain_skirm_eval_loads_only_what_it_needs():
         "concurrent.futures",  # for a run of several blocks only
         "logging",
         "difflib",  # for an unknown measure name only
+        # metric families trec_eval's measures are not computed with
+        "skirm.metrics._accuracy",
+        "skirm.metrics._compat",
+        "skirm.metrics._cwl",
+        "skirm.metrics._cwl_measures",
+        "skirm.metrics._err",
+        "skirm.metrics._judged",
+        "skirm.metrics._evaluate",  # for skirm's metric names only
+        "skirm.metrics._conventions",
+        "shutil",  # argparse's help formatter sizes itself with it
+        "numpy.strings",  # a block's few query ids are made tokens by Python
+        "gzip",  # for a gzip file only
     ):
         assert unneeded not in loaded, unneeded
 

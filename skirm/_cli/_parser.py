@@ -9,6 +9,7 @@ they need :mod:`skirm.stats` (scipy.stats), which ``eval`` does not.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import textwrap
 
@@ -40,7 +41,51 @@ a trec_eval name such as rbp means trec_eval's measure):
 {exit_statuses}"""
 
 
+def _columns():
+    """The terminal's width as :func:`shutil.get_terminal_size` tells it
+    (``COLUMNS``, else standard output's terminal, else 80), without
+    importing :mod:`shutil`, which loads ``bz2`` and ``lzma``."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
+class _Sized:
+    """A help formatter whose default width is :func:`_columns` less 2 (as
+    argparse's): argparse builds a formatter for every option added, and
+    its own default imports :mod:`shutil` to size it."""
+
+    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+        width = _columns() - 2 if width is None else width
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+class _HelpFormatter(_Sized, argparse.HelpFormatter):
+    pass
+
+
+class _RawDescriptionHelpFormatter(_Sized, argparse.RawDescriptionHelpFormatter):
+    pass
+
+
+_SIZED = {
+    argparse.HelpFormatter: _HelpFormatter,
+    argparse.RawDescriptionHelpFormatter: _RawDescriptionHelpFormatter,
+}
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, formatter_class=argparse.HelpFormatter, **kwargs):
+        formatter_class = _SIZED.get(formatter_class, formatter_class)
+        super().__init__(*args, formatter_class=formatter_class, **kwargs)
+
     def format_help(self):
         # An epilog given as a function is written when help is asked for:
         # the lists of measure names are not built for every run.

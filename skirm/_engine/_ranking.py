@@ -26,6 +26,7 @@ from skirm._engine._reduce import (
     prefix_sums,
     segment_cumsum,
     sum_by,
+    uniform_cumsum,
 )
 
 if TYPE_CHECKING:
@@ -350,6 +351,11 @@ class Ranking:
             # lines of a padded matrix, or of segment_cumsum's matrices when
             # the queries' lengths differ widely), so they carry no rounding
             # from the rows of other queries.
+            if upto is None and self.n_groups * self.max_size == self.n_rows:
+                # every query of one size: its rows are a line, in order
+                return uniform_cumsum(
+                    np.asarray(values), self.n_groups, exclusive=True, dtype=dtype
+                )
             lines = np.zeros((self.n_groups, self.max_size + 1), dtype=dtype)
             lines[self.codes, self.position + 1] = values
             np.cumsum(lines, axis=1, out=lines)

@@ -101,6 +101,10 @@ def segment_cumsum(values, starts, exclusive=False):
     out = np.empty(n, dtype=np.result_type(values, np.int64))
     sizes = np.diff(starts)
     shift = 1 if exclusive else 0
+    if n and n == sizes.shape[0] * int(sizes.max()):
+        # every segment of one size (a run of 1,000 documents per query):
+        # the segments are the lines of one matrix, without padding
+        return uniform_cumsum(values, sizes.shape[0], exclusive, out.dtype)
     # the smallest power of two that holds a segment (and an exclusive
     # sum's leading 0): 2 ** bits
     bits = np.frexp(np.maximum(sizes + (shift - 1), 0).astype(np.float64))[1]
@@ -121,6 +125,21 @@ def segment_cumsum(values, starts, exclusive=False):
         lines.reshape(-1, width).cumsum(axis=1, out=lines.reshape(-1, width))
         out[rows] = lines[flat - shift]
     return out
+
+
+def uniform_cumsum(values, n_segments, exclusive=False, dtype=np.float64):
+    """:func:`segment_cumsum` of ``values`` cut into ``n_segments`` of one
+    size: the sums along the lines of ``values`` viewed as a matrix (the
+    same additions in the same order, hence the same bits)."""
+    size = values.shape[0] // n_segments
+    if not exclusive:
+        out = np.empty((n_segments, size), dtype=dtype)
+        np.cumsum(values.reshape(n_segments, size), axis=1, out=out)
+        return out.reshape(-1)
+    lines = np.zeros((n_segments, size + 1), dtype=dtype)
+    lines[:, 1:] = values.reshape(n_segments, size)
+    np.cumsum(lines, axis=1, out=lines)
+    return lines[:, :-1].reshape(-1)
 
 
 def prefix_lines(codes, position, values, n_groups, width):

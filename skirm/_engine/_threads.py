@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import threading
 
 
 def share_out(function, n_tasks, n_threads):
@@ -15,6 +14,8 @@ def share_out(function, n_tasks, n_threads):
     fail, every task before the first failing one has run, and that task's
     error is raised: the error a loop in one thread would raise.
     """
+    import threading  # for a request of several threads only
+
     results = [None] * n_tasks
     errors = {}
     first_error = [n_tasks]  # the first failing task so far

@@ -64,11 +64,34 @@ DIVERSITY_NAMES = {
 IR_LOWER = {key.lower(): value for key, value in IR_ON_ARRAYS.items()}
 TREC_LOWER = {key.lower(): value for key, value in TREC_ON_ARRAYS.items()}
 
-NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
-HEAD = re.compile(r"(?P<base>[A-Za-z][A-Za-z0-9_.,]*)(?:\((?P<opts>[^()]*)\))?")
-CUTOFF = re.compile(r"[1-9][0-9]*")
-TREC_CUTOFF = re.compile(r"(?P<base>[A-Za-z][A-Za-z_]*?)[._](?P<k>[0-9][0-9,]*)")
-DIVERSITY_NAME = re.compile(
+
+class _Pattern:
+    """A regular expression compiled on its first use: a request of
+    trec_eval's nicknames matches none of them, and compiling the five took
+    about a millisecond of every start."""
+
+    __slots__ = ("_compiled", "text")
+
+    def __init__(self, text):
+        self.text, self._compiled = text, None
+
+    def _pattern(self):
+        if self._compiled is None:
+            self._compiled = re.compile(self.text)
+        return self._compiled
+
+    def fullmatch(self, string):
+        return self._pattern().fullmatch(string)
+
+    def match(self, string):
+        return self._pattern().match(string)
+
+
+NUMBER = _Pattern(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+HEAD = _Pattern(r"(?P<base>[A-Za-z][A-Za-z0-9_.,]*)(?:\((?P<opts>[^()]*)\))?")
+CUTOFF = _Pattern(r"[1-9][0-9]*")
+TREC_CUTOFF = _Pattern(r"(?P<base>[A-Za-z][A-Za-z_]*?)[._](?P<k>[0-9][0-9,]*)")
+DIVERSITY_NAME = _Pattern(
     r"(?P<base>[A-Za-z\u03b1][A-Za-z_-]*)(?:\((?P<opts>[^()]*)\))?(?:@(?P<k>[0-9]+))?"
 )
 

@@ -64,6 +64,11 @@ class LineBlocks:
     """
 
     def __init__(self, src, size):
+        if src.regular and src.size:
+            # a file smaller than a block: its size, one byte more telling
+            # its end (no block of zeros allocated beyond); a size of 0 (a
+            # file of /proc) is not trusted
+            size = min(size, src.size + 1)
         self.src, self.size = src, size
         self.carry, self.eof, self.line0 = b"", False, 0
 

@@ -14,7 +14,6 @@ built only when asked for.
 
 from __future__ import annotations
 
-import gzip
 import os
 from typing import TYPE_CHECKING
 
@@ -225,6 +224,8 @@ def write_run(
     if isinstance(file, (str, os.PathLike)):
         path = os.fspath(file)
         if path.endswith(".gz"):
+            import gzip  # for a .gz path only
+
             with gzip.open(path, "wt", encoding="utf-8") as fh:
                 fh.write(text)
         else:

@@ -3,13 +3,15 @@
 The measures, their names in every grammar and their options are the
 measure table's (:mod:`skirm._measures`); a family module of this package
 binds each measure on arrays to its kernel and its public function (a
-:class:`~skirm.metrics._base.MetricSpec`). Here they are gathered, and a
+:class:`~skirm.metrics._base.MetricSpec`). Here they are gathered (each
+family module loaded on the first use of one of its measures), and a
 name (``"ndcg@10"``, ``"ndcg_cut.10"``, ``"P(rel=2)@5"``) becomes a
 :class:`Metric`: a record bound to a cutoff and options.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING
 
 from skirm._errors import InvalidParameterError
@@ -19,27 +21,10 @@ from skirm._measures._names import SKIRM_NAMES, metric_names as table_metric_nam
 from skirm._measures._table import MEASURES
 from skirm._measures._unknown import unknown_measure
 from skirm._params import describe
-from skirm.metrics._accuracy import ACCURACY
 from skirm.metrics._base import MetricSpec, mean_over_queries, score
-from skirm.metrics._compat import COMPAT
-from skirm.metrics._counts import CAPPED_RECALL, F1, PRECISION, R_PRECISION, RECALL
-from skirm.metrics._cwl_measures import (
-    BPM,
-    INSQ,
-    INST,
-    NERR8,
-    NERR9,
-    NERR10,
-    NERR11,
-    SDCG,
-)
-from skirm.metrics._dcg import CG, DCG, NDCG
-from skirm.metrics._err import ERR
-from skirm.metrics._judged import JUDGED
-from skirm.metrics._positions import HIT_RATE, MAP, MRR, RBP
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any
 
     import numpy as np
@@ -51,18 +36,77 @@ if TYPE_CHECKING:
     from skirm._typing import FloatArray, NoRelevant, Ties, Unjudged
     from skirm.metrics._typing import Labels
 
-_RECORDS = {
-    spec.measure: spec
-    for spec in (
-        *(NDCG, DCG, CG, PRECISION, RECALL, CAPPED_RECALL, F1, HIT_RATE),
-        *(R_PRECISION, MRR, MAP, ERR, RBP, JUDGED, ACCURACY, COMPAT),
-        *(INST, INSQ, BPM, NERR8, NERR9, NERR10, NERR11, SDCG),
-    )
+#: The module of this package that binds each measure on arrays to its
+#: kernel (its ``MetricSpec``). A family loads on the first use of one of its
+#: measures: ``skirm eval -m all_trec`` loads the few families trec_eval's
+#: measures are computed with, not C/W/L, accuracy, compatibility or ERR.
+#: A test checks that the table names every ``MetricSpec`` of the package.
+FAMILIES: dict[Measure, str] = {
+    **dict.fromkeys((table.NDCG, table.DCG, table.CG), "_dcg"),
+    **dict.fromkeys(
+        (table.PRECISION, table.RECALL, table.CAPPED_RECALL, table.F1),
+        "_counts",
+    ),
+    table.R_PRECISION: "_counts",
+    **dict.fromkeys((table.HIT_RATE, table.MRR, table.MAP, table.RBP), "_positions"),
+    table.ERR: "_err",
+    table.JUDGED: "_judged",
+    table.ACCURACY: "_accuracy",
+    table.COMPATIBILITY: "_compat",
+    **dict.fromkeys(
+        (table.INST, table.INSQ, table.BPM, table.NERR8, table.NERR9),
+        "_cwl_measures",
+    ),
+    **dict.fromkeys((table.NERR10, table.NERR11, table.SDCG), "_cwl_measures"),
 }
-#: Every metric, in the order of the measure table (and the documentation).
-SPECS: tuple[MetricSpec, ...] = tuple(
-    _RECORDS[measure] for measure in MEASURES if measure in _RECORDS
-)
+
+#: The records loaded so far: ``{measure: MetricSpec}``.
+_RECORDS: dict[Measure, MetricSpec] = {}
+
+
+def _load(module_name: str) -> None:
+    """Import a family module and record every ``MetricSpec`` it defines."""
+    module = importlib.import_module(f"{__package__}.{module_name}")
+    for value in vars(module).values():
+        if isinstance(value, MetricSpec):
+            _RECORDS[value.measure] = value
+
+
+def record(measure: Measure) -> MetricSpec:
+    """The registry record of a measure on arrays, its family loaded first
+    if it is not yet."""
+    spec = _RECORDS.get(measure)
+    if spec is None:
+        _load(FAMILIES[measure])
+        spec = _RECORDS[measure]
+    return spec
+
+
+def _specs() -> tuple[MetricSpec, ...]:
+    """Every record, every family loaded, in the order of the measure table."""
+    for module_name in dict.fromkeys(FAMILIES.values()):
+        _load(module_name)
+    return tuple(record(measure) for measure in MEASURES if measure in FAMILIES)
+
+
+#: Every metric, in the order of the measure table (and the documentation);
+#: built on first use (every family loaded), like the records by function.
+SPECS: tuple[MetricSpec, ...]
+_BY_FUNCTION: dict[Callable | None, MetricSpec] = {}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SPECS":
+        globals()[name] = value = _specs()
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _by_function() -> dict[Callable | None, MetricSpec]:
+    if not _BY_FUNCTION:
+        _BY_FUNCTION.update((spec.function, spec) for spec in _specs())
+    return _BY_FUNCTION
+
 
 #: Properties every ranking metric keeps, and the metrics that do not keep
 #: one, with the reason: ``{property: {measure: why}}``. The
@@ -103,7 +147,7 @@ NOT_HELD: dict[str, dict[Measure, str]] = {
     },
     # The ideal ranking of a query with relevant rows scores 1.
     "ideal_is_one": dict.fromkeys(
-        (spec.measure for spec in SPECS if spec.measure.reference is table.CWL_EVAL),
+        (m for m in MEASURES if m in FAMILIES and m.reference is table.CWL_EVAL),
         _CWL_RATE,
     ),
     # A cutoff beyond every query equals no cutoff.
@@ -117,9 +161,6 @@ def not_held(property: str) -> dict[str, str]:
     """``{metric name: why}`` of the metrics that do not keep ``property``
     (a key of :data:`NOT_HELD`)."""
     return {measure.name: why for measure, why in NOT_HELD[property].items()}
-
-
-_BY_FUNCTION = {spec.function: spec for spec in SPECS}
 
 
 def metric_names() -> list[str]:
@@ -144,10 +185,10 @@ def metric_names() -> list[str]:
 
 def spec_for(metric) -> MetricSpec:
     """The registry record of a base name or a public metric function."""
-    if callable(metric) and metric in _BY_FUNCTION:
+    if callable(metric) and metric in _by_function():
         return _BY_FUNCTION[metric]
     if isinstance(metric, str) and metric.lower() in SKIRM_NAMES:
-        return _RECORDS[SKIRM_NAMES[metric.lower()]]
+        return record(SKIRM_NAMES[metric.lower()])
     raise unknown_measure(metric)
 
 
@@ -252,7 +293,7 @@ def _rebuild_metric(name, params):
 def metric_for(measure: Measure, **params: Any) -> Metric:
     """The metric of a measure of the table (a row on arrays), without a
     cutoff, with ``params`` bound."""
-    return Metric(_RECORDS[measure], None, params)
+    return Metric(record(measure), None, params)
 
 
 def get_metric(name: str | Metric, **params: Any) -> Metric:
@@ -320,4 +361,4 @@ def metric_of(named: Named, **params: Any) -> Metric:
                 f"option {key!r} is given twice: {value!r} by the name "
                 f"{named.text!r} and {params[key]!r} as a keyword"
             )
-    return Metric(_RECORDS[named.measure], named.k, {**named.options, **params})
+    return Metric(record(named.measure), named.k, {**named.options, **params})

@@ -128,17 +128,20 @@ def infap(ctx, param):
     judged = ctx.raw >= 0
     nonrel = judged & ~ctx.rel
     pool_unjudged = ctx.raw == -2
-    rel_so_far = r.before(ctx.rel) + 1  # including this row
-    n = r.before(nonrel)
-    u = r.before(pool_unjudged)
-    j = r.position.astype(np.float64)
+    # only the relevant rows contribute: the terms are computed there (the
+    # counts above them from every row); the sums add no other term
+    rows = np.flatnonzero(ctx.rel)
+    rel_so_far = r.before(ctx.rel)[rows] + 1  # including this row
+    n = r.before(nonrel)[rows]
+    u = r.before(pool_unjudged)[rows]
+    j = r.position[rows].astype(np.float64)
     fj = np.maximum(j, 1.0)
     a = rel_so_far - 1.0
     term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((a + n + u) / fj) * (
         (a + INFAP_EPSILON) / (a + n + 2 * INFAP_EPSILON)
     )
     term = np.where(j == 0, 1.0, term)
-    total = r.group_sum(np.where(ctx.rel, term, 0.0))
+    total = sum_by(r.codes[rows], term, ctx.n)
     return safe_divide(total, ctx.R)
 
 
@@ -156,8 +159,11 @@ def rbp(ctx, param, p=0.9):
     """Rank-biased precision with gains ``level / max level`` (when the
     query's highest qrels level exceeds 1; the level itself otherwise)."""
     r = ctx.ranking
+    # each query's highest positive qrels level (0 without one): the first
+    # of its positive gains sorted in descending order
+    _, gains, n_pos, start, _, _ = ctx.ideal_cumulative()
     top = np.zeros(ctx.n)
-    np.maximum.at(top, ctx.judged_codes, np.maximum(ctx.judged_raw, 0))
+    top[n_pos > 0] = gains[start[n_pos > 0]]
     scale = np.where(top > 1, top, 1.0)
     gain = np.maximum(ctx.raw, 0) / scale[r.codes]
     return (1.0 - p) * r.group_sum(gain * ctx.powers(p)[r.position])
@@ -187,14 +193,15 @@ def relevance_strings(ranking, raw, length):
     """
     n = ranking.n_groups
     width = max(1, min(length, int(ranking.sizes.max(initial=0))))
-    inside = ranking.position < length
+    inside = np.flatnonzero(ranking.position < length)  # the top rows only
+    raw = raw[inside]
     codes = np.select(
         [raw > 9, raw >= 0, raw == -1, raw == -2],
         [ord(">"), ord("0") + np.clip(raw, 0, 9), ord("-"), ord(".")],
         ord("<"),
     ).astype(np.uint8)
     chars = np.zeros((n, width), dtype=np.uint8)
-    chars[ranking.codes[inside], ranking.position[inside]] = codes[inside]
+    chars[ranking.codes[inside], ranking.position[inside]] = codes
     return chars.view(f"S{width}").reshape(n).astype(str)
 
 
@@ -260,7 +267,7 @@ def g(ctx, param):
     r = ctx.ranking
     gains_j = np.maximum(ctx.judged_raw, 0).astype(np.float64)
     gain = np.maximum(ctx.raw, 0).astype(np.float64)
-    ideal = ctx.ideal_gain_at(gains_j)
+    ideal = ctx.ideal_gain_at()
     cost = np.maximum(ideal, 1.0)
     sum_cost = r.before(cost) + cost
     sum_results = r.before(gain) + gain

@@ -151,17 +151,16 @@ class Context:
         factors[0] = 1.0
         return np.cumprod(factors)
 
-    def ideal_gain_at(self, gains_of_judged):
-        """Gain of the ideal ordering at each ranked position (0 beyond)."""
+    def ideal_gain_at(self):
+        """Gain (trec gains) of the ideal ordering at each ranked position:
+        the query's positive gains in descending order, 0 beyond them."""
         r = self.ranking
-        order = np.lexsort((-gains_of_judged, self.judged_codes))
-        sorted_gains = gains_of_judged[order]
-        n_j = np.bincount(self.judged_codes, minlength=self.n)
-        start = np.cumsum(n_j) - n_j
-        pos = r.position
-        ok = pos < n_j[r.codes]
+        _, gains, n_pos, start, _, _ = self.ideal_cumulative()
+        # the first min(n_pos, retrieved) rows of each query get the gains
+        m = np.minimum(n_pos, r.sizes)
+        within = np.arange(int(m.sum())) - np.repeat(np.cumsum(m) - m, m)
         out = np.zeros(r.n_rows)
-        out[ok] = sorted_gains[start[r.codes[ok]] + pos[ok]]
+        out[np.repeat(r.starts[:-1], m) + within] = gains[np.repeat(start, m) + within]
         return out
 
     def ideal_cumulative(self):
@@ -191,11 +190,14 @@ class Context:
         return self._cache["ideal"]
 
     def dcg_cumulative(self):
-        """Per ranked row: the DCG (trec gains) of its query up to it."""
-        r = self.ranking
-        gain = np.maximum(self.raw, 0).astype(np.float64)
-        value = gain / np.log2(r.position + 2.0)
-        return gain, segment_cumsum(value, r.starts)
+        """Per ranked row: the gain (trec gains) and the DCG of its query up
+        to it (once per context: ``ndcg_rel`` and ``Rndcg`` share them)."""
+        if "dcg_rows" not in self._cache:
+            r = self.ranking
+            gain = np.maximum(self.raw, 0).astype(np.float64)
+            value = gain / np.log2(r.position + 2.0)
+            self._cache["dcg_rows"] = gain, segment_cumsum(value, r.starts)
+        return self._cache["dcg_rows"]
 
 
 def _segment_suffix_max(values, codes):

@@ -20,7 +20,6 @@ from skirm._measures._grammar import (
 )
 from skirm._measures._unknown import unknown_measure
 from skirm._params import NONE, Interval, OneOf, Param
-from skirm.metrics._evaluate import bind_input_wide
 from skirm.metrics._registry import Metric, metric_of
 
 #: The trec_eval version whose semantics :func:`skirm.trec.evaluate_run`
@@ -244,6 +243,9 @@ def bind_qrels_wide(outputs, max_label):
     skirm = {o.name: o.metric for o in outputs if o.metric is not None}
     if not skirm:
         return outputs
+    # skirm's metrics only: trec_eval's measures need no metric evaluation
+    from skirm.metrics._evaluate import bind_input_wide
+
     bound = bind_input_wide(skirm, max_label)
     return tuple(
         o if o.metric is None or bound[o.name] is o.metric else o.bound(bound[o.name])

@@ -124,6 +124,39 @@ def test_segment_cumsum_adds_each_segment_alone_in_order(seed, exclusive):
         np.testing.assert_array_equal(values, before)
 
 
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("sizes", [[1] * 5, [7] * 3, [1000] * 4, [2, 0, 4], [3, 3, 0]])
+def test_segments_of_one_size_add_as_a_loop_does(sizes, exclusive):
+    """Segments of one size (a run of 1,000 documents per query) are summed
+    as the lines of one matrix: the bits of a loop over each segment, as
+    segments of several sizes (a total that is a multiple of the count is
+    not one size)."""
+    from skirm._engine import segment_cumsum
+
+    rng = np.random.default_rng(len(sizes) + sum(sizes))
+    starts = np.concatenate(([0], np.cumsum(sizes)))
+    floats = rng.random(starts[-1]) * 10.0 ** rng.integers(-8, 9, starts[-1])
+    ints = rng.integers(-100, 101, starts[-1]).astype(np.int8)
+    for values in (floats, ints, floats > 0.5):
+        got = segment_cumsum(values, starts, exclusive)
+        assert got.dtype == np.result_type(values, np.int64)
+        np.testing.assert_array_equal(got, _loop_cumsum(values, starts, exclusive))
+
+
+def test_float_sums_before_a_row_of_queries_of_one_size():
+    from skirm._engine import check_input, rank
+
+    rng = np.random.default_rng(3)
+    groups = np.repeat([4, 1, 9], 50)
+    ranking = rank(check_input(rng.integers(0, 3, 150), rng.random(150), groups=groups))
+    assert ranking.n_groups * ranking.max_size == ranking.n_rows
+    values = rng.random(150) * 10.0 ** rng.integers(-8, 9, 150)
+    starts = ranking.starts
+    np.testing.assert_array_equal(
+        ranking.before(values), _loop_cumsum(values, starts, exclusive=True)
+    )
+
+
 def test_segment_cumsum_of_nothing_and_of_one_segment():
     from skirm._engine import segment_cumsum
 

@@ -42,7 +42,13 @@ def plain_dicts(obj) -> bool:
     """Whether ``obj`` is a dict of dicts with str keys (inner keys unchecked)."""
     if type(obj) is not dict:
         return False
-    return set(map(type, obj)) <= {str} and set(map(type, obj.values())) <= {dict}
+    # the keys that are exactly str and the values exactly dicts, counted
+    # (one C pass each; a set of the types hashes every one)
+    n = len(obj)
+    return (
+        countOf(map(type, obj), str) == n
+        and countOf(map(type, obj.values()), dict) == n
+    )
 
 
 #: The types of a label the dicts hold as they are (bool is an int).
@@ -92,10 +98,10 @@ def plain_qrels(qrels: Any, *, copy: bool = True) -> tuple[dict | None, float]:
     as :class:`~skirm.io.Qrels` (and whose messages say what is wrong)."""
     if not plain_dicts(qrels) or not qrels:
         return None, 0.0
-    if not set(map(type, chain.from_iterable(qrels.values()))) <= {str}:
-        return None, 0.0
     labels = list(chain.from_iterable(map(dict.values, qrels.values())))
     if not labels or not set(map(type, labels)) <= _LABELS:
+        return None, 0.0
+    if countOf(map(type, chain.from_iterable(qrels.values())), str) != len(labels):
         return None, 0.0
     inner = map(dict, qrels.values()) if copy else qrels.values()
     kept = dict(filter(itemgetter(1), zip(qrels, inner, strict=True)))
@@ -232,7 +238,12 @@ class _Docnos:
     def of(self, rows):
         """The docnos of ``rows`` (a list of str)."""
         queries = np.searchsorted(self.starts, rows, side="right") - 1
-        new = np.unique(queries[self._at[queries] < 0])
+        # the queries not read yet, in order (a mask: no sort, and no
+        # np.unique, which imports numpy.ma on its first call)
+        new = np.zeros(self._at.shape[0], dtype=bool)
+        new[queries] = True
+        new &= self._at < 0
+        new = np.flatnonzero(new)
         if new.shape[0]:
             sizes = self.starts[new + 1] - self.starts[new]
             self._at[new] = len(self._keys) + _starts(sizes)[:-1]

@@ -147,9 +147,9 @@ class RelevanceEvaluator:
             self._qrels_read = convert_qrels(query_relevance, "query_relevance")
             self._judged = np.unique(self._qrels_read.query_ids)
         else:
-            self._judged = np.array(sorted(self._dicts), dtype=str)
             # indexed once: every run evaluated is joined to this index
             self._index = DictQrels(self._dicts)
+            self._judged = np.array(self._index.names, dtype=str)  # sorted
         self._level = RELEVANCE_LEVEL(relevance_level)
         if not isinstance(judged_docs_only_flag, (bool, np.bool_, int)):
             raise InvalidParameterError(

@@ -66,9 +66,10 @@ def evaluate_dicts(qrels, run, outputs, options):
         return NOT_PLAIN
     if not any(run.values()):
         return NOT_PLAIN  # nothing retrieved: the general path says so
-    topics = np.array(sorted(judged), dtype=str)
+    index = DictQrels(judged)
+    topics = np.array(index.names, dtype=str)  # sorted
     settings = (options.level, options.judged_only, options.max_docs, options.compat)
-    ctx = dict_context(judged, run, settings)
+    ctx = dict_context(index, run, settings)
     if ctx is NOT_PLAIN:
         return NOT_PLAIN
     if ctx is None:

@@ -186,7 +186,7 @@ def dict_context(qrels, run, settings):
         with np.errstate(over="ignore"):
             j_scores = j_scores.astype(np.float32).astype(np.float64)
     starts = _starts(sizes)
-    docnos = _Docnos(inner, starts)
+    docnos = _Docnos(inner, starts, _ScoresOf(scores, settings[3]), j_codes, j_scores)
     codes = np.repeat(np.arange(len(inner), dtype=np.intp), sizes)
 
     def ranked_raw(ordered):
@@ -226,13 +226,38 @@ def _plain_rows(inner, n):
     return isinstance(total, (int, float, np.floating))
 
 
+class _ScoresOf:
+    """The scores of given rows as the ranking compares them (trec_eval
+    9.0.x's C floats under ``compat="9.0"``, as
+    :func:`~skirm.trec._rank.joined_context` rounds them)."""
+
+    def __init__(self, scores, compat):
+        self.scores, self.compat = scores, compat
+
+    def __call__(self, rows):
+        values = self.scores[rows]
+        if self.compat == "9.0":
+            with np.errstate(over="ignore"):
+                values = values.astype(np.float32).astype(np.float64)
+        return values
+
+
 class _Docnos:
     """The run's docnos of given rows (in the run's order: each query's dict
     in turn, ``starts`` the first row of each), read from the dicts of the
-    queries that have tied scores only, when first asked for."""
+    queries that have tied scores only, when first asked for.
 
-    def __init__(self, inner, starts):
+    ``scores_of(rows)`` gives the rows' scores as ranked; the retrieved
+    judgements are those of ``j_scores`` (the scores of the judged docnos,
+    NaN if not retrieved) with their query codes ``j_codes``."""
+
+    def __init__(self, inner, starts, scores_of, j_codes, j_scores):
         self.inner, self.starts = inner, starts
+        self.scores_of = scores_of
+        hit = ~np.isnan(j_scores)
+        #: (query, score) of every tie block that may hold a judgement
+        pairs = zip(j_codes[hit].tolist(), j_scores[hit].tolist(), strict=True)
+        self.judged_blocks = set(pairs)
         self._keys = []  # the docnos of the queries read, one query after another
         self._at = np.full(len(inner), -1, dtype=np.intp)  # where each starts
 
@@ -255,11 +280,26 @@ class _Docnos:
         return list(map(self._keys.__getitem__, at.tolist()))
 
     def descending(self, rows):
-        """The tiebreak of tied rows: docno descending in byte order, as
-        the file path ranks its tokens (called on the tied rows only)."""
-        rank = Tokens.from_strings(np.array(self.of(rows), dtype=str)).byte_rank()
-        np.negative(rank, out=rank)
-        return rank
+        """The tiebreak of tied rows (whole tie blocks): docno descending in
+        byte order, as the file path ranks its tokens.
+
+        Only the blocks that hold a retrieved judgement are ordered by
+        docno (their docnos read); the others keep their rows' order: every
+        row of such a block is unjudged, so that any order of them gives
+        each rank the same relevance value, and each measure the same value.
+        """
+        queries = np.searchsorted(self.starts, rows, side="right") - 1
+        pairs = zip(queries.tolist(), self.scores_of(rows).tolist(), strict=True)
+        judged = np.fromiter(
+            map(self.judged_blocks.__contains__, pairs), dtype=bool, count=len(rows)
+        )
+        key = np.zeros(rows.shape[0], dtype=np.int64)
+        at = np.flatnonzero(judged)
+        if at.shape[0]:
+            names = np.array(self.of(rows[at]), dtype=str)
+            key[at] = Tokens.from_strings(names).byte_rank()
+            np.negative(key, out=key)
+        return key
 
 
 def _placed(ordered, j_codes, j_scores, j_raw, judged, docnos):

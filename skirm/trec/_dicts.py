@@ -131,15 +131,28 @@ class DictQrels:
         self.codes = np.repeat(np.arange(len(order), dtype=np.intp), self.sizes)
 
     def of(self, at):
-        """``(dicts, sizes, labels, codes)`` of the queries at ``at`` (sorted
-        positions): the judgements of those queries, in order."""
+        """``(dicts, sizes, labels, codes, docnos)`` of the queries at ``at``
+        (sorted positions): the judgements of those queries, in order, and
+        a function of judgements (their indices) that gives their docnos."""
         if at.shape[0] == len(self.dicts):  # every judged query: as indexed
-            return self.dicts, self.sizes, self.labels, self.codes
+            return self.dicts, self.sizes, self.labels, self.codes, self._docnos
         sizes = self.sizes[at]
         rows = _ranges(self.starts[at], sizes)
         codes = np.repeat(np.arange(at.shape[0], dtype=np.intp), sizes)
         dicts = list(map(self.dicts.__getitem__, at.tolist()))
-        return dicts, sizes, self.labels[rows], codes
+
+        def docnos(judgements):
+            return self._docnos(rows[judgements])
+
+        return dicts, sizes, self.labels[rows], codes, docnos
+
+    def _docnos(self, rows):
+        """The docnos of the judgements ``rows`` (indices), a list; every
+        judged docno is read once, when first asked for."""
+        names = self.__dict__.get("_names")
+        if names is None:
+            names = self._names = list(chain.from_iterable(self.dicts))
+        return list(map(names.__getitem__, rows.tolist()))
 
 
 def dict_context(qrels, run, settings):
@@ -174,7 +187,7 @@ def dict_context(qrels, run, settings):
     if np.isnan(scores).any():
         return NOT_PLAIN  # the general path refuses NaN
     # (joined_context rounds the scores to C floats under compat 9.0)
-    judged, j_sizes, j_raw, j_codes = index.of(at)
+    judged, j_sizes, j_raw, j_codes, j_docnos = index.of(at)
     # The score of each judged docno in its query's run (NaN: not retrieved).
     j_scores = np.fromiter(
         map(dict.get, chain.from_iterable(map(repeat, inner, j_sizes.tolist())),
@@ -190,7 +203,7 @@ def dict_context(qrels, run, settings):
     codes = np.repeat(np.arange(len(inner), dtype=np.intp), sizes)
 
     def ranked_raw(ordered):
-        return _placed(ordered, j_codes, j_scores, j_raw, judged, docnos)
+        return _placed(ordered, j_codes, j_scores, j_raw, j_docnos, docnos)
 
     return joined_context(
         eval_ids, scores, codes, ranked_raw, j_codes, j_raw, docnos.descending, settings
@@ -302,10 +315,11 @@ class _Docnos:
         return key
 
 
-def _placed(ordered, j_codes, j_scores, j_raw, judged, docnos):
+def _placed(ordered, j_codes, j_scores, j_raw, j_docnos, docnos):
     """trec_eval's relevance value of each ranked row (-1 unjudged, the
     level, -2 for a negative level): each retrieved judgement placed at its
-    row, found by its score among its query's ranked scores."""
+    row, found by its score among its query's ranked scores (and by its
+    docno, ``j_docnos(judgements)``, among tied scores)."""
     raw = np.full(ordered.order.shape[0], -1, dtype=np.int64)
     hit = np.flatnonzero(~np.isnan(j_scores))
     if not hit.shape[0]:
@@ -325,9 +339,8 @@ def _placed(ordered, j_codes, j_scores, j_raw, judged, docnos):
         # are distinct), at the judgement's row.
         lo, sizes = first[tied], after[tied] - first[tied]
         blocks = np.array(docnos.of(ordered.order[_ranges(lo, sizes)]), dtype=object)
-        names = list(chain.from_iterable(map(dict.keys, judged)))
         wanted = np.empty(tied.shape[0], dtype=object)
-        wanted[:] = list(map(names.__getitem__, hit[tied].tolist()))
+        wanted[:] = j_docnos(hit[tied])
         match = np.flatnonzero(blocks == np.repeat(wanted, sizes))
         at[tied] = lo + (match - _starts(sizes)[:-1])
     labels = j_raw[hit]

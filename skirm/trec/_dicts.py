@@ -8,9 +8,11 @@ each *judgement* is then looked up in its query's run dict (the score of
 the judged docno, if retrieved) and placed in the ranking by a search of
 that score among its query's ranked scores. Qrels hold a few judgements per
 query where runs hold many documents, so the dict look-ups are per
-judgement, not per run row. Docnos are read only where trec_eval needs
-them: to order tied scores (docno descending), and to place a judgement
-among tied scores. The ranking and the measures are the TREC path's own
+judgement, not per run row. Docnos are read only where the values need
+them: to order the tied scores of a block that holds a retrieved judgement
+(docno descending; a block of unjudged documents alone gives every measure
+the same value in any order), and to place a judgement among tied scores.
+The ranking and the measures are the TREC path's own
 (:func:`~skirm.trec._rank.joined_context`): the values are the same, bit
 for bit.
 
@@ -258,7 +260,8 @@ class _ScoresOf:
 class _Docnos:
     """The run's docnos of given rows (in the run's order: each query's dict
     in turn, ``starts`` the first row of each), read from the dicts of the
-    queries that have tied scores only, when first asked for.
+    queries asked about only (those with a tie block that holds a retrieved
+    judgement), when first asked for.
 
     ``scores_of(rows)`` gives the rows' scores as ranked; the retrieved
     judgements are those of ``j_scores`` (the scores of the judged docnos,

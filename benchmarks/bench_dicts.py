@@ -23,9 +23,13 @@ to pytrec_eval's ``RelevanceEvaluator(qrels, m).evaluate(run)``, the call
 it replaces. The load average is printed with the table.
 
 Run: ``python benchmarks/bench_dicts.py [--queries 10000] [--docs 100]
-[--repeats 3]``. skirm's bytecode is compiled first, as an install does
-(with ``PYTHONDONTWRITEBYTECODE`` set every process would otherwise
-compile skirm from source).
+[--repeats 3] [--against DIR]``. skirm's bytecode is compiled first, as an
+install does (with ``PYTHONDONTWRITEBYTECODE`` set every process would
+otherwise compile skirm from source). ``--against DIR`` times the skirm of
+another checkout (``DIR`` holds its ``skirm`` package, e.g. a ``git
+worktree`` of the commit before a change) in turn with the two tools, in
+a column of its own: the before and after of a change, measured side by
+side under the same load.
 """
 
 from __future__ import annotations
@@ -104,11 +108,25 @@ print(json.dumps({"seconds": seconds, "cpu": cpu, "peak_mib": peak, "values": va
 
 
 def run_case(args, tool, case):
+    env = None
+    if tool == "against":  # skirm from the other checkout
+        tool, env = "skirm", {**os.environ, "PYTHONPATH": str(args.against)}
     argv = [sys.executable, "-c", CHILD, str(args.queries), str(args.docs), tool, case]
     out = subprocess.run(
-        [*argv, json.dumps(MEASURES)], capture_output=True, text=True, check=True
+        [*argv, json.dumps(MEASURES)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
     )
     return json.loads(out.stdout)
+
+
+def compile_against(path):
+    """Compile the other checkout's skirm to bytecode, as :func:`cache_bytecode`."""
+    import compileall
+
+    compileall.compile_dir(path / "skirm", quiet=1)
 
 
 def main():
@@ -116,8 +134,16 @@ def main():
     parser.add_argument("--queries", type=int, default=10_000)
     parser.add_argument("--docs", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--against",
+        type=Path,
+        default=None,
+        help="another checkout's root, whose skirm is timed in turn",
+    )
     args = parser.parse_args()
     cache_bytecode()
+    if args.against is not None:
+        compile_against(args.against)
     rows = []
     cases = [
         ("RelevanceEvaluator(qrels, m).evaluate(run)", "evaluate", "pytrec_eval"),
@@ -130,15 +156,21 @@ def main():
         f"{len(MEASURES)} measures; medians of {args.repeats} fresh processes, "
         f"the tools alternating; load average before: {load}\n"
     )
+    against = args.against is not None
+    extra = " | other checkout: wall, CPU, ratio (wall / CPU), MiB" if against else ""
     print(
         "| | pytrec_eval | skirm | pytrec_eval / skirm | CPU: pytrec_eval, skirm "
-        "| CPU ratio | peak MiB (pytrec_eval, skirm) |"
+        f"| CPU ratio | peak MiB (pytrec_eval, skirm){extra} |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- " * (8 if against else 7) + "|")
     for title, case, _reference in cases:
         runs = {"pytrec_eval": [], "skirm": []}
-        for _ in range(args.repeats):
-            for tool in runs:
+        if against:
+            runs["against"] = []
+        for round_ in range(args.repeats):
+            # the order reversed every other round: no tool always first
+            tools = list(runs) if round_ % 2 == 0 else list(runs)[::-1]
+            for tool in tools:
                 runs[tool].append(run_case(args, tool, case))
         times, cpus, peaks, values = {}, {}, {}, {}
         for tool, done in runs.items():
@@ -150,7 +182,8 @@ def main():
         # no pytrec_eval call) skirm's drop-in's
         same = all(
             a[:2] == b[:2] and abs(a[2] - b[2]) <= 1e-12
-            for a, b in zip(values["pytrec_eval"], values["skirm"], strict=True)
+            for tool in values.keys() - {"pytrec_eval"}
+            for a, b in zip(values["pytrec_eval"], values[tool], strict=True)
         )
         if not same:
             raise SystemExit(f"{title}: the values differ between the tools")
@@ -159,10 +192,18 @@ def main():
         ref_text = f"{ref:.3f} s"
         peak_ref = f"{peaks['pytrec_eval']:.0f}"
         cpu_ratio = cpus["pytrec_eval"] / cpus["skirm"]
+        other = ""
+        if against:
+            other = (
+                f" | {times['against']:.3f} s, {cpus['against']:.3f} s, "
+                f"{ref / times['against']:.2f} / "
+                f"{cpus['pytrec_eval'] / cpus['against']:.2f}, "
+                f"{peaks['against']:.0f}"
+            )
         print(
             f"| {title} | {ref_text} | {times['skirm']:.3f} s | {ratio} | "
             f"{cpus['pytrec_eval']:.3f} s, {cpus['skirm']:.3f} s | {cpu_ratio:.2f} | "
-            f"{peak_ref}, {peaks['skirm']:.0f} |"
+            f"{peak_ref}, {peaks['skirm']:.0f}{other} |"
         )
         rows.append((title, times, peaks))
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())

@@ -262,19 +262,28 @@ def _grouped_order(y_score, codes, sizes, starts, grouped_codes=None):
         keys ^= raw
         del raw
         keys &= ~low
-        # Cell of each row: its line, then its position in the query.
-        # (Indexing by the codes, unlike ``np.repeat``, releases the GIL.)
-        cell = np.arange(n, dtype=np.intp)
-        cell += (np.arange(n_groups, dtype=np.intp) * width - starts[:-1])[sorted_codes]
-        lines = np.empty(n_groups * width, dtype=np.uint64)
-        lines.fill(np.iinfo(np.uint64).max)
-        lines[cell] = keys
+        # Queries all of one size: the keys are the matrix, with no padding
+        # (line q holds rows q * width onwards, in order).
+        full = int(sizes.min()) == width
+        if full:
+            cell = None
+            lines = keys.reshape(n_groups, width)
+        else:
+            # Cell of each row: its line, then its position in the query.
+            # (Indexing by the codes, unlike ``np.repeat``, releases the GIL.)
+            cell = np.arange(n, dtype=np.intp)
+            cell += (np.arange(n_groups, dtype=np.intp) * width - starts[:-1])[
+                sorted_codes
+            ]
+            lines = np.empty(n_groups * width, dtype=np.uint64)
+            lines.fill(np.iinfo(np.uint64).max)
+            lines[cell] = keys
+            lines = lines.reshape(n_groups, width)
         del keys
-        lines = lines.reshape(n_groups, width)
         lines |= np.arange(width, dtype=np.uint64)  # the column in the low bits
         lines.sort(axis=1)
         # The first size[q] cells of line q, in order: the cells written above.
-        ranked = lines.reshape(-1)[cell]
+        ranked = lines.reshape(-1) if full else lines.reshape(-1)[cell]
         del lines, cell
         # Equal high bits within a query: possibly distinct scores that collide.
         # Pair (i, i + 1) is at ``i + 1`` of ``shifted``, between two cells that
@@ -287,7 +296,11 @@ def _grouped_order(y_score, codes, sizes, starts, grouped_codes=None):
         same = shifted[1:n]
         ranked &= low
         order = ranked.view(np.int64).astype(np.intp, copy=False)
-        order += starts[:-1][sorted_codes]
+        if full:  # line q starts at row q * width
+            lines = order.reshape(n_groups, width)
+            lines += starts[:-1, np.newaxis]
+        else:
+            order += starts[:-1][sorted_codes]
         del sorted_codes
         collide = bool(same.any())
         if collide:

@@ -8,9 +8,11 @@ each *judgement* is then looked up in its query's run dict (the score of
 the judged docno, if retrieved) and placed in the ranking by a search of
 that score among its query's ranked scores. Qrels hold a few judgements per
 query where runs hold many documents, so the dict look-ups are per
-judgement, not per run row. Docnos are read only where trec_eval needs
-them: to order tied scores (docno descending), and to place a judgement
-among tied scores. The ranking and the measures are the TREC path's own
+judgement, not per run row. Docnos are read only where the values need
+them: to order the tied scores of a block that holds a retrieved judgement
+(docno descending; a block of unjudged documents alone gives every measure
+the same value in any order), and to place a judgement among tied scores.
+The ranking and the measures are the TREC path's own
 (:func:`~skirm.trec._rank.joined_context`): the values are the same, bit
 for bit.
 
@@ -42,7 +44,13 @@ def plain_dicts(obj) -> bool:
     """Whether ``obj`` is a dict of dicts with str keys (inner keys unchecked)."""
     if type(obj) is not dict:
         return False
-    return set(map(type, obj)) <= {str} and set(map(type, obj.values())) <= {dict}
+    # the keys that are exactly str and the values exactly dicts, counted
+    # (one C pass each; a set of the types hashes every one)
+    n = len(obj)
+    return (
+        countOf(map(type, obj), str) == n
+        and countOf(map(type, obj.values()), dict) == n
+    )
 
 
 #: The types of a label the dicts hold as they are (bool is an int).
@@ -60,9 +68,10 @@ def evaluate_dicts(qrels, run, outputs, options):
         return NOT_PLAIN
     if not any(run.values()):
         return NOT_PLAIN  # nothing retrieved: the general path says so
-    topics = np.array(sorted(judged), dtype=str)
+    index = DictQrels(judged)
+    topics = np.array(index.names, dtype=str)  # sorted
     settings = (options.level, options.judged_only, options.max_docs, options.compat)
-    ctx = dict_context(judged, run, settings)
+    ctx = dict_context(index, run, settings)
     if ctx is NOT_PLAIN:
         return NOT_PLAIN
     if ctx is None:
@@ -92,10 +101,10 @@ def plain_qrels(qrels: Any, *, copy: bool = True) -> tuple[dict | None, float]:
     as :class:`~skirm.io.Qrels` (and whose messages say what is wrong)."""
     if not plain_dicts(qrels) or not qrels:
         return None, 0.0
-    if not set(map(type, chain.from_iterable(qrels.values()))) <= {str}:
-        return None, 0.0
     labels = list(chain.from_iterable(map(dict.values, qrels.values())))
     if not labels or not set(map(type, labels)) <= _LABELS:
+        return None, 0.0
+    if countOf(map(type, chain.from_iterable(qrels.values())), str) != len(labels):
         return None, 0.0
     inner = map(dict, qrels.values()) if copy else qrels.values()
     kept = dict(filter(itemgetter(1), zip(qrels, inner, strict=True)))
@@ -124,15 +133,28 @@ class DictQrels:
         self.codes = np.repeat(np.arange(len(order), dtype=np.intp), self.sizes)
 
     def of(self, at):
-        """``(dicts, sizes, labels, codes)`` of the queries at ``at`` (sorted
-        positions): the judgements of those queries, in order."""
+        """``(dicts, sizes, labels, codes, docnos)`` of the queries at ``at``
+        (sorted positions): the judgements of those queries, in order, and
+        a function of judgements (their indices) that gives their docnos."""
         if at.shape[0] == len(self.dicts):  # every judged query: as indexed
-            return self.dicts, self.sizes, self.labels, self.codes
+            return self.dicts, self.sizes, self.labels, self.codes, self._docnos
         sizes = self.sizes[at]
         rows = _ranges(self.starts[at], sizes)
         codes = np.repeat(np.arange(at.shape[0], dtype=np.intp), sizes)
         dicts = list(map(self.dicts.__getitem__, at.tolist()))
-        return dicts, sizes, self.labels[rows], codes
+
+        def docnos(judgements):
+            return self._docnos(rows[judgements])
+
+        return dicts, sizes, self.labels[rows], codes, docnos
+
+    def _docnos(self, rows):
+        """The docnos of the judgements ``rows`` (indices), a list; every
+        judged docno is read once, when first asked for."""
+        names = self.__dict__.get("_names")
+        if names is None:
+            names = self._names = list(chain.from_iterable(self.dicts))
+        return list(map(names.__getitem__, rows.tolist()))
 
 
 def dict_context(qrels, run, settings):
@@ -167,7 +189,7 @@ def dict_context(qrels, run, settings):
     if np.isnan(scores).any():
         return NOT_PLAIN  # the general path refuses NaN
     # (joined_context rounds the scores to C floats under compat 9.0)
-    judged, j_sizes, j_raw, j_codes = index.of(at)
+    judged, j_sizes, j_raw, j_codes, j_docnos = index.of(at)
     # The score of each judged docno in its query's run (NaN: not retrieved).
     j_scores = np.fromiter(
         map(dict.get, chain.from_iterable(map(repeat, inner, j_sizes.tolist())),
@@ -179,13 +201,13 @@ def dict_context(qrels, run, settings):
         with np.errstate(over="ignore"):
             j_scores = j_scores.astype(np.float32).astype(np.float64)
     starts = _starts(sizes)
-    docnos = _Docnos(inner, starts)
+    docnos = _Docnos(inner, starts, _ScoresOf(scores, settings[3]), j_codes, j_scores)
     codes = np.repeat(np.arange(len(inner), dtype=np.intp), sizes)
 
     placed = []  # the input rows judged and their judgements, once ranked
 
     def ranked_raw(ordered):
-        raw, at, hit = _placed(ordered, j_codes, j_scores, j_raw, judged, docnos)
+        raw, at, hit = _placed(ordered, j_codes, j_scores, j_raw, j_docnos, docnos)
         placed[:] = [ordered.order[at], hit]
         return raw
 
@@ -236,20 +258,51 @@ def _plain_rows(inner, n):
     return isinstance(total, (int, float, np.floating))
 
 
+class _ScoresOf:
+    """The scores of given rows as the ranking compares them (trec_eval
+    9.0.x's C floats under ``compat="9.0"``, as
+    :func:`~skirm.trec._rank.joined_context` rounds them)."""
+
+    def __init__(self, scores, compat):
+        self.scores, self.compat = scores, compat
+
+    def __call__(self, rows):
+        values = self.scores[rows]
+        if self.compat == "9.0":
+            with np.errstate(over="ignore"):
+                values = values.astype(np.float32).astype(np.float64)
+        return values
+
+
 class _Docnos:
     """The run's docnos of given rows (in the run's order: each query's dict
     in turn, ``starts`` the first row of each), read from the dicts of the
-    queries that have tied scores only, when first asked for."""
+    queries asked about only (those with a tie block that holds a retrieved
+    judgement), when first asked for.
 
-    def __init__(self, inner, starts):
+    ``scores_of(rows)`` gives the rows' scores as ranked; the retrieved
+    judgements are those of ``j_scores`` (the scores of the judged docnos,
+    NaN if not retrieved) with their query codes ``j_codes``."""
+
+    def __init__(self, inner, starts, scores_of, j_codes, j_scores):
         self.inner, self.starts = inner, starts
+        self.scores_of = scores_of
+        hit = ~np.isnan(j_scores)
+        #: (query, score) of every tie block that may hold a judgement
+        pairs = zip(j_codes[hit].tolist(), j_scores[hit].tolist(), strict=True)
+        self.judged_blocks = set(pairs)
         self._keys = []  # the docnos of the queries read, one query after another
         self._at = np.full(len(inner), -1, dtype=np.intp)  # where each starts
 
     def of(self, rows):
         """The docnos of ``rows`` (a list of str)."""
         queries = np.searchsorted(self.starts, rows, side="right") - 1
-        new = np.unique(queries[self._at[queries] < 0])
+        # the queries not read yet, in order (a mask: no sort, and no
+        # np.unique, which imports numpy.ma on its first call)
+        new = np.zeros(self._at.shape[0], dtype=bool)
+        new[queries] = True
+        new &= self._at < 0
+        new = np.flatnonzero(new)
         if new.shape[0]:
             sizes = self.starts[new + 1] - self.starts[new]
             self._at[new] = len(self._keys) + _starts(sizes)[:-1]
@@ -260,17 +313,33 @@ class _Docnos:
         return list(map(self._keys.__getitem__, at.tolist()))
 
     def descending(self, rows):
-        """The tiebreak of tied rows: docno descending in byte order, as
-        the file path ranks its tokens (called on the tied rows only)."""
-        rank = Tokens.from_strings(np.array(self.of(rows), dtype=str)).byte_rank()
-        np.negative(rank, out=rank)
-        return rank
+        """The tiebreak of tied rows (whole tie blocks): docno descending in
+        byte order, as the file path ranks its tokens.
+
+        Only the blocks that hold a retrieved judgement are ordered by
+        docno (their docnos read); the others keep their rows' order: every
+        row of such a block is unjudged, so that any order of them gives
+        each rank the same relevance value, and each measure the same value.
+        """
+        queries = np.searchsorted(self.starts, rows, side="right") - 1
+        pairs = zip(queries.tolist(), self.scores_of(rows).tolist(), strict=True)
+        judged = np.fromiter(
+            map(self.judged_blocks.__contains__, pairs), dtype=bool, count=len(rows)
+        )
+        key = np.zeros(rows.shape[0], dtype=np.int64)
+        at = np.flatnonzero(judged)
+        if at.shape[0]:
+            names = np.array(self.of(rows[at]), dtype=str)
+            key[at] = Tokens.from_strings(names).byte_rank()
+            np.negative(key, out=key)
+        return key
 
 
-def _placed(ordered, j_codes, j_scores, j_raw, judged, docnos):
+def _placed(ordered, j_codes, j_scores, j_raw, j_docnos, docnos):
     """trec_eval's relevance value of each ranked row (-1 unjudged, the
     level, -2 for a negative level): each retrieved judgement placed at its
-    row, found by its score among its query's ranked scores; and the ranked
+    row, found by its score among its query's ranked scores (and by its
+    docno, ``j_docnos(judgements)``, among tied scores); and the ranked
     rows of the retrieved judgements, and these judgements (indices)."""
     raw = np.full(ordered.order.shape[0], -1, dtype=np.int64)
     hit = np.flatnonzero(~np.isnan(j_scores))
@@ -291,9 +360,8 @@ def _placed(ordered, j_codes, j_scores, j_raw, judged, docnos):
         # are distinct), at the judgement's row.
         lo, sizes = first[tied], after[tied] - first[tied]
         blocks = np.array(docnos.of(ordered.order[_ranges(lo, sizes)]), dtype=object)
-        names = list(chain.from_iterable(map(dict.keys, judged)))
         wanted = np.empty(tied.shape[0], dtype=object)
-        wanted[:] = list(map(names.__getitem__, hit[tied].tolist()))
+        wanted[:] = j_docnos(hit[tied])
         match = np.flatnonzero(blocks == np.repeat(wanted, sizes))
         at[tied] = lo + (match - _starts(sizes)[:-1])
     labels = j_raw[hit]

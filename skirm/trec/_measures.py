@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from skirm._engine import segment_cumsum
+from skirm._engine._ranking import cached_property
 from skirm._measures._rows import QRELS
 from skirm._measures._table import RUNID
 from skirm.metrics._registry import get_metric, metric_for
@@ -44,12 +45,31 @@ class Context:
         self.judged_codes = judged_codes
         self.judged_raw = judged_raw
         self.n = ranking.n_groups
-        self.rel = ranking.relevant(level)
-        self.R = ranking.n_relevant(level)
-        self.num_ret = ranking.sizes.astype(np.float64)
-        self.num_rel_ret = ranking.group_sum(self.rel)
         self._cache = {}
         self.cutoffs = {}  # {measure: the cutoffs asked} of the array kernels
+
+    # The counts trec_eval's own kernels share, computed when first asked
+    # for: the array kernels (P, recall, ndcg_cut, ...) need none of them.
+
+    @cached_property
+    def rel(self):
+        """Per ranked row, whether it is relevant (at the relevance level)."""
+        return self.ranking.relevant(self.level)
+
+    @cached_property
+    def R(self):
+        """Per query, the relevant judgements (retrieved or not)."""
+        return self.ranking.n_relevant(self.level)
+
+    @cached_property
+    def num_ret(self):
+        """Per query, the ranked rows (floats)."""
+        return self.ranking.sizes.astype(np.float64)
+
+    @cached_property
+    def num_rel_ret(self):
+        """Per query, the relevant ranked rows."""
+        return self.ranking.group_sum(self.rel)
 
     def value(self, output):
         """Per-query values of one output of a trec_eval measure."""

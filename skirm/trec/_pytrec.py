@@ -147,9 +147,9 @@ class RelevanceEvaluator:
             self._qrels_read = convert_qrels(query_relevance, "query_relevance")
             self._judged = np.unique(self._qrels_read.query_ids)
         else:
-            self._judged = np.array(sorted(self._dicts), dtype=str)
             # indexed once: every run evaluated is joined to this index
             self._index = DictQrels(self._dicts)
+            self._judged = np.array(self._index.names, dtype=str)  # sorted
         self._level = RELEVANCE_LEVEL(relevance_level)
         if not isinstance(judged_docs_only_flag, (bool, np.bool_, int)):
             raise InvalidParameterError(
@@ -198,7 +198,7 @@ class RelevanceEvaluator:
         else:
             run = convert_run(scores, "scores")
             out = self._evaluate(run) if len(run) else {}
-        empty = _empty_queries(scores, self._judged)
+        empty = _empty_queries(scores, self._judged, plain=isinstance(fast, dict))
         if empty.shape[0]:
             out.update(self._nothing_retrieved(empty))
         return out
@@ -340,11 +340,12 @@ def _key(output, params):
     return output.name
 
 
-def _empty_queries(scores, judged):
-    """Judged queries the run names with no document (dict runs only)."""
+def _empty_queries(scores, judged, plain=False):
+    """Judged queries the run names with no document (dict runs only);
+    ``plain``: ``scores`` is known to be plain dicts."""
     if not isinstance(scores, Mapping):
         return np.zeros(0, dtype=str)
-    if plain_dicts(scores):  # every value a dict: the empty ones, in C
+    if plain or plain_dicts(scores):  # every value a dict: the empty ones, in C
         empty = list(compress(scores, map(not_, scores.values())))
     else:
         empty = [

@@ -183,3 +183,20 @@ def test_packed_tie_keys_fall_back_to_lexsort_before_they_overflow(span, low):
     expected = np.lexsort((rows, key, block))
     np.testing.assert_array_equal(_by_block_key_row(block, key, rows, 3), expected)
     np.testing.assert_array_equal(expected, [1, 0, 2])
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+@pytest.mark.parametrize("ties", ["first", "optimistic"])
+def test_queries_of_one_size_sort_in_place_of_a_padded_matrix(grouped, ties):
+    # every query of one size: the segmented sort's matrix is the keys
+    # themselves (no padding, no cells); the same order as the lexsort,
+    # rows grouped by query or not, with and without ties
+    labels, scores, codes = _tied_rows(3, [25] * 40)
+    if grouped:
+        codes = np.sort(codes)
+    distinct = np.random.default_rng(4).permutation(codes.shape[0]) - 300.0
+    for y_score in (scores, distinct):
+        expected = _expected_order(labels, y_score, codes, ties)
+        ranking = rank_rows(labels, y_score, codes, np.arange(40), ties)
+        np.testing.assert_array_equal(ranking.order, expected)
+        np.testing.assert_array_equal(ranking.starts, np.arange(0, 1001, 25))

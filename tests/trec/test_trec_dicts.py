@@ -93,6 +93,32 @@ def test_every_score_tied_and_float32_ties():
     assert fast["q2"]["recip_rank"] == general["q2"]["recip_rank"]
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_tie_blocks_without_a_judgement_keep_any_order(seed):
+    # Only the tie blocks that hold a retrieved judgement are ordered by
+    # docno; blocks of unjudged documents alone (straddling the cutoffs,
+    # -M and -J) give every measure the same value in any order.
+    rng = np.random.default_rng(seed)
+    run, qrels = {}, {}
+    for q in range(40):
+        size = int(rng.integers(5, 60))
+        scores = rng.integers(0, 6, size) * 0.5  # long tie blocks
+        run[f"q{q}"] = {f"d{i:03d}": float(s) for i, s in enumerate(scores)}
+        judged = rng.choice(size + 10, size=min(6, size), replace=False)
+        qrels[f"q{q}"] = {f"d{j:03d}": int(rng.integers(-1, 3)) for j in judged}
+    for options in ({}, {"judged_docs_only_flag": True}, {"relevance_level": 2}):
+        fast, general = _both(qrels, run, **options)
+        _assert_equal(fast, general, run)
+    for max_docs in (3, 10):
+        args = (qrels, run, ["P.5,10", "map", "ndcg_cut.5", "recip_rank", "bpref"])
+        fast = evaluate_run(*args, max_docs=max_docs)
+        general = evaluate_run(*args[:1], as_run([
+            (q, d, s) for q, docs in run.items() for d, s in docs.items()
+        ]), args[2], max_docs=max_docs)  # fmt: skip
+        for name, values in fast.per_query.items():
+            np.testing.assert_array_equal(values, general.per_query[name])
+
+
 @pytest.mark.parametrize(
     "run",
     [

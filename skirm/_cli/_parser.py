@@ -13,7 +13,6 @@ import os
 import sys
 import textwrap
 
-from skirm._cli._ndeval import add_ndeval_parser
 from skirm._errors import EXIT_STATUSES, USAGE
 from skirm.trec._request import VERSIONS
 
@@ -139,7 +138,12 @@ def _eval_epilog():
     )
 
 
-def build_parser(compare_options=True):
+def build_parser(compare_options=True, *, only=None):
+    """The ``skirm`` parser; ``parser.commands`` maps each command built to
+    its parser. With ``only`` (a command's name, ``argv[0]``), that command's
+    parser alone is built: the others' would be parsed for nothing (argparse
+    builds a help formatter per option and looks for a translation catalogue
+    per parser), and no output of ``only`` names them."""
     parser = _Parser(
         prog="skirm",
         description="Information-retrieval and learning-to-rank metrics.",
@@ -285,9 +289,13 @@ def build_parser(compare_options=True):
         version=_version(),
         help="print skirm's version and the trec_eval version it follows",
     )
-    cmp = _add_compare_parser(sub, compare_options)
-    nd = add_ndeval_parser(sub, EXIT_STATUS)
-    parser.commands = {"eval": ev, "compare": cmp, "ndeval": nd}
+    parser.commands = {"eval": ev}
+    if only == "eval":
+        return parser
+    from skirm._cli._ndeval import add_ndeval_parser
+
+    parser.commands["compare"] = _add_compare_parser(sub, compare_options)
+    parser.commands["ndeval"] = add_ndeval_parser(sub, EXIT_STATUS)
     return parser
 
 

@@ -99,7 +99,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _exit_statuses():
-    """The exit statuses of every command, for the end of its ``--help``."""
+    """The exit statuses of every command, for the end of its ``--help``
+    (written when help is asked for, as the epilogs that end with it)."""
     lines = ["exit status (every command; trec_eval's where it has one):"]
     for status, meaning in EXIT_STATUSES:
         lines.append(
@@ -108,10 +109,6 @@ def _exit_statuses():
             )
         )
     return "\n".join(lines) + "\n"
-
-
-#: The exit-status paragraph every command's ``--help`` ends with.
-EXIT_STATUS = _exit_statuses()
 
 
 def _wrap(names, width=76):
@@ -134,7 +131,7 @@ def _eval_epilog():
     return _EPILOG.format(
         trec=_wrap(trec_measure_names()),
         skirm=_wrap(metric_names()),
-        exit_statuses=EXIT_STATUS,
+        exit_statuses=_exit_statuses(),
     )
 
 
@@ -295,7 +292,7 @@ def build_parser(compare_options=True, *, only=None):
     from skirm._cli._ndeval import add_ndeval_parser
 
     parser.commands["compare"] = _add_compare_parser(sub, compare_options)
-    parser.commands["ndeval"] = add_ndeval_parser(sub, EXIT_STATUS)
+    parser.commands["ndeval"] = add_ndeval_parser(sub, _exit_statuses)
     return parser
 
 
@@ -339,7 +336,7 @@ def _add_compare_parser(sub, options=True):
         help="compare TREC runs with paired significance tests",
         description="Compare TREC runs on the same queries: paired tests,\n"
         "multiple-comparison corrections, intervals and a report.",
-        epilog=_COMPARE_EPILOG + "\n" + EXIT_STATUS,
+        epilog=lambda: _COMPARE_EPILOG + "\n" + _exit_statuses(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     if not options:  # `skirm eval` needs neither them nor scipy.stats

@@ -17,7 +17,6 @@ import sys
 import warnings
 
 from skirm._cli._eval import run_eval
-from skirm._cli._ndeval import run_ndeval
 from skirm._cli._parser import build_parser
 from skirm._cli._usage import UsageError
 from skirm._errors import INPUT, INTERRUPTED, PIPE_CLOSED, USAGE, SkirmError
@@ -110,7 +109,8 @@ def main(argv=None) -> int:
     argv_given = argv is not None
     argv = sys.argv[1:] if argv is None else list(argv)
     # importing skirm.stats (scipy.stats) costs more than most evaluations
-    parser = build_parser(compare_options=argv[:1] != ["eval"])
+    command_asked = argv[0] if argv[:1] == ["eval"] else None
+    parser = build_parser(compare_options=command_asked is None, only=command_asked)
     try:
         args, extra = parser.parse_known_args(argv)
         if extra:  # reported with the command's usage line, not skirm's
@@ -118,10 +118,11 @@ def main(argv=None) -> int:
             command.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:
         return int(exc.code or 0)
+    run = run_eval
     if args.command == "compare":
         from skirm._cli._compare import run_compare as run
-    else:
-        run = run_ndeval if args.command == "ndeval" else run_eval
+    elif args.command == "ndeval":
+        from skirm._cli._ndeval import run_ndeval as run
     command = f"skirm {args.command}"
     out = _Output()
     try:

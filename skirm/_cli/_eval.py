@@ -6,7 +6,6 @@ import os
 import sys
 
 from skirm._cli._formats import output_format, write_eval
-from skirm._cli._plots import check_plot, plot_eval
 from skirm._cli._usage import UsageError, check_options
 from skirm._errors import (
     EmptyRunError,
@@ -72,7 +71,10 @@ def run_eval(args, out):
         raise UsageError("standard input ('-') can be read once only")
     if args.plot is not None and args.rel_format != QRELS:
         raise UsageError(f"--plot needs -R qrels, got -R {args.rel_format}")
-    check_plot(args.plot)
+    if args.plot is not None:  # the figures' module loads for --plot only
+        from skirm._cli._plots import check_plot
+
+        check_plot(args.plot)
     if args.plot is not None and "-" in args.runs:
         raise UsageError("--plot reads the runs again: give them as files, not '-'")
     current().stage(f"reading {qrels_name(args.qrels)}")
@@ -110,6 +112,8 @@ def run_eval(args, out):
     if failure is not None:
         raise failure
     if args.plot is not None:
+        from skirm._cli._plots import plot_eval
+
         plot_eval(args.plot, qrels, args.runs, labels, options.keywords())
 
 

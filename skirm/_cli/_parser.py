@@ -13,7 +13,6 @@ import os
 import sys
 import textwrap
 
-from skirm._cli._ndeval import add_ndeval_parser
 from skirm._errors import EXIT_STATUSES, USAGE
 from skirm.trec._request import VERSIONS
 
@@ -100,7 +99,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _exit_statuses():
-    """The exit statuses of every command, for the end of its ``--help``."""
+    """The exit statuses of every command, for the end of its ``--help``
+    (written when help is asked for, as the epilogs that end with it)."""
     lines = ["exit status (every command; trec_eval's where it has one):"]
     for status, meaning in EXIT_STATUSES:
         lines.append(
@@ -109,10 +109,6 @@ def _exit_statuses():
             )
         )
     return "\n".join(lines) + "\n"
-
-
-#: The exit-status paragraph every command's ``--help`` ends with.
-EXIT_STATUS = _exit_statuses()
 
 
 def _wrap(names, width=76):
@@ -135,11 +131,16 @@ def _eval_epilog():
     return _EPILOG.format(
         trec=_wrap(trec_measure_names()),
         skirm=_wrap(metric_names()),
-        exit_statuses=EXIT_STATUS,
+        exit_statuses=_exit_statuses(),
     )
 
 
-def build_parser(compare_options=True):
+def build_parser(compare_options=True, *, only=None):
+    """The ``skirm`` parser; ``parser.commands`` maps each command built to
+    its parser. With ``only`` (a command's name, ``argv[0]``), that command's
+    parser alone is built: the others' would be parsed for nothing (argparse
+    builds a help formatter per option and looks for a translation catalogue
+    per parser), and no output of ``only`` names them."""
     parser = _Parser(
         prog="skirm",
         description="Information-retrieval and learning-to-rank metrics.",
@@ -285,9 +286,13 @@ def build_parser(compare_options=True):
         version=_version(),
         help="print skirm's version and the trec_eval version it follows",
     )
-    cmp = _add_compare_parser(sub, compare_options)
-    nd = add_ndeval_parser(sub, EXIT_STATUS)
-    parser.commands = {"eval": ev, "compare": cmp, "ndeval": nd}
+    parser.commands = {"eval": ev}
+    if only == "eval":
+        return parser
+    from skirm._cli._ndeval import add_ndeval_parser
+
+    parser.commands["compare"] = _add_compare_parser(sub, compare_options)
+    parser.commands["ndeval"] = add_ndeval_parser(sub, _exit_statuses)
     return parser
 
 
@@ -331,7 +336,7 @@ def _add_compare_parser(sub, options=True):
         help="compare TREC runs with paired significance tests",
         description="Compare TREC runs on the same queries: paired tests,\n"
         "multiple-comparison corrections, intervals and a report.",
-        epilog=_COMPARE_EPILOG + "\n" + EXIT_STATUS,
+        epilog=lambda: _COMPARE_EPILOG + "\n" + _exit_statuses(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     if not options:  # `skirm eval` needs neither them nor scipy.stats

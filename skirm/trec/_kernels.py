@@ -258,8 +258,8 @@ def yaap(ctx, param):
 
 def bin_g(ctx, param):
     r = ctx.ranking
-    nonrel_above = r.position - r.before(ctx.rel)
-    term = 1.0 / np.log2(2.0 + nonrel_above)
+    nonrel_above = r.position - r.before(ctx.rel)  # 0 .. the position
+    term = 1.0 / ctx.log2_table()[nonrel_above]
     return safe_divide(r.group_sum(np.where(ctx.rel, term, 0.0)), ctx.R)
 
 
@@ -309,7 +309,7 @@ def ndcg_rel(ctx, param):
     ratio = safe_divide(cum[rows], idcg(q, r.position[rows] + 1))
     total = sum_by(q, ratio, ctx.n)
     n_pos_ret = np.bincount(q, minlength=ctx.n)
-    dcg_all = r.group_sum(gain / np.log2(r.position + 2.0))
+    dcg_all = r.group_sum(ctx.dcg_terms()[1])
     idcg_all = idcg(np.arange(ctx.n), n_pos)
     total += (n_pos - n_pos_ret) * safe_divide(dcg_all, idcg_all)
     return np.where(total > 0, safe_divide(total, n_pos), 0.0)

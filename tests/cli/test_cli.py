@@ -629,6 +629,27 @@ def test_reference_page_documents_every_option(command):
     assert documented <= expected, sorted(documented - expected)
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["eval", "q", "r"],
+        ["eval", "-m", "all_trec", "-q", "-l", "2", "-M", "10", "q", "r", "s"],
+        ["eval", "--compat", "9.0", "-R", "qrels_jg", "--format", "csv", "q", "r"],
+    ],
+)
+def test_the_eval_parser_alone_parses_as_the_whole_one(argv, monkeypatch):
+    # `skirm eval` builds its own command's parser only: the same namespace
+    # and the same help as with every command built.
+    from skirm._cli._parser import build_parser
+
+    monkeypatch.setenv("COLUMNS", "70")
+    alone, whole = build_parser(False, only="eval"), build_parser()
+    assert list(alone.commands) == ["eval"]
+    assert vars(alone.parse_args(argv)) == vars(whole.parse_args(argv))
+    assert alone.commands["eval"].format_help() == whole.commands["eval"].format_help()
+    assert alone.format_usage() == whole.format_usage()
+
+
 def test_one_message_two_renderings(files):
     # The condition the CLI reports with -R is reported in Python with the
     # keyword argument.

@@ -149,6 +149,32 @@ def test_qrels_read_by_blocks_equal_a_line_by_line_parse(monkeypatch, block):
     }
 
 
+@pytest.mark.parametrize("in_place", [0, 1 << 22])
+def test_a_small_qrels_file_keeps_its_docnos_where_read(
+    monkeypatch, tmp_path, in_place
+):
+    """A file read in one small block keeps its docnos in its bytes (no copy);
+    above the limit they are compacted: the same rows either way."""
+    import skirm.io._qrels_file
+    from skirm.io import read_qrels
+    from skirm.io._tokens import PAD
+
+    rng = np.random.default_rng(5)
+    text = _qrels_text(rng)
+    path = tmp_path / "small.qrels"
+    path.write_bytes(text.encode())
+    monkeypatch.setattr(skirm.io._qrels_file, "IN_PLACE_BYTES", in_place)
+    qrels = read_qrels(path)
+    queries, docs, labels, lines = _parsed(text)
+    assert qrels.query_ids.tolist() == queries
+    assert qrels.doc_ids.tolist() == docs
+    assert qrels.labels.tolist() == labels
+    assert qrels._lines.tolist() == lines
+    compact = "".join(docs).encode() + b"\0" * PAD
+    kept = text.encode() + b"\0" * (PAD + 1)  # the block: the size + 1, padded
+    assert qrels._d.buf.tobytes() == (kept if in_place else compact)
+
+
 @pytest.mark.parametrize("limit", [0, 8, 300, 1 << 31])
 def test_qrels_columns_widen_to_int64_when_the_offsets_need_it(monkeypatch, limit):
     """With a lower int32 limit the columns start int32 and widen on the

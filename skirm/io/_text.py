@@ -37,12 +37,22 @@ class Source:
             self.size = self.file_size = status.st_size
             self.regular = stat.S_ISREG(status.st_mode)  # not a pipe's 0
             magic = fh.read(2)
-            fh.seek(0)
-            if magic == b"\x1f\x8b":
+            if not fh.seekable():  # a pipe's path (<(zcat run.gz)): read on
+                self.size = None
+                if magic == b"\x1f\x8b":
+                    import gzip  # for a gzip stream only
+
+                    fh = gzip.GzipFile(fileobj=io.BytesIO(magic + fh.read()))
+                else:
+                    self.pending = magic
+            elif magic == b"\x1f\x8b":
                 import gzip  # for a gzip file only
 
+                fh.seek(0)
                 fh = gzip.GzipFile(fileobj=fh, mode="rb")
                 self.size = None
+            else:
+                fh.seek(0)
         elif hasattr(source, "read"):
             name = getattr(source, "name", None)
             self.name = name if isinstance(name, str) else "<file>"
@@ -67,7 +77,7 @@ class Source:
         """``(bytes of the file read, its size)`` of a path (a ``.gz`` one:
         its compressed bytes, read ahead a little), ``(None, None)`` for an
         open file."""
-        if self.owned is None:
+        if self.owned is None or not self.owned.seekable():
             return None, None
         return self.owned.tell(), self.file_size
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import itertools
 import os
+import stat
 import warnings
 
 from skirm._errors import RunNotGroupedError
@@ -46,11 +47,12 @@ def run_blocks(run, on_read=None):
     :data:`MAX_BLOCK_QUERIES` queries; if its queries turn out not to be
     grouped, ``restart()`` gives the run again in parts by query hash (read
     in passes, memory bounded by the largest part). An open file is read
-    whole; so is every other shape :func:`skirm.io.as_run` takes.
+    whole; so is a pipe's path, and every other shape :func:`skirm.io.as_run`
+    takes.
     ``on_read(done, total)`` is told the bytes of the file read as it is
     streamed (see :func:`~skirm.io._runs.iter_run_blocks`).
     """
-    if not isinstance(run, (str, os.PathLike)):
+    if not isinstance(run, (str, os.PathLike)) or _is_stream(run):
         return [run_input(run)], None
 
     def restart(exc):
@@ -65,6 +67,15 @@ def run_blocks(run, on_read=None):
         return _cut(iter_run_parts(run, n_parts, on_read))
 
     return _cut(iter_run_blocks(run, on_read=on_read)), restart
+
+
+def _is_stream(path):
+    """Whether ``path`` names a pipe or another file that cannot be read
+    twice (``<(zcat run.gz)``): read whole, as an open file is."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:  # missing: the reader says so
+        return False
 
 
 def _cut(blocks):

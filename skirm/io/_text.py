@@ -39,12 +39,7 @@ class Source:
             magic = fh.read(2)
             if not fh.seekable():  # a pipe's path (<(zcat run.gz)): read on
                 self.size = None
-                if magic == b"\x1f\x8b":
-                    import gzip  # for a gzip stream only
-
-                    fh = gzip.GzipFile(fileobj=io.BytesIO(magic + fh.read()))
-                else:
-                    self.pending = magic
+                fh, self.pending = _read_on(fh, magic)
             elif magic == b"\x1f\x8b":
                 import gzip  # for a gzip file only
 
@@ -57,14 +52,7 @@ class Source:
             name = getattr(source, "name", None)
             self.name = name if isinstance(name, str) else "<file>"
             self.size = None
-            fh = source
-            first = as_bytes(fh.read(2))
-            if first[:2] == b"\x1f\x8b":
-                import gzip
-
-                fh = gzip.GzipFile(fileobj=io.BytesIO(first + as_bytes(fh.read())))
-            else:
-                self.pending = first
+            fh, self.pending = _read_on(source, as_bytes(source.read(2)))
         else:
             raise InvalidParameterError(
                 "expected a path or an open file, got "
@@ -140,6 +128,17 @@ class Source:
     def close(self):
         if self.owned is not None:
             self.owned.close()
+
+
+def _read_on(fh, first):
+    """``(stream, pending)`` of a file that cannot go back, whose first bytes
+    ``first`` were read: a gzip stream is read whole and decompressed from
+    memory; otherwise the bytes are pending, to be read first."""
+    if first[:2] != b"\x1f\x8b":
+        return fh, first
+    import gzip  # for a gzip stream only
+
+    return gzip.GzipFile(fileobj=io.BytesIO(first + as_bytes(fh.read()))), b""
 
 
 def _gzip_errors():

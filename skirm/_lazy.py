@@ -8,7 +8,8 @@ editors read those imports; at run time the package's ``__getattr__``
 one of its names is first asked for. So ``import skirm`` or ``skirm eval``
 costs only the modules a call needs: the scorers, the statistics or the
 diversity measures load when used. ``__all__`` and ``dir()`` are derived
-from the block.
+from the block. (And :class:`cached_property`: an attribute computed on
+first use.)
 """
 
 from __future__ import annotations
@@ -68,3 +69,26 @@ def lazy_exports(package: str, path: str, defined=()):
         return sorted(set(vars(sys.modules[package])) | set(where()))
 
     return __getattr__, __dir__
+
+
+class cached_property:
+    """A property computed once per instance, then kept in its ``__dict__``.
+
+    Like :class:`functools.cached_property` without its lock: before Python
+    3.12, that lock is shared by every instance of the class, so two threads
+    ranking two blocks of queries would wait for each other's property.
+    A :class:`Ranking` belongs to one thread.
+    """
+
+    def __init__(self, function):
+        self.function = function
+        self.__doc__ = function.__doc__
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.function(instance)
+        return value

@@ -28,6 +28,7 @@ from skirm._engine._reduce import (
     sum_by,
     uniform_cumsum,
 )
+from skirm._lazy import cached_property
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -55,29 +56,6 @@ class TieBlocks(NamedTuple):
     start: np.ndarray  # (n_blocks,) first ranked position of each block
     size: np.ndarray  # (n_blocks,) rows in each block
     block_of: np.ndarray  # (n,) block index of each ranked row
-
-
-class cached_property:
-    """A property computed once per instance, then kept in its ``__dict__``.
-
-    Like :class:`functools.cached_property` without its lock: before Python
-    3.12, that lock is shared by every instance of the class, so two threads
-    ranking two blocks of queries would wait for each other's property.
-    A :class:`Ranking` belongs to one thread.
-    """
-
-    def __init__(self, function):
-        self.function = function
-        self.__doc__ = function.__doc__
-
-    def __set_name__(self, owner, name):
-        self.name = name
-
-    def __get__(self, instance, owner=None):
-        if instance is None:
-            return self
-        value = instance.__dict__[self.name] = self.function(instance)
-        return value
 
 
 class Rows(NamedTuple):
@@ -117,6 +95,9 @@ class Ranking:
         All judged labels per query, when R and the ideal ordering must count
         more than the ranked rows (TREC qrels). By default they come from the
         ranked rows themselves.
+    sort : callable or None
+        With ``order`` and ``scores`` None: ``sort()`` gives them when first
+        read (the rows were placed by their positions; most metrics read neither).
     """
 
     def __init__(
@@ -132,11 +113,14 @@ class Ranking:
         *,
         sizes=None,
         starts=None,
+        sort=None,
     ):
-        self.order = order
+        if sort is None:  # else sorted on first use (see ``order``)
+            self.order, self.scores = order, scores
+        else:
+            self._sort = sort
         self.codes = codes
         self.labels = labels
-        self.scores = scores
         self.group_ids = group_ids
         self.n_groups = int(group_ids.shape[0])
         self.ties = ties
@@ -151,6 +135,26 @@ class Ranking:
         self.starts = starts
         self._top_cache = {}
         self._rel_cache = {}
+
+    @cached_property
+    def order(self) -> np.ndarray:
+        """Row indices in rank order, of a ranking built with ``sort``."""
+        order, self.scores = self._sort()
+        return order
+
+    @cached_property
+    def scores(self) -> np.ndarray:
+        """The scores in rank order, of a ranking built with ``sort``."""
+        self.order  # noqa: B018 (sorts, keeping the scores too)
+        return self.__dict__["scores"]
+
+    def sorted_later(self, rows=slice(None)):
+        """``(order, scores, sort)`` of the ranked ``rows`` (mask or index) for
+        another :class:`Ranking`: ``sort`` None when this one is sorted, else
+        ``sort()`` gives them (sorting this one when the other is asked)."""
+        if "order" in self.__dict__:
+            return self.order[rows], self.scores[rows], None
+        return None, None, lambda: (self.order[rows], self.scores[rows])
 
     #: Per ranked row, whether it was judged (None: every row was).
     judged: np.ndarray | None = None
@@ -568,16 +572,18 @@ class Ranking:
 
 def relabel(ranking: Ranking, labels: np.ndarray) -> Ranking:
     """The same ranking (order, tie blocks) with other labels in rank order."""
+    order, scores, sort = ranking.sorted_later()
     other = Ranking(
-        ranking.order,
+        order,
         ranking.codes,
         labels,
-        ranking.scores,
+        scores,
         ranking.group_ids,
         ranking.ties,
         ranking.group_weights,
         sizes=ranking.sizes,
         starts=ranking.starts,
+        sort=sort,
     )
     if "_blocks" in ranking.__dict__:
         other.__dict__["_blocks"] = ranking.__dict__["_blocks"]

@@ -30,10 +30,12 @@ from typing import Any
 
 import numpy as np
 
+from skirm._engine import rank_order
+from skirm._lazy import cached_property
 from skirm.io._tokens import Tokens
 from skirm.trec._measures import measure
 from skirm.trec._missing import missing_queries_error, missing_rule, no_common_error
-from skirm.trec._rank import joined_context
+from skirm.trec._rank import c_floats, joined_context, placed_context
 from skirm.trec._request import bind_qrels_wide
 
 #: What :func:`dict_context` returns for a run that is not plain dicts.
@@ -188,7 +190,6 @@ def dict_context(qrels, run, settings):
     )
     if np.isnan(scores).any():
         return NOT_PLAIN  # the general path refuses NaN
-    # (joined_context rounds the scores to C floats under compat 9.0)
     judged, j_sizes, j_raw, j_codes, j_docnos = index.of(at)
     # The score of each judged docno in its query's run (NaN: not retrieved).
     j_scores = np.fromiter(
@@ -197,13 +198,68 @@ def dict_context(qrels, run, settings):
         dtype=np.float64,
         count=j_raw.shape[0],
     )  # fmt: skip
-    if settings[3] == "9.0":  # as the run's scores: trec_eval 9.0.x's C floats
-        with np.errstate(over="ignore"):
-            j_scores = j_scores.astype(np.float32).astype(np.float64)
+    if settings[3] == "9.0":  # as trec_eval 9.0.x holds scores: C floats
+        scores, j_scores = c_floats(scores), c_floats(j_scores)
     starts = _starts(sizes)
-    docnos = _Docnos(inner, starts, _ScoresOf(scores, settings[3]), j_codes, j_scores)
+    docnos = _Docnos(inner, starts, scores, j_codes, j_scores)
     codes = np.repeat(np.arange(len(inner), dtype=np.intp), sizes)
+    hit = np.flatnonzero(~np.isnan(j_scores))
+    q = j_codes[hit]
+    if int(sizes[q].sum()) > COUNTED_PER_ROW * n:  # many retrieved judgements
+        return _sorted_context(
+            eval_ids,
+            scores,
+            codes,
+            j_codes,
+            j_scores,
+            j_raw,
+            j_docnos,
+            docnos,
+            settings,
+        )
+    # Each retrieved judgement's rank: the rows of its query scored above it,
+    # and its place among the rows tied with it (by docno).
+    at, rows = _ranks(scores, starts, q, j_scores[hit], hit, j_docnos, docnos)
+    at += starts[q]
+    ranked_raw = np.full(n, -1, dtype=np.int64)
+    labels = j_raw[hit]
+    ranked_raw[at] = np.where(labels >= 0, labels, -2)
 
+    def sort():  # the order of every row, for the few measures that read it
+        ordered = rank_order(
+            scores,
+            codes,
+            len(inner),
+            "first",
+            tiebreak=docnos.descending,
+            starts=starts,
+        )
+        return ordered.order, ordered.scores
+
+    def of_rows():
+        of = np.full(n, -1, dtype=np.int64)
+        of[rows] = hit
+        return of
+
+    return placed_context(
+        eval_ids, ranked_raw, starts, sort, j_codes, j_raw, settings, of_rows
+    )
+
+
+#: The ranks of the retrieved judgements are counted (each one's score
+#: compared with every score of its query) while that compares at most this
+#: many scores per run row; the rows are sorted otherwise.
+COUNTED_PER_ROW = 2
+
+#: Scores compared at a time when counting ranks (a few MB of temporaries).
+_CELLS = 1 << 16
+
+
+def _sorted_context(
+    eval_ids, scores, codes, j_codes, j_scores, j_raw, j_docnos, docnos, settings
+):
+    """The context of the run's rows sorted (ties by docno), each retrieved
+    judgement then placed by a search of its score among its query's."""
     placed = []  # the input rows judged and their judgements, once ranked
 
     def ranked_raw(ordered):
@@ -212,7 +268,7 @@ def dict_context(qrels, run, settings):
         return raw
 
     def of_rows():
-        of = np.full(n, -1, dtype=np.int64)
+        of = np.full(scores.shape[0], -1, dtype=np.int64)
         of[placed[0]] = placed[1]
         return of
 
@@ -227,6 +283,76 @@ def dict_context(qrels, run, settings):
         settings,
         of_rows=of_rows,
     )
+
+
+def _ranks(scores, starts, q, s, hit, j_docnos, docnos):
+    """``(rank, row)`` of each retrieved judgement ``hit`` (an index of the
+    judgements), of query ``q`` scored ``s``: its 0-based place in its
+    query's ranking (score descending, then docno descending in byte order,
+    as :func:`~skirm.trec._rank.joined_context` ranks) and its run row.
+
+    The rows of its query scored above ``s`` are counted, and the docnos of
+    the rows scored ``s`` (when more than one is) compared with its own."""
+    rank, equal, eq_rows = _count_scores(scores, starts, q, s)
+    first = _starts(equal)
+    rows = eq_rows[first[:-1]]  # a judgement alone at its score: its row
+    tied = np.flatnonzero(equal > 1)
+    if tied.shape[0]:
+        sizes = equal[tied]
+        t_rows = eq_rows[_ranges(first[tied], sizes)]
+        names = docnos.of(t_rows)
+        wanted = np.empty(tied.shape[0], dtype=object)
+        wanted[:] = j_docnos(hit[tied])
+        # its own row among its tied ones: the one docno equal to its docno
+        own = np.flatnonzero(np.array(names, dtype=object) == np.repeat(wanted, sizes))
+        key = Tokens.from_strings(np.array(names, dtype=str)).byte_rank()
+        key_own, row_own = np.repeat(key[own], sizes), np.repeat(t_rows[own], sizes)
+        # rows before it: a later docno, or the same bytes and an earlier row
+        before = (key > key_own) | ((key == key_own) & (t_rows < row_own))
+        rank[tied] += np.add.reduceat(before, _starts(sizes)[:-1], dtype=np.intp)
+        rows[tied] = t_rows[own]
+    return rank, rows
+
+
+def _count_scores(scores, starts, q, s):
+    """For each ``(q, s)`` (a query and a score it holds): its query's rows
+    scored above ``s``, those scored ``s``, and the latter rows (each
+    pair's in turn, in row order)."""
+    lo, sizes = starts[q], starts[q + 1] - starts[q]
+    n_queries = starts.shape[0] - 1
+    width = int(starts[-1]) // max(n_queries, 1)
+    if starts[-1] != width * n_queries or (starts[1:] - starts[:-1] != width).any():
+        width = 0  # queries of several sizes
+    above = np.empty(q.shape[0], dtype=np.intp)
+    equal = np.empty(q.shape[0], dtype=np.intp)
+    eq_rows = [np.empty(0, dtype=np.intp)]
+    ends = np.cumsum(sizes)
+    a = 0
+    while a < q.shape[0]:  # a few MB of compared scores at a time
+        if width:
+            b = a + max(_CELLS // width, 1)
+        else:
+            b = max(int(np.searchsorted(ends, ends[a] - sizes[a] + _CELLS)), a + 1)
+        each = s[a:b]
+        if width:  # queries all of one size: each pair's query is a line
+            values = scores.reshape(n_queries, width)[q[a:b]]
+            each = each[:, None]
+            above[a:b] = (values > each).sum(axis=1)
+            same = values == each
+            equal[a:b] = same.sum(axis=1)
+            line, column = np.nonzero(same)
+            eq_rows.append(lo[a:b][line] + column)
+        else:
+            rows = _ranges(lo[a:b], sizes[a:b])
+            each = np.repeat(each, sizes[a:b])
+            values = scores[rows]
+            at = _starts(sizes[a:b])[:-1]
+            above[a:b] = np.add.reduceat(values > each, at, dtype=np.intp)
+            same = values == each
+            equal[a:b] = np.add.reduceat(same, at, dtype=np.intp)
+            eq_rows.append(rows[same])
+        a = b
+    return above, equal, np.concatenate(eq_rows)
 
 
 def _starts(sizes):
@@ -258,39 +384,19 @@ def _plain_rows(inner, n):
     return isinstance(total, (int, float, np.floating))
 
 
-class _ScoresOf:
-    """The scores of given rows as the ranking compares them (trec_eval
-    9.0.x's C floats under ``compat="9.0"``, as
-    :func:`~skirm.trec._rank.joined_context` rounds them)."""
-
-    def __init__(self, scores, compat):
-        self.scores, self.compat = scores, compat
-
-    def __call__(self, rows):
-        values = self.scores[rows]
-        if self.compat == "9.0":
-            with np.errstate(over="ignore"):
-                values = values.astype(np.float32).astype(np.float64)
-        return values
-
-
 class _Docnos:
     """The run's docnos of given rows (in the run's order: each query's dict
     in turn, ``starts`` the first row of each), read from the dicts of the
     queries asked about only (those with a tie block that holds a retrieved
     judgement), when first asked for.
 
-    ``scores_of(rows)`` gives the rows' scores as ranked; the retrieved
-    judgements are those of ``j_scores`` (the scores of the judged docnos,
-    NaN if not retrieved) with their query codes ``j_codes``."""
+    ``scores`` are the rows' scores as ranked; the retrieved judgements are
+    those of ``j_scores`` (the scores of the judged docnos, NaN if not
+    retrieved) with their query codes ``j_codes``."""
 
-    def __init__(self, inner, starts, scores_of, j_codes, j_scores):
+    def __init__(self, inner, starts, scores, j_codes, j_scores):
         self.inner, self.starts = inner, starts
-        self.scores_of = scores_of
-        hit = ~np.isnan(j_scores)
-        #: (query, score) of every tie block that may hold a judgement
-        pairs = zip(j_codes[hit].tolist(), j_scores[hit].tolist(), strict=True)
-        self.judged_blocks = set(pairs)
+        self.scores, self.j_codes, self.j_scores = scores, j_codes, j_scores
         self._keys = []  # the docnos of the queries read, one query after another
         self._at = np.full(len(inner), -1, dtype=np.intp)  # where each starts
 
@@ -312,6 +418,13 @@ class _Docnos:
         at = self._at[queries] + (rows - self.starts[queries])
         return list(map(self._keys.__getitem__, at.tolist()))
 
+    @cached_property
+    def judged_blocks(self):
+        """(query, score) of every tie block that may hold a judgement."""
+        hit = ~np.isnan(self.j_scores)
+        scores = self.j_scores[hit].tolist()
+        return set(zip(self.j_codes[hit].tolist(), scores, strict=True))
+
     def descending(self, rows):
         """The tiebreak of tied rows (whole tie blocks): docno descending in
         byte order, as the file path ranks its tokens.
@@ -322,7 +435,7 @@ class _Docnos:
         each rank the same relevance value, and each measure the same value.
         """
         queries = np.searchsorted(self.starts, rows, side="right") - 1
-        pairs = zip(queries.tolist(), self.scores_of(rows).tolist(), strict=True)
+        pairs = zip(queries.tolist(), self.scores[rows].tolist(), strict=True)
         judged = np.fromiter(
             map(self.judged_blocks.__contains__, pairs), dtype=bool, count=len(rows)
         )

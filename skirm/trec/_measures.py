@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from skirm._engine import segment_cumsum
-from skirm._engine._ranking import cached_property
+from skirm._lazy import cached_property
 from skirm._measures._rows import QRELS
 from skirm._measures._table import RUNID
 from skirm.metrics._registry import get_metric, metric_for

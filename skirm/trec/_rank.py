@@ -107,21 +107,68 @@ def joined_context(
     ranking rather than the rows in the qrels). ``of_rows()`` gives the
     judgement of each row (an index into ``j_codes``, -1 if none), computed
     only when a measure asks (see :class:`~skirm._engine.Judgments`)."""
-    level, judged_only, max_docs, compat = settings
-    gains = np.maximum(j_raw, 0).astype(np.float64)
-    judgments = Judgments(j_codes, gains, of_rows)
-    if compat == "9.0":  # trec_eval 9.0.x holds scores as C floats
-        with np.errstate(over="ignore"):
-            scores = scores.astype(np.float32).astype(np.float64)
-    n_groups = int(eval_ids.shape[0])
-    ordered = rank_order(scores, codes, n_groups, "first", tiebreak=tiebreak)
+    if settings[3] == "9.0":
+        scores = c_floats(scores)
+    ordered = rank_order(
+        scores, codes, int(eval_ids.shape[0]), "first", tiebreak=tiebreak
+    )
     del scores, codes
     ranked_raw = raw(ordered) if callable(raw) else raw[ordered.order]
     del raw
+    judgments = _judgments(j_codes, j_raw, of_rows)
+    ranking = ranking_of(ordered, _labels(ranked_raw), eval_ids, judgments=judgments)
+    del ordered
+    return _cut_context(ranking, ranked_raw, j_codes, j_raw, settings, check)
+
+
+def placed_context(
+    eval_ids, ranked_raw, starts, sort, j_codes, j_raw, settings, of_rows
+):
+    """:func:`joined_context` of rows already placed at their ranks: trec_eval's
+    relevance value of each ranked row (``ranked_raw``: query ``c`` at
+    ``starts[c]:starts[c + 1]``, ranked as :func:`joined_context` ranks).
+    ``sort()`` returns the ranking's ``(order, scores)``, called only if a
+    measure reads them (few do: the ranked labels are all most need)."""
+    sizes = starts[1:] - starts[:-1]
+    codes = np.repeat(np.arange(sizes.shape[0], dtype=np.intp), sizes)
+    judgments = _judgments(j_codes, j_raw, of_rows)
+    ranking = Ranking(
+        None,
+        codes,
+        _labels(ranked_raw),
+        None,
+        eval_ids,
+        "first",
+        judgments=judgments,
+        sizes=sizes,
+        starts=starts,
+        sort=sort,
+    )
+    return _cut_context(ranking, ranked_raw, j_codes, j_raw, settings)
+
+
+def c_floats(scores):
+    """``scores`` as trec_eval 9.0.x holds them: C floats (as float64)."""
+    with np.errstate(over="ignore"):
+        return scores.astype(np.float32).astype(np.float64)
+
+
+def _judgments(j_codes, j_raw, of_rows):
+    gains = np.maximum(j_raw, 0).astype(np.float64)
+    return Judgments(j_codes, gains, of_rows)
+
+
+def _labels(ranked_raw):
+    """The ranked labels: unjudged rows and negative levels 0."""
     labels = ranked_raw.astype(np.float64)
-    np.maximum(labels, 0.0, out=labels)  # unjudged and negative levels: 0
-    ranking = ranking_of(ordered, labels, eval_ids, judgments=judgments)
-    del ordered, labels
+    np.maximum(labels, 0.0, out=labels)
+    return labels
+
+
+def _cut_context(ranking, ranked_raw, j_codes, j_raw, settings, check=None):
+    """The :class:`Context` of a ranking of every retrieved row, once ``-M``
+    and ``-J`` have cut it (``check(ranking, cut)`` sees it before)."""
+    level, judged_only, max_docs, compat = settings
     cut = None
     if max_docs is not None:
         cut = ranking.position < max_docs
@@ -131,14 +178,16 @@ def joined_context(
         judged = ranked_raw >= 0
         cut = judged if cut is None else cut & judged
     if cut is not None and not cut.all():
+        order, scores, sort = ranking.sorted_later(cut)
         ranking = Ranking(
-            ranking.order[cut],
+            order,
             ranking.codes[cut],
             ranking.labels[cut],
-            ranking.scores[cut],
+            scores,
             ranking.group_ids,
             "first",
-            judgments=judgments,
+            judgments=ranking.judgments,
+            sort=sort,
         )
         ranked_raw = ranked_raw[cut]
     # A document is judged when the qrels list it for the query, whatever

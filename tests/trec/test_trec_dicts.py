@@ -16,10 +16,22 @@ import pytest
 from _trec_fuzz import DIMENSIONS, make_case, parse_reference
 
 from skirm.io import as_run
-from skirm.trec import RelevanceEvaluator, evaluate_run
+from skirm.trec import RelevanceEvaluator, _dicts, evaluate_run
 from skirm.trec._dicts import NOT_PLAIN, dict_context
 
 MEASURES = {"all_trec"}
+
+
+@pytest.fixture(autouse=True, params=["counted", "counted_in_parts", "sorted"])
+def ranks(request, monkeypatch):
+    """Each test three times: the judgements' ranks counted (the scores of
+    their queries compared with theirs; the full order sorted only when a
+    measure reads it), counted a few scores at a time, and the rows sorted
+    and each judgement searched for."""
+    per_row = -1 if request.param == "sorted" else np.inf
+    monkeypatch.setattr(_dicts, "COUNTED_PER_ROW", per_row)
+    if request.param == "counted_in_parts":
+        monkeypatch.setattr(_dicts, "_CELLS", 7)
 
 
 def _both(qrels, run, **options):
@@ -177,6 +189,11 @@ def test_runs_through_one_evaluator_each_equal_the_general_path():
         _assert_equal(fast, evaluator.evaluate(as_run(rows)), run)
 
 
+#: trec_eval's measures and measures that read the ranked rows' order and
+#: scores (Compat's ideal ranking, the ERRs), not only their labels.
+ORDER_READERS = ["all_trec", "ndcg@5", "compat", "Compat(p=0.8)", "err@10", "ERR@10"]
+
+
 def _run_both(qrels, run, **options):
     """evaluate_run of the dicts, and of the same run given as a Run: the
     results, or the errors (class and message)."""
@@ -184,7 +201,7 @@ def _run_both(qrels, run, **options):
     out = []
     for given in (run, as_run(rows)):
         try:
-            out.append(evaluate_run(qrels, given, ["all_trec", "ndcg@5"], **options))
+            out.append(evaluate_run(qrels, given, ORDER_READERS, **options))
         except Exception as exc:  # compared below: the same error both ways
             out.append((type(exc), str(exc)))
     return out
@@ -217,3 +234,16 @@ def test_evaluate_run_of_dicts_equals_the_general_path(dimension, options):
         ), name
         np.testing.assert_array_equal(fast.per_query[name], general.per_query[name])
     assert fast.run_id == general.run_id
+
+
+def test_counted_and_sorted_ranks_agree_on_docnos_equal_as_bytes(monkeypatch):
+    # "a" and "a\x00" are two keys of a dict but one docno as bytes (what a C
+    # string and numpy's str arrays hold): tied, they go by run order on
+    # both paths, and a judgement among them gets the same rank.
+    qrels = {"q1": {"a\x00": 1, "b": 0}}
+    run = {"q1": {"a": 0.5, "a\x00": 0.5, "b": 0.5, "c": 0.4}}
+    out = []
+    for per_row in (np.inf, -1):
+        monkeypatch.setattr(_dicts, "COUNTED_PER_ROW", per_row)
+        out.append(RelevanceEvaluator(qrels, {"recip_rank", "P.1"}).evaluate(run))
+    assert out[0] == out[1] == {"q1": {"recip_rank": 1 / 3, "P_1": 0.0}}

@@ -70,6 +70,8 @@ def prefix_sums(codes, position, values, ks, n_groups) -> np.ndarray:
     if int(ks.max()) > last:
         ks = np.minimum(ks, last)
     width = int(ks.max()) + 1
+    if 8 * values.shape[0] < n_groups * width:  # a few values per line
+        return _sparse_prefix_sums(codes, position, values, ks, n_groups)
     block = max(1, (4 * values.shape[0] + 65536) // width)
     if block >= n_groups:  # one padded matrix: no copy of its columns
         return prefix_lines(codes, position, values, n_groups, width)[:, ks]
@@ -82,6 +84,25 @@ def prefix_sums(codes, position, values, ks, n_groups) -> np.ndarray:
             codes[lo:hi] - first, position[lo:hi], values[lo:hi], last - first, width
         )
         out[first:last] = lines[:, ks]
+    return out
+
+
+def _sparse_prefix_sums(codes, position, values, ks, n_groups):
+    """:func:`prefix_sums` without the padded matrix: each query's running
+    sums of its values alone, read at the last position below each ``k``.
+    A line of the matrix adds its zeros too, which change no sum but a
+    leading ``-0.0``: ``+ 0.0`` turns it to ``0.0`` as the line's first
+    addition does; the sums are the line's, bit for bit."""
+    starts = np.searchsorted(codes, np.arange(n_groups + 1))
+    sums = segment_cumsum(values + 0.0, starts)
+    # The last value of query g below k: one search of every (g, k) key.
+    width = int(position.max()) + 2 if position.shape[0] else 1
+    keys = codes * width + position
+    wanted = np.arange(n_groups)[:, None] * width + np.minimum(ks, width - 1)
+    last = np.searchsorted(keys, wanted) - 1
+    inside = last >= starts[:-1, None]  # a value of query g below k
+    out = np.zeros(wanted.shape)
+    out[inside] = sums[last[inside]]
     return out
 
 

@@ -151,12 +151,12 @@ class DictQrels:
         return dicts, sizes, self.labels[rows], codes, docnos
 
     def _docnos(self, rows):
-        """The docnos of the judgements ``rows`` (indices), a list; every
-        judged docno is read once, when first asked for."""
-        names = self.__dict__.get("_names")
-        if names is None:
-            names = self._names = list(chain.from_iterable(self.dicts))
-        return list(map(names.__getitem__, rows.tolist()))
+        """The docnos of the judgements ``rows`` (indices), a list; the judged
+        docnos of a query are read once, when one of them is first asked for."""
+        keys = self.__dict__.get("_keys")
+        if keys is None:
+            keys = self._keys = _Keys(self.dicts, self.starts)
+        return keys.of(rows)
 
 
 def dict_context(qrels, run, settings):
@@ -221,9 +221,8 @@ def dict_context(qrels, run, settings):
     # and its place among the rows tied with it (by docno).
     at, rows = _ranks(scores, starts, q, j_scores[hit], hit, j_docnos, docnos)
     at += starts[q]
-    ranked_raw = np.full(n, -1, dtype=np.int64)
     labels = j_raw[hit]
-    ranked_raw[at] = np.where(labels >= 0, labels, -2)
+    raw = np.where(labels >= 0, labels, -2)
 
     def sort():  # the order of every row, for the few measures that read it
         ordered = rank_order(
@@ -242,7 +241,7 @@ def dict_context(qrels, run, settings):
         return of
 
     return placed_context(
-        eval_ids, ranked_raw, starts, sort, j_codes, j_raw, settings, of_rows
+        eval_ids, at, raw, starts, sort, j_codes, j_raw, settings, of_rows
     )
 
 
@@ -384,7 +383,36 @@ def _plain_rows(inner, n):
     return isinstance(total, (int, float, np.floating))
 
 
-class _Docnos:
+class _Keys:
+    """The keys of given rows of consecutive dicts (row ``starts[i] + j``:
+    the ``j``-th key of ``dicts[i]``), each dict's read when one of its rows
+    is first asked for."""
+
+    def __init__(self, dicts, starts):
+        self.dicts, self.starts = dicts, starts
+        self._keys = []  # the keys of the dicts read, one dict after another
+        self._at = np.full(len(dicts), -1, dtype=np.intp)  # where each starts
+
+    def of(self, rows):
+        """The keys of ``rows`` (a list)."""
+        queries = np.searchsorted(self.starts, rows, side="right") - 1
+        # the dicts not read yet, in order (a mask: no sort, and no
+        # np.unique, which imports numpy.ma on its first call)
+        new = np.zeros(self._at.shape[0], dtype=bool)
+        new[queries] = True
+        new &= self._at < 0
+        new = np.flatnonzero(new)
+        if new.shape[0]:
+            sizes = self.starts[new + 1] - self.starts[new]
+            self._at[new] = len(self._keys) + _starts(sizes)[:-1]
+            self._keys.extend(
+                chain.from_iterable(map(self.dicts.__getitem__, new.tolist()))
+            )
+        at = self._at[queries] + (rows - self.starts[queries])
+        return list(map(self._keys.__getitem__, at.tolist()))
+
+
+class _Docnos(_Keys):
     """The run's docnos of given rows (in the run's order: each query's dict
     in turn, ``starts`` the first row of each), read from the dicts of the
     queries asked about only (those with a tie block that holds a retrieved
@@ -395,28 +423,8 @@ class _Docnos:
     retrieved) with their query codes ``j_codes``."""
 
     def __init__(self, inner, starts, scores, j_codes, j_scores):
-        self.inner, self.starts = inner, starts
+        super().__init__(inner, starts)
         self.scores, self.j_codes, self.j_scores = scores, j_codes, j_scores
-        self._keys = []  # the docnos of the queries read, one query after another
-        self._at = np.full(len(inner), -1, dtype=np.intp)  # where each starts
-
-    def of(self, rows):
-        """The docnos of ``rows`` (a list of str)."""
-        queries = np.searchsorted(self.starts, rows, side="right") - 1
-        # the queries not read yet, in order (a mask: no sort, and no
-        # np.unique, which imports numpy.ma on its first call)
-        new = np.zeros(self._at.shape[0], dtype=bool)
-        new[queries] = True
-        new &= self._at < 0
-        new = np.flatnonzero(new)
-        if new.shape[0]:
-            sizes = self.starts[new + 1] - self.starts[new]
-            self._at[new] = len(self._keys) + _starts(sizes)[:-1]
-            self._keys.extend(
-                chain.from_iterable(map(self.inner.__getitem__, new.tolist()))
-            )
-        at = self._at[queries] + (rows - self.starts[queries])
-        return list(map(self._keys.__getitem__, at.tolist()))
 
     @cached_property
     def judged_blocks(self):

@@ -121,21 +121,25 @@ def joined_context(
     return _cut_context(ranking, ranked_raw, j_codes, j_raw, settings, check)
 
 
-def placed_context(
-    eval_ids, ranked_raw, starts, sort, j_codes, j_raw, settings, of_rows
-):
-    """:func:`joined_context` of rows already placed at their ranks: trec_eval's
-    relevance value of each ranked row (``ranked_raw``: query ``c`` at
-    ``starts[c]:starts[c + 1]``, ranked as :func:`joined_context` ranks).
-    ``sort()`` returns the ranking's ``(order, scores)``, called only if a
-    measure reads them (few do: the ranked labels are all most need)."""
+def placed_context(eval_ids, at, raw, starts, sort, j_codes, j_raw, settings, of_rows):
+    """:func:`joined_context` of rows placed by their ranks: trec_eval's
+    relevance values ``raw`` of the judged rows at ranked positions ``at``,
+    every other row unjudged (query ``c`` at ``starts[c]:starts[c + 1]``,
+    ranked as :func:`joined_context` ranks). ``sort()`` returns the
+    ranking's ``(order, scores)``, called only if a measure reads them (few
+    do: the ranked labels are all most need)."""
+    n = int(starts[-1])
+    ranked_raw = np.full(n, -1, dtype=np.int64)
+    ranked_raw[at] = raw
+    labels = np.zeros(n)
+    labels[at] = np.maximum(raw, 0)
     sizes = starts[1:] - starts[:-1]
     codes = np.repeat(np.arange(sizes.shape[0], dtype=np.intp), sizes)
     judgments = _judgments(j_codes, j_raw, of_rows)
     ranking = Ranking(
         None,
         codes,
-        _labels(ranked_raw),
+        labels,
         None,
         eval_ids,
         "first",

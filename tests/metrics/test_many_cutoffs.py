@@ -156,3 +156,36 @@ def test_prefix_sums_past_the_last_position_are_narrow_and_exact(monkeypatch, de
         prefix_sums(codes[:0], position[:0], values[:0], ks, 4).tolist()
         == [[0.0] * 6] * 4
     )
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("per_line", [0.2, 1, 3, 20])
+def test_sparse_and_padded_prefix_sums_agree_bit_for_bit(seed, per_line):
+    """A few values per query (the relevant rows of a long ranking) are
+    summed without the padded matrix; the sums are its own, bit for bit:
+    the same additions in the same order, a leading -0.0 included."""
+    import skirm._engine._reduce as reduce
+
+    rng = np.random.default_rng(seed)
+    n_groups, deepest = 400, 120
+    sizes = rng.poisson(per_line, n_groups)
+    sizes = np.minimum(sizes, deepest)
+    codes = np.repeat(np.arange(n_groups), sizes)
+    position = np.concatenate(
+        [np.sort(rng.choice(deepest, s, replace=False)) for s in sizes]
+    ).astype(np.intp)
+    choices = [0.0, -0.0, 1.0, 0.1, 1 / 3, 2.5, 1e-17, 7.0, -3.0]
+    values = rng.choice(choices, codes.shape[0]) * rng.random(codes.shape[0]) ** 2
+    values[rng.random(codes.shape[0]) < 0.2] = -0.0
+    ks = np.unique(rng.integers(1, deepest + 40, 6))
+    below = position < ks.max()
+    codes, position, values = codes[below], position[below], values[below]
+    if not codes.shape[0]:
+        return
+    got = reduce._sparse_prefix_sums(codes, position, values, ks, n_groups)
+    clipped = np.minimum(ks, int(position.max()) + 1)
+    padded = reduce.prefix_lines(
+        codes, position, values, n_groups, int(clipped.max()) + 1
+    )
+    assert got.tobytes() == padded[:, clipped].tobytes()
+    assert prefix_sums(codes, position, values, ks, n_groups).tobytes() == got.tobytes()

@@ -35,7 +35,7 @@ from skirm._lazy import cached_property
 from skirm.io._tokens import Tokens
 from skirm.trec._measures import measure
 from skirm.trec._missing import missing_queries_error, missing_rule, no_common_error
-from skirm.trec._rank import c_floats, joined_context, placed_context
+from skirm.trec._rank import joined_context, placed_context
 from skirm.trec._request import bind_qrels_wide
 
 #: What :func:`dict_context` returns for a run that is not plain dicts.
@@ -171,16 +171,19 @@ def dict_context(qrels, run, settings):
         return NOT_PLAIN
     index = qrels if isinstance(qrels, DictQrels) else DictQrels(qrels)
     # The judged queries with documents, by their place among the qrels'.
+    docs = list(compress(run.values(), run.values()))
     at = np.fromiter(
-        map(index.position.get, compress(run, run.values()), repeat(-1)), np.intp
+        map(index.position.get, compress(run, run.values()), repeat(-1)),
+        np.intp,
+        count=len(docs),
     )
-    at = at[at >= 0]
-    if not at.shape[0]:
+    kept = np.flatnonzero(at >= 0)
+    if not kept.shape[0]:
         return None
-    at.sort()
-    queries = list(map(index.names.__getitem__, at.tolist()))
-    eval_ids = np.array(queries)
-    inner = list(map(run.__getitem__, queries))
+    kept = kept[np.argsort(at[kept])]
+    at = at[kept]
+    eval_ids = np.array(list(map(index.names.__getitem__, at.tolist())))
+    inner = list(map(docs.__getitem__, kept.tolist()))
     sizes = np.fromiter(map(len, inner), dtype=np.intp, count=len(inner))
     n = int(sizes.sum())
     if not _plain_rows(inner, n):
@@ -199,7 +202,8 @@ def dict_context(qrels, run, settings):
         count=j_raw.shape[0],
     )  # fmt: skip
     if settings[3] == "9.0":  # as trec_eval 9.0.x holds scores: C floats
-        scores, j_scores = c_floats(scores), c_floats(j_scores)
+        with np.errstate(over="ignore"):
+            scores, j_scores = scores.astype(np.float32), j_scores.astype(np.float32)
     starts = _starts(sizes)
     docnos = _Docnos(inner, starts, scores, j_codes, j_scores)
     codes = np.repeat(np.arange(len(inner), dtype=np.intp), sizes)
@@ -233,7 +237,7 @@ def dict_context(qrels, run, settings):
             tiebreak=docnos.descending,
             starts=starts,
         )
-        return ordered.order, ordered.scores
+        return ordered.order, ordered.scores.astype(np.float64, copy=False)
 
     def of_rows():
         of = np.full(n, -1, dtype=np.int64)

@@ -24,6 +24,7 @@ from skirm._measures._table import IR_ACCURACY
 from skirm.io import Qrels, QrelsJG, Run
 from skirm.trec._evaluate import evaluate_request
 from skirm.trec._ir_inputs import IrQrels, IrRun, read_ir_qrels, read_ir_run
+from skirm.trec._rank import c_floats
 from skirm.trec._request import Options, parse_measures
 
 __all__ = ["CalcResults", "Evaluator", "Metric", "calc", "calc_aggregate",
@@ -172,8 +173,7 @@ class _Prepared:
         def ranked(order: str, score_type: str, diversity: bool) -> Run:
             scores = run.scores
             if score_type == "float32":
-                with np.errstate(over="ignore"):
-                    scores = scores.astype(np.float32).astype(np.float64)
+                scores = c_floats(scores)
             if order == "input":
                 tiebreak = np.arange(n)
             elif order == "docno_ascending":
@@ -218,8 +218,7 @@ def _floats_tie_more(run: IrRun) -> bool:
     """Whether two scores of a query differ as doubles but tie as C floats
     (trec_eval 9.0.x's reading)."""
     scores = run.scores
-    with np.errstate(over="ignore"):
-        floats = scores.astype(np.float32).astype(np.float64)
+    floats = c_floats(scores)
     if np.array_equal(scores, floats):
         return False
     order = np.lexsort((scores, run.query_codes))

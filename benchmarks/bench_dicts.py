@@ -40,6 +40,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -103,23 +104,39 @@ else:  # an EvaluationResult: per-query values by trec_eval's names
         for i, q in enumerate(ids)
         for m in measures
     )
-print(json.dumps({"seconds": seconds, "cpu": cpu, "peak_mib": peak, "values": values}))
+module = sys.modules["skirm"].__file__ if "skirm" in sys.modules else ""
+print(json.dumps({"seconds": seconds, "cpu": cpu, "peak_mib": peak, "values": values,
+                  "module": module}))
 """
 
 
+#: This checkout's root, whose skirm the "skirm" column times.
+ROOT = Path(__file__).resolve().parent.parent
+
+
 def run_case(args, tool, case):
-    env = None
+    # Each child runs from a neutral directory, with the checkout it times
+    # first on its path: ``python -c`` puts the working directory before
+    # PYTHONPATH, so that a child started in a checkout would import that
+    # checkout's skirm whatever PYTHONPATH says.
+    root = ROOT
     if tool == "against":  # skirm from the other checkout
-        tool, env = "skirm", {**os.environ, "PYTHONPATH": str(args.against)}
+        tool, root = "skirm", args.against.resolve()
+    env = {**os.environ, "PYTHONPATH": str(root)}
     argv = [sys.executable, "-c", CHILD, str(args.queries), str(args.docs), tool, case]
-    out = subprocess.run(
-        [*argv, json.dumps(MEASURES)],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=env,
-    )
-    return json.loads(out.stdout)
+    with tempfile.TemporaryDirectory() as neutral:
+        out = subprocess.run(
+            [*argv, json.dumps(MEASURES)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
+            cwd=neutral,
+        )
+    result = json.loads(out.stdout)
+    if tool == "skirm" and Path(result["module"]).resolve().parent.parent != root:
+        raise SystemExit(f"timed {result['module']}, not the skirm of {root}")
+    return result
 
 
 def compile_against(path):

@@ -3,18 +3,25 @@
 pytrec_eval's users hold their qrels and runs as dicts of dicts, and their
 inner dicts already are the join's index. So the run is neither turned into
 string columns nor hashed: its scores are read straight into an array (C
-iterators over the dicts, no Python loop over queries or rows), ranked, and
-each *judgement* is then looked up in its query's run dict (the score of
-the judged docno, if retrieved) and placed in the ranking by a search of
-that score among its query's ranked scores. Qrels hold a few judgements per
-query where runs hold many documents, so the dict look-ups are per
-judgement, not per run row. Docnos are read only where the values need
-them: to order the tied scores of a block that holds a retrieved judgement
-(docno descending; a block of unjudged documents alone gives every measure
-the same value in any order), and to place a judgement among tied scores.
-The ranking and the measures are the TREC path's own
-(:func:`~skirm.trec._rank.joined_context`): the values are the same, bit
-for bit.
+iterators over the dicts, no Python loop over queries or rows), and each
+*judgement* is looked up in its query's run dict (the score of the judged
+docno, if retrieved). Qrels hold a few judgements per query where runs hold
+many documents, so the dict look-ups are per judgement, not per run row.
+
+A retrieved judgement's rank is then *counted*: the rows of its query
+scored above it, and among the rows tied with it those whose docno comes
+first (docno descending, byte order). The ranked labels are written at
+those ranks; every other row is unjudged. The rows are sorted only if a
+measure reads their order (Compat's ideal ranking, the ERRs; see
+:class:`~skirm._engine.Ranking`'s ``sort``), and where queries hold many
+retrieved judgements, so that counting would compare more scores than a
+sort reads (:data:`COUNTED_PER_ROW`): the rows are then sorted and each
+judgement found by a search of its score among its query's. Docnos are read
+only where the values need them: to order the tied scores of a block that
+holds a retrieved judgement (a block of unjudged documents alone gives every
+measure the same value in any order), and to place a judgement among tied
+scores. Either way the ranking and the measures are the TREC path's own
+(:mod:`skirm.trec._rank`): the values are the same, bit for bit.
 
 :func:`dict_context` returns :data:`NOT_PLAIN` where the run is not plainly
 ``{str: {str: number}}``; the caller then takes the general path, whose

@@ -258,8 +258,10 @@ def dict_context(qrels, run, settings):
 
 #: The ranks of the retrieved judgements are counted (each one's score
 #: compared with every score of its query) while that compares at most this
-#: many scores per run row; the rows are sorted otherwise.
-COUNTED_PER_ROW = 2
+#: many scores per run row; the rows are sorted otherwise. (Measured: 10
+#: retrieved judgements per query of 100 or 1,000 rows count in 0.85x and
+#: 0.97x the time of the sort, 40 per 1,000 rows in 1.4x.)
+COUNTED_PER_ROW = 8
 
 #: Scores compared at a time when counting ranks (a few MB of temporaries).
 _CELLS = 1 << 16

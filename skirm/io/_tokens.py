@@ -56,6 +56,7 @@ HASH_ROWS = 1 << 15
 _FEW_STRINGS = 256
 #: Tokens of more bytes than this have words past the head.
 _HEAD_BYTES = 8 * HEAD_WORDS
+_BYTE_BITS = np.uint64(3)  # a byte count shifted left by it: bits
 
 
 class Tokens:
@@ -246,8 +247,8 @@ class Tokens:
         """Bytes ``8k .. 8k+7`` of each token (zero past its end), as a
         little-endian uint64.
 
-        Only the result and one offset per token are allocated (and the
-        masks, where tokens of several lengths end inside the word)."""
+        Only the result and one offset per token are allocated (and a shift
+        per token, where tokens of several lengths end inside the word)."""
         start = self.start if rows is None else self.start[rows]
         length = self.length if rows is None else self.length[rows]
         view = self._view()
@@ -262,9 +263,15 @@ class Tokens:
         if shortest < 8 and int(length.max()) - 8 * k == shortest:
             words &= MASKS[max(shortest, 0)]  # one length: one mask
         elif shortest < 8:
-            left = length - 8 * k
-            np.clip(left, 0, 8, out=left)
-            words &= MASKS[left]
+            # the bytes past each token's end shifted out and back: no
+            # gather of a mask per token (a shift by 64 bits gives 0)
+            drop = 8 * (k + 1) - length
+            np.clip(drop, 0, 8, out=drop)
+            bits = drop.astype(np.uint64)
+            del drop
+            bits <<= _BYTE_BITS
+            words <<= bits
+            words >>= bits
         return words
 
     def hash(self, cache=True):

@@ -187,3 +187,21 @@ def test_hashes_by_ranges_of_rows_equal_each_token_hashed_alone(
     assert got.tolist() == alone
     assert column._hash is None
     assert column.hash() is column.hash()  # cached when asked
+
+
+def test_a_word_holds_the_token_bytes_and_zeros_past_its_end(token_column):
+    """Word k of each token, among neighbours of other lengths and bytes
+    around it: bytes 8k..8k+7, zero past the token's end (a word it does not
+    reach is 0), as a little-endian integer; all rows or some."""
+    rng = np.random.default_rng(7)
+    lengths = np.concatenate(([0, 1, 7, 8, 9, 15, 16, 17], rng.integers(0, 30, 40)))
+    texts = ["".join(rng.choice(list("xyz019#é"), size=int(n))) for n in lengths]
+    column = token_column(texts, rng)
+    raw = [t.encode("utf-8") for t in texts]
+    rows = np.array([3, 0, 9, 9, 40])
+    for k in range(5):
+        expected = [int.from_bytes(b[8 * k : 8 * k + 8], "little") for b in raw]
+        assert column.word(k).tolist() == expected
+        assert column.word(k, rows).tolist() == [expected[r] for r in rows]
+        one = token_column([texts[9]] * 3, rng)  # one length: one mask
+        assert one.word(k).tolist() == [expected[9]] * 3

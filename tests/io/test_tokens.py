@@ -205,3 +205,24 @@ def test_a_word_holds_the_token_bytes_and_zeros_past_its_end(token_column):
         assert column.word(k, rows).tolist() == [expected[r] for r in rows]
         one = token_column([texts[9]] * 3, rng)  # one length: one mask
         assert one.word(k).tolist() == [expected[9]] * 3
+
+
+@pytest.mark.parametrize("rows", [slice(0, 50), slice(3, 41), slice(44, 50)])
+def test_the_head_words_of_a_range_are_its_words(token_column, rows):
+    """One gather of the 8n bytes at each token's start gives every word
+    :meth:`Tokens.word` gives, also for the last tokens of the buffer (whose
+    8n bytes would run past it) and for one length only."""
+    rng = np.random.default_rng(11)
+    lengths = np.concatenate(([0, 1, 7, 8, 9, 23, 24, 25], rng.integers(0, 40, 42)))
+    texts = ["".join(rng.choice(list("pq78-é"), size=int(n))) for n in lengths]
+    texts[45] = "y" * 39  # a long token in every range: 5 words
+    texts[-1] = "z"  # short, last: its 40 bytes would run past the buffer
+    from skirm.io._long_tokens import n_words
+
+    for column in (token_column(texts, rng), token_column(["abcdefghij"] * 50, rng)):
+        n = int(n_words(int(column.length[rows].max())))
+        words = column._head_words(rows, n)
+        assert words.shape == (n, len(range(50)[rows]))
+        at = np.arange(50)[rows]
+        for k in range(n):
+            assert words[k].tolist() == column.word(k, at).tolist()

@@ -246,6 +246,7 @@ def test_a_plain_skirm_eval_loads_only_what_it_needs():
         "gzip",  # for a gzip file only
         "skirm._cli._ndeval",  # `skirm eval` builds its own parser only
         "skirm._cli._plots",  # for --plot only
+        "skirm.trec._dicts",  # for runs held as dicts only
     ):
         assert unneeded not in loaded, unneeded
 

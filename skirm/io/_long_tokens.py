@@ -11,7 +11,8 @@ drops the tokens that are done (ended, or found to differ). Time is linear in
 the bytes of the long tokens, with a numpy constant, and memory is bounded by
 the round, whatever the length of the longest token: a column of a million
 short docnos and one of a megabyte is never handled as a matrix a megabyte
-wide.
+wide. The head's words are read by :func:`gather_words` and trimmed to each
+token by :func:`clear_past_end`.
 """
 
 from __future__ import annotations
@@ -34,6 +35,42 @@ K0 = np.uint64(0x9E3779B97F4A7C15)
 K1 = np.uint64(0xBF58476D1CE4E5B9)
 K2 = np.uint64(0x94D049BB133111EB)
 S = np.uint64(31)
+
+
+_BYTE_BITS = np.uint64(3)  # a byte count shifted left by it: bits
+
+
+def gather_words(buf, start, n):
+    """``(words, late)``: the ``8n`` bytes of ``buf`` at each of ``start``
+    as ``n`` lines of little-endian words (line ``k``: bytes ``8k .. 8k+7``
+    of every start), and the positions in ``start`` whose ``8n`` bytes would
+    run past ``buf`` (their words are read otherwise; their lines hold other
+    bytes).
+
+    The bytes at each start are gathered as one item: numpy's fancy indexing
+    costs about as much per item whatever its size, so this replaces ``n``
+    gathers of a word.
+    """
+    limit = buf.shape[0] - 8 * n  # the last start with 8n bytes after it
+    items = np.ndarray(shape=(limit + 1,), dtype=f"V{8 * n}", buffer=buf, strides=(1,))
+    late = np.flatnonzero(start > limit)
+    gathered = items[np.minimum(start, limit) if late.shape[0] else start]
+    # a line per word: the masks and the hash then read contiguous words
+    words = np.ascontiguousarray(gathered.view("<u8").reshape(-1, n).T)
+    return words, late
+
+
+def clear_past_end(words, length, k):
+    """Zero the bytes of ``words`` (word ``k`` of tokens of ``length``
+    bytes) past each token's end: shifted out and back, with no gather of a
+    mask per token (a shift by 64 bits gives 0)."""
+    drop = 8 * (k + 1) - length
+    np.clip(drop, 0, 8, out=drop)
+    bits = drop.astype(np.uint64)
+    del drop
+    bits <<= _BYTE_BITS
+    words <<= bits
+    words >>= bits
 
 
 def n_words(length):

@@ -27,9 +27,11 @@ from skirm.io._long_tokens import (
     K2,
     MASKS,
     S,
+    clear_past_end,
     copy_tail,
     equal_tail,
     fill_tail,
+    gather_words,
     hash_tail,
     n_words,
     refine_rank,
@@ -246,8 +248,8 @@ class Tokens:
         """Bytes ``8k .. 8k+7`` of each token (zero past its end), as a
         little-endian uint64.
 
-        Only the result and one offset per token are allocated (and the
-        masks, where tokens of several lengths end inside the word)."""
+        Only the result and one offset per token are allocated (and a shift
+        per token, where tokens of several lengths end inside the word)."""
         start = self.start if rows is None else self.start[rows]
         length = self.length if rows is None else self.length[rows]
         view = self._view()
@@ -262,9 +264,30 @@ class Tokens:
         if shortest < 8 and int(length.max()) - 8 * k == shortest:
             words &= MASKS[max(shortest, 0)]  # one length: one mask
         elif shortest < 8:
-            left = length - 8 * k
-            np.clip(left, 0, 8, out=left)
-            words &= MASKS[left]
+            clear_past_end(words, length, k)
+        return words
+
+    def _head_words(self, rows, n):
+        """Words ``0 .. n-1`` of the tokens ``rows`` (a slice), as ``n``
+        lines: line ``k`` is :meth:`word` ``k`` of every token, from one
+        gather (:func:`~skirm.io._long_tokens.gather_words`). The few tokens
+        whose ``8n`` bytes would run past the buffer take :meth:`word`.
+        """
+        length = self.length[rows]
+        words, late = gather_words(self.buf, self.start[rows], n)
+        shortest, longest = int(length.min()), int(length.max())
+        for k in range(n):
+            end = shortest - 8 * k  # the shortest token's bytes in word k
+            if end >= 8:
+                continue  # every token fills the word
+            if longest == shortest:
+                words[k] &= MASKS[max(end, 0)]  # one length: one mask
+            else:
+                clear_past_end(words[k], length, k)
+        if late.shape[0]:
+            at = late + (rows.start or 0)
+            for k in range(n):
+                words[k, late] = self.word(k, at)
         return words
 
     def hash(self, cache=True):
@@ -299,8 +322,10 @@ class Tokens:
         length = self.length[rows]
         h = (length.astype(np.uint64) + np.uint64(1)) * K0
         shortest = int(length.min())
-        for k in range(min(int(n_words(int(length.max()))), HEAD_WORDS)):
-            mixed = h ^ self.word(k, rows)
+        n = min(int(n_words(int(length.max()))), HEAD_WORDS)
+        words = self._head_words(rows, n) if n else None
+        for k in range(n):
+            mixed = h ^ words[k]
             mixed *= K1
             mixed ^= mixed >> S
             if shortest > 8 * k:

@@ -24,7 +24,6 @@ from skirm.io._convert import as_qrels, as_run
 from skirm.io._records import Qrels, RunBlock
 from skirm.io._tokens import Tokens
 from skirm.metrics._result import EvaluationResult
-from skirm.trec._dicts import NOT_PLAIN, evaluate_dicts
 from skirm.trec._formats import check_qrels_type, check_rel_format
 from skirm.trec._groups import JG_NEEDED, as_qrels_jg, group_topics, split_topics
 from skirm.trec._inputs import map_blocks, qrels_input, run_blocks, run_input
@@ -285,11 +284,16 @@ def evaluate_request(qrels, run, request, options, *, rel_format, zscores, verbo
     check_qrels_type(qrels, rel_format)
     zscores = as_zscores(zscores)
     with reporting(verbose, "skirm.trec.evaluate_run") as progress:
-        # dicts of dicts joined as they are (the same values, sooner)
-        joined = NOT_PLAIN
-        if rel_format == QRELS and options.ties == "docno":
+        joined = None
+        if rel_format == QRELS and options.ties == "docno" and not _is_file(run):
+            # dicts of dicts joined as they are (the same values, sooner);
+            # imported here: a run read from a file never takes that path
+            from skirm.trec._dicts import NOT_PLAIN, evaluate_dicts
+
             joined = evaluate_dicts(qrels, run, outputs, options)
-        if joined is NOT_PLAIN:
+            if joined is NOT_PLAIN:
+                joined = None
+        if joined is None:
             joined = _evaluate(qrels, run, outputs, options, rel_format, progress)
         ids, per_query, run_id, n_topics, n_relevant = joined
     n_eval = ids.shape[0]
@@ -369,6 +373,11 @@ def _mapped(qrels, gains):
     at = np.minimum(np.searchsorted(grades, qrels.labels), grades.shape[0] - 1)
     labels = np.where(grades[at] == qrels.labels, values[at], qrels.labels)
     return Qrels(qrels.query_ids, qrels.doc_ids, labels)
+
+
+def _is_file(source):
+    """Whether ``source`` is a path or an open file (never dicts)."""
+    return isinstance(source, (str, os.PathLike)) or hasattr(source, "read")
 
 
 def _name(source, what):

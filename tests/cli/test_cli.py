@@ -251,6 +251,24 @@ def test_python_dash_m_and_help():
     assert "exit status" in proc.stdout
 
 
+def test_the_skirm_command_and_python_dash_m_run_one_entry():
+    # The console script and `python -m skirm` run skirm.__main__.main: the
+    # command's imports with the collector paused, their objects frozen
+    # (left out of later collections), the collector on again for the work.
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert '\nskirm = "skirm.__main__:main"\n' in pyproject
+    code = (
+        "import gc, sys; sys.argv = ['skirm', '--version']; "
+        "from skirm.__main__ import main; status = main(); "
+        "print(status, gc.isenabled(), gc.get_freeze_count() > 0)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert proc.stdout.startswith("skirm ")
+    assert proc.stdout.split()[-3:] == ["0", "True", "True"]
+
+
 def test_compat_option(tmp_path, run_cli):
     (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 1\n")
     (tmp_path / "run").write_text(

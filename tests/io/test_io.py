@@ -535,3 +535,44 @@ def test_lines_stored_before_the_line_arrays_grow_keep_their_numbers(monkeypatch
         "<file>:11: too few fields (5); expected 6 fields: qid iter docno rank "
         "score run_id, got 'q1 Q0 d1 1 0.5'"
     )
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_lines_first_tokens_found_without_a_search_are_the_searched_ones(seed):
+    """Lines of one token count (a run's) skip the search of each line's first
+    token; lines of other counts, blank ones, indented ones, a line of more
+    tokens than its neighbours, one token crossing where another line's would
+    be, all find the same tokens as the search."""
+    from skirm.io._text import _first_tokens
+
+    rng = np.random.default_rng(seed)
+    words = ["a", "bb", "q1", "d#3", "0.5"]
+    for _ in range(60):
+        n_lines = int(rng.integers(1, 8))
+        uniform = rng.random() < 0.5
+        k = int(rng.integers(1, 5))
+        lines = []
+        for _ in range(n_lines):
+            count = k if uniform else int(rng.integers(0, 5))
+            tokens = rng.choice(words, count).tolist()
+            gaps = [" " * int(rng.integers(1, 3)) for _ in tokens]
+            lead = " " * int(rng.integers(0, 2))
+            spaced = (t + g for t, g in zip(tokens, gaps, strict=True))
+            lines.append(lead + "".join(spaced))
+        text = "\n".join(lines) + ("\n" if rng.random() < 0.5 else "")
+        a = np.frombuffer(text.encode(), dtype=np.uint8)
+        line_starts = np.concatenate(([0], np.flatnonzero(a[:-1] == 10) + 1))
+        sep = np.concatenate((a <= 32, [True]))
+        change = np.concatenate(([not sep[0]], sep[1:] != sep[:-1]))
+        edges = np.flatnonzero(change)
+        expected = np.searchsorted(edges, line_starts) // 2
+        found = _first_tokens(edges, line_starts)
+        np.testing.assert_array_equal(found, expected, err_msg=repr(text))
+        assert found.dtype == expected.dtype
+    # the edge count fits k tokens a line, but one line holds k + 1 and
+    # another k - 1: the search decides
+    a = np.frombuffer(b"x y z\nx\nx y\n", dtype=np.uint8)
+    line_starts = np.array([0, 6, 8])
+    edges = np.array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+    assert (a[edges[::2]] > 32).all()
+    np.testing.assert_array_equal(_first_tokens(edges, line_starts), [0, 3, 4])

@@ -187,3 +187,42 @@ def test_hashes_by_ranges_of_rows_equal_each_token_hashed_alone(
     assert got.tolist() == alone
     assert column._hash is None
     assert column.hash() is column.hash()  # cached when asked
+
+
+def test_a_word_holds_the_token_bytes_and_zeros_past_its_end(token_column):
+    """Word k of each token, among neighbours of other lengths and bytes
+    around it: bytes 8k..8k+7, zero past the token's end (a word it does not
+    reach is 0), as a little-endian integer; all rows or some."""
+    rng = np.random.default_rng(7)
+    lengths = np.concatenate(([0, 1, 7, 8, 9, 15, 16, 17], rng.integers(0, 30, 40)))
+    texts = ["".join(rng.choice(list("xyz019#é"), size=int(n))) for n in lengths]
+    column = token_column(texts, rng)
+    raw = [t.encode("utf-8") for t in texts]
+    rows = np.array([3, 0, 9, 9, 40])
+    for k in range(5):
+        expected = [int.from_bytes(b[8 * k : 8 * k + 8], "little") for b in raw]
+        assert column.word(k).tolist() == expected
+        assert column.word(k, rows).tolist() == [expected[r] for r in rows]
+        one = token_column([texts[9]] * 3, rng)  # one length: one mask
+        assert one.word(k).tolist() == [expected[9]] * 3
+
+
+@pytest.mark.parametrize("rows", [slice(0, 50), slice(3, 41), slice(44, 50)])
+def test_the_head_words_of_a_range_are_its_words(token_column, rows):
+    """One gather of the 8n bytes at each token's start gives every word
+    :meth:`Tokens.word` gives, also for the last tokens of the buffer (whose
+    8n bytes would run past it) and for one length only."""
+    rng = np.random.default_rng(11)
+    lengths = np.concatenate(([0, 1, 7, 8, 9, 23, 24, 25], rng.integers(0, 40, 42)))
+    texts = ["".join(rng.choice(list("pq78-é"), size=int(n))) for n in lengths]
+    texts[45] = "y" * 39  # a long token in every range: 5 words
+    texts[-1] = "z"  # short, last: its 40 bytes would run past the buffer
+    from skirm.io._long_tokens import n_words
+
+    for column in (token_column(texts, rng), token_column(["abcdefghij"] * 50, rng)):
+        n = int(n_words(int(column.length[rows].max())))
+        words = column._head_words(rows, n)
+        assert words.shape == (n, len(range(50)[rows]))
+        at = np.arange(50)[rows]
+        for k in range(n):
+            assert words[k].tolist() == column.word(k, at).tolist()

@@ -369,7 +369,11 @@ def _as_dict(queries, per_query, outputs):
                 values = np.log(np.maximum(values, GM_FLOOR))
         columns.append(values.tolist())
         keys.append(key)
-    rows = zip(*columns, strict=True)
+    # {q: {key: value, ...}} built by C iterators: the (key, value) pairs of
+    # each measure, one tuple of pairs per query, one dict of each tuple
+    pairs = [
+        zip(repeat(key), values, strict=False)  # (the keys repeat without end)
+        for key, values in zip(keys, columns, strict=True)
+    ]
     queries = np.asarray(queries).tolist()
-    # {q: dict(zip(keys, row))} built by C iterators, one dict per query
-    return dict(zip(queries, map(dict, map(zip, repeat(keys), rows)), strict=True))
+    return dict(zip(queries, map(dict, zip(*pairs, strict=True)), strict=True))

@@ -213,14 +213,17 @@ def dict_context(qrels, run, settings):
             scores, j_scores = scores.astype(np.float32), j_scores.astype(np.float32)
     starts = _starts(sizes)
     docnos = _Docnos(inner, starts, scores, j_codes, j_scores)
-    codes = np.repeat(np.arange(len(inner), dtype=np.intp), sizes)
     hit = np.flatnonzero(~np.isnan(j_scores))
     q = j_codes[hit]
+
+    def row_codes():  # the query code of each run row, for a sort
+        return np.repeat(np.arange(len(inner), dtype=np.intp), sizes)
+
     if int(sizes[q].sum()) > COUNTED_PER_ROW * n:  # many retrieved judgements
         return _sorted_context(
             eval_ids,
             scores,
-            codes,
+            row_codes(),
             j_codes,
             j_scores,
             j_raw,
@@ -238,7 +241,7 @@ def dict_context(qrels, run, settings):
     def sort():  # the order of every row, for the few measures that read it
         ordered = rank_order(
             scores,
-            codes,
+            row_codes(),
             len(inner),
             "first",
             tiebreak=docnos.descending,

@@ -122,6 +122,17 @@ def _parsed(text):
     return [list(column) for column in zip(*rows, strict=True)]
 
 
+def _assert_rows_parsed(qrels, text):
+    """The rows of ``qrels`` (query, docno, label, line) equal a
+    line-by-line parse of ``text``; returns that parse."""
+    queries, docs, labels, lines = parsed = _parsed(text)
+    assert qrels.query_ids.tolist() == queries
+    assert qrels.doc_ids.tolist() == docs
+    assert qrels.labels.tolist() == labels
+    assert qrels._lines.tolist() == lines
+    return parsed
+
+
 @pytest.mark.parametrize("block", [7, 64, 1000, 1 << 24])
 def test_qrels_read_by_blocks_equal_a_line_by_line_parse(monkeypatch, block):
     """Any block size (smaller than a line: the block grows) gives the rows
@@ -135,12 +146,8 @@ def test_qrels_read_by_blocks_equal_a_line_by_line_parse(monkeypatch, block):
     text = _qrels_text(rng)
     monkeypatch.setattr(skirm.io._qrels_file, "QRELS_BLOCK_BYTES", block)
     qrels = read_qrels(io.StringIO(text))
-    queries, docs, labels, lines = _parsed(text)
-    assert qrels.query_ids.tolist() == queries
-    assert qrels.doc_ids.tolist() == docs
-    assert qrels.labels.tolist() == labels
+    queries, docs, _, _ = _assert_rows_parsed(qrels, text)
     assert qrels.labels.dtype == np.int64
-    assert qrels._lines.tolist() == lines
     assert isinstance(qrels._q, CodedTokens)
     assert qrels._q.codes()[1].tolist() == sorted(set(queries))
     assert qrels._d.buf.tobytes() == "".join(docs).encode() + b"\0" * PAD
@@ -165,11 +172,7 @@ def test_a_small_qrels_file_keeps_its_docnos_where_read(
     path.write_bytes(text.encode())
     monkeypatch.setattr(skirm.io._qrels_file, "IN_PLACE_BYTES", in_place)
     qrels = read_qrels(path)
-    queries, docs, labels, lines = _parsed(text)
-    assert qrels.query_ids.tolist() == queries
-    assert qrels.doc_ids.tolist() == docs
-    assert qrels.labels.tolist() == labels
-    assert qrels._lines.tolist() == lines
+    _, docs, _, _ = _assert_rows_parsed(qrels, text)
     compact = "".join(docs).encode() + b"\0" * PAD
     kept = text.encode() + b"\0" * (PAD + 1)  # the block: the size + 1, padded
     assert qrels._d.buf.tobytes() == (kept if in_place else compact)
@@ -188,11 +191,7 @@ def test_qrels_columns_widen_to_int64_when_the_offsets_need_it(monkeypatch, limi
     monkeypatch.setattr(skirm.io._qrels_file, "QRELS_BLOCK_BYTES", 256)
     monkeypatch.setattr(skirm.io._tokens, "INT32_LIMIT", limit)
     qrels = read_qrels(io.StringIO(text))
-    queries, docs, labels, lines = _parsed(text)
-    assert qrels.query_ids.tolist() == queries
-    assert qrels.doc_ids.tolist() == docs
-    assert qrels.labels.tolist() == labels
-    assert qrels._lines.tolist() == lines
+    queries, _, _, _ = _assert_rows_parsed(qrels, text)
     wide = np.dtype(np.int32 if limit > len(text) else np.int64)
     assert qrels._d.start.dtype == qrels._lines.dtype == wide
     # the query codes widen once the ids of the blocks (at least the file's
@@ -308,11 +307,7 @@ def test_qrels_columns_reserved_from_the_first_block_hold_every_row(
     monkeypatch.setattr(skirm.io._columns.Column, "reserve", spy)
     monkeypatch.setattr(skirm.io._qrels_file, "QRELS_BLOCK_BYTES", block)
     qrels = read_qrels(path)
-    queries, docs, labels, file_lines = _parsed(text)
-    assert qrels.query_ids.tolist() == queries
-    assert qrels.doc_ids.tolist() == docs
-    assert qrels.labels.tolist() == labels
-    assert qrels._lines.tolist() == file_lines
+    _, docs, labels, _ = _assert_rows_parsed(qrels, text)
     assert len(reserved) == 5  # codes, labels, lines, docno offsets and bytes
     assert qrels._d.buf.shape[0] == len("".join(docs).encode()) + 16
     assert qrels.labels.shape[0] == len(labels)

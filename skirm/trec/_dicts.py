@@ -320,7 +320,7 @@ def _ranks(scores, starts, q, s, hit, j_docnos, docnos):
         wanted[:] = j_docnos(hit[tied])
         # its own row among its tied ones: the one docno equal to its docno
         own = np.flatnonzero(np.array(names, dtype=object) == np.repeat(wanted, sizes))
-        key = Tokens.from_strings(np.array(names, dtype=str)).byte_rank()
+        key = _byte_rank(names)
         key_own, row_own = np.repeat(key[own], sizes), np.repeat(t_rows[own], sizes)
         # rows before it: a later docno, or the same bytes and an earlier row
         before = (key > key_own) | ((key == key_own) & (t_rows < row_own))
@@ -466,10 +466,16 @@ class _Docnos(_Keys):
         key = np.zeros(rows.shape[0], dtype=np.int64)
         at = np.flatnonzero(judged)
         if at.shape[0]:
-            names = np.array(self.of(rows[at]), dtype=str)
-            key[at] = Tokens.from_strings(names).byte_rank()
+            key[at] = _byte_rank(self.of(rows[at]))
             np.negative(key, out=key)
         return key
+
+
+def _byte_rank(docnos):
+    """The rank of each of ``docnos`` (a list of str) in byte order, as
+    ``strcmp`` orders them: the one rule of both rankings of tied rows
+    (counted, :func:`_ranks`; sorted, :meth:`_Docnos.descending`)."""
+    return Tokens.from_strings(np.array(docnos, dtype=str)).byte_rank()
 
 
 def _placed(ordered, j_codes, j_scores, j_raw, j_docnos, docnos):

@@ -20,7 +20,7 @@ from skirm._measures._rows import QRELS, QRELS_JG
 from skirm._measures._table import OFFICIAL
 from skirm._params import checked
 from skirm._progress import reporting
-from skirm.io._convert import _is_file, as_qrels, as_run
+from skirm.io._convert import as_qrels, as_run
 from skirm.io._records import Qrels, RunBlock
 from skirm.io._tokens import Tokens
 from skirm.metrics._result import EvaluationResult
@@ -373,6 +373,11 @@ def _mapped(qrels, gains):
     at = np.minimum(np.searchsorted(grades, qrels.labels), grades.shape[0] - 1)
     labels = np.where(grades[at] == qrels.labels, values[at], qrels.labels)
     return Qrels(qrels.query_ids, qrels.doc_ids, labels)
+
+
+def _is_file(source):
+    """Whether ``source`` is a path or an open file (never dicts)."""
+    return isinstance(source, (str, os.PathLike)) or hasattr(source, "read")
 
 
 def _name(source, what):

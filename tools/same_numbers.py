@@ -16,7 +16,13 @@ inputs and either saves them or compares them with a saved set:
   ``-N``, ``-Z``, ``-R qrels_jg`` / ``prefs`` / ``qrels_prefs`` and
   ``compat="9.0"``; and the bytes ``skirm eval`` and ``skirm compare`` print;
 - statistics (paired tests, corrections, intervals, Tukey HSD), scorers,
-  the beyond-accuracy metrics, and the messages of a set of bad inputs.
+  the beyond-accuracy metrics, and the messages of a set of bad inputs;
+- the doors: the ir_measures drop-in (every registered name and some of
+  their options, with ties, on dicts, named tuples and frames), the
+  pytrec_eval drop-in and evaluate_run on dicts, frames, tuples and
+  records (pooled and sparse judgements), the variants of measure names,
+  the diversity measures (and ndeval's report), judgment groups and
+  preferences given as records.
 
 Usage::
 
@@ -680,6 +686,238 @@ def other_outputs(out):
     _put(out, "recsys/tau_ap", tau_ap(a, b))
 
 
+def _door_data(seed, n_queries, pooled, ties=True, n_subtopics=3):
+    """Subtopic judgment rows ``(q, subtopic, doc, grade)`` and run rows
+    ``(q, doc, score)`` in the order given: pooled (every judged document
+    retrieved) or sparse (few), with tied scores or none, some documents
+    judged twice, a run query without judgments, a judged query the run
+    lacks."""
+    rng = np.random.default_rng(seed)
+    q_rows, r_rows = [], []
+    for q in range(n_queries):
+        qid = f"{q + 1}" if q % 3 else f"t{q}"
+        pool = [f"D{q}-{i}" for i in range(int(rng.integers(3, 30)))]
+        for doc in pool:
+            grades = rng.choice(4, size=n_subtopics, p=[0.6, 0.2, 0.1, 0.1])
+            for sub, grade in enumerate(grades):
+                if sub == 0 or rng.random() < 0.5:
+                    q_rows.append((qid, str(sub + 1), doc, int(grade)))
+        if q == n_queries - 1:
+            continue  # judged, not retrieved
+        if pooled:
+            retrieved = [d for d in pool if rng.random() < 0.9]
+        else:
+            retrieved = [d for d in pool if rng.random() < 0.2]
+        retrieved += [f"U{q}-{i}" for i in range(int(rng.integers(1, 40)))]
+        retrieved = list(rng.permutation(retrieved))
+        scores = rng.normal(size=len(retrieved))
+        scores = np.round(scores, 1) if ties else scores
+        if q % 4 == 0:
+            scores = np.abs(scores)  # no negative score
+        r_rows += [
+            (qid, str(d), float(s)) for d, s in zip(retrieved, scores, strict=True)
+        ]
+    r_rows.append(("nowhere", "x", 1.0))
+    return q_rows, r_rows
+
+
+def _plain_rows(q_rows):
+    seen, rows = set(), []
+    for q, _, d, g in q_rows:
+        if (q, d) not in seen:
+            seen.add((q, d))
+            rows.append((q, d, g))
+    return rows
+
+
+def _dicts(rows):
+    out = {}
+    for q, d, v in rows:
+        out.setdefault(q, {})[d] = v
+    return out
+
+
+#: Options of ir_measures' names (each applied per measure).
+OPTION_SPELLINGS = [
+    "NumRet(rel=2)",
+    "Bpref(rel=2)",
+    "IPrec(judged_only=True)@0.2",
+    "nDCG(judged_only=True)@10",
+    "nDCG(gains={0:0,1:1,2:3,3:7})@5",
+    "nDCG(cutoff=5)",
+    "P(rel=2,judged_only=True)@10",
+    "AP(rel=2)@20",
+    "SetP(relative=True)",
+    "MRR@10",
+    "NDCG(judged_only=True)",
+    "Precision(rel=2)@5",
+]
+
+
+def door_outputs(out):
+    """The doors: the ir_measures drop-in (every registered name, with ties,
+    on dicts, named tuples and frames), the pytrec_eval drop-in (pooled and
+    sparse dicts), evaluate_run on dicts, frames and tuples, the variants of
+    measure names, the diversity measures and the judgment-group and
+    preference records."""
+    import ir_measures
+    import pandas as pd
+
+    from skirm.io import Prefs, Qrels, QrelsJG, Run
+    from skirm.trec import (
+        RelevanceEvaluator,
+        calc,
+        evaluate_diversity,
+        evaluate_run,
+        format_ndeval,
+    )
+
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from _ir_names import SPELLINGS
+
+    for label, seed, pooled, ties in (
+        ("pooled", 1, True, True),
+        ("sparse", 2, False, True),
+        ("distinct", 3, True, False),
+    ):
+        q_rows, r_rows = _door_data(seed, 30, pooled, ties)
+        plain = _plain_rows(q_rows)
+        dq, dr = _dicts(plain), _dicts(r_rows)
+        names = list(dict.fromkeys([*SPELLINGS.values(), *OPTION_SPELLINGS]))
+        shapes = {
+            "dicts": (
+                q_rows,
+                dr,
+            ),
+            "tuples": (
+                [ir_measures.Qrel(q, d, g, s) for q, s, d, g in q_rows],
+                [ir_measures.ScoredDoc(q, d, s) for q, d, s in r_rows],
+            ),
+            "frames": (
+                pd.DataFrame(
+                    q_rows, columns=["query_id", "iteration", "doc_id", "relevance"]
+                ),
+                pd.DataFrame(r_rows, columns=["query_id", "doc_id", "score"]),
+            ),
+        }
+        for shape, (qrels, run) in shapes.items():
+            if shape == "dicts":  # ir_measures' dicts hold no subtopic
+                qrels = dq
+            for name in names:
+                key = f"doors/{label}/ir/{shape}/{name}"
+                try:
+                    result = calc([name], qrels, run)
+                except Exception as exc:
+                    _put(out, f"{key}/error", f"{type(exc).__name__}: {exc}")
+                    continue
+                _put(out, f"{key}/mean", result.aggregated[name])
+                ids = [m.query_id for m in result.per_query]
+                _put(out, f"{key}/ids", np.asarray(ids, dtype=str))
+                _put(out, f"{key}/values", [m.value for m in result.per_query])
+            many = calc(names[:40], qrels, run)
+            _put(out, f"doors/{label}/ir/{shape}/many", list(many.aggregated.values()))
+        # pytrec_eval's drop-in: a first and a second run, options
+        other = [(q, d, s + 0.5 * (i % 3)) for i, (q, d, s) in enumerate(r_rows)]
+        for options in ({}, {"relevance_level": 2}, {"judged_docs_only_flag": True}):
+            evaluator = RelevanceEvaluator(dq, {"all_trec"}, **options)
+            for run_label, run in (("first", dr), ("second", _dicts(other))):
+                values = evaluator.evaluate(run)
+                key = f"doors/{label}/pytrec/{sorted(options)}/{run_label}"
+                for qid in sorted(values):
+                    _put(out, f"{key}/{qid}", list(values[qid].values()))
+                    _put(out, f"{key}/{qid}/names", list(values[qid]))
+        # evaluate_run on dicts, frames, tuples and records
+        frames = (
+            pd.DataFrame(plain, columns=["query_id", "doc_id", "relevance"]),
+            pd.DataFrame(r_rows, columns=["query_id", "doc_id", "score"]),
+        )
+        records = (
+            Qrels(*(list(c) for c in zip(*plain, strict=True))),
+            Run(*(list(c) for c in zip(*r_rows, strict=True))),
+        )
+        for shape, (qrels, run) in {
+            "dicts": (dq, dr),
+            "frames": frames,
+            "tuples": (plain, r_rows),
+            "records": records,
+        }.items():
+            for options in (
+                {"all_queries": True},
+                {"compat": "9.0"},
+                {"compat": "9.0", "judged_only": True, "max_docs": 7},
+            ):
+                key = f"doors/{label}/evaluate_run/{shape}/{sorted(options.items())}"
+                try:
+                    result = evaluate_run(
+                        qrels, run, ["all_trec", "err@10", "ndcg@5"], **options
+                    )
+                except ValueError as exc:
+                    _put(out, f"{key}/error", str(exc))
+                    continue
+                _put_result(out, key, result)
+            variants = [
+                "P(rel=2)@10",
+                "P(judged_only=True)@5",
+                "nDCG(gains={0:0,1:1,2:3,3:7})@5",
+                "map",
+                "AP(rel=2)",
+            ]
+            key = f"doors/{label}/variants/{shape}"
+            _put_result(out, key, evaluate_run(qrels, run, variants, compat="9.0"))
+        # diversity
+        jg = QrelsJG(*(list(c) for c in zip(*q_rows, strict=True)))
+        run = records[1]
+        report = evaluate_diversity(jg, run)
+        for name, value in report.items():
+            if isinstance(value, np.ndarray):
+                _put(out, f"doors/{label}/diversity/{name}", value)
+        _put(out, f"doors/{label}/diversity/mean", list(report["mean"].values()))
+        _put(out, f"doors/{label}/ndeval", format_ndeval(report))
+        report = evaluate_diversity(
+            jg,
+            run,
+            ["alpha_nDCG(rel=2)@10", "ERR_IA@5", "NRBP", "nNRBP"],
+            judged_only=True,
+            all_queries=True,
+        )
+        _put(out, f"doors/{label}/diversity_options", format_ndeval(report))
+        for options in ({}, {"all_queries": True}, {"judged_only": True}):
+            key = f"doors/{label}/diversity_run/{sorted(options)}"
+            result = evaluate_run(
+                jg, run, ["alpha_nDCG@20", "P_IA@5", "StRecall@10"], **options
+            )
+            _put_result(out, key, result)
+        # judgment groups and preferences from records
+        for options in (
+            {"all_queries": True},
+            {"compat": "9.0"},
+            {"compat": "9.0", "max_docs": 5},
+        ):
+            key = f"doors/{label}/qrels_jg/{sorted(options)}"
+            try:
+                result = evaluate_run(
+                    jg, run, ["qrels_jg"], rel_format="qrels_jg", **options
+                )
+                _put_result(out, key + "/result", result)
+            except ValueError as exc:
+                _put(out, key + "/error", str(exc))
+            prefs = Prefs(
+                [q for q, _, _, _ in q_rows],
+                [s for _, s, _, _ in q_rows],
+                ["0"] * len(q_rows),
+                [d for _, _, d, _ in q_rows],
+                [float(g) for _, _, _, g in q_rows],
+            )
+            key = f"doors/{label}/prefs/{sorted(options)}"
+            try:
+                result = evaluate_run(
+                    prefs, run, ["all_prefs"], rel_format="prefs", **options
+                )
+                _put_result(out, key, result)
+            except ValueError as exc:
+                _put(out, key + "/error", str(exc))
+
+
 def dask_outputs(out, directory):
     import dask
     import dask.dataframe as dd
@@ -769,6 +1007,7 @@ def compute():
     stats_outputs(out)
     other_outputs(out)
     error_outputs(out)
+    door_outputs(out)
     return out
 
 

@@ -21,8 +21,66 @@ __all__ = [
     "check_sample_weight",
     "check_scores",
     "check_y_true",
+    "first_repeat",
+    "is_path",
+    "is_path_or_file",
+    "repeated_pairs",
     "type_name",
 ]
+
+
+def is_path(obj) -> bool:
+    """Whether ``obj`` names a file: a str or a path-like object."""
+    return isinstance(obj, (str, os.PathLike))
+
+
+def is_path_or_file(obj) -> bool:
+    """Whether ``obj`` is a source to read: a path or an open file (an object
+    with ``read``). The one test every reader and door asks, here where no
+    reader is called."""
+    return is_path(obj) or hasattr(obj, "read")
+
+
+def repeated_pairs(*keys):
+    """``(first, second)``: every row (``second``) that repeats an earlier
+    row on all ``keys`` (1-D arrays of one length), and the row before it
+    with the same keys (``first < second``): three equal rows give two
+    pairs, the first with the second and the second with the third.
+
+    The keys are sorted first without an index (most columns repeat
+    nothing), and only then are the rows ordered, by a stable sort."""
+    n = keys[0].shape[0]
+    empty = np.zeros(0, dtype=np.intp)
+    if n < 2:
+        return empty, empty
+    if len(keys) == 1:
+        (key,) = keys
+        sorted_keys = np.sort(key)
+        if not (sorted_keys[1:] == sorted_keys[:-1]).any():
+            return empty, empty
+        del sorted_keys
+        order = np.argsort(key, kind="stable")  # equal keys by row
+        same = key[order[1:]] == key[order[:-1]]
+    else:
+        order = np.lexsort(keys[::-1])  # stable: equal keys by row
+        same = np.ones(n - 1, dtype=bool)
+        for key in keys:
+            ranked = key[order]
+            same &= ranked[1:] == ranked[:-1]
+    at = np.flatnonzero(same)
+    return order[at], order[at + 1]
+
+
+def first_repeat(*keys):
+    """The earliest row that repeats an earlier one on all ``keys``, as
+    ``(first, second)``: ``second`` the smallest such row, ``first`` the
+    first row with its keys; None when no row repeats. The one duplicate
+    finder: every "given twice" message names the pair it returns."""
+    first, second = repeated_pairs(*keys)
+    if not second.shape[0]:
+        return None
+    k = int(np.argmin(second))
+    return int(first[k]), int(second[k])
 
 
 def type_name(obj) -> str:

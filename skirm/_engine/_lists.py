@@ -24,7 +24,7 @@ from skirm._engine._runs import check_groups
 from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._frames import flatten_list_column, is_list_column
 from skirm._params import as_python, describe
-from skirm._validation import check_sample_weight
+from skirm._validation import check_sample_weight, first_repeat
 
 if TYPE_CHECKING:
     from collections.abc import Hashable, Sequence
@@ -296,7 +296,7 @@ def from_lists(
         labels = check_groups(groups, n_queries)
         codes, group_ids = encode_groups(labels)
         if group_ids.shape[0] != n_queries:
-            dup = _first_duplicate(labels)
+            dup = first_repeat(codes)[1]
             raise InvalidInputError(
                 f"`groups` must hold one distinct label per query, got "
                 f"{as_python(labels[dup])!r} twice"
@@ -525,11 +525,6 @@ def _reorder(order, labels, sizes, truth_q, grades, judged):
     rank_of[order] = np.arange(order.shape[0])
     judged = None if judged is None else judged[rows]
     return labels[rows], new_sizes, rank_of[truth_q], grades, judged
-
-
-def _first_duplicate(labels):
-    _, first, counts = np.unique(labels, return_index=True, return_counts=True)
-    return int(first[np.argmax(counts > 1)])
 
 
 def rank_lists(y_true, y_score, groups, sample_weight, unjudged="nonrelevant"):

@@ -18,6 +18,7 @@ import numpy as np
 from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._measures._table import OFFICIAL
 from skirm._params import describe
+from skirm._validation import is_path
 from skirm.dask._evaluate import (
     SHUFFLE,
     _import_dask,
@@ -78,7 +79,7 @@ def _run_frame(run):
                 f"skirm.io.Run.to_frame gives them), missing {missing}"
             )
         return run[list(_RUN_COLUMNS)], None
-    if isinstance(run, (str, os.PathLike)):
+    if is_path(run):
         paths = sorted(_glob.glob(os.fspath(run)))
     elif isinstance(run, (list, tuple)):
         paths = [os.fspath(p) for p in run]
@@ -263,7 +264,6 @@ def evaluate_run(
     {'num_ret': 4.0, 'map': 0.5}
     """
     dask, _, _ = _import_dask()
-    from skirm.metrics import EvaluationResult
     from skirm.trec._inputs import qrels_input
     from skirm.trec._join import QrelsIndex
     from skirm.trec._missing import missing_rule
@@ -274,7 +274,7 @@ def evaluate_run(
         Options,
         parse_measures,
     )
-    from skirm.trec._summary import summarize_outputs
+    from skirm.trec._summary import finish
 
     shuffle = SHUFFLE(shuffle)
     compat = COMPAT(compat)
@@ -303,19 +303,15 @@ def evaluate_run(
     missing = missing_rule(options.all_queries, compat)
     present = _checked_run(parts, index, missing)
     frames = [out for ids, out in parts if len(ids)]
-    n_topics = index.n_topics
-    if missing == "score" and present.shape[0] < n_topics:
+    if missing == "score" and present.shape[0] < index.n_topics:
         frames.append(_placeholder_part(index, outputs, present, options))
     group_ids, per_query = _merged_frames(frames)
-    n_total = n_topics if options.all_queries else group_ids.shape[0]
-    means = summarize_outputs(
+    return finish(
         outputs,
+        group_ids,
         per_query,
-        n_total,
-        n_total - group_ids.shape[0],
-        index.n_relevant,
-        options.all_queries,
+        run_id=run_id if run_id is not None else "",
+        n_topics=index.n_topics,
+        n_relevant=index.n_relevant,
+        all_queries=options.all_queries,
     )
-    result = EvaluationResult(group_ids, per_query, means)
-    result.run_id = run_id if run_id is not None else ""
-    return result

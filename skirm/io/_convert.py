@@ -11,7 +11,6 @@ so every shape gets the same validation as arrays do.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping
 from itertools import chain
 from operator import itemgetter, methodcaller
@@ -28,7 +27,7 @@ from skirm._frames import (
     is_frame,
     values,
 )
-from skirm._validation import type_name
+from skirm._validation import is_path_or_file, type_name
 from skirm.io._records import Qrels, Run
 from skirm.io._trec import read_qrels, read_run
 
@@ -226,7 +225,7 @@ def convert_qrels(obj, name, names=None) -> Qrels:
     """:func:`as_qrels` for the argument ``name`` of a public function."""
     if isinstance(obj, Qrels):
         return obj
-    if _is_file(obj):
+    if is_path_or_file(obj):
         return read_qrels(obj)
     if hasattr(obj, "qrels_iter") and callable(obj.qrels_iter):
         obj = obj.qrels_iter()
@@ -240,17 +239,13 @@ def convert_run(obj, name, names=None, run_id="skirm") -> Run:
     """:func:`as_run` for the argument ``name`` of a public function."""
     if isinstance(obj, Run):
         return obj
-    if _is_file(obj):
+    if is_path_or_file(obj):
         return read_run(obj)
     if hasattr(obj, "scoreddocs_iter") and callable(obj.scoreddocs_iter):
         obj = obj.scoreddocs_iter()
     q, d, v = columns_of(obj, name, "score", names or {}, Run)
     _check_numbers(v, name, "score", "biuf")
     return _build(Run, name, q, d, v, run_id=run_id)
-
-
-def _is_file(obj):
-    return isinstance(obj, (str, os.PathLike)) or hasattr(obj, "read")
 
 
 def columns_of(obj, name, value, names, cls, roles=None):

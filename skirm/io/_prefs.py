@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from skirm._errors import InvalidInputError, TrecFormatError
+from skirm._validation import first_repeat
 from skirm.io._records import as_str_array
 from skirm.io._text import Table, read_bytes
 
@@ -74,8 +75,9 @@ class QrelsJG:
             )
         self.labels = labels.astype(np.int64)
         _check_columns(self, ("query_ids", "groups", "doc_ids"), "labels")
-        dup = first_duplicate_pair(self.topics(), self.doc_ids)
-        if dup is not None:
+        pair = first_repeat(self.topics(), self.doc_ids)
+        if pair is not None:
+            dup = pair[1]
             raise InvalidInputError(
                 f"duplicate docno {str(self.doc_ids[dup])!r} in group "
                 f"{str(self.groups[dup])!r} of query {str(self.query_ids[dup])!r}; "
@@ -122,18 +124,6 @@ def _empty_or_spaced(values):
     points = values.view(np.uint32).reshape(values.shape[0], width)
     spaced = ((points >= 9) & (points <= 13)) | (points == 32)
     return spaced.any(axis=1) | (points[:, 0] == 0)
-
-
-def first_duplicate_pair(a, b):
-    """Index of the second row of the first repeated (a, b) pair, or None."""
-    if a.shape[0] < 2:
-        return None
-    order = np.lexsort((b, a))
-    same = (a[order[1:]] == a[order[:-1]]) & (b[order[1:]] == b[order[:-1]])
-    if not same.any():
-        return None
-    i = int(np.flatnonzero(same)[0])
-    return int(max(order[i], order[i + 1]))
 
 
 def read_qrels_jg(source: PathOrFile) -> QrelsJG:
@@ -231,8 +221,9 @@ class Prefs:
             raise InvalidInputError("`levels` must not contain NaN")
         _check_columns(self, ("query_ids", "groups", "subgroups", "doc_ids"), "levels")
         unit = np.char.add(np.char.add(self.topics(), SEP), self.subgroups)
-        dup = first_duplicate_pair(unit, self.doc_ids)
-        if dup is not None:
+        pair = first_repeat(unit, self.doc_ids)
+        if pair is not None:
+            dup = pair[1]
             raise InvalidInputError(
                 f"duplicate docno {str(self.doc_ids[dup])!r} in sub-group "
                 f"{str(self.subgroups[dup])!r} of group {str(self.groups[dup])!r} "

@@ -16,13 +16,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from skirm._errors import InvalidInputError
-from skirm._validation import type_name
+from skirm._validation import is_path_or_file, type_name
 from skirm.io._convert import (
     SUBTOPIC,
     _check_numbers,
     _from_dicts,
     _ids,
-    _is_file,
     columns_of,
 )
 from skirm.io._prefs import QrelsJG, read_qrels_jg
@@ -121,7 +120,7 @@ def convert_qrels_jg(obj, name, names=None) -> QrelsJG:
     """:func:`as_qrels_jg` for the argument ``name`` of a public function."""
     if isinstance(obj, QrelsJG):
         return obj
-    if _is_file(obj):
+    if is_path_or_file(obj):
         return read_qrels_jg(obj)
     if hasattr(obj, "qrels_iter") and callable(obj.qrels_iter):
         obj = obj.qrels_iter()

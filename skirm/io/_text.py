@@ -16,6 +16,7 @@ import stat
 import numpy as np
 
 from skirm._errors import InvalidParameterError, TrecFormatError
+from skirm._validation import is_path
 from skirm.io._decimals import parse_decimals
 from skirm.io._tokens import PAD, Tokens, offset_dtype
 
@@ -30,7 +31,7 @@ class Source:
         self.owned = None
         self.pending = b""
         self.regular = False
-        if isinstance(source, (str, os.PathLike)):
+        if is_path(source):
             self.name = os.fspath(source)
             fh = self.owned = open(self.name, "rb")
             status = os.fstat(fh.fileno())

@@ -20,6 +20,7 @@ import functools
 
 import numpy as np
 
+from skirm._validation import first_repeat
 from skirm.io._long_tokens import (
     HEAD_WORDS,
     K0,
@@ -540,55 +541,29 @@ def find_sorted(sorted_keys, needles):
     return SortedKeys(sorted_keys).find(needles)
 
 
-def equal_key_pairs(keys):
-    """Pairs ``(i, j)`` of rows with equal keys: each row and the next one
-    with its key (``i < j``), so that three equal keys give two pairs, the
-    earliest row with the second and the second with the third.
-
-    The keys are sorted first (a copy, no index): most columns have no equal
-    keys, and only then are the rows ordered, in a stable argsort.
-    """
-    n = keys.shape[0]
-    empty = np.zeros(0, dtype=np.int64)
-    if n < 2:
-        return empty, empty
-    sorted_keys = np.sort(keys)
-    if not (sorted_keys[1:] == sorted_keys[:-1]).any():
-        return empty, empty
-    del sorted_keys
-    order = np.argsort(keys, kind="stable")  # equal keys by row
-    sorted_keys = keys[order]
-    same = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
-    return order[same], order[same + 1]
-
-
 def first_duplicate(codes, tokens, rows=None):
-    """The first repeated ``(code, token)`` pair, or None.
+    """The first repeated ``(code, token)`` pair, or None: the one duplicate
+    finder (:func:`~skirm._validation.first_repeat`) asked of the pairs'
+    hashes, its answer verified byte for byte (and, after a hash collision,
+    asked again of the strings' codes).
 
     Returns ``(first, second)``: ``second`` is the smallest index that
     repeats an earlier one, ``first`` that earlier one; with ``rows`` (an
-    index of each position, e.g. its line), those of the positions. Pairs are
-    found on hashes and verified byte for byte (on the strings after a
-    collision).
+    index of each position, e.g. its line), those of the rows, the positions
+    taken in the order of their rows.
     """
+    if rows is not None:
+        by_row = np.argsort(rows, kind="stable")
+        pair = first_duplicate(codes[by_row], tokens.take(by_row))
+        return None if pair is None else tuple(int(rows[by_row[p]]) for p in pair)
     if codes.shape[0] < 2:
         return None
-    i, j = equal_key_pairs(mix(tokens.hash(), codes))
-    if not i.shape[0]:
+    pair = first_repeat(mix(tokens.hash(), codes))
+    if pair is None:
         return None
-    truly = (codes[i] == codes[j]) & tokens.equal(i, tokens, j)
-    if not truly.all():  # a hash collision: decide on the strings
-        _, d_codes = np.unique(tokens.strings(), return_inverse=True)
-        key = codes.astype(np.int64) * max(len(tokens), 1) + d_codes.reshape(-1)
-        order = np.argsort(key, kind="stable")
-        same = np.flatnonzero(key[order[1:]] == key[order[:-1]])
-        if not same.shape[0]:
-            return None
-        i, j = order[same], order[same + 1]
-        truly = np.ones(i.shape[0], dtype=bool)
-    i, j = i[truly], j[truly]
-    if rows is not None:
-        i, j = rows[i], rows[j]
-    first, second = np.minimum(i, j), np.maximum(i, j)
-    k = int(np.argmin(second))
-    return int(first[k]), int(second[k])
+    a, b = np.array(pair[:1]), np.array(pair[1:])
+    if codes[pair[0]] == codes[pair[1]] and tokens.equal(a, tokens, b)[0]:
+        return pair
+    # a hash collision: decide on the strings
+    _, d_codes = np.unique(tokens.strings(), return_inverse=True)
+    return first_repeat(codes, d_codes.reshape(-1))

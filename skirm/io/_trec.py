@@ -21,6 +21,7 @@ import numpy as np
 
 from skirm._errors import InvalidInputError
 from skirm._params import NONE, Interval, Param, Satisfies, checked
+from skirm._validation import is_path
 from skirm.io._qrels_file import read_qrels_rows
 from skirm.io._records import (
     Qrels,
@@ -63,7 +64,7 @@ MAX_DOCS = Param(
 OUTPUT = Param(
     "file",
     Satisfies(
-        lambda file: isinstance(file, (str, os.PathLike)) or hasattr(file, "write"),
+        lambda file: is_path(file) or hasattr(file, "write"),
         "a path or an open text file",
         rejected=(3,),
     ),
@@ -221,7 +222,7 @@ def write_run(
         f"{a} Q0 {b} {r} {s} {run_id}\n"
         for a, b, r, s in zip(qs, ds, rs, ss, strict=True)
     )
-    if isinstance(file, (str, os.PathLike)):
+    if is_path(file):
         path = os.fspath(file)
         if path.endswith(".gz"):
             import gzip  # for a .gz path only

@@ -18,6 +18,7 @@ from skirm._errors import (
     MissingDependencyError,
 )
 from skirm._params import describe
+from skirm._validation import first_repeat
 from skirm.metrics._base import average
 
 if TYPE_CHECKING:
@@ -406,10 +407,10 @@ def merged_ids(parts):
 def first_repeated(sorted_ids):
     """The first label that ``sorted_ids`` (sorted) holds twice, as a Python
     scalar, or None."""
-    repeated = sorted_ids[1:] == sorted_ids[:-1]
-    if not repeated.any():
+    pair = first_repeat(sorted_ids)
+    if pair is None:
         return None
-    query = sorted_ids[int(np.argmax(repeated))]
+    query = sorted_ids[pair[1]]
     return query.item() if isinstance(query, np.generic) else query
 
 

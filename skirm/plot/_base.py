@@ -4,7 +4,6 @@ fitted estimator."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +16,7 @@ from skirm._errors import (
 )
 from skirm._params import NONE, Interval, K, Param, describe
 from skirm._query_ids import resolve_groups
+from skirm._validation import is_path
 from skirm.metrics._response import check_response_method, response
 
 if TYPE_CHECKING:
@@ -121,6 +121,6 @@ def check_names(names, n, what):
 
 def run_name(run):
     """A legend name for a run given as a path: its file name; else None."""
-    if isinstance(run, (str, os.PathLike)):
+    if is_path(run):
         return Path(run).name
     return None

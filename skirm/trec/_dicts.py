@@ -79,8 +79,7 @@ def evaluate_dicts(qrels, run, outputs, options):
         return NOT_PLAIN  # nothing retrieved: the general path says so
     index = DictQrels(judged)
     topics = np.array(index.names, dtype=str)  # sorted
-    settings = (options.level, options.judged_only, options.max_docs, options.compat)
-    ctx = dict_context(index, run, settings)
+    ctx = dict_context(index, run, options)
     if ctx is NOT_PLAIN:
         return NOT_PLAIN
     if ctx is None:
@@ -92,7 +91,7 @@ def evaluate_dicts(qrels, run, outputs, options):
         if missing == "score":
             return NOT_PLAIN  # placeholders: the general path scores them
         raise missing_queries_error(topics[~np.isin(topics, ids)])
-    per_query = measure(ctx, bind_qrels_wide(outputs, lambda: max_label), options.level)
+    per_query = measure(ctx, bind_qrels_wide(outputs, lambda: max_label))
 
     def n_relevant():  # the judgements with a positive label (as asked)
         labels = chain.from_iterable(map(dict.values, judged.values()))
@@ -166,14 +165,14 @@ class DictQrels:
         return keys.of(rows)
 
 
-def dict_context(qrels, run, settings):
+def dict_context(qrels, run, options):
     """The :class:`~skirm.trec._measures.Context` of a ``run`` dict against
     ``qrels`` (a :class:`DictQrels`, or dicts of checked qrels: str keys,
     integer labels); None when none of the run's queries with documents is
     judged; :data:`NOT_PLAIN` when ``run`` is not dicts of str docnos and
     numeric scores.
 
-    ``settings`` are ``(level, judged_only, max_docs, compat)``."""
+    ``options`` are the evaluation's :class:`~skirm.trec._request.Options`."""
     if not plain_dicts(run):
         return NOT_PLAIN
     index = qrels if isinstance(qrels, DictQrels) else DictQrels(qrels)
@@ -208,7 +207,7 @@ def dict_context(qrels, run, settings):
         dtype=np.float64,
         count=j_raw.shape[0],
     )  # fmt: skip
-    if settings[3] == "9.0":  # as trec_eval 9.0.x holds scores: C floats
+    if options.compat == "9.0":  # as trec_eval 9.0.x holds scores: C floats
         with np.errstate(over="ignore"):
             scores, j_scores = scores.astype(np.float32), j_scores.astype(np.float32)
     starts = _starts(sizes)
@@ -229,7 +228,7 @@ def dict_context(qrels, run, settings):
             j_raw,
             j_docnos,
             docnos,
-            settings,
+            options,
         )
     # Each retrieved judgement's rank: the rows of its query scored above it,
     # and its place among the rows tied with it (by docno).
@@ -255,7 +254,7 @@ def dict_context(qrels, run, settings):
         return of
 
     return placed_context(
-        eval_ids, at, raw, starts, sort, j_codes, j_raw, settings, of_rows
+        eval_ids, at, raw, starts, sort, j_codes, j_raw, options, of_rows
     )
 
 
@@ -271,7 +270,7 @@ _CELLS = 1 << 16
 
 
 def _sorted_context(
-    eval_ids, scores, codes, j_codes, j_scores, j_raw, j_docnos, docnos, settings
+    eval_ids, scores, codes, j_codes, j_scores, j_raw, j_docnos, docnos, options
 ):
     """The context of the run's rows sorted (ties by docno), each retrieved
     judgement then placed by a search of its score among its query's."""
@@ -295,7 +294,7 @@ def _sorted_context(
         j_codes,
         j_raw,
         docnos.descending,
-        settings,
+        options,
         of_rows=of_rows,
     )
 

@@ -27,9 +27,9 @@ from skirm._errors import (
 from skirm._measures import _table as table
 from skirm._measures._grammar import DiversityName, parse_diversity
 from skirm._measures._unknown import unknown_measure
+from skirm._validation import first_repeat
 from skirm.io import Run
 from skirm.io._convert import convert_run
-from skirm.io._prefs import first_duplicate_pair
 from skirm.metrics._diversity import (
     NDEVAL_KS,
     Pairs,
@@ -279,8 +279,9 @@ def _pairs(qrels, run, query_ids, relevance_threshold, judged_only):
     n_docs = key_docs.shape[0]
     q_codes = _codes(qrels.query_ids, query_ids)
     r_codes = _codes(run.query_ids, query_ids)
-    bad = first_duplicate_pair(r_codes, run_doc)
-    if bad is not None:
+    pair = first_repeat(r_codes, run_doc)
+    if pair is not None:
+        bad = pair[1]
         raise DuplicateDocnoError(
             f"run: docno {str(run.doc_ids[bad])!r} is listed twice for query "
             f"{str(run.query_ids[bad])!r}; ndeval takes each document once"

@@ -3,8 +3,9 @@
 trec_eval accepts a docno listed twice for a query it does not evaluate, and
 stops on one it does (within ``-M`` for a run): the join checks the qrels'
 evaluated topics, the rank stage the run's ranked rows, and the other
-relevance formats their own rows, each through :func:`first_repeat`, and
-report the first repeat with :func:`duplicate_error`.
+relevance formats their own rows, each through :func:`block_repeat` (the
+one duplicate finder, :func:`~skirm._validation.first_repeat`, on the
+tokens), and report the first repeat with :func:`duplicate_error`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from skirm._errors import DuplicateDocnoError
 from skirm.io._tokens import first_duplicate
 
 
-def first_repeat(block, rows):
+def block_repeat(block, rows):
     """The first repeated (query, docno) among the ``rows`` of a run block:
     ``(first, second)`` rows of the block, or None."""
     rows = np.asarray(rows, dtype=np.int64)

@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._errors import DuplicateDocnoError, EmptyRunError, InvalidParameterError
+from skirm._errors import DuplicateDocnoError, EmptyRunError
 from skirm._measures._rows import QRELS, QRELS_JG
 from skirm._measures._table import OFFICIAL
 from skirm._params import checked
 from skirm._progress import reporting
-from skirm.io._convert import as_qrels, as_run
-from skirm.io._records import Qrels, RunBlock
+from skirm._validation import is_path, is_path_or_file
+from skirm.io._convert import as_qrels
+from skirm.io._records import Qrels, RunBlock, qrels_rows
 from skirm.io._tokens import Tokens
-from skirm.metrics._result import EvaluationResult
-from skirm.trec._formats import check_qrels_type, check_rel_format
+from skirm.trec._formats import check_qrels_type
 from skirm.trec._groups import JG_NEEDED, as_qrels_jg, group_topics, split_topics
 from skirm.trec._inputs import map_blocks, qrels_input, run_blocks, run_input
 from skirm.trec._join import QrelsIndex
@@ -38,6 +38,7 @@ from skirm.trec._missing import (
     placeholder_block,
     placeholder_blocks,
 )
+from skirm.trec._plan import make_plan
 from skirm.trec._rank import ranked
 from skirm.trec._request import (
     COLLECTION_SIZE,
@@ -48,8 +49,8 @@ from skirm.trec._request import (
     bind_qrels_wide,
     parse_measures,
 )
-from skirm.trec._summary import PerQuery, summarize_outputs
-from skirm.trec._zscores import as_zscores, zscore_values
+from skirm.trec._summary import PerQuery, finish
+from skirm.trec._zscores import as_zscores
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
     from skirm.io import Prefs, QrelsJG
     from skirm.io._typing import QrelsLike, RunLike
     from skirm.metrics._registry import Metric
+    from skirm.metrics._result import EvaluationResult
     from skirm.trec._zscores import ZScores
 
 __all__ = ["evaluate_run"]
@@ -243,126 +245,53 @@ def evaluate_run(
 def evaluate_request(qrels, run, request, options, *, rel_format, zscores, verbose):
     """:func:`evaluate_run` of a parsed :class:`Request` with checked
     :class:`Options` (the command line evaluates every run of a call with
-    one request)."""
-    if request.diversity:
+    one request): its :class:`~skirm.trec._plan.Plan` evaluated on the
+    inputs read once, then :func:`~skirm.trec._summary.finish`."""
+    plan = make_plan(request, options, rel_format, zscores is not None)
+    if plan.diversity:
         # Imported here: a request without diversity names never loads them.
         from skirm.trec._diversity_run import (
             diversity_part,
-            merged,
+            diversity_values,
             plain_qrels,
-            refuse_options,
             subtopics_twice,
         )
 
-        refuse_options(
-            request,
-            {
-                ("max_docs", "-M"): options.max_docs is not None,
-                ("zscores", "-Z"): zscores is not None,
-                (f"rel_format={rel_format!r}", f"-R {rel_format}"): rel_format != QRELS,
-            },
-        )
         jg, run, report = diversity_part(qrels, run, request, options)
-        standard = None
-        if request.outputs:
-            try:
-                standard = evaluate_request(
-                    plain_qrels(jg), run, request.plain(), options,
-                    rel_format=QRELS, zscores=None, verbose=verbose,
-                )  # fmt: skip
-            except DuplicateDocnoError as exc:
-                raise subtopics_twice(exc) from None
-        return merged(request, jg, run, report, standard, options.all_queries)
-    variants = request.variants()
-    if list(variants) != [()]:
-        order = [output.name for output in request.outputs]
-        return _evaluate_variants(
-            qrels, run, variants, order, options, rel_format, zscores, verbose
-        )
-    outputs = request.outputs
-    rel_format = check_rel_format(rel_format, outputs)
-    check_qrels_type(qrels, rel_format)
+        qrels = plain_qrels(jg)
+    else:
+        check_qrels_type(qrels, plan.rel_format)
     zscores = as_zscores(zscores)
-    with reporting(verbose, "skirm.trec.evaluate_run") as progress:
-        joined = None
-        if rel_format == QRELS and options.ties == "docno" and not _is_file(run):
-            # dicts of dicts joined as they are (the same values, sooner);
-            # imported here: a run read from a file never takes that path
-            from skirm.trec._dicts import NOT_PLAIN, evaluate_dicts
-
-            joined = evaluate_dicts(qrels, run, outputs, options)
-            if joined is NOT_PLAIN:
-                joined = None
-        if joined is None:
-            joined = _evaluate(qrels, run, outputs, options, rel_format, progress)
-        ids, per_query, run_id, n_topics, n_relevant = joined
-    n_eval = ids.shape[0]
-    n_total = n_topics if options.all_queries else n_eval
-    if zscores is not None:
-        for output in outputs:
-            values = per_query.get(output.name)
-            if values is not None and values.dtype.kind == "f":
-                per_query[output.name] = zscore_values(
-                    zscores, ids, output.name, output.summary, values
-                )
-    means = summarize_outputs(
-        outputs,
-        per_query,
-        n_total,
-        n_total - n_eval,
-        n_relevant,
-        options.all_queries,
-        zscored=zscores is not None,
-    )
-    result = EvaluationResult(ids, per_query, means)
-    result.run_id = run_id
-    result.zscored = zscores is not None
-    return result
-
-
-def _evaluate_variants(
-    qrels, run, variants, order, options, rel_format, zscores, verbose
-):
-    """The outputs of each variant (ir_measures' ``rel=``, ``judged_only=``,
-    ``gains=`` of a measure) evaluated with its options, as ir_measures has
-    pytrec_eval evaluate each, and lined up in one result."""
-    if rel_format != QRELS:
-        raise InvalidParameterError(
-            "the options rel=, judged_only= and gains= of a measure name need "
-            f"qrels (rel_format='qrels'), got rel_format={rel_format!r}"
+    ids, per_query, means = None, {}, {}
+    run_id, n_topics, n_relevant = "", 0, None
+    if plan.entries:
+        with reporting(verbose, "skirm.trec.evaluate_run") as progress:
+            try:
+                evaluated = _evaluate(qrels, run, plan, progress)
+            except DuplicateDocnoError as exc:
+                if not plan.diversity:
+                    raise
+                raise subtopics_twice(exc) from None
+        ids, per_query, run_id, n_topics, n_relevant = evaluated
+    else:
+        run_id = run.run_id
+    if plan.diversity:
+        ids, values, means = diversity_values(
+            request, jg, report, ids, options.all_queries
         )
-    # Read once: each variant evaluates the same rows.
-    qrels, run = as_qrels(qrels), as_run(run)
-    results = []
-    for key, request in variants.items():
-        settings = dict(key)
-        variant = options._replace(
-            level=settings.get("level", options.level),
-            judged_only=settings.get("judged_only", options.judged_only),
-        )
-        these = qrels if "gains" not in settings else _mapped(qrels, settings["gains"])
-        plain = request.plain_variant()
-        result = evaluate_request(
-            these, run, plain, variant, rel_format=QRELS, zscores=zscores,
-            verbose=verbose,
-        )  # fmt: skip
-        results.append(result)
-    ids = results[0].group_ids
-    per_query, means = {}, {}
-    for result in results:
-        if not np.array_equal(result.group_ids, ids):  # the same queries
-            raise RuntimeError("variants of one request evaluated other queries")
-        per_query.update(result.per_query)
-        means.update(result.means)
-    positions = {name: i for i, name in enumerate(order)}
-    first = results[0]
-    result = EvaluationResult(
+        per_query.update(values)
+    return finish(
+        [o for entry in plan.entries for o in entry.outputs],
         ids,
-        {n: per_query[n] for n in sorted(per_query, key=positions.__getitem__)},
-        {n: means[n] for n in sorted(means, key=positions.__getitem__)},
+        per_query,
+        run_id=run_id,
+        n_topics=n_topics,
+        n_relevant=n_relevant,
+        all_queries=options.all_queries,
+        zscores=zscores,
+        means=means,
+        names=plan.names,
     )
-    result.run_id, result.zscored = first.run_id, first.zscored
-    return result
 
 
 def _mapped(qrels, gains):
@@ -375,30 +304,38 @@ def _mapped(qrels, gains):
     return Qrels(qrels.query_ids, qrels.doc_ids, labels)
 
 
-def _is_file(source):
-    """Whether ``source`` is a path or an open file (never dicts)."""
-    return isinstance(source, (str, os.PathLike)) or hasattr(source, "read")
-
-
 def _name(source, what):
     """How the progress names an input: a file's name, else ``what``."""
-    if isinstance(source, (str, os.PathLike)):
+    if is_path(source):
         return os.path.basename(os.fspath(source)) or what
     return what
 
 
-def _evaluate(qrels, run, outputs, options, rel_format, progress):
+def _evaluate(qrels, run, plan, progress):
     """``(ids, per_query, run_id, n_topics, n_relevant)``: the inputs read
-    and evaluated by the stages of ``rel_format``, told to ``progress``."""
+    and every entry of the ``plan`` evaluated by the stages of its relevance
+    format, told to ``progress``."""
+    rel_format = plan.rel_format
     if rel_format == QRELS:
-        is_path = isinstance(qrels, (str, os.PathLike))
+        (entry, *more) = plan.entries
+        if not more and not entry.gains and entry.options.ties == "docno":
+            if not is_path_or_file(run):
+                # dicts of dicts joined as they are (the same values, sooner);
+                # imported here: a run read from a file never takes that path
+                from skirm.trec._dicts import NOT_PLAIN, evaluate_dicts
+
+                joined = evaluate_dicts(qrels, run, entry.outputs, entry.options)
+                if joined is not NOT_PLAIN:
+                    return joined
         progress.stage(
-            f"reading {_name(qrels, '')}" if is_path else "indexing the qrels"
+            f"reading {_name(qrels, '')}" if is_path(qrels) else "indexing the qrels"
         )
-        index = QrelsIndex(qrels_input(qrels))
-        ids, per_query, run_id = _stream(index, run, outputs, options, progress)
+        indexes = _indexes(qrels, plan.entries)
+        index = indexes[()]
+        ids, per_query, run_id = _stream(indexes, run, plan.entries, progress)
         progress.finish()
         return ids, per_query, run_id, index.n_topics, index.n_relevant
+    ((outputs, options, _),) = plan.entries
     progress.stage(f"reading {_name(run, 'the run')}")
     block = run_input(run)
     progress.stage(f"evaluating against {_name(qrels, 'the qrels')}")
@@ -418,21 +355,43 @@ def _evaluate(qrels, run, outputs, options, rel_format, progress):
     return ids, per_query, block.run_id, n_topics, n_relevant
 
 
-def _stream(index, run, outputs, options, progress):
-    """``(ids, per-query values, run_id)`` of a run against indexed qrels,
-    block by block: join, rank, measure (see
+def _indexes(qrels, entries):
+    """``{gains: QrelsIndex}``: the qrels indexed once, and once more for
+    each mapping of their grades the entries ask for (``()`` first)."""
+    mappings = {(): None, **{e.gains: None for e in entries}}
+    if len(mappings) == 1:
+        return {(): QrelsIndex(qrels_input(qrels))}
+    read = as_qrels(qrels)
+    return {
+        gains: QrelsIndex(qrels_rows(_mapped(read, gains) if gains else read))
+        for gains in mappings
+    }
+
+
+def _stream(indexes, run, entries, progress):
+    """``(ids, per-query values, run_id)`` of a run against indexed qrels
+    (``indexes``, by the mapping of grades of each entry), block by block:
+    join, rank, measure each entry (see
     :func:`~skirm.trec._inputs.run_blocks`); then the topics the run lacks.
     ``progress`` is told the bytes read and the queries evaluated, once per
     block."""
-    outputs = bind_qrels_wide(outputs, index.max_label)
+    index = indexes[()]
+    entries = [
+        (indexes[e.gains], bind_qrels_wide(e.outputs, indexes[e.gains].max_label), e)
+        for e in entries
+    ]
+    options = entries[0][2].options
 
     def step(block):
-        ctx = ranked(index, block, options)
-        if ctx is None:
-            return None, None, block.run_id, block.q.codes()[1][:3].tolist()
-        values = measure(ctx, outputs, options.level)
-        progress.advance(queries=len(ctx.ranking.group_ids))
-        return ctx.ranking.group_ids, values, block.run_id, None
+        values, ids = {}, None
+        for these, outputs, entry in entries:
+            ctx = ranked(these, block, entry.options)
+            if ctx is None:
+                return None, None, block.run_id, block.q.codes()[1][:3].tolist()
+            values.update(measure(ctx, outputs))
+            ids = ctx.ranking.group_ids
+        progress.advance(queries=len(ids))
+        return ids, values, block.run_id, None
 
     def on_read(done, total):
         progress.advance(done=done, total=total)
@@ -457,7 +416,9 @@ def _stream(index, run, outputs, options, progress):
             raise missing_queries_error(absent)
         for block in placeholder_blocks(index, absent):
             ids, values, _, _ = step(block)
-            clear_placeholders(outputs, values, np.ones(ids.shape[0], dtype=bool))
+            placeholder = np.ones(ids.shape[0], dtype=bool)
+            for _, outputs, _ in entries:
+                clear_placeholders(outputs, values, placeholder)
             parts.add(ids, values)
     ids, per_query = parts.result()
     return ids, per_query, parts.run_id
@@ -501,7 +462,7 @@ def query_values(index, block, outputs, options, missing):
     ids = np.asarray(ctx.ranking.group_ids)
     if missing == "raise" and ids.shape[0] < index.n_topics:
         raise missing_queries_error(index.absent_topics([ids]))
-    per_query = measure(ctx, bind_qrels_wide(outputs, index.max_label), options.level)
+    per_query = measure(ctx, bind_qrels_wide(outputs, index.max_label))
     if placeholders:
         clear_placeholders(outputs, per_query, np.ones(ids.shape[0], dtype=bool))
     return ids, per_query
@@ -539,7 +500,7 @@ def _judgment_groups(qrels_jg, block, outputs, options):
         raise no_common_error(ids, index.topic_ids)
     topics = np.asarray(ctx.ranking.group_ids)
     query_ids, group_codes = split_topics(topics)
-    per_query = measure(ctx, outputs, options.level, group_codes, query_ids.shape[0])
+    per_query = measure(ctx, outputs, group_codes, query_ids.shape[0])
     if placeholders:
         placeholder = np.isin(topics, absent)
         if placeholder.any():
@@ -554,9 +515,8 @@ def _preferences(prefs, block, outputs, options):
 
     check_all_judged(prefs.query_ids, block.queries()[1], options)
     placeholders = missing_rule(options.all_queries, options.compat) == "score"
-    ctx = PrefsEvaluation(prefs, block, placeholders, options.max_docs)
-    ctx.num_docs = options.num_docs
+    ctx = PrefsEvaluation(prefs, block, placeholders, options)
     ids = ctx.query_ids
-    per_query = measure(ctx, outputs, options.level, None, ids.shape[0])
+    per_query = measure(ctx, outputs, None, ids.shape[0])
     n_topics = np.unique(prefs.query_ids).shape[0]
     return ids, per_query, n_topics

@@ -20,7 +20,7 @@ from skirm.io._prefs import SEP, QrelsJG
 from skirm.io._records import FROM_ARRAYS, QrelsRows, RunBlock
 from skirm.io._subtopics import convert_qrels_jg
 from skirm.io._tokens import Tokens
-from skirm.trec._duplicates import block_duplicate_error, first_repeat
+from skirm.trec._duplicates import block_duplicate_error, block_repeat
 from skirm.trec._request import Output
 
 __all__ = ["JG_NEEDED", "as_qrels_jg", "group_topics", "group_values", "split_topics"]
@@ -67,7 +67,7 @@ def group_topics(qrels_jg, block, max_docs=None):
     pos = at[codes]
     rows = np.flatnonzero(judged[codes])
     if max_docs is None:  # with -M, the evaluation checks its top rows
-        pair = first_repeat(block, rows)
+        pair = block_repeat(block, rows)
         if pair is not None:
             raise block_duplicate_error(block, pair, "the run")
     copies = n_groups[pos[rows]]

@@ -16,6 +16,7 @@ import stat
 import warnings
 
 from skirm._errors import RunNotGroupedError
+from skirm._validation import is_path
 from skirm.io._convert import convert_qrels, convert_run
 from skirm.io._records import RunBlock, qrels_rows, run_rows
 from skirm.io._runs import count_parts, iter_run_blocks, iter_run_parts
@@ -52,7 +53,7 @@ def run_blocks(run, on_read=None):
     ``on_read(done, total)`` is told the bytes of the file read as it is
     streamed (see :func:`~skirm.io._runs.iter_run_blocks`).
     """
-    if not isinstance(run, (str, os.PathLike)) or _is_stream(run):
+    if not is_path(run) or _is_stream(run):
         return [run_input(run)], None
 
     def restart(exc):

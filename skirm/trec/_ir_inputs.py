@@ -14,11 +14,11 @@ last value, as a dict keeps them) and each id's place in string order.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 
+from skirm._validation import is_path
 from skirm.io import Qrels, Run, read_run
 from skirm.io._convert import SUBTOPIC, columns_of
 from skirm.io._prefs import read_four_columns
@@ -111,13 +111,9 @@ class IrQrels:
         return np.unique(self.rows[0]).tolist()
 
 
-def _is_path(value: Any) -> bool:
-    return isinstance(value, (str, os.PathLike))
-
-
 def read_ir_run(run: Any) -> IrRun:
     """A run in any shape ir_measures takes, in the order given."""
-    if _is_path(run):
+    if is_path(run):
         # skirm's reader of run files: its lines in file order, no line
         # read in Python
         rows = read_run(run)
@@ -130,7 +126,7 @@ def read_ir_run(run: Any) -> IrRun:
 
 def read_ir_qrels(qrels: Any) -> IrQrels:
     """Judgments in any shape ir_measures takes, in the order given."""
-    if _is_path(qrels):
+    if is_path(qrels):
         # skirm's reader of 4-column judgment files: in file order, no line
         # read in Python. ir_measures reads the second column as the Qrel's
         # iteration, which its pyndeval provider takes as the subtopic.

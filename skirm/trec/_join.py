@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from skirm._validation import repeated_pairs
 from skirm.io._tokens import SortedKeys, mix, mix_into, offset_dtype
 from skirm.trec._duplicates import duplicate_error
 
@@ -94,11 +95,7 @@ class QrelsIndex:
         self.collision = not truly.all()
         if self.collision:  # decide on the strings
             _, d_codes = np.unique(self.doc_strings(), return_inverse=True)
-            key = self.codes.astype(np.int64) * max(len(self.docs), 1)
-            key += d_codes.reshape(-1)
-            o = np.argsort(key, kind="stable")
-            same = np.flatnonzero(key[o[1:]] == key[o[:-1]])
-            a, b = o[same], o[same + 1]
+            a, b = repeated_pairs(self.codes, d_codes.reshape(-1))
         else:
             a, b = a[truly], b[truly]
         topics = self.codes[a]

@@ -32,16 +32,16 @@ class Context:
 
     ``raw`` is trec_eval's relevance value of each ranked row: the qrels level
     if judged with a level >= 0, -1 if the docno is not in the qrels, -2 if its
-    qrels level is negative.
+    qrels level is negative. ``options`` are the evaluation's
+    :class:`~skirm.trec._request.Options`.
     """
 
-    num_docs = 0  # trec_eval -N: the collection size, for utility
-
-    def __init__(self, ranking, raw, level, judged_codes, judged_raw, compat="10.0"):
-        self.compat = compat
+    def __init__(self, ranking, raw, judged_codes, judged_raw, options):
+        self.compat = options.compat
+        self.level = options.level
+        self.num_docs = options.num_docs  # trec_eval -N, for utility
         self.ranking = ranking
         self.raw = raw
-        self.level = level
         self.judged_codes = judged_codes
         self.judged_raw = judged_raw
         self.n = ranking.n_groups
@@ -250,11 +250,11 @@ def _segment_suffix_max(values, codes):
     return out
 
 
-def measure(ctx, outputs, level, group_codes=None, n_queries=None):
+def measure(ctx, outputs, group_codes=None, n_queries=None):
     """``{output name: per-query values}`` of a context, in ``outputs``
     order (:class:`~skirm.trec._request.Output`): trec_eval's measures as the
     table says, skirm's metrics by their kernels (binary ones at the
-    relevance level ``level``). String measures (``relstring``) give str
+    context's relevance level). String measures (``relstring``) give str
     arrays. With ``group_codes`` (``-R qrels_jg``) each value is averaged
     over the groups of its query.
     """
@@ -277,7 +277,7 @@ def measure(ctx, outputs, level, group_codes=None, n_queries=None):
             if "relevance_threshold" in what.spec.params and not what.params.get(
                 "relevance_threshold"
             ):
-                params["relevance_threshold"] = level
+                params["relevance_threshold"] = ctx.level
             metric = get_metric(what, **params) if params else what
             out = metric.per_query(ctx.ranking, 0.0)[1]
         elif output.measure is RUNID:

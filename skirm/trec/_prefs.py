@@ -23,7 +23,7 @@ from skirm._measures._rows import PREFS
 from skirm._measures._table import NUM_Q
 from skirm.io._prefs import SEP, Prefs, read_prefs, read_qrels_prefs
 from skirm.io._records import Qrels
-from skirm.trec._duplicates import block_duplicate_error, first_repeat
+from skirm.trec._duplicates import block_duplicate_error, block_repeat
 
 __all__ = ["PrefsCounts", "PrefsEvaluation", "as_prefs"]
 
@@ -104,7 +104,7 @@ class PrefsCounts:
         starts = _segments(rq_sorted, n)
         position = np.arange(order.shape[0]) - starts[rq_sorted]
         ranked = order if max_docs is None else order[position < max_docs]
-        pair = first_repeat(run, keep[ranked])
+        pair = block_repeat(run, keep[ranked])
         if pair is not None:
             raise block_duplicate_error(run, pair, "the run")
         rkey = rkey_all[ranked]
@@ -499,9 +499,7 @@ class PrefsEvaluation:
     preferences, the ones missing from the run scored on an empty ranking.
     """
 
-    num_docs = 0
-
-    def __init__(self, prefs, run, all_queries, max_docs):
+    def __init__(self, prefs, run, all_queries, options):
         p_ids = np.unique(prefs.query_ids)
         run_ids = run.queries()[1]
         in_run = np.isin(p_ids, run_ids)
@@ -512,7 +510,8 @@ class PrefsEvaluation:
                 f"preference queries e.g. {p_ids[:3].tolist()})"
             )
         self.query_ids = p_ids if all_queries else p_ids[in_run]
-        self.counts = PrefsCounts(prefs, run, self.query_ids, max_docs)
+        self.counts = PrefsCounts(prefs, run, self.query_ids, options.max_docs)
+        self.level, self.num_docs = options.level, options.num_docs
         self._values = {}
 
     def value(self, output):

@@ -222,12 +222,11 @@ class RelevanceEvaluator:
         they are; :data:`~skirm.trec._dicts.NOT_PLAIN` for any other run."""
         if not self._request.outputs:
             return NOT_PLAIN
-        settings = (self._level, self._judged_only, None, "9.0")
-        ctx = dict_context(self._index, run, settings)
+        ctx = dict_context(self._index, run, self._options)
         if ctx is None or ctx is NOT_PLAIN:
             return {} if ctx is None else ctx
         outputs = bind_qrels_wide(self._request.outputs, lambda: self._max_label)
-        per_query = measure(ctx, outputs, self._level)
+        per_query = measure(ctx, outputs)
         return _as_dict(ctx.ranking.group_ids, per_query, self._outputs)
 
     def _nothing_retrieved(self, queries):

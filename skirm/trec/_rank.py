@@ -11,39 +11,20 @@ from __future__ import annotations
 import numpy as np
 
 from skirm._engine import Judgments, Ranking, rank_order, ranking_of
-from skirm.io._tokens import first_duplicate, mix
-from skirm.trec._duplicates import block_duplicate_error
+from skirm.io._tokens import mix
+from skirm.trec._duplicates import block_duplicate_error, block_repeat
 from skirm.trec._join import join, judgment_of_rows
 from skirm.trec._measures import Context
 
 
 def ranked(index, block, options):
-    """The :class:`Context` of a block of run rows (every row of its queries)
-    joined to the qrels ``index`` and ranked under ``options`` (a
-    :class:`~skirm.trec._request.Options`); None when none of the block's
-    queries is in the qrels. The context's ``ranking.group_ids`` are the
-    evaluated queries, sorted."""
-    ctx = trec_ranking(
-        index,
-        block,
-        options.level,
-        options.judged_only,
-        options.max_docs,
-        options.compat,
-        options.ties,
-    )
-    if ctx is not None:
-        ctx.num_docs = options.num_docs
-    return ctx
-
-
-def trec_ranking(
-    index, block, level, judged_only, max_docs, compat="10.0", ties="docno"
-):
-    """The :class:`~skirm.trec._measures.Context` of a run block joined to
-    the qrels ``index`` (None when none of its queries is in the qrels).
-    Tied scores go by docno descending (``ties="docno"``, trec_eval's rule)
-    or in the block's row order (``"input"``).
+    """The :class:`~skirm.trec._measures.Context` of a block of run rows
+    (every row of its queries) joined to the qrels ``index`` and ranked
+    under ``options`` (a :class:`~skirm.trec._request.Options`); None when
+    none of the block's queries is in the qrels. The context's
+    ``ranking.group_ids`` are the evaluated queries, sorted. Tied scores go
+    by docno descending (``ties="docno"``, trec_eval's rule) or in the
+    block's row order (``"input"``).
 
     Each array of the joined rows is freed once used, and the labels are
     taken from the relevance values once ranked: no array of them in run
@@ -67,18 +48,12 @@ def trec_ranking(
     def of_rows():
         return judgment_of_rows(index, block, keep, codes, eval_ids)
 
-    tiebreak = _docno_descending(block.d, keep) if ties == "docno" else keep.take
+    if options.ties == "docno":
+        tiebreak = _docno_descending(block.d, keep)
+    else:
+        tiebreak = keep.take
     return joined_context(
-        eval_ids,
-        scores,
-        codes,
-        raw,
-        j_codes,
-        j_raw,
-        tiebreak,
-        (level, judged_only, max_docs, compat),
-        check,
-        of_rows,
+        eval_ids, scores, codes, raw, j_codes, j_raw, tiebreak, options, check, of_rows
     )
 
 
@@ -90,7 +65,7 @@ def joined_context(
     j_codes,
     j_raw,
     tiebreak,
-    settings,
+    options,
     check=None,
     of_rows=None,
 ):
@@ -98,8 +73,8 @@ def joined_context(
     ``codes`` (their query's index into the sorted ``eval_ids``), ``scores``,
     ``raw`` (trec_eval's relevance value of each) and every judgement of the
     evaluated queries (``j_codes``, ``j_raw``); ties broken by ``tiebreak``
-    (a :func:`~skirm._engine.rank_order` key: docno descending);
-    ``settings`` are ``(level, judged_only, max_docs, compat)``.
+    (a :func:`~skirm._engine.rank_order` key: docno descending) under
+    ``options`` (:class:`~skirm.trec._request.Options`).
     ``check(ranking, cut)`` sees the ranking before ``-M`` and ``-J`` cut it
     (the run's duplicate docnos). ``raw`` may also be a function of the
     :class:`~skirm._engine.Ordered` rows that returns the relevance values
@@ -107,7 +82,7 @@ def joined_context(
     ranking rather than the rows in the qrels). ``of_rows()`` gives the
     judgement of each row (an index into ``j_codes``, -1 if none), computed
     only when a measure asks (see :class:`~skirm._engine.Judgments`)."""
-    if settings[3] == "9.0":
+    if options.compat == "9.0":
         scores = c_floats(scores)
     ordered = rank_order(
         scores, codes, int(eval_ids.shape[0]), "first", tiebreak=tiebreak
@@ -118,10 +93,10 @@ def joined_context(
     judgments = _judgments(j_codes, j_raw, of_rows)
     ranking = ranking_of(ordered, _labels(ranked_raw), eval_ids, judgments=judgments)
     del ordered
-    return _cut_context(ranking, ranked_raw, j_codes, j_raw, settings, check)
+    return _cut_context(ranking, ranked_raw, j_codes, j_raw, options, check)
 
 
-def placed_context(eval_ids, at, raw, starts, sort, j_codes, j_raw, settings, of_rows):
+def placed_context(eval_ids, at, raw, starts, sort, j_codes, j_raw, options, of_rows):
     """:func:`joined_context` of rows placed by their ranks: trec_eval's
     relevance values ``raw`` of the judged rows at ranked positions ``at``,
     every other row unjudged (query ``c`` at ``starts[c]:starts[c + 1]``,
@@ -148,7 +123,7 @@ def placed_context(eval_ids, at, raw, starts, sort, j_codes, j_raw, settings, of
         starts=starts,
         sort=sort,
     )
-    return _cut_context(ranking, ranked_raw, j_codes, j_raw, settings)
+    return _cut_context(ranking, ranked_raw, j_codes, j_raw, options)
 
 
 def c_floats(scores):
@@ -169,16 +144,16 @@ def _labels(ranked_raw):
     return labels
 
 
-def _cut_context(ranking, ranked_raw, j_codes, j_raw, settings, check=None):
+def _cut_context(ranking, ranked_raw, j_codes, j_raw, options, check=None):
     """The :class:`Context` of a ranking of every retrieved row, once ``-M``
     and ``-J`` have cut it (``check(ranking, cut)`` sees it before)."""
-    level, judged_only, max_docs, compat = settings
+    max_docs = options.max_docs
     cut = None
     if max_docs is not None:
         cut = ranking.position < max_docs
     if check is not None:
         check(ranking, cut)
-    if judged_only:
+    if options.judged_only:
         judged = ranked_raw >= 0
         cut = judged if cut is None else cut & judged
     if cut is not None and not cut.all():
@@ -197,7 +172,7 @@ def _cut_context(ranking, ranked_raw, j_codes, j_raw, settings, check=None):
     # A document is judged when the qrels list it for the query, whatever
     # its label: what the registry's judged@k reads.
     ranking.judged = ranked_raw != -1
-    return Context(ranking, ranked_raw, level, j_codes, j_raw, compat=compat)
+    return Context(ranking, ranked_raw, j_codes, j_raw, options)
 
 
 def _may_repeat(hashes, codes, n_groups):
@@ -218,9 +193,7 @@ def _check_duplicates(block, keep, ranking, inside):
     """Each docno at most once per evaluated query, within ``max_docs``
     (``inside``), as trec_eval checks."""
     order = ranking.order if inside is None else ranking.order[inside]
-    codes = ranking.codes if inside is None else ranking.codes[inside]
-    rows = keep[order]
-    pair = first_duplicate(codes, block.d.take(rows), rows)
+    pair = block_repeat(block, keep[order])
     if pair is not None:
         raise block_duplicate_error(block, pair, "the run")
 

@@ -4,7 +4,8 @@ The blocks of a run hold disjoint queries; their values are put in the order
 of the query ids (``strcmp`` order, as trec_eval prints them) and reduced the
 way trec_eval does (:func:`skirm.trec._measures.summarize`): the mean for
 most measures, the sum for the counts, the query count for ``num_q`` and the
-geometric mean for ``gm_map`` and ``gm_bpref``.
+geometric mean for ``gm_map`` and ``gm_bpref``. :func:`finish` builds every
+:class:`~skirm.metrics.EvaluationResult` of the TREC path from them.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from skirm._measures._table import NUM_REL
+from skirm.metrics._result import EvaluationResult
 from skirm.trec._measures import summarize
-from skirm.trec._zscores import zscore_summary
+from skirm.trec._zscores import zscore_summary, zscore_values
 
 
 class PerQuery:
@@ -130,3 +132,50 @@ def summarize_outputs(
         else:
             means[name] = summarize(output.summary, per_query[name], n_total, n_missing)
     return means
+
+
+def finish(
+    outputs,
+    ids,
+    per_query,
+    *,
+    run_id,
+    n_topics,
+    n_relevant,
+    all_queries,
+    zscores=None,
+    means=None,
+    names=None,
+):
+    """The :class:`~skirm.metrics.EvaluationResult` of the evaluated queries
+    ``ids`` (sorted) and each output's per-query values: with ``zscores``,
+    the float values as z-scores; then trec_eval's summary of each
+    (``n_topics`` counts the qrels topics, which ``-c`` averages over;
+    ``n_relevant()`` their relevant judgements), or the summary given in
+    ``means`` (by name); every output in the order of ``names``."""
+    n_eval = ids.shape[0]
+    n_total = n_topics if all_queries else n_eval
+    if zscores is not None:
+        for output in outputs:
+            values = per_query.get(output.name)
+            if values is not None and values.dtype.kind == "f":
+                per_query[output.name] = zscore_values(
+                    zscores, ids, output.name, output.summary, values
+                )
+    summary = summarize_outputs(
+        outputs,
+        per_query,
+        n_total,
+        n_total - n_eval,
+        n_relevant,
+        all_queries,
+        zscored=zscores is not None,
+    )
+    summary.update(means or {})
+    if names is not None:
+        per_query = {n: per_query[n] for n in names if n in per_query}
+        summary = {n: summary[n] for n in names if n in summary}
+    result = EvaluationResult(ids, per_query, summary)
+    result.run_id = run_id
+    result.zscored = zscores is not None
+    return result

@@ -370,7 +370,8 @@ def test_hash_collisions_fall_back_to_exact_strings(monkeypatch):
 
 
 def test_key_index_helpers():
-    from skirm.io._tokens import equal_key_pairs, find_sorted
+    from skirm._validation import repeated_pairs as equal_key_pairs
+    from skirm.io._tokens import find_sorted
 
     rng = np.random.default_rng(2)
     keys = np.unique(rng.integers(0, 2**63, size=5000, dtype=np.uint64))

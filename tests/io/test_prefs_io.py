@@ -10,8 +10,8 @@ import re
 import numpy as np
 import pytest
 
+from skirm._validation import first_repeat
 from skirm.io import Prefs, QrelsJG, read_prefs, read_qrels_jg, read_qrels_prefs
-from skirm.io._prefs import first_duplicate_pair
 
 
 def _jg(**columns):
@@ -109,16 +109,16 @@ def test_columns_of_two_lengths_are_refused_with_their_lengths():
         _prefs(levels=[1, 2, 3])
 
 
-def test_first_duplicate_pair_finds_a_pair_anywhere():
+def test_first_repeat_finds_a_pair_anywhere():
     a = np.array(["q1", "q2", "q2", "q3"])
     b = np.array(["d1", "d5", "d5", "d1"])
-    assert first_duplicate_pair(a, b) == 2
-    # the later of the two rows, whatever their order
-    assert first_duplicate_pair(a[::-1].copy(), b[::-1].copy()) == 2
-    assert first_duplicate_pair(np.array(["q"] * 3), np.array(["d1", "d1", "d9"])) == 1
-    assert first_duplicate_pair(np.array(["q"] * 3), np.array(["d9", "d1", "d1"])) == 2
-    assert first_duplicate_pair(a[:2], b[:2]) is None
-    assert first_duplicate_pair(a[:1], b[:1]) is None
+    assert first_repeat(a, b) == (1, 2)
+    # the earlier and the later of the two rows, whatever their order
+    assert first_repeat(a[::-1].copy(), b[::-1].copy()) == (1, 2)
+    assert first_repeat(np.array(["q"] * 3), np.array(["d1", "d1", "d9"])) == (0, 1)
+    assert first_repeat(np.array(["q"] * 3), np.array(["d9", "d1", "d1"])) == (1, 2)
+    assert first_repeat(a[:2], b[:2]) is None
+    assert first_repeat(a[:1], b[:1]) is None
 
 
 def test_a_duplicate_is_named_by_docno_group_and_query():

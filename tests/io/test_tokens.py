@@ -14,7 +14,8 @@ TREC_DATA = TREC_EVAL_DATA
 def test_key_index_helpers_on_short_inputs():
     """No keys, one key and two equal keys: the lookups and pairs as on long
     inputs, the pairs as row indices."""
-    from skirm.io._tokens import equal_key_pairs, find_sorted
+    from skirm._validation import repeated_pairs as equal_key_pairs
+    from skirm.io._tokens import find_sorted
 
     needles = np.array([0, 5, 2**63], dtype=np.uint64)
     assert find_sorted(np.zeros(0, dtype=np.uint64), needles).tolist() == [-1] * 3

@@ -18,6 +18,7 @@ from _trec_fuzz import DIMENSIONS, make_case, parse_reference
 from skirm.io import as_run
 from skirm.trec import RelevanceEvaluator, _dicts, evaluate_run
 from skirm.trec._dicts import NOT_PLAIN, dict_context
+from skirm.trec._request import Options
 
 MEASURES = {"all_trec"}
 
@@ -142,8 +143,8 @@ def test_tie_blocks_without_a_judgement_keep_any_order(seed):
     ],
 )
 def test_runs_that_are_not_plain_dicts_take_the_general_path(run):
-    settings = (1, False, None, "9.0")
-    assert dict_context({"q1": {"d1": 1}}, run, settings) is NOT_PLAIN
+    options = Options(1, False, None, False, "9.0")
+    assert dict_context({"q1": {"d1": 1}}, run, options) is NOT_PLAIN
 
 
 def test_not_plain_runs_get_the_general_path_s_values_and_errors():

@@ -48,6 +48,7 @@ NDCG = Measure(
     ),
     ir_measures=(
         IrName("nDCG", ("dcg", "judged_only", "gains"), provider=IR_PYTREC_EVAL),
+        IrName("NDCG", ("dcg", "judged_only", "gains"), provider=IR_PYTREC_EVAL),
     ),
 )
 DCG = Measure(
@@ -89,7 +90,13 @@ PRECISION = Measure(
     ),
     ir_measures=(
         IrName("P", ("rel", "judged_only"), provider=IR_PYTREC_EVAL),
-        IrName("SetP", ("rel", "judged_only"), cutoff="", provider=IR_PYTREC_EVAL),
+        IrName(
+            "SetP",
+            ("rel", "judged_only", "relative"),
+            cutoff="",
+            provider=IR_PYTREC_EVAL,
+        ),
+        IrName("Precision", ("rel", "judged_only"), provider=IR_PYTREC_EVAL),
     ),
 )
 RECALL = Measure(
@@ -113,6 +120,7 @@ RECALL = Measure(
     ir_measures=(
         IrName("R", ("rel", "judged_only"), provider=IR_PYTREC_EVAL),
         IrName("SetR", ("rel",), cutoff="", provider=IR_PYTREC_EVAL),
+        IrName("Recall", ("rel", "judged_only"), provider=IR_PYTREC_EVAL),
     ),
 )
 CAPPED_RECALL = Measure(
@@ -174,6 +182,7 @@ R_PRECISION = Measure(
     trec=(Trec("Rprec", 7, nicknames=(OFFICIAL, ALL_TREC), arrays=True),),
     ir_measures=(
         IrName("Rprec", ("rel", "judged_only"), cutoff="", provider=IR_PYTREC_EVAL),
+        IrName("RPrec", ("rel", "judged_only"), cutoff="", provider=IR_PYTREC_EVAL),
     ),
 )
 MRR = Measure(
@@ -188,6 +197,12 @@ MRR = Measure(
     ir_measures=(
         IrName(
             "RR",
+            ("rel", "judged_only"),
+            provider=IR_PYTREC_EVAL,
+            cutoff_provider=IR_MSMARCO,
+        ),
+        IrName(
+            "MRR",
             ("rel", "judged_only"),
             provider=IR_PYTREC_EVAL,
             cutoff_provider=IR_MSMARCO,
@@ -210,7 +225,10 @@ MAP = Measure(
         Trec("map_cut", 25, "cutoffs", CUTS, nicknames=(ALL_TREC,), arrays=True),
         Trec("map_avgjg", 48, rel_format=QRELS_JG, nicknames=(QRELS_JG,)),
     ),
-    ir_measures=(IrName("AP", ("rel", "judged_only"), provider=IR_PYTREC_EVAL),),
+    ir_measures=(
+        IrName("AP", ("rel", "judged_only"), provider=IR_PYTREC_EVAL),
+        IrName("MAP", ("rel", "judged_only"), provider=IR_PYTREC_EVAL),
+    ),
 )
 ERR = Measure(
     "sum over ranks i <= k of R_i / i * prod_{j<i} (1 - R_j), "

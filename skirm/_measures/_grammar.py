@@ -34,6 +34,7 @@ from skirm._measures._names import (
     DIVERSITY_NAMES,
     HEAD,
     IR_LOWER,
+    IR_NAMES,
     IR_OF_TREC,
     IR_ON_ARRAYS,
     NICKNAME_SPELLINGS,
@@ -67,14 +68,16 @@ class Named:
 
     ``variant`` holds what the name changes in the qrels, which only a run
     evaluated against its qrels can apply (``judged_only``, ``gains``; see
-    :func:`variant_of`)."""
+    :func:`variant_of`); ``reference`` the ir_measures provider that computes
+    the name as written, when it is an ir_measures spelling (see
+    :func:`reference_of`)."""
 
-    __slots__ = ("k", "measure", "options", "text", "variant")
+    __slots__ = ("k", "measure", "options", "reference", "text", "variant")
 
-    def __init__(self, text, measure, k=None, options=None, variant=()):
+    def __init__(self, text, measure, k=None, options=None, variant=(), reference=None):
         self.text, self.measure, self.k = text, measure, k
         self.options = dict(options or {})
-        self.variant = variant
+        self.variant, self.reference = variant, reference
 
     def __repr__(self):
         return f"Named({self.text!r}: {self.measure.name}, k={self.k})"
@@ -83,7 +86,8 @@ class Named:
 def parse_metric(name: str, door: str = "arrays") -> Named:
     """A name of the array path (skirm's, ir_measures', trec_eval's), or
     :class:`~skirm.metrics.UnknownMeasureError` (its message says what
-    ``door`` accepts: ``"arrays"``, or ``"trec"`` where these names come
+    ``door`` accepts: ``"arrays"``, or ``"trec"`` or ``"ir_measures"``
+    where these names come
     after trec_eval's)."""
     head, at, cutoff = name.partition("@")
     if at:
@@ -102,7 +106,7 @@ def parse_metric(name: str, door: str = "arrays") -> Named:
         measure = SKIRM_NAMES[base.lower()]
         if k is not None and not measure.takes_k:
             raise _no_cutoff(measure.name, name)
-        return Named(name, measure, k)
+        return Named(name, measure, k, reference=reference_of(exact_ir, k))
     ir = exact_ir or IR_LOWER.get(base.lower())
     if ir is not None and (opts is not None or exact_first or at):
         return _from_ir(ir, name, base, k, _parse_options(opts, name), door)
@@ -153,7 +157,15 @@ def _from_ir(ir, name, base, k, options, door) -> Named:
     for key, value in options.items():
         if key not in QRELS_OPTIONS:
             out.update(_translate(key, value, name))
-    return Named(name, measure, k, out, variant)
+    return Named(name, measure, k, out, variant, reference_of(ir, k))
+
+
+def reference_of(ir, cutoff):
+    """The ir_measures provider of a spelling (``ir``: ``(measure, IrName)``,
+    or None) written with or without a cutoff (``RR@10`` is MS MARCO's)."""
+    if ir is None:
+        return None
+    return ir[1].cutoff_provider if cutoff is not None else ir[1].provider
 
 
 #: ir_measures' options that change what the qrels say: a run evaluated
@@ -191,8 +203,8 @@ def _cutoff_option(spelling, options, k, base, name):
 
 def variant_of(options, name, door) -> tuple:
     """What ``options`` change in the qrels, as a hashable key (``()`` for
-    nothing): ``judged_only`` and ``gains``, which only the door of a run
-    against its qrels (``door="trec"``) applies."""
+    nothing): ``judged_only`` and ``gains``, which only the doors of a run
+    against its qrels (``door="trec"``, ``"ir_measures"``) apply."""
     items = []
     if options.get("judged_only", False) is not False:
         if options["judged_only"] is not True:
@@ -203,7 +215,7 @@ def variant_of(options, name, door) -> tuple:
         items.append(("judged_only", True))
     if "gains" in options:
         items.append(("gains", _gains(options["gains"], name)))
-    if items and door != "trec":
+    if items and door not in ("trec", "ir_measures"):
         raise InvalidParameterError(
             f"option {items[0][0]!r} in {name!r} changes the qrels, which rows do "
             "not have: evaluate the run against its qrels with "
@@ -252,6 +264,14 @@ def _translate(key, value, name) -> dict:
         raise InvalidParameterError(
             f"option 'dcg' in {name!r} must be 'log2' or 'exp-log2', got {value!r}"
         )
+    if key == "relative":
+        if value is not False:
+            raise InvalidParameterError(
+                f"option 'relative' in {name!r} must be False on the array path; "
+                "relative=True is trec_eval's set_relative_P: evaluate the run "
+                "against its qrels with skirm.trec.evaluate_run"
+            )
+        return {}
     if key == "beta":
         if value != 1:
             raise InvalidParameterError(
@@ -330,15 +350,19 @@ def _value(text, name):
 class TrecName:
     """One trec_eval measure asked for: its spelling, its parameters (as
     given, or the defaults when ``text`` is None) and, for ``P@10`` or an
-    ir_measures spelling, the name the user gave (``label``) and what its
+    ir_measures spelling, the name the user gave (``label``), what its
     options change in the evaluation (``variant``: the relevance level,
-    ``judged_only``)."""
+    ``judged_only``) and the ir_measures provider that computes it
+    (``reference``, see :func:`reference_of`)."""
 
-    __slots__ = ("label", "measure", "spelling", "text", "values", "variant")
+    __slots__ = ("label", "measure", "reference", "spelling", "text", "values",
+                 "variant")  # fmt: skip
 
-    def __init__(self, measure, spelling, values, text, label=None, variant=()):
+    def __init__(self, measure, spelling, values, text, label=None, variant=(),
+                 reference=None):  # fmt: skip
         self.measure, self.spelling, self.values = measure, spelling, values
         self.text, self.label, self.variant = text, label, variant
+        self.reference = reference
 
     def outputs(self) -> list:
         """``[(output name, parameter)]`` in print order."""
@@ -363,7 +387,8 @@ def parse_trec(name: str, compat: str = "10.0") -> list | None:
     leaves the measures added in 10.0 out of the nicknames."""
     if name in TREC_NAMES:
         measure, spelling = TREC_NAMES[name]
-        return [TrecName(measure, spelling, spelling.default, None)]
+        ir = reference_of(IR_NAMES.get(name), None)
+        return [TrecName(measure, spelling, spelling.default, None, reference=ir)]
     if name in NICKNAME_SPELLINGS:
         spellings = NICKNAME_SPELLINGS[name]
         if compat == "9.0":
@@ -376,7 +401,8 @@ def parse_trec(name: str, compat: str = "10.0") -> list | None:
                 f"malformed cutoff in {name!r}: expected {base}@K, K >= 1"
             )
         measure, spelling = TREC_NAMES[base]
-        return [TrecName(measure, spelling, (int(k),), k, label=name)]
+        ir = reference_of(IR_NAMES.get(base), k)
+        return [TrecName(measure, spelling, (int(k),), k, label=name, reference=ir)]
     ir = _trec_ir_name(name)
     if ir is not None:
         return [ir]
@@ -396,12 +422,21 @@ def _trec_ir_name(name) -> TrecName | None:
     labelled as given."""
     head, sep, level = name.partition("@")
     match = HEAD.fullmatch(head)
-    if match is None or match["base"] not in IR_OF_TREC:
+    if match is None:
         return None
-    base = match["base"]
+    base, options = match["base"], None
+    relative = IR_NAMES[base][1].relative if base in IR_NAMES else None
+    if relative is not None:  # SetP(relative=True) is SetRelP
+        options = _parse_options(match["opts"], name)
+        if options.get("relative") is True:
+            del options["relative"]
+            base = relative.name
+    if base not in IR_OF_TREC:
+        return None
     found = IR_OF_TREC[base]
     measure, ir = found
-    options = _parse_options(match["opts"], name)
+    if options is None:
+        options = _parse_options(match["opts"], name)
     _check_options(ir, options, base, name)
     variant = variant_of(options, name, "trec")
     if "rel" in options:
@@ -413,7 +448,13 @@ def _trec_ir_name(name) -> TrecName | None:
         if sep:
             raise _no_cutoff(base, name)
         return TrecName(
-            measure, spelling, spelling.default, None, label=name, variant=variant
+            measure,
+            spelling,
+            spelling.default,
+            None,
+            label=name,
+            variant=variant,
+            reference=reference_of(found, None),
         )
     if "recall" in options:
         if sep:
@@ -428,7 +469,15 @@ def _trec_ir_name(name) -> TrecName | None:
             f"measure {base!r} needs a recall level in [0, 1], e.g. '{base}@0.5'; "
             f"got {name!r}"
         )
-    return TrecName(measure, spelling, (value,), level, label=name, variant=variant)
+    return TrecName(
+        measure,
+        spelling,
+        (value,),
+        level,
+        label=name,
+        variant=variant,
+        reference=reference_of(found, level if sep else None),
+    )
 
 
 def _level(value, name):
@@ -495,12 +544,14 @@ def _trec_params(spelling, text, name):
 class DiversityName:
     """A diversity measure asked for: the measure, its cutoff and the
     options the name gives (``alpha``, ``beta``, ``rel``, ``judged_only``;
-    the evaluation's own apply to the others)."""
+    the evaluation's own apply to the others), and the ir_measures provider
+    that computes it when written in ir_measures' spelling (``reference``)."""
 
-    __slots__ = ("k", "measure", "options", "text")
+    __slots__ = ("k", "measure", "options", "reference", "text")
 
-    def __init__(self, text, measure, k, options):
+    def __init__(self, text, measure, k, options, reference=None):
         self.text, self.measure, self.k, self.options = text, measure, k, options
+        self.reference = reference
 
     def __repr__(self):
         return f"DiversityName({self.text!r})"
@@ -543,4 +594,5 @@ def parse_diversity(name) -> DiversityName | None:
                     f"option 'judged_only' in {name!r} must be True or False"
                 )
         options[key] = value
-    return DiversityName(name, measure, k, options)
+    ir = IR_NAMES.get(match["base"])
+    return DiversityName(name, measure, k, options, reference_of(ir, k))

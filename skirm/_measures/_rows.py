@@ -174,7 +174,9 @@ class IrName:
     ``provider`` is the :class:`Reference` of the tool ir_measures' default
     pipeline computes the name with (its tie order and the queries it
     reports), ``cutoff_provider`` the one it uses when a cutoff is given
-    (``RR@10`` is MS MARCO's, ``RR`` pytrec_eval's)."""
+    (``RR@10`` is MS MARCO's, ``RR`` pytrec_eval's). ``relative`` is the
+    spelling it means with the option ``relative=True`` (``SetP(relative=True)``
+    is ``SetRelP``, trec_eval's ``set_relative_P``; set by the table)."""
 
     __slots__ = (
         "cutoff",
@@ -184,6 +186,7 @@ class IrName:
         "name",
         "options",
         "provider",
+        "relative",
         "with_rel",
     )
 
@@ -198,11 +201,13 @@ class IrName:
         with_rel: str | None = None,
         provider: Reference | None = None,
         cutoff_provider: Reference | None = None,
+        relative: IrName | None = None,
     ) -> None:
         self.name, self.options, self.cutoff = name, options, cutoff
         self.fixed, self.exact_case, self.with_rel = fixed, exact_case, with_rel
         self.provider = provider
         self.cutoff_provider = cutoff_provider or provider
+        self.relative = relative
 
     def __repr__(self):
         return f"IrName({self.name!r})"

@@ -33,6 +33,9 @@ def _rows(*modules):
 
 #: Every measure, in the order of the documentation's tables.
 MEASURES = tuple(_rows(_arrays, _trec, _diversity))
+# ir_measures' SetP(relative=True) is trec_eval's set_relative_P: the two
+# rows live in two parts of the table, linked here.
+PRECISION.ir_measures[1].relative = SET_RELATIVE_P.ir_measures[0]
 #: The measures ``evaluate`` (and its Dask and cross-validation forms)
 #: computes when none are named.
 DEFAULT_METRICS = (f"{NDCG.name}@10", MAP.name, MRR.name)

@@ -1,7 +1,8 @@
 """The one error for a measure name no grammar of a door knows.
 
 Three doors read names (:mod:`._grammar`): arrays, a run against its qrels
-(``"trec"``) and subtopic judgments (``"diversity"``). A name none of a
+(``"trec"``, and the drop-ins' own spellings: ``"pytrec_eval"``,
+``"ir_measures"``) and subtopic judgments (``"diversity"``). A name none of a
 door's grammars knows gets :func:`unknown_measure`: why a known measure is
 not computed at that door, else the close names of the door's grammars
 ("did you mean"), quoting the name as given, and what the door accepts.
@@ -16,6 +17,7 @@ from skirm._measures._names import (
     DIVERSITY_NAME,
     DIVERSITY_NAMES,
     HEAD,
+    IR_NAMES,
     IR_OF_TREC,
     IR_ON_ARRAYS,
     NICKNAME_SPELLINGS,
@@ -79,6 +81,8 @@ def _valid(door) -> str:
         )
     if door == "diversity":
         return f"valid names: {', '.join(sorted(DIVERSITY_NAMES, key=str.lower))}"
+    if door == "ir_measures":
+        return f"ir_measures' names: {', '.join(sorted(IR_NAMES, key=str.lower))}"
     return (
         f"valid names: {', '.join(metric_names())}; also trec_eval names "
         "(e.g. 'ndcg_cut.10', 'P.5', 'recip_rank') and ir_measures strings "
@@ -154,6 +158,8 @@ def _pool(door):
         return list(DIVERSITY_NAMES)
     if door == "pytrec_eval":
         return [*PYTREC_EVAL_NAMES, *PYTREC_EVAL_NICKNAMES]
+    if door == "ir_measures":
+        return list(IR_NAMES)
     names = [*SKIRM_NAMES, *TREC_ON_ARRAYS, *IR_ON_ARRAYS]
     if door == "trec":  # trec_eval's spellings first: they win a tie of case
         return [*TREC_NAMES, *NICKNAMES, *IR_OF_TREC, *names, *DIVERSITY_NAMES]

@@ -207,7 +207,7 @@ def dict_context(qrels, run, options):
         dtype=np.float64,
         count=j_raw.shape[0],
     )  # fmt: skip
-    if options.compat == "9.0":  # as trec_eval 9.0.x holds scores: C floats
+    if options.c_floats:  # as trec_eval 9.0.x holds scores: C floats
         with np.errstate(over="ignore"):
             scores, j_scores = scores.astype(np.float32), j_scores.astype(np.float32)
     starts = _starts(sizes)

@@ -194,18 +194,28 @@ def evaluate_diversity(
         "rel": relevance_threshold,
         "judged_only": judged_only,
     }
-    requests = _requests(measures, k, defaults)
+    requests = diversity_requests(measures, k, defaults)
     qrels = as_qrels_jg(qrels)
     warn_one_subtopic(qrels)
     if not isinstance(run, Run):
         run = convert_run(run, "run")
+    return diversity_report(qrels, run, requests, all_queries)
+
+
+def diversity_report(qrels, run, requests, all_queries, ties="docno"):
+    """:func:`evaluate_diversity`'s report of the ``requests`` (see
+    :func:`diversity_requests`) of a run (a :class:`~skirm.io.Run`) against
+    subtopic judgments (a :class:`~skirm.io.QrelsJG`), tied scores ranked by
+    docno descending (``ties="docno"``, ndeval's rule), ascending
+    (``"docno_ascending"``, pyndeval's) or in the run's order
+    (``"input"``)."""
     query_ids = _query_order(run.query_ids)
     judged_ids = np.unique(qrels.query_ids)
 
     report = {"query_ids": query_ids}
     for (a, b, rel, dropped), items in requests.items():
         ks = tuple(sorted({c for _, _, c in items if c is not None})) or (1,)
-        ranked, ideal = _pairs(qrels, run, query_ids, rel, dropped)
+        ranked, ideal = _pairs(qrels, run, query_ids, rel, dropped, ties)
         found, n_sub = diversity_table(
             ranked, ideal, query_ids.shape[0], alpha=a, beta=b, ks=ks
         )
@@ -232,7 +242,7 @@ def evaluate_diversity(
     return report
 
 
-def _requests(measures, k, defaults):
+def diversity_requests(measures, k, defaults):
     """The measures asked for, grouped by what their table depends on:
     ``{(alpha, beta, rel, judged_only): [(name, measure, cutoff), ...]}``."""
     if measures is None:
@@ -267,7 +277,7 @@ def _requests(measures, k, defaults):
     return requests
 
 
-def _pairs(qrels, run, query_ids, relevance_threshold, judged_only):
+def _pairs(qrels, run, query_ids, relevance_threshold, judged_only, ties):
     """The relevant pairs of the ranked run and of each query's ideal."""
     # Docnos as codes in docno order, the run's and the judged ones at once.
     n_run = run.doc_ids.shape[0]
@@ -295,8 +305,11 @@ def _pairs(qrels, run, query_ids, relevance_threshold, judged_only):
     else:
         scores = run.scores
 
-    # The run: by query, score descending, docno descending.
-    order = np.lexsort((-run_doc, -scores, r_codes))
+    # The run: by query, score descending, then the tie rule.
+    tiebreak = {"docno": -run_doc, "docno_ascending": run_doc}.get(ties)
+    if tiebreak is None:  # "input": a stable sort keeps the run's order
+        tiebreak = np.arange(run_doc.shape[0])
+    order = np.lexsort((tiebreak, -scores, r_codes))
     codes = r_codes[order]
     row_key = run_key[order]
 

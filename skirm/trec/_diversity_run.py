@@ -18,7 +18,12 @@ import numpy as np
 from skirm._errors import DuplicateDocnoError, EmptyRunError
 from skirm.io import Qrels, Run
 from skirm.io._convert import convert_run
-from skirm.trec._diversity import evaluate_diversity
+from skirm.metrics._diversity import NDEVAL_KS
+from skirm.trec._diversity import (
+    diversity_report,
+    diversity_requests,
+    warn_one_subtopic,
+)
 from skirm.trec._groups import as_qrels_jg
 
 __all__ = ["diversity_part", "diversity_values", "plain_qrels", "subtopics_twice"]
@@ -32,14 +37,15 @@ def diversity_part(qrels, run, request, options):
     run = run if isinstance(run, Run) else convert_run(run, "run")
     if len(run) == 0:
         raise EmptyRunError("the run is empty: nothing to evaluate")
-    report = evaluate_diversity(
-        jg,
-        run,
-        request.diversity,
-        relevance_threshold=options.level,
-        judged_only=options.judged_only,
-        all_queries=options.all_queries,
-    )
+    defaults = {
+        "alpha": 0.5,
+        "beta": 0.5,
+        "rel": options.level,
+        "judged_only": options.judged_only,
+    }
+    requests = diversity_requests(request.diversity, NDEVAL_KS, defaults)
+    warn_one_subtopic(jg)
+    report = diversity_report(jg, run, requests, options.all_queries, options.ties)
     return jg, run, report
 
 

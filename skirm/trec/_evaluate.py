@@ -242,11 +242,15 @@ def evaluate_run(
     )  # fmt: skip
 
 
-def evaluate_request(qrels, run, request, options, *, rel_format, zscores, verbose):
+def evaluate_request(
+    qrels, run, request, options, *, rel_format, zscores, verbose, subtopics=None
+):
     """:func:`evaluate_run` of a parsed :class:`Request` with checked
     :class:`Options` (the command line evaluates every run of a call with
     one request): its :class:`~skirm.trec._plan.Plan` evaluated on the
-    inputs read once, then :func:`~skirm.trec._summary.finish`."""
+    inputs read once, then :func:`~skirm.trec._summary.finish`. The
+    diversity measures read ``subtopics`` where given (and the others
+    ``qrels``), else ``qrels`` read as subtopic judgments."""
     plan = make_plan(request, options, rel_format, zscores is not None)
     if plan.diversity:
         # Imported here: a request without diversity names never loads them.
@@ -257,8 +261,10 @@ def evaluate_request(qrels, run, request, options, *, rel_format, zscores, verbo
             subtopics_twice,
         )
 
-        jg, run, report = diversity_part(qrels, run, request, options)
-        qrels = plain_qrels(jg)
+        given = qrels if subtopics is None else subtopics
+        jg, run, report = diversity_part(given, run, request, options)
+        if subtopics is None:
+            qrels = plain_qrels(jg)
     else:
         check_qrels_type(qrels, plan.rel_format)
     zscores = as_zscores(zscores)
@@ -269,7 +275,7 @@ def evaluate_request(qrels, run, request, options, *, rel_format, zscores, verbo
             try:
                 evaluated = _evaluate(qrels, run, plan, progress)
             except DuplicateDocnoError as exc:
-                if not plan.diversity:
+                if not plan.diversity or subtopics is not None:
                     raise
                 raise subtopics_twice(exc) from None
         ids, per_query, run_id, n_topics, n_relevant = evaluated

@@ -1,15 +1,16 @@
-"""Qrels and runs in the shapes ir_measures takes, read in their order.
+"""Qrels and runs in the shapes ir_measures takes, read as it reads them.
 
 ir_measures accepts dicts of dicts, pandas DataFrames (``query_id``,
 ``doc_id``, ``relevance`` or ``score``, and ``iteration`` for subtopics),
 iterables of namedtuples (its ``Qrel`` and ``ScoredDoc``, ir_datasets'
 records), plain tuples and TREC files. Its providers see the run in the
 order it was given (a dict's insertion order, a frame's row order), so the
-readers here keep that order: :mod:`skirm.trec._ir_measures` ranks each
-provider's way from it. The shapes are read by :mod:`skirm.io`'s readers
-(``columns_of``, the run and 4-column judgment file readers); what is added
-here is ir_measures' reading of a pair given twice (its first place, its
-last value, as a dict keeps them) and each id's place in string order.
+rows keep that order: the evaluation ranks ties in each provider's order
+from it. The shapes are read by :mod:`skirm.io`'s readers (``columns_of``,
+the run and 4-column judgment file readers) into skirm's records
+(:class:`~skirm.io.Run`, :class:`~skirm.io.QrelsJG`,
+:class:`~skirm.io.Qrels`); what is added here is ir_measures' reading of a
+pair given twice: its first place, its last value, as a dict keeps them.
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ from typing import Any
 import numpy as np
 
 from skirm._validation import is_path
-from skirm.io import Qrels, Run, read_run
+from skirm.io import Qrels, QrelsJG, Run, read_run
 from skirm.io._convert import SUBTOPIC, columns_of
 from skirm.io._prefs import read_four_columns
 
-__all__ = ["IrQrels", "IrRun", "read_ir_qrels", "read_ir_run"]
+__all__ = ["ir_graded", "ir_subtopics", "read_ir_qrels", "read_ir_run"]
 
 #: The columns of judgments with their subtopic (ir_measures' iteration).
 _ROLES = ("query_id", SUBTOPIC, "doc_id", "relevance")
@@ -37,113 +38,87 @@ def _strings(values) -> np.ndarray:
 
 def _first_place_last_value(query_ids, doc_ids, values):
     """One row per (query, doc), as a dict keeps them: the first place,
-    the last value; with each row's query and docno as its place among the
-    sorted ids (docno order is code order)."""
+    the last value."""
     n = query_ids.shape[0]
     if n == 0:
-        empty = np.zeros(0, dtype=np.intp)
-        return query_ids, doc_ids, values, empty, empty
+        return query_ids, doc_ids, values
     _, q_codes = np.unique(query_ids, return_inverse=True)
     d_uniques, d_codes = np.unique(doc_ids, return_inverse=True)
     key = q_codes.astype(np.int64) * d_uniques.shape[0] + d_codes
     _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     if first.shape[0] == n:
-        return query_ids, doc_ids, values, q_codes, d_codes
+        return query_ids, doc_ids, values
     last = np.zeros(first.shape[0], dtype=np.intp)
     np.maximum.at(last, inverse, np.arange(n))
     order = np.argsort(first, kind="stable")
     rows = first[order]
-    return (
-        query_ids[rows],
-        doc_ids[rows],
-        values[last[order]],
-        q_codes[rows],
-        d_codes[rows],
-    )
+    return query_ids[rows], doc_ids[rows], values[last[order]]
 
 
-class IrRun:
-    """A run as parallel columns in the order given, one row per
-    (query, document): a document given twice keeps its first place and its
-    last score, as a dict does. ``query_codes`` and ``doc_codes`` rank the
-    ids (code order is string order)."""
-
-    __slots__ = ("doc_codes", "doc_ids", "query_codes", "query_ids", "scores")
-
-    def __init__(self, query_ids, doc_ids, scores) -> None:
-        (
-            self.query_ids,
-            self.doc_ids,
-            self.scores,
-            self.query_codes,
-            self.doc_codes,
-        ) = _first_place_last_value(
-            _strings(query_ids),
-            _strings(doc_ids),
-            np.asarray(scores, dtype=np.float64),
-        )
-
-
-class IrQrels:
-    """Judgments as columns: ``plain`` (one label per (query, doc), the last
-    given, as ir_measures' conversion to dicts keeps) and ``subtopics`` (the
-    rows ``(query, subtopic, doc, label)``; subtopic ``"0"`` when none is
-    given)."""
-
-    __slots__ = ("has_subtopics", "plain", "rows")
-
-    def __init__(self, query_ids, subtopics, doc_ids, labels) -> None:
-        q, d = _strings(query_ids), _strings(doc_ids)
-        labels = np.asarray(labels)
-        if labels.dtype.kind not in "biuf":
-            labels = labels.astype(np.float64)
-        if labels.dtype.kind == "f" and np.all(labels == np.round(labels)):
-            labels = labels.astype(np.int64)
-        if subtopics is None:
-            subtopics = np.full(q.shape[0], "0", dtype=object)
-        subs = _strings(subtopics)
-        self.has_subtopics = bool(np.any(subs != "0"))
-        self.rows = (q, subs, d, labels)
-        self.plain = _first_place_last_value(q, d, labels)[:3]
-
-    def query_ids(self) -> list[str]:
-        """The queries with a judgment."""
-        return np.unique(self.rows[0]).tolist()
-
-
-def read_ir_run(run: Any) -> IrRun:
-    """A run in any shape ir_measures takes, in the order given."""
+def read_ir_run(run: Any) -> Run:
+    """A run in any shape ir_measures takes, one row per (query, document)
+    in the order given."""
     if is_path(run):
         # skirm's reader of run files: its lines in file order, no line
         # read in Python
         rows = read_run(run)
-        return IrRun(rows.query_ids, rows.doc_ids, rows.scores)
-    scoreddocs = getattr(run, "scoreddocs_iter", None)
-    if callable(scoreddocs):  # an ir_datasets dataset
-        run = scoreddocs()
-    return IrRun(*columns_of(run, "run", "score", _frame_names(run, "score"), Run))
+        q, d, scores = rows.query_ids, rows.doc_ids, rows.scores
+    else:
+        scoreddocs = getattr(run, "scoreddocs_iter", None)
+        if callable(scoreddocs):  # an ir_datasets dataset
+            run = scoreddocs()
+        q, d, scores = columns_of(run, "run", "score", _frame_names(run, "score"), Run)
+    scores = np.asarray(scores, dtype=np.float64)
+    return Run(*_first_place_last_value(_strings(q), _strings(d), scores))
 
 
-def read_ir_qrels(qrels: Any) -> IrQrels:
-    """Judgments in any shape ir_measures takes, in the order given."""
+def read_ir_qrels(qrels: Any) -> tuple:
+    """Judgments in any shape ir_measures takes, in the order given, as
+    columns: query ids, subtopics (``"0"`` where none is given), doc ids
+    and labels (see :func:`ir_graded` and :func:`ir_subtopics`)."""
     if is_path(qrels):
         # skirm's reader of 4-column judgment files: in file order, no line
         # read in Python. ir_measures reads the second column as the Qrel's
         # iteration, which its pyndeval provider takes as the subtopic.
-        qs, ss, ds, ls, _ = read_four_columns(
+        q, subtopics, d, labels, _ = read_four_columns(
             qrels, "4 fields: qid iteration docno relevance"
         )
-        return IrQrels(qs, ss, ds, ls)
-    records = getattr(qrels, "qrels_iter", None)
-    if callable(records):  # an ir_datasets dataset
-        qrels = records()
-    names = _frame_names(qrels, "relevance")
-    q, subtopics, d, labels = columns_of(
-        qrels, "qrels", "relevance", names, Qrels, _ROLES
-    )
-    if names and SUBTOPIC not in names:
-        subtopics = None  # ir_measures reads no other column as the subtopic
-    return IrQrels(q, subtopics, d, labels)
+    else:
+        records = getattr(qrels, "qrels_iter", None)
+        if callable(records):  # an ir_datasets dataset
+            qrels = records()
+        names = _frame_names(qrels, "relevance")
+        q, subtopics, d, labels = columns_of(
+            qrels, "qrels", "relevance", names, Qrels, _ROLES
+        )
+        if names and SUBTOPIC not in names:
+            subtopics = None  # ir_measures reads no other column as the subtopic
+    q, d = _strings(q), _strings(d)
+    if subtopics is None:
+        subtopics = np.full(q.shape[0], "0", dtype=object)
+    return q, _strings(subtopics), d, _labels(labels)
+
+
+def ir_graded(columns) -> Qrels:
+    """The judgments (:func:`read_ir_qrels`' columns) as ir_measures hands
+    them to every provider but pyndeval: one label per (query, document),
+    its first place and its last label."""
+    q, _, d, labels = columns
+    return Qrels(*_first_place_last_value(q, d, labels))
+
+
+def ir_subtopics(columns) -> QrelsJG:
+    """The judgments as pyndeval reads them: by subtopic."""
+    return QrelsJG(*columns)
+
+
+def _labels(labels):
+    labels = np.asarray(labels)
+    if labels.dtype.kind not in "biuf":
+        labels = labels.astype(np.float64)
+    if labels.dtype.kind == "f" and np.all(labels == np.round(labels)):
+        labels = labels.astype(np.int64)
+    return labels
 
 
 def _frame_names(obj: Any, value: str) -> dict:

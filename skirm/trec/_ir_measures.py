@@ -1,31 +1,31 @@
 """A drop-in for ir_measures: its functions, its numbers, ties included.
 
-Each measure is computed as ir_measures' default pipeline computes it: by
-the provider the measure table names for it (``IrName.provider``), which
-gives tied documents that provider's order (``Reference.order``) and
-reports that provider's queries. The run is ranked once per order in use,
-from the order it was given, and evaluated by :func:`evaluate_run` with
-trec_eval 9's conventions (pytrec_eval's).
+A translator: the names are read by the measure table's grammars, where
+ir_measures' spellings and aliases are rows, each naming the provider
+ir_measures' default pipeline computes it with (``IrName.provider``); the
+inputs are read as ir_measures reads them (:mod:`._ir_inputs`); then one
+evaluation (:func:`~skirm.trec._evaluate.evaluate_request`, trec_eval 9's
+conventions, pytrec_eval's) ranks the run's own scores once per tie order
+and score type in use, each measure's provider's
+(``Reference.order``, ``Reference.score_type``), and the results are
+reported as that provider reports them (its queries, its summary).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from skirm._errors import InvalidParameterError
 from skirm._measures import _table as table
-from skirm._measures._names import IR_NAMES
-from skirm._measures._rows import DIVERSITY
 from skirm._measures._table import IR_ACCURACY
-from skirm.io import Qrels, QrelsJG, Run
+from skirm._measures._unknown import unknown_measure
+from skirm.io import Run
 from skirm.trec._evaluate import evaluate_request
-from skirm.trec._ir_inputs import IrQrels, IrRun, read_ir_qrels, read_ir_run
+from skirm.trec._ir_inputs import ir_graded, ir_subtopics, read_ir_qrels, read_ir_run
 from skirm.trec._rank import c_floats
-from skirm.trec._request import Options, parse_measures
+from skirm.trec._request import Options, Request, parse_measures
 
 __all__ = ["CalcResults", "Evaluator", "Metric", "calc", "calc_aggregate",
            "evaluator", "iter_calc"]  # fmt: skip
@@ -68,174 +68,107 @@ class CalcResults(NamedTuple):
     per_query: list
 
 
-#: ir_measures' aliases (``MAP`` is ``AP``), to the name the table spells.
-_ALIASES = {
-    "MAP": table.MAP.ir_measures[0].name,
-    "MRR": table.MRR.ir_measures[0].name,
-    "NDCG": table.NDCG.ir_measures[0].name,
-    "Precision": table.PRECISION.ir_measures[0].name,
-    "Recall": table.RECALL.ir_measures[0].name,
-    "RPrec": table.R_PRECISION.ir_measures[0].name,
-}
-#: ``SetP(relative=True)`` is trec_eval's ``set_relative_P``.
-_SET_P = table.PRECISION.ir_measures[1].name
-_SET_REL_P = table.SET_RELATIVE_P.ir_measures[0].name
+#: The tie rule of evaluate_run's options for each provider's order.
+_TIES = {"trec_eval": "docno", "input": "input", "docno_ascending": "docno_ascending"}
 #: pyndeval's nNRBP is NaN for a query without a relevant document.
 _NNRBP = table.NNRBP.ir_measures[0].name
-#: evaluate_run(..., compat="9.0")'s options (pytrec_eval's conventions), and
-#: the same with tied rows kept in the order given.
+#: evaluate_run(..., compat="9.0")'s options (pytrec_eval's conventions).
 _OPTIONS = Options(1, False, None, False, "9.0")
-_IN_ORDER = _OPTIONS._replace(ties="input")
-_HEAD = re.compile(r"(?P<base>[^(@]+)(?:\((?P<opts>[^()]*)\))?(?P<rest>@.*)?$")
+#: How unknown names are told: as ir_measures' names.
+_DOOR = "ir_measures"
+#: What the output telling the queries accuracy reports is named.
+_GUARD = "accuracy reports: "
 
 
-class _Request:
-    """One measure as asked (the key of its results), its spelling for
-    :func:`evaluate_run`, the provider ir_measures would use and how that
-    provider summarises it."""
+class _Asked(NamedTuple):
+    """One measure as asked (``key``, the key of its results), its name as
+    evaluated (``text``), the provider ir_measures computes it with
+    (``reference``), whether that provider sums it over the queries, and
+    its relevance level where its queries depend on it (accuracy's and
+    nNRBP's)."""
 
-    __slots__ = ("cutoff", "diversity", "key", "name", "provider", "rel", "sums")
-
-    def __init__(self, measure: Any) -> None:
-        self.key = measure
-        text = measure if isinstance(measure, str) else str(measure)
-        match = _HEAD.match(text.strip())
-        if match is None:
-            raise InvalidParameterError(
-                f"`measures` must hold ir_measures measures or their names; "
-                f"got {measure!r}."
-            )
-        base = str(match["base"])
-        base = _ALIASES.get(base, base)
-        opts = [o for o in (match["opts"] or "").split(",") if o]
-        if base == _SET_P and "relative=True" in opts:
-            base, opts = _SET_REL_P, [o for o in opts if o != "relative=True"]
-        opts = [o for o in opts if o != "relative=False"]
-        if base not in IR_NAMES:
-            raise InvalidParameterError(
-                f"`measures` must be names ir_measures registers; got "
-                f"{measure!r} (unknown {base!r})."
-            )
-        row, spelling = IR_NAMES[base]
-        self.cutoff = match["rest"] is not None or any(
-            o.startswith("cutoff=") for o in opts
-        )
-        self.provider = spelling.cutoff_provider if self.cutoff else spelling.provider
-        self.sums = any(t.summary in ("sum", "count") for t in row.trec)
-        self.rel = next((o[4:] for o in opts if o.startswith("rel=")), "1")
-        self.name = (
-            base + (f"({','.join(opts)})" if opts else "") + (match["rest"] or "")
-        )
-        self.diversity = row.engine == DIVERSITY
-
-    def accuracy_guard(self) -> str:
-        """The measure telling whether a relevant document is above the
-        cutoff: the queries accuracy reports."""
-        cut = self.name[self.name.index("@") :] if "@" in self.name else None
-        if cut is None:
-            return f"NumRet(rel={self.rel})"
-        return f"Success(rel={self.rel}){cut}"
+    key: Any
+    text: str
+    reference: Any
+    sums: bool
+    rel: Any
+    diversity: bool
 
 
-class _Prepared:
-    """The qrels as skirm's objects, built once per evaluator (plain and by
-    subtopic, when asked), and a run's rankings by each provider's order."""
+def _text(measure: Any) -> str:
+    return (measure if isinstance(measure, str) else str(measure)).strip()
 
-    __slots__ = ("_jg", "_plain", "qrels")
 
-    def __init__(self, qrels: IrQrels) -> None:
-        self.qrels = qrels
-        self._plain: Qrels | None = None
-        self._jg: QrelsJG | None = None
-
-    def judgments(self, diversity: bool) -> Qrels | QrelsJG:
+def _parse(measures: list) -> tuple:
+    """``(asked, request)``: each measure (:class:`_Asked`) and the
+    :class:`~skirm.trec._request.Request` of them all, read once by the
+    measure table's grammars (ir_measures' spellings and aliases are rows
+    of the table)."""
+    texts = [_text(m) for m in measures]
+    request = parse_measures(texts, "9.0", diversity=True, door=_DOOR)
+    found = {o.name: o for o in request.outputs}
+    found |= {d.text: d for d in request.diversity}
+    asked = []
+    for measure, text in zip(measures, texts, strict=True):
+        named = found.get(text)
+        if named is None or named.reference is None:
+            raise unknown_measure(text, _DOOR)
+        diversity = named in request.diversity
         if diversity:
-            self._jg = self._jg or QrelsJG(*self.qrels.rows)
-            return self._jg
-        self._plain = self._plain or Qrels(*self.qrels.plain)
-        return self._plain
-
-    @staticmethod
-    def rankings(run: IrRun):
-        """``ranked(order, score_type, diversity)``: the run ranked by score
-        (read as ``score_type``) descending, then by ``order``'s rule.
-
-        For the diversity measures (ndeval's path, which breaks ties by
-        itself), scores that rank the documents so and tie none. For the
-        others, the rows in that order with scores that keep the run's ties
-        and signs (each query's distinct scores numbered: ``P, ..., 1`` the
-        positive ones, 0, then ``-1, ...``), to be evaluated with ties in
-        the order given: Compat's ideal ranking reads the ties and the
-        sign."""
-        n = run.scores.shape[0]
-        query_codes = run.query_codes
-
-        def ranked(order: str, score_type: str, diversity: bool) -> Run:
-            scores = run.scores
-            if score_type == "float32":
-                scores = c_floats(scores)
-            if order == "input":
-                tiebreak = np.arange(n)
-            elif order == "docno_ascending":
-                tiebreak = run.doc_codes
-            else:
-                tiebreak = -run.doc_codes
-            rank_order = np.lexsort((tiebreak, -scores, query_codes))
-            codes = query_codes[rank_order]
-            first = np.searchsorted(codes, codes, side="left")
-            ranked_scores = scores[rank_order]
-            if diversity:
-                # P, P-1, ..., 1 for the P positive ones of a query, then 0, -1, ...
-                positive = np.bincount(codes, weights=ranked_scores > 0, minlength=1)
-                unique = np.empty(n, dtype=np.float64)
-                unique[rank_order] = positive[codes] - (np.arange(n) - first)
-                return Run(run.query_ids, run.doc_ids, unique)
-            new = np.ones(n, dtype=bool)
-            new[1:] = (codes[1:] != codes[:-1]) | (
-                ranked_scores[1:] != ranked_scores[:-1]
-            )
-            distinct = np.cumsum(new)
-            distinct -= distinct[first]  # 0 for each query's top score
-            n_queries = int(codes[-1]) + 1 if n else 0
-            above = np.bincount(
-                codes, weights=new & (ranked_scores > 0), minlength=n_queries
-            )
-            zero = (
-                np.bincount(codes, weights=ranked_scores == 0, minlength=n_queries) > 0
-            )
-            top = above[codes]
-            numbered = np.where(
-                ranked_scores > 0,
-                top - distinct,
-                np.where(ranked_scores == 0, 0.0, top + zero[codes] - distinct - 1),
-            )
-            return Run(run.query_ids[rank_order], run.doc_ids[rank_order], numbered)
-
-        return ranked
+            sums, rel = False, named.options.get("rel", 1)
+        else:
+            sums = any(t.summary in ("sum", "count") for t in named.measure.trec)
+            rel = _rel(named)
+        asked.append(_Asked(measure, text, named.reference, sums, rel, diversity))
+    return asked, request
 
 
-def _floats_tie_more(run: IrRun) -> bool:
+def _rel(output) -> Any:
+    """The relevance level an output's name gives (1 by default)."""
+    for key, value in output.variant:
+        if key == "level":
+            return value
+    if output.metric is not None:
+        level = output.metric.params.get("relevance_threshold")
+        if level is not None:
+            return int(level) if float(level).is_integer() else level
+    return 1
+
+
+def _guard(asked: _Asked, output) -> str:
+    """The measure telling whether a relevant document is above the cutoff
+    of accuracy's ``output``: the queries accuracy reports."""
+    k = output.metric.k if output.metric is not None else None
+    if k is None:
+        return f"NumRet(rel={asked.rel})"
+    return f"Success(rel={asked.rel})@{k}"
+
+
+def _ranked_by(output, reference, as_floats):
+    """``output`` with its provider's tie rule and score type as the
+    options of its evaluation (C floats only where they order the run
+    otherwise than doubles: ``as_floats``)."""
+    score_type = reference.score_type
+    if score_type == "float32" and not as_floats:
+        score_type = "float64"
+    variant = (*output.variant, ("ties", _TIES[reference.order]))
+    return output.replace(variant=(*variant, ("score_type", score_type)))
+
+
+def _floats_tie_more(run: Run) -> bool:
     """Whether two scores of a query differ as doubles but tie as C floats
     (trec_eval 9.0.x's reading)."""
     scores = run.scores
     floats = c_floats(scores)
     if np.array_equal(scores, floats):
         return False
-    order = np.lexsort((scores, run.query_codes))
-    codes, scores, floats = run.query_codes[order], scores[order], floats[order]
+    _, codes = np.unique(run.query_ids, return_inverse=True)
+    order = np.lexsort((scores, codes))
+    codes, scores, floats = codes[order], scores[order], floats[order]
     same_query = codes[1:] == codes[:-1]
     return bool(
         np.any(same_query & (scores[1:] != scores[:-1]) & (floats[1:] == floats[:-1]))
     )
-
-
-def _no_relevant(qrels: IrQrels, request: _Request) -> set[str]:
-    """The queries pyndeval gives nNRBP as NaN: no judgment at its
-    relevance level (0 over 0)."""
-    if not (request.diversity and request.name.startswith(_NNRBP)):
-        return set()
-    q, _, _, labels = qrels.rows
-    return set(q.tolist()) - set(q[labels >= float(request.rel)].tolist())
 
 
 class Evaluator:
@@ -262,59 +195,92 @@ class Evaluator:
     def __init__(self, measures: Iterable[Any], qrels: Any) -> None:
         if isinstance(measures, str) or not isinstance(measures, Iterable):
             measures = [measures]
-        self.requests = [_Request(m) for m in dict.fromkeys(measures)]
-        self.qrels = read_ir_qrels(qrels)
-        self._prepared = _Prepared(self.qrels)
+        self.requests, self._request = _parse(list(dict.fromkeys(measures)))
+        columns = read_ir_qrels(qrels)
+        self.qrels = ir_graded(columns)
+        self._subtopics = ir_subtopics(columns) if self._request.diversity else None
+        self._ids = np.unique(self.qrels.query_ids)
 
-    def _columns(self, run: IrRun) -> Iterator[tuple[_Request, np.ndarray, np.ndarray]]:
-        """Each measure's queries and values, as its provider reports them."""
-        qrel_ids = np.asarray(self.qrels.query_ids(), dtype=str)
-        groups: dict[tuple, list[_Request]] = {}
+    def query_ids(self) -> list[str]:
+        """The queries with a judgment."""
+        return self._ids.tolist()
+
+    def _evaluated(self, run: Run) -> tuple:
+        """``(ids, per_query)``: every measure evaluated once on the run,
+        each ranked as its provider ranks it (its tie order and score
+        type, :class:`~skirm._measures._rows.Reference`)."""
         # C floats order the run as doubles do unless two scores of a query
-        # differ only beyond a float's precision: then their own group
+        # differ only beyond a float's precision: then a ranking of its own
         as_floats = _floats_tie_more(run)
-        for request in self.requests:
-            score_type = request.provider.score_type
-            if score_type == "float32" and not as_floats:
-                score_type = "float64"
-            key = (request.provider.order, score_type, request.diversity)
-            groups.setdefault(key, []).append(request)
+        by_text = {o.name: o for o in self._request.outputs}
+        outputs = [
+            _ranked_by(o, r.reference, as_floats)
+            for r in self.requests
+            if not r.diversity
+            for o in (by_text[r.text],)
+        ]
+        guards = [
+            (r.text, _guard(r, by_text[r.text]))
+            for r in self.requests
+            if r.reference is IR_ACCURACY
+        ]
+        if guards:
+            parsed = parse_measures(list(dict.fromkeys(g for _, g in guards)), "9.0")
+            outputs += [
+                _ranked_by(o.replace(name=_GUARD + o.name), IR_ACCURACY, False)
+                for o in parsed.outputs
+            ]
+        diversity = self._request.diversity
+        options = _OPTIONS
+        if diversity:
+            options = options._replace(ties=_TIES[diversity[0].reference.order])
+        result = evaluate_request(
+            self.qrels,
+            run,
+            Request(outputs, diversity),
+            options,
+            rel_format="qrels",
+            zscores=None,
+            verbose=0,
+            subtopics=self._subtopics,
+        )
+        return np.asarray(result.group_ids).astype(str), result.per_query
+
+    def _columns(self, run: Run) -> Iterator[tuple[_Asked, np.ndarray, np.ndarray]]:
+        """Each measure's queries and values, as its provider reports them."""
+        if len(run):
+            ids, per_query = self._evaluated(run)
+        else:
+            ids, per_query = np.empty(0, dtype=str), {}
         # ir_measures reports 0 for the qrels queries a provider left out;
         # its accuracy provider does not, unless another provider's measure
         # is in the same request (then the pipeline's own filling does).
-        fill_accuracy = any(r.provider is not IR_ACCURACY for r in self.requests)
-        ranked = _Prepared.rankings(run)
-        for (order, score_type, diversity), requests in groups.items():
-            names = list(dict.fromkeys(r.name for r in requests))
-            guards = [r.accuracy_guard() for r in requests if r.provider is IR_ACCURACY]
-            if run.query_ids.shape[0]:
-                result = evaluate_request(
-                    self._prepared.judgments(diversity),
-                    ranked(order, score_type, diversity),
-                    parse_measures([*names, *guards], "9.0", diversity=True),
-                    _OPTIONS if diversity else _IN_ORDER,
-                    rel_format="qrels",
-                    zscores=None,
-                    verbose=0,
-                )
-                ids = np.asarray(result.group_ids).astype(str)
-                per_query = result.per_query
-            else:
-                ids, per_query = np.empty(0, dtype=str), {}
-            for request in requests:
-                values = np.asarray(per_query.get(request.name, ()), dtype=np.float64)
-                these = ids
-                if request.provider is IR_ACCURACY and ids.shape[0]:
-                    keep = per_query[request.accuracy_guard()] > 0
-                    these, values = ids[keep], values[keep]
-                nan_for = _no_relevant(self.qrels, request)
-                if nan_for:
-                    values = np.where(np.isin(these, list(nan_for)), np.nan, values)
-                if request.provider is not IR_ACCURACY or fill_accuracy:
-                    missing = np.setdiff1d(qrel_ids, these)
-                    these = np.concatenate([these, missing])
-                    values = np.concatenate([values, np.zeros(missing.shape[0])])
-                yield request, these, values
+        fill_accuracy = any(r.reference is not IR_ACCURACY for r in self.requests)
+        outputs = {o.name: o for o in self._request.outputs}
+        for request in self.requests:
+            values = np.asarray(per_query.get(request.text, ()), dtype=np.float64)
+            these = ids
+            if request.reference is IR_ACCURACY and ids.shape[0]:
+                guard = _guard(request, outputs[request.text])
+                keep = per_query[_GUARD + guard] > 0
+                these, values = ids[keep], values[keep]
+            nan_for = self._no_relevant(request)
+            if nan_for.shape[0]:
+                values = np.where(np.isin(these, nan_for), np.nan, values)
+            if request.reference is not IR_ACCURACY or fill_accuracy:
+                missing = np.setdiff1d(self._ids, these)
+                these = np.concatenate([these, missing])
+                values = np.concatenate([values, np.zeros(missing.shape[0])])
+            yield request, these, values
+
+    def _no_relevant(self, request: _Asked) -> np.ndarray:
+        """The queries pyndeval gives nNRBP as NaN: no judgment at its
+        relevance level (0 over 0)."""
+        if not (request.diversity and request.text.startswith(_NNRBP)):
+            return np.empty(0, dtype=str)
+        jg = self._subtopics
+        relevant = jg.query_ids[jg.labels >= float(request.rel)]
+        return np.setdiff1d(jg.query_ids, relevant)
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
         """Yield each query's value of each measure (``Metric`` records)."""
@@ -341,7 +307,7 @@ class Evaluator:
         return CalcResults({r.key: aggregated[r.key] for r in self.requests}, records)
 
 
-def _summary(request: _Request, values: np.ndarray) -> float:
+def _summary(request: _Asked, values: np.ndarray) -> float:
     """ir_measures' aggregation: a sum for the counts, else the mean (NaN
     over no query)."""
     if request.sums:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from skirm._errors import InvalidInputError, MissingDependencyError
-from skirm.trec._ir_measures import Evaluator, _Request
+from skirm.trec._ir_measures import Evaluator, _parse
 
 __all__ = ["register_ir_measures_provider"]
 
@@ -37,7 +37,7 @@ def _build(ir_measures):
     class SkirmEvaluator(base.Evaluator):
         def __init__(self, measures, qrels):
             self._skirm = Evaluator(list(measures), qrels)
-            super().__init__(measures, set(self._skirm.qrels.query_ids()))
+            super().__init__(measures, set(self._skirm.query_ids()))
 
         def _iter_calc(self, run):
             for record in self._skirm.iter_calc(run):
@@ -52,7 +52,7 @@ def _build(ir_measures):
 
         def supports(self, measure):
             try:
-                _Request(measure)
+                _parse([measure])
             except (ValueError, InvalidInputError):
                 return False
             return True

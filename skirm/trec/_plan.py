@@ -23,7 +23,8 @@ __all__ = ["Entry", "Plan", "make_plan"]
 
 class Entry(NamedTuple):
     """Outputs evaluated under one set of options: their own ``options``
-    (the call's, with a variant's relevance level and ``judged_only``) and
+    (the call's, with a variant's relevance level, ``judged_only``, tie rule
+    and score type) and
     ``gains``, the sorted ``(grade, gain)`` pairs the qrels' grades are
     mapped by (``()``: the grades as they are)."""
 
@@ -69,10 +70,7 @@ def make_plan(request, options, rel_format, zscored=False) -> Plan:
         settings = dict(key)
         outputs = part.plain_variant().outputs
         rel_format = check_rel_format(rel_format, outputs)
-        these = options._replace(
-            level=settings.get("level", options.level),
-            judged_only=settings.get("judged_only", options.judged_only),
-        )
+        these = options.variant(settings)
         entries.append(Entry(outputs, these, settings.get("gains", ())))
     if not request.outputs:  # the diversity measures alone
         entries = []

@@ -22,13 +22,22 @@ def ranked(index, block, options):
     (every row of its queries) joined to the qrels ``index`` and ranked
     under ``options`` (a :class:`~skirm.trec._request.Options`); None when
     none of the block's queries is in the qrels. The context's
-    ``ranking.group_ids`` are the evaluated queries, sorted. Tied scores go
-    by docno descending (``ties="docno"``, trec_eval's rule) or in the
-    block's row order (``"input"``).
+    ``ranking.group_ids`` are the evaluated queries, sorted."""
+    contexts = ranked_each(index, block, [options])
+    return None if contexts is None else contexts[0]
 
-    Each array of the joined rows is freed once used, and the labels are
-    taken from the relevance values once ranked: no array of them in run
-    order is built.
+
+def ranked_each(index, block, each):
+    """The context of the block under each options of ``each``, from one
+    join and one ranking per tie rule and score type (the entries of a
+    plan differ in them, or only in the relevance level, ``-J`` and the
+    outputs); None when none of the block's queries is in the qrels.
+
+    Tied scores go by docno descending (``ties="docno"``, trec_eval's rule),
+    ascending (``"docno_ascending"``) or in the block's row order
+    (``"input"``). Each array of the joined rows is freed once the last
+    ranking is built, and the labels are taken from the relevance values
+    once ranked: no array of them in run order is built.
     """
     eval_ids, keep, codes, raw, j_codes, j_raw, hashes = join(index, block)
     if not eval_ids.shape[0]:
@@ -48,13 +57,30 @@ def ranked(index, block, options):
     def of_rows():
         return judgment_of_rows(index, block, keep, codes, eval_ids)
 
-    if options.ties == "docno":
-        tiebreak = _docno_descending(block.d, keep)
-    else:
-        tiebreak = keep.take
-    return joined_context(
-        eval_ids, scores, codes, raw, j_codes, j_raw, tiebreak, options, check, of_rows
-    )
+    rankings = {}
+    keys = [(options.ties, options.c_floats) for options in each]
+    for ties, floats in keys:
+        if (ties, floats) in rankings:
+            continue
+        if ties == "input":
+            tiebreak = keep.take
+        else:
+            tiebreak = _by_docno(block.d, keep, ties == "docno")
+        last = len(rankings) + 1 == len(set(keys))
+        rankings[ties, floats] = rank_joined(
+            eval_ids, scores, codes, raw, j_codes, j_raw, tiebreak, floats, of_rows
+        )
+        if last:
+            del scores, raw
+    contexts, checked = [], set()
+    for options, key in zip(each, keys, strict=True):
+        ranking, ranked_raw = rankings[key]
+        first = key not in checked  # the run's duplicates, once per ranking
+        checked.add(key)
+        contexts.append(
+            cut_context(ranking, ranked_raw, j_codes, j_raw, options, first and check)
+        )
+    return contexts
 
 
 def joined_context(
@@ -69,31 +95,40 @@ def joined_context(
     check=None,
     of_rows=None,
 ):
-    """The :class:`~skirm.trec._measures.Context` of joined run rows:
-    ``codes`` (their query's index into the sorted ``eval_ids``), ``scores``,
-    ``raw`` (trec_eval's relevance value of each) and every judgement of the
-    evaluated queries (``j_codes``, ``j_raw``); ties broken by ``tiebreak``
-    (a :func:`~skirm._engine.rank_order` key: docno descending) under
-    ``options`` (:class:`~skirm.trec._request.Options`).
-    ``check(ranking, cut)`` sees the ranking before ``-M`` and ``-J`` cut it
-    (the run's duplicate docnos). ``raw`` may also be a function of the
-    :class:`~skirm._engine.Ordered` rows that returns the relevance values
-    in rank order (the dicts' join, which looks the judgements up in the
-    ranking rather than the rows in the qrels). ``of_rows()`` gives the
+    """The :class:`~skirm.trec._measures.Context` of joined run rows
+    (:func:`rank_joined`) under ``options``
+    (:class:`~skirm.trec._request.Options`), once ``-M`` and ``-J`` have
+    cut its ranking (:func:`cut_context`)."""
+    ranking, ranked_raw = rank_joined(
+        eval_ids, scores, codes, raw, j_codes, j_raw, tiebreak, options.c_floats,
+        of_rows,
+    )  # fmt: skip
+    return cut_context(ranking, ranked_raw, j_codes, j_raw, options, check)
+
+
+def rank_joined(
+    eval_ids, scores, codes, raw, j_codes, j_raw, tiebreak, floats, of_rows=None
+):
+    """``(ranking, ranked relevance values)`` of joined run rows: ``codes``
+    (their query's index into the sorted ``eval_ids``), ``scores`` (compared
+    as C floats with ``floats``), ``raw`` (trec_eval's relevance value of
+    each) and every judgement of the evaluated queries (``j_codes``,
+    ``j_raw``); ties broken by ``tiebreak`` (a
+    :func:`~skirm._engine.rank_order` key). ``raw`` may also be a function
+    of the :class:`~skirm._engine.Ordered` rows that returns the relevance
+    values in rank order (the dicts' join, which looks the judgements up in
+    the ranking rather than the rows in the qrels). ``of_rows()`` gives the
     judgement of each row (an index into ``j_codes``, -1 if none), computed
     only when a measure asks (see :class:`~skirm._engine.Judgments`)."""
-    if options.compat == "9.0":
+    if floats:
         scores = c_floats(scores)
     ordered = rank_order(
         scores, codes, int(eval_ids.shape[0]), "first", tiebreak=tiebreak
     )
-    del scores, codes
     ranked_raw = raw(ordered) if callable(raw) else raw[ordered.order]
-    del raw
     judgments = _judgments(j_codes, j_raw, of_rows)
     ranking = ranking_of(ordered, _labels(ranked_raw), eval_ids, judgments=judgments)
-    del ordered
-    return _cut_context(ranking, ranked_raw, j_codes, j_raw, options, check)
+    return ranking, ranked_raw
 
 
 def placed_context(eval_ids, at, raw, starts, sort, j_codes, j_raw, options, of_rows):
@@ -123,7 +158,7 @@ def placed_context(eval_ids, at, raw, starts, sort, j_codes, j_raw, options, of_
         starts=starts,
         sort=sort,
     )
-    return _cut_context(ranking, ranked_raw, j_codes, j_raw, options)
+    return cut_context(ranking, ranked_raw, j_codes, j_raw, options)
 
 
 def c_floats(scores):
@@ -144,14 +179,14 @@ def _labels(ranked_raw):
     return labels
 
 
-def _cut_context(ranking, ranked_raw, j_codes, j_raw, options, check=None):
+def cut_context(ranking, ranked_raw, j_codes, j_raw, options, check=None):
     """The :class:`Context` of a ranking of every retrieved row, once ``-M``
     and ``-J`` have cut it (``check(ranking, cut)`` sees it before)."""
     max_docs = options.max_docs
     cut = None
     if max_docs is not None:
         cut = ranking.position < max_docs
-    if check is not None:
+    if check:
         check(ranking, cut)
     if options.judged_only:
         judged = ranked_raw >= 0
@@ -198,15 +233,16 @@ def _check_duplicates(block, keep, ranking, inside):
         raise block_duplicate_error(block, pair, "the run")
 
 
-def _docno_descending(docs, keep):
+def _by_docno(docs, keep, descending=True):
     """The tiebreak of :func:`~skirm._engine.rank_order` that puts tied
-    rows by docno descending (byte order, as strcmp): a function of the
-    ranked rows of whole tie blocks (``docs[keep[rows]]`` are their docnos),
-    called on the tied rows only."""
+    rows by docno descending (byte order, as strcmp), or ascending: a
+    function of the ranked rows of whole tie blocks (``docs[keep[rows]]``
+    are their docnos), called on the tied rows only."""
 
     def key(rows):
         rank = docs.byte_rank(keep[rows])
-        np.negative(rank, out=rank)
+        if descending:
+            np.negative(rank, out=rank)
         return rank
 
     return key

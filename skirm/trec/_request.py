@@ -53,10 +53,25 @@ class Options(NamedTuple):
     all_queries: bool  # -c
     compat: str  # "10.0" or "9.0"
     num_docs: int = 0  # -N: the collection size, for utility
-    # Tied scores: by docno descending (trec_eval's rule) or, "input", in the
-    # order the run gave the rows (the ir_measures drop-in ranks its rows
-    # in each provider's order first).
+    # Tied scores: by docno descending (trec_eval's rule), "docno_ascending"
+    # or, "input", in the order the run gave the rows (the orders of
+    # ir_measures' providers, Reference.order).
     ties: str = "docno"
+    # How scores are read: "float32" (C floats, as trec_eval 9.0.x holds
+    # them), "float64", or None for the version's (compat).
+    score_type: str | None = None
+
+    @property
+    def c_floats(self) -> bool:
+        """Whether scores are compared as C floats."""
+        if self.score_type is not None:
+            return self.score_type == "float32"
+        return self.compat == "9.0"
+
+    def variant(self, settings) -> Options:
+        """These options with a variant's (``{option: value}``: the relevance
+        level, ``judged_only``, the tie rule, the score type) applied."""
+        return self._replace(**{k: v for k, v in settings.items() if k != "gains"})
 
     def keywords(self) -> dict:
         """The options as :func:`skirm.trec.evaluate_run`'s keyword
@@ -80,16 +95,35 @@ class Output:
     :class:`~skirm.metrics.Metric`, computed on trec_eval's ranking.
     """
 
-    __slots__ = ("measure", "metric", "name", "param", "spelling", "variant")
+    __slots__ = (
+        "measure",
+        "metric",
+        "name",
+        "param",
+        "reference",
+        "spelling",
+        "variant",
+    )
 
     def __init__(
-        self, name, measure, *, spelling=None, param=None, metric=None, variant=()
+        self,
+        name,
+        measure,
+        *,
+        spelling=None,
+        param=None,
+        metric=None,
+        variant=(),
+        reference=None,
     ):
         self.name, self.measure, self.spelling = name, measure, spelling
         self.param, self.metric = param, metric
         # What the name's options change in the evaluation (ir_measures'
-        # rel=, judged_only=, gains=), as sorted pairs; () for nothing.
+        # rel=, judged_only=, gains=; the drop-in's tie rule and score type),
+        # as sorted pairs; () for nothing.
         self.variant = tuple(sorted(variant))
+        # The ir_measures provider that computes it, for an ir_measures name.
+        self.reference = reference
 
     @property
     def summary(self) -> str:
@@ -98,7 +132,13 @@ class Output:
 
     def bound(self, metric):
         """The same output computed by another bound ``metric``."""
-        return Output(self.name, self.measure, metric=metric, variant=self.variant)
+        return self.replace(metric=metric)
+
+    def replace(self, **changes):
+        """The same output with some of its attributes changed."""
+        kwargs = {name: getattr(self, name) for name in self.__slots__}
+        kwargs.update(changes)
+        return Output(kwargs.pop("name"), kwargs.pop("measure"), **kwargs)
 
     def __repr__(self):
         return f"Output({self.name!r})"
@@ -127,13 +167,7 @@ class Request:
     def plain_variant(self) -> Request:
         """The request with its outputs' variants applied (their options
         then given to the evaluation as a whole)."""
-        return Request(
-            Output(
-                o.name, o.measure, spelling=o.spelling, param=o.param,
-                metric=o.metric,
-            )
-            for o in self.outputs
-        )  # fmt: skip
+        return Request(o.replace(variant=()) for o in self.outputs)
 
     def variants(self) -> dict:
         """``{variant: Request}``: the outputs grouped by what their options
@@ -147,10 +181,12 @@ class Request:
         return f"Request({self.labels})"
 
 
-def parse_measures(metrics, compat="10.0", *, diversity=False) -> Request:
+def parse_measures(metrics, compat="10.0", *, diversity=False, door="trec") -> Request:
     """The :class:`Request` of measure names (trec_eval's, with parameters
     and nicknames; skirm's; and where ``diversity`` allows them, the
-    diversity measures'), its outputs in trec_eval's print order."""
+    diversity measures'), its outputs in trec_eval's print order; an
+    unknown name is told as ``door`` (``"trec"``, ``"ir_measures"``) reads
+    names."""
     if isinstance(metrics, Request):
         return metrics
     if isinstance(metrics, (str, Metric)):
@@ -176,16 +212,25 @@ def parse_measures(metrics, compat="10.0", *, diversity=False) -> Request:
                 )
             diverse.append(divers)
             continue
-        variant = ()
+        variant, reference = (), None
         if isinstance(metric, str):
-            named = parse_metric(metric, door="trec")
+            named = parse_metric(metric, door=door)
             parsed, variant = metric_of(named), named.variant
+            reference = named.reference
         elif isinstance(metric, Metric):
             parsed = metric
         else:
-            raise unknown_measure(metric, "trec")
+            raise unknown_measure(metric, door)
         label = metric if isinstance(metric, str) else parsed.name
-        skirm.append(Output(label, parsed.spec.measure, metric=parsed, variant=variant))
+        skirm.append(
+            Output(
+                label,
+                parsed.spec.measure,
+                metric=parsed,
+                variant=variant,
+                reference=reference,
+            )
+        )
     # As in trec_eval, parameters given for a measure (P.5, relstring.20)
     # replace its default parameters, also those a nickname asks for.
     explicit = {
@@ -216,6 +261,7 @@ def parse_measures(metrics, compat="10.0", *, diversity=False) -> Request:
                         spelling=name.spelling,
                         param=param,
                         variant=name.variant,
+                        reference=name.reference,
                     ),
                 )
     outputs = sorted(trec.values(), key=lambda o: (o.spelling.order, _param_key(o)))

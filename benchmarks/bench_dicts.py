@@ -22,14 +22,20 @@ elsewhere on the machine hits both alike; the ratio of ``evaluate_run`` is
 to pytrec_eval's ``RelevanceEvaluator(qrels, m).evaluate(run)``, the call
 it replaces. The load average is printed with the table.
 
+Two regimes of judgements (``--regime``): ``sparse`` (the default: 10
+documents judged per query among 1,000, so that about one is retrieved)
+and ``pooled`` (10 judged per query, every one of them retrieved, as the
+judgements of TREC's pools and most BEIR sets are: the regime most users
+hold).
+
 Run: ``python benchmarks/bench_dicts.py [--queries 10000] [--docs 100]
-[--repeats 3] [--against DIR]``. skirm's bytecode is compiled first, as an
-install does (with ``PYTHONDONTWRITEBYTECODE`` set every process would
-otherwise compile skirm from source). ``--against DIR`` times the skirm of
-another checkout (``DIR`` holds its ``skirm`` package, e.g. a ``git
-worktree`` of the commit before a change) in turn with the two tools, in
-a column of its own: the before and after of a change, measured side by
-side under the same load.
+[--regime sparse|pooled] [--repeats 3] [--against DIR]``. skirm's bytecode
+is compiled first, as an install does (with ``PYTHONDONTWRITEBYTECODE`` set
+every process would otherwise compile skirm from source). ``--against DIR``
+times the skirm of another checkout (``DIR`` holds its ``skirm`` package,
+e.g. a ``git worktree`` of the commit before a change) in turn with the two
+tools, in a column of its own: the before and after of a change, measured
+side by side under the same load.
 """
 
 from __future__ import annotations
@@ -55,6 +61,7 @@ import numpy as np
 
 n_queries, n_docs = int(sys.argv[1]), int(sys.argv[2])
 tool, case, measures = sys.argv[3], sys.argv[4], json.loads(sys.argv[5])
+pooled = sys.argv[6] == "pooled"
 
 def make(seed):
     rng = np.random.default_rng(seed)
@@ -63,7 +70,10 @@ def make(seed):
         docs = rng.choice(10 * n_docs, size=n_docs, replace=False)
         scores = rng.random(n_docs).round(4)  # some ties
         run[f"q{q}"] = {f"doc{d}": s for d, s in zip(docs.tolist(), scores.tolist())}
-        judged = rng.choice(10 * n_docs, size=n_docs // 10, replace=False)
+        if pooled:  # every judged document retrieved
+            judged = rng.choice(docs, size=n_docs // 10, replace=False)
+        else:
+            judged = rng.choice(10 * n_docs, size=n_docs // 10, replace=False)
         grades = rng.integers(0, 3, judged.size).tolist()
         qrels[f"q{q}"] = {f"doc{d}": g for d, g in zip(judged.tolist(), grades)}
     return qrels, run
@@ -126,7 +136,7 @@ def run_case(args, tool, case):
     argv = [sys.executable, "-c", CHILD, str(args.queries), str(args.docs), tool, case]
     with tempfile.TemporaryDirectory() as neutral:
         out = subprocess.run(
-            [*argv, json.dumps(MEASURES)],
+            [*argv, json.dumps(MEASURES), args.regime],
             capture_output=True,
             text=True,
             check=True,
@@ -151,6 +161,7 @@ def main():
     parser.add_argument("--queries", type=int, default=10_000)
     parser.add_argument("--docs", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--regime", choices=("sparse", "pooled"), default="sparse")
     parser.add_argument(
         "--against",
         type=Path,
@@ -169,7 +180,8 @@ def main():
     ]
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(
-        f"{args.queries:,} queries x {args.docs} documents, string ids, "
+        f"{args.queries:,} queries x {args.docs} documents, {args.regime} "
+        "judgements, string ids, "
         f"{len(MEASURES)} measures; medians of {args.repeats} fresh processes, "
         f"the tools alternating; load average before: {load}\n"
     )

@@ -15,10 +15,11 @@ the mean; the mean is over the queries of both (``all_queries=True``, ndeval
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from skirm._engine import rank_order
 from skirm._errors import (
     DuplicateDocnoError,
     InvalidParameterError,
@@ -27,9 +28,9 @@ from skirm._errors import (
 from skirm._measures import _table as table
 from skirm._measures._grammar import DiversityName, parse_diversity
 from skirm._measures._unknown import unknown_measure
-from skirm._validation import first_repeat
-from skirm.io import Run
+from skirm.io import Qrels, Run
 from skirm.io._convert import convert_run
+from skirm.io._records import RunBlock, qrels_rows, run_rows
 from skirm.metrics._diversity import (
     NDEVAL_KS,
     Pairs,
@@ -38,7 +39,10 @@ from skirm.metrics._diversity import (
     check_ks,
     diversity_table,
 )
+from skirm.trec._duplicates import block_repeat
 from skirm.trec._groups import as_qrels_jg
+from skirm.trec._join import QrelsIndex, judged_rows
+from skirm.trec._rank import by_docno
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -118,11 +122,6 @@ def _query_order(ids):
     if uniq.size and np.char.isdigit(uniq).all():
         return uniq[np.argsort(uniq.astype(np.int64), kind="stable")]
     return uniq
-
-
-def _positions(codes):
-    starts = np.searchsorted(codes, np.arange(int(codes.max(initial=-1)) + 1))
-    return np.arange(codes.shape[0]) - starts[codes]
 
 
 def evaluate_diversity(
@@ -211,11 +210,12 @@ def diversity_report(qrels, run, requests, all_queries, ties="docno"):
     (``"input"``)."""
     query_ids = _query_order(run.query_ids)
     judged_ids = np.unique(qrels.query_ids)
+    joined = _joined(qrels, run, query_ids)
 
     report = {"query_ids": query_ids}
     for (a, b, rel, dropped), items in requests.items():
         ks = tuple(sorted({c for _, _, c in items if c is not None})) or (1,)
-        ranked, ideal = _pairs(qrels, run, query_ids, rel, dropped, ties)
+        ranked, ideal = _pairs(qrels, run, joined, rel, dropped, ties)
         found, n_sub = diversity_table(
             ranked, ideal, query_ids.shape[0], alpha=a, beta=b, ks=ks
         )
@@ -277,71 +277,106 @@ def diversity_requests(measures, k, defaults):
     return requests
 
 
-def _pairs(qrels, run, query_ids, relevance_threshold, judged_only, ties):
-    """The relevant pairs of the ranked run and of each query's ideal."""
-    # Docnos as codes in docno order, the run's and the judged ones at once.
-    n_run = run.doc_ids.shape[0]
-    key_docs, doc_code = np.unique(
-        np.concatenate([run.doc_ids, qrels.doc_ids]), return_inverse=True
-    )
-    doc_code = doc_code.reshape(-1)
-    run_doc, qrels_doc = doc_code[:n_run], doc_code[n_run:]
-    n_docs = key_docs.shape[0]
-    q_codes = _codes(qrels.query_ids, query_ids)
-    r_codes = _codes(run.query_ids, query_ids)
-    pair = first_repeat(r_codes, run_doc)
+class _Joined(NamedTuple):
+    """The run joined to the subtopic judgments, once for every table of a
+    report: the run's rows of the judged queries (``keep``, their query's
+    ``codes`` into the sorted ``eval_ids``, the first qrels row judging the
+    docno of each or -1), each qrels row's first row with its query and
+    docno, the report's row of each evaluated query (``place``) and of each
+    qrels row's query (-1: not in the run)."""
+
+    index: QrelsIndex
+    block: RunBlock
+    eval_ids: np.ndarray
+    keep: np.ndarray
+    codes: np.ndarray
+    judged: np.ndarray
+    first: np.ndarray
+    place: np.ndarray
+    q_place: np.ndarray
+
+
+def _joined(qrels, run, query_ids):
+    """The :class:`_Joined` rows of ``run`` against ``qrels`` (report rows
+    ``query_ids``), by the one join of a run to its judgments."""
+    block = run_rows(run)
+    pair = block_repeat(block, np.arange(len(block)))
     if pair is not None:
         bad = pair[1]
         raise DuplicateDocnoError(
             f"run: docno {str(run.doc_ids[bad])!r} is listed twice for query "
             f"{str(run.query_ids[bad])!r}; ndeval takes each document once"
         )
-    run_key = r_codes.astype(np.int64) * n_docs + run_doc
-    if judged_only:
-        judged_keys = np.unique(q_codes.astype(np.int64) * n_docs + qrels_doc)
-        keep = np.isin(run_key, judged_keys)
-        r_codes, run_key = r_codes[keep], run_key[keep]
-        run_doc, scores = run_doc[keep], run.scores[keep]
-    else:
-        scores = run.scores
+    index = QrelsIndex(qrels_rows(Qrels(qrels.query_ids, qrels.doc_ids, qrels.labels)))
+    eval_ids, keep, codes, judged = judged_rows(index, block)
+    return _Joined(
+        index,
+        block,
+        eval_ids,
+        keep,
+        codes,
+        judged,
+        index.first_rows(),
+        _codes(eval_ids, query_ids),
+        _codes(qrels.query_ids, query_ids),
+    )
 
-    # The run: by query, score descending, then the tie rule.
-    tiebreak = {"docno": -run_doc, "docno_ascending": run_doc}.get(ties)
-    if tiebreak is None:  # "input": a stable sort keeps the run's order
-        tiebreak = np.arange(run_doc.shape[0])
-    order = np.lexsort((tiebreak, -scores, r_codes))
-    codes = r_codes[order]
-    row_key = run_key[order]
+
+def _pairs(qrels, run, joined, relevance_threshold, judged_only, ties):
+    """The relevant pairs of the ranked run and of each query's ideal: the
+    judged rows ranked by the engine (score descending, then the tie rule
+    ``ties``), each relevant judgment's subtopic on its row."""
+    keep, codes, judged = joined.keep, joined.codes, joined.judged
+    if judged_only:
+        kept = judged >= 0
+        keep, codes, judged = keep[kept], codes[kept], judged[kept]
+    if ties == "input":
+        tiebreak = keep.take
+    else:
+        tiebreak = by_docno(joined.block.d, keep, ties == "docno")
+    n_eval = int(joined.eval_ids.shape[0])
+    if keep.shape[0]:
+        ordered = rank_order(
+            run.scores[keep], codes, n_eval, "first", tiebreak=tiebreak
+        )
+        order, ranked = ordered.order, ordered.codes
+        position = np.arange(order.shape[0]) - ordered.starts[ranked]
+    else:  # no query of the run is judged
+        order = ranked = position = np.zeros(0, dtype=np.intp)
+    ranked_codes = joined.place[ranked]
 
     # Judged relevant (query, subtopic, docno) triples of the run's queries.
-    relevant = (qrels.labels >= relevance_threshold) & (q_codes >= 0)
-    j_codes = q_codes[relevant]
+    relevant = (qrels.labels >= relevance_threshold) & (joined.q_place >= 0)
+    j_codes = joined.q_place[relevant]
     _, j_sub = np.unique(qrels.groups[relevant], return_inverse=True)
     j_sub = j_sub.reshape(-1)
     cell = cells(j_codes, j_sub)
     n_cells = int(cell.max(initial=-1)) + 1
-    pair_key = j_codes.astype(np.int64) * n_docs + qrels_doc[relevant]
+    first = joined.first[relevant]  # the judged document of each triple
 
     # The ideal's candidates: judged relevant documents per query, docno
-    # descending (np.unique sorts them ascending).
-    cand_keys, cand_of_pair = np.unique(pair_key, return_inverse=True)
+    # descending (in byte order).
+    candidates, cand_of_pair = np.unique(first, return_inverse=True)
     cand_of_pair = cand_of_pair.reshape(-1)
-    cand_codes = cand_keys // n_docs
-    cand_order = np.lexsort((-(cand_keys % n_docs), cand_codes))
+    cand_codes = joined.q_place[candidates]
+    docno_rank = joined.index.docs.byte_rank(candidates)
+    cand_order = np.lexsort((-docno_rank, cand_codes))
     rank_in_ideal = np.empty_like(cand_order)
     rank_in_ideal[cand_order] = np.arange(cand_order.shape[0])
     i_row = rank_in_ideal[cand_of_pair]
     by_row = np.lexsort((j_sub, i_row))
     ideal = Pairs(cand_codes[cand_order], None, i_row[by_row], cell[by_row], n_cells)
 
-    # The run's pairs: each judged pair joined to its ranked row, if any.
-    by_key = np.argsort(row_key, kind="stable")
-    where = np.searchsorted(row_key[by_key], pair_key)
-    where = np.minimum(where, max(row_key.shape[0] - 1, 0))
-    hit = row_key[by_key][where] == pair_key if row_key.size else where < 0
-    r_row = by_key[where[hit]]
+    # The run's pairs: each judged triple on the ranked row of its document.
+    row_of = np.full(joined.first.shape[0], -1, dtype=np.int64)
+    judged_ranked = judged[order]
+    at = np.flatnonzero(judged_ranked >= 0)
+    row_of[judged_ranked[at]] = at
+    rows = row_of[first]
+    hit = rows >= 0
+    r_row = rows[hit]
     by_row = np.lexsort((j_sub[hit], r_row))
-    ranked = Pairs(codes, _positions(codes), r_row[by_row], cell[hit][by_row], n_cells)
+    ranked = Pairs(ranked_codes, position, r_row[by_row], cell[hit][by_row], n_cells)
     return ranked, ideal
 
 

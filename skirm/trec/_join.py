@@ -163,6 +163,25 @@ class QrelsIndex:
         """The judgements with a positive label, over every topic."""
         return int(np.count_nonzero(self.labels > 0))
 
+    def first_rows(self):
+        """Per qrels row, the first row of the qrels with its topic and
+        docno (itself, unless the qrels judge the docno again: by subtopic,
+        by judgment group)."""
+        if self.collision:  # decide on the strings
+            _, d_codes = np.unique(self.doc_strings(), return_inverse=True)
+            key = self.codes.astype(np.int64) * max(len(self.docs), 1)
+            key += d_codes.reshape(-1)
+            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+            return first[inverse.reshape(-1)]
+        keys = self.keys.keys
+        start = np.zeros(keys.shape[0], dtype=np.int64)
+        new = np.flatnonzero(keys[1:] != keys[:-1]) + 1
+        start[new] = new
+        np.maximum.accumulate(start, out=start)
+        first = np.empty(keys.shape[0], dtype=np.int64)
+        first[self.key_rows] = self.key_rows[start]
+        return first
+
     def doc_strings(self):
         """The docno of each qrels row, as str (built once)."""
         if self._doc_strings is None:
@@ -192,6 +211,47 @@ class Joined(NamedTuple):
 
 def join(index, block):
     """:class:`Joined` rows of a run block (every row of its queries)."""
+    eval_ids, keep, codes, topics = _kept(index, block)
+    index.check_duplicates(topics)
+    j_rows, j_codes = index.judgments(topics)
+    j_raw = index.labels[j_rows]
+    hashes = block.d.hash(cache=False)
+    if keep.shape[0] != len(block):
+        hashes = hashes[keep]
+    if index.collision:
+        raw = _raw_by_strings(index, block, keep, codes, topics, j_rows, j_codes)
+    else:
+        raw = _raw_by_keys(index, block, keep, codes, topics, hashes)
+    return Joined(eval_ids, keep, codes, raw, j_codes, j_raw, hashes)
+
+
+def judged_rows(index, block):
+    """``(eval_ids, keep, codes, judged)``: the rows of a run block whose
+    query is a topic of the qrels (``keep``), the index of their query into
+    the sorted ``eval_ids``, and the qrels row judging the docno of each
+    (the first, where the qrels judge a docno several times, by subtopic or
+    judgment group), -1 for a row not judged. The join of the relevance
+    formats that judge a document more than once per query (subtopic
+    judgments, preferences), where :func:`join` refuses a repeat."""
+    eval_ids, keep, codes, topics = _kept(index, block)
+    judged = np.full(keep.shape[0], -1, dtype=np.int64)
+    if index.collision:
+        j_rows, j_codes = index.judgments(topics)
+        hit, rows = _matches_by_strings(index, block, keep, codes, j_rows, j_codes)
+        judged[hit] = rows
+        return eval_ids, keep, codes, judged
+    hashes = block.d.hash(cache=False)
+    if keep.shape[0] != len(block):
+        hashes = hashes[keep]
+    for at, rows in _matches_by_keys(index, block, keep, codes, topics, hashes):
+        judged[at] = rows
+    return eval_ids, keep, codes, judged
+
+
+def _kept(index, block):
+    """``(eval_ids, keep, codes, topics)``: the block's queries in the qrels
+    (sorted), the block's rows of them, each one's index into ``eval_ids``,
+    and the topic code of each evaluated query."""
     run_codes, run_ids = block.queries()
     topic_of = index.topics(run_ids)
     in_qrels = topic_of >= 0
@@ -207,18 +267,7 @@ def join(index, block):
         keep = np.flatnonzero(rows >= 0).astype(small)
         codes = rows[keep]
         del rows
-    topics = topic_of[in_qrels]
-    index.check_duplicates(topics)
-    j_rows, j_codes = index.judgments(topics)
-    j_raw = index.labels[j_rows]
-    hashes = block.d.hash(cache=False)
-    if keep.shape[0] != len(block):
-        hashes = hashes[keep]
-    if index.collision:
-        raw = _raw_by_strings(index, block, keep, codes, topics, j_rows, j_codes)
-    else:
-        raw = _raw_by_keys(index, block, keep, codes, topics, hashes)
-    return Joined(eval_ids, keep, codes, raw, j_codes, j_raw, hashes)
+    return eval_ids, keep, codes, topic_of[in_qrels]
 
 
 #: Kept rows looked up in the qrels keys at a time.

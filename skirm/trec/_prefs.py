@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from skirm._engine import rank_order
 from skirm._errors import InvalidInputError, NoCommonQueryError
 from skirm._measures._rows import PREFS
 from skirm._measures._table import NUM_Q
 from skirm.io._prefs import SEP, Prefs, read_prefs, read_qrels_prefs
-from skirm.io._records import Qrels
+from skirm.io._records import Qrels, qrels_rows
 from skirm.trec._duplicates import block_duplicate_error, block_repeat
+from skirm.trec._join import QrelsIndex, judged_rows
+from skirm.trec._rank import by_docno
 
 __all__ = ["PrefsCounts", "PrefsEvaluation", "as_prefs"]
 
@@ -85,49 +88,55 @@ class PrefsCounts:
     # -- documents ----------------------------------------------------------
 
     def _docids(self, prefs, run, q, rows, max_docs):
-        """Each preference row's document number (see the module docstring)."""
+        """Each preference row's document number (see the module docstring),
+        from the run joined to the preferences' documents and ranked (ties
+        by docno ascending) by the one join and ranking of a run."""
         n = self.n
-        rq = run.q.strings()
-        rpos = np.minimum(np.searchsorted(self.query_ids, rq), max(n - 1, 0))
-        keep = np.flatnonzero(self.query_ids[rpos] == rq) if n else rpos
-        docs, inverse = np.unique(
-            np.concatenate([prefs.doc_ids[rows], run.d.strings(keep)]),
-            return_inverse=True,
-        )
-        inverse = inverse.reshape(-1)
-        m = max(docs.shape[0], 1)
-        pkey = q.astype(np.int64) * m + inverse[: rows.shape[0]]
-        rkey_all = rpos[keep].astype(np.int64) * m + inverse[rows.shape[0] :]
-        # rank: score descending, ties by docno ascending; then -M
-        order = np.lexsort((rkey_all, -run.scores[keep], rpos[keep]))
-        rq_sorted = rpos[keep][order]
-        starts = _segments(rq_sorted, n)
-        position = np.arange(order.shape[0]) - starts[rq_sorted]
-        ranked = order if max_docs is None else order[position < max_docs]
+        judgments = Qrels(prefs.query_ids, prefs.doc_ids, np.zeros(len(prefs), int))
+        index = QrelsIndex(qrels_rows(judgments))
+        eval_ids, keep, codes, judged = judged_rows(index, run)
+        place = np.searchsorted(self.query_ids, eval_ids)  # eval_ids: a subset
+        if keep.shape[0]:
+            ordered = rank_order(
+                run.scores[keep],
+                codes,
+                eval_ids.shape[0],
+                "first",
+                tiebreak=by_docno(run.d, keep, descending=False),
+            )
+            order, ranked_codes = ordered.order, ordered.codes
+            position = np.arange(order.shape[0]) - ordered.starts[ranked_codes]
+        else:
+            order = ranked_codes = position = np.zeros(0, dtype=np.intp)
+        inside = slice(None) if max_docs is None else position < max_docs
+        ranked = order[inside]
         pair = block_repeat(run, keep[ranked])
         if pair is not None:
             raise block_duplicate_error(run, pair, "the run")
-        rkey = rkey_all[ranked]
-        judged = np.unique(pkey)
-        found = np.isin(rkey, judged)
-        rkey, rcode = rkey[found], rpos[keep][ranked][found]
+        r_judged = judged[ranked]
+        found = r_judged >= 0
+        rcode = place[ranked_codes[inside][found]]
         self.num_judged_ret = np.bincount(rcode, minlength=n)
         rstart = _segments(rcode, n)
-        ret_id = np.arange(rkey.shape[0]) - rstart[rcode]
+        ret_id = np.arange(rcode.shape[0]) - rstart[rcode]
         # judged documents: retrieved ones keep their rank, the others follow
-        jcode = judged // m
-        jid = np.full(judged.shape[0], -1, dtype=np.int64)
-        o = np.argsort(rkey)
-        jid[np.searchsorted(judged, rkey[o])] = ret_id[o]
-        unret = jid < 0
-        ucode = jcode[unret]
+        # in docno order
+        groups, g_of_row = np.unique(index.first_rows()[rows], return_inverse=True)
+        g_of_row = g_of_row.reshape(-1)
+        gcode = np.empty(groups.shape[0], dtype=np.int64)
+        gcode[g_of_row] = q
+        g_order = np.lexsort((index.docs.byte_rank(groups), gcode))
+        jid = np.full(groups.shape[0], -1, dtype=np.int64)
+        jid[np.searchsorted(groups, r_judged[found])] = ret_id
+        unret = g_order[jid[g_order] < 0]
+        ucode = gcode[unret]
         ustart = _segments(ucode, n)
         jid[unret] = (
             np.arange(ucode.shape[0]) - ustart[ucode] + self.num_judged_ret[ucode]
         )
-        self.num_judged = np.bincount(jcode, minlength=n)
+        self.num_judged = np.bincount(gcode, minlength=n)
         self.row_query = q
-        self.row_doc = jid[np.searchsorted(judged, pkey)]
+        self.row_doc = jid[g_of_row]
 
     # -- judgment groups ----------------------------------------------------
 

@@ -65,7 +65,7 @@ def ranked_each(index, block, each):
         if ties == "input":
             tiebreak = keep.take
         else:
-            tiebreak = _by_docno(block.d, keep, ties == "docno")
+            tiebreak = by_docno(block.d, keep, ties == "docno")
         last = len(rankings) + 1 == len(set(keys))
         rankings[ties, floats] = rank_joined(
             eval_ids, scores, codes, raw, j_codes, j_raw, tiebreak, floats, of_rows
@@ -233,7 +233,7 @@ def _check_duplicates(block, keep, ranking, inside):
         raise block_duplicate_error(block, pair, "the run")
 
 
-def _by_docno(docs, keep, descending=True):
+def by_docno(docs, keep, descending=True):
     """The tiebreak of :func:`~skirm._engine.rank_order` that puts tied
     rows by docno descending (byte order, as strcmp), or ascending: a
     function of the ranked rows of whole tie blocks (``docs[keep[rows]]``

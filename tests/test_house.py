@@ -19,7 +19,12 @@ PACKAGE = Path(skirm.__file__).resolve().parent
 DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
 #: Modules that read or convert input: once the qrels are joined to a block
 #: of the run, no stage calls them again.
-READERS = ("skirm.io._trec", "skirm.io._convert", "skirm.io._text", "skirm.io._prefs")
+READERS = (
+    "skirm.io._trec_files",
+    "skirm.io._convert",
+    "skirm.io._text",
+    "skirm.io._prefs",
+)
 
 
 def test_no_module_is_over_600_lines():
@@ -102,12 +107,12 @@ def test_the_trec_path_reads_once_then_goes_down(qrels, run, options):
     """Following the qrels through evaluate_run: read and indexed once, and
     no stage calls a reader after the join (a streamed run file reads its
     next blocks while the first ones are evaluated: only its block reader,
-    ``skirm.io._runs``, calls the readers then)."""
+    ``skirm.io._run_blocks``, calls the readers then)."""
     evaluate_run(qrels, run, "map")  # imports and caches out of the walk
     walk = _walk(lambda: evaluate_run(qrels, run, "official", **options))
     # the join: of a run's blocks to the qrels index, or of dicts as they are
     # (``_dicts``: nothing is read into records at all)
-    kinds = {("skirm.trec._join", "join"), ("skirm.trec._dicts", "dict_context")}
+    kinds = {("skirm.io._join", "join"), ("skirm.trec._dicts", "dict_context")}
     joins = [i for i, (_, module, name) in enumerate(walk) if (module, name) in kinds]
     assert joins
     if isinstance(run, dict):
@@ -119,11 +124,11 @@ def test_the_trec_path_reads_once_then_goes_down(qrels, run, options):
         if module.startswith(READERS) and not caller.startswith(("skirm.io.",))
     }
     assert late == set()
-    # The qrels are indexed once, whatever the number of blocks (dicts are
+    # The qrels are indexed once, whatever the number of blocks: a file's
+    # anew, a Qrels' index kept with it from the call before (dicts are
     # their own index: looked up as they are, never indexed).
-    indexed = 0 if isinstance(run, dict) else 1
-    assert sum(name == "qrels_rows" for _, _, name in walk) == indexed
-    indexes = sum(m == "skirm.trec._join" and n == "__init__" for _, m, n in walk)
+    indexed = 1 if isinstance(qrels, Path) else 0
+    indexes = sum(m == "skirm.io._join" and n == "__init__" for _, m, n in walk)
     assert indexes == indexed
 
 

@@ -222,9 +222,9 @@ def test_a_plain_skirm_eval_loads_only_what_it_needs():
         "skirm.stats",
         "skirm._cli._compare",
         "skirm.trec._diversity_run",
-        "skirm.trec._diversity",
+        "skirm.trec._ndeval_report",
         "skirm.metrics._diversity",
-        "skirm.trec._prefs",
+        "skirm.trec._preferences",
         "json",
         "csv",
         "numpy.ma",  # a plain np.unique or np.setdiff1d imports it

@@ -34,7 +34,7 @@ OTHER_MEANINGS = {
     "p": {
         "skirm/_measures/_options.py": "the persistence option's name",
         "skirm/metrics/_cwl.py": "the persistence option's name",
-        "skirm/recsys/_agreement.py": "rank-biased overlap's persistence",
+        "skirm/recsys/_ranking_agreement.py": "rank-biased overlap's persistence",
         "skirm/stats/_report_html.py": "a column header of the p-values",
     },
     "R": {
@@ -49,7 +49,7 @@ OTHER_MEANINGS = {
     },
     "dcg": {"skirm/_measures/_grammar.py": "ir_measures' nDCG option `dcg`"},
     "judged": {
-        "skirm/trec/_diversity.py": "the diversity report's judged queries",
+        "skirm/trec/_ndeval_report.py": "the diversity report's judged queries",
         "skirm/trec/_diversity_run.py": "the diversity report's judged queries",
     },
     "recall": {
@@ -148,7 +148,7 @@ def test_spellings_name_one_measure_per_grammar():
 def test_every_measure_is_computed_by_one_engine():
     from skirm.metrics._registry import SPECS
     from skirm.trec._kernels import KERNELS
-    from skirm.trec._prefs import PrefsCounts
+    from skirm.trec._preferences import PrefsCounts
 
     on_arrays = [m for m in table.MEASURES if m.engine == ARRAYS]
     assert [s.measure for s in SPECS] == on_arrays

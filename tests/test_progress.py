@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import skirm
-import skirm.io._runs
+import skirm.io._run_blocks
 import skirm.stats._resampling
 from skirm._progress import SILENT, VERBOSE, Progress, current, reporting
 from skirm.metrics import EvaluationResult
@@ -224,7 +224,7 @@ def test_streamed_run_reports_every_block(tmp_path, monkeypatch, gz):
         run.write_bytes(gzip.compress(data, mtime=0))
     qrels = tmp_path / "qrels"
     qrels.write_text("".join(f"q{q} 0 d{q % 7} 1\n" for q in range(300)))
-    monkeypatch.setattr(skirm.io._runs, "BLOCK_BYTES", 2048)
+    monkeypatch.setattr(skirm.io._run_blocks, "BLOCK_BYTES", 2048)
     # Python 3.12's gzip reads the compressed file 128 KiB at a time (3.11's,
     # 8 KiB): more than this run's compressed bytes, so one share would say
     # all. Smaller reads, as the run were large.

@@ -9,7 +9,7 @@ from skirm._cli._usage import UsageError, check_options
 from skirm._errors import InvalidParameterError
 from skirm._measures._table import COMPARE_METRICS
 from skirm._progress import current
-from skirm.io._trec import read_qrels
+from skirm.io._trec_files import read_qrels
 from skirm.stats._power import POWER
 from skirm.trec._request import RELEVANCE_LEVEL, parse_measures
 

@@ -20,9 +20,10 @@ from skirm._measures._rows import PREFS, QRELS, QRELS_JG, QRELS_PREFS
 from skirm._measures._table import OFFICIAL
 from skirm._progress import current
 from skirm.io._prefs import read_prefs, read_qrels_jg, read_qrels_prefs
-from skirm.io._trec import read_qrels
-from skirm.trec._evaluate import evaluate_request
-from skirm.trec._formats import check_rel_format
+from skirm.io._trec_files import read_qrels
+from skirm.io._zscores import read_zscores
+from skirm.trec._evaluate_run import evaluate_request
+from skirm.trec._rel_formats import check_rel_format
 from skirm.trec._request import (
     COLLECTION_SIZE,
     MAX_DOCS,
@@ -30,7 +31,6 @@ from skirm.trec._request import (
     Options,
     parse_measures,
 )
-from skirm.trec._zscores import read_zscores
 
 READERS = {
     QRELS: read_qrels,
@@ -120,7 +120,7 @@ def run_eval(args, out):
 def _check_subtopics(qrels, path, request):
     """Ordinary qrels given to diversity measures are refused (the library
     warns): every query with one subtopic, the second field of its lines."""
-    from skirm.trec._diversity import one_subtopic_message  # diversity only
+    from skirm.trec._ndeval_report import one_subtopic_message  # diversity only
 
     if one_subtopic_message(qrels) is None:
         return

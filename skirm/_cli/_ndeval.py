@@ -63,7 +63,7 @@ def add_ndeval_parser(sub, epilog):
 
 def run_ndeval(args, out):
     from skirm._measures._options import ALPHA, BETA
-    from skirm.trec._diversity import evaluate_diversity, format_ndeval
+    from skirm.trec._ndeval_report import evaluate_diversity, format_ndeval
 
     check_options(args, alpha=ALPHA, beta=BETA)
     report = evaluate_diversity(

@@ -22,7 +22,8 @@ Its modules follow the stages of the work, each importing only earlier ones:
 ``_ideal``          the ideal ordering of each query's labels and its DCG
 ``_ranking``        the :class:`Ranking`: rows in rank order, tie blocks,
                     relevance, the ideal ordering
-``_threads``        tasks shared out to threads
+``_threads``        tasks shared out to threads; a stream of items mapped
+                    by threads, in order (:func:`stream_map`)
 ``_check``          checks of rows: :class:`CheckedInput`
 ``_rank``           the grouped sort and the tie policies: :func:`rank`,
                     :func:`rank_order`, :func:`ranking_of`
@@ -53,6 +54,7 @@ from skirm._engine._reduce import (
     sum_by,
 )
 from skirm._engine._runs import check_groups
+from skirm._engine._threads import stream_map
 
 __all__ = [
     "CheckedInput",
@@ -79,5 +81,6 @@ __all__ = [
     "running_sums",
     "safe_divide",
     "segment_cumsum",
+    "stream_map",
     "sum_by",
 ]

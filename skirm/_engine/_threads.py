@@ -1,8 +1,15 @@
-"""Tasks shared out to threads, the calling thread one of them."""
+"""Tasks shared out to threads: a list of them, the calling thread one of
+the workers (:func:`share_out`), or a stream of items mapped in order while
+the next ones are read (:func:`stream_map`: the blocks of a streamed run)."""
 
 from __future__ import annotations
 
+import collections
 import itertools
+import os
+
+#: Threads that map a stream of items (at most).
+MAX_THREADS = 4
 
 
 def share_out(function, n_tasks, n_threads):
@@ -46,3 +53,49 @@ def share_out(function, n_tasks, n_threads):
     if errors:
         raise errors[first_error[0]]
     return results
+
+
+def n_threads():
+    try:
+        return min(len(os.sched_getaffinity(0)), MAX_THREADS)
+    except AttributeError:  # pragma: no cover - not on Linux
+        return min(os.cpu_count() or 1, MAX_THREADS)
+
+
+def stream_map(step, blocks):
+    """``step(block)`` of each block, yielded in order; blocks are evaluated
+    by worker threads while the next ones are read (numpy releases the GIL
+    in its loops). At most one block per thread waits, and each result is
+    yielded as soon as its turn comes, so memory stays bounded. A run of one
+    block is evaluated in the calling thread: there is nothing to read
+    meanwhile, and memory a worker thread's allocator arena holds after a
+    large block is not given back as readily as the main thread's."""
+    n = n_threads()
+    if n < 2 or isinstance(blocks, list):
+        yield from map(step, blocks)
+        return
+    blocks = iter(blocks)
+    head = list(itertools.islice(blocks, 2))
+    if len(head) < 2:
+        yield from map(step, head)
+        return
+    # Imported here: a run of one block (the usual small run) never loads
+    # the pool (nor the logging module it imports).
+    import concurrent.futures
+
+    pending = collections.deque()
+    pool = concurrent.futures.ThreadPoolExecutor(n)
+    try:
+        for block in itertools.chain(head, blocks):
+            pending.append(pool.submit(step, block))
+            while len(pending) > n:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    except BaseException:
+        # An error, an interrupt (Ctrl-C) or a caller that stops reading:
+        # the blocks not started are dropped and the running ones are not
+        # waited for, so the caller gets control back at once.
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
         evaluate as evaluate,
         per_query_frame as per_query_frame,
     )
-    from skirm.dask._trec import (
+    from skirm.dask._run_partitions import (
         evaluate_run as evaluate_run,
     )
 

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from skirm.io._subtopics import (
         as_qrels_jg as as_qrels_jg,
     )
-    from skirm.io._trec import (
+    from skirm.io._trec_files import (
         read_qrels as read_qrels,
         read_run as read_run,
         write_run as write_run,

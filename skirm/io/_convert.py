@@ -29,7 +29,7 @@ from skirm._frames import (
 )
 from skirm._validation import is_path_or_file, type_name
 from skirm.io._records import Qrels, Run
-from skirm.io._trec import read_qrels, read_run
+from skirm.io._trec_files import read_qrels, read_run
 
 if TYPE_CHECKING:
     from skirm.io._typing import QrelsLike, RunLike

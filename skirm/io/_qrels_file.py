@@ -17,8 +17,8 @@ import numpy as np
 
 from skirm.io._coded_tokens import CodedTokens
 from skirm.io._columns import Column, TokenColumn
-from skirm.io._records import QrelsRows
-from skirm.io._runs import LineBlocks
+from skirm.io._records import Qrels
+from skirm.io._run_blocks import LineBlocks
 from skirm.io._text import Source, Table
 
 #: Bytes of a qrels file read at a time.
@@ -33,7 +33,7 @@ _QRELS_FIELDS = (0, 2, 3)
 _QRELS_SHAPE = "4 fields: qid iter docno rel"
 
 
-def read_qrels_rows(source) -> QrelsRows:
+def read_qrels_rows(source) -> Qrels:
     """The rows of a qrels file (a path or an open file, ``.gz`` too).
 
     Each block is checked before the next one is read: a malformed line is
@@ -116,7 +116,7 @@ class _Columns:
         self.docs.reserve(n, int(self.docs.bytes.n * scale) + 1024)
 
     def rows(self, name):
-        """The :class:`QrelsRows` of the columns: the block codes of the
+        """The :class:`~skirm.io.Qrels` of the columns: the block codes of the
         queries become codes into the sorted distinct ids of the file."""
         codes = self.codes.finish()
         if self.block_ids:
@@ -126,7 +126,7 @@ class _Columns:
             codes = inverse.reshape(-1).astype(codes.dtype)[codes]
         else:
             ids = np.zeros(0, dtype=str)
-        return QrelsRows(
+        return Qrels._from_tokens(
             CodedTokens(codes, ids),
             self.docs.finish() if self.in_place is None else self.in_place,
             self.labels.finish(),

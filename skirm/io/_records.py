@@ -1,14 +1,16 @@
 """Qrels and Run: the column records users hold, and the rows stages read.
 
 :class:`Qrels` and :class:`Run` keep ids as strings (built only when asked
-for, when read from a file) and labels or scores as numpy arrays.
-:class:`QrelsRows` is what an evaluation reads of a :class:`Qrels`: its id
-tokens, labels and where each row came from.
+for, when read from a file) and labels or scores as numpy arrays. They are
+also what an evaluation reads, the one container of graded judgements and
+of a run (a whole run, or a block of one read from a file): their ids as
+byte tokens (``_tokens()``, built once), where each row came from
+(``_lines``, ``_source``) and each row's query code (``_query_codes()``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -63,6 +65,20 @@ class _Records:
             return len(self._query_ids)
         assert self._q is not None  # one of the two is always held
         return len(self._q)
+
+    @classmethod
+    def _from_tokens(cls, q, d, values, lines=None, source=FROM_ARRAYS, **more):
+        """Records of rows a reader (or a stage) made: the id tokens ``q``
+        and ``d``, the labels or scores ``values``, the 0-based file line of
+        each row (or None) and the source's name; ids stay tokens until
+        asked for as strings."""
+        records = cls.__new__(cls)
+        records._q, records._d = q, d
+        records._lines, records._source = lines, source
+        setattr(records, cls._columns[2], values)
+        for name, value in more.items():
+            setattr(records, name, value)
+        return records
 
     def _query_codes(self):
         """``(codes, ids)``: the sorted distinct query ids and each row's
@@ -248,75 +264,3 @@ def _check_lengths(record, names):
     lengths = {name: len(getattr(record, name)) for name in names}
     if len(set(lengths.values())) > 1:
         raise InvalidInputError(f"columns must have the same length, got {lengths}")
-
-
-# --------------------------------------------------------------------------
-# The rows an evaluation reads
-# --------------------------------------------------------------------------
-
-
-class QrelsRows(NamedTuple):
-    """What an evaluation reads of qrels: the id tokens of every row, its
-    label, and where it came from (file and 0-based line, for messages)."""
-
-    q: Tokens
-    d: Tokens
-    labels: np.ndarray
-    lines: np.ndarray | None
-    name: str
-
-
-class RunBlock:
-    """Rows of a run: query and docno tokens, scores, and where they came
-    from (file name and 0-based line of every row, for messages).
-
-    A block from :func:`~skirm.io._runs.iter_run_blocks` holds every row of
-    its queries.
-    """
-
-    __slots__ = ("_queries", "d", "lines", "name", "q", "run_id", "scores")
-
-    def __init__(self, q, d, scores, lines, name, run_id):
-        self.q, self.d, self.scores = q, d, scores
-        self.lines, self.name, self.run_id = lines, name, run_id
-        self._queries = None
-
-    def queries(self):
-        """``(codes, ids)``: sorted distinct query ids, each row's index."""
-        if self._queries is None:
-            self._queries = self.q.codes()
-        return self._queries
-
-    def __len__(self):
-        return len(self.q)
-
-
-def qrels_rows(qrels: Qrels) -> QrelsRows:
-    """The rows of a :class:`Qrels` as an evaluation reads them."""
-    q, d = qrels._tokens()
-    return QrelsRows(q, d, qrels.labels, qrels._lines, qrels._source)
-
-
-def run_rows(run: Run) -> RunBlock:
-    """The rows of a :class:`Run` as one block."""
-    q, d = run._tokens()
-    return RunBlock(q, d, run.scores, run._lines, run._source, run.run_id)
-
-
-def qrels_of_rows(rows: QrelsRows) -> Qrels:
-    """The :class:`Qrels` of rows a reader made (ids stay tokens until asked)."""
-    qrels = Qrels.__new__(Qrels)
-    qrels.labels = rows.labels
-    qrels._q, qrels._d = rows.q, rows.d
-    qrels._lines, qrels._source = rows.lines, rows.name
-    return qrels
-
-
-def run_of_block(block: RunBlock) -> Run:
-    """The :class:`Run` of a block a reader made (ids stay tokens until asked)."""
-    run = Run.__new__(Run)
-    run.scores = block.scores
-    run._q, run._d = block.q, block.d
-    run.run_id = "" if block.run_id is None else block.run_id
-    run._lines, run._source = block.lines, block.name
-    return run

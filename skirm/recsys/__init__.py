@@ -14,17 +14,17 @@ from typing import TYPE_CHECKING
 from skirm._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from skirm.recsys._agreement import (
-        kendall_tau as kendall_tau,
-        rank_biased_overlap as rank_biased_overlap,
-        tau_ap as tau_ap,
-    )
     from skirm.recsys._beyond import (
         average_popularity as average_popularity,
         catalog_coverage as catalog_coverage,
         gini_index as gini_index,
         intra_list_diversity as intra_list_diversity,
         novelty as novelty,
+    )
+    from skirm.recsys._ranking_agreement import (
+        kendall_tau as kendall_tau,
+        rank_biased_overlap as rank_biased_overlap,
+        tau_ap as tau_ap,
     )
 
 __getattr__, __dir__ = lazy_exports(__name__, __file__)

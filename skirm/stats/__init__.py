@@ -14,6 +14,10 @@ from typing import TYPE_CHECKING
 from skirm._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from skirm.recsys._ranking_agreement import (  # the orderings of systems
+        kendall_tau as kendall_tau,
+        tau_ap as tau_ap,
+    )
     from skirm.stats._agreement import (
         AgreementResult as AgreementResult,
         label_agreement as label_agreement,

@@ -29,12 +29,11 @@ if TYPE_CHECKING:
     from skirm._measures._names import (
         trec_measure_names as trec_measure_names,
     )
-    from skirm.trec._diversity import (
-        OneSubtopicWarning as OneSubtopicWarning,
-        evaluate_diversity as evaluate_diversity,
-        format_ndeval as format_ndeval,
+    from skirm.io._zscores import (
+        ZScores as ZScores,
+        read_zscores as read_zscores,
     )
-    from skirm.trec._evaluate import (
+    from skirm.trec._evaluate_run import (
         evaluate_run as evaluate_run,
     )
     from skirm.trec._ir_measures import (
@@ -49,12 +48,13 @@ if TYPE_CHECKING:
     from skirm.trec._ir_provider import (
         register_ir_measures_provider as register_ir_measures_provider,
     )
+    from skirm.trec._ndeval_report import (
+        OneSubtopicWarning as OneSubtopicWarning,
+        evaluate_diversity as evaluate_diversity,
+        format_ndeval as format_ndeval,
+    )
     from skirm.trec._pytrec import (
         RelevanceEvaluator as RelevanceEvaluator,
-    )
-    from skirm.trec._zscores import (
-        ZScores as ZScores,
-        read_zscores as read_zscores,
     )
 
 __getattr__, __dir__ = lazy_exports(__name__, __file__)

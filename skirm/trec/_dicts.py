@@ -21,7 +21,7 @@ only where the values need them: to order the tied scores of a block that
 holds a retrieved judgement (a block of unjudged documents alone gives every
 measure the same value in any order), and to place a judgement among tied
 scores. Either way the ranking and the measures are the TREC path's own
-(:mod:`skirm.trec._rank`): the values are the same, bit for bit.
+(:mod:`skirm.trec._ranked`): the values are the same, bit for bit.
 
 :func:`dict_context` returns :data:`NOT_PLAIN` where the run is not plainly
 ``{str: {str: number}}``; the caller then takes the general path, whose
@@ -42,7 +42,7 @@ from skirm._lazy import cached_property
 from skirm.io._tokens import Tokens
 from skirm.trec._measures import measure
 from skirm.trec._missing import missing_queries_error, missing_rule, no_common_error
-from skirm.trec._rank import joined_context, placed_context
+from skirm.trec._ranked import joined_context, placed_context
 from skirm.trec._request import bind_qrels_wide
 
 #: What :func:`dict_context` returns for a run that is not plain dicts.
@@ -69,7 +69,7 @@ _LABELS = {int, bool}
 def evaluate_dicts(qrels, run, outputs, options):
     """``(ids, per_query, run_id, n_topics, n_relevant)`` of a run held as
     dicts against qrels held as dicts (what
-    :func:`~skirm.trec._evaluate.evaluate_run`'s stages give), or
+    :func:`~skirm.trec._evaluate_run.evaluate_run`'s stages give), or
     :data:`NOT_PLAIN` when either is not plain dicts, or when trec_eval
     10.0's ``-c`` placeholders are to be scored (the general path does)."""
     judged, max_label = plain_qrels(qrels, copy=False)
@@ -303,7 +303,7 @@ def _ranks(scores, starts, q, s, hit, j_docnos, docnos):
     """``(rank, row)`` of each retrieved judgement ``hit`` (an index of the
     judgements), of query ``q`` scored ``s``: its 0-based place in its
     query's ranking (score descending, then docno descending in byte order,
-    as :func:`~skirm.trec._rank.joined_context` ranks) and its run row.
+    as :func:`~skirm.trec._ranked.joined_context` ranks) and its run row.
 
     The rows of its query scored above ``s`` are counted, and the docnos of
     the rows scored ``s`` (when more than one is) compared with its own."""

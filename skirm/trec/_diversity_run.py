@@ -19,12 +19,12 @@ from skirm._errors import DuplicateDocnoError, EmptyRunError
 from skirm.io import Qrels, Run
 from skirm.io._convert import convert_run
 from skirm.metrics._diversity import NDEVAL_KS
-from skirm.trec._diversity import (
+from skirm.trec._inputs import SUBTOPICS, judgements
+from skirm.trec._ndeval_report import (
     diversity_report,
     diversity_requests,
     warn_one_subtopic,
 )
-from skirm.trec._groups import as_qrels_jg
 
 __all__ = ["diversity_part", "diversity_values", "plain_qrels", "subtopics_twice"]
 
@@ -33,7 +33,7 @@ def diversity_part(qrels, run, request, options):
     """``(judgments, run, report)``: the subtopic judgments, the run and
     :func:`evaluate_diversity`'s report of the request's diversity
     measures."""
-    jg = as_qrels_jg(qrels)
+    jg = judgements(qrels, SUBTOPICS)
     run = run if isinstance(run, Run) else convert_run(run, "run")
     if len(run) == 0:
         raise EmptyRunError("the run is empty: nothing to evaluate")

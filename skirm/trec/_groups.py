@@ -9,37 +9,17 @@ the mean over its groups (as trec_eval's ``map_avgjg``, ``P_avgjg`` and
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from skirm._errors import InvalidParameterError
 from skirm._measures._rows import QRELS
 from skirm._measures._table import NUM_Q
-from skirm.io._prefs import SEP, QrelsJG
-from skirm.io._records import FROM_ARRAYS, QrelsRows, RunBlock
-from skirm.io._subtopics import convert_qrels_jg
+from skirm.io._join import block_duplicate_error, block_repeat
+from skirm.io._prefs import SEP
+from skirm.io._records import Qrels, Run
 from skirm.io._tokens import Tokens
-from skirm.trec._duplicates import block_duplicate_error, block_repeat
 from skirm.trec._request import Output
 
-__all__ = ["JG_NEEDED", "as_qrels_jg", "group_topics", "group_values", "split_topics"]
-
-
-#: What ``rel_format="qrels_jg"`` needs, told before the shapes it takes.
-JG_NEEDED = "`qrels` must be judgment groups for rel_format='qrels_jg'"
-
-
-def as_qrels_jg(qrels: Any, need: str | None = None) -> QrelsJG:
-    """A :class:`QrelsJG` from any shape :func:`skirm.io.as_qrels_jg` takes;
-    an object of none of them is an error that begins with ``need``, if
-    given."""
-    try:
-        return convert_qrels_jg(qrels, "qrels")
-    except InvalidParameterError as exc:
-        if need is None:
-            raise
-        raise InvalidParameterError(f"{need}: {exc}") from None
+__all__ = ["group_topics", "group_values", "split_topics"]
 
 
 def group_topics(qrels_jg, block, max_docs=None):
@@ -51,17 +31,15 @@ def group_topics(qrels_jg, block, max_docs=None):
     number of distinct judged queries.
     """
     topics = qrels_jg.topics()
-    qrels = QrelsRows(
+    qrels = Qrels._from_tokens(
         Tokens.from_strings(topics),
         Tokens.from_strings(qrels_jg.doc_ids),
         qrels_jg.labels,
-        None,
-        FROM_ARRAYS,
     )
     t_ids = np.unique(topics)
     t_query = _query_part(t_ids)
     q_ids, first, n_groups = np.unique(t_query, return_index=True, return_counts=True)
-    codes, run_ids = block.queries()
+    codes, run_ids = block._query_codes()
     at = np.minimum(np.searchsorted(q_ids, run_ids), max(q_ids.shape[0] - 1, 0))
     judged = q_ids[at] == run_ids if q_ids.shape[0] else np.zeros(len(run_ids), bool)
     pos = at[codes]
@@ -75,13 +53,11 @@ def group_topics(qrels_jg, block, max_docs=None):
     k = np.arange(rep.shape[0]) - np.repeat(np.cumsum(copies) - copies, copies)
     topic = np.repeat(first[pos[rows]], copies) + k
     # the copies point into the run's own bytes: no string per row
-    grouped = RunBlock(
+    grouped = Run._from_tokens(
         _take(Tokens.from_strings(t_ids), topic),
-        _take(block.d, rep),
+        _take(block._d, rep),
         block.scores[rep],
-        None,
-        FROM_ARRAYS,
-        block.run_id,
+        run_id=block.run_id,
     )
     return qrels, grouped, q_ids.shape[0]
 

@@ -1,7 +1,8 @@
 """Inputs: qrels and runs, from any shape users hold, as the stages read them.
 
-The qrels become :class:`~skirm.io._records.QrelsRows` once; a run becomes
-blocks of rows (:class:`~skirm.io._records.RunBlock`), streamed from a file
+The qrels become a :class:`~skirm.io.Qrels` once (their index kept with
+them); a run becomes blocks of rows (each a :class:`~skirm.io.Run`),
+streamed from a file
 a few MiB at a time (cut to at most :data:`MAX_BLOCK_QUERIES` queries) or
 whole for any other shape, which worker threads evaluate while the next ones
 are read.
@@ -9,20 +10,23 @@ are read.
 
 from __future__ import annotations
 
-import collections
 import itertools
 import os
 import stat
 import warnings
 
-from skirm._errors import RunNotGroupedError
+import numpy as np
+
+from skirm._engine import stream_map
+from skirm._errors import InvalidParameterError, RunNotGroupedError
+from skirm._measures._rows import PREFS, QRELS, QRELS_JG
 from skirm._validation import is_path
 from skirm.io._convert import convert_qrels, convert_run
-from skirm.io._records import RunBlock, qrels_rows, run_rows
-from skirm.io._runs import count_parts, iter_run_blocks, iter_run_parts
-
-#: Threads that evaluate the blocks of a streamed run (at most).
-MAX_THREADS = 4
+from skirm.io._join import index_of
+from skirm.io._prefs import Prefs, read_prefs, read_qrels_prefs
+from skirm.io._records import Qrels, Run
+from skirm.io._run_blocks import count_parts, iter_run_blocks, iter_run_parts
+from skirm.io._subtopics import convert_qrels_jg
 
 #: Queries of a streamed block evaluated at once (at most): a block of many
 #: short queries is cut, so that the values a worker thread holds stay small
@@ -30,15 +34,53 @@ MAX_THREADS = 4
 MAX_BLOCK_QUERIES = 1 << 13
 
 
+#: The judgements of the diversity measures: subtopic judgments, read as
+#: judgment groups are (the second column names the subtopic).
+SUBTOPICS = "subtopics"
+#: What ``rel_format="qrels_jg"`` needs, told before the shapes it takes.
+JG_NEEDED = "`qrels` must be judgment groups for rel_format='qrels_jg'"
+
+
+def judgements(qrels, kind):
+    """Judgements given in any shape, read once, the one door of the TREC
+    path into io's readers and converters: the container of their ``kind``,
+    :class:`~skirm.io.Qrels` (graded: ``"qrels"``),
+    :class:`~skirm.io.QrelsJG` (``"qrels_jg"``, or the subtopics of the
+    diversity measures: :data:`SUBTOPICS`) or :class:`~skirm.io.Prefs`
+    (``"prefs"``, or a qrels file read as preferences: ``"qrels_prefs"``)."""
+    if kind == QRELS:
+        return convert_qrels(qrels, "qrels")
+    if kind in (QRELS_JG, SUBTOPICS):
+        try:
+            return convert_qrels_jg(qrels, "qrels")
+        except InvalidParameterError as exc:
+            if kind == SUBTOPICS:
+                raise
+            raise InvalidParameterError(f"{JG_NEEDED}: {exc}") from None
+    if isinstance(qrels, Prefs):
+        return qrels
+    if isinstance(qrels, Qrels):
+        return Prefs(
+            qrels.query_ids,
+            np.full(len(qrels), "0"),
+            np.full(len(qrels), "0"),
+            qrels.doc_ids,
+            qrels.labels.astype(np.float64),
+        )
+    return read_prefs(qrels) if kind == PREFS else read_qrels_prefs(qrels)
+
+
 def qrels_input(qrels):
-    """The rows of qrels given in any shape :func:`skirm.io.as_qrels` takes."""
-    return qrels_rows(convert_qrels(qrels, "qrels"))
+    """The index (:class:`~skirm.io._join.QrelsIndex`) of qrels given in any
+    shape :func:`skirm.io.as_qrels` takes, kept with a
+    :class:`~skirm.io.Qrels` given as it is."""
+    return index_of(judgements(qrels, QRELS))
 
 
 def run_input(run):
     """The rows of a run given in any shape :func:`skirm.io.as_run` takes, as
     one block."""
-    return run_rows(convert_run(run, "run"))
+    return convert_run(run, "run")
 
 
 def run_blocks(run, on_read=None):
@@ -51,7 +93,7 @@ def run_blocks(run, on_read=None):
     whole; so is a pipe's path, and every other shape :func:`skirm.io.as_run`
     takes.
     ``on_read(done, total)`` is told the bytes of the file read as it is
-    streamed (see :func:`~skirm.io._runs.iter_run_blocks`).
+    streamed (see :func:`~skirm.io._run_blocks.iter_run_blocks`).
     """
     if not is_path(run) or _is_stream(run):
         return [run_input(run)], None
@@ -83,22 +125,22 @@ def _cut(blocks):
     """The blocks, each of more than :data:`MAX_BLOCK_QUERIES` queries cut
     in consecutive ones of that many (each query's rows are together)."""
     for block in blocks:
-        starts = block.q.run_starts()
+        starts = block._q.run_starts()
         if starts.shape[0] <= MAX_BLOCK_QUERIES:
             yield block
             continue
         bounds = [*starts[::MAX_BLOCK_QUERIES].tolist(), len(block)]
         for lo, hi in itertools.pairwise(bounds):
             rows = slice(lo, hi)
-            part = RunBlock(
-                block.q.take(rows),
-                block.d.take(rows),
+            part = Run._from_tokens(
+                block._q.take(rows),
+                block._d.take(rows),
                 block.scores[rows],
-                None if block.lines is None else block.lines[rows],
-                block.name,
-                block.run_id,
+                None if block._lines is None else block._lines[rows],
+                block._source,
+                run_id=block.run_id,
             )
-            part.q._runs = starts[(starts >= lo) & (starts < hi)] - lo
+            part._q._runs = starts[(starts >= lo) & (starts < hi)] - lo
             yield part
 
 
@@ -110,7 +152,7 @@ def map_blocks(step, blocks, restart, new_sink=list):
 
     def gather(blocks):
         sink = new_sink()
-        for result in _threaded_map(step, blocks):
+        for result in stream_map(step, blocks):
             sink.append(result)
         return sink
 
@@ -120,49 +162,3 @@ def map_blocks(step, blocks, restart, new_sink=list):
         if restart is None:  # pragma: no cover - only streams raise it
             raise
         return gather(restart(exc))
-
-
-def _n_threads():
-    try:
-        return min(len(os.sched_getaffinity(0)), MAX_THREADS)
-    except AttributeError:  # pragma: no cover - not on Linux
-        return min(os.cpu_count() or 1, MAX_THREADS)
-
-
-def _threaded_map(step, blocks):
-    """``step(block)`` of each block, yielded in order; blocks are evaluated
-    by worker threads while the next ones are read (numpy releases the GIL
-    in its loops). At most one block per thread waits, and each result is
-    yielded as soon as its turn comes, so memory stays bounded. A run of one
-    block is evaluated in the calling thread: there is nothing to read
-    meanwhile, and memory a worker thread's allocator arena holds after a
-    large block is not given back as readily as the main thread's."""
-    n = _n_threads()
-    if n < 2 or isinstance(blocks, list):
-        yield from map(step, blocks)
-        return
-    blocks = iter(blocks)
-    head = list(itertools.islice(blocks, 2))
-    if len(head) < 2:
-        yield from map(step, head)
-        return
-    # Imported here: a run of one block (the usual small run) never loads
-    # the pool (nor the logging module it imports).
-    import concurrent.futures
-
-    pending = collections.deque()
-    pool = concurrent.futures.ThreadPoolExecutor(n)
-    try:
-        for block in itertools.chain(head, blocks):
-            pending.append(pool.submit(step, block))
-            while len(pending) > n:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
-    except BaseException:
-        # An error, an interrupt (Ctrl-C) or a caller that stops reading:
-        # the blocks not started are dropped and the running ones are not
-        # waited for, so the caller gets control back at once.
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown()

@@ -4,7 +4,7 @@ A translator: the names are read by the measure table's grammars, where
 ir_measures' spellings and aliases are rows, each naming the provider
 ir_measures' default pipeline computes it with (``IrName.provider``); the
 inputs are read as ir_measures reads them (:mod:`._ir_inputs`); then one
-evaluation (:func:`~skirm.trec._evaluate.evaluate_request`, trec_eval 9's
+evaluation (:func:`~skirm.trec._evaluate_run.evaluate_request`, trec_eval 9's
 conventions, pytrec_eval's) ranks the run's own scores once per tie order
 and score type in use, each measure's provider's
 (``Reference.order``, ``Reference.score_type``), and the results are
@@ -22,9 +22,9 @@ from skirm._measures import _table as table
 from skirm._measures._table import IR_ACCURACY
 from skirm._measures._unknown import unknown_measure
 from skirm.io import Run
-from skirm.trec._evaluate import evaluate_request
+from skirm.trec._evaluate_run import evaluate_request
 from skirm.trec._ir_inputs import ir_graded, ir_subtopics, read_ir_qrels, read_ir_run
-from skirm.trec._rank import c_floats
+from skirm.trec._ranked import c_floats
 from skirm.trec._request import Options, Request, parse_measures
 
 __all__ = ["CalcResults", "Evaluator", "Metric", "calc", "calc_aggregate",

@@ -13,7 +13,7 @@ import numpy as np
 
 from skirm._errors import MissingQueriesError, NoCommonQueryError
 from skirm._measures._table import NUM_RET, RBP_RESID, RELSTRING, UNJ, UTILITY
-from skirm.io._records import RunBlock
+from skirm.io._records import Run
 from skirm.io._tokens import Tokens
 
 #: trec_eval 10.0's placeholder ranking for a qrels topic the run lacks (-c).
@@ -72,13 +72,13 @@ def placeholder_block(topics):
     evaluated on a ranking of one document, :data:`PLACEHOLDER_DOCNO`
     (unjudged unless the qrels judge that docno), scored 1."""
     n = topics.shape[0]
-    return RunBlock(
+    return Run._from_tokens(
         Tokens.from_strings(topics),
         Tokens.from_strings(np.full(n, PLACEHOLDER_DOCNO)),
         np.ones(n),
         None,
         "<placeholder>",
-        None,
+        run_id=None,
     )
 
 

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from skirm._errors import InvalidParameterError
 from skirm._measures._rows import QRELS
-from skirm.trec._formats import check_rel_format
+from skirm.trec._rel_formats import check_rel_format
 
 __all__ = ["Entry", "Plan", "make_plan"]
 

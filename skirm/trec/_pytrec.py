@@ -24,7 +24,7 @@ from skirm.trec._dicts import (
     plain_dicts,
     plain_qrels,
 )
-from skirm.trec._evaluate import evaluate_request
+from skirm.trec._evaluate_run import evaluate_request
 from skirm.trec._measures import GM_FLOOR, measure
 from skirm.trec._request import (
     RELEVANCE_LEVEL,

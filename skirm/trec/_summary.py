@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from skirm._measures._table import NUM_REL
+from skirm.io._zscores import ZScores, read_zscores
 from skirm.metrics._result import EvaluationResult
-from skirm.trec._measures import summarize
-from skirm.trec._zscores import zscore_summary, zscore_values
+from skirm.trec._measures import GM_FLOOR, summarize
 
 
 class PerQuery:
@@ -179,3 +179,31 @@ def finish(
     result.run_id = run_id
     result.zscored = zscores is not None
     return result
+
+
+def as_zscores(zscores):
+    """A :class:`ZScores` from a ZScores, a path or an open file."""
+    if zscores is None or isinstance(zscores, ZScores):
+        return zscores
+    return read_zscores(zscores)
+
+
+def zscore_values(zscores, query_ids, name, summary, values):
+    """Per-query z-scores of one output; geometric-mean measures are
+    converted on trec_eval's per-query log scale."""
+    if summary == "gm":
+        values = np.log(np.maximum(values, GM_FLOOR))
+    return zscores.convert(query_ids, name, values)
+
+
+def zscore_summary(summary, z, n_total):
+    """trec_eval's summary of z-scores: sums stay sums, the geometric mean
+    is exp(mean of the log-scale z-scores), the rest are means."""
+    if summary == "sum":
+        return float(np.sum(z))
+    if summary == "count":
+        return float(n_total)
+    if summary == "gm":
+        with np.errstate(over="ignore"):
+            return float(np.exp(np.sum(z) / n_total))
+    return float(np.sum(z) / n_total)

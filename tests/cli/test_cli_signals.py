@@ -82,7 +82,7 @@ def test_a_pipe_closed_early_is_quiet(big):
 
 def test_a_warning_is_one_line_in_the_command_s_words(monkeypatch, tmp_path):
     # Regression: warnings came with a Python source path
-    # ("skirm/trec/_evaluate.py:255: UserWarning: ...").
+    # ("skirm/trec/_evaluate_run.py:255: UserWarning: ...").
     import skirm._cli._eval
 
     real = skirm._cli._eval.evaluate_path

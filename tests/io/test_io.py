@@ -338,8 +338,8 @@ def test_token_order_is_byte_order():
 
 def test_hash_collisions_fall_back_to_exact_strings(monkeypatch):
     """With every key colliding, reading and evaluating give the same results."""
+    import skirm.io._join
     import skirm.io._tokens
-    import skirm.trec._join
 
     folder = TREC_EVAL_DATA
     measures = ["map", "P_10", "bpref", "ndcg_cut_10", "num_rel_ret"]
@@ -351,7 +351,7 @@ def test_hash_collisions_fall_back_to_exact_strings(monkeypatch):
         return np.zeros(h.shape[0], dtype=np.uint64)
 
     monkeypatch.setattr(skirm.io._tokens, "mix", collide)
-    monkeypatch.setattr(skirm.trec._join, "mix", collide)
+    monkeypatch.setattr(skirm.io._join, "mix", collide)
     got = evaluate_run(
         read_qrels(folder / "qrels.test"), read_run(folder / "results.test"), measures
     )

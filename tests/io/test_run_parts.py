@@ -1,7 +1,7 @@
 """A run whose queries are not grouped, read again in parts by query hash
-(``skirm.io._runs.iter_run_parts``): the bytes told to the progress line,
+(``skirm.io._run_blocks.iter_run_parts``): the bytes told to the progress line,
 and the file, line and run id of what the parts read. Found missing by the
-mutation campaign of ``skirm/io/_runs.py``."""
+mutation campaign of ``skirm/io/_run_blocks.py``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 
-import skirm.io._runs as trec_io
+import skirm.io._run_blocks as trec_io
 from skirm.io import Qrels
 from skirm.trec import evaluate_run
 
@@ -87,12 +87,12 @@ def test_an_empty_run_read_in_parts_gives_no_rows(tmp_path):
     assert [len(p) for p in parts] == [0, 0]
     for part in parts:  # the dtypes of a part that holds rows
         # line numbers are integers (int32 or int64, as the buffer allows)
-        assert part.lines.dtype.kind == full.lines.dtype.kind == "i"
+        assert part._lines.dtype.kind == full._lines.dtype.kind == "i"
         assert part.scores.dtype == full.scores.dtype == np.float64
     for part in parts:
-        assert part.name.endswith("empty") and part.run_id is None
-        assert part.q.strings().tolist() == part.d.strings().tolist() == []
-        assert part.scores.tolist() == part.lines.tolist() == []
+        assert part._source.endswith("empty") and part.run_id is None
+        assert part._q.strings().tolist() == part._d.strings().tolist() == []
+        assert part.scores.tolist() == part._lines.tolist() == []
 
 
 def test_a_part_is_cut_into_blocks_of_whole_queries(tmp_path, monkeypatch):
@@ -107,7 +107,7 @@ def test_a_part_is_cut_into_blocks_of_whole_queries(tmp_path, monkeypatch):
     blocks = list(trec_io.iter_run_parts(path, 1))
     # a block ends with the query that reaches 3, 6, 9 or 12 rows (in id
     # order: 3 | 4 8 | 10 | 15); the last query is never cut off alone
-    assert [sorted(set(b.q.strings().tolist())) for b in blocks] == [
+    assert [sorted(set(b._q.strings().tolist())) for b in blocks] == [
         ["q0"],
         ["q1", "q2"],
         ["q3"],
@@ -116,6 +116,6 @@ def test_a_part_is_cut_into_blocks_of_whole_queries(tmp_path, monkeypatch):
     assert [len(b) for b in blocks] == [3, 5, 2, 5]
     for block in blocks:
         for q, d, line in zip(
-            block.q.strings(), block.d.strings(), block.lines, strict=True
+            block._q.strings(), block._d.strings(), block._lines, strict=True
         ):
             assert d.startswith(q) and lines[line].startswith(f"{q} Q0 {d} ")

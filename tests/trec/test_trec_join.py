@@ -18,11 +18,11 @@ from skirm.trec import evaluate_run
 
 def _collide(monkeypatch, mix):
     """Every (query, docno) key computed by ``mix(hashes, codes)``."""
+    import skirm.io._join
     import skirm.io._tokens
-    import skirm.trec._join
 
     monkeypatch.setattr(skirm.io._tokens, "mix", mix)
-    monkeypatch.setattr(skirm.trec._join, "mix", mix)
+    monkeypatch.setattr(skirm.io._join, "mix", mix)
 
 
 def _all_zero(h, codes):
@@ -157,8 +157,7 @@ def test_qrels_duplicates_in_two_topics():
 
 
 def test_qrels_index_largest_label_and_relevant_count():
-    from skirm.io._records import qrels_rows
-    from skirm.trec._join import QrelsIndex
+    from skirm.io._join import QrelsIndex
 
     cases = [
         ([2, -1, 0, 1, 2], 2.0, 3),
@@ -170,7 +169,7 @@ def test_qrels_index_largest_label_and_relevant_count():
         qrels = Qrels(
             ["q"] * len(labels), [f"d{i}" for i in range(len(labels))], labels
         )
-        index = QrelsIndex(qrels_rows(qrels))
+        index = QrelsIndex(qrels)
         assert index.max_label() == largest
         assert index.n_relevant() == relevant
 
@@ -226,15 +225,14 @@ def test_hash_collisions_find_a_run_duplicate_after_the_smallest_key(monkeypatch
 def test_absent_topics_equal_a_set_difference(seed):
     """The qrels topics in none of the evaluated parts, against numpy's set
     difference: parts empty, overlapping, holding ids the qrels lack."""
-    from skirm.io._records import qrels_rows
-    from skirm.trec._join import QrelsIndex
+    from skirm.io._join import QrelsIndex
 
     rng = np.random.default_rng(seed)
     topics = [
         f"t{t}" for t in rng.choice(40, size=int(rng.integers(1, 30)), replace=False)
     ]
     text = "".join(f"{t} 0 d 1\n" for t in topics)
-    index = QrelsIndex(qrels_rows(read_qrels(io.StringIO(text))))
+    index = QrelsIndex(read_qrels(io.StringIO(text)))
     universe = np.array([f"t{t}" for t in range(50)])
     parts = [
         np.unique(rng.choice(universe, size=int(rng.integers(0, 20))))
@@ -249,15 +247,14 @@ def test_qrels_index_shares_the_qrels_columns_and_leaves_their_hashes():
     """The index keeps the qrels' labels and docnos (not copies), groups the
     rows by topic in qrels order, and does not change docno hashes a caller
     had cached."""
-    from skirm.io._records import qrels_rows
-    from skirm.trec._join import QrelsIndex
+    from skirm.io._join import QrelsIndex
 
     qrels = Qrels(["b", "a", "b", "c", "a"], ["x", "y", "z", "x", "w"], [1, 0, 2, 1, 3])
-    rows = qrels_rows(qrels)
-    cached = rows.d.hash().copy()
-    index = QrelsIndex(rows)
-    assert rows.d._hash.tolist() == cached.tolist()
-    assert index.labels is rows.labels and index.docs is rows.d
+    docs = qrels._tokens()[1]
+    cached = docs.hash().copy()
+    index = QrelsIndex(qrels)
+    assert docs._hash.tolist() == cached.tolist()
+    assert index.labels is qrels.labels and index.docs is docs
     assert index.topic_ids.tolist() == ["a", "b", "c"]
     got, which = index.judgments(np.array([2, 0]))
     assert got.tolist() == [3, 1, 4] and which.tolist() == [0, 1, 1]
@@ -275,9 +272,8 @@ def test_qrels_keys_mixed_a_range_of_rows_at_a_time_find_every_judgement(
     that retrieves every judged docno finds each one's label, whatever the
     range size."""
     import skirm.io._tokens
-    from skirm.io._records import qrels_rows
+    from skirm.io._join import QrelsIndex
     from skirm.io._tokens import mix, mix_into
-    from skirm.trec._join import QrelsIndex
 
     rng = np.random.default_rng(rows)
     monkeypatch.setattr(skirm.io._tokens, "HASH_ROWS", rows)
@@ -288,7 +284,7 @@ def test_qrels_keys_mixed_a_range_of_rows_at_a_time_find_every_judgement(
     assert mixed.tolist() == mix(h, codes).tolist()
     lines = [f"t{i % 4} 0 d{i} {i % 3}" for i in range(23)]
     qrels = read_qrels(io.StringIO("\n".join(lines) + "\n"))
-    index = QrelsIndex(qrels_rows(qrels))
+    index = QrelsIndex(qrels)
     run_lines = [f"t{i % 4} Q0 d{i} 1 {1 / (i + 1)} r" for i in range(23)]
     run = read_run(io.StringIO("\n".join(run_lines) + "\n"))
     result = evaluate_run(qrels, run, ["num_rel_ret", "num_rel"])
@@ -327,12 +323,12 @@ def test_a_docno_three_times_among_many_is_reported_at_its_second_copy(seed):
 def test_a_docno_in_two_queries_of_a_block_is_no_repeat(monkeypatch):
     """Repeats are looked for, in rank order, only when two rows of one
     query share a (query, docno) hash: a docno in two queries is none."""
-    import skirm.trec._rank
+    import skirm.trec._ranked
 
     looked = []
-    check = skirm.trec._rank._check_duplicates
+    check = skirm.trec._ranked._check_duplicates
     monkeypatch.setattr(
-        skirm.trec._rank,
+        skirm.trec._ranked,
         "_check_duplicates",
         lambda *a: looked.append(1) or check(*a),
     )
@@ -364,11 +360,10 @@ def test_joined_rows_match_a_lookup_of_the_qrels(monkeypatch, join_rows, every):
     """Each kept run row's relevance value, looked up JOIN_ROWS rows at a
     time, against a dict of the qrels; with every query of the run in the
     qrels (every row kept) or not."""
-    import skirm.trec._join
-    from skirm.io._records import qrels_rows, run_rows
-    from skirm.trec._join import QrelsIndex, join
+    import skirm.io._join
+    from skirm.io._join import QrelsIndex, join
 
-    monkeypatch.setattr(skirm.trec._join, "JOIN_ROWS", join_rows)
+    monkeypatch.setattr(skirm.io._join, "JOIN_ROWS", join_rows)
     rng = np.random.default_rng(11)
     docs = [f"doc{i}" for i in range(40)]
     queries = ["q1", "q2", "q3"] + ([] if every else ["absent"])
@@ -385,8 +380,8 @@ def test_joined_rows_match_a_lookup_of_the_qrels(monkeypatch, join_rows, every):
     labels = rng.integers(-2, 4, len(judged))
     qrels = Qrels([a for a, _ in judged], [b for _, b in judged], labels)
     judged += [("q1", "elsewhere")]  # a judgement the run did not retrieve
-    block = run_rows(Run(q, d, rng.random(len(q))))
-    joined = join(QrelsIndex(qrels_rows(qrels)), block)
+    block = Run(q, d, rng.random(len(q)))
+    joined = join(QrelsIndex(qrels), block)
     level = dict(zip(judged, [*labels.tolist(), 1], strict=True))
     kept = [i for i, a in enumerate(q) if a != "absent"]
     np.testing.assert_array_equal(joined.keep, kept)
@@ -400,4 +395,6 @@ def test_joined_rows_match_a_lookup_of_the_qrels(monkeypatch, join_rows, every):
     ]
     np.testing.assert_array_equal(joined.raw, expected)
     np.testing.assert_array_equal(joined.eval_ids[joined.codes], [q[i] for i in kept])
-    np.testing.assert_array_equal(joined.hashes, block.d.hash(cache=False)[kept])
+    np.testing.assert_array_equal(
+        joined.hashes, block._tokens()[1].hash(cache=False)[kept]
+    )

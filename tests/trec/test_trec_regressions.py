@@ -15,10 +15,9 @@ from _data import ROOT
 
 from skirm._cli import main
 from skirm.io import Qrels, Run, read_qrels, read_run
-from skirm.io._records import qrels_rows
+from skirm.io._join import QrelsIndex
 from skirm.io._tokens import Tokens
 from skirm.trec import evaluate_run
-from skirm.trec._join import QrelsIndex
 
 
 def _evaluate(qrels_text, run_text, metrics, **kwargs):
@@ -380,7 +379,7 @@ def test_missing_topics_scored_in_blocks_of_judgements(monkeypatch, budget):
     assert len(expected[0]) == 12
     monkeypatch.setattr(missing, "PLACEHOLDER_JUDGEMENTS", budget)
     blocks = missing.placeholder_blocks(
-        QrelsIndex(qrels_rows(qrels)), np.array([f"t{t:02d}" for t in range(12)])
+        QrelsIndex(qrels), np.array([f"t{t:02d}" for t in range(12)])
     )
     if budget < 4:
         assert len(blocks) > 1

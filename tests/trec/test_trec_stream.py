@@ -7,7 +7,7 @@ import io
 import numpy as np
 import pytest
 
-import skirm.io._runs as trec_io
+import skirm.io._run_blocks as trec_io
 from skirm.io import Qrels, Run, read_qrels, read_run
 from skirm.io._tokens import Tokens
 from skirm.trec import evaluate_run
@@ -190,10 +190,10 @@ def _stream(source, block_bytes):
     rows = []
     for block in trec_io.iter_run_blocks(source, block_bytes=block_bytes):
         rows += zip(
-            block.q.strings().tolist(),
-            block.d.strings().tolist(),
+            block._q.strings().tolist(),
+            block._d.strings().tolist(),
             block.scores.tolist(),
-            block.lines.tolist(),
+            block._lines.tolist(),
             strict=True,
         )
     return rows
@@ -282,7 +282,7 @@ def test_a_query_larger_than_the_block_is_read_on_in_blocks_of_that_size(
     own, whatever the source (a gzip file, whose size is not known, too);
     only a line longer than the block makes the block grow."""
     from skirm.io._coded_tokens import CodedTokens
-    from skirm.io._runs import LineBlocks, iter_run_blocks
+    from skirm.io._run_blocks import LineBlocks, iter_run_blocks
     from skirm.io._tokens import PAD
 
     text = "".join(f"q Q0 d{i} {i + 1} {-i} r{i}\n" for i in range(3000))
@@ -303,13 +303,13 @@ def test_a_query_larger_than_the_block_is_read_on_in_blocks_of_that_size(
         sizes.clear()
         (block,) = iter_run_blocks(source, block_bytes=1000)
         docs = [f"d{i}" for i in range(3000)]
-        assert block.d.strings().tolist() == docs
-        assert block.d.buf.tobytes() == "".join(docs).encode() + b"\0" * PAD
-        assert isinstance(block.q, CodedTokens)
-        assert block.queries()[1].tolist() == ["q"]
-        assert block.q.strings().tolist() == ["q"] * 3000
+        assert block._d.strings().tolist() == docs
+        assert block._d.buf.tobytes() == "".join(docs).encode() + b"\0" * PAD
+        assert isinstance(block._q, CodedTokens)
+        assert block._query_codes()[1].tolist() == ["q"]
+        assert block._q.strings().tolist() == ["q"] * 3000
         assert block.scores.tolist() == [-float(i) for i in range(3000)]
-        assert block.lines.tolist() == list(range(3000))
+        assert block._lines.tolist() == list(range(3000))
         assert block.run_id == "r2999"
         assert len(sizes) > 50 and max(sizes) < 1000 + 40 + PAD
 
@@ -334,9 +334,9 @@ def test_long_queries_among_short_ones_stream_as_read_whole(
     path = tmp_path / "mixed.run"
     path.write_text("\n".join(lines))
     blocks = list(trec_io.iter_run_blocks(path, block_bytes=block_bytes))
-    assert [q for b in blocks for q in b.q.strings().tolist()] == queries
-    assert [d for b in blocks for d in b.d.strings().tolist()] == docs
-    per_block = [b.queries()[1].tolist() for b in blocks]
+    assert [q for b in blocks for q in b._q.strings().tolist()] == queries
+    assert [d for b in blocks for d in b._d.strings().tolist()] == docs
+    per_block = [b._query_codes()[1].tolist() for b in blocks]
     flat = [q for ids in per_block for q in ids]
     assert len(flat) == len(set(flat)) == 12
     assert blocks[-1].run_id == "run11"
@@ -372,9 +372,10 @@ def test_a_run_of_one_block_is_evaluated_in_the_calling_thread(monkeypatch, n_bl
     memory back more readily)."""
     import threading
 
+    import skirm._engine._threads as threads
     import skirm.trec._inputs as inputs
 
-    monkeypatch.setattr(inputs, "_n_threads", lambda: 2)
+    monkeypatch.setattr(threads, "n_threads", lambda: 2)
     caller = threading.current_thread()
 
     def step(block):
@@ -410,13 +411,13 @@ def test_a_stream_comes_in_small_blocks_and_keeps_a_last_line_without_newline(
     rows = [
         (q, d)
         for b in blocks
-        for q, d in zip(b.q.strings(), b.d.strings(), strict=True)
+        for q, d in zip(b._q.strings(), b._d.strings(), strict=True)
     ]
     assert rows == [(f"q{i // 5}", f"d{i}") for i in range(30)] + [("q9", "dz")]
     # read 64 bytes at a time (doubled for a query that does not fit), not
     # whole: the 450 bytes come in several blocks of whole queries
     assert len(blocks) >= 3
-    queries = [set(b.q.strings().tolist()) for b in blocks]
+    queries = [set(b._q.strings().tolist()) for b in blocks]
     assert sum(map(len, queries)) == len(set().union(*queries)) == 7
 
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import skirm.io._runs as trec_io
-import skirm.trec._evaluate as evaluate_module
+import skirm._engine._threads as threads
+import skirm.io._run_blocks as trec_io
+import skirm.trec._evaluate_run as evaluate_module
 import skirm.trec._inputs as inputs
 from skirm.io import RunNotGroupedError, read_qrels, read_run
 from skirm.trec import evaluate_run
@@ -56,7 +57,7 @@ def test_blocks_of_many_queries_are_cut_and_give_the_values_of_the_whole_run(
     ranked = evaluate_module.ranked
 
     def spy(index, block, options):
-        seen.append(block.q.strings(block.q.run_starts()).tolist())
+        seen.append(block._q.strings(block._q.run_starts()).tolist())
         return ranked(index, block, options)
 
     monkeypatch.setattr(evaluate_module, "ranked", spy)
@@ -86,7 +87,7 @@ def test_a_restarted_run_starts_from_no_values(tmp_path, monkeypatch, assert_sam
 
 @pytest.mark.parametrize("n_threads", [1, 2])
 def test_map_blocks_gives_a_new_sink_to_a_restart(monkeypatch, n_threads):
-    monkeypatch.setattr(inputs, "_n_threads", lambda: n_threads)
+    monkeypatch.setattr(threads, "n_threads", lambda: n_threads)
     made = []
 
     def new_sink():

@@ -1,10 +1,10 @@
-"""trec_eval ``-Z``: per-query values as z-scores against reference runs.
+"""trec_eval ``-Z``'s z-scores file, read: :class:`ZScores` and its reader.
 
 A z-scores file holds, per query and measure, the mean and standard
 deviation of that measure over a reference set of runs (``qid measure mean
-stddev`` per line). Each per-query value ``v`` becomes ``(v - mean) /
-stddev`` before the summary is taken, so the summary of a mean measure is the
-mean z-score.
+stddev`` per line). :func:`skirm.trec.evaluate_run` turns each per-query
+value ``v`` into ``(v - mean) / stddev`` before the summary is taken, so the
+summary of a mean measure is the mean z-score.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import numpy as np
 
 from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm.io._text import Table, read_bytes
-from skirm.trec._measures import GM_FLOOR
 
 if TYPE_CHECKING:
     from typing import Any
@@ -139,6 +138,10 @@ class ZScores:
         return out
 
 
+# Public as skirm.trec.ZScores (the evaluation's -Z), where users meet it.
+ZScores.__module__ = "skirm.trec"
+
+
 def read_zscores(source: PathOrFile) -> ZScores:
     """Read a trec_eval z-scores file (``qid measure mean stddev`` per line).
 
@@ -172,31 +175,3 @@ def read_zscores(source: PathOrFile) -> ZScores:
     means = table.numbers(2, np.float64, "expected a numeric mean")
     stddevs = table.numbers(3, np.float64, "expected a numeric standard deviation")
     return ZScores(table.tokens(0).strings(), table.tokens(1).strings(), means, stddevs)
-
-
-def as_zscores(zscores):
-    """A :class:`ZScores` from a ZScores, a path or an open file."""
-    if zscores is None or isinstance(zscores, ZScores):
-        return zscores
-    return read_zscores(zscores)
-
-
-def zscore_values(zscores, query_ids, name, summary, values):
-    """Per-query z-scores of one output; geometric-mean measures are
-    converted on trec_eval's per-query log scale."""
-    if summary == "gm":
-        values = np.log(np.maximum(values, GM_FLOOR))
-    return zscores.convert(query_ids, name, values)
-
-
-def zscore_summary(summary, z, n_total):
-    """trec_eval's summary of z-scores: sums stay sums, the geometric mean
-    is exp(mean of the log-scale z-scores), the rest are means."""
-    if summary == "sum":
-        return float(np.sum(z))
-    if summary == "count":
-        return float(n_total)
-    if summary == "gm":
-        with np.errstate(over="ignore"):
-            return float(np.exp(np.sum(z) / n_total))
-    return float(np.sum(z) / n_total)

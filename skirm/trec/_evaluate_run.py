@@ -21,13 +21,17 @@ from skirm._measures._table import OFFICIAL
 from skirm._params import checked
 from skirm._progress import reporting
 from skirm._validation import is_path, is_path_or_file
-from skirm.io._convert import as_qrels
-from skirm.io._records import Qrels, RunBlock, qrels_rows
+from skirm.io._join import QrelsIndex, index_of
+from skirm.io._records import Qrels, Run
 from skirm.io._tokens import Tokens
-from skirm.trec._formats import check_qrels_type
-from skirm.trec._groups import JG_NEEDED, as_qrels_jg, group_topics, split_topics
-from skirm.trec._inputs import map_blocks, qrels_input, run_blocks, run_input
-from skirm.trec._join import QrelsIndex
+from skirm.trec._groups import group_topics, split_topics
+from skirm.trec._inputs import (
+    judgements,
+    map_blocks,
+    qrels_input,
+    run_blocks,
+    run_input,
+)
 from skirm.trec._measures import measure
 from skirm.trec._missing import (
     check_all_judged,
@@ -39,7 +43,8 @@ from skirm.trec._missing import (
     placeholder_blocks,
 )
 from skirm.trec._plan import make_plan
-from skirm.trec._rank import ranked
+from skirm.trec._ranked import ranked
+from skirm.trec._rel_formats import check_qrels_type
 from skirm.trec._request import (
     COLLECTION_SIZE,
     COMPAT,
@@ -49,8 +54,7 @@ from skirm.trec._request import (
     bind_qrels_wide,
     parse_measures,
 )
-from skirm.trec._summary import PerQuery, finish
-from skirm.trec._zscores import as_zscores
+from skirm.trec._summary import PerQuery, as_zscores, finish
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -59,9 +63,9 @@ if TYPE_CHECKING:
     from skirm._typing import PathOrFile
     from skirm.io import Prefs, QrelsJG
     from skirm.io._typing import QrelsLike, RunLike
+    from skirm.io._zscores import ZScores
     from skirm.metrics._registry import Metric
     from skirm.metrics._result import EvaluationResult
-    from skirm.trec._zscores import ZScores
 
 __all__ = ["evaluate_run"]
 
@@ -347,13 +351,11 @@ def _evaluate(qrels, run, plan, progress):
     progress.stage(f"evaluating against {_name(qrels, 'the qrels')}")
     if rel_format == QRELS_JG:
         ids, per_query, n_topics, n_relevant = _judgment_groups(
-            as_qrels_jg(qrels, JG_NEEDED), block, outputs, options
+            judgements(qrels, QRELS_JG), block, outputs, options
         )
     else:
-        from skirm.trec._prefs import as_prefs  # only for -R prefs, qrels_prefs
-
         ids, per_query, n_topics = _preferences(
-            as_prefs(qrels, rel_format), block, outputs, options
+            judgements(qrels, rel_format), block, outputs, options
         )
         n_relevant = None  # no preference measure counts R
     progress.advance(queries=ids.shape[0])
@@ -366,10 +368,10 @@ def _indexes(qrels, entries):
     each mapping of their grades the entries ask for (``()`` first)."""
     mappings = {(): None, **{e.gains: None for e in entries}}
     if len(mappings) == 1:
-        return {(): QrelsIndex(qrels_input(qrels))}
-    read = as_qrels(qrels)
+        return {(): qrels_input(qrels)}
+    read = judgements(qrels, QRELS)
     return {
-        gains: QrelsIndex(qrels_rows(_mapped(read, gains) if gains else read))
+        gains: QrelsIndex(_mapped(read, gains)) if gains else index_of(read)
         for gains in mappings
     }
 
@@ -393,7 +395,7 @@ def _stream(indexes, run, entries, progress):
         for these, outputs, entry in entries:
             ctx = ranked(these, block, entry.options)
             if ctx is None:
-                return None, None, block.run_id, block.q.codes()[1][:3].tolist()
+                return None, None, block.run_id, block._query_codes()[1][:3].tolist()
             values.update(measure(ctx, outputs))
             ids = ctx.ranking.group_ids
         progress.advance(queries=len(ids))
@@ -464,7 +466,7 @@ def query_values(index, block, outputs, options, missing):
         block = placeholder_block(index.topic_ids)
     ctx = ranked(index, block, options)
     if ctx is None:
-        raise no_common_error(block.queries()[1], index.topic_ids)
+        raise no_common_error(block._query_codes()[1], index.topic_ids)
     ids = np.asarray(ctx.ranking.group_ids)
     if missing == "raise" and ids.shape[0] < index.n_topics:
         raise missing_queries_error(index.absent_topics([ids]))
@@ -481,11 +483,11 @@ def _judgment_groups(qrels_jg, block, outputs, options):
     Every (query, group) pair is a topic of one ranking of the grouped run,
     with trec_eval 10.0's ``-c`` placeholders among them.
     """
-    check_all_judged(qrels_jg.query_ids, block.queries()[1], options)
+    check_all_judged(qrels_jg.query_ids, block._query_codes()[1], options)
     rows, grouped, n_topics = group_topics(qrels_jg, block, options.max_docs)
     index = QrelsIndex(rows)
     outputs = bind_qrels_wide(outputs, index.max_label)
-    ids = grouped.queries()[1]
+    ids = grouped._query_codes()[1]
     absent = index.absent_topics([ids])
     placeholders = (
         missing_rule(options.all_queries, options.compat) == "score"
@@ -493,13 +495,13 @@ def _judgment_groups(qrels_jg, block, outputs, options):
     )
     if placeholders:
         extra = placeholder_block(absent)
-        grouped = RunBlock(
-            Tokens.concat([grouped.q, extra.q]),
-            Tokens.concat([grouped.d, extra.d]),
+        grouped = Run._from_tokens(
+            Tokens.concat([grouped._q, extra._q]),
+            Tokens.concat([grouped._d, extra._d]),
             np.concatenate([grouped.scores, extra.scores]),
             None,
-            grouped.name,
-            grouped.run_id,
+            grouped._source,
+            run_id=grouped.run_id,
         )
     ctx = ranked(index, grouped, options)
     if ctx is None:
@@ -517,9 +519,9 @@ def _judgment_groups(qrels_jg, block, outputs, options):
 def _preferences(prefs, block, outputs, options):
     """``-R prefs`` / ``qrels_prefs``: the preference measures;
     ``(ids, per_query, n_topics)``."""
-    from skirm.trec._prefs import PrefsEvaluation
+    from skirm.trec._preferences import PrefsEvaluation
 
-    check_all_judged(prefs.query_ids, block.queries()[1], options)
+    check_all_judged(prefs.query_ids, block._query_codes()[1], options)
     placeholders = missing_rule(options.all_queries, options.compat) == "score"
     ctx = PrefsEvaluation(prefs, block, placeholders, options)
     ids = ctx.query_ids

@@ -30,7 +30,7 @@ from skirm._measures._grammar import DiversityName, parse_diversity
 from skirm._measures._unknown import unknown_measure
 from skirm.io import Qrels, Run
 from skirm.io._convert import convert_run
-from skirm.io._records import RunBlock, qrels_rows, run_rows
+from skirm.io._join import QrelsIndex, block_repeat, judged_rows
 from skirm.metrics._diversity import (
     NDEVAL_KS,
     Pairs,
@@ -39,10 +39,8 @@ from skirm.metrics._diversity import (
     check_ks,
     diversity_table,
 )
-from skirm.trec._duplicates import block_repeat
-from skirm.trec._groups import as_qrels_jg
-from skirm.trec._join import QrelsIndex, judged_rows
-from skirm.trec._rank import by_docno
+from skirm.trec._inputs import SUBTOPICS, judgements
+from skirm.trec._ranked import by_docno
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -194,7 +192,7 @@ def evaluate_diversity(
         "judged_only": judged_only,
     }
     requests = diversity_requests(measures, k, defaults)
-    qrels = as_qrels_jg(qrels)
+    qrels = judgements(qrels, SUBTOPICS)
     warn_one_subtopic(qrels)
     if not isinstance(run, Run):
         run = convert_run(run, "run")
@@ -286,7 +284,7 @@ class _Joined(NamedTuple):
     qrels row's query (-1: not in the run)."""
 
     index: QrelsIndex
-    block: RunBlock
+    block: Run
     eval_ids: np.ndarray
     keep: np.ndarray
     codes: np.ndarray
@@ -299,7 +297,7 @@ class _Joined(NamedTuple):
 def _joined(qrels, run, query_ids):
     """The :class:`_Joined` rows of ``run`` against ``qrels`` (report rows
     ``query_ids``), by the one join of a run to its judgments."""
-    block = run_rows(run)
+    block = run
     pair = block_repeat(block, np.arange(len(block)))
     if pair is not None:
         bad = pair[1]
@@ -307,7 +305,7 @@ def _joined(qrels, run, query_ids):
             f"run: docno {str(run.doc_ids[bad])!r} is listed twice for query "
             f"{str(run.query_ids[bad])!r}; ndeval takes each document once"
         )
-    index = QrelsIndex(qrels_rows(Qrels(qrels.query_ids, qrels.doc_ids, qrels.labels)))
+    index = QrelsIndex(Qrels(qrels.query_ids, qrels.doc_ids, qrels.labels))
     eval_ids, keep, codes, judged = judged_rows(index, block)
     return _Joined(
         index,
@@ -333,7 +331,7 @@ def _pairs(qrels, run, joined, relevance_threshold, judged_only, ties):
     if ties == "input":
         tiebreak = keep.take
     else:
-        tiebreak = by_docno(joined.block.d, keep, ties == "docno")
+        tiebreak = by_docno(joined.block._d, keep, ties == "docno")
     n_eval = int(joined.eval_ids.shape[0])
     if keep.shape[0]:
         ordered = rank_order(

@@ -11,9 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from skirm._engine import Judgments, Ranking, rank_order, ranking_of
+from skirm.io._join import block_duplicate_error, block_repeat, join, judgment_of_rows
 from skirm.io._tokens import mix
-from skirm.trec._duplicates import block_duplicate_error, block_repeat
-from skirm.trec._join import join, judgment_of_rows
 from skirm.trec._measures import Context
 
 
@@ -65,7 +64,7 @@ def ranked_each(index, block, each):
         if ties == "input":
             tiebreak = keep.take
         else:
-            tiebreak = by_docno(block.d, keep, ties == "docno")
+            tiebreak = by_docno(block._d, keep, ties == "docno")
         last = len(rankings) + 1 == len(set(keys))
         rankings[ties, floats] = rank_joined(
             eval_ids, scores, codes, raw, j_codes, j_raw, tiebreak, floats, of_rows

@@ -1,11 +1,18 @@
-"""Join: each run row's trec_eval relevance value, from an index of the qrels.
+"""The join of a run to its judgements: the qrels index and the joined rows.
 
-The qrels rows are indexed once (:class:`QrelsIndex`), which keeps every
-fact of the qrels the later stages need (topics, labels, the largest label,
-the relevant count); every block of run rows is then joined to it on its own
-(:func:`join`). Rows are matched to judgements on a 64-bit hash of (query,
-docno) and every match is verified byte for byte; when two judgements share
-a hash, blocks are joined on the strings.
+The qrels are indexed once (:class:`QrelsIndex`, kept with the
+:class:`~skirm.io.Qrels` for every run evaluated against them:
+:func:`index_of`), which keeps every fact of the qrels the later stages
+need (topics, labels, the largest label, the relevant count); every block
+of run rows (a :class:`~skirm.io.Run`) is then joined to it on its own:
+:func:`join` gives each row its trec_eval relevance value (the joined rows
+the ranking reads), :func:`judged_rows` the judging row of judgements that
+hold a docno more than once per query (subtopics, judgment groups). Rows
+are matched to judgements on a 64-bit hash of (query, docno) and every
+match is verified byte for byte; when two judgements share a hash, blocks
+are joined on the strings. A docno twice in an evaluated query is found by
+the one duplicate finder (:func:`block_repeat`) and told by line
+(:func:`duplicate_error`), as trec_eval stops on it.
 """
 
 from __future__ import annotations
@@ -14,9 +21,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from skirm._errors import DuplicateDocnoError
 from skirm._validation import repeated_pairs
-from skirm.io._tokens import SortedKeys, mix, mix_into, offset_dtype
-from skirm.trec._duplicates import duplicate_error
+from skirm.io._tokens import SortedKeys, first_duplicate, mix, mix_into, offset_dtype
 
 
 class QrelsIndex:
@@ -28,8 +35,8 @@ class QrelsIndex:
 
     Parameters
     ----------
-    qrels : QrelsRows
-        The qrels rows (:func:`skirm.io._records.qrels_rows`).
+    qrels : Qrels
+        The qrels (their tokens: read from a file, or built once).
 
     Attributes
     ----------
@@ -49,11 +56,11 @@ class QrelsIndex:
     """
 
     def __init__(self, qrels):
-        d = qrels.d
+        _, d = qrels._tokens()
         # the per-judgement arrays the index adds are int32 when the qrels
         # allow: they are most of its memory
         small = offset_dtype(len(d))
-        codes, self.topic_ids = qrels.q.codes()
+        codes, self.topic_ids = qrels._query_codes()
         self.codes = codes.astype(small, copy=False)
         del codes
         self.labels = qrels.labels
@@ -82,7 +89,7 @@ class QrelsIndex:
         self._doc_strings = None
         # for messages; the query tokens are not kept (the topics' codes and
         # ids name a query)
-        self._lines, self._name = qrels.lines, qrels.name
+        self._lines, self._name = qrels._lines, qrels._source
         self._find_duplicates(np.flatnonzero(keys[1:] == keys[:-1]))
 
     def _find_duplicates(self, same):
@@ -189,6 +196,18 @@ class QrelsIndex:
         return self._doc_strings
 
 
+def index_of(qrels):
+    """The :class:`QrelsIndex` of ``qrels`` (a :class:`~skirm.io.Qrels`),
+    built once and kept with them: every run evaluated against the same
+    qrels (the runs of ``skirm eval`` and ``skirm compare``, of a
+    ``RelevanceEvaluator``, of calls of ``evaluate_run`` given the same
+    :class:`~skirm.io.Qrels`) is joined to one index."""
+    index = qrels.__dict__.get("_index")
+    if index is None:
+        index = qrels.__dict__["_index"] = QrelsIndex(qrels)
+    return index
+
+
 class Joined(NamedTuple):
     """A block of run rows joined to the qrels.
 
@@ -215,7 +234,7 @@ def join(index, block):
     index.check_duplicates(topics)
     j_rows, j_codes = index.judgments(topics)
     j_raw = index.labels[j_rows]
-    hashes = block.d.hash(cache=False)
+    hashes = block._d.hash(cache=False)
     if keep.shape[0] != len(block):
         hashes = hashes[keep]
     if index.collision:
@@ -240,7 +259,7 @@ def judged_rows(index, block):
         hit, rows = _matches_by_strings(index, block, keep, codes, j_rows, j_codes)
         judged[hit] = rows
         return eval_ids, keep, codes, judged
-    hashes = block.d.hash(cache=False)
+    hashes = block._d.hash(cache=False)
     if keep.shape[0] != len(block):
         hashes = hashes[keep]
     for at, rows in _matches_by_keys(index, block, keep, codes, topics, hashes):
@@ -252,7 +271,7 @@ def _kept(index, block):
     """``(eval_ids, keep, codes, topics)``: the block's queries in the qrels
     (sorted), the block's rows of them, each one's index into ``eval_ids``,
     and the topic code of each evaluated query."""
-    run_codes, run_ids = block.queries()
+    run_codes, run_ids = block._query_codes()
     topic_of = index.topics(run_ids)
     in_qrels = topic_of >= 0
     eval_ids = run_ids[in_qrels]
@@ -296,7 +315,7 @@ def _matches_by_keys(index, block, keep, codes, topics, hashes):
         hit = np.flatnonzero(found >= 0)
         judged = index.key_rows[found[hit]]
         # A key equal by chance is no match: the judgement keys are distinct.
-        same = (index.codes[judged] == row_topics[hit]) & block.d.equal(
+        same = (index.codes[judged] == row_topics[hit]) & block._d.equal(
             rows[hit], index.docs, judged
         )
         yield hit[same] + lo, judged[same]
@@ -311,7 +330,7 @@ def _raw_by_strings(index, block, keep, codes, topics, j_rows, j_codes):
 def _matches_by_strings(index, block, keep, codes, j_rows, j_codes):
     """``(hit, judged)``: the kept rows that are judged (positions in
     ``keep``) and the qrels row of each, by comparing docno strings."""
-    run_docs = block.d.take(keep).strings()
+    run_docs = block._d.take(keep).strings()
     doc_ids, dcodes = np.unique(run_docs, return_inverse=True)
     j_docs = index.doc_strings()[j_rows]
     dpos = np.searchsorted(doc_ids, j_docs)
@@ -345,7 +364,7 @@ def judgment_of_rows(index, block, keep, codes, eval_ids):
         hit, judged = _matches_by_strings(index, block, keep, codes, j_rows, j_codes)
         of[hit] = place[judged]
         return of
-    hashes = block.d.hash(cache=False)
+    hashes = block._d.hash(cache=False)
     if keep.shape[0] != len(block):
         hashes = hashes[keep]
     for at, judged in _matches_by_keys(index, block, keep, codes, topics, hashes):
@@ -363,3 +382,40 @@ def _raw(n, hit, labels):
 def _put(raw, hit, labels):
     """The labels into ``raw`` at ``hit``, -2 for a negative one."""
     raw[hit] = np.where(labels >= 0, labels, -2)
+
+
+# --------------------------------------------------------------------------
+# A docno twice in an evaluated query
+# --------------------------------------------------------------------------
+
+
+def block_repeat(block, rows):
+    """The first repeated (query, docno) among the ``rows`` of a run block:
+    ``(first, second)`` rows of the block, or None."""
+    rows = np.asarray(rows, dtype=np.int64)
+    codes = block._query_codes()[0][rows]
+    return first_duplicate(codes, block._d.take(rows), rows)
+
+
+def duplicate_error(query, d, pair, lines, name, what):
+    """The ValueError for a docno repeated in ``query`` (a str): ``pair`` are
+    the rows of both copies in the docnos ``d`` (see
+    :func:`~skirm.io._tokens.first_duplicate`), ``lines`` their 0-based file
+    lines (None for records built from arrays)."""
+    first, second = pair
+    doc = str(d.strings(np.array([second]))[0])
+    if lines is not None:
+        where = f"{name}:{int(lines[second]) + 1}: "
+        at = f"line {int(lines[first]) + 1}"
+    else:
+        where, at = "", f"row {first}"
+    return DuplicateDocnoError(
+        f"{where}duplicate docno {doc!r} for query {query!r} (first at {at}); "
+        f"expected each docno once per evaluated query in {what}"
+    )
+
+
+def block_duplicate_error(block, pair, what):
+    """:func:`duplicate_error` of a repeat found in a run block."""
+    query = str(block._q.strings(np.array([pair[1]]))[0])
+    return duplicate_error(query, block._d, pair, block._lines, block._source, what)

@@ -23,13 +23,8 @@ from skirm._errors import InvalidInputError
 from skirm._params import NONE, Interval, Param, Satisfies, checked
 from skirm._validation import is_path
 from skirm.io._qrels_file import read_qrels_rows
-from skirm.io._records import (
-    Qrels,
-    Run,
-    qrels_of_rows,
-    run_of_block,
-)
-from skirm.io._runs import run_block, run_table
+from skirm.io._records import Qrels, Run
+from skirm.io._run_blocks import run_block, run_table
 from skirm.io._text import read_bytes
 
 if TYPE_CHECKING:
@@ -103,7 +98,7 @@ def read_qrels(source: PathOrFile) -> Qrels:
     >>> qrels.doc_ids.tolist(), qrels.labels.tolist()
     (['d1', 'd2'], [2, 0])
     """
-    return qrels_of_rows(read_qrels_rows(source))
+    return read_qrels_rows(source)
 
 
 def read_run(source: PathOrFile) -> Run:
@@ -140,7 +135,10 @@ def read_run(source: PathOrFile) -> Run:
     ('bm25', [2.5, 1.0])
     """
     data, n, name = read_bytes(source)
-    return run_of_block(run_block(run_table(data, n, name, 0), name))
+    run = run_block(run_table(data, n, name, 0), name)
+    if run.run_id is None:  # no line
+        run.run_id = ""
+    return run
 
 
 # --------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Evaluate a TREC run held in Dask collections or files, as trec_eval does.
 
 The run rows are shuffled on the query id when a query spans partitions (as
-the rows of :mod:`._evaluate`), each partition is evaluated by the stages of
+the rows of :mod:`skirm.dask._evaluate`), each partition is evaluated by the stages of
 :func:`skirm.trec.evaluate_run` against the whole qrels, and the per-query
 values are merged and summarised as trec_eval summarises them.
 """
@@ -109,7 +109,7 @@ def _partition_run(rows, index, outputs, options):
     judged, ``outcome`` holds the first query ids, for the message.
     """
     from skirm.io import Run
-    from skirm.trec._evaluate import query_values
+    from skirm.trec._evaluate_run import query_values
     from skirm.trec._inputs import run_input
 
     _, _, pd = _import_dask()
@@ -143,7 +143,7 @@ def _run_tasks(partitions, index, outputs, options):
 def _placeholder_part(index, outputs, present, options):
     """The per-query values trec_eval 10.0 ``-c`` gives the qrels topics
     missing from ``present`` (the evaluated queries of the whole run)."""
-    from skirm.trec._evaluate import query_values
+    from skirm.trec._evaluate_run import query_values
 
     _, _, pd = _import_dask()
     # Every qrels topic on a placeholder ranking.
@@ -265,7 +265,6 @@ def evaluate_run(
     """
     dask, _, _ = _import_dask()
     from skirm.trec._inputs import qrels_input
-    from skirm.trec._join import QrelsIndex
     from skirm.trec._missing import missing_rule
     from skirm.trec._request import (
         COMPAT,
@@ -285,7 +284,7 @@ def evaluate_run(
     with _progress(verbose, "skirm.dask.evaluate_run") as progress:
         # The qrels are read and indexed once, here; the index goes to the tasks.
         progress.stage("reading the qrels")
-        index = QrelsIndex(qrels_input(qrels))
+        index = qrels_input(qrels)
         frame, run_id = _run_frame(run)
         shared = dask.delayed(index, traverse=False)
         if shuffle is True:

@@ -1,6 +1,6 @@
 """Run rows, read whole, block by block (streamed) or in parts by query.
 
-A :class:`RunBlock` holds rows of a run as byte tokens, scores and file
+A :class:`~skirm.io.Run` holds rows of a run as byte tokens, scores and file
 lines. :func:`iter_run_blocks` streams a file a few MiB at a time, each block
 holding every row of its queries; :func:`iter_run_parts` reads a run whose
 queries are interleaved in a few passes, one part of the queries (by hash)
@@ -17,7 +17,7 @@ import numpy as np
 from skirm._errors import RunNotGroupedError
 from skirm.io._coded_tokens import CodedTokens
 from skirm.io._columns import Column, TokenColumn
-from skirm.io._records import RunBlock
+from skirm.io._records import Run
 from skirm.io._text import Source, Table
 from skirm.io._tokens import PAD, Tokens
 
@@ -50,8 +50,13 @@ def run_block(table, name):
     if table.lines.shape[0]:
         s, e = table.field_start[5][-1], table.field_end[5][-1]
         run_id = table.data[s:e].decode("utf-8", "replace")
-    return RunBlock(
-        table.tokens(0), table.tokens(2), scores, table.file_lines(), name, run_id
+    return Run._from_tokens(
+        table.tokens(0),
+        table.tokens(2),
+        scores,
+        table.file_lines(),
+        name,
+        run_id=run_id,
     )
 
 
@@ -156,7 +161,7 @@ def iter_run_blocks(source, block_bytes=None, on_read=None):
                     blocks.line0 += table.line_starts.shape[0]
                 table.head(cut)
                 block = run_block(table, src.name)
-                block.q._runs = starts[starts < cut]  # its queries' first rows
+                block._q._runs = starts[starts < cut]  # its queries' first rows
                 # the table's other per-line arrays are not kept while the
                 # block is evaluated
                 table = starts = None
@@ -186,9 +191,9 @@ class _LongQuery:
         block up to them are counted as read."""
         block = run_block(table, self.name)  # checks every row of the block
         take = slice(0, k)
-        self.docs.append(block.d.take(take))
+        self.docs.append(block._d.take(take))
         self.scores.append(block.scores[take])
-        lines = block.lines[take]
+        lines = block._lines[take]
         self.lines.append(lines, int(lines[-1]) + 1 if k else 0)
         if k:
             s, e = table.field_start[5][k - 1], table.field_end[5][k - 1]
@@ -216,20 +221,20 @@ class _LongQuery:
         # one query: a code array of no memory (read-only, every row 0)
         q = CodedTokens(np.broadcast_to(np.int32(0), (n,)), self.query)
         q._runs = np.zeros(1 if n else 0, dtype=np.intp)
-        return RunBlock(
+        return Run._from_tokens(
             q,
             self.docs.finish(),
             self.scores.finish(),
             self.lines.finish(),
             self.name,
-            self.run_id,
+            run_id=self.run_id,
         )
 
 
 def _check_grouped(block, seen):
     """Each query of ``block`` in one run of rows and not in ``seen``."""
-    starts = block.q.run_starts()
-    ids = block.q.strings(starts).tolist()
+    starts = block._q.run_starts()
+    ids = block._q.strings(starts).tolist()
     new = set(ids)
     if len(new) == len(ids) and seen.isdisjoint(new):
         seen.update(new)
@@ -237,12 +242,12 @@ def _check_grouped(block, seen):
     earlier = set(seen)
     for start, query in zip(starts.tolist(), ids, strict=True):
         if query in earlier:
-            line = int(block.lines[start])
+            line = int(block._lines[start])
             raise RunNotGroupedError(
-                f"{block.name}:{line + 1}: query {query!r} appears again after "
+                f"{block._source}:{line + 1}: query {query!r} appears again after "
                 "other queries; a run streamed query by query must keep each "
                 "query's lines together",
-                name=block.name,
+                name=block._source,
                 line=line,
                 query=query,
             )
@@ -274,20 +279,20 @@ def iter_run_parts(source, n_parts, on_read=None):
 
 def _split_by_query(block, n_rows):
     """``block`` in blocks of whole queries, about ``n_rows`` rows each."""
-    codes, _ = block.queries()
+    codes, _ = block._query_codes()
     order = np.argsort(codes, kind="stable")
     ends = np.cumsum(np.bincount(codes))  # row count up to each query
     cuts = np.unique(np.searchsorted(ends, np.arange(n_rows, len(block), n_rows)))
     bounds = [0, *ends[cuts[cuts < ends.shape[0] - 1]].tolist(), len(block)]
     for lo, hi in itertools.pairwise(bounds):
         rows = order[lo:hi]
-        yield RunBlock(
-            block.q.take(rows),
-            block.d.take(rows),
+        yield Run._from_tokens(
+            block._q.take(rows),
+            block._d.take(rows),
             block.scores[rows],
-            block.lines[rows],
-            block.name,
-            block.run_id,
+            block._lines[rows],
+            block._source,
+            run_id=block.run_id,
         )
 
 
@@ -305,21 +310,23 @@ def _run_part(src, part, n_parts, on_read=None):
             blocks.line0 += table.line_starts.shape[0]
             block = run_block(table, src.name)
             run_id = block.run_id if block.run_id is not None else run_id
-            mine = np.flatnonzero(block.q.hash() % np.uint64(n_parts) == part)
-            q, d = block.q.take(mine).compact(), block.d.take(mine).compact()
-            kept.append((q, d, block.scores[mine], block.lines[mine]))
+            mine = np.flatnonzero(block._q.hash() % np.uint64(n_parts) == part)
+            q, d = block._q.take(mine).compact(), block._d.take(mine).compact()
+            kept.append((q, d, block.scores[mine], block._lines[mine]))
         if blocks.eof:
             break
     if not kept:
         zero = np.zeros(0, dtype=np.int64)
         empty = Tokens(np.zeros(PAD, dtype=np.uint8), zero, zero)
-        return RunBlock(empty, empty, np.zeros(0), zero, src.name, run_id)
+        return Run._from_tokens(
+            empty, empty, np.zeros(0), zero, src.name, run_id=run_id
+        )
     q, d, scores, lines = zip(*kept, strict=True)
-    return RunBlock(
+    return Run._from_tokens(
         Tokens.concat(q),
         Tokens.concat(d),
         np.concatenate(scores),
         np.concatenate(lines),
         src.name,
-        run_id,
+        run_id=run_id,
     )

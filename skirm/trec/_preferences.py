@@ -20,31 +20,18 @@ import numpy as np
 
 from skirm._engine import rank_order
 from skirm._errors import InvalidInputError, NoCommonQueryError
-from skirm._measures._rows import PREFS
 from skirm._measures._table import NUM_Q
-from skirm.io._prefs import SEP, Prefs, read_prefs, read_qrels_prefs
-from skirm.io._records import Qrels, qrels_rows
-from skirm.trec._duplicates import block_duplicate_error, block_repeat
-from skirm.trec._join import QrelsIndex, judged_rows
-from skirm.trec._rank import by_docno
+from skirm.io._join import (
+    QrelsIndex,
+    block_duplicate_error,
+    block_repeat,
+    judged_rows,
+)
+from skirm.io._prefs import SEP
+from skirm.io._records import Qrels
+from skirm.trec._ranked import by_docno
 
-__all__ = ["PrefsCounts", "PrefsEvaluation", "as_prefs"]
-
-
-def as_prefs(prefs, rel_format):
-    """A :class:`Prefs` from Prefs, or a path or file in ``rel_format``."""
-    if isinstance(prefs, Prefs):
-        return prefs
-    if isinstance(prefs, Qrels):
-        return Prefs(
-            prefs.query_ids,
-            np.full(len(prefs), "0"),
-            np.full(len(prefs), "0"),
-            prefs.doc_ids,
-            prefs.labels.astype(np.float64),
-        )
-    reader = read_prefs if rel_format == PREFS else read_qrels_prefs
-    return reader(prefs)
+__all__ = ["PrefsCounts", "PrefsEvaluation"]
 
 
 def _divide(num, den):
@@ -64,7 +51,7 @@ class PrefsCounts:
     Parameters
     ----------
     prefs : Prefs
-    run : RunBlock
+    run : Run
         The run's rows.
     query_ids : ndarray of str
         The queries to evaluate (sorted); those missing from the run are
@@ -93,7 +80,7 @@ class PrefsCounts:
         by docno ascending) by the one join and ranking of a run."""
         n = self.n
         judgments = Qrels(prefs.query_ids, prefs.doc_ids, np.zeros(len(prefs), int))
-        index = QrelsIndex(qrels_rows(judgments))
+        index = QrelsIndex(judgments)
         eval_ids, keep, codes, judged = judged_rows(index, run)
         place = np.searchsorted(self.query_ids, eval_ids)  # eval_ids: a subset
         if keep.shape[0]:
@@ -102,7 +89,7 @@ class PrefsCounts:
                 codes,
                 eval_ids.shape[0],
                 "first",
-                tiebreak=by_docno(run.d, keep, descending=False),
+                tiebreak=by_docno(run._d, keep, descending=False),
             )
             order, ranked_codes = ordered.order, ordered.codes
             position = np.arange(order.shape[0]) - ordered.starts[ranked_codes]
@@ -510,7 +497,7 @@ class PrefsEvaluation:
 
     def __init__(self, prefs, run, all_queries, options):
         p_ids = np.unique(prefs.query_ids)
-        run_ids = run.queries()[1]
+        run_ids = run._query_codes()[1]
         in_run = np.isin(p_ids, run_ids)
         if not in_run.any():
             raise NoCommonQueryError(

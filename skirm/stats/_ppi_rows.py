@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from skirm._engine import encode_groups
 from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._params import NO_RELEVANT, NONE, OneOf, Param, checked
 from skirm._validation import as_numeric_array
@@ -130,47 +131,62 @@ def _undetermined(metric, ids, counts, sizes, where, sampling):
 
 def _gold_values(labels, judge_values, y_score, groups, metrics, options, sampling):
     """The gold value of each metric on each query (NaN where none), and the
-    number of queries estimated from a sample of their documents."""
+    number of queries estimated from a sample of their documents. Only the
+    rows of the queries humans judged are evaluated again."""
     judge, human, judged = labels
-    ids, codes = np.unique(np.asarray(groups), return_inverse=True)
-    codes = codes.ravel()
+    codes, ids = encode_groups(np.asarray(groups))
     sizes = np.bincount(codes, minlength=ids.size)
     counts = np.bincount(codes, weights=judged, minlength=ids.size)
-    partial = (counts > 0) & (counts < sizes)
+    touched = counts > 0
+    partial = touched & (counts < sizes)
+    rows = np.flatnonzero(touched[codes])
+    scores, where = np.asarray(y_score)[rows], np.asarray(groups)[rows]
+    human_rows, judged_rows = human[rows, None], judged[rows, None]
     low_label = min(float(judge.min()), float(human[judged].min()))
     high_label = max(float(judge.max()), float(human[judged].max()))
-    low = np.where(judged, human, low_label)
-    base, low_values = _per_query(low[:, None], y_score, groups, metrics, options)
-    if not np.array_equal(np.asarray(base.group_ids), ids):  # pragma: no cover
-        raise InvalidInputError("`groups` must be sortable query labels")
+
+    def values_under(fill):
+        """Each metric per touched query, the unjudged rows given ``fill``
+        (a label, or the judge's labels: a column per draw)."""
+        if np.ndim(fill) == 0:
+            mixed = np.where(judged_rows, human_rows, fill)
+        else:
+            mixed = np.where(judged_rows, human_rows, fill[rows])
+        result, values = _per_query(mixed, scores, where, metrics, options)
+        if not np.array_equal(np.asarray(result.group_ids), ids[touched]):
+            raise InvalidInputError(  # pragma: no cover - np.unique's order
+                "`groups` must be sortable query labels"
+            )
+        return values
+
+    low_values = values_under(low_label)
     out, sampled = {}, {}
     if sampling is None:
-        high_values = low_values
-        if partial.any():
-            high = np.where(judged, human, high_label)
-            _, high_values = _per_query(high[:, None], y_score, groups, metrics,
-                                        options)  # fmt: skip
+        high_values = values_under(high_label) if partial.any() else low_values
         for metric, lo in low_values.items():
-            known = (counts > 0) & (lo == high_values[metric])
+            known = np.zeros(ids.size, dtype=bool)
+            known[touched] = lo == high_values[metric]
             if (partial & ~known).any():
                 raise _undetermined(metric, ids, counts, sizes, partial & ~known, None)
-            out[metric] = np.where(known, lo, np.nan)
+            values = np.full(ids.size, np.nan)
+            values[touched] = lo
+            out[metric] = np.where(known, values, np.nan)
             sampled[metric] = 0
         return ids, out, sampled
-    full = (counts > 0) & ~partial
     mixed_values = None
     for metric, lo in low_values.items():
-        values = np.where(full, lo, np.nan)
+        values = np.full(ids.size, np.nan)
+        values[touched] = lo  # exact where every row is judged
         sampled[metric] = int(np.count_nonzero(partial))
         if partial.any():
             if get_metric(metric).spec.name not in LINEAR:
                 raise _undetermined(metric, ids, counts, sizes, partial, sampling)
             if mixed_values is None:
-                mixed = np.where(judged[:, None], human[:, None], judge)
-                _, mixed_values = _per_query(mixed, y_score, groups, metrics, options)
-            scale = sizes / np.maximum(counts, 1)
-            f = judge_values[metric]
-            values = np.where(partial, f + (mixed_values[metric] - f) * scale, values)
+                mixed_values = values_under(judge)
+            f = judge_values[metric][touched]
+            scale = sizes[touched] / counts[touched]
+            estimate = f + (mixed_values[metric] - f) * scale
+            values[partial] = estimate[partial[touched]]
         out[metric] = values
     return ids, out, sampled
 

@@ -16,6 +16,7 @@ from scipy import stats
 from skirm.metrics import evaluate
 from skirm.stats import (
     ppi_compare,
+    ppi_evaluate,
     ppi_mean,
     ppi_sample_size,
     select_gold_queries,
@@ -199,6 +200,45 @@ def test_the_budget_of_a_difference_has_its_power(population):
         pvalue(head["mean"], head["std_error"], head["df"]) <= 0.05
     )
     assert 1_540 <= detected <= 1_660, detected  # 0.8 +/- 0.03
+
+
+def test_document_level_gold_covers(population):
+    # Humans judge 10 of the 20 documents of 40 of the 300 queries, drawn at
+    # random; precision@5 is estimated from them (document_sampling="random")
+    rng = np.random.default_rng(8)
+
+    def draw(n_queries):
+        groups = np.repeat(np.arange(n_queries), N_DOCS)
+        truth = rng.choice(4, size=groups.size, p=[0.55, 0.25, 0.12, 0.08])
+        truth = truth.astype(float)
+        biased = rng.random(groups.size) < 0.5
+        noisy = np.clip(truth + rng.normal(0, 0.8, groups.size), 0, 3)
+        judge = np.where(biased, np.minimum(truth + 0.5, 3), noisy)
+        scores = truth + rng.normal(0, 1.5, groups.size)
+        return groups, truth, judge, scores
+
+    groups, truth, _, scores = draw(N_POPULATION)
+    target = evaluate(truth, scores, groups=groups, metrics=["precision@5"])
+    covered, sampled = 0, 0
+    for _ in range(300):
+        groups, truth, judge, scores = draw(300)
+        gold = np.full(truth.size, np.nan)
+        for q in rng.choice(300, 40, replace=False):
+            rows = q * N_DOCS + rng.choice(N_DOCS, 10, replace=False)
+            gold[rows] = truth[rows]
+        result = ppi_evaluate(
+            judge,
+            scores,
+            gold=gold,
+            groups=groups,
+            metrics="precision@5",
+            document_sampling="random",
+        )
+        low, high = result.confidence_interval["precision@5"]
+        covered += low <= target["precision@5"] <= high
+        sampled += result.n_sampled["precision@5"]
+    assert sampled == 300 * 40
+    assert 276 <= covered <= 294, covered  # 95% +/- 3%
 
 
 # --------------------------------------------------------------------------

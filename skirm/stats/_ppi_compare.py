@@ -7,15 +7,21 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._errors import InvalidParameterError, MissingDependencyError
-from skirm._frames import BACKEND, polars_records
+from skirm._errors import InvalidParameterError
+from skirm._frames import BACKEND
 from skirm._params import checked, describe
 from skirm.recsys import kendall_tau
 from skirm.stats._compare import ALPHA, _check_baselines, _correction, _pair_matrix
 from skirm.stats._correction import CORRECTION, adjust_pvalues
 from skirm.stats._paired import CONFIDENCE
 from skirm.stats._ppi import estimate_all, pvalue
-from skirm.stats._ppi_inputs import align, check_strata, check_strata_gold, gold_split
+from skirm.stats._ppi_inputs import (
+    align,
+    check_strata,
+    check_strata_gold,
+    gold_split,
+    records_frame,
+)
 from skirm.stats._ppi_mean import _NAMES, PPI_INTERVAL, PPI_METHOD
 from skirm.stats._report import KIND
 
@@ -195,19 +201,7 @@ class PPIComparison:
         -------
         frame : pandas.DataFrame or polars.DataFrame
         """
-        rows = self.to_records(kind)
-        if backend == "polars":
-            return polars_records(
-                rows, "PPIComparison.to_frame", integers=("n_gold", "n_queries")
-            )
-        try:
-            import pandas as pd
-        except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise MissingDependencyError(
-                "PPIComparison.to_frame requires pandas; install it with "
-                "`pip install skirm[pandas]`"
-            ) from exc
-        return pd.DataFrame(rows)
+        return records_frame(self.to_records(kind), "PPIComparison.to_frame", backend)
 
     def __str__(self) -> str:
         correction = self.correction or "no correction"

@@ -19,7 +19,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._errors import (
+    InvalidInputError,
+    InvalidParameterError,
+    MissingDependencyError,
+)
+from skirm._frames import polars_records
 from skirm._params import describe
 from skirm._validation import as_numeric_array
 from skirm.metrics import EvaluationResult
@@ -313,3 +318,17 @@ def check_strata_gold(codes, labels, mask, metric):
             f"`strata`: stratum {name.item()!r} has {counts[short[0]]} gold "
             f"queries of {metric!r}; each stratum needs at least 2"
         )
+
+
+def records_frame(rows, owner, backend):
+    """A result's records as a pandas (or polars) DataFrame, the counts
+    ``n_gold`` and ``n_queries`` as integers."""
+    if backend == "polars":
+        return polars_records(rows, owner, integers=("n_gold", "n_queries"))
+    try:
+        import pandas as pd
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise MissingDependencyError(
+            f"{owner} requires pandas; install it with `pip install skirm[pandas]`"
+        ) from exc
+    return pd.DataFrame(rows)

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._errors import InvalidParameterError, MissingDependencyError
-from skirm._frames import BACKEND, polars_records
+from skirm._errors import InvalidParameterError
+from skirm._frames import BACKEND
 from skirm._params import OneOf, Param, checked
 from skirm.stats._paired import CONFIDENCE
 from skirm.stats._ppi import (
@@ -24,6 +24,7 @@ from skirm.stats._ppi_inputs import (
     check_strata,
     check_strata_gold,
     gold_split,
+    records_frame,
 )
 
 if TYPE_CHECKING:
@@ -192,19 +193,7 @@ class PPIResult:
         -------
         frame : pandas.DataFrame or polars.DataFrame
         """
-        rows = self.to_records()
-        if backend == "polars":
-            return polars_records(
-                rows, "PPIResult.to_frame", integers=("n_gold", "n_queries")
-            )
-        try:
-            import pandas as pd
-        except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise MissingDependencyError(
-                "PPIResult.to_frame requires pandas; install it with "
-                "`pip install skirm[pandas]`"
-            ) from exc
-        return pd.DataFrame(rows)
+        return records_frame(self.to_records(), "PPIResult.to_frame", backend)
 
     def half_widths(
         self, n_gold: Sequence[int], metric: str | None = None

@@ -155,23 +155,24 @@ class PPIWidthDisplay:
             raise InvalidParameterError(
                 f"`result` must be a PPIResult, got {describe(result)}"
             )
-        metric = result._metric(metric)
+        name = result.metrics[0] if metric is None else metric
         if n_gold is None:
-            top = min(result.n_queries - 1, 10 * result.n_gold[metric])
+            n = result.n_gold.get(name, result.n_queries)
+            top = min(result.n_queries - 1, 10 * n)
             grid = np.unique(np.geomspace(min(5, top), top, 20).astype(int))
         else:
             grid = np.asarray(n_gold)
-        widths = result.half_widths(grid.tolist(), metric)
+        widths = result.half_widths(grid.tolist(), metric)  # checks `metric`
         records = {
             r["estimator"]: r["half_width"]
             for r in result.to_records()
-            if r["metric"] == metric
+            if r["metric"] == name
         }
         return cls(
             n_gold=grid,
             ppi=widths["ppi++"],
             gold=widths["gold"],
-            metric=metric,
-            observed=(result.n_gold[metric], records["ppi++"], records["gold"]),
+            metric=name,
+            observed=(result.n_gold[name], records["ppi++"], records["gold"]),
             target=target,
         ).plot(ax=ax, **kwargs)

@@ -212,9 +212,11 @@ def align(judge, gold, metrics, *, systems=None) -> Aligned:
                 f"the query ids of {where} are numbers and those of `judge` "
                 "strings, or the other way round; give both the same kind of ids"
             )
-        pos = np.searchsorted(ids, gold_ids)
-        pos = np.minimum(pos, ids.size - 1)
-        found = ids[pos] == gold_ids
+        # the judge's ids in any order: looked up through their sorted order
+        order = np.argsort(ids, kind="stable")
+        pos = np.minimum(np.searchsorted(ids[order], gold_ids), ids.size - 1)
+        found = ids[order][pos] == gold_ids
+        pos = order[pos]
         if gold_ids.size and not found.any():
             raise InvalidInputError(
                 f"{where} shares no query with `judge` (no overlap): its queries "

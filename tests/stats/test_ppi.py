@@ -584,3 +584,15 @@ def test_the_jackknife_of_the_tuned_weight_against_a_loop(seed):
     tuned = result.lam["metric"]
     rest = tuned**2 * judge_rest.var(ddof=1) / big_n
     assert result.std_error["metric"] ** 2 == pytest.approx(jackknife + rest, rel=1e-9)
+
+
+def test_results_whose_ids_are_not_sorted():
+    # results built by hand may list their queries in any order
+    _truth, judge, gold = _arrays(16)
+    ids = np.arange(judge.size)[::-1].copy()
+    keep = np.isfinite(gold)
+    judge_result = EvaluationResult(ids, {"m": judge}, {"m": 0.0})
+    gold_result = EvaluationResult(ids[keep], {"m": gold[keep]}, {"m": 0.0})
+    assert ppi_mean(judge_result, gold_result).mean["m"] == pytest.approx(
+        ppi_mean(judge, gold).mean["metric"], rel=1e-15
+    )

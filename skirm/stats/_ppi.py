@@ -85,6 +85,8 @@ def tuned_lambda(gold, judge_gold, rest):
     ``clip=True``); 0 for a judge constant up to rounding, whose values
     carry nothing."""
     n, big_n = gold.shape[1], rest.size
+    if big_n == 0:  # every query gold (a stratum): nothing for the judge to add
+        return np.zeros(gold.shape[0])
     gold_c = gold - gold.mean(axis=1, keepdims=True)
     judge_c = judge_gold - judge_gold.mean(axis=1, keepdims=True)
     cov = np.einsum("ij,ij->i", gold_c, judge_c) / n

@@ -596,3 +596,17 @@ def test_results_whose_ids_are_not_sorted():
     assert ppi_mean(judge_result, gold_result).mean["m"] == pytest.approx(
         ppi_mean(judge, gold).mean["metric"], rel=1e-15
     )
+
+
+def test_a_stratum_judged_whole_by_humans():
+    # every query of stratum "b" is gold: its mean is the gold mean, no
+    # weight tuned (this divided by zero before)
+    truth, judge, _ = _arrays(17, m=200)
+    gold = np.full(200, np.nan)
+    gold[:20], gold[150:] = truth[:20], truth[150:]
+    strata = np.where(np.arange(200) < 150, "a", "b")
+    result = ppi_mean(judge, gold, strata=strata)
+    assert result.lam["metric"][1] == 0.0
+    alone = ppi_mean(judge[:150], gold[:150])
+    expected = 0.75 * alone.mean["metric"] + 0.25 * truth[150:].mean()
+    assert result.mean["metric"] == pytest.approx(expected, rel=1e-12)

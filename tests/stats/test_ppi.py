@@ -610,3 +610,89 @@ def test_a_stratum_judged_whole_by_humans():
     alone = ppi_mean(judge[:150], gold[:150])
     expected = 0.75 * alone.mean["metric"] + 0.25 * truth[150:].mean()
     assert result.mean["metric"] == pytest.approx(expected, rel=1e-12)
+
+
+# --------------------------------------------------------------------------
+# ppi_evaluate against a query-by-query reference, one dimension at a time
+# --------------------------------------------------------------------------
+
+DIMENSIONS = {
+    "base": {},
+    "string ids": {"ids": "str"},
+    "rows shuffled": {"shuffle": True},
+    "tied scores": {"decimals": 0},
+    "one-document queries": {"sizes": (1, 3)},
+    "long queries": {"sizes": (50, 120)},
+    "three draws": {"draws": 3},
+    "top 3 judged": {"top": 3},
+}
+
+
+def _case_rows(seed, ids="int", shuffle=False, decimals=None, sizes=(5, 15),
+               draws=1, top=None):  # fmt: skip
+    rng = np.random.default_rng(seed)
+    n_queries = 60
+    size = rng.integers(sizes[0], sizes[1] + 1, n_queries)
+    groups = np.repeat(np.arange(n_queries), size)
+    truth = rng.choice(3, size=groups.size, p=[0.6, 0.3, 0.1]).astype(float)
+    judge = np.clip(truth[:, None] + (rng.random((groups.size, draws)) < 0.3), 0, 2)
+    scores = truth + rng.normal(0, 1.0, groups.size)
+    if decimals is not None:
+        scores = np.round(scores, decimals)
+    gold_queries = rng.choice(n_queries, 12, replace=False)
+    judged = np.isin(groups, gold_queries)
+    if top is not None:  # the top `top` rows of each gold query, by score
+        judged = np.zeros(groups.size, dtype=bool)
+        for q in gold_queries:
+            rows = np.flatnonzero(groups == q)
+            judged[rows[np.argsort(-scores[rows], kind="stable")[:top]]] = True
+    if ids == "str":
+        groups = np.array([f"q{g:03d}" for g in groups])
+    if shuffle:
+        order = rng.permutation(groups.size)
+        groups, truth, judge, scores, judged = (
+            a[order] for a in (groups, truth, judge, scores, judged)
+        )
+    gold = np.where(judged, truth, np.nan)
+    return groups, truth, judge if draws > 1 else judge[:, 0], scores, gold
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("name", list(DIMENSIONS))
+def test_ppi_evaluate_against_a_query_by_query_reference(name, seed):
+    metric = "precision@3" if DIMENSIONS[name].get("top") else "ndcg@5"
+    groups, _truth, judge, scores, gold = _case_rows(seed, **DIMENSIONS[name])
+    result = ppi_evaluate(judge, scores, gold=gold, groups=groups, metrics=metric)
+    ids = np.unique(groups)
+    draws = judge.reshape(judge.shape[0], -1)
+    judge_values, gold_values = [], []
+    for q in ids:  # the slow reference: one query at a time
+        rows = groups == q
+        one = np.zeros(np.count_nonzero(rows))
+        per_draw = [
+            evaluate(d[rows], scores[rows], groups=one, metrics=[metric])[metric]
+            for d in draws.T
+        ]
+        judge_values.append(np.mean(per_draw))
+        known = np.isfinite(gold[rows])
+        if not known.any():
+            gold_values.append(np.nan)
+            continue
+        # what the humans' labels say, the unjudged rows at 0 and at 2
+        at = [np.where(known, gold[rows], fill) for fill in (0.0, 2.0)]
+        low, high = (
+            evaluate(a, scores[rows], groups=one, metrics=[metric])[metric] for a in at
+        )
+        assert low == high  # every gold query's judged rows determine it
+        gold_values.append(low)
+    expected = ppi_mean(np.array(judge_values), np.array(gold_values), metrics=metric)
+    np.testing.assert_allclose(
+        result.judge_result.per_query[metric]
+        if draws.shape[1] == 1
+        else result.judge_result.judge_per_query[metric].mean(axis=1),
+        judge_values,
+        rtol=1e-12,
+    )
+    for got, want in zip(result.to_records(), expected.to_records(), strict=True):
+        for key in ("mean", "ci_low", "ci_high"):
+            assert got[key] == pytest.approx(want[key], rel=1e-12), (key, got, want)

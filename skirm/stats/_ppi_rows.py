@@ -32,6 +32,7 @@ import numpy as np
 
 from skirm._engine import encode_groups
 from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._measures import _table as table
 from skirm._params import NO_RELEVANT, NONE, OneOf, Param, checked
 from skirm._validation import as_numeric_array
 from skirm.metrics import EvaluationResult, evaluate, get_metric
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
 DOCUMENT_SAMPLING = Param("document_sampling", OneOf("random"), NONE)
 #: The metrics linear in their documents' gains on a fixed ranking, whose
 #: value a random sample of judged documents estimates without bias.
-LINEAR = ("precision", "dcg")
+LINEAR = (table.PRECISION.name, table.DCG.name)
 
 
 def _labels(y_true, gold, gold_mask):

@@ -75,7 +75,7 @@ def check_gold_options(args, command):
 
 def read_gold(path, qrels):
     """The gold qrels, on the judge's scale (:func:`skirm.stats`' rule)."""
-    from skirm.io._trec import read_qrels
+    from skirm.io._trec_files import read_qrels
     from skirm.stats._ppi_inputs import check_scales
 
     gold = read_qrels(path)

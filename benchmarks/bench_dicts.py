@@ -79,7 +79,13 @@ def make(seed):
     return qrels, run
 
 qrels, run = make(0)
-_, run2 = make(1)
+if pooled:  # the same documents scored again: every judged one retrieved
+    rng = np.random.default_rng(1)
+    run2 = {
+        q: dict(zip(d, rng.random(len(d)).round(4).tolist())) for q, d in run.items()
+    }
+else:
+    _, run2 = make(1)
 if tool == "pytrec_eval":
     import pytrec_eval
     def evaluator(): return pytrec_eval.RelevanceEvaluator(qrels, set(measures))

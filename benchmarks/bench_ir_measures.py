@@ -18,12 +18,21 @@ once outside the timing. Times, in turns, medians of ``--repeat`` rounds:
 Prints a markdown table and the machine's load average.
 
     python benchmarks/bench_ir_measures.py --queries 300 --docs 100 --repeat 3
+
+With ``--fresh N``, all the names in one call instead, on ir_measures' own
+named tuples (its ``Qrel`` and ``ScoredDoc``, built outside the timing),
+each tool timed in ``N`` fresh processes, the tools alternating (the
+import of each tool not timed): the medians of wall and CPU time, and
+their ratios.
+
+    python benchmarks/bench_ir_measures.py --queries 5000 --fresh 5
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import statistics
 import subprocess
@@ -65,6 +74,64 @@ def _generate(n_queries, n_docs, seed=0):
     return q_rows, r_rows
 
 
+CHILD = r"""
+import json, sys, time, importlib.util
+import ir_measures
+sys.path.insert(0, sys.argv[5])
+from bench_ir_measures import _generate, _names
+tool, n_queries, n_docs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+spellings, _ = _names()
+names = [spellings[b] for b in sorted(spellings)]
+q_rows, r_rows = _generate(n_queries, n_docs)
+qrels = [ir_measures.Qrel(q, d, g, s) for q, s, d, g in q_rows]
+run = [ir_measures.ScoredDoc(q, d, s) for q, d, s in r_rows]
+if tool == "skirm":
+    from skirm import trec as module
+    measures = names
+else:
+    module = ir_measures
+    measures = [ir_measures.parse_measure(n) for n in names]
+calc_aggregate = module.calc_aggregate  # the tool's modules imported here
+start, cpu = time.perf_counter(), time.process_time()
+calc_aggregate(measures, qrels, run)
+print(json.dumps({"seconds": time.perf_counter() - start,
+                  "cpu": time.process_time() - cpu}))
+"""
+
+
+def _fresh(args):
+    """All the names in one call, each tool in ``args.fresh`` fresh
+    processes, the tools alternating; a markdown line of medians."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    times = {"skirm": [], "ir_measures": []}
+    for round_ in range(args.fresh):
+        tools = list(times) if round_ % 2 == 0 else list(times)[::-1]
+        for tool in tools:
+            out = subprocess.run(
+                [sys.executable, "-c", CHILD, tool, str(args.queries),
+                 str(args.docs), "-", str(Path(__file__).resolve().parent)],
+                capture_output=True, text=True, check=True, env=env,
+                cwd=tempfile.gettempdir(),
+            )  # fmt: skip
+            times[tool].append(json.loads(out.stdout.splitlines()[-1]))
+    med = {
+        tool: {k: statistics.median(r[k] for r in runs) for k in ("seconds", "cpu")}
+        for tool, runs in times.items()
+    }
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(
+        f"{args.queries} queries x {args.docs} documents, ir_measures' named "
+        f"tuples, all {len(_names()[0])} names in one call; medians of "
+        f"{args.fresh} fresh processes, the tools alternating; load average "
+        f"after: {load}\n"
+    )
+    print("| | skirm | ir_measures | ir_measures / skirm |")
+    print("| --- | --- | --- | --- |")
+    for key, label in (("seconds", "wall"), ("cpu", "CPU")):
+        ours, theirs = med["skirm"][key], med["ir_measures"][key]
+        print(f"| {label} | {ours:.3f} s | {theirs:.3f} s | {theirs / ours:.1f}x |")
+
+
 def _time(fn):
     start = time.perf_counter()
     fn()
@@ -93,7 +160,16 @@ def main():
     parser.add_argument(
         "--no-families", action="store_true", help="time all the names only"
     )
+    parser.add_argument(
+        "--fresh",
+        type=int,
+        default=0,
+        help="all the names on named tuples, in this many fresh processes each",
+    )
     args = parser.parse_args()
+    if args.fresh:
+        _fresh(args)
+        return
 
     import ir_measures
     import pandas as pd

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from skirm._errors import InvalidInputError
 from skirm._params import N_JOBS, as_python, describe
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
 
 __all__ = [
     "as_numeric_array",
@@ -29,7 +33,7 @@ __all__ = [
 ]
 
 
-def is_path(obj) -> bool:
+def is_path(obj: object) -> TypeIs[str | os.PathLike[str]]:
     """Whether ``obj`` names a file: a str or a path-like object."""
     return isinstance(obj, (str, os.PathLike))
 

@@ -25,6 +25,8 @@ Its modules follow the stages of the work, each importing only earlier ones:
 ``_threads``        tasks shared out to threads; a stream of items mapped
                     by threads, in order (:func:`stream_map`)
 ``_check``          checks of rows: :class:`CheckedInput`
+``_counted``        ranks of a few rows of each query counted, or searched
+                    among sorted rows, without a sort of every row
 ``_rank``           the grouped sort and the tie policies: :func:`rank`,
                     :func:`rank_order`, :func:`ranking_of`
 ``_blocks``         blocks of whole queries, in threads: :func:`map_query_blocks`
@@ -38,6 +40,7 @@ Higher layers import from this package, never from its modules.
 
 from skirm._engine._blocks import in_appearance_order, map_query_blocks
 from skirm._engine._check import CheckedInput
+from skirm._engine._counted import count_scores, search_descending
 from skirm._engine._encode import encode_grouped, encode_groups
 from skirm._engine._ideal import running_sums
 from skirm._engine._input import check_input
@@ -65,6 +68,7 @@ __all__ = [
     "at_cutoffs",
     "check_groups",
     "check_input",
+    "count_scores",
     "encode_grouped",
     "encode_groups",
     "flatten_lists",
@@ -80,6 +84,7 @@ __all__ = [
     "relabel",
     "running_sums",
     "safe_divide",
+    "search_descending",
     "segment_cumsum",
     "stream_map",
     "sum_by",

@@ -23,6 +23,7 @@ from skirm._validation import is_path
 from skirm.io import Qrels, QrelsJG, Run, read_run
 from skirm.io._convert import SUBTOPIC, columns_of
 from skirm.io._prefs import read_four_columns
+from skirm.io._tokens import first_duplicate
 
 __all__ = ["ir_graded", "ir_subtopics", "read_ir_qrels", "read_ir_run"]
 
@@ -60,8 +61,12 @@ def read_ir_run(run: Any) -> Run:
     in the order given."""
     if is_path(run):
         # skirm's reader of run files: its lines in file order, no line
-        # read in Python
+        # read in Python; kept as read (tokens, no string per line) unless a
+        # document is listed twice for a query
         rows = read_run(run)
+        codes, _ = rows._query_codes()
+        if first_duplicate(codes, rows._tokens()[1]) is None:
+            return rows
         q, d, scores = rows.query_ids, rows.doc_ids, rows.scores
     else:
         scoreddocs = getattr(run, "scoreddocs_iter", None)

@@ -211,7 +211,9 @@ class Evaluator:
         type, :class:`~skirm._measures._rows.Reference`)."""
         # C floats order the run as doubles do unless two scores of a query
         # differ only beyond a float's precision: then a ranking of its own
-        as_floats = _floats_tie_more(run)
+        # (asked only where a ranking of doubles has the same tie order: a
+        # ranking of floats alone orders the run as doubles do or better)
+        as_floats = not self._float_orders() or _floats_tie_more(run)
         by_text = {o.name: o for o in self._request.outputs}
         outputs = [
             _ranked_by(o, r.reference, as_floats)
@@ -246,6 +248,18 @@ class Evaluator:
         )
         return np.asarray(result.group_ids).astype(str), result.per_query
 
+    def _float_orders(self) -> bool:
+        """Whether a tie order ranks both C floats and doubles here (some
+        measure's provider reads floats, another's of its tie order doubles):
+        only then can reading floats as doubles spare a ranking."""
+        orders: dict = {}
+        for r in self.requests:
+            if not r.diversity:
+                orders.setdefault(r.reference.order, set()).add(r.reference.score_type)
+        if self.requests and any(r.reference is IR_ACCURACY for r in self.requests):
+            orders.setdefault(IR_ACCURACY.order, set()).add(IR_ACCURACY.score_type)
+        return any(len(types) > 1 for types in orders.values())
+
     def _columns(self, run: Run) -> Iterator[tuple[_Asked, np.ndarray, np.ndarray]]:
         """Each measure's queries and values, as its provider reports them."""
         if len(run):
@@ -279,6 +293,8 @@ class Evaluator:
         if not (request.diversity and request.text.startswith(_NNRBP)):
             return np.empty(0, dtype=str)
         jg = self._subtopics
+        if jg is None:  # pragma: no cover - read for every diversity measure
+            return np.empty(0, dtype=str)
         relevant = jg.query_ids[jg.labels >= float(request.rel)]
         return np.setdiff1d(jg.query_ids, relevant)
 

@@ -283,7 +283,7 @@ class _Joined(NamedTuple):
     docno, the report's row of each evaluated query (``place``) and of each
     qrels row's query (-1: not in the run)."""
 
-    index: QrelsIndex
+    qrels_index: QrelsIndex
     block: Run
     eval_ids: np.ndarray
     keep: np.ndarray
@@ -357,7 +357,7 @@ def _pairs(qrels, run, joined, relevance_threshold, judged_only, ties):
     candidates, cand_of_pair = np.unique(first, return_inverse=True)
     cand_of_pair = cand_of_pair.reshape(-1)
     cand_codes = joined.q_place[candidates]
-    docno_rank = joined.index.docs.byte_rank(candidates)
+    docno_rank = joined.qrels_index.docs.byte_rank(candidates)
     cand_order = np.lexsort((-docno_rank, cand_codes))
     rank_in_ideal = np.empty_like(cand_order)
     rank_in_ideal[cand_order] = np.arange(cand_order.shape[0])

@@ -17,13 +17,8 @@ from skirm._measures._rows import QRELS
 from skirm._measures._table import NUM_Q, NUM_REL, UTILITY
 from skirm._measures._unknown import unknown_measure
 from skirm.io._convert import convert_qrels, convert_run
-from skirm.trec._dicts import (
-    NOT_PLAIN,
-    DictQrels,
-    dict_context,
-    plain_dicts,
-    plain_qrels,
-)
+from skirm.io._dicts import NOT_PLAIN, DictIndex, plain_dicts, plain_qrels
+from skirm.trec._dicts import dict_context
 from skirm.trec._evaluate_run import evaluate_request
 from skirm.trec._measures import GM_FLOOR, measure
 from skirm.trec._request import (
@@ -148,7 +143,7 @@ class RelevanceEvaluator:
             self._judged = np.unique(self._qrels_read.query_ids)
         else:
             # indexed once: every run evaluated is joined to this index
-            self._index = DictQrels(self._dicts)
+            self._index = DictIndex(self._dicts)
             self._judged = np.array(self._index.names, dtype=str)  # sorted
         self._level = RELEVANCE_LEVEL(relevance_level)
         if not isinstance(judged_docs_only_flag, (bool, np.bool_, int)):

@@ -15,9 +15,11 @@ import numpy as np
 import pytest
 from _trec_fuzz import DIMENSIONS, make_case, parse_reference
 
+from skirm._engine import _counted
 from skirm.io import as_run
+from skirm.io._dicts import NOT_PLAIN, DictIndex
 from skirm.trec import RelevanceEvaluator, _dicts, evaluate_run
-from skirm.trec._dicts import NOT_PLAIN, dict_context
+from skirm.trec._dicts import dict_context
 from skirm.trec._request import Options
 
 MEASURES = {"all_trec"}
@@ -32,7 +34,7 @@ def ranks(request, monkeypatch):
     per_row = -1 if request.param == "sorted" else np.inf
     monkeypatch.setattr(_dicts, "COUNTED_PER_ROW", per_row)
     if request.param == "counted_in_parts":
-        monkeypatch.setattr(_dicts, "_CELLS", 7)
+        monkeypatch.setattr(_counted, "CELLS", 7)
 
 
 def _both(qrels, run, **options):
@@ -144,7 +146,7 @@ def test_tie_blocks_without_a_judgement_keep_any_order(seed):
 )
 def test_runs_that_are_not_plain_dicts_take_the_general_path(run):
     options = Options(1, False, None, False, "9.0")
-    assert dict_context({"q1": {"d1": 1}}, run, options) is NOT_PLAIN
+    assert dict_context(DictIndex({"q1": {"d1": 1}}), run, options) is NOT_PLAIN
 
 
 def test_not_plain_runs_get_the_general_path_s_values_and_errors():

@@ -1,0 +1,91 @@
+"""Ranks counted or searched, for a few rows of each query, without a sort.
+
+When only a few rows of each query need a rank (the judged documents a run
+retrieved, among all its rows), a rank is the number of rows of the query
+scored above: :func:`count_scores` compares each such score with every
+score of its query, a few MB of comparisons at a time, which costs less
+than a sort of every row while the rows compared stay few per row (the
+caller decides by their count). Where the rows are sorted already,
+:func:`search_descending` finds each score's place by a binary search in
+every query's rows at once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["count_scores", "search_descending"]
+
+#: Scores compared at a time when counting ranks (a few MB of temporaries).
+CELLS = 1 << 16
+
+
+def count_scores(scores, starts, q, s):
+    """For each ``(q, s)`` (a query and a score it holds): the rows of
+    query ``q`` (rows ``starts[q]:starts[q + 1]``) scored above ``s``, those
+    scored ``s``, and the latter rows (each pair's in turn, in row order)."""
+    lo, sizes = starts[q], starts[q + 1] - starts[q]
+    n_queries = starts.shape[0] - 1
+    width = int(starts[-1]) // max(n_queries, 1)
+    if starts[-1] != width * n_queries or (starts[1:] - starts[:-1] != width).any():
+        width = 0  # queries of several sizes
+    above = np.empty(q.shape[0], dtype=np.intp)
+    equal = np.empty(q.shape[0], dtype=np.intp)
+    eq_rows = [np.empty(0, dtype=np.intp)]
+    ends = np.cumsum(sizes)
+    a = 0
+    while a < q.shape[0]:  # a few MB of compared scores at a time
+        if width:
+            b = a + max(CELLS // width, 1)
+        else:
+            b = max(int(np.searchsorted(ends, ends[a] - sizes[a] + CELLS)), a + 1)
+        each = s[a:b]
+        if width:  # queries all of one size: each pair's query is a line
+            values = scores.reshape(n_queries, width)[q[a:b]]
+            each = each[:, None]
+            above[a:b] = (values > each).sum(axis=1)
+            same = values == each
+            equal[a:b] = same.sum(axis=1)
+            # the equal cells, line by line: one flat pass over the cells
+            cell = np.flatnonzero(same)
+            eq_rows.append(lo[a:b][cell // width] + cell % width)
+        else:
+            rows = _ranges(lo[a:b], sizes[a:b])
+            each = np.repeat(each, sizes[a:b])
+            values = scores[rows]
+            at = _starts(sizes[a:b])[:-1]
+            above[a:b] = np.add.reduceat(values > each, at, dtype=np.intp)
+            same = values == each
+            equal[a:b] = np.add.reduceat(same, at, dtype=np.intp)
+            eq_rows.append(rows[same])
+        a = b
+    return above, equal, np.concatenate(eq_rows)
+
+
+def search_descending(values, lo, hi, x, *, strict):
+    """For each i, the first index in ``[lo[i], hi[i])`` where the
+    descending ``values`` are ``< x[i]`` (``strict``) or ``<= x[i]``."""
+    lo, hi = lo.copy(), hi.copy()
+    while True:
+        open_ = lo < hi
+        if not open_.any():
+            return lo
+        mid = (lo + hi) // 2
+        value = values[np.minimum(mid, values.shape[0] - 1)]
+        right = open_ & ((value >= x) if strict else (value > x))
+        left = open_ & ~right
+        lo[right] = mid[right] + 1
+        hi[left] = mid[left]
+
+
+def _starts(sizes):
+    starts = np.zeros(sizes.shape[0] + 1, dtype=np.intp)
+    np.cumsum(sizes, out=starts[1:])
+    return starts
+
+
+def _ranges(starts, sizes):
+    ends = np.cumsum(sizes)
+    rows = np.arange(int(ends[-1]) if ends.shape[0] else 0, dtype=np.intp)
+    rows += np.repeat(starts - (ends - sizes), sizes)
+    return rows

@@ -1,0 +1,326 @@
+"""Qrels and runs held as ``{qid: {docid: value}}``, read as they are.
+
+pytrec_eval's users hold their qrels and runs as dicts of dicts, and their
+inner dicts already are the join's index. So a run is neither turned into
+string columns nor hashed: its scores are read straight into an array (C
+iterators over the dicts, no Python loop over queries or rows), and each
+*judgement* is looked up in its query's run dict (the score of the judged
+docno, if retrieved): qrels hold a few judgements per query where runs hold
+many documents, so the look-ups are per judgement, not per run row. This is
+the dicts' door into the joined rows (:func:`read_run_dicts`), the qrels'
+dicts indexed once (:class:`DictIndex`, kept by a ``RelevanceEvaluator``
+across its runs). Docnos are read only where the ranking asks for them
+(:class:`DocnoRows`): to order tied scores of a block that holds a retrieved
+judgement.
+
+Each reader returns :data:`NOT_PLAIN` (or None) where its input is not
+plainly ``{str: {str: number}}``; the caller then reads it as records,
+whose messages say what is wrong.
+"""
+
+from __future__ import annotations
+
+from itertools import chain, compress, repeat
+from operator import attrgetter, countOf, itemgetter
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from skirm._lazy import cached_property
+from skirm.io._tokens import Tokens
+
+__all__ = [
+    "NOT_PLAIN",
+    "DictIndex",
+    "DictRows",
+    "DocnoRows",
+    "byte_rank",
+    "plain_dicts",
+    "plain_qrels",
+    "read_run_dicts",
+]
+
+#: What a reader returns for an input that is not plain dicts.
+NOT_PLAIN = object()
+
+
+def plain_dicts(obj) -> bool:
+    """Whether ``obj`` is a dict of dicts with str keys (inner keys unchecked)."""
+    if type(obj) is not dict:
+        return False
+    # the keys that are exactly str and the values exactly dicts, counted
+    # (one C pass each; a set of the types hashes every one)
+    n = len(obj)
+    return (
+        countOf(map(type, obj), str) == n
+        and countOf(map(type, obj.values()), dict) == n
+    )
+
+
+#: The types of a label the dicts hold as they are (bool is an int).
+_LABELS = {int, bool}
+
+
+def plain_qrels(qrels: Any, *, copy: bool = True) -> tuple[dict | None, float]:
+    """``(dicts, largest label)``: ``qrels`` (each dict copied with ``copy``,
+    as pytrec_eval copies them) when they are plain dicts of str query ids
+    and docnos and integer labels, without the queries whose dict is empty
+    (no judgement: not a topic), and the largest label (0 if none is
+    positive); ``(None, 0.0)`` for any other shape, which the caller reads
+    as :class:`~skirm.io.Qrels` (and whose messages say what is wrong)."""
+    if not plain_dicts(qrels) or not qrels:
+        return None, 0.0
+    labels = list(chain.from_iterable(map(dict.values, qrels.values())))
+    if not labels or not set(map(type, labels)) <= _LABELS:
+        return None, 0.0
+    if countOf(map(type, chain.from_iterable(qrels.values())), str) != len(labels):
+        return None, 0.0
+    inner = map(dict, qrels.values()) if copy else qrels.values()
+    kept = dict(filter(itemgetter(1), zip(qrels, inner, strict=True)))
+    return kept, max(float(max(labels)), 0.0)
+
+
+class DictIndex:
+    """The index of checked qrels dicts (:func:`plain_qrels`), built once
+    for every run evaluated against them: their queries in order, the judged
+    dicts of each and the labels of the judgements as an array."""
+
+    def __init__(self, judged: dict) -> None:
+        names = list(judged)
+        order = np.argsort(np.array(names, dtype=str), kind="stable").tolist()
+        #: the query ids in code point order, and each one's judged dict
+        self.names = list(map(names.__getitem__, order))
+        self.dicts = list(map(judged.__getitem__, self.names))
+        self.position = dict(zip(self.names, range(len(order)), strict=True))
+        self.sizes = np.fromiter(map(len, self.dicts), np.intp, count=len(order))
+        self.starts = starts_of(self.sizes)
+        n = int(self.starts[-1])
+        self.labels = np.fromiter(
+            chain.from_iterable(map(dict.values, self.dicts)), np.float64, count=n
+        ).astype(np.int64)  # checked integers
+        self.codes = np.repeat(np.arange(len(order), dtype=np.intp), self.sizes)
+
+    def of(self, at):
+        """``(dicts, sizes, labels, codes, docnos)`` of the queries at ``at``
+        (sorted positions): the judgements of those queries, in order, and
+        a function of judgements (their indices) that gives their docnos."""
+        if at.shape[0] == len(self.dicts):  # every judged query: as indexed
+            return self.dicts, self.sizes, self.labels, self.codes, self._docnos
+        sizes = self.sizes[at]
+        rows = ranges(self.starts[at], sizes)
+        codes = np.repeat(np.arange(at.shape[0], dtype=np.intp), sizes)
+        dicts = list(map(self.dicts.__getitem__, at.tolist()))
+
+        def docnos(judgements):
+            return self._docnos(rows[judgements])
+
+        return dicts, sizes, self.labels[rows], codes, docnos
+
+    def _docnos(self, rows):
+        """The docnos of the judgements ``rows`` (indices), a list; the judged
+        docnos of a query are read once, when one of them is first asked for."""
+        keys = self.__dict__.get("_keys")
+        if keys is None:
+            keys = self._keys = _Keys(self.dicts, self.starts)
+        return keys.of(rows)
+
+
+class DictRows(NamedTuple):
+    """A run held as dicts joined to a :class:`DictIndex`: the evaluated
+    queries (sorted), their rows (query ``c`` at ``starts[c]:starts[c +
+    1]``, in each dict's order) and scores; every judgement of those queries
+    (query codes, labels, the score of its docno in the run, NaN if not
+    retrieved) and its docno (``j_docnos(judgements)``); the run's docnos
+    (:class:`DocnoRows`)."""
+
+    eval_ids: np.ndarray
+    starts: np.ndarray
+    scores: np.ndarray
+    j_codes: np.ndarray
+    j_raw: np.ndarray
+    j_scores: np.ndarray
+    j_docnos: Any
+    docnos: DocnoRows
+
+
+def read_run_dicts(index, run, floats=False):
+    """The :class:`DictRows` of a ``run`` dict against ``index`` (a
+    :class:`DictIndex`), scores read as C floats with ``floats`` (as
+    trec_eval 9.0.x holds them); None when none of the run's queries with
+    documents is judged; :data:`NOT_PLAIN` when ``run`` is not dicts of str
+    docnos and numeric scores."""
+    if not plain_dicts(run):
+        return NOT_PLAIN
+    # The judged queries with documents, by their place among the qrels'.
+    docs = list(compress(run.values(), run.values()))
+    at = np.fromiter(
+        map(index.position.get, compress(run, run.values()), repeat(-1)),
+        np.intp,
+        count=len(docs),
+    )
+    kept = np.flatnonzero(at >= 0)
+    if not kept.shape[0]:
+        return None
+    kept = kept[np.argsort(at[kept])]
+    at = at[kept]
+    eval_ids = np.array(list(map(index.names.__getitem__, at.tolist())))
+    inner = list(map(docs.__getitem__, kept.tolist()))
+    sizes = np.fromiter(map(len, inner), dtype=np.intp, count=len(inner))
+    n = int(sizes.sum())
+    if not _plain_rows(inner, n):
+        return NOT_PLAIN
+    scores = np.fromiter(
+        chain.from_iterable(map(dict.values, inner)), dtype=np.float64, count=n
+    )
+    if np.isnan(scores).any():
+        return NOT_PLAIN  # the general path refuses NaN
+    judged, _, j_raw, j_codes, j_docnos = index.of(at)
+    # The score of each judged docno in its query's run (None, read as NaN:
+    # not retrieved): each run dict's get over its query's judged dict.
+    j_scores = np.fromiter(
+        chain.from_iterable(map(map, map(attrgetter("get"), inner), judged)),
+        dtype=np.float64,
+        count=j_raw.shape[0],
+    )
+    if floats:  # as trec_eval 9.0.x holds scores: C floats
+        with np.errstate(over="ignore"):
+            scores, j_scores = scores.astype(np.float32), j_scores.astype(np.float32)
+    starts = starts_of(sizes)
+    docnos = DocnoRows(inner, starts, scores, j_codes, j_scores)
+    return DictRows(
+        eval_ids, starts, scores, j_codes, j_raw, j_scores, j_docnos, docnos
+    )
+
+
+def _plain_rows(inner, n):
+    """Whether the run's ``n`` rows (``inner`` dicts) hold str docnos and
+    numeric scores: a C pass each (the docnos that are exactly str, counted;
+    ``sum`` refuses any score but a number, where numpy would read the
+    string ``"1.0"`` as one)."""
+    if countOf(map(type, chain.from_iterable(inner)), str) != n:
+        return False
+    try:
+        total = sum(chain.from_iterable(map(dict.values, inner)))
+    except TypeError:
+        return False
+    return isinstance(total, (int, float, np.floating))
+
+
+def starts_of(sizes):
+    """Where each of the consecutive parts of ``sizes`` starts, and the end."""
+    starts = np.zeros(sizes.shape[0] + 1, dtype=np.intp)
+    np.cumsum(sizes, out=starts[1:])
+    return starts
+
+
+def ranges(starts, sizes):
+    """The indices ``starts[i], ..., starts[i] + sizes[i] - 1`` of every i."""
+    ends = np.cumsum(sizes)
+    rows = np.arange(int(ends[-1]) if ends.shape[0] else 0, dtype=np.intp)
+    rows += np.repeat(starts - (ends - sizes), sizes)
+    return rows
+
+
+class _Keys:
+    """The keys of given rows of consecutive dicts (row ``starts[i] + j``:
+    the ``j``-th key of ``dicts[i]``), each dict's read when one of its rows
+    is first asked for."""
+
+    def __init__(self, dicts, starts):
+        self.dicts, self.starts = dicts, starts
+        self._keys = []  # the keys of the dicts read, one dict after another
+        self._at = np.full(len(dicts), -1, dtype=np.intp)  # where each starts
+
+    def of(self, rows):
+        """The keys of ``rows`` (a list)."""
+        queries = np.searchsorted(self.starts, rows, side="right") - 1
+        # the dicts not read yet, in order (a mask: no sort, and no
+        # np.unique, which imports numpy.ma on its first call)
+        new = np.zeros(self._at.shape[0], dtype=bool)
+        new[queries] = True
+        new &= self._at < 0
+        new = np.flatnonzero(new)
+        if new.shape[0]:
+            sizes = self.starts[new + 1] - self.starts[new]
+            self._at[new] = len(self._keys) + starts_of(sizes)[:-1]
+            self._keys.extend(
+                chain.from_iterable(map(self.dicts.__getitem__, new.tolist()))
+            )
+        at = self._at[queries] + (rows - self.starts[queries])
+        return list(map(self._keys.__getitem__, at.tolist()))
+
+
+class DocnoRows(_Keys):
+    """The run's docnos of given rows (in the run's order: each query's dict
+    in turn, ``starts`` the first row of each), read from the dicts of the
+    queries asked about only (those with a tie block that holds a retrieved
+    judgement), when first asked for.
+
+    ``scores`` are the rows' scores as ranked; the retrieved judgements are
+    those of ``j_scores`` (the scores of the judged docnos, NaN if not
+    retrieved) with their query codes ``j_codes``."""
+
+    def __init__(self, inner, starts, scores, j_codes, j_scores):
+        super().__init__(inner, starts)
+        self.scores, self.j_codes, self.j_scores = scores, j_codes, j_scores
+
+    @cached_property
+    def judged_blocks(self):
+        """``(codes, scores)`` of every tie block that may hold a retrieved
+        judgement, sorted by query, then score."""
+        hit = ~np.isnan(self.j_scores)
+        codes, scores = self.j_codes[hit], self.j_scores[hit]
+        order = np.lexsort((scores, codes))
+        return codes[order], scores[order]
+
+    def descending(self, rows):
+        """The tiebreak of tied rows (whole tie blocks): docno descending in
+        byte order, as the file path ranks its tokens.
+
+        Only the blocks that hold a retrieved judgement are ordered by
+        docno (their docnos read); the others keep their rows' order: every
+        row of such a block is unjudged, so that any order of them gives
+        each rank the same relevance value, and each measure the same value.
+        """
+        queries = np.searchsorted(self.starts, rows, side="right") - 1
+        j_codes, j_scores = self.judged_blocks
+        # each row's (query, score) looked up among the judged blocks':
+        # the first judged block of its query at or after its score
+        lo = np.searchsorted(j_codes, queries, side="left")
+        hi = np.searchsorted(j_codes, queries, side="right")
+        scores = self.scores[rows]
+        found = np.zeros(rows.shape[0], dtype=bool)
+        some = np.flatnonzero(lo < hi)
+        if some.shape[0]:
+            at = _search_ascending(j_scores, lo[some], hi[some], scores[some])
+            inside = at < hi[some]
+            at = np.minimum(at, j_scores.shape[0] - 1)
+            found[some] = inside & (j_scores[at] == scores[some])
+        key = np.zeros(rows.shape[0], dtype=np.int64)
+        at = np.flatnonzero(found)
+        if at.shape[0]:
+            key[at] = byte_rank(self.of(rows[at]))
+            np.negative(key, out=key)
+        return key
+
+
+def _search_ascending(values, lo, hi, x):
+    """For each i, the first index in ``[lo[i], hi[i])`` where the ascending
+    ``values`` are ``>= x[i]`` (``hi[i]`` if none)."""
+    lo, hi = lo.copy(), hi.copy()
+    while True:
+        open_ = lo < hi
+        if not open_.any():
+            return lo
+        mid = (lo + hi) // 2
+        below = open_ & (values[np.minimum(mid, values.shape[0] - 1)] < x)
+        above = open_ & ~below
+        lo[below] = mid[below] + 1
+        hi[above] = mid[above]
+
+
+def byte_rank(docnos):
+    """The rank of each of ``docnos`` (a list of str) in byte order, as
+    ``strcmp`` orders them: the one rule of both rankings of tied rows
+    (counted and sorted)."""
+    return Tokens.from_strings(np.array(docnos, dtype=str)).byte_rank()

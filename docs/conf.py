@@ -173,5 +173,34 @@ def _skip_generated_request_methods(app, what, name, obj, skip, options):
     return skip
 
 
+def _examples_using(app, what, name, obj, options, lines):
+    """End each function's and class's page with the gallery examples that
+    use it (sphinx-gallery's backreferences; nothing when none does)."""
+    if what not in ("function", "class", "exception") or not name.startswith("skirm."):
+        return
+    # The gallery records the names an example uses: a class through its
+    # methods (``Display.from_predictions``), a metric under ``skirm`` too.
+    names = [name]
+    short = name.rsplit(".", 1)[1]
+    if name != f"skirm.{short}" and getattr(skirm, short, None) is obj:
+        names.append(f"skirm.{short}")
+    if what != "function":
+        names += [
+            f"{name}.{member}"
+            for member, value in vars(obj).items()
+            if not member.startswith("_")
+            and callable(getattr(value, "__func__", value))
+        ]
+    kind = "function" if what == "function" else "class"
+    lines += [
+        "",
+        f".. minigallery:: {' '.join(names)}",
+        f"   :add-heading: Examples using this {kind}",
+        "",
+    ]
+
+
 def setup(app):
     app.connect("autodoc-skip-member", _skip_generated_request_methods)
+    # After numpydoc (priority 500) has turned the docstring into reST.
+    app.connect("autodoc-process-docstring", _examples_using, priority=600)

@@ -127,7 +127,7 @@ def test_numpydoc_parameters_match_the_signature(name):
     doc = _doc(obj)
     (documented, firsts), signature = _documented(doc), _signature(obj)
     # Entries in the signature's order (an entry may name several parameters).
-    positions = [signature.index(name) for name in firsts if name in signature]
+    positions = [signature.index(first) for first in firsts if first in signature]
     assert positions == sorted(positions), (
         f"{name}: {firsts} not in the order of {signature}"
     )

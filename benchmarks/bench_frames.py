@@ -10,6 +10,14 @@ included; polars' and pyarrow's own allocations are not traced) of
 ``skirm.io.as_run`` on each, then of ``Run.to_frame`` for both backends.
 
 Run: ``python benchmarks/bench_frames.py [--rows 1000000] [--repeats 5]``.
+
+With ``--evaluate-run``, the whole evaluation instead: ``evaluate_run`` of
+the run as a pandas frame (the rows above, a query's 100 documents
+together) against qrels as a pandas frame (a tenth of the documents judged,
+grades 0-2), five measures, next to ``skirm.metrics.evaluate`` of the same
+rows as arrays (the grades joined, the queries as integer codes): the
+medians of the two, and their ratio (the cost of reading frames of string
+ids and joining them, over the evaluation itself).
 """
 
 from __future__ import annotations
@@ -27,6 +35,49 @@ def generate(n, seed=0):
     return {"query_id": queries, "doc_id": docs, "score": rng.random(n)}
 
 
+def evaluate_run_on_frames(n, repeats):
+    """``evaluate_run`` on pandas frames and ``evaluate`` on the same rows
+    as arrays: a markdown table of their medians and ratio."""
+    import os
+
+    import pandas as pd
+
+    from skirm.metrics import evaluate
+    from skirm.trec import evaluate_run
+
+    rng = np.random.default_rng(0)
+    per = 100
+    codes = np.arange(n) // per
+    docs = np.char.add("doc-", rng.permutation(10 * n)[:n].astype(str))
+    queries = np.char.add("q", codes.astype(str))
+    run = pd.DataFrame({"query_id": queries, "doc_id": docs, "score": rng.random(n)})
+    judged = np.arange(0, n, 10)
+    labels = np.zeros(n)
+    labels[judged] = rng.integers(0, 3, judged.shape[0])
+    qrels = pd.DataFrame(
+        {
+            "query_id": queries[judged],
+            "doc_id": docs[judged],
+            "relevance": labels[judged],
+        }
+    )
+    measures = ["ndcg_cut.10", "map_cut.100", "recip_rank", "P.10", "recall.100"]
+    names = ["ndcg@10", "map@100", "mrr", "precision@10", "recall@100"]
+    scores = run["score"].to_numpy()
+    t_frames, _, _ = measure(evaluate_run, qrels, run, measures, repeats=repeats)
+    t_arrays, _, _ = measure(
+        lambda: evaluate(labels, scores, groups=codes, metrics=names), repeats=repeats
+    )
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"{n:,} run rows, {n // per:,} queries, string ids; medians of {repeats}; "
+          f"load average {load}\n")  # fmt: skip
+    print("| call | time (s) | ratio to the arrays |")
+    print("|---|---:|---:|")
+    print(f"| evaluate_run(qrels frame, run frame) | {t_frames:.3f} | "
+          f"{t_frames / t_arrays:.1f}x |")  # fmt: skip
+    print(f"| evaluate(labels, scores, groups=codes) | {t_arrays:.3f} | 1.0x |")
+
+
 def main():
     import pandas as pd
     import polars as pl
@@ -37,7 +88,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--evaluate-run", action="store_true")
     args = parser.parse_args()
+    if args.evaluate_run:
+        evaluate_run_on_frames(args.rows, args.repeats)
+        return
     columns = generate(args.rows)
     frames = {
         "pandas DataFrame": pd.DataFrame(columns),

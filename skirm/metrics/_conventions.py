@@ -27,6 +27,10 @@ class Preset(NamedTuple):
     metrics: tuple  # the measures the preset reproduces
     positive_scores: tuple = ()  # measures for which scores <= 0 are dropped
     without_cutoff: tuple = ()  # measures it reproduces without a cutoff only
+    # measures whose weighted mean adds a query without relevant rows
+    # unweighted (its value once), though its weight is in the denominator
+    unweighted_empty: tuple = ()
+    capped: bool = False  # the library's mean is capped at 1
 
 
 PRESETS = {
@@ -35,19 +39,25 @@ PRESETS = {
     "sklearn": Preset("average", 0.0, {"gain": "linear"}, (_NDCG, _DCG)),
     # LightGBM's ndcg@k and map@k: stable sort (input order among ties),
     # 2**label - 1 gains, 1 for a query without relevant rows, AP@k divided
-    # by min(k, R).
+    # by min(k, R). On a weighted validation set its ndcg adds 1 for such a
+    # query, not its weight (rank_metric.hpp), which make_eval_metric follows.
     "lightgbm": Preset(
         "first",
         1.0,
         {"gain": "exponential", "denominator": "min_k"},
         (_NDCG, _MAP),
+        unweighted_empty=(_NDCG,),
     ),
     # XGBoost's ndcg@k and map@k (add no_relevant=0.0 for its "-" variants).
+    # Its weighted ndcg adds a query without relevant rows as LightGBM's does
+    # (rank_metric.cc), and caps the mean at 1.
     "xgboost": Preset(
         "first",
         1.0,
         {"gain": "exponential", "denominator": "min_k"},
         (_NDCG, _MAP),
+        unweighted_empty=(_NDCG,),
+        capped=True,
     ),
     # torchmetrics' retrieval metrics: tie-averaged NDCG, linear gain,
     # empty_target_action="neg" (0). MAP@k (divided by the hits in the top k)
@@ -138,3 +148,14 @@ def check_scores(name, bound, scores):
             f"a score of {float(np.min(scores))!r}. Shift the scores "
             "to be positive (a constant shift keeps the ranking) to compare"
         )
+
+
+def weighted_mean_rules(name, metric) -> tuple[bool, bool]:
+    """How preset ``name``'s library takes the weighted mean of ``metric``:
+    ``(unweighted_empty, capped)``, whether a query without relevant rows
+    adds its value unweighted (LightGBM's and XGBoost's ndcg), and whether
+    the mean is capped at 1 (XGBoost)."""
+    if name is None:
+        return False, False
+    preset = PRESETS[name]
+    return metric.spec.measure in preset.unweighted_empty, preset.capped

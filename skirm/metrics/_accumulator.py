@@ -114,7 +114,8 @@ class MetricAccumulator:
         options (``gain``, ...). ``conventions="torchmetrics"`` gives the
         numbers of torchmetrics' ``RetrievalNormalizedDCG``,
         ``RetrievalMRR``, ``RetrievalPrecision``, ``RetrievalRecall`` and
-        ``RetrievalMAP`` (without ``top_k``) where their conventions meet.
+        ``RetrievalMAP`` (``map@k``: ``top_k=k``) where their conventions
+        meet, scores of either sign included.
 
     Attributes
     ----------

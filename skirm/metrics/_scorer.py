@@ -32,8 +32,8 @@ from skirm._query_ids import (
     missing_groups_message,
     resolve_groups,
 )
-from skirm.metrics._conventions import apply_conventions, check_scores
-from skirm.metrics._evaluate import compute_metrics
+from skirm.metrics._conventions import apply_conventions
+from skirm.metrics._evaluate import preset_metrics
 from skirm.metrics._registry import Metric, get_metric, spec_for
 from skirm.metrics._response import check_response_method, response
 
@@ -416,9 +416,9 @@ class RankingScorer:
                 unjudged=self._unjudged,
             )
         )
-        if self._conventions is not None:
-            check_scores(self._conventions, self._metrics, ranking.scores)
-        scores, _ = compute_metrics(self._metrics, ranking, self._rank_no_relevant)
+        scores, _ = preset_metrics(
+            self._conventions, self._metrics, ranking, self._rank_no_relevant
+        )
         if self._multi:
             return scores
         return scores["score"]

@@ -18,6 +18,7 @@ from scipy import stats as _stats
 
 import skirm.stats._resampling as rs
 from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._measures._held import held_name
 from skirm._params import OneOf, Param, checked, describe
 from skirm._validation import as_numeric_array
 from skirm.stats._compare import MISSING_QUERIES, _align, _check_results
@@ -270,7 +271,7 @@ def _from_results(results, metric, missing):
             )
         systems = _check_results({"a": pair[0], "b": pair[1]})
         for system in systems.values():
-            if metric not in system.per_query:
+            if held_name(metric, system.per_query) is None:
                 raise InvalidParameterError(
                     f"`metric` names {metric!r}, which the results of {name!r} do "
                     f"not hold; they have {', '.join(system.per_query)}"

@@ -270,3 +270,36 @@ def test_torch_nan_score_is_refused_at_update():
     scores = torch.tensor([0.5, float("nan")], dtype=torch.bfloat16)
     with pytest.raises(InvalidInputError, match=r"1st batch .* row 1 \(query 8\)"):
         acc.update(torch.tensor([1, 0]), scores, torch.tensor([8, 8]))
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", range(4))
+def test_torchmetrics_preset_accumulator_with_negative_scores_and_map_at_k(seed):
+    """Batches of either sign, empty ones among them, through the preset:
+    the numbers of torchmetrics' objects fed the same batches."""
+    torch = pytest.importorskip("torch")
+    retrieval = pytest.importorskip("torchmetrics.retrieval")
+    rng = np.random.default_rng(seed)
+    n = 1200
+    groups = rng.integers(0, 90, n)
+    y = rng.random(n) < 0.3
+    scores = (rng.permutation(n) - n * rng.uniform(0.1, 0.9)) / 7.0  # distinct
+    scores[scores == 0.0] = 0.5 / 7.0
+    cases = {
+        "map@10": retrieval.RetrievalMAP(top_k=10),
+        "map": retrieval.RetrievalMAP(),
+        "mrr": retrieval.RetrievalMRR(),
+        "precision@5": retrieval.RetrievalPrecision(top_k=5),
+        "recall@10": retrieval.RetrievalRecall(top_k=10),
+    }
+    acc = MetricAccumulator(list(cases), conventions="torchmetrics")
+    cuts = np.sort(rng.integers(0, n + 1, 12))  # repeated cuts: empty batches
+    for rows in np.split(np.arange(n), cuts):
+        args = tuple(torch.from_numpy(a[rows]) for a in (scores, y, groups))
+        for metric in cases.values():
+            if rows.shape[0]:
+                metric.update(args[0], args[1], indexes=args[2])
+        acc.update(args[1], args[0], args[2])
+    got = acc.compute()
+    for name, metric in cases.items():
+        assert got[name] == pytest.approx(float(metric.compute()), abs=2e-6), name

@@ -8,6 +8,7 @@ Spark's documented RankingMetrics rules.
 """
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -348,9 +349,13 @@ def _torchmetrics_case(seed, n=1500, n_queries=120, negative=0.3):
     return y, scores, groups
 
 
+#: Seeds of the torchmetrics campaign; a longer one sets SKIRM_EDGE_CASES.
+TORCH_SEEDS = range(max(3, int(os.environ.get("SKIRM_EDGE_CASES", "0") or 0)))
+
+
 @pytest.mark.oracle
 @pytest.mark.parametrize("negative", [0.0, 0.3, 0.9, 1.0])
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", TORCH_SEEDS)
 def test_torchmetrics_preset_takes_scores_below_zero_regression(seed, negative):
     """Issue 51, item 12: the preset refused scores <= 0, which torchmetrics
     takes (since 1.8 its MAP, MRR, precision and recall count such rows as

@@ -10,8 +10,6 @@ told apart from the validation set by its labels, not by its row count alone
 (item 4).
 """
 
-import inspect
-
 import lightgbm as lgb
 import numpy as np
 import pytest
@@ -103,42 +101,6 @@ def test_lightgbm_weighted_validation_round_zero_regression():
     ours = _lightgbm_rounds(data, weight, "ndcg", 10, custom, rounds=1)
     assert abs(own[0] - unweighted[0]) > 1e-3  # the weights matter here
     np.testing.assert_allclose(ours, own, rtol=0, atol=1e-9)
-
-
-@pytest.mark.oracle
-def test_lightgbm_sklearn_eval_sample_weight_equals_own():
-    (X, y, qid), (Xv, yv, qv) = _split(3)
-    w = _row_weights(qv, 3)
-    histories = []
-    for own in (True, False):
-        model = lgb.LGBMRanker(
-            n_estimators=8,
-            learning_rate=0.3,
-            min_child_samples=5,
-            metric="ndcg" if own else "None",
-            verbose=-1,
-            n_jobs=1,
-            random_state=0,
-        )
-        # LightGBM 4.7 names the validation set eval_X/eval_y; 4.6 eval_set
-        if "eval_X" in inspect.signature(lgb.LGBMRanker.fit).parameters:
-            validation = {"eval_X": (Xv,), "eval_y": (yv,)}
-        else:
-            validation = {"eval_set": [(Xv, yv)]}
-        model.fit(
-            X,
-            y,
-            group=_sizes(qid),
-            **validation,
-            eval_sample_weight=[w],
-            eval_group=[_sizes(qv)],
-            eval_at=[5],
-            eval_metric=None
-            if own
-            else make_eval_metric("ndcg@5", "lightgbm", conventions="lightgbm"),
-        )
-        histories.append(np.asarray(model.evals_result_["valid_0"]["ndcg@5"]))
-    np.testing.assert_allclose(histories[1], histories[0], rtol=0, atol=1e-9)
 
 
 def _xgboost_rounds(data, weight, metric, k, custom, rounds=12):

@@ -40,7 +40,7 @@ Higher layers import from this package, never from its modules.
 
 from skirm._engine._blocks import in_appearance_order, map_query_blocks
 from skirm._engine._check import CheckedInput
-from skirm._engine._counted import count_scores, search_descending
+from skirm._engine._counted import count_scores, ranges, search_descending, starts_of
 from skirm._engine._encode import encode_grouped, encode_groups
 from skirm._engine._ideal import running_sums
 from skirm._engine._input import check_input
@@ -78,6 +78,7 @@ __all__ = [
     "map_query_blocks",
     "prefix_lines",
     "prefix_sums",
+    "ranges",
     "rank",
     "rank_order",
     "ranking_of",
@@ -86,6 +87,7 @@ __all__ = [
     "safe_divide",
     "search_descending",
     "segment_cumsum",
+    "starts_of",
     "stream_map",
     "sum_by",
 ]

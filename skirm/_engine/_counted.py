@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["count_scores", "search_descending"]
+__all__ = ["count_scores", "ranges", "search_descending", "starts_of"]
 
 #: Scores compared at a time when counting ranks (a few MB of temporaries).
 CELLS = 1 << 16
@@ -50,10 +50,10 @@ def count_scores(scores, starts, q, s):
             cell = np.flatnonzero(same)
             eq_rows.append(lo[a:b][cell // width] + cell % width)
         else:
-            rows = _ranges(lo[a:b], sizes[a:b])
+            rows = ranges(lo[a:b], sizes[a:b])
             each = np.repeat(each, sizes[a:b])
             values = scores[rows]
-            at = _starts(sizes[a:b])[:-1]
+            at = starts_of(sizes[a:b])[:-1]
             above[a:b] = np.add.reduceat(values > each, at, dtype=np.intp)
             same = values == each
             equal[a:b] = np.add.reduceat(same, at, dtype=np.intp)
@@ -78,13 +78,15 @@ def search_descending(values, lo, hi, x, *, strict):
         hi[left] = mid[left]
 
 
-def _starts(sizes):
+def starts_of(sizes):
+    """Where each of the consecutive parts of ``sizes`` starts, and the end."""
     starts = np.zeros(sizes.shape[0] + 1, dtype=np.intp)
     np.cumsum(sizes, out=starts[1:])
     return starts
 
 
-def _ranges(starts, sizes):
+def ranges(starts, sizes):
+    """The indices ``starts[i], ..., starts[i] + sizes[i] - 1`` of every i."""
     ends = np.cumsum(sizes)
     rows = np.arange(int(ends[-1]) if ends.shape[0] else 0, dtype=np.intp)
     rows += np.repeat(starts - (ends - sizes), sizes)

@@ -93,7 +93,7 @@ class DictIndex:
         self.dicts = list(map(judged.__getitem__, self.names))
         self.position = dict(zip(self.names, range(len(order)), strict=True))
         self.sizes = np.fromiter(map(len, self.dicts), np.intp, count=len(order))
-        self.starts = starts_of(self.sizes)
+        self.starts = _starts(self.sizes)
         n = int(self.starts[-1])
         self.labels = np.fromiter(
             chain.from_iterable(map(dict.values, self.dicts)), np.float64, count=n
@@ -107,7 +107,8 @@ class DictIndex:
         if at.shape[0] == len(self.dicts):  # every judged query: as indexed
             return self.dicts, self.sizes, self.labels, self.codes, self._docnos
         sizes = self.sizes[at]
-        rows = ranges(self.starts[at], sizes)
+        first = self.starts[at] - (np.cumsum(sizes) - sizes)
+        rows = np.arange(int(sizes.sum()), dtype=np.intp) + np.repeat(first, sizes)
         codes = np.repeat(np.arange(at.shape[0], dtype=np.intp), sizes)
         dicts = list(map(self.dicts.__getitem__, at.tolist()))
 
@@ -185,7 +186,7 @@ def read_run_dicts(index, run, floats=False):
     if floats:  # as trec_eval 9.0.x holds scores: C floats
         with np.errstate(over="ignore"):
             scores, j_scores = scores.astype(np.float32), j_scores.astype(np.float32)
-    starts = starts_of(sizes)
+    starts = _starts(sizes)
     docnos = DocnoRows(inner, starts, scores, j_codes, j_scores)
     return DictRows(
         eval_ids, starts, scores, j_codes, j_raw, j_scores, j_docnos, docnos
@@ -206,19 +207,9 @@ def _plain_rows(inner, n):
     return isinstance(total, (int, float, np.floating))
 
 
-def starts_of(sizes):
+def _starts(sizes):
     """Where each of the consecutive parts of ``sizes`` starts, and the end."""
-    starts = np.zeros(sizes.shape[0] + 1, dtype=np.intp)
-    np.cumsum(sizes, out=starts[1:])
-    return starts
-
-
-def ranges(starts, sizes):
-    """The indices ``starts[i], ..., starts[i] + sizes[i] - 1`` of every i."""
-    ends = np.cumsum(sizes)
-    rows = np.arange(int(ends[-1]) if ends.shape[0] else 0, dtype=np.intp)
-    rows += np.repeat(starts - (ends - sizes), sizes)
-    return rows
+    return np.concatenate([np.zeros(1, dtype=np.intp), np.cumsum(sizes, dtype=np.intp)])
 
 
 class _Keys:
@@ -242,7 +233,7 @@ class _Keys:
         new = np.flatnonzero(new)
         if new.shape[0]:
             sizes = self.starts[new + 1] - self.starts[new]
-            self._at[new] = len(self._keys) + starts_of(sizes)[:-1]
+            self._at[new] = len(self._keys) + _starts(sizes)[:-1]
             self._keys.extend(
                 chain.from_iterable(map(self.dicts.__getitem__, new.tolist()))
             )

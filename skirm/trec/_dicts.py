@@ -26,16 +26,20 @@ from itertools import chain, repeat
 
 import numpy as np
 
-from skirm._engine import count_scores, rank_order, search_descending
+from skirm._engine import (
+    count_scores,
+    ranges,
+    rank_order,
+    search_descending,
+    starts_of,
+)
 from skirm.io._dicts import (
     NOT_PLAIN,
     DictIndex,
     byte_rank,
     plain_dicts,
     plain_qrels,
-    ranges,
     read_run_dicts,
-    starts_of,
 )
 from skirm.trec._measures import measure
 from skirm.trec._missing import missing_queries_error, missing_rule, no_common_error

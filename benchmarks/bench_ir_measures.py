@@ -26,6 +26,15 @@ import of each tool not timed): the medians of wall and CPU time, and
 their ratios.
 
     python benchmarks/bench_ir_measures.py --queries 5000 --fresh 5
+
+With ``--one NAME`` (and ``--fresh N``), one measure on TREC files instead
+(``--queries`` queries of ``--docs`` documents, a fifth of them judged,
+scores rounded to 0.01): ``skirm.trec.calc_aggregate([NAME], qrels, run)``
+next to ``skirm.trec.evaluate_run(qrels, run, [NAME], compat="9.0")``, the
+same measure through the drop-in and through the TREC path, each in ``N``
+fresh processes, alternating.
+
+    python benchmarks/bench_ir_measures.py --one nDCG@10 --queries 5000 --fresh 5
 """
 
 from __future__ import annotations
@@ -99,6 +108,59 @@ print(json.dumps({"seconds": time.perf_counter() - start,
 """
 
 
+ONE = r"""
+import json, sys, time
+from skirm.trec import calc_aggregate, evaluate_run
+door, name, qrels, run = sys.argv[1:5]
+start, cpu = time.perf_counter(), time.process_time()
+if door == "calc_aggregate":
+    calc_aggregate([name], qrels, run)
+else:
+    evaluate_run(qrels, run, [name], compat="9.0")
+print(json.dumps({"seconds": time.perf_counter() - start,
+                  "cpu": time.process_time() - cpu}))
+"""
+
+
+def _one(args):
+    """One measure on files through the two doors, in fresh processes."""
+    rng = np.random.default_rng(0)
+    tmp = Path(tempfile.mkdtemp())
+    with open(tmp / "run", "w") as run, open(tmp / "qrels", "w") as qrels:
+        for q in range(args.queries):
+            docs = rng.choice(10**7, args.docs, replace=False)
+            scores = np.round(rng.random(args.docs), 2)
+            pairs = zip(docs.tolist(), scores.tolist(), strict=True)
+            for i, (d, s) in enumerate(pairs):
+                run.write(f"{q} Q0 D{d} {i} {s} r\n")
+            for d in docs[: args.docs // 5].tolist():
+                qrels.write(f"{q} 0 D{d} {rng.integers(0, 3)}\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    times = {"calc_aggregate": [], "evaluate_run": []}
+    for round_ in range(args.fresh):
+        doors = list(times) if round_ % 2 == 0 else list(times)[::-1]
+        for door in doors:
+            out = subprocess.run(
+                [sys.executable, "-c", ONE, door, args.one, str(tmp / "qrels"),
+                 str(tmp / "run")],
+                capture_output=True, text=True, check=True, env=env,
+                cwd=tempfile.gettempdir(),
+            )  # fmt: skip
+            times[door].append(json.loads(out.stdout.splitlines()[-1]))
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    lines = args.queries * args.docs
+    print(
+        f"{args.one} on a {lines:,}-line run file; medians of {args.fresh} fresh "
+        f"processes, the doors alternating; load average after: {load}\n"
+    )
+    print("| | wall | CPU |")
+    print("| --- | --- | --- |")
+    for door, runs in times.items():
+        wall = statistics.median(r["seconds"] for r in runs)
+        cpu = statistics.median(r["cpu"] for r in runs)
+        print(f"| `{door}` | {wall:.3f} s | {cpu:.3f} s |")
+
+
 def _fresh(args):
     """All the names in one call, each tool in ``args.fresh`` fresh
     processes, the tools alternating; a markdown line of medians."""
@@ -166,7 +228,11 @@ def main():
         default=0,
         help="all the names on named tuples, in this many fresh processes each",
     )
+    parser.add_argument("--one", default=None, help="one measure, on files")
     args = parser.parse_args()
+    if args.one:
+        _one(args)
+        return
     if args.fresh:
         _fresh(args)
         return

@@ -9,15 +9,11 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from skirm._errors import InvalidInputError
 from skirm._params import N_JOBS, as_python, describe
-
-if TYPE_CHECKING:
-    from typing_extensions import TypeIs
 
 __all__ = [
     "as_numeric_array",
@@ -26,23 +22,9 @@ __all__ = [
     "check_scores",
     "check_y_true",
     "first_repeat",
-    "is_path",
-    "is_path_or_file",
     "repeated_pairs",
     "type_name",
 ]
-
-
-def is_path(obj: object) -> TypeIs[str | os.PathLike[str]]:
-    """Whether ``obj`` names a file: a str or a path-like object."""
-    return isinstance(obj, (str, os.PathLike))
-
-
-def is_path_or_file(obj) -> bool:
-    """Whether ``obj`` is a source to read: a path or an open file (an object
-    with ``read``). The one test every reader and door asks, here where no
-    reader is called."""
-    return is_path(obj) or hasattr(obj, "read")
 
 
 def repeated_pairs(*keys):

@@ -18,13 +18,13 @@ import numpy as np
 from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._measures._table import OFFICIAL
 from skirm._params import describe
-from skirm._validation import is_path
 from skirm.dask._evaluate import (
     SHUFFLE,
     _import_dask,
     _progress,
     _repeated_query,
 )
+from skirm.io._sources import is_path
 from skirm.metrics._result import merged_ids
 
 if TYPE_CHECKING:

@@ -27,8 +27,9 @@ from skirm._frames import (
     is_frame,
     values,
 )
-from skirm._validation import is_path_or_file, type_name
+from skirm._validation import type_name
 from skirm.io._records import Qrels, Run
+from skirm.io._sources import is_path_or_file
 from skirm.io._trec_files import read_qrels, read_run
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from skirm._errors import InvalidInputError
-from skirm._validation import is_path_or_file, type_name
+from skirm._validation import type_name
 from skirm.io._convert import (
     SUBTOPIC,
     _check_numbers,
@@ -25,6 +25,7 @@ from skirm.io._convert import (
     columns_of,
 )
 from skirm.io._prefs import QrelsJG, read_qrels_jg
+from skirm.io._sources import is_path_or_file
 
 if TYPE_CHECKING:
     from skirm.io._typing import QrelsJGLike

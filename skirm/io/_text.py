@@ -16,8 +16,8 @@ import stat
 import numpy as np
 
 from skirm._errors import InvalidParameterError, TrecFormatError
-from skirm._validation import is_path
 from skirm.io._decimals import parse_decimals
+from skirm.io._sources import is_path
 from skirm.io._tokens import PAD, Tokens, offset_dtype
 
 #: How much of an offending line an error message shows.

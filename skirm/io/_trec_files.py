@@ -21,10 +21,10 @@ import numpy as np
 
 from skirm._errors import InvalidInputError
 from skirm._params import NONE, Interval, Param, Satisfies, checked
-from skirm._validation import is_path
 from skirm.io._qrels_file import read_qrels_rows
 from skirm.io._records import Qrels, Run
 from skirm.io._run_blocks import run_block, run_table
+from skirm.io._sources import is_path
 from skirm.io._text import read_bytes
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from skirm._errors import (
 )
 from skirm._params import NONE, Interval, K, Param, describe
 from skirm._query_ids import resolve_groups
-from skirm._validation import is_path
+from skirm.io._sources import is_path
 from skirm.metrics._response import check_response_method, response
 
 if TYPE_CHECKING:

@@ -20,9 +20,9 @@ from skirm._measures._rows import QRELS, QRELS_JG
 from skirm._measures._table import OFFICIAL
 from skirm._params import checked
 from skirm._progress import reporting
-from skirm._validation import is_path, is_path_or_file
 from skirm.io._join import QrelsIndex, index_of
 from skirm.io._records import Qrels, Run
+from skirm.io._sources import is_path, is_path_or_file
 from skirm.io._tokens import Tokens
 from skirm.trec._groups import group_topics, split_topics
 from skirm.trec._inputs import (

@@ -20,12 +20,12 @@ import numpy as np
 from skirm._engine import stream_map
 from skirm._errors import InvalidParameterError, RunNotGroupedError
 from skirm._measures._rows import PREFS, QRELS, QRELS_JG
-from skirm._validation import is_path
 from skirm.io._convert import convert_qrels, convert_run
 from skirm.io._join import index_of
 from skirm.io._prefs import Prefs, read_prefs, read_qrels_prefs
 from skirm.io._records import Qrels, Run
 from skirm.io._run_blocks import count_parts, iter_run_blocks, iter_run_parts
+from skirm.io._sources import is_path
 from skirm.io._subtopics import convert_qrels_jg
 
 #: Queries of a streamed block evaluated at once (at most): a block of many

@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from skirm._validation import is_path
 from skirm.io import Qrels, QrelsJG, Run, read_run
 from skirm.io._convert import SUBTOPIC, columns_of
 from skirm.io._prefs import read_four_columns
+from skirm.io._sources import is_path
 from skirm.io._tokens import first_duplicate
 
 __all__ = ["ir_graded", "ir_subtopics", "read_ir_qrels", "read_ir_run"]

@@ -160,6 +160,9 @@ class Ranking:
     judged: np.ndarray | None = None
     #: Per query, the rows whose label was NaN (None: no NaN label was given).
     n_unjudged: np.ndarray | None = None
+    #: Per ranked row, its propensity to be observed (None: none was given,
+    #: every row observed for sure).
+    propensity: np.ndarray | None = None
 
     # -- layout --------------------------------------------------------------
 
@@ -588,6 +591,7 @@ def relabel(ranking: Ranking, labels: np.ndarray) -> Ranking:
     if "_blocks" in ranking.__dict__:
         other.__dict__["_blocks"] = ranking.__dict__["_blocks"]
     other.judged = ranking.judged
+    other.propensity = ranking.propensity
     return other
 
 

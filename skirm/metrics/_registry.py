@@ -58,6 +58,13 @@ FAMILIES: dict[Measure, str] = {
         "_cwl_measures",
     ),
     **dict.fromkeys((table.NERR10, table.NERR11, table.SDCG), "_cwl_measures"),
+    **dict.fromkeys((table.GAUC, table.FALLOUT, table.OPA, table.ARP), "_auc"),
+    **dict.fromkeys((table.NE, table.PCOC, table.ECE), "_calibration"),
+    **dict.fromkeys((table.PSP, table.PSNDCG), "_propensity"),
+    **dict.fromkeys(
+        (table.IPS_PRECISION, table.IPS_RECALL, table.IPS_DCG, table.IPS_RBP),
+        "_propensity",
+    ),
 }
 
 #: The records loaded so far: ``{measure: MetricSpec}``.
@@ -242,6 +249,7 @@ class Metric:
         ties: Ties = "average",
         no_relevant: NoRelevant = 0.0,
         unjudged: Unjudged = "raise",
+        propensity: ArrayLike | None = None,
     ) -> float:
         return score(
             self.spec,
@@ -253,6 +261,7 @@ class Metric:
             ties=ties,
             no_relevant=no_relevant,
             unjudged=unjudged,
+            propensity=propensity,
             **self._given,
         )
 
@@ -264,8 +273,18 @@ class Metric:
         self, ranking: Ranking, no_relevant: NoRelevant
     ) -> tuple[float, FloatArray]:
         """``(mean, per-query values)`` on an existing ranking."""
-        values, empty = self.values(ranking)
-        return mean_over_queries(values, empty, ranking, no_relevant, self.name)
+        values, empty, weights = self.weighted_values(ranking)
+        return mean_over_queries(
+            values, empty, ranking, no_relevant, self.name, weights
+        )
+
+    def weighted_values(
+        self, ranking: Ranking
+    ) -> tuple[FloatArray, NDArray[np.bool_], FloatArray | None]:
+        """``(per-query values, empty-query mask, query weights)`` on an
+        existing ranking: the weights of the metric's own mean (impressions,
+        clicks, ...), None for a plain mean."""
+        return self.spec.weighted_values(ranking, self.k, self.params)
 
     def __repr__(self):
         opts = "".join(f", {key}={value!r}" for key, value in self._given.items())

@@ -46,6 +46,9 @@ if TYPE_CHECKING:
         r_precision_score as r_precision_score,
         recall_at_k_score as recall_at_k_score,
     )
+    from skirm.metrics._curves import (
+        recall_at_fixed_precision as recall_at_fixed_precision,
+    )
     from skirm.metrics._cwl import (
         cwl_report as cwl_report,
     )

@@ -80,7 +80,7 @@ def _fallout(ranking, k, relevance_threshold, one_class):
     n_non = sum_by(ranking.codes, non, ranking.n_groups)
     if shown.ndim == 2:
         n_non = n_non[:, None]
-    share = shown / np.maximum(n_non, 1.0)
+    share = np.minimum(shown / np.maximum(n_non, 1.0), 1.0)  # rounding of the sums
     return undefined(share, np.broadcast_to(n_non == 0, share.shape), one_class), (
         _no_empty(ranking)
     )

@@ -82,7 +82,8 @@ def _ne(ranking, relevance_threshold, base_rate, weights, one_class):
     else:
         if base_rate == "overall":  # all the rows are this ranking's
             w = ranking.group_weights
-            w = np.ones(n_groups) if w is None else w
+            if w is None or not w.any():  # no weights (or none: the mean says so)
+                w = np.ones(n_groups)
             rate = float(np.dot(w, clicks) / max(float(np.dot(w, sizes)), 1e-300))
             if not 0.0 < rate < 1.0:
                 raise InvalidInputError(

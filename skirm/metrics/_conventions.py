@@ -27,6 +27,7 @@ class Preset(NamedTuple):
     metrics: tuple  # the measures the preset reproduces
     positive_scores: tuple = ()  # measures for which scores <= 0 are dropped
     without_cutoff: tuple = ()  # measures it reproduces without a cutoff only
+    measure_options: dict = {}  # measure -> its own options, over `options`
 
 
 PRESETS = {
@@ -52,14 +53,51 @@ PRESETS = {
     # torchmetrics' retrieval metrics: tie-averaged NDCG, linear gain,
     # empty_target_action="neg" (0). MAP@k (divided by the hits in the top k)
     # has no skirm counterpart; MAP, MRR, precision and recall drop rows whose
-    # score is <= 0, which skirm refuses to imitate silently.
+    # score is <= 0, which skirm refuses to imitate silently. RetrievalAUROC
+    # is the uniform mean of the queries' AUC, 0 for a query of one class;
+    # RetrievalFallOut gives 1 to a query without non-relevant rows (its
+    # empty_target_action="pos"), fall-out's own default.
     "torchmetrics": Preset(
         "average",
         0.0,
         {"gain": "linear"},
-        (_NDCG, _MRR, _PRECISION, _RECALL, table.HIT_RATE, table.R_PRECISION),
+        (
+            _NDCG,
+            _MRR,
+            _PRECISION,
+            _RECALL,
+            table.HIT_RATE,
+            table.R_PRECISION,
+            table.GAUC,
+            table.FALLOUT,
+        ),
         (_MAP, _MRR, _PRECISION, _RECALL),
         (_MAP,),
+        {table.GAUC: {"weights": "uniform", "one_class": 0.0}},
+    ),
+    # TorchRec's uAUC (the uniform mean of the users' AUC, one-class users
+    # left out; its wuAUC is gauc's default, by impressions), its NE of every
+    # row and its calibration: its sort leaves tied scores in no stated
+    # order, so the numbers meet on distinct scores.
+    "torchrec": Preset(
+        "average",
+        0.0,
+        {},
+        (table.GAUC, table.NE, table.PCOC),
+        measure_options={table.GAUC: {"weights": "uniform", "one_class": "skip"}},
+    ),
+    # TF-Ranking's OPAMetric: a pair of tied scores counts as misordered
+    # (I[s_i > s_j]), which is the pessimistic order of tied rows, and the
+    # lists are weighted by their pairs (OPA's default).
+    "tf_ranking": Preset("pessimistic", 0.0, {}, (table.OPA,)),
+    # LensKit's IPSRBP: the self-normalised estimate, patience 0.85, the
+    # recommendation list in its given order.
+    "lenskit": Preset(
+        "first",
+        0.0,
+        {},
+        (table.IPS_RBP,),
+        measure_options={table.IPS_RBP: {"estimator": "snips", "p": 0.85}},
     ),
     # BEIR (pytrec_eval underneath): trec_eval's rules. Ties go by document
     # id there; from arrays, "first" on rows sorted by document id descending.
@@ -99,9 +137,13 @@ def apply_conventions(name, bound, ties, no_relevant):
                 f"conventions={name!r} reproduces {_covered(preset)} only; "
                 f"{shown!r} has no {name} counterpart"
             )
+        wanted = {
+            **preset.options,
+            **preset.measure_options.get(metric.spec.measure, {}),
+        }
         options = {
             key: value
-            for key, value in preset.options.items()
+            for key, value in wanted.items()
             if key in metric.spec.params and key not in metric._given
         }
         out[label] = get_metric(metric, **options) if options else metric

@@ -115,10 +115,10 @@ def evaluate(
         scikit-learn). The queries are cut into blocks of a fixed size,
         whatever ``n_jobs``: the results are identical for any value.
     conventions : {"sklearn", "lightgbm", "xgboost", "torchmetrics", "beir", \
-"spark"}, default=None
+"spark", "torchrec", "tf_ranking", "lenskit"}, default=None
         Reproduce another library's numbers: the preset sets ``ties``,
-        ``no_relevant`` and metric options (``gain``, ``denominator``) that
-        are left at their defaults; arguments given other values win. A
+        ``no_relevant`` and metric options (``gain``, ``denominator``,
+        ``weights``, ...) that are left at their defaults; arguments given other values win. A
         metric the library has no counterpart for raises ValueError. See
         :ref:`conventions`.
     unjudged : {"raise", "nonrelevant", "condensed"}, default="raise"

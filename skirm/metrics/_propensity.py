@@ -43,10 +43,14 @@ def weighted_relevance(ranking, threshold):
     return rel / ranking.propensity
 
 
-def _top(ranking, values, k):
-    """Per query, the expected sum of ``values`` (one per ranked row) over
-    the top ``k``, tied rows averaged."""
-    return ranking.group_sum(ranking.block_mean(values), k)
+def _top(ranking, values, k, by_place=None):
+    """Per query, the expected sum over the top ``k`` of ``values`` (one per
+    ranked row) times ``by_place`` (a weight of each ranked place: a
+    discount), the orderings of tied rows averaged."""
+    expected = ranking.block_mean(values)
+    if by_place is not None:
+        expected = expected * by_place
+    return ranking.group_sum(expected, k)
 
 
 def _best(ranking, values, k, discount=False):
@@ -86,25 +90,28 @@ def _binary_ideal_dcg(ranking, k, threshold):
     np.cumsum(1.0 / np.log2(np.arange(2.0, width + 2.0)), out=table_[1:])
     if k is None:
         return table_[R]
-    return table_[np.minimum(_columns(R, k), k)]
+    if np.ndim(k):
+        return table_[np.minimum(R[:, None], k)]
+    return table_[np.minimum(R, k)]
 
 
 def _psp(ranking, k, relevance_threshold, average):
     v = weighted_relevance(ranking, relevance_threshold)
     best = _best(ranking, v, k)
     empty = ranking.n_relevant(relevance_threshold) == 0
-    return _ratio(_top(ranking, v, k), best), empty, best if average == "micro" else None
+    value = np.minimum(_ratio(_top(ranking, v, k), best), 1.0)
+    return value, empty, best if average == "micro" else None
 
 
 def _psndcg(ranking, k, relevance_threshold, average):
     v = weighted_relevance(ranking, relevance_threshold)
-    dcg = _top(ranking, v * ranking.discount(), k)
+    dcg = _top(ranking, v, k, ranking.discount())
     best = _best(ranking, v, k, discount=True)
     empty = ranking.n_relevant(relevance_threshold) == 0
     weights = None
     if average == "micro":
         weights = _ratio(best, _binary_ideal_dcg(ranking, k, relevance_threshold))
-    return _ratio(dcg, best), empty, weights
+    return np.minimum(_ratio(dcg, best), 1.0), empty, weights
 
 
 def _snips(values, ranking, v, estimator):
@@ -129,14 +136,14 @@ def _ips_recall(ranking, k, relevance_threshold):
 
 def _ips_dcg(ranking, k, relevance_threshold, estimator):
     v = weighted_relevance(ranking, relevance_threshold)
-    values = _snips(_top(ranking, v * ranking.discount(), k), ranking, v, estimator)
+    values = _snips(_top(ranking, v, k, ranking.discount()), ranking, v, estimator)
     return values, ranking.n_relevant(relevance_threshold) == 0
 
 
 def _ips_rbp(ranking, k, relevance_threshold, p, estimator):
     v = weighted_relevance(ranking, relevance_threshold)
     patience = (1.0 - p) * np.power(p, ranking.position.astype(np.float64))
-    values = _snips(_top(ranking, v * patience, k), ranking, v, estimator)
+    values = _snips(_top(ranking, v, k, patience), ranking, v, estimator)
     return values, ranking.n_relevant(relevance_threshold) == 0
 
 

@@ -129,6 +129,17 @@ _CWL_CUT = (
     "to k (padded with gain 0), not to cwl_eval's depth"
 )
 
+_PROBABILITY = (
+    "it reads y_score as click probabilities in [0, 1], not only their order: "
+    "a strictly increasing transform changes it, and scores outside [0, 1] "
+    "(or infinite) are refused"
+)
+_OWN_UNDEFINED = (
+    "no_relevant does not apply: a query whose value is undefined (one class "
+    "of labels, no click) takes the metric's one_class option"
+)
+_CALIBRATION = "a calibration measure: it reads the scores' values, not the ordering"
+
 NOT_HELD: dict[str, dict[Measure, str]] = {
     # A non-relevant row appended below every other row of its query.
     "low_nonrelevant_row": {
@@ -161,7 +172,37 @@ NOT_HELD: dict[str, dict[Measure, str]] = {
     "k_beyond_is_no_k": dict.fromkeys(
         (table.BPM, table.NERR8, table.NERR9, table.SDCG), _CWL_CUT
     ),
+    # A strictly increasing transform of the scores changes nothing.
+    "score_transform": dict.fromkeys((table.NE, table.PCOC, table.ECE), _PROBABILITY),
+    # no_relevant sets the value of a query without relevant rows.
+    "no_relevant": dict.fromkeys(
+        (
+            table.GAUC,
+            table.FALLOUT,
+            table.OPA,
+            table.ARP,
+            table.NE,
+            table.PCOC,
+            table.ECE,
+        ),
+        _OWN_UNDEFINED,
+    ),
+    # No ordering of a query scores better than the ideal one.
+    "ideal_is_best": {table.ECE: _CALIBRATION},
 }
+NOT_HELD["ideal_is_one"].update(
+    {
+        table.ECE: _CALIBRATION,
+        table.FALLOUT: "lower is better: the ideal ranking shows the fewest "
+        "non-relevant rows in the top k, not none",
+    }
+)
+NOT_HELD["average_ties"].update(
+    {
+        table.ECE: "which tied rows are shown when a tie straddles the cutoff "
+        "changes its bins: no closed form (ValueError there)",
+    }
+)
 
 
 def not_held(property: str) -> dict[str, str]:

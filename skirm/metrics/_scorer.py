@@ -104,6 +104,19 @@ def _bind(metric, params, where):
     return bound
 
 
+def _check_directions(metrics):
+    """Refuse a metric with no better direction (best in between, as PCOC's
+    1): scikit-learn's searches maximise a score."""
+    for metric in metrics.values():
+        if metric.spec.measure.better is None:
+            raise InvalidParameterError(
+                f"{metric.name!r} is best at a value in between (PCOC: 1), not "
+                "higher nor lower, so it cannot be a score to maximise; score "
+                "calibration with 'ne' or 'ece' (negated, as scikit-learn's "
+                "neg_log_loss), and report pcoc with skirm.metrics.evaluate"
+            )
+
+
 def _parse_metrics(metric, params):
     """``(metrics dict label -> Metric, multi)`` from the user's ``metric``."""
     if isinstance(metric, (str, Metric)) or callable(metric):
@@ -248,6 +261,7 @@ class RankingScorer:
     ) -> None:
         self._metrics, self._multi = _parse_metrics(metric, params)
         _check_params(params, self._metrics)
+        _check_directions(self._metrics)
         self._conventions = conventions
         self._methods = check_response_method(response_method)
         self._metric = metric
@@ -419,6 +433,9 @@ class RankingScorer:
         if self._conventions is not None:
             check_scores(self._conventions, self._metrics, ranking.scores)
         scores, _ = compute_metrics(self._metrics, ranking, self._rank_no_relevant)
+        for label, metric in self._metrics.items():
+            if metric.spec.measure.better == "lower":
+                scores[label] = -scores[label]  # scikit-learn maximises
         if self._multi:
             return scores
         return scores["score"]
@@ -506,6 +523,10 @@ def make_ranking_scorer(
     -------
     scorer : RankingScorer
         Called as ``scorer(estimator, X, y, groups=None, sample_weight=None)``.
+        A metric whose smaller values are better (``ne``, ``ece@k``,
+        ``fallout@k``, ``arp``) is negated, as scikit-learn's
+        ``neg_log_loss``, so that a search maximises every score; ``pcoc``
+        (best at 1) is refused.
 
     Raises
     ------

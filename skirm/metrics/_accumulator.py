@@ -135,9 +135,16 @@ class MetricAccumulator:
 
     def reset(self) -> None:
         """Forget every accumulated row."""
-        self._batches: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._batches: list[tuple[np.ndarray, ...]] = []
+        self._propensity: list[np.ndarray] = []
 
-    def update(self, y_true: ArrayLike, y_score: ArrayLike, groups: ArrayLike) -> None:
+    def update(
+        self,
+        y_true: ArrayLike,
+        y_score: ArrayLike,
+        groups: ArrayLike,
+        propensity: ArrayLike | None = None,
+    ) -> None:
         """Add a batch of rows.
 
         Parameters
@@ -145,6 +152,10 @@ class MetricAccumulator:
         y_true, y_score, groups : array-like or tensor of shape (n_rows,)
             Labels, scores and the query of each row: numpy arrays, lists or
             PyTorch tensors on any device (copied to the host here).
+        propensity : array-like or tensor of shape (n_rows,), default=None
+            Each row's probability of being observed, for the
+            propensity-scored metrics (as in :func:`evaluate`): given with
+            every batch or with none.
         """
         batch = (
             to_host(y_true, "y_true"),
@@ -157,6 +168,18 @@ class MetricAccumulator:
                 "`y_true`, `y_score` and `groups` must have one value per row, "
                 f"got lengths {lengths[0]}, {lengths[1]} and {lengths[2]}"
             )
+        if self._batches and (propensity is None) != (not self._propensity):
+            raise InvalidInputError(
+                "`propensity` must be given with every batch or with none"
+            )
+        if propensity is not None:
+            rows = to_host(propensity, "propensity")
+            if rows.shape[0] != lengths[0]:
+                raise InvalidInputError(
+                    "`propensity` must have one value per row, got length "
+                    f"{rows.shape[0]} for {lengths[0]} rows"
+                )
+            self._propensity.append(rows)
         self._batches.append(batch)
 
     def merge(self, other: MetricAccumulator) -> Self:
@@ -180,7 +203,15 @@ class MetricAccumulator:
                 f"`other` must have the same metrics and options: {self!r}, got "
                 f"{other!r}"
             )
+        if self._batches and other._batches and (
+            bool(self._propensity) != bool(other._propensity)
+        ):
+            raise InvalidInputError(
+                "`other` must hold propensities if this accumulator does, and "
+                "not otherwise"
+            )
         self._batches.extend(other._batches)
+        self._propensity.extend(other._propensity)
         return self
 
     def compute(self) -> EvaluationResult:
@@ -195,6 +226,12 @@ class MetricAccumulator:
         y_true, y_score, groups = (
             np.concatenate([batch[i] for batch in self._batches]) for i in range(3)
         )
+        propensity = np.concatenate(self._propensity) if self._propensity else None
         return evaluate(
-            y_true, y_score, groups=groups, metrics=self.metrics, **self.options
+            y_true,
+            y_score,
+            groups=groups,
+            metrics=self.metrics,
+            propensity=propensity,
+            **self.options,
         )

@@ -355,6 +355,16 @@ def click_rate(y_true, threshold, sample_weight=None):
     return float(np.dot(relevant, sample_weight)) / total if total > 0 else 0.0
 
 
+def weighs_queries(metric):
+    """Whether a metric's mean weights its queries by the data: its kernel
+    returns query weights (a ``weights`` option other than ``"uniform"``,
+    or psP's and psnDCG's ``average="micro"``)."""
+    params = metric.params
+    return params.get("weights", "uniform") != "uniform" or (
+        params.get("average") == "micro"
+    )
+
+
 def takes_input_wide(metric):
     """Whether a metric has an option left to a default taken over all the
     rows (bound by :func:`bind_input_wide`)."""

@@ -132,8 +132,10 @@ def mean_over_queries(
         keep = ~skipped
         if not keep.any() and not (no_relevant == "skip" and empty.all()):
             raise nothing_defined(name)
+    own = weights is not None
     weights = query_weights(ranking.group_weights, weights)
-    return average(per_query, weights, name, keep), per_query
+    mean = average(per_query, weights, name, keep, own=own, plain=ranking.group_weights)
+    return mean, per_query
 
 
 def nothing_defined(name: str) -> InvalidInputError:
@@ -175,7 +177,9 @@ def apply_no_relevant(values, empty, group_ids, no_relevant, name: str, copy=Tru
     return per_query
 
 
-def average(per_query, weights, name: str, keep=None) -> float:
+def average(
+    per_query, weights, name: str, keep=None, *, own=False, plain=None
+) -> float:
     """The (weighted) mean of the per-query values selected by ``keep``.
 
     The one place means are taken, so that :func:`mean_over_queries` and
@@ -191,6 +195,11 @@ def average(per_query, weights, name: str, keep=None) -> float:
         return float(np.mean(kept))
     w = weights if keep is None else weights[keep]
     total = w.sum()
+    if total <= 0 and own:
+        # No scored query carries weight in the measure's own mean (psP@k's
+        # micro mean where no query has a relevant row): the plain mean.
+        # ``plain``: the queries' own weights (``sample_weight``) alone.
+        return average(per_query, plain, name, keep)
     if total <= 0:
         raise InvalidInputError(
             f"{name}: the query weights (`sample_weight`) of the scored queries sum "

@@ -69,7 +69,7 @@ def _entropy(rate):
 
 
 def _ne(ranking, relevance_threshold, base_rate, weights, one_class):
-    p = np.clip(probabilities(ranking, "ne"), ETA, 1.0 - ETA)
+    p = np.clip(probabilities(ranking, table.NE.name), ETA, 1.0 - ETA)
     click = ranking.relevant(relevance_threshold)
     codes, n_groups = ranking.codes, ranking.n_groups
     loss = -np.where(click, np.log(p), np.log1p(-p))
@@ -101,7 +101,7 @@ def _ne(ranking, relevance_threshold, base_rate, weights, one_class):
 
 
 def _pcoc(ranking, relevance_threshold, weights, one_class):
-    p = probabilities(ranking, "pcoc")
+    p = probabilities(ranking, table.PCOC.name)
     codes, n_groups = ranking.codes, ranking.n_groups
     clicks = sum_by(codes, ranking.relevant(relevance_threshold), n_groups)
     predicted = sum_by(codes, p, n_groups)
@@ -118,7 +118,7 @@ def _ece(ranking, k, relevance_threshold, n_bins, weights):
         parts = [_ece(ranking, int(c), relevance_threshold, n_bins, weights) for c in k]
         w = None if parts[0][2] is None else np.column_stack([x[2] for x in parts])
         return np.column_stack([x[0] for x in parts]), parts[0][1], w
-    p = probabilities(ranking, "ece")
+    p = probabilities(ranking, table.ECE.name)
     codes, n_groups = ranking.codes, ranking.n_groups
     click = ranking.relevant(relevance_threshold)
     if k is None or k >= ranking.max_size:

@@ -438,10 +438,15 @@ def metric_values(bound, ranking):
             out[labels[0]] = (values, empty, weights)
             continue
         for j, label in enumerate(labels):
+            if weights is None:
+                out[label] = (values[:, j], empty, None)
+                continue
+            # Contiguous columns: a weighted mean (a dot product) then adds
+            # as it does for one cutoff alone.
             out[label] = (
-                values[:, j],
+                np.ascontiguousarray(values[:, j]),
                 empty,
-                None if weights is None else weights[:, j],
+                np.ascontiguousarray(weights[:, j]),
             )
     return [out[label] for label in bound]
 
@@ -481,7 +486,9 @@ def _judge_spread(result, ranking, bound, no_relevant, label_samples, unjudged):
     for label, metric in bound.items():
         per_judge, means = [], []
         for j in range(ranked.shape[1]):
-            mean, values = metric.per_query(relabel(ranking, ranked[:, j]), no_relevant)
+            judged = relabel(ranking, ranked[:, j])
+            judged.propensity = ranking.propensity
+            mean, values = metric.per_query(judged, no_relevant)
             per_judge.append(values)
             means.append(mean)
         result.judge_per_query[label] = np.column_stack(per_judge)

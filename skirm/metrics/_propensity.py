@@ -71,11 +71,6 @@ def _best(ranking, values, k, discount=False):
     return sum_by(codes[top], ordered[top], n_groups)
 
 
-def _columns(per_query, like):
-    """A per-query array shaped to broadcast against ``like``."""
-    return per_query[:, None] if np.ndim(like) == 2 else per_query
-
-
 def _ratio(num, den):
     out = np.zeros(np.broadcast(num, den).shape)
     np.divide(num, den, out=out, where=den > 0)
@@ -118,7 +113,7 @@ def _snips(values, ranking, v, estimator):
     if estimator == "ips":
         return values
     total = sum_by(ranking.codes, v, ranking.n_groups)
-    return _ratio(values, _columns(total, values))
+    return _ratio(values, total[:, None] if values.ndim == 2 else total)
 
 
 def _ips_precision(ranking, k, relevance_threshold):

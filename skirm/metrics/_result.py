@@ -466,7 +466,14 @@ def assemble(group_ids, per_query, weights, metric_weights=None) -> EvaluationRe
                 means[name] = mean
                 continue
         skipped = np.isnan(values)
-        means[name] = average(values, these, name, ~skipped if skipped.any() else None)
+        means[name] = average(
+            values,
+            these,
+            name,
+            ~skipped if skipped.any() else None,
+            own=name in metric_weights,
+            plain=weights,
+        )
     return EvaluationResult(
         group_ids, per_query, means, weights, metric_weights=metric_weights
     )

@@ -94,7 +94,8 @@ for _ in range(20):
     estimates.append(again["ips_dcg@5"])
 truth = rows[1][1]
 error = np.std(estimates, ddof=1) / np.sqrt(20)
-print(f"better: true {truth:.3f}, IPS over 20 logs {np.mean(estimates):.3f} +- {error:.3f}")
+mean = np.mean(estimates)
+print(f"better: true {truth:.3f}, IPS over 20 logs {mean:.3f} +- {error:.3f}")
 
 # %%
 # GAUC and normalized entropy on the same impressions

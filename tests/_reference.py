@@ -533,16 +533,23 @@ def impression_query(name, order, y, s, prop, k=None, **o):
     if name == "gauc":
         pairs = R * (n - R)
         mis = sum(
-            1 for i, a in enumerate(order) for b in order[i + 1 :] if rel[b] and not rel[a]
+            1
+            for i, a in enumerate(order)
+            for b in order[i + 1 :]
+            if rel[b] and not rel[a]
         )
         value = _undefined(o["one_class"]) if pairs == 0 else 1.0 - mis / pairs
         return value, _query_weight(o["weights"], n, R, pairs)
     if name == "fallout":
         N = n - R
-        value = _undefined(o["one_class"]) if N == 0 else sum(not rel[r] for r in top) / N
+        value = (
+            _undefined(o["one_class"]) if N == 0 else sum(not rel[r] for r in top) / N
+        )
         return value, 1.0
     if name == "opa":
-        pairs = sum(1 for i, a in enumerate(order) for b in order[i + 1 :] if y[a] != y[b])
+        pairs = sum(
+            1 for i, a in enumerate(order) for b in order[i + 1 :] if y[a] != y[b]
+        )
         mis = sum(1 for i, a in enumerate(order) for b in order[i + 1 :] if y[a] < y[b])
         value = _undefined(o["one_class"]) if pairs == 0 else 1.0 - mis / pairs
         return value, _query_weight(o["weights"], n, sum(y[r] for r in order), pairs)
@@ -561,9 +568,13 @@ def impression_query(name, order, y, s, prop, k=None, **o):
             predicted = sum(s[r] for r in order)
             value = _undefined(o["one_class"]) if R == 0 else predicted / R
             return value, _query_weight(o["weights"], n, R, R * (n - R))
-        loss = -sum(
-            math.log(q) if rel[r] else math.log(1.0 - q) for r, q in zip(order, p)
-        ) / n
+        loss = (
+            -sum(
+                math.log(q) if rel[r] else math.log(1.0 - q)
+                for r, q in zip(order, p, strict=True)
+            )
+            / n
+        )
         rate = R / n if o["base_rate"] == "group" else o["base_rate"]
         h = _entropy_of(rate)
         value = _undefined(o["one_class"]) if h == 0 else loss / h
@@ -572,11 +583,16 @@ def impression_query(name, order, y, s, prop, k=None, **o):
         n_bins = o["n_bins"]
         gaps = [0.0] * n_bins
         for r in top:
-            b = min(int(sum(1 for j in range(1, n_bins + 1) if s[r] >= j / n_bins)), n_bins - 1)
+            b = min(
+                int(sum(1 for j in range(1, n_bins + 1) if s[r] >= j / n_bins)),
+                n_bins - 1,
+            )
             gaps[b] += s[r] - rel[r]
         value = sum(abs(g) for g in gaps) / len(top)
         clicks = sum(rel[r] for r in top)
-        return value, _query_weight(o["weights"], len(top), clicks, clicks * (len(top) - clicks))
+        return value, _query_weight(
+            o["weights"], len(top), clicks, clicks * (len(top) - clicks)
+        )
     v = {r: (1.0 / prop[r] if rel[r] else 0.0) for r in order}
     disc = [1.0 / math.log2(i + 2) for i in range(n)]
     if name in ("psp", "psndcg"):
@@ -607,8 +623,16 @@ def impression_query(name, order, y, s, prop, k=None, **o):
 
 
 def impression_reference(
-    name, y_true, y_score, groups, *, k=None, ties="average", propensity=None,
-    sample_weight=None, **options
+    name,
+    y_true,
+    y_score,
+    groups,
+    *,
+    k=None,
+    ties="average",
+    propensity=None,
+    sample_weight=None,
+    **options,
 ):
     """``(group_ids, values, weights, mean)``: each query's value (the mean
     over its allowed orderings) and weight, and the weighted mean over the
@@ -620,7 +644,10 @@ def impression_reference(
     if options.get("base_rate") == "overall":
         t = options.get("relevance_threshold")
         rel = [(v > 0 if t is None else v >= t) for v in y_true]
-        options = {**options, "base_rate": sum(r * w for r, w in zip(rel, sw)) / sum(sw)}
+        options = {
+            **options,
+            "base_rate": sum(r * w for r, w in zip(rel, sw, strict=True)) / sum(sw),
+        }
     ids = sorted(set(groups))
     values, weights, query_sw = [], [], []
     for g in ids:
@@ -632,6 +659,10 @@ def impression_reference(
         values.append(sum(f[0] for f in found) / len(found))
         weights.append(found[0][1])
         query_sw.append(sw[rows[0]])
-    num = sum(w * q * v for v, w, q in zip(values, weights, query_sw) if v == v)
-    den = sum(w * q for v, w, q in zip(values, weights, query_sw) if v == v)
+    num = sum(
+        w * q * v for v, w, q in zip(values, weights, query_sw, strict=True) if v == v
+    )
+    den = sum(
+        w * q for v, w, q in zip(values, weights, query_sw, strict=True) if v == v
+    )
     return ids, values, weights, num / den

@@ -5,8 +5,9 @@ documentation's tables: the measures on arrays (:mod:`._arrays`: the metric
 registry of :mod:`skirm.metrics` binds their kernels), the measures of
 impression logs (:mod:`._impressions`: per-group AUC, calibration,
 propensity-scored; on arrays too), trec_eval's own (:mod:`._trec`: kernels
-in :mod:`skirm.trec`) and the diversity measures (:mod:`._diversity`). Each spelling of a measure (skirm's, trec_eval's,
-ir_measures', ndeval's) is written in one of those rows and nowhere else:
+in :mod:`skirm.trec`) and the diversity measures (:mod:`._diversity`).
+Each spelling of a measure (skirm's, trec_eval's, ir_measures', ndeval's)
+is written in one of those rows and nowhere else:
 the name grammars, trec_eval's order and nicknames, the pytrec_eval
 drop-in's list, the documentation's tables and the tests read them from
 there. This module gathers them: ``table.NDCG``, ``table.BPREF``, ...

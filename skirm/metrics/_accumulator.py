@@ -203,8 +203,10 @@ class MetricAccumulator:
                 f"`other` must have the same metrics and options: {self!r}, got "
                 f"{other!r}"
             )
-        if self._batches and other._batches and (
-            bool(self._propensity) != bool(other._propensity)
+        if (
+            self._batches
+            and other._batches
+            and (bool(self._propensity) != bool(other._propensity))
         ):
             raise InvalidInputError(
                 "`other` must hold propensities if this accumulator does, and "

@@ -147,6 +147,7 @@ def _arp(ranking, weights, one_class):
 # Public functions
 # --------------------------------------------------------------------------
 
+
 @fill_doc
 @takes_frames
 def group_auc_score(

@@ -155,7 +155,11 @@ def query_weights(group_weights, weights):
         return group_weights
     if group_weights is None:
         return weights
-    return group_weights * weights if weights.ndim == 1 else group_weights[:, None] * weights
+    return (
+        group_weights * weights
+        if weights.ndim == 1
+        else group_weights[:, None] * weights
+    )
 
 
 def apply_no_relevant(values, empty, group_ids, no_relevant, name: str, copy=True):

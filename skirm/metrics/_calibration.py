@@ -78,7 +78,9 @@ def _ne(ranking, relevance_threshold, base_rate, weights, one_class):
     mean_loss = sum_by(codes, loss, n_groups) / np.maximum(sizes, 1.0)
     if base_rate == "group":
         entropy = _entropy(clicks / np.maximum(sizes, 1.0))
-        values = undefined(mean_loss / np.maximum(entropy, 1e-300), entropy == 0, one_class)
+        values = undefined(
+            mean_loss / np.maximum(entropy, 1e-300), entropy == 0, one_class
+        )
     else:
         if base_rate == "overall":  # all the rows are this ranking's
             w = ranking.group_weights

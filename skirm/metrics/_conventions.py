@@ -27,7 +27,7 @@ class Preset(NamedTuple):
     metrics: tuple  # the measures the preset reproduces
     positive_scores: tuple = ()  # measures for which scores <= 0 are dropped
     without_cutoff: tuple = ()  # measures it reproduces without a cutoff only
-    measure_options: dict = {}  # measure -> its own options, over `options`
+    measure_options: dict | None = None  # measure -> its own options, over them
 
 
 PRESETS = {
@@ -139,7 +139,7 @@ def apply_conventions(name, bound, ties, no_relevant):
             )
         wanted = {
             **preset.options,
-            **preset.measure_options.get(metric.spec.measure, {}),
+            **(preset.measure_options or {}).get(metric.spec.measure, {}),
         }
         options = {
             key: value

@@ -118,8 +118,9 @@ def evaluate(
 "spark", "torchrec", "tf_ranking", "lenskit"}, default=None
         Reproduce another library's numbers: the preset sets ``ties``,
         ``no_relevant`` and metric options (``gain``, ``denominator``,
-        ``weights``, ...) that are left at their defaults; arguments given other values win. A
-        metric the library has no counterpart for raises ValueError. See
+        ``weights``, ...) that are left at their defaults; arguments given
+        other values win. A metric the library has no counterpart for raises
+        ValueError. See
         :ref:`conventions`.
     unjudged : {"raise", "nonrelevant", "condensed"}, default="raise"
         What a NaN label (an unjudged row) means: an error, a non-relevant
@@ -279,9 +280,7 @@ def per_query_values(bound, checked, no_relevant, n_jobs=None):
     bound = bind_input_wide(
         bound,
         lambda: checked.y_true.max(),
-        lambda threshold: click_rate(
-            checked.y_true, threshold, checked.sample_weight
-        ),
+        lambda threshold: click_rate(checked.y_true, threshold, checked.sample_weight),
     )
     batches = _batches(bound)
     group_ids = np.asarray(checked.group_ids)

@@ -22,7 +22,12 @@ from skirm._validation import as_numeric_array
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["item_counts", "jain_propensity", "popularity_propensity", "position_propensity"]
+__all__ = [
+    "item_counts",
+    "jain_propensity",
+    "popularity_propensity",
+    "position_propensity",
+]
 
 _A = Param("a", Interval(float, 0, closed="neither"))
 _B = Param("b", Interval(float, 0, closed="left"))
@@ -37,7 +42,9 @@ def _counts(values, name, *, positive=False):
     if bad.any():
         got = float(arr.ravel()[int(np.argmax(bad.ravel()))])
         kind = "positive" if positive else "non-negative"
-        raise InvalidInputError(f"`{name}` must hold finite, {kind} numbers, got {got!r}")
+        raise InvalidInputError(
+            f"`{name}` must hold finite, {kind} numbers, got {got!r}"
+        )
     return arr
 
 

@@ -592,7 +592,9 @@ def ips_rbp_score(
 
 PSP = MetricSpec(table.PSP, _psp, propensity_scored_precision_score)
 PSNDCG = MetricSpec(table.PSNDCG, _psndcg, propensity_scored_ndcg_score)
-IPS_PRECISION = MetricSpec(table.IPS_PRECISION, _ips_precision, ips_precision_at_k_score)
+IPS_PRECISION = MetricSpec(
+    table.IPS_PRECISION, _ips_precision, ips_precision_at_k_score
+)
 IPS_RECALL = MetricSpec(table.IPS_RECALL, _ips_recall, ips_recall_at_k_score)
 IPS_DCG = MetricSpec(table.IPS_DCG, _ips_dcg, ips_dcg_score)
 IPS_RBP = MetricSpec(table.IPS_RBP, _ips_rbp, ips_rbp_score)

@@ -127,8 +127,9 @@ def test_matches_the_reference_on_generated_logs(name, seed):
     # Ties, one-class groups, interleaved rows, a group of one row: each
     # query's value and weight, and the weighted mean, against the slow
     # reference (every ordering of tied rows enumerated).
-    y, s, groups, prop = _logs(seed, n_scores=3 if seed % 2 else None, graded=not
-                               _binary(name) or seed == 3)
+    y, s, groups, prop = _logs(
+        seed, n_scores=3 if seed % 2 else None, graded=not _binary(name) or seed == 3
+    )
     spec = get_metric(name).spec
     ks = (None, 1, 3) if spec.takes_k else (None,)
     policies = ("first",) if name in ORDER_FREE else ("average", "pessimistic")
@@ -137,23 +138,37 @@ def test_matches_the_reference_on_generated_logs(name, seed):
             ties = "first"  # ECE@k refuses averaged ties across the cutoff
         given = {"propensity": prop} if name.startswith(("ps", "ips")) else {}
         full = {**dict(spec.params), **options}
-        ids, values, weights, mean = impression_reference(
+        _, values, weights, mean = impression_reference(
             name, list(y), list(s), list(groups), k=k, ties=ties, **given, **full
         )
         label = name if k is None else f"{name}@{k}"
-        result = evaluate(y, s, groups=groups, metrics=[label], ties=ties,
-                          **given, **options)
+        result = evaluate(
+            y, s, groups=groups, metrics=[label], ties=ties, **given, **options
+        )
         context = (label, options, ties)
-        np.testing.assert_allclose(result.per_query[label], values, rtol=1e-10,
-                                   atol=1e-12, err_msg=str(context))
+        np.testing.assert_allclose(
+            result.per_query[label],
+            values,
+            rtol=1e-10,
+            atol=1e-12,
+            err_msg=str(context),
+        )
         assert result[label] == pytest.approx(mean, rel=1e-10), context
         own = result.metric_weights.get(label)
         if own is not None:
             keep = ~np.isnan(values)
-            np.testing.assert_allclose(own[keep], np.asarray(weights)[keep],
-                                       rtol=1e-10, err_msg=str(context))
-        direct = spec.function(y, s, groups=groups, ties=ties, **given, **options,
-                               **({"k": k} if spec.takes_k else {}))
+            np.testing.assert_allclose(
+                own[keep], np.asarray(weights)[keep], rtol=1e-10, err_msg=str(context)
+            )
+        direct = spec.function(
+            y,
+            s,
+            groups=groups,
+            ties=ties,
+            **given,
+            **options,
+            **({"k": k} if spec.takes_k else {}),
+        )
         assert direct == pytest.approx(result[label], rel=1e-12), context
 
 
@@ -178,8 +193,12 @@ def test_gauc_is_roc_auc_score_per_group_weighted_by_hand(seed, n_scores):
             clicks.append(y[at].sum())
     auc, size, clicks = map(np.asarray, (auc, size, clicks))
     pairs = clicks * (size - clicks)
-    for weights, w in [("impressions", size), ("clicks", clicks),
-                       ("uniform", np.ones_like(auc)), ("pairs", pairs)]:
+    for weights, w in [
+        ("impressions", size),
+        ("clicks", clicks),
+        ("uniform", np.ones_like(auc)),
+        ("pairs", pairs),
+    ]:
         got = group_auc_score(y, s, groups=groups, weights=weights)
         assert got == pytest.approx(np.dot(w, auc) / w.sum(), rel=1e-12), weights
 
@@ -212,7 +231,9 @@ def test_ne_is_log_loss_over_the_entropy_of_the_click_rate(seed):
 
     y, s, groups, _ = _logs(seed, n_groups=40, max_rows=15)
     want = log_loss(y, s) / _entropy(y.mean())
-    assert normalized_entropy_loss(y, s, groups=groups) == pytest.approx(want, rel=1e-12)
+    assert normalized_entropy_loss(y, s, groups=groups) == pytest.approx(
+        want, rel=1e-12
+    )
     # One group: the same number, whatever the base rate option.
     one = np.zeros_like(groups)
     for base_rate in ("overall", "group"):
@@ -235,11 +256,17 @@ def test_ne_and_pcoc_read_the_values_of_the_scores():
     a = normalized_entropy_loss(y, s, groups=g)
     b = normalized_entropy_loss(y, np.square(s), groups=g)  # same order
     assert a != pytest.approx(b)
-    with pytest.raises(ValueError, match=r"`y_score` must hold probabilities in \[0, 1\] for ne"):
+    with pytest.raises(
+        ValueError, match=r"`y_score` must hold probabilities in \[0, 1\] for ne"
+    ):
         normalized_entropy_loss(y, [2.0, 0.2, 0.3, 0.6], groups=g)
-    with pytest.raises(ValueError, match=r"probabilities in \[0, 1\] for pcoc.*got -0.5"):
+    with pytest.raises(
+        ValueError, match=r"probabilities in \[0, 1\] for pcoc.*got -0.5"
+    ):
         predicted_to_observed_ratio(y, [0.9, -0.5, 0.3, 0.6], groups=g)
-    with pytest.raises(ValueError, match=r"every row is not relevant, so the base rate"):
+    with pytest.raises(
+        ValueError, match=r"every row is not relevant, so the base rate"
+    ):
         normalized_entropy_loss([0, 0], [0.1, 0.2], groups=[0, 0])
     with pytest.raises(ValueError, match=r"every row is relevant, so the base rate"):
         evaluate([1, 1], [0.1, 0.2], groups=[0, 1], metrics=["ne"])
@@ -298,7 +325,9 @@ def test_jain_propensity_on_worked_examples():
     assert item_counts([3, 1, 9], [1, 1, 3, 2]).tolist() == [1, 2, 0]
     with pytest.raises(ValueError, match=r"`positions` must hold positions >= 1"):
         position_propensity([0.5])
-    with pytest.raises(ValueError, match=r"`frequencies` must hold finite, non-negative"):
+    with pytest.raises(
+        ValueError, match=r"`frequencies` must hold finite, non-negative"
+    ):
         jain_propensity([-1], 100)
     with pytest.raises(ValueError, match=r"`n_instances` must be an integer >= 3"):
         jain_propensity([1], 2)
@@ -341,7 +370,9 @@ def test_psp_and_psndcg_are_pyxclibs(seed):
     for k in (1, 3, 5):
         want_p, want_n = _pyxclib(scores, labels, inv, k)
         common = dict(groups=groups, k=k, propensity=row_prop)
-        got_p = propensity_scored_precision_score(labels.ravel(), scores.ravel(), **common)
+        got_p = propensity_scored_precision_score(
+            labels.ravel(), scores.ravel(), **common
+        )
         got_n = propensity_scored_ndcg_score(labels.ravel(), scores.ravel(), **common)
         assert got_p == pytest.approx(want_p, rel=1e-12), k
         assert got_n == pytest.approx(want_n, rel=1e-12), k
@@ -398,8 +429,11 @@ def test_ips_rbp_is_lenskits_ipsrbp(seed):
             ranked = user.sort_values("rank")["item"].tolist()
             test = set(user.loc[user["click"], "item"])
             weights = {i: 1 / item_prop[i] for i in test}
-            want.append(_lenskit_ipsrbp(ranked, test, weights, n or len(ranked),
-                                        0.85, normalized))
+            want.append(
+                _lenskit_ipsrbp(
+                    ranked, test, weights, n or len(ranked), 0.85, normalized
+                )
+            )
         got = evaluate(
             frame,
             ["ips_rbp" if n is None else f"ips_rbp@{n}"],
@@ -412,10 +446,17 @@ def test_ips_rbp_is_lenskits_ipsrbp(seed):
         )
         assert got.means[got.metrics[0]] == pytest.approx(np.mean(want), rel=1e-12)
         if normalized:
-            preset = evaluate(frame["click"], frame["score"], groups=frame["user"],
-                              propensity=frame["propensity"],
-                              metrics=[got.metrics[0]], conventions="lenskit")
-            assert preset.means[got.metrics[0]] == pytest.approx(np.mean(want), rel=1e-12)
+            preset = evaluate(
+                frame["click"],
+                frame["score"],
+                groups=frame["user"],
+                propensity=frame["propensity"],
+                metrics=[got.metrics[0]],
+                conventions="lenskit",
+            )
+            assert preset.means[got.metrics[0]] == pytest.approx(
+                np.mean(want), rel=1e-12
+            )
 
 
 def test_ips_dcg_is_a_per_row_sum():
@@ -448,8 +489,9 @@ def test_ips_dcg_averages_tied_rows_over_places_not_products():
         got = ips_dcg_score(y[order], s[order], groups=[0] * 4, propensity=p[order])
         assert got == pytest.approx(want, rel=1e-12)
     got = propensity_scored_ndcg_score(y, s, groups=[0] * 4, propensity=p, k=2)
-    reversed_ = propensity_scored_ndcg_score(y[::-1], s[::-1], groups=[0] * 4,
-                                             propensity=p[::-1], k=2)
+    reversed_ = propensity_scored_ndcg_score(
+        y[::-1], s[::-1], groups=[0] * 4, propensity=p[::-1], k=2
+    )
     assert got == pytest.approx(reversed_, rel=1e-12)
 
 
@@ -460,9 +502,9 @@ def _position_biased_log(rng, n_queries, n_docs, eta):
     relevance = (rng.random((n_queries, n_docs)) < 0.3).astype(float)
     logged = rng.random((n_queries, n_docs))  # the logging ranker's scores
     position = np.argsort(np.argsort(-logged, axis=1), axis=1) + 1.0
-    examined = rng.random((n_queries, n_docs)) < position ** -eta
+    examined = rng.random((n_queries, n_docs)) < position**-eta
     clicks = relevance * examined
-    return relevance, clicks, position ** -eta
+    return relevance, clicks, position**-eta
 
 
 @pytest.mark.parametrize("metric", ["ips_dcg@5", "ips_precision@5", "ips_rbp"])
@@ -475,7 +517,7 @@ def test_ips_is_unbiased_and_the_naive_metric_is_not(metric):
     n_queries, n_docs, n_sims = 200, 8, 60
     base = metric.partition("@")[0].removeprefix("ips_").replace("precision", "p")
     plain = {"dcg": "dcg", "p": "precision", "rbp": "rbp"}[base]
-    suffix = metric[len(metric.partition("@")[0]):]
+    suffix = metric[len(metric.partition("@")[0]) :]
     relevance, _, _ = _position_biased_log(rng, n_queries, n_docs, 1.0)
     scores = relevance + rng.normal(0, 0.8, relevance.shape)  # a decent ranker
     truth = evaluate(relevance, scores, metrics=[plain + suffix])[plain + suffix]
@@ -505,26 +547,41 @@ def test_large_inputs_in_blocks_give_the_numbers_of_one_ranking():
     y, s, groups, prop = _logs(7, n_groups=40_000, max_rows=7)
     metrics = ["gauc", "ne", "pcoc", "ece@3", "psp@3", "ips_dcg@3", "opa"]
     blocks = evaluate(y, s, groups=groups, metrics=metrics, propensity=prop, n_jobs=2)
-    whole = evaluate(y, s, groups=groups, metrics=metrics, propensity=prop,
-                     unjudged="nonrelevant", label_samples=y[:, None])  # one ranking
+    whole = evaluate(
+        y,
+        s,
+        groups=groups,
+        metrics=metrics,
+        propensity=prop,
+        unjudged="nonrelevant",
+        label_samples=y[:, None],
+    )  # one ranking
     for name in metrics:
         assert blocks[name] == pytest.approx(whole[name], rel=1e-12), name
-        np.testing.assert_allclose(blocks.per_query[name], whole.per_query[name],
-                                   rtol=1e-12)
+        np.testing.assert_allclose(
+            blocks.per_query[name], whole.per_query[name], rtol=1e-12
+        )
 
 
 def test_frames_name_the_propensity_column():
     y, s, groups, prop = _logs(1)
     frame = pd.DataFrame({"q": groups, "c": y, "p": s, "w": prop})
-    by_name = evaluate(frame, ["psp@2", "ips_dcg"], y_true="c", y_score="p",
-                       groups="q", propensity="w")
-    by_array = evaluate(y, s, groups=groups, metrics=["psp@2", "ips_dcg"],
-                        propensity=prop)
+    by_name = evaluate(
+        frame, ["psp@2", "ips_dcg"], y_true="c", y_score="p", groups="q", propensity="w"
+    )
+    by_array = evaluate(
+        y, s, groups=groups, metrics=["psp@2", "ips_dcg"], propensity=prop
+    )
     assert by_name.means == by_array.means
-    assert propensity_scored_precision_score(
-        frame, y_true="c", y_score="p", groups="q", propensity="w", k=2
-    ) == by_array["psp@2"]
-    with pytest.raises(ValueError, match=r"`propensity` must name a column of the frame"):
+    assert (
+        propensity_scored_precision_score(
+            frame, y_true="c", y_score="p", groups="q", propensity="w", k=2
+        )
+        == by_array["psp@2"]
+    )
+    with pytest.raises(
+        ValueError, match=r"`propensity` must name a column of the frame"
+    ):
         evaluate(frame, ["psp@2"], y_true="c", y_score="p", groups="q", propensity="x")
     with pytest.raises(ValueError, match=r"`propensity` is a column name"):
         evaluate(y, s, groups=groups, metrics=["psp@2"], propensity="w")
@@ -542,8 +599,13 @@ def test_frames_name_the_propensity_column():
 )
 def test_bad_propensities_are_refused(propensity, message):
     with pytest.raises(ValueError, match=message):
-        evaluate([1, 0, 1], [0.3, 0.2, 0.1], groups=[0, 0, 0], metrics=["psp@2"],
-                 propensity=propensity)
+        evaluate(
+            [1, 0, 1],
+            [0.3, 0.2, 0.1],
+            groups=[0, 0, 0],
+            metrics=["psp@2"],
+            propensity=propensity,
+        )
 
 
 def test_propensities_are_for_rows_not_ranked_lists():
@@ -565,7 +627,9 @@ def test_accumulator_concat_and_intervals_keep_the_metric_weights():
     acc.update(y[half], s[half], groups[half], propensity=prop[half])
     acc.update(y[~half], s[~half], groups[~half], propensity=prop[~half])
     assert acc.compute().means == pytest.approx(whole.means, rel=1e-12)
-    with pytest.raises(ValueError, match=r"`propensity` must be given with every batch"):
+    with pytest.raises(
+        ValueError, match=r"`propensity` must be given with every batch"
+    ):
         acc.update(y, s, groups)
     parts = [
         evaluate(y[m], s[m], groups=groups[m], metrics=metrics, propensity=prop[m])
@@ -593,7 +657,9 @@ def test_scorers_negate_losses_and_refuse_pcoc():
     y = np.array([1, 0, 0, 1, 0, 1])
     groups = np.array([0, 0, 0, 1, 1, 1])
     model = DummyRegressor().fit(X, y)  # predicts the click rate everywhere
-    scores = make_ranking_scorer(["ne", "gauc", "fallout@1"])(model, X, y, groups=groups)
+    scores = make_ranking_scorer(["ne", "gauc", "fallout@1"])(
+        model, X, y, groups=groups
+    )
     assert scores["ne"] == pytest.approx(-1.0)
     assert scores["gauc"] == 0.5
     # Ties averaged: 2/3 of a non-relevant row over 2, 1/3 over 1.
@@ -615,7 +681,10 @@ def test_presets_of_torchrec_tf_ranking_and_lenskit():
     g = [0, 0, 0, 1, 1, 1]
     # TF-Ranking counts a tied pair as misordered: the pessimistic order.
     tf = evaluate(y, s, groups=g, metrics=["opa"], conventions="tf_ranking")
-    assert tf["opa"] == evaluate(y, s, groups=g, metrics=["opa"], ties="pessimistic")["opa"]
+    assert (
+        tf["opa"]
+        == evaluate(y, s, groups=g, metrics=["opa"], ties="pessimistic")["opa"]
+    )
     clicks = [0, 1, 1, 1, 0, 0]
     torchrec = evaluate(clicks, s, groups=g, metrics=["gauc"], conventions="torchrec")
     assert torchrec["gauc"] == group_auc_score(clicks, s, groups=g, weights="uniform")
@@ -634,13 +703,18 @@ def test_recall_at_fixed_precision_by_hand():
     # Mean precision@k: 1, 0.5, 0.667, 0.5, 0.4 and 1, 0.5, 0.667, 0.75, 0.6;
     # mean recall@k: 0.5/0.333, 0.5/0.333, 1/0.667, 1/1, 1/1.
     assert recall_at_fixed_precision(y, s, groups=g, min_precision=0.6) == (
-        pytest.approx((1.0 + 1.0) / 2), 4
+        pytest.approx((1.0 + 1.0) / 2),
+        4,
     )
     assert recall_at_fixed_precision(y, s, groups=g, min_precision=0.95) == (
-        pytest.approx((0.5 + 1 / 3) / 2), 1
+        pytest.approx((0.5 + 1 / 3) / 2),
+        1,
     )
     assert recall_at_fixed_precision(y, s, groups=g, min_precision=1.0, max_k=3) == (
-        pytest.approx((0.5 + 1 / 3) / 2), 1
+        pytest.approx((0.5 + 1 / 3) / 2),
+        1,
     )
-    with pytest.raises(ValueError, match=r"`min_precision` must be a number in \[0, 1\]"):
+    with pytest.raises(
+        ValueError, match=r"`min_precision` must be a number in \[0, 1\]"
+    ):
         recall_at_fixed_precision(y, s, groups=g, min_precision=2.0)

@@ -173,16 +173,22 @@ def test_torchmetrics_auroc_fallout_and_recall_at_precision_torch(seed):
     index = torch.tensor(groups)
     target = torch.tensor(y > 0)
     for scores in (tied, distinct):
-        got = evaluate(y, scores, groups=groups, metrics=["gauc"],
-                       conventions="torchmetrics")["gauc"]
+        got = evaluate(
+            y, scores, groups=groups, metrics=["gauc"], conventions="torchmetrics"
+        )["gauc"]
         auroc = retrieval.RetrievalAUROC()
         want = float(auroc(torch.tensor(scores), target, indexes=index))
         assert got == pytest.approx(want, abs=1e-6)
     pred = torch.tensor(distinct)
     for k in (1, 3, 10):
         want = float(retrieval.RetrievalFallOut(top_k=k)(pred, target, indexes=index))
-        got = evaluate(y, distinct, groups=groups, metrics=[f"fallout@{k}"],
-                       conventions="torchmetrics")[f"fallout@{k}"]
+        got = evaluate(
+            y,
+            distinct,
+            groups=groups,
+            metrics=[f"fallout@{k}"],
+            conventions="torchmetrics",
+        )[f"fallout@{k}"]
         assert got == pytest.approx(want, abs=1e-6), k
     for min_precision, max_k in ((0.0, None), (0.3, 10), (0.5, 5), (0.9, None)):
         metric = retrieval.RetrievalRecallAtFixedPrecision(

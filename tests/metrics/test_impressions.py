@@ -718,3 +718,23 @@ def test_recall_at_fixed_precision_by_hand():
         ValueError, match=r"`min_precision` must be a number in \[0, 1\]"
     ):
         recall_at_fixed_precision(y, s, groups=g, min_precision=2.0)
+
+
+def test_dask_gives_the_numbers_of_evaluate():
+    dd = pytest.importorskip("dask.dataframe")
+    from skirm.dask import evaluate as dask_evaluate, per_query_frame
+
+    y, s, groups, prop = _logs(11, n_groups=50)
+    frame = pd.DataFrame({"q": groups, "c": y, "p": s, "w": prop})
+    rows = dd.from_pandas(frame, npartitions=3)  # queries split across partitions
+    metrics = ["gauc", "ne", "pcoc", "psp@3", "ips_dcg@3"]
+    want = evaluate(y, s, groups=groups, metrics=metrics, propensity=prop)
+    got = dask_evaluate(
+        rows, metrics, y_true="c", y_score="p", groups="q", propensity="w"
+    )
+    assert got.means == pytest.approx(want.means, rel=1e-12)
+    np.testing.assert_array_equal(got.weights_of("gauc"), want.weights_of("gauc"))
+    lazy = per_query_frame(
+        rows["c"], rows["p"], groups=rows["q"], metrics=["gauc"], propensity=rows["w"]
+    ).compute()
+    assert "weight gauc" in lazy.columns

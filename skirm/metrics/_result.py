@@ -378,7 +378,7 @@ def _check_parts(results):
                 "`results` must hold the same metrics in the same order, got "
                 f"{first.metrics} and {result.metrics}"
             )
-        if set(result.metric_weights) != set(first.metric_weights):  # pragma: no cover
+        if set(result.metric_weights) != set(first.metric_weights):
             raise InvalidInputError(
                 "`results` must weight the same metrics' queries by the data, "
                 f"got {sorted(first.metric_weights)} and "

@@ -636,6 +636,16 @@ def test_accumulator_concat_and_intervals_keep_the_metric_weights():
         for m in (half, ~half)
     ]
     merged = EvaluationResult.concat(parts)
+    uniform = evaluate(
+        y[half],
+        s[half],
+        groups=groups[half],
+        metrics=metrics,
+        propensity=prop[half],
+        weights="uniform",
+    )
+    with pytest.raises(ValueError, match=r"must weight the same metrics' queries"):
+        EvaluationResult.concat([uniform, parts[1]])
     assert merged.means == pytest.approx(whole.means, rel=1e-12)
     np.testing.assert_array_equal(merged.weights_of("gauc"), whole.weights_of("gauc"))
     # The interval's mean is the metric's weighted mean.
@@ -738,3 +748,29 @@ def test_dask_gives_the_numbers_of_evaluate():
         rows["c"], rows["p"], groups=rows["q"], metrics=["gauc"], propensity=rows["w"]
     ).compute()
     assert "weight gauc" in lazy.columns
+
+
+def test_the_peers_documented_values():
+    # The examples of the peers' own documentation, with their numbers.
+    # TF-Ranking's OPAMetric and ARPMetric (their ragged lists as groups):
+    assert get_metric("opa")([0, 1, 2], [3, 1, 2], groups=[0, 0, 0]) == (
+        pytest.approx(1 / 3)
+    )
+    y, s, g = [0, 1, 1, 2, 0], [2, 1, 2, 5, 4], [0, 0, 1, 1, 1]
+    assert get_metric("opa")(y, s, groups=g, ties="pessimistic") == 0.5
+    assert get_metric("arp")([0, 1, 1], [3, 1, 2], groups=[0, 0, 0]) == 2.5
+    assert get_metric("arp")(y, s, groups=g) == 1.75
+    # torchmetrics' RetrievalAUROC, RetrievalFallOut(top_k=2) and
+    # RetrievalRecallAtFixedPrecision(min_precision=0.8):
+    groups = [0, 0, 0, 1, 1, 1, 1]
+    preds = [0.2, 0.3, 0.5, 0.1, 0.3, 0.5, 0.2]
+    target = [0, 0, 1, 0, 1, 0, 1]
+    common = dict(groups=groups, conventions="torchmetrics")
+    assert evaluate(target, preds, metrics=["gauc"], **common)["gauc"] == 0.75
+    assert evaluate(target, preds, metrics=["fallout@2"], **common)["fallout@2"] == 0.5
+    assert recall_at_fixed_precision(
+        [1, 0, 0, 1, 1, 0, 1],
+        [0.4, 0.01, 0.5, 0.6, 0.2, 0.3, 0.5],
+        groups=[0, 0, 0, 0, 1, 1, 1],
+        min_precision=0.8,
+    ) == (0.5, 1)

@@ -56,7 +56,11 @@ if TYPE_CHECKING:
 
 __all__ = ["RankingScorer", "make_ranking_scorer"]
 
-_DEFAULT_REQUEST: dict[str, bool | str | None] = {"groups": True, "sample_weight": None}
+_DEFAULT_REQUEST: dict[str, bool | str | None] = {
+    "groups": True,
+    "sample_weight": None,
+    "propensity": None,
+}
 #: scikit-learn's "leave this request as it is" marker (its value, so that
 #: importing skirm does not import scikit-learn).
 UNCHANGED = "$UNCHANGED$"
@@ -345,6 +349,7 @@ class RankingScorer:
         *,
         groups: bool | str | None = UNCHANGED,
         sample_weight: bool | str | None = UNCHANGED,
+        propensity: bool | str | None = UNCHANGED,
     ) -> Self:
         """Set which routed metadata the scorer receives.
 
@@ -353,10 +358,12 @@ class RankingScorer:
 
         Parameters
         ----------
-        groups, sample_weight : bool, None or str, default=UNCHANGED
+        groups, sample_weight, propensity : bool, None or str, default=UNCHANGED
             ``True`` to request, ``False`` to refuse, ``None`` to raise if
             passed, or an alias (the name of the metadata to use instead). The
             parameter's current setting is kept when it is not given.
+            ``propensity`` (each row's chance of being observed) feeds the
+            propensity-scored metrics, as in :func:`skirm.metrics.evaluate`.
 
         Returns
         -------
@@ -370,7 +377,11 @@ class RankingScorer:
         """
         from sklearn.utils.metadata_routing import MetadataRequest
 
-        given = {"groups": groups, "sample_weight": sample_weight}
+        given = {
+            "groups": groups,
+            "sample_weight": sample_weight,
+            "propensity": propensity,
+        }
         for key in [key for key, value in given.items() if value is not UNCHANGED]:
             probe = MetadataRequest(owner=self)
             probe.score.add_request(param=key, alias=given[key])
@@ -391,6 +402,7 @@ class RankingScorer:
         *,
         groups: ArrayLike | None = None,
         sample_weight: ArrayLike | None = None,
+        propensity: ArrayLike | None = None,
     ) -> float | dict[str, float]:
         """Score ``estimator`` on ``X`` against ``y_true``, per query.
 
@@ -407,6 +419,9 @@ class RankingScorer:
             The query of each row.
         sample_weight : array-like of shape (n_samples,), default=None
             Query weights given per row, constant within each query.
+        propensity : array-like of shape (n_samples,), default=None
+            Each row's chance of being observed, for the propensity-scored
+            metrics (routed once requested with :meth:`set_score_request`).
 
         Returns
         -------
@@ -428,6 +443,7 @@ class RankingScorer:
                 sample_weight=sample_weight,
                 ties=self._rank_ties,
                 unjudged=self._unjudged,
+                propensity=propensity,
             )
         )
         if self._conventions is not None:

@@ -774,3 +774,27 @@ def test_the_peers_documented_values():
         groups=[0, 0, 0, 0, 1, 1, 1],
         min_precision=0.8,
     ) == (0.5, 1)
+
+
+def test_a_grid_search_routes_propensities_to_the_scorer():
+    from sklearn import config_context
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import GridSearchCV, GroupKFold
+
+    y, s, groups, prop = _logs(5, n_groups=40, max_rows=8)
+    X = np.column_stack([s, np.random.default_rng(0).normal(size=s.size)])
+    scorer = make_ranking_scorer("ips_dcg@3").set_score_request(propensity=True)
+    with config_context(enable_metadata_routing=True):
+        search = GridSearchCV(
+            Ridge(), {"alpha": [0.1, 10.0]}, scoring=scorer, cv=GroupKFold(2)
+        ).fit(X, y, groups=groups, propensity=prop)
+        plain = GridSearchCV(
+            Ridge(),
+            {"alpha": [0.1, 10.0]},
+            scoring=scorer.set_score_request(propensity=False),
+            cv=GroupKFold(2),
+        ).fit(X, y, groups=groups)
+    # Weighting the clicks by 1 / propensity moves the scores.
+    assert not np.allclose(
+        search.cv_results_["mean_test_score"], plain.cv_results_["mean_test_score"]
+    )

@@ -119,7 +119,7 @@ class EvaluationResult:
 
     def weights_of(self, name: str) -> NDArray[np.float64] | None:
         """The query weights of metric ``name``'s mean: ``weights`` times the
-        metric's own (:attr:`metric_weights`); None for a plain mean.
+        metric's own (``metric_weights``); None for a plain mean.
 
         Examples
         --------

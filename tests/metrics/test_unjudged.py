@@ -9,6 +9,7 @@ Float gains are checked against scikit-learn's ndcg_score and dcg_score.
 
 import numpy as np
 import pytest
+from _impressions import scores_for
 
 from skirm.metrics import (
     evaluate,
@@ -353,6 +354,7 @@ def test_judged_at_k_averages_over_tied_orderings(seed):
 @pytest.mark.parametrize("spec", SPECS, ids=lambda spec: spec.name)
 def test_every_metric_function_takes_unjudged(spec, policy):
     y_true, y_score, groups = _data(3)
+    y_score = scores_for(spec.name, y_score)
     k = {"k": 3} if spec.takes_k else {}
     name = f"{spec.name}@3" if spec.takes_k else spec.name
     ties = "first" if spec.name in not_held("average_ties") else "average"

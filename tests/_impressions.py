@@ -39,3 +39,9 @@ def defined(name):
     if "base_rate" in metric.params:
         options["base_rate"] = "group"
     return get_metric(metric, **options) if options else metric
+
+
+def reads_probabilities(name):
+    """Whether the metric ``name`` (any spelling, with ``@k`` or the
+    placeholder ``@k``) reads the scores as probabilities."""
+    return get_metric(name.replace("@k", "@3")).spec.name in PROBABILITY

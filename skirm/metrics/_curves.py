@@ -3,6 +3,8 @@ recall reached at a fixed precision."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skirm._engine import check_input, rank
@@ -18,6 +20,12 @@ from skirm._params import (
     checked,
 )
 from skirm.metrics._base import mean_over_queries
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from skirm._typing import NoRelevant, Ties
+    from skirm.metrics._typing import Labels
 
 #: trec_eval's recall levels: 0.0, 0.1, ..., 1.0.
 RECALL_LEVELS = np.arange(11) / 10.0
@@ -118,18 +126,18 @@ ADAPTIVE_K = Param("adaptive_k", BOOLEAN)
     relevance_threshold=RELEVANCE_THRESHOLD,
 )
 def recall_at_fixed_precision(
-    y_true,
-    y_score,
+    y_true: Labels,
+    y_score: ArrayLike | None,
     *,
-    groups=None,
-    min_precision=0.0,
-    max_k=None,
-    adaptive_k=False,
-    sample_weight=None,
-    ties="average",
-    no_relevant=0.0,
-    relevance_threshold=None,
-):
+    groups: ArrayLike | None = None,
+    min_precision: float = 0.0,
+    max_k: int | None = None,
+    adaptive_k: bool = False,
+    sample_weight: ArrayLike | None = None,
+    ties: Ties = "average",
+    no_relevant: NoRelevant = 0.0,
+    relevance_threshold: float | None = None,
+) -> tuple[float, int]:
     """The largest mean recall@k whose mean precision@k reaches a floor.
 
     The curves of the mean over queries of precision@k and recall@k, for

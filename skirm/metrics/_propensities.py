@@ -80,7 +80,7 @@ def jain_propensity(
     --------
     >>> from skirm.metrics import jain_propensity
     >>> jain_propensity([0, 10, 1000], n_instances=10_000).round(4)
-    array([0.1369, 0.4289, 0.9039])
+    array([0.0842, 0.2199, 0.7669])
     """
     counts = _counts(frequencies, "frequencies")
     c = (np.log(n_instances) - 1.0) * (b + 1.0) ** a
@@ -117,7 +117,7 @@ def popularity_propensity(
     --------
     >>> from skirm.metrics import popularity_propensity
     >>> popularity_propensity([1, 4, 16], gamma=1.0)
-    array([0.0625, 0.25  , 0.5   , ])
+    array([0.0625, 0.25  , 1.    ])
     """
     counts = np.maximum(_counts(frequencies, "frequencies"), 1.0)
     if counts.size == 0:

@@ -119,7 +119,7 @@ def _snips(values, ranking, v, estimator):
 def _ips_precision(ranking, k, relevance_threshold):
     v = weighted_relevance(ranking, relevance_threshold)
     depth = ranking.sizes if k is None else k
-    values = _top(ranking, v, k) / depth
+    values = _ratio(_top(ranking, v, k), np.asarray(depth, dtype=np.float64))
     return values, ranking.n_relevant(relevance_threshold) == 0
 
 

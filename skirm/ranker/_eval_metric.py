@@ -235,14 +235,32 @@ class EvalMetric:
     ) -> tuple[float, float]:
         """CatBoost: ``(value, 1.0)`` on the bound validation rows; 0 on
         other rows (the training set, which CatBoost also evaluates, its
-        queries unknown)."""
+        queries unknown).
+
+        Parameters
+        ----------
+        approxes : list of array-like
+            CatBoost's predictions, one array per dimension (one here).
+        target : array-like
+            The labels of the rows evaluated.
+        weight : array-like or None
+            CatBoost's row weights (not used: query weights are skirm's).
+        """
         target = np.asarray(target)
         if self.groups is None or target.shape[0] != self.groups.shape[0]:
             return 0.0, 1.0
         return self.score(target, approxes[0], self.groups), 1.0
 
     def get_final_error(self, error: float, weight: float) -> float:
-        """CatBoost: the value of :meth:`evaluate`."""
+        """CatBoost: the value of :meth:`evaluate`.
+
+        Parameters
+        ----------
+        error : float
+            The value :meth:`evaluate` returned.
+        weight : float
+            Its weight (not used).
+        """
         return error
 
 

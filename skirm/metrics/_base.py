@@ -106,6 +106,19 @@ class MetricSpec:
         return out if len(out) == 3 else (*out, None)
 
 
+def check_directions(metrics):
+    """Refuse a metric with no better direction (best in between, as PCOC's
+    1): scikit-learn's searches maximise a score."""
+    for metric in metrics.values():
+        if metric.spec.measure.better is None:
+            raise InvalidParameterError(
+                f"{metric.name!r} is best at a value in between (PCOC: 1), not "
+                "higher nor lower, so it cannot be a score to maximise; score "
+                "calibration with 'ne' or 'ece' (negated, as scikit-learn's "
+                "neg_log_loss), and report pcoc with skirm.metrics.evaluate"
+            )
+
+
 def refuse_average_ties(ranking: Ranking, what: str, why: str, first="input order"):
     """ValueError for ``ties="average"`` on tied scores, for a measure whose
     mean over the orderings of tied rows has no closed form (``why``)."""

@@ -35,6 +35,7 @@ from skirm._query_ids import (
     trained_on_column,
     trained_on_ids_message,
 )
+from skirm.metrics._base import check_directions
 from skirm.metrics._conventions import apply_conventions
 from skirm.metrics._evaluate import preset_metrics
 from skirm.metrics._registry import Metric, get_metric, spec_for
@@ -109,19 +110,6 @@ def _bind(metric, params, where):
     }
     bound = get_metric(parsed, **options) if options else parsed
     return bound
-
-
-def _check_directions(metrics):
-    """Refuse a metric with no better direction (best in between, as PCOC's
-    1): scikit-learn's searches maximise a score."""
-    for metric in metrics.values():
-        if metric.spec.measure.better is None:
-            raise InvalidParameterError(
-                f"{metric.name!r} is best at a value in between (PCOC: 1), not "
-                "higher nor lower, so it cannot be a score to maximise; score "
-                "calibration with 'ne' or 'ece' (negated, as scikit-learn's "
-                "neg_log_loss), and report pcoc with skirm.metrics.evaluate"
-            )
 
 
 def _parse_metrics(metric, params):
@@ -268,7 +256,7 @@ class RankingScorer:
     ) -> None:
         self._metrics, self._multi = _parse_metrics(metric, params)
         _check_params(params, self._metrics)
-        _check_directions(self._metrics)
+        check_directions(self._metrics)
         self._conventions = conventions
         self._methods = check_response_method(response_method)
         self._metric = metric

@@ -52,7 +52,15 @@ Gain: TypeAlias = Literal["linear", "exponential"]
 
 #: The presets reproducing another library's numbers.
 Conventions: TypeAlias = Literal[
-    "sklearn", "lightgbm", "xgboost", "torchmetrics", "beir", "spark"
+    "sklearn",
+    "lightgbm",
+    "xgboost",
+    "torchmetrics",
+    "beir",
+    "spark",
+    "torchrec",
+    "tf_ranking",
+    "lenskit",
 ]
 
 #: The estimator methods a scorer or a display asks for scores, or several

@@ -174,9 +174,16 @@ class MetricAccumulator:
     def reset(self) -> None:
         """Forget every accumulated row."""
         self._batches: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._propensity: list[np.ndarray] = []
         self._n_updates = 0
 
-    def update(self, y_true: ArrayLike, y_score: ArrayLike, groups: ArrayLike) -> None:
+    def update(
+        self,
+        y_true: ArrayLike,
+        y_score: ArrayLike,
+        groups: ArrayLike,
+        propensity: ArrayLike | None = None,
+    ) -> None:
         """Add a batch of rows.
 
         A NaN score is refused here, naming the batch and the query, not
@@ -189,6 +196,10 @@ class MetricAccumulator:
             Labels, scores and the query of each row: numpy arrays, lists or
             PyTorch tensors on any device (copied to the host here; a
             ``bfloat16`` tensor as float32, which holds its values exactly).
+        propensity : array-like or tensor of shape (n_rows,), default=None
+            Each row's probability of being observed, for the
+            propensity-scored metrics (as in :func:`evaluate`): given with
+            every (non-empty) batch or with none.
         """
         self._n_updates += 1
         batch = (
@@ -204,6 +215,18 @@ class MetricAccumulator:
             )
         if lengths[0] == 0:
             return
+        if self._batches and (propensity is None) != (not self._propensity):
+            raise InvalidInputError(
+                "`propensity` must be given with every batch or with none"
+            )
+        rows = None
+        if propensity is not None:
+            rows = to_host(propensity, "propensity")
+            if rows.shape[0] != lengths[0]:
+                raise InvalidInputError(
+                    "`propensity` must have one value per row, got length "
+                    f"{rows.shape[0]} for {lengths[0]} rows"
+                )
         scores = batch[1]
         if scores.dtype.kind in "fc" and np.isnan(scores).any():
             row = int(np.argmax(np.isnan(scores)))
@@ -213,6 +236,8 @@ class MetricAccumulator:
                 f"{_ordinal(self._n_updates)} batch since the last reset, at its "
                 f"row {row} (query {query!r})"
             )
+        if rows is not None:
+            self._propensity.append(rows)
         self._batches.append(batch)
 
     def merge(self, other: MetricAccumulator) -> Self:
@@ -236,7 +261,17 @@ class MetricAccumulator:
                 f"`other` must have the same metrics and options: {self!r}, got "
                 f"{other!r}"
             )
+        if (
+            self._batches
+            and other._batches
+            and (bool(self._propensity) != bool(other._propensity))
+        ):
+            raise InvalidInputError(
+                "`other` must hold propensities if this accumulator does, and "
+                "not otherwise"
+            )
         self._batches.extend(other._batches)
+        self._propensity.extend(other._propensity)
         return self
 
     def compute(self) -> EvaluationResult:
@@ -253,6 +288,12 @@ class MetricAccumulator:
             np.concatenate([batch[i] for batch in self._batches]) for i in range(2)
         )
         groups = concatenate_ids([batch[2] for batch in self._batches])
+        propensity = np.concatenate(self._propensity) if self._propensity else None
         return evaluate(
-            y_true, y_score, groups=groups, metrics=self.metrics, **self.options
+            y_true,
+            y_score,
+            groups=groups,
+            metrics=self.metrics,
+            propensity=propensity,
+            **self.options,
         )

@@ -42,9 +42,13 @@ class MetricSpec:
 
     ``kernel(ranking, k, **options)`` returns ``(values, empty)``: one value
     per query and a boolean mask of the queries without any relevant row (or
-    with an ideal score of zero), to which ``no_relevant`` applies. The
-    measure's name, aliases, kind, cutoff, bounds, definition and options
-    are the table's.
+    with an ideal score of zero), to which ``no_relevant`` applies. A kernel
+    whose mean weights the queries by the data (impressions, clicks, pairs:
+    the ``weights`` option of the measures of impression logs) returns
+    ``(values, empty, weights)``, the weights shaped as the values (None for
+    a plain mean); a query it leaves out (``one_class="skip"``) holds NaN.
+    The measure's name, aliases, kind, cutoff, bounds, definition and
+    options are the table's.
     """
 
     __slots__ = ("function", "kernel", "measure")
@@ -90,9 +94,29 @@ class MetricSpec:
 
     def values(self, ranking: Ranking, k, params: dict):
         """Per-query values and the empty-query mask (params already checked)."""
+        return self.weighted_values(ranking, k, params)[:2]
+
+    def weighted_values(self, ranking: Ranking, k, params: dict):
+        """``(values, empty, weights)``: :meth:`values` and the query weights
+        of the measure's own mean (None for a plain mean)."""
         if self.takes_k:
-            return self.kernel(ranking, k, **params)
-        return self.kernel(ranking, **params)
+            out = self.kernel(ranking, k, **params)
+        else:
+            out = self.kernel(ranking, **params)
+        return out if len(out) == 3 else (*out, None)
+
+
+def check_directions(metrics):
+    """Refuse a metric with no better direction (best in between, as PCOC's
+    1): scikit-learn's searches maximise a score."""
+    for metric in metrics.values():
+        if metric.spec.measure.better is None:
+            raise InvalidParameterError(
+                f"{metric.name!r} is best at a value in between (PCOC: 1), not "
+                "higher nor lower, so it cannot be a score to maximise; score "
+                "calibration with 'ne' or 'ece' (negated, as scikit-learn's "
+                "neg_log_loss), and report pcoc with skirm.metrics.evaluate"
+            )
 
 
 def refuse_average_ties(ranking: Ranking, what: str, why: str, first="input order"):
@@ -106,15 +130,51 @@ def refuse_average_ties(ranking: Ranking, what: str, why: str, first="input orde
         )
 
 
-def mean_over_queries(values, empty, ranking: Ranking, no_relevant, name: str):
+def mean_over_queries(
+    values, empty, ranking: Ranking, no_relevant, name: str, weights=None
+):
     """Apply the ``no_relevant`` policy and average over queries.
 
-    Returns ``(mean, per_query)``; queries left out by ``no_relevant="skip"``
-    hold NaN in ``per_query``.
+    ``weights`` are the measure's own query weights (see :class:`MetricSpec`),
+    multiplied by the ranking's query weights. Returns ``(mean,
+    per_query)``; queries left out (``no_relevant="skip"``, or the measure's
+    own ``one_class="skip"``) hold NaN in ``per_query``.
     """
     per_query = apply_no_relevant(values, empty, ranking.group_ids, no_relevant, name)
-    keep = ~empty if no_relevant == "skip" and empty.any() else None
-    return average(per_query, ranking.group_weights, name, keep), per_query
+    skipped = np.isnan(per_query)
+    keep = None
+    if skipped.any():
+        keep = ~skipped
+        if not keep.any() and not (no_relevant == "skip" and empty.all()):
+            raise nothing_defined(name)
+    own = weights is not None
+    weights = query_weights(ranking.group_weights, weights)
+    mean = average(per_query, weights, name, keep, own=own, plain=ranking.group_weights)
+    return mean, per_query
+
+
+def nothing_defined(name: str) -> InvalidInputError:
+    """The error of a measure whose value no query defines."""
+    return InvalidInputError(
+        f"{name}: no query has a defined value (one_class='skip' leaves out the "
+        "queries whose value is undefined: a single class of labels, no click), "
+        "so there is nothing to average; pass one_class=<a number in [0, 1]> to "
+        "score them"
+    )
+
+
+def query_weights(group_weights, weights):
+    """The weights of a mean over queries: the queries' own (``sample_weight``)
+    times a measure's (impressions, clicks, ...); None when neither is."""
+    if weights is None:
+        return group_weights
+    if group_weights is None:
+        return weights
+    return (
+        group_weights * weights
+        if weights.ndim == 1
+        else group_weights[:, None] * weights
+    )
 
 
 def apply_no_relevant(values, empty, group_ids, no_relevant, name: str, copy=True):
@@ -136,7 +196,9 @@ def apply_no_relevant(values, empty, group_ids, no_relevant, name: str, copy=Tru
     return per_query
 
 
-def average(per_query, weights, name: str, keep=None) -> float:
+def average(
+    per_query, weights, name: str, keep=None, *, own=False, plain=None
+) -> float:
     """The (weighted) mean of the per-query values selected by ``keep``.
 
     The one place means are taken, so that :func:`mean_over_queries` and
@@ -152,6 +214,11 @@ def average(per_query, weights, name: str, keep=None) -> float:
         return float(np.mean(kept))
     w = weights if keep is None else weights[keep]
     total = w.sum()
+    if total <= 0 and own:
+        # No scored query carries weight in the measure's own mean (psP@k's
+        # micro mean where no query has a relevant row): the plain mean.
+        # ``plain``: the queries' own weights (``sample_weight``) alone.
+        return average(per_query, plain, name, keep)
     if total <= 0:
         raise InvalidInputError(
             f"{name}: the query weights (`sample_weight`) of the scored queries sum "
@@ -172,6 +239,7 @@ def score(
     no_relevant,
     unjudged="raise",
     ignore_ties=False,
+    propensity=None,
     **params,
 ) -> float:
     """Validate, rank once, compute one metric, average: a metric function's body."""
@@ -187,10 +255,11 @@ def score(
             ties=ties,
             ignore_ties=IGNORE_TIES(ignore_ties),
             unjudged=unjudged,
+            propensity=propensity,
         )
     )
-    values, empty = spec.values(ranking, k, params)
-    return mean_over_queries(values, empty, ranking, no_relevant, spec.name)[0]
+    values, empty, weights = spec.weighted_values(ranking, k, params)
+    return mean_over_queries(values, empty, ranking, no_relevant, spec.name, weights)[0]
 
 
 def _is_table(obj):
@@ -232,19 +301,21 @@ def frame_arguments(
     given,
     door,
     *,
+    propensity=None,
     is_table=_is_table,
     columns_of=_table_columns,
     column=_table_column,
 ):
-    """``(y_true, y_score, groups, sample_weight, metrics)`` of a call of
-    ``door``: its two positional arguments, ``y_true`` and ``y_score``
-    given by keyword (``given``), its other keywords.
+    """``(y_true, y_score, groups, sample_weight, metrics, propensity)`` of a
+    call of ``door``: its two positional arguments, ``y_true`` and
+    ``y_score`` given by keyword (``given``), its other keywords.
 
     A frame passed first with ``y_true=`` naming a column is the frame
-    form: ``y_true``, ``y_score``, ``groups`` and ``sample_weight`` are
-    column names, and the second positional argument, if any, the metrics
-    (``metrics`` None: a door without metrics, which takes none there).
-    Otherwise the arrays come positionally or by keyword, not both.
+    form: ``y_true``, ``y_score``, ``groups``, ``sample_weight`` and
+    ``propensity`` are column names, and the second positional argument, if
+    any, the metrics (``metrics`` None: a door without metrics, which takes
+    none there). Otherwise the arrays come positionally or by keyword, not
+    both.
     """
     if is_table(first) and "y_true" in given and not isinstance(given["y_true"], str):
         raise InvalidParameterError(
@@ -271,6 +342,7 @@ def frame_arguments(
             "y_score": given.get("y_score"),
             "groups": groups,
             "sample_weight": sample_weight,
+            "propensity": propensity,
         }
         if named["y_score"] is None:
             raise InvalidParameterError(
@@ -293,7 +365,7 @@ def frame_arguments(
                     f"got {col!r}; its columns: {available}"
                 )
             out[name] = column(first, col)
-        return (*out.values(), metrics)
+        return (*list(out.values())[:4], metrics, out["propensity"])
     for name, value in zip(("y_true", "y_score"), (first, second), strict=True):
         if name in given and value is not None:
             raise InvalidParameterError(
@@ -307,7 +379,12 @@ def frame_arguments(
             "column>, y_score=<scores column>, groups=<query column> (its "
             f"columns: {columns_of(y_true)})"
         )
-    for name, value in (("y_true", y_true), ("y_score", y_score), ("groups", groups)):
+    for name, value in (
+        ("y_true", y_true),
+        ("y_score", y_score),
+        ("groups", groups),
+        ("propensity", propensity),
+    ):
         if isinstance(value, str):
             raise InvalidParameterError(
                 f"`{name}` is a column name ({value!r}): pass the frame that "
@@ -318,7 +395,7 @@ def frame_arguments(
             "`y_true` must be given: the labels, or a frame passed first with "
             "its columns named (y_true=..., y_score=..., groups=...)"
         )
-    return y_true, y_score, groups, sample_weight, metrics
+    return y_true, y_score, groups, sample_weight, metrics, propensity
 
 
 def takes_frames(function: F) -> F:
@@ -335,7 +412,7 @@ def takes_frames(function: F) -> F:
             name: kwargs.pop(name) for name in ("y_true", "y_score") if name in kwargs
         }
         first, second = (*args, None, None)[:2]
-        y_true, y_score, groups, weight, _ = frame_arguments(
+        y_true, y_score, groups, weight, _, propensity = frame_arguments(
             first,
             second,
             kwargs.get("groups"),
@@ -343,8 +420,13 @@ def takes_frames(function: F) -> F:
             None,
             given,
             function.__name__,
+            propensity=kwargs.get("propensity"),
         )
-        for name, value in (("groups", groups), ("sample_weight", weight)):
+        for name, value in (
+            ("groups", groups),
+            ("sample_weight", weight),
+            ("propensity", propensity),
+        ):
             if name in kwargs:
                 kwargs[name] = value
         return function(y_true, y_score, **kwargs)
@@ -387,6 +469,14 @@ sample_weight : array-like of shape (n_samples,), default=None
     Query weights given per row, constant within each query (for 2-D input,
     one weight per query row). The result is the weighted mean over
     queries.""",
+    "propensity": """\
+propensity : array-like of shape (n_samples,), default=None
+    Each row's propensity: the probability that it was observed (its
+    click could be logged), in (0, 1], as :func:`jain_propensity`,
+    :func:`popularity_propensity` or :func:`position_propensity` give
+    it, or a logging policy's. A relevant row counts ``1 /
+    propensity`` times. ``None`` means every row was observed for sure.
+    With a frame: the name of its column.""",
     "ties": """\
 ties : {"average", "first", "optimistic", "pessimistic"}, default="average"
     How rows with equal scores within a query are ordered. ``"average"``

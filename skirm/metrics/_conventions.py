@@ -31,6 +31,7 @@ class Preset(NamedTuple):
     # unweighted (its value once), though its weight is in the denominator
     unweighted_empty: tuple = ()
     capped: bool = False  # the library's mean is capped at 1
+    measure_options: dict | None = None  # measure -> its own options, over them
 
 
 PRESETS = {
@@ -67,8 +68,47 @@ PRESETS = {
         "average",
         0.0,
         {"gain": "linear", "denominator": "hits"},
-        (_NDCG, _MAP, _MRR, _PRECISION, _RECALL, table.HIT_RATE, table.R_PRECISION),
+        (
+            _NDCG,
+            _MAP,
+            _MRR,
+            _PRECISION,
+            _RECALL,
+            table.HIT_RATE,
+            table.R_PRECISION,
+            table.GAUC,
+            table.FALLOUT,
+        ),
         (_MAP, _MRR, _PRECISION, _RECALL),
+        # RetrievalAUROC is the uniform mean of the queries' AUC, 0 for a
+        # query of one class; RetrievalFallOut gives 1 to a query without
+        # non-relevant rows (its empty_target_action="pos"), fall-out's own
+        # default.
+        measure_options={table.GAUC: {"weights": "uniform", "one_class": 0.0}},
+    ),
+    # TorchRec's uAUC (the uniform mean of the users' AUC, one-class users
+    # left out; its wuAUC is gauc's default, by impressions), its NE of every
+    # row and its calibration: its sort leaves tied scores in no stated
+    # order, so the numbers meet on distinct scores.
+    "torchrec": Preset(
+        "average",
+        0.0,
+        {},
+        (table.GAUC, table.NE, table.PCOC),
+        measure_options={table.GAUC: {"weights": "uniform", "one_class": "skip"}},
+    ),
+    # TF-Ranking's OPAMetric: a pair of tied scores counts as misordered
+    # (I[s_i > s_j]), which is the pessimistic order of tied rows, and the
+    # lists are weighted by their pairs (OPA's default).
+    "tf_ranking": Preset("pessimistic", 0.0, {}, (table.OPA,)),
+    # LensKit's IPSRBP: the self-normalised estimate, patience 0.85, the
+    # recommendation list in its given order.
+    "lenskit": Preset(
+        "first",
+        0.0,
+        {},
+        (table.IPS_RBP,),
+        measure_options={table.IPS_RBP: {"estimator": "snips", "p": 0.85}},
     ),
     # BEIR (pytrec_eval underneath): trec_eval's rules. Ties go by document
     # id there; from arrays, "first" on rows sorted by document id descending.
@@ -108,9 +148,13 @@ def apply_conventions(name, bound, ties, no_relevant):
                 f"conventions={name!r} reproduces {_covered(preset)} only; "
                 f"{shown!r} has no {name} counterpart"
             )
+        wanted = {
+            **preset.options,
+            **(preset.measure_options or {}).get(metric.spec.measure, {}),
+        }
         options = {
             key: value
-            for key, value in preset.options.items()
+            for key, value in wanted.items()
             if key in metric.spec.params and key not in metric._given
         }
         out[label] = get_metric(metric, **options) if options else metric

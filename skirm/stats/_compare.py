@@ -16,6 +16,7 @@ from skirm._measures._held import held_name
 from skirm._params import Interval, OneOf, Param, checked, describe
 from skirm._progress import VERBOSE, reporting
 from skirm.stats._correction import CORRECTION, adjust_pvalues
+from skirm.stats._intervals import weights_of
 from skirm.stats._paired import (
     ALTERNATIVE,
     CONFIDENCE,
@@ -112,8 +113,10 @@ def _align(results, metrics, missing):
         pos = np.searchsorted(union, np.asarray(result.group_ids))
         for j, metric in enumerate(metrics):
             values[s, j, pos] = result.per_query[held_name(metric, result.per_query)]
-        if result.weights is not None:
-            weights[s, pos] = result.weights
+        held = [held_name(metric, result.per_query) for metric in metrics]
+        found = _metric_weights(result, held)
+        if found is not None:
+            weights[s, pos] = found
     absent = np.isnan(values)
     if missing == "raise" and absent.any():
         s, j, q = (int(i[0]) for i in np.nonzero(absent))
@@ -137,8 +140,30 @@ def _align(results, metrics, missing):
     return union, values, _align_weights(results, weights)
 
 
+def _metric_weights(result, metrics):
+    """The query weights shared by ``metrics`` in ``result`` (None for
+    none); metrics weighting their queries differently are refused."""
+    found = [weights_of(result, metric) for metric in metrics]
+    first = found[0]
+    for metric, other in zip(metrics[1:], found[1:], strict=True):
+        same = (first is None and other is None) or (
+            first is not None
+            and other is not None
+            and first.shape == other.shape
+            and np.array_equal(first, other)
+        )
+        if not same:
+            raise InvalidParameterError(
+                f"the metrics {metrics[0]!r} and {metric!r} weight their queries "
+                "differently in their means (gauc by impressions, pcoc by clicks, "
+                "...: EvaluationResult.weights_of); compare them in separate "
+                "calls, e.g. metrics=[" + repr(metric) + "]"
+            )
+    return first
+
+
 def _align_weights(results, weights):
-    has = [r.weights is not None for r in results.values()]
+    has = [not np.isnan(w).all() for w in weights]
     if not any(has):
         return None
     if not all(has):

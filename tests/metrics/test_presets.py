@@ -155,6 +155,74 @@ def test_torchmetrics_preset_reproduces_torchmetrics():
         assert got[name] == pytest.approx(want, abs=2e-6), name
 
 
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_torchmetrics_auroc_fallout_and_recall_at_precision_torch(seed):
+    # RetrievalAUROC (ties averaged by its ROC curve), RetrievalFallOut and
+    # RetrievalRecallAtFixedPrecision (torch's sort among ties: compared on
+    # distinct scores).
+    torch = pytest.importorskip("torch")
+    retrieval = pytest.importorskip("torchmetrics.retrieval")
+    from skirm.metrics import recall_at_fixed_precision
+
+    _, y, groups, _ = _data(seed, binary=True)
+    rng = np.random.default_rng(seed)
+    # Probabilities: torchmetrics' AUROC puts scores outside [0, 1] through
+    # a sigmoid, in float32, where large ones tie.
+    tied = rng.integers(1, 6, size=y.size) / 8.0  # exact in float32
+    distinct = (rng.permutation(y.size) + 1.0) / 1024.0
+    index = torch.tensor(groups)
+    target = torch.tensor(y > 0)
+    for scores in (tied, distinct):
+        got = evaluate(
+            y, scores, groups=groups, metrics=["gauc"], conventions="torchmetrics"
+        )["gauc"]
+        auroc = retrieval.RetrievalAUROC()
+        want = float(auroc(torch.tensor(scores), target, indexes=index))
+        assert got == pytest.approx(want, abs=1e-6)
+    pred = torch.tensor(distinct)
+    for k in (1, 3, 10):
+        want = float(retrieval.RetrievalFallOut(top_k=k)(pred, target, indexes=index))
+        got = evaluate(
+            y,
+            distinct,
+            groups=groups,
+            metrics=[f"fallout@{k}"],
+            conventions="torchmetrics",
+        )[f"fallout@{k}"]
+        assert got == pytest.approx(want, abs=1e-6), k
+    for min_precision, max_k in ((0.0, None), (0.3, 10), (0.5, 5), (0.9, None)):
+        metric = retrieval.RetrievalRecallAtFixedPrecision(
+            min_precision=min_precision, max_k=max_k
+        )
+        want_recall, want_k = metric(pred, target, indexes=index)
+        recall, k = recall_at_fixed_precision(
+            y, distinct, groups=groups, min_precision=min_precision, max_k=max_k
+        )
+        assert recall == pytest.approx(float(want_recall), abs=1e-6)
+        assert k == int(want_k)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", [0, 1])
+def test_ece_is_torchmetrics_binary_calibration_error_per_group_torch(seed):
+    torch = pytest.importorskip("torch")
+    classification = pytest.importorskip("torchmetrics.classification")
+    _, y, groups, _ = _data(seed, binary=True)
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(1, 256, size=y.size) / 256.0  # exact in float32
+    result = evaluate(y, scores, groups=groups, metrics=["ece"], n_bins=15)
+    for g, value in zip(result.group_ids, result.per_query["ece"], strict=True):
+        at = groups == g
+        metric = classification.BinaryCalibrationError(n_bins=15, norm="l1")
+        want = float(metric(torch.tensor(scores[at]), torch.tensor(y[at]).long()))
+        assert value == pytest.approx(want, abs=1e-6), g
+    metric = classification.BinaryCalibrationError(n_bins=10, norm="l1")
+    want = float(metric(torch.tensor(scores), torch.tensor(y).long()))
+    got = evaluate(y, scores, groups=np.zeros(y.size), metrics=["ece"], n_bins=10)
+    assert got["ece"] == pytest.approx(want, abs=1e-6)
+
+
 def test_torchmetrics_preset_refuses_what_it_cannot_reproduce():
     y, g = [1, 0, 1], [0, 0, 0]
     with pytest.raises(ValueError, match=r"'err@5' has no torchmetrics counterpart"):

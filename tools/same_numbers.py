@@ -136,11 +136,15 @@ def _refuses_average(name):
 
 
 def metric_requests():
-    """Metric names: every registry name at no cutoff and the usual cutoffs."""
-    from skirm.metrics import metric_names
+    """Metric names: every registry name at no cutoff and the usual cutoffs,
+    but those that read scores as probabilities, which these inputs are not."""
+    from skirm.metrics import get_metric, metric_names
 
     names = []
     for name in metric_names():
+        base = name[:-2] if name.endswith("@k") else name
+        if getattr(get_metric(base).spec.measure, "scores", "ranking") != "ranking":
+            continue
         if name.endswith("@k"):
             names += [f"{name[:-2]}@{k}" for k in CUTOFFS]
         else:

@@ -9,7 +9,8 @@ readers here keep that order: :mod:`skirm.trec._ir_measures` ranks each
 provider's way from it. The shapes are read by :mod:`skirm.io`'s readers
 (``columns_of``, the run and 4-column judgment file readers); what is added
 here is ir_measures' reading of a pair given twice (its first place, its
-last value, as a dict keeps them) and each id's place in string order.
+last value, as a dict keeps them; for judgments, as each provider reads
+them: :meth:`IrQrels.judged`) and each id's place in string order.
 """
 
 from __future__ import annotations
@@ -35,10 +36,11 @@ def _strings(values) -> np.ndarray:
     return np.asarray(values, dtype=object).astype(str)
 
 
-def _first_place_last_value(query_ids, doc_ids, values):
+def _first_place_last_value(query_ids, doc_ids, values, keep="last"):
     """One row per (query, doc), as a dict keeps them: the first place,
-    the last value; with each row's query and docno as its place among the
-    sorted ids (docno order is code order)."""
+    the last value (``keep="max"``: the highest, ``"min"``: the lowest);
+    with each row's query and docno as its place among the sorted ids
+    (docno order is code order)."""
     n = query_ids.shape[0]
     if n == 0:
         empty = np.zeros(0, dtype=np.intp)
@@ -49,14 +51,19 @@ def _first_place_last_value(query_ids, doc_ids, values):
     _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     if first.shape[0] == n:
         return query_ids, doc_ids, values, q_codes, d_codes
-    last = np.zeros(first.shape[0], dtype=np.intp)
-    np.maximum.at(last, inverse, np.arange(n))
+    if keep == "last":
+        last = np.zeros(first.shape[0], dtype=np.intp)
+        np.maximum.at(last, inverse, np.arange(n))
+        kept = values[last]
+    else:
+        kept = values[first]
+        (np.maximum if keep == "max" else np.minimum).at(kept, inverse, values)
     order = np.argsort(first, kind="stable")
     rows = first[order]
     return (
         query_ids[rows],
         doc_ids[rows],
-        values[last[order]],
+        kept[order],
         q_codes[rows],
         d_codes[rows],
     )
@@ -105,6 +112,35 @@ class IrQrels:
         self.has_subtopics = bool(np.any(subs != "0"))
         self.rows = (q, subs, d, labels)
         self.plain = _first_place_last_value(q, d, labels)[:3]
+
+    def judged(self, reading: str):
+        """``((query_ids, doc_ids, labels), (extra_query_ids, extra_labels))``:
+        one judgment per (query, document) read as a provider reads a
+        document judged more than once (``Reference.judgments``: ``"last"``,
+        ``"any"``, ``"positive"``), and for ``"positive"`` (gdeval) the
+        positive rows beyond each document's lowest, which its ideal DCG
+        also counts (none for the others)."""
+        q, _, d, labels = self.rows
+        none = (q[:0], labels[:0])
+        if reading == "last":
+            return self.plain, none
+        if reading == "any":
+            return _first_place_last_value(q, d, labels, "max")[:3], none
+        positive = labels > 0
+        q, d, labels = q[positive], d[positive], labels[positive]
+        one = _first_place_last_value(q, d, labels, "min")[:3]
+        if one[0].shape[0] == q.shape[0]:
+            return one, none
+        # each pair's rows by label: the first is the one kept, the others extra
+        _, q_codes = np.unique(q, return_inverse=True)
+        d_uniques, d_codes = np.unique(d, return_inverse=True)
+        key = q_codes.astype(np.int64) * d_uniques.shape[0] + d_codes
+        order = np.lexsort((labels, key))
+        extra = np.ones(order.shape[0], dtype=bool)
+        extra[0] = False
+        extra[1:] = key[order][1:] == key[order][:-1]
+        rows = order[extra]
+        return one, (q[rows], labels[rows])
 
     def query_ids(self) -> list[str]:
         """The queries with a judgment."""

@@ -21,6 +21,7 @@ from skirm._measures import _table as table
 from skirm._measures._names import IR_NAMES
 from skirm._measures._rows import DIVERSITY
 from skirm._measures._table import IR_ACCURACY
+from skirm._measures._vocabulary import IR_GDEVAL
 from skirm.io import Qrels, QrelsJG, Run
 from skirm.trec._evaluate import evaluate_request
 from skirm.trec._ir_inputs import IrQrels, IrRun, read_ir_qrels, read_ir_run
@@ -86,6 +87,7 @@ _NNRBP = table.NNRBP.ir_measures[0].name
 #: the same with tied rows kept in the order given.
 _OPTIONS = Options(1, False, None, False, "9.0")
 _IN_ORDER = _OPTIONS._replace(ties="input")
+_NDCG = table.NDCG.ir_measures[0].name
 _HEAD = re.compile(r"(?P<base>[^(@]+)(?:\((?P<opts>[^()]*)\))?(?P<rest>@.*)?$")
 
 
@@ -121,6 +123,8 @@ class _Request:
             o.startswith("cutoff=") for o in opts
         )
         self.provider = spelling.cutoff_provider if self.cutoff else spelling.provider
+        if base == _NDCG and _option(opts, "dcg") == "exp-log2":
+            self.provider = IR_GDEVAL  # pytrec_eval has only dcg='log2'
         self.sums = any(t.summary in ("sum", "count") for t in row.trec)
         self.rel = next((o[4:] for o in opts if o.startswith("rel=")), "1")
         self.name = (
@@ -137,23 +141,51 @@ class _Request:
         return f"Success(rel={self.rel}){cut}"
 
 
+def _option(opts: list[str], key: str) -> str | None:
+    """The value of option ``key`` among ``key=value`` texts, unquoted."""
+    for opt in opts:
+        name, _, value = opt.partition("=")
+        if name.strip() == key:
+            return value.strip().strip("'\"")
+    return None
+
+
 class _Prepared:
     """The qrels as skirm's objects, built once per evaluator (plain and by
     subtopic, when asked), and a run's rankings by each provider's order."""
 
-    __slots__ = ("_jg", "_plain", "qrels")
+    __slots__ = ("_jg", "_read", "qrels")
 
     def __init__(self, qrels: IrQrels) -> None:
         self.qrels = qrels
-        self._plain: Qrels | None = None
+        self._read: dict[str, tuple] = {}
         self._jg: QrelsJG | None = None
 
-    def judgments(self, diversity: bool) -> Qrels | QrelsJG:
+    def judgments(self, diversity: bool, reading: str, run: IrRun) -> Qrels | QrelsJG:
+        """The qrels as ``run``'s measures of a provider read them: by
+        subtopic (``diversity``), or one judgment per document read as
+        ``reading`` (``Reference.judgments``) says; gdeval's positive rows
+        beyond one per document are judgments of documents of their own,
+        under names ``run`` does not hold, so that they enter the ideal
+        DCG and nothing else."""
         if diversity:
             self._jg = self._jg or QrelsJG(*self.qrels.rows)
             return self._jg
-        self._plain = self._plain or Qrels(*self.qrels.plain)
-        return self._plain
+        if reading not in self._read:
+            self._read[reading] = self.qrels.judged(reading)
+        (q, d, labels), (extra_q, extra_labels) = self._read[reading]
+        if not extra_q.shape[0]:
+            return Qrels(q, d, labels)
+        prefix = "\x01extra judgment "  # no docno of a TREC file
+        names = np.char.add(prefix, np.arange(extra_q.shape[0]).astype(str))
+        while np.isin(names, run.doc_ids).any() or np.isin(names, d).any():
+            prefix += "+"
+            names = np.char.add(prefix, np.arange(extra_q.shape[0]).astype(str))
+        return Qrels(
+            np.concatenate([q, extra_q]),
+            np.concatenate([d, names]),
+            np.concatenate([labels, extra_labels]),
+        )
 
     @staticmethod
     def rankings(run: IrRun):
@@ -277,19 +309,24 @@ class Evaluator:
             score_type = request.provider.score_type
             if score_type == "float32" and not as_floats:
                 score_type = "float64"
-            key = (request.provider.order, score_type, request.diversity)
+            key = (
+                request.provider.order,
+                score_type,
+                request.diversity,
+                request.provider.judgments,
+            )
             groups.setdefault(key, []).append(request)
         # ir_measures reports 0 for the qrels queries a provider left out;
         # its accuracy provider does not, unless another provider's measure
         # is in the same request (then the pipeline's own filling does).
         fill_accuracy = any(r.provider is not IR_ACCURACY for r in self.requests)
         ranked = _Prepared.rankings(run)
-        for (order, score_type, diversity), requests in groups.items():
+        for (order, score_type, diversity, reading), requests in groups.items():
             names = list(dict.fromkeys(r.name for r in requests))
             guards = [r.accuracy_guard() for r in requests if r.provider is IR_ACCURACY]
             if run.query_ids.shape[0]:
                 result = evaluate_request(
-                    self._prepared.judgments(diversity),
+                    self._prepared.judgments(diversity, reading, run),
                     ranked(order, score_type, diversity),
                     parse_measures([*names, *guards], "9.0", diversity=True),
                     _OPTIONS if diversity else _IN_ORDER,

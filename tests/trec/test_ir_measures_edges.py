@@ -9,6 +9,8 @@ Every test reads the public functions only (``skirm.trec.calc_aggregate``,
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -134,3 +136,73 @@ def test_regression_diversity_and_plain_measures_in_one_call_on_subtopic_qrels()
             run.append(ScoredDoc(str(q), f"d{i}", float(rng.integers(0, 5))))
     names = ["ERR@20", "RR@10", "alpha_nDCG@20", "nDCG(dcg='exp-log2')@20", "P@5"]
     _assert_same(names, rows, run)
+
+
+# --------------------------------------------------------------------------
+# 2. Accuracy through the registered provider
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def skirm_provider():
+    """skirm registered with ir_measures (and first in its pipeline), and
+    ir_measures left as it was afterwards."""
+    pipeline = ir_measures.DefaultPipeline.providers
+    provider = trec.register_ir_measures_provider(default=True)
+    try:
+        yield provider
+    finally:
+        pipeline.remove(provider)
+        del ir_measures.providers.registry["skirm"]
+
+
+def _accuracy_cases():
+    qrels = {"1": {"a": 1, "x": 0}, "2": {"b": 1}}
+    # at a cutoff of 2, query 1: the relevant a above x; query 2: nothing
+    # relevant retrieved (ir_measures' accuracy divides by the non-relevant
+    # documents after the last relevant one: one is there)
+    reported = {"1": {"a": 2.0, "x": 1.0}, "2": {"c": 1.0}}
+    # no query has a relevant document above the cutoff
+    none = {"1": {"x": 3.0, "y": 2.0, "a": 1.0}, "2": {"c": 1.0}}
+    return qrels, reported, none
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("measures", [["Accuracy@2"], ["Accuracy@2", "P@1"]])
+def test_regression_accuracy_through_the_registered_provider_leaves_queries_out(
+    skirm_provider, measures
+):
+    # ir_measures' accuracy provider reports only the queries with a
+    # relevant document above the cutoff; the registered provider was
+    # completed by ir_measures' Evaluator.iter_calc with the measure's
+    # default for the others: mean 0.5 where ir_measures gives 1.0, 0.0
+    # where it gives NaN. With another provider's measure in the same call,
+    # ir_measures' own pipeline fills them (0).
+    qrels, reported, none = _accuracy_cases()
+    parsed = [ir_measures.parse_measure(m) for m in measures]
+    accuracy = parsed[0]
+    pipeline = ir_measures.DefaultPipeline.providers
+    for run in (reported, none):
+        pipeline.remove(skirm_provider)  # ir_measures' own providers
+        try:
+            want = ir_measures.calc_aggregate(parsed, qrels, run)
+            want_rows = sorted(
+                (str(m.measure), m.query_id, round(float(m.value), 12))
+                for m in ir_measures.iter_calc(parsed, qrels, run)
+            )
+        finally:
+            pipeline.insert(0, skirm_provider)
+        for got in (
+            ir_measures.calc_aggregate(parsed, qrels, run),  # through skirm
+            skirm_provider.calc_aggregate(parsed, qrels, run),
+            ir_measures.evaluator(parsed, qrels).calc_aggregate(run),
+        ):
+            assert got[accuracy] == pytest.approx(float(want[accuracy]), nan_ok=True)
+        got_rows = sorted(
+            (str(m.measure), m.query_id, round(float(m.value), 12))
+            for m in ir_measures.iter_calc(parsed, qrels, run)
+        )
+        assert got_rows == want_rows
+    if len(measures) == 1:
+        assert ir_measures.calc_aggregate(parsed, qrels, reported)[accuracy] == 1.0
+        assert math.isnan(ir_measures.calc_aggregate(parsed, qrels, none)[accuracy])

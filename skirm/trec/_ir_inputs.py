@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from skirm.io import Qrels, Run, read_run
-from skirm.io._convert import SUBTOPIC, columns_of
+from skirm._errors import DuplicateDocnoError
+from skirm.io import Qrels, QrelsJG, Run, read_run
+from skirm.io._convert import SUBTOPIC, check_values, columns_of
 from skirm.io._prefs import read_four_columns
 
 __all__ = ["IrQrels", "IrRun", "read_ir_qrels", "read_ir_run"]
@@ -71,24 +72,38 @@ def _first_place_last_value(query_ids, doc_ids, values, keep="last"):
 
 class IrRun:
     """A run as parallel columns in the order given, one row per
-    (query, document): a document given twice keeps its first place and its
-    last score, as a dict does. ``query_codes`` and ``doc_codes`` rank the
+    (query, document): a document listed twice for a query is refused, as
+    :func:`~skirm.trec.evaluate_run` refuses it (ir_measures' providers
+    read it in three ways: a dict's first place and last score, both rows,
+    or the rows of a block). ``query_codes`` and ``doc_codes`` rank the
     ids (code order is string order)."""
 
     __slots__ = ("doc_codes", "doc_ids", "query_codes", "query_ids", "scores")
 
     def __init__(self, query_ids, doc_ids, scores) -> None:
+        q, d = _strings(query_ids), _strings(doc_ids)
         (
             self.query_ids,
             self.doc_ids,
             self.scores,
             self.query_codes,
             self.doc_codes,
-        ) = _first_place_last_value(
-            _strings(query_ids),
-            _strings(doc_ids),
-            np.asarray(scores, dtype=np.float64),
-        )
+        ) = _first_place_last_value(q, d, np.asarray(scores, dtype=np.float64))
+        if self.query_ids.shape[0] < q.shape[0]:
+            raise _repeat_error(q, d)
+
+
+def _repeat_error(q, d) -> DuplicateDocnoError:
+    """The error for the first (query, docno) the run lists twice."""
+    _, first, inverse = np.unique(
+        np.char.add(np.char.add(q, "\n"), d), return_index=True, return_inverse=True
+    )
+    second = int(np.flatnonzero(first[inverse] != np.arange(q.shape[0]))[0])
+    return DuplicateDocnoError(
+        f"`run`: duplicate docno {str(d[second])!r} for query {str(q[second])!r} "
+        f"(rows {int(first[inverse[second]])} and {second}); expected each docno "
+        "once per query in the run"
+    )
 
 
 class IrQrels:
@@ -152,7 +167,10 @@ def _is_path(value: Any) -> bool:
 
 
 def read_ir_run(run: Any) -> IrRun:
-    """A run in any shape ir_measures takes, in the order given."""
+    """A run in any shape ir_measures takes, or a :class:`~skirm.io.Run`, in
+    the order given."""
+    if isinstance(run, Run):
+        return IrRun(run.query_ids, run.doc_ids, run.scores)
     if _is_path(run):
         # skirm's reader of run files: its lines in file order, no line
         # read in Python
@@ -161,11 +179,18 @@ def read_ir_run(run: Any) -> IrRun:
     scoreddocs = getattr(run, "scoreddocs_iter", None)
     if callable(scoreddocs):  # an ir_datasets dataset
         run = scoreddocs()
-    return IrRun(*columns_of(run, "run", "score", _frame_names(run, "score"), Run))
+    q, d, scores = columns_of(run, "run", "score", _frame_names(run, "score"), Run)
+    return IrRun(q, d, check_values(scores, "run", "score", q, d))
 
 
 def read_ir_qrels(qrels: Any) -> IrQrels:
-    """Judgments in any shape ir_measures takes, in the order given."""
+    """Judgments in any shape ir_measures takes, or skirm's
+    :class:`~skirm.io.Qrels` and :class:`~skirm.io.QrelsJG` (the subtopic
+    of each judgment: its group), in the order given."""
+    if isinstance(qrels, Qrels):
+        return IrQrels(qrels.query_ids, None, qrels.doc_ids, qrels.labels)
+    if isinstance(qrels, QrelsJG):
+        return IrQrels(qrels.query_ids, qrels.groups, qrels.doc_ids, qrels.labels)
     if _is_path(qrels):
         # skirm's reader of 4-column judgment files: in file order, no line
         # read in Python. ir_measures reads the second column as the Qrel's
@@ -183,7 +208,7 @@ def read_ir_qrels(qrels: Any) -> IrQrels:
     )
     if names and SUBTOPIC not in names:
         subtopics = None  # ir_measures reads no other column as the subtopic
-    return IrQrels(q, subtopics, d, labels)
+    return IrQrels(q, subtopics, d, check_values(labels, "qrels", "relevance", q, d))
 
 
 def _frame_names(obj: Any, value: str) -> dict:

@@ -254,7 +254,10 @@ class RelevanceEvaluator:
 
 
 def _split(name):
-    """``(base, parameter text)`` of a pytrec_eval name, or None."""
+    """``(base, parameter text)`` of a pytrec_eval name, or None. After
+    ``_`` the parameters are numbers (``P_5``, ``ndcg_cut_10``), as
+    pytrec_eval reads them: ``ndcg_cut10`` is no measure, not ``ndcg`` with
+    the parameters ``cut10``."""
     if name in _MEASURES:
         return name, None
     for base in _BASES:
@@ -263,7 +266,10 @@ def _split(name):
             and len(name) > len(base) + 1
             and name[len(base)] in "._"
         ):
-            return base, name[len(base) + 1 :]
+            text = name[len(base) + 1 :]
+            if name[len(base)] == "_" and not (text[0].isdigit() or text[0] in "+-."):
+                continue
+            return base, text
     return None
 
 

@@ -14,6 +14,7 @@ import math
 import numpy as np
 import pytest
 
+import skirm
 from skirm import trec
 
 ir_measures = pytest.importorskip("ir_measures")
@@ -206,3 +207,184 @@ def test_regression_accuracy_through_the_registered_provider_leaves_queries_out(
     if len(measures) == 1:
         assert ir_measures.calc_aggregate(parsed, qrels, reported)[accuracy] == 1.0
         assert math.isnan(ir_measures.calc_aggregate(parsed, qrels, none)[accuracy])
+
+
+# --------------------------------------------------------------------------
+# 7. What ir_measures accepts, and what the drop-in refuses
+# --------------------------------------------------------------------------
+
+_QRELS = {"1": {"a": 1, "b": 2, "c": 0}, "2": {"d": 1}}
+
+
+@pytest.mark.oracle
+def test_regression_a_run_none_of_whose_queries_is_judged():
+    # ir_measures gives every qrels query 0 (as for an empty run); the
+    # drop-in raised NoCommonQueryError.
+    names = ["P@10", "RR@10", "ERR@10", "RBP(rel=1)", "Compat(p=0.8)", "AP"]
+    run = {"9": {"a": 1.0, "b": 0.5}}
+    _assert_same(names, _QRELS, run)
+    acc = trec.calc_aggregate(["Accuracy@10"], _QRELS, run)
+    assert math.isnan(acc["Accuracy@10"])  # no query reported
+    assert list(trec.iter_calc(["Accuracy@10"], _QRELS, run)) == []
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(
+    "gains", [{0: 0, 1: 1, 2: 2}, {0: 0, 1: 1, 2: 5}, {1: 3}, {2: 2, 1: 0}]
+)
+def test_regression_gains_are_read_from_the_measure_objects_parameters(gains):
+    # str(nDCG(gains={0:0,1:1,2:2})) is 'nDCG(gains={})': ir_measures'
+    # repr drops the pairs whose grade is its gain. The drop-in read the
+    # name and refused gains={}.
+    measures = [ir_measures.nDCG(gains=gains) @ 10, ir_measures.nDCG(gains=gains)]
+    run = {"1": {"a": 1.0, "c": 0.9, "b": 0.5}, "2": {"x": 1.0, "d": 0.2}}
+    want = ir_measures.calc_aggregate(measures, _QRELS, run)
+    got = trec.calc_aggregate(measures, _QRELS, run)
+    assert list(got) == measures
+    for m in measures:
+        assert got[m] == pytest.approx(float(want[m]), abs=1e-12)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("cutoff", [1000, 1001, 2500])
+def test_regression_cwl_cutoffs_past_1000(cutoff):
+    # cwl_eval computes SDCG@1001; the drop-in refused it with "raise
+    # `depth`", which an ir_measures name cannot do.
+    rng = np.random.default_rng(cutoff)
+    qrels = {"1": {f"d{i}": int(rng.integers(0, 2)) for i in range(0, 3000, 7)}}
+    run = {"1": {f"d{i}": float(rng.random()) for i in range(3000)}}
+    names = [f"SDCG(max_rel=1)@{cutoff}", f"NERR8(max_rel=1)@{cutoff}", "RBP(rel=1)"]
+    _assert_same(names, qrels, run)
+
+
+@pytest.mark.parametrize(
+    "run, match",
+    [
+        (
+            {"1": {"a": 1.0, "b": float("nan")}},
+            r"`run`.* NaN for query '1', document 'b'",
+        ),
+        (
+            {"1": {"a": 1.0, "b": None}},
+            r"`run`.*numbers, got None for query '1', document 'b'",
+        ),
+        (
+            [("1", "a", 1.0), ("1", "b", "x")],
+            r"`run`.*numbers, got 'x' for query '1', document 'b'",
+        ),
+    ],
+)
+def test_nan_and_none_scores_are_refused_naming_the_query_and_document(run, match):
+    # they were read as NaN and ranked last; evaluate_run refuses them
+    with pytest.raises(skirm.InvalidInputError, match=match):
+        trec.calc_aggregate(["P@10"], _QRELS, run)
+    with pytest.raises(skirm.InvalidInputError, match=match):
+        trec.evaluate_run(_QRELS, run, ["P@10"])
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        [ScoredDoc("1", "a", 1.0), ScoredDoc("1", "b", 0.5), ScoredDoc("1", "a", 0.2)],
+        pd.DataFrame(
+            {"query_id": ["1", "1", "1"], "doc_id": ["a", "b", "a"], "score": [1, 2, 3]}
+        ),
+    ],
+)
+def test_a_run_listing_a_document_twice_is_refused(run):
+    # ir_measures' providers read it three ways (a dict: the first place
+    # and the last score; gdeval and the others: both rows), so the drop-in
+    # refuses it as evaluate_run does, where it kept a dict's reading.
+    with pytest.raises(
+        trec.DuplicateDocnoError, match=r"`run`: duplicate docno 'a' for query '1'"
+    ):
+        trec.calc_aggregate(["P@10"], _QRELS, run)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("beta", [0.5, 1.0, 2.0, 0.25])
+def test_regression_set_f_with_beta(beta):
+    # ir_measures hands SetF(beta=b) to pytrec_eval as set_F_b; the drop-in
+    # refused every beta but 1, though skirm's set_F.b equals pytrec_eval.
+    run = {"1": {"a": 1.0, "x": 0.9, "c": 0.5}, "2": {"d": 1.0, "y": 0.4}}
+    measures = [ir_measures.SetF(beta=beta), ir_measures.SetF(beta=beta, rel=2)]
+    want = ir_measures.calc_aggregate(measures, _QRELS, run)
+    got = trec.calc_aggregate(measures, _QRELS, run)
+    for m in measures:
+        assert got[m] == pytest.approx(float(want[m]), abs=1e-12), m
+    _assert_same([str(m) for m in measures], _QRELS, run)
+
+
+# --------------------------------------------------------------------------
+# 8. skirm's own objects, names, labels
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.oracle
+def test_regression_skirm_s_own_qrels_and_run_objects_are_taken(tmp_path):
+    # "`qrels` must be a skirm.io.Qrels ... got skirm.io.Qrels": the
+    # drop-in refused what read_qrels and read_run return.
+    qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
+    qrels_path.write_text("1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 d 1\n")
+    run_path.write_text(
+        "1 Q0 a 1 2.0 r\n1 Q0 c 2 2.0 r\n1 Q0 x 3 1.0 r\n2 Q0 d 1 1 r\n"
+    )
+    names = ["P@1", "nDCG@10", "RBP(rel=1)", "RR@10", "ERR@10", "Judged@10"]
+    want = trec.calc_aggregate(names, str(qrels_path), str(run_path))
+    objects = [
+        (skirm.io.read_qrels(qrels_path), skirm.io.read_run(run_path)),
+        (skirm.io.as_qrels(str(qrels_path)), skirm.io.as_run(str(run_path))),
+        (skirm.io.read_qrels_jg(qrels_path), skirm.io.read_run(run_path)),
+    ]
+    for qrels, run in objects:
+        assert trec.calc_aggregate(names, qrels, run) == want
+        per_query = list(trec.iter_calc(names, qrels, run))
+        assert per_query == list(trec.iter_calc(names, str(qrels_path), run_path))
+        assert trec.evaluator(names, qrels).calc_aggregate(run) == want
+    reference = ir_measures.calc_aggregate(
+        [ir_measures.parse_measure(n) for n in names],
+        list(ir_measures.read_trec_qrels(str(qrels_path))),
+        list(ir_measures.read_trec_run(str(run_path))),
+    )
+    for name in names:
+        at = 1e-5 if "ERR" in name else 1e-12
+        assert want[name] == pytest.approx(
+            float(reference[ir_measures.parse_measure(name)]), abs=at
+        )
+
+
+@pytest.mark.parametrize(
+    "name, match",
+    [
+        ("nDCg@10", r"unknown measure 'nDCg@10' \(did you mean 'nDCG@10' or "),
+        ("NDGC@10", r"unknown measure 'NDGC@10' \(did you mean 'nDCG@10'\?\)"),
+        ("Judgd@10", r"unknown measure 'Judgd@10' \(did you mean 'Judged@10'\?\)"),
+    ],
+)
+def test_unknown_names_get_a_did_you_mean(name, match):
+    match = "^`measures`: " + match
+    with pytest.raises(skirm.metrics.UnknownMeasureError, match=match):
+        trec.calc_aggregate([name], {"1": {"a": 1}}, {"1": {"a": 1.0}})
+
+
+@pytest.mark.parametrize(
+    "qrels, match",
+    [
+        ({"1": {"a": 1, "b": "x"}}, r"`qrels`.*numbers, got 'x' for query '1'"),
+        (
+            {"1": {"a": 1}, "2": {"b": None}},
+            r"`qrels`.*numbers, got None for query '2'",
+        ),
+        ({"1": {"a": 1.5}}, r"`qrels`.*integers, got 1.5 for query '1', document 'a'"),
+        (
+            {"1": {"a": 10**20}},
+            r"`qrels`.*64-bit integers.*for query '1', document 'a'",
+        ),
+    ],
+)
+def test_labels_that_are_not_integers_are_named_with_their_query(qrels, match):
+    run = {"1": {"a": 1.0}, "2": {"b": 1.0}}
+    with pytest.raises(skirm.InvalidInputError, match=match):
+        trec.calc_aggregate(["P@1"], qrels, run)
+    with pytest.raises(skirm.InvalidInputError, match=match):
+        trec.evaluate_run(qrels, run, ["P_1"])

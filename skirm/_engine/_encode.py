@@ -87,7 +87,8 @@ def encode_grouped(groups: np.ndarray, runs: np.ndarray | None = None, n_threads
         if np.all(inverse[1:] > inverse[:-1]):  # the blocks in label order
             return merge_padded(codes, uniques, starts)
         return merge_padded(codes, uniques, None)
-    return merge_padded(*_encode_by_sort(groups), None)
+    codes, uniques = _encode_by_sort(groups)
+    return merge_padded(codes, uniques, None)
 
 
 def merge_padded(codes, uniques, starts):

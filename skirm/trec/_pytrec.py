@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
     from skirm.io._typing import QrelsLike, RunLike
 
-__all__ = ["RelevanceEvaluator"]
+__all__ = ["RelevanceEvaluator", "supported_measures", "supported_nicknames"]
 
 # pytrec_eval's measures and nicknames (trec_eval 9.0.x), from the measure
 # table: the drop-in answers to pytrec_eval's names whatever else skirm's
@@ -383,3 +383,12 @@ def _as_dict(queries, per_query, outputs):
     ]
     queries = np.asarray(queries).tolist()
     return dict(zip(queries, map(dict, zip(*pairs, strict=True)), strict=True))
+
+
+#: The base names pytrec_eval knows, as ``pytrec_eval.supported_measures``
+#: (the same set as :attr:`RelevanceEvaluator.supported_measures`).
+supported_measures = _MEASURES
+#: The nicknames and the measures each stands for, as
+#: ``pytrec_eval.supported_nicknames`` (read-only; those pytrec_eval can
+#: compute: ``official``, ``set``, ``all_trec``).
+supported_nicknames = _NICKNAMES

@@ -167,3 +167,120 @@ def test_regression_ids_differing_by_trailing_nuls_are_one_id(shape):
     assert sorted(values) == ["a", "b"]
     for m in measures:
         assert [values[q][m] for q in ("a", "b")] == got.per_query[m].tolist()
+
+
+# --------------------------------------------------------------------------
+# 16. pytrec_eval's module functions
+# --------------------------------------------------------------------------
+
+
+def test_supported_measures_and_nicknames_are_pytrec_eval_s():
+    assert trec.supported_measures == pytrec_eval.supported_measures
+    assert trec.supported_measures is trec.RelevanceEvaluator.supported_measures
+    for nick, names in trec.supported_nicknames.items():
+        assert names == pytrec_eval.supported_nicknames[nick], nick
+
+
+def _qrels_lines(rng, n_queries=6):
+    lines = []
+    for q in rng.permutation(n_queries):  # queries in no order
+        for d in rng.permutation(15)[: int(rng.integers(1, 15))]:
+            lines.append(f"q{q} 0 d{d} {int(rng.integers(-1, 4))}\n")
+    return lines
+
+
+def _run_lines(rng, n_queries=6):
+    lines = []
+    for q in range(n_queries):
+        for rank, d in enumerate(rng.permutation(20)[: int(rng.integers(1, 20))]):
+            score = float(
+                rng.choice([rng.normal(), 1.5, 0.0, -2.25, 1e-300, 12.25000004])
+            )
+            lines.append(f"q{q} Q0 d{d} {rank} {score!r} run\n")
+    return lines
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", range(5))
+def test_parse_qrel_and_parse_run_equal_pytrec_eval(seed, tmp_path):
+    rng = np.random.default_rng(seed)
+    qrels_lines, run_lines = _qrels_lines(rng), _run_lines(rng)
+    want_qrels = pytrec_eval.parse_qrel(qrels_lines)
+    want_run = pytrec_eval.parse_run(run_lines)
+    (tmp_path / "qrels").write_text("".join(qrels_lines))
+    (tmp_path / "run").write_text("".join(run_lines))
+    stripped = [line.rstrip("\n") for line in qrels_lines]
+    with open(tmp_path / "qrels") as f_qrel, open(tmp_path / "run") as f_run:
+        shapes = [
+            (qrels_lines, run_lines),
+            (stripped, [line.rstrip("\n") for line in run_lines]),
+            (iter(qrels_lines), iter(run_lines)),
+            (f_qrel, f_run),
+        ]
+        for f_qrel_given, f_run_given in shapes:
+            got_qrels = trec.parse_qrel(f_qrel_given)
+            got_run = trec.parse_run(f_run_given)
+            # the same dicts, the same order, the same types
+            assert list(got_qrels.items()) == list(want_qrels.items())
+            assert list(got_run.items()) == list(want_run.items())
+            assert {type(v) for docs in got_qrels.values() for v in docs.values()} == {
+                int
+            }
+            assert type(got_qrels) is type(want_qrels)
+    measures = {"map", "ndcg_cut.10", "P.5", "recip_rank", "num_rel_ret"}
+    want = pytrec_eval.RelevanceEvaluator(want_qrels, measures).evaluate(want_run)
+    got = trec.RelevanceEvaluator(got_qrels, measures).evaluate(got_run)
+    assert got.keys() == want.keys()
+    for q in want:
+        assert got[q] == pytest.approx(want[q], abs=1e-12)
+
+
+def test_parse_refuses_what_pytrec_eval_asserts_on():
+    # pytrec_eval raises AssertionError on a document twice in a query
+    with pytest.raises(AssertionError):
+        pytrec_eval.parse_qrel(["q1 0 d1 1", "q1 0 d1 0"])
+    with pytest.raises(
+        trec.DuplicateDocnoError,
+        match=r"^`f_qrel`: duplicate docno 'd1' for query 'q1'; expected each",
+    ):
+        trec.parse_qrel(["q2 0 d1 1", "q1 0 d1 1", "q1 0 d2 0", "q1 0 d1 0"])
+    with pytest.raises(
+        trec.DuplicateDocnoError, match=r"^`f_run`: duplicate docno 'd1' for query 'q1'"
+    ):
+        trec.parse_run(["q1 Q0 d1 1 2.0 r", "q1 Q0 d1 2 1.0 r"])
+    with pytest.raises(skirm.io.TrecFormatError, match=r"^f_qrel:2: too few fields"):
+        trec.parse_qrel(["q1 0 d1 1", "q1 0 d2"])
+    with pytest.raises(skirm.io.TrecFormatError, match=r"^f_run:1: "):
+        trec.parse_run(["q1 Q0 d1 1 high r"])
+    with pytest.raises(skirm.InvalidParameterError, match=r"^`f_run` must be an"):
+        trec.parse_run(42)
+    with pytest.raises(skirm.InvalidInputError, match=r"^`f_qrel` must hold lines"):
+        trec.parse_qrel([b"q1 0 d1 1"])
+    assert trec.parse_qrel([]) == pytrec_eval.parse_qrel([])
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", range(3))
+def test_compute_aggregated_measure_equals_pytrec_eval(seed):
+    rng = np.random.default_rng(seed)
+    qrels = pytrec_eval.parse_qrel(_qrels_lines(rng, 12))
+    run = pytrec_eval.parse_run(_run_lines(rng, 12))
+    results = pytrec_eval.RelevanceEvaluator(
+        qrels, pytrec_eval.supported_measures
+    ).evaluate(run)
+    names = sorted(next(iter(results.values())))
+    for name in names:
+        values = [q[name] for q in results.values()]
+        want = pytrec_eval.compute_aggregated_measure(name, values)
+        assert trec.compute_aggregated_measure(name, values) == want, name
+
+
+def test_compute_aggregated_measure_refuses_what_it_cannot_summarise():
+    with pytest.raises(UnknownMeasureError, match=r"^unknown measure 'mapp'"):
+        trec.compute_aggregated_measure("mapp", [0.5])
+    with pytest.raises(skirm.InvalidInputError, match=r"^`values` must hold"):
+        trec.compute_aggregated_measure("map", [])
+    with pytest.raises(skirm.InvalidInputError, match=r"^`values` must be per-query"):
+        trec.compute_aggregated_measure("map", [0.5, "x"])
+    with pytest.raises(skirm.InvalidParameterError, match=r"^`measure` must be"):
+        trec.compute_aggregated_measure(None, [0.5])

@@ -354,9 +354,13 @@ def _from_frame(obj, name, value, names, columns, column_of, roles):
         col = column_of(obj, column)
         at = first_missing(col)
         if at is not None:
+            ids = dict(zip(roles, arrays, strict=False))
+            where = f"at row {at}"
+            if ids.get("query_id") is not None and ids.get("doc_id") is not None:
+                where += f" ({_row(ids['query_id'], ids['doc_id'], at)})"
             raise InvalidInputError(
                 f"`{name}`: column {column!r} must not hold missing values "
-                f"(null, None or NaN), got one at row {at}"
+                f"(null, None or NaN), got one {where}"
             )
         if is_column(col):
             array = values(col)

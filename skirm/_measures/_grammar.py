@@ -460,7 +460,7 @@ def _trec_beta(name) -> TrecName | None:
         variant = (*variant, ("level", _level(options["rel"], name)))
     spelling = measure.trec[0]  # set_F, whose parameter is beta
     return TrecName(
-        measure, spelling, (float(beta),), None, label=name, variant=variant
+        measure, spelling, (float(beta),), str(beta), label=name, variant=variant
     )
 
 

@@ -388,3 +388,21 @@ def test_labels_that_are_not_integers_are_named_with_their_query(qrels, match):
         trec.calc_aggregate(["P@1"], qrels, run)
     with pytest.raises(skirm.InvalidInputError, match=match):
         trec.evaluate_run(qrels, run, ["P_1"])
+
+
+def test_set_f_with_beta_is_trec_eval_s_set_f_in_evaluate_run():
+    run = {"1": {"a": 1.0, "x": 0.9, "c": 0.5}, "2": {"d": 1.0, "y": 0.4}}
+    result = trec.evaluate_run(
+        _QRELS, run, ["SetF(beta=0.5)", "set_F.0.5", "SetF(rel=2,beta=2.0)"]
+    )
+    np.testing.assert_array_equal(
+        result.per_query["SetF(beta=0.5)"], result.per_query["set_F_0.5"]
+    )
+    at_two = trec.evaluate_run(_QRELS, run, ["set_F.2.0"], relevance_level=2)
+    np.testing.assert_array_equal(
+        result.per_query["SetF(rel=2,beta=2.0)"], at_two.per_query["set_F_2.0"]
+    )
+    with pytest.raises(
+        skirm.InvalidParameterError, match=r"option 'beta' in 'SetF\(beta=-1\)' must"
+    ):
+        trec.evaluate_run(_QRELS, run, ["SetF(beta=-1)"])

@@ -112,7 +112,7 @@ class IrQrels:
     rows ``(query, subtopic, doc, label)``; subtopic ``"0"`` when none is
     given)."""
 
-    __slots__ = ("has_subtopics", "plain", "rows")
+    __slots__ = ("_negative", "_once", "has_subtopics", "plain", "rows")
 
     def __init__(self, query_ids, subtopics, doc_ids, labels) -> None:
         q, d = _strings(query_ids), _strings(doc_ids)
@@ -127,6 +127,18 @@ class IrQrels:
         self.has_subtopics = bool(np.any(subs != "0"))
         self.rows = (q, subs, d, labels)
         self.plain = _first_place_last_value(q, d, labels)[:3]
+        # whether every reading of a repeated judgment is the last row's
+        self._once = self.plain[0].shape[0] == q.shape[0]
+        self._negative = bool(labels.shape[0] and labels.min() < 0)
+
+    def reading(self, reading: str) -> str:
+        """``reading``, or ``"last"`` where it reads these judgments as the
+        last row does (every document judged once; for ``"positive"``, no
+        negative label either): measures of either reading then share one
+        evaluation."""
+        if self._once and (reading == "any" or not self._negative):
+            return "last"
+        return reading
 
     def judged(self, reading: str):
         """``((query_ids, doc_ids, labels), (extra_query_ids, extra_labels))``:

@@ -355,7 +355,7 @@ class Evaluator:
                 request.provider.order,
                 score_type,
                 request.diversity,
-                request.provider.judgments,
+                self.qrels.reading(request.provider.judgments),
             )
             groups.setdefault(key, []).append(request)
         # ir_measures reports 0 for the qrels queries a provider left out;

@@ -262,12 +262,12 @@ def test_the_doors_give_the_references_numbers(dimension, seed, tmp_path):
     COUNTS["cases"] += 1
     if bad:
         # refused, naming the query and the document
-        match = rf"`run`.* for query '{bad['query']}', document '{bad['doc']}'"
+        match = rf"`run`.*for query '{bad['query']}', document '{bad['doc']}'"
         if shape == "files":  # the line, with the file's name
             match = r"run:\d+: expected a numeric score, got .* nan r'"
         with pytest.raises(skirm.InvalidInputError, match=match):
             trec.calc_aggregate(["P@5"], skirm_qrels, skirm_run)
-        match = rf"`run`.* for query '{bad['query']}', document '{bad['doc']}'"
+        match = rf"`run`.*for query '{bad['query']}', document '{bad['doc']}'"
         q_dict = {bad["query"]: {bad["doc"]: 1}}
         r_dict = {}
         for q, d, s in run:

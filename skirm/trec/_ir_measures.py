@@ -465,7 +465,12 @@ def iter_calc(measures: Iterable[Any], qrels: Any, run: Any) -> Iterator[Metric]
     gdeval: docno descending; cwl_eval and accuracy: the order the run gave
     them; compat, pyndeval, judged and MS MARCO: docno ascending) and that
     provider's queries (0 for a qrels query the run lacks; accuracy leaves
-    out a query without a relevant document above its cutoff).
+    out a query without a relevant document above its cutoff). A document
+    judged more than once is read as that provider reads it (the last row;
+    for MS MARCO's ``RR@k``, relevant if any row reaches ``rel``; for
+    gdeval's, the positive rows, every one in the ideal DCG); a run listing
+    a document twice for a query, or holding a NaN or None score, is
+    refused as :func:`evaluate_run` refuses it.
 
     Parameters
     ----------

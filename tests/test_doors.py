@@ -32,6 +32,7 @@ from skirm.metrics._base import IGNORE_TIES
 from skirm.metrics._registry import SPECS
 from skirm.stats._compare import ALPHA as COMPARE_ALPHA, COMPARE_TEST, MISSING_QUERIES
 from skirm.stats._correction import CORRECTION
+from skirm.stats._ppi_mean import PPI_INTERVAL, PPI_METHOD
 from skirm.stats._resampling import N_RESAMPLES, RANDOM_STATE
 from skirm.trec import RelevanceEvaluator, evaluate_diversity, evaluate_run
 from skirm.trec._request import COLLECTION_SIZE, COMPAT, MAX_DOCS, RELEVANCE_LEVEL
@@ -155,8 +156,18 @@ def test_the_trec_doors_refuse_what_the_rules_refuse(tmp_path):
 # --------------------------------------------------------------------------
 
 COMMAND_RULES = {
-    "eval": [RELEVANCE_LEVEL, MAX_DOCS, COLLECTION_SIZE, REL_FORMAT, COMPAT],
+    "eval": [
+        RELEVANCE_LEVEL,
+        MAX_DOCS,
+        COLLECTION_SIZE,
+        REL_FORMAT,
+        COMPAT,
+        PPI_METHOD,
+        PPI_INTERVAL,
+    ],
     "compare": [
+        PPI_METHOD,
+        PPI_INTERVAL,
         RELEVANCE_LEVEL,
         COMPAT,
         COMPARE_TEST,
@@ -223,6 +234,7 @@ def test_every_option_with_a_rule_is_reached():
     assert options == {
         *("-l", "-M", "-N", "-R", "--compat", "--alpha", "--beta", "--test"),
         *("--missing", "--n-resamples", "--seed", "--correction"),
+        *("--ppi-method", "--ppi-interval"),
     }
     assert all(rule.option for rules in COMMAND_RULES.values() for rule in rules)
 

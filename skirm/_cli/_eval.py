@@ -6,6 +6,7 @@ import os
 import sys
 
 from skirm._cli._formats import output_format, write_eval
+from skirm._cli._ppi import check_ppi_options
 from skirm._cli._usage import UsageError, check_options
 from skirm._errors import (
     EmptyRunError,
@@ -53,6 +54,9 @@ def qrels_name(path):
 
 
 def run_eval(args, out):
+    check_ppi_options(args)
+    if args.gold_qrels is not None:
+        return _run_eval_gold(args, out)
     REL_FORMAT(args.rel_format)
     try:
         request = parse_measures(
@@ -93,18 +97,28 @@ def run_eval(args, out):
     # Nothing lost: the runs evaluated before one that fails are written
     # (trec_eval's format as soon as each is done), then the failure is
     # reported, with its status.
+    # Ctrl-C likewise: the runs done are written, then the interruption is
+    # reported (status 130), in every layout.
     streamed = output_format(args.format) == "trec"
     results, failure = [], None
-    for result in evaluate_paths(
-        qrels, args.runs, request, options, rel_format=args.rel_format, zscores=zscores
-    ):
-        if isinstance(result, BaseException):
-            failure = result
-            break
-        results.append(result)
-        if streamed:
-            write_eval(args, [result], [result.run_id], request, out)
-            out.send()
+    try:
+        for result in evaluate_paths(
+            qrels,
+            args.runs,
+            request,
+            options,
+            rel_format=args.rel_format,
+            zscores=zscores,
+        ):
+            if isinstance(result, BaseException):
+                failure = result
+                break
+            results.append(result)
+            if streamed:
+                write_eval(args, [result], [result.run_id], request, out)
+                out.send()
+    except KeyboardInterrupt as exc:
+        failure = exc
     paths = args.runs[: len(results)]
     labels = [r.run_id for r in results]
     if len(set(labels)) != len(labels):
@@ -117,6 +131,40 @@ def run_eval(args, out):
         from skirm._cli._plots import plot_eval
 
         plot_eval(args.plot, qrels, args.runs, labels, options.keywords())
+
+
+def _run_eval_gold(args, out):
+    """``--gold-qrels``: each run's measures from the judge's qrels corrected
+    by the gold qrels (:mod:`skirm._cli._ppi`)."""
+    from skirm._cli import _ppi
+    from skirm._cli._usage import per_query_request
+    from skirm._measures._table import COMPARE_METRICS
+
+    request, names = per_query_request(args.measures or COMPARE_METRICS, args.compat)
+    _ppi.check_gold_options(args, "eval")
+    check_options(
+        args,
+        relevance_level=RELEVANCE_LEVEL,
+        max_docs=MAX_DOCS,
+        collection_size=COLLECTION_SIZE,
+    )
+    current().stage(f"reading {qrels_name(args.qrels)}")
+    qrels = read_qrels(source(args.qrels))
+    gold = _ppi.read_gold(args.gold_qrels, qrels)
+    options = options_of(args)
+    sides = []
+    for judgements in (qrels, gold):
+        results = []
+        for result in evaluate_paths(judgements, args.runs, request, options):
+            if isinstance(result, BaseException):
+                raise result  # every run is evaluated against both
+            results.append(result)
+        sides.append(results)
+    labels = [r.run_id for r in sides[0]]
+    if len(set(labels)) != len(labels):
+        labels = list(args.runs)
+    results = _ppi.ppi_results(*sides, names, args)
+    _ppi.write_means(results, labels, args.runs, args.format, out)
 
 
 def _check_subtopics(qrels, path, request):

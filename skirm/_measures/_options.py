@@ -35,7 +35,7 @@ OPTIONS = {
             Interval(float, 0, closed="left"),
             expected="None or a non-negative number",
         ),
-        Param("denominator", OneOf("R", "min_k")),
+        Param("denominator", OneOf("R", "min_k", "hits")),
     )
 }
 

@@ -4,6 +4,8 @@ the text of the common parameters in the docstrings."""
 from __future__ import annotations
 
 import functools
+import re
+import textwrap
 from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
@@ -355,82 +357,104 @@ def takes_frames(function: F) -> F:
 # --------------------------------------------------------------------------
 
 COMMON_DOC = {
-    "arrays": """y_true : array-like of shape (n_samples,) or (n_queries, n_docs)
-        Relevance labels: non-negative numbers (graded or binary), one per row.
+    "arrays": """\
+y_true : array-like of shape (n_samples,) or (n_queries, n_docs)
+    Relevance labels: non-negative numbers (graded or binary), one per row.
 
-    y_score : array-like of the same shape as ``y_true``
-        Scores; higher ranks first. ``+/-inf`` is allowed, NaN is not.
+y_score : array-like of the same shape as ``y_true``
+    Scores; higher ranks first. ``+/-inf`` is allowed, NaN is not.
 
-        Only the rows given count: a query's relevant documents that are
-        not among its rows are not in R nor in the ideal ranking. For a
-        run scored against qrels (trec_eval's numbers, where judged but
-        unretrieved documents count), use :func:`skirm.trec.evaluate_run`.
+    Only the rows given count: a query's relevant documents that are
+    not among its rows are not in R nor in the ideal ranking. For a
+    run scored against qrels (trec_eval's numbers, where judged but
+    unretrieved documents count), use :func:`skirm.trec.evaluate_run`.
 
-        Or a frame (pandas, polars, pyarrow ``Table``) passed first, whose
-        columns ``y_true``, ``y_score``, ``groups`` and ``sample_weight``
-        name by keyword: ``f(frame, y_true="rel", y_score="score",
-        groups="qid")``.""",
-    "groups": """groups : array-like of shape (n_samples,), default=None
-        The query of each row: any hashable labels (ints, strings, a pandas
-        Series or Categorical), in any order. Required for 1-D input. Must be
-        None for 2-D input, where each row of the matrices is one query.""",
-    "k": """k : int, default=None
-        Only the top ``k`` rows of each query count. ``None`` means all rows;
-        ``k`` larger than a query is fine.""",
-    "sample_weight": """sample_weight : array-like of shape (n_samples,), default=None
-        Query weights given per row, constant within each query (for 2-D input,
-        one weight per query row). The result is the weighted mean over
-        queries.""",
-    "ties": """ties : {"average", "first", "optimistic", "pessimistic"}, \
-default="average"
-        How rows with equal scores within a query are ordered. ``"average"``
-        gives the exact expected value over all orderings of the tied rows;
-        ``"first"`` keeps input order; ``"optimistic"`` / ``"pessimistic"``
-        put higher labels first / last.""",
-    "no_relevant": """no_relevant : float in [0, 1], "skip" or "raise", default=0.0
-        The value of a query without any relevant row. ``0.0`` follows
-        scikit-learn and trec_eval, ``1.0`` LightGBM and XGBoost; ``"skip"``
-        leaves such queries out of the mean; ``"raise"`` raises ValueError.""",
-    "unjudged": """unjudged : {"raise", "nonrelevant", "condensed"}, default="raise"
-        What a NaN label (an unjudged row) means: an error, a non-relevant
-        row (as trec_eval reads documents missing from the qrels), or a row
-        dropped before ranking (condensed lists, trec_eval ``-J``). See
-        :ref:`unjudged`.""",
-    "relevance_threshold": """relevance_threshold : float, default=None
-        A row is relevant when ``y_true >= relevance_threshold``; ``None``
-        means ``y_true > 0``.""",
-    "gain": """gain : {"linear", "exponential"}, default="linear"
-        The gain of a label: the label itself (scikit-learn, trec_eval) or
-        ``2 ** label - 1`` (LightGBM, XGBoost, Burges et al.).""",
-    "cwl": """min_rel, max_rel : float, default=0.0 and None
-        A label becomes a gain in [0, 1] as ``(clip(label, min_rel, max_rel)
-        - min_rel) / (max_rel - min_rel)``, as cwl_eval reads qrels.
-        ``max_rel=None`` means the largest label in ``y_true`` (all queries),
-        so the value depends on the data passed; set it (e.g. 4 for 0-4
-        labels) to compare runs.
+    Or a frame (pandas, polars, pyarrow ``Table``) passed first, whose
+    columns ``y_true``, ``y_score``, ``groups`` and ``sample_weight``
+    name by keyword: ``f(frame, y_true="rel", y_score="score",
+    groups="qid")``.""",
+    "groups": """\
+groups : array-like of shape (n_samples,), default=None
+    The query of each row: any hashable labels (ints, strings, a pandas
+    Series or Categorical), in any order. Required for 1-D input. Must be
+    None for 2-D input, where each row of the matrices is one query.""",
+    "k": """\
+k : int, default=None
+    Only the top ``k`` rows of each query count. ``None`` means all rows;
+    ``k`` larger than a query is fine.""",
+    "sample_weight": """\
+sample_weight : array-like of shape (n_samples,), default=None
+    Query weights given per row, constant within each query (for 2-D input,
+    one weight per query row). The result is the weighted mean over
+    queries.""",
+    "ties": """\
+ties : {"average", "first", "optimistic", "pessimistic"}, default="average"
+    How rows with equal scores within a query are ordered. ``"average"``
+    gives the exact expected value over all orderings of the tied rows;
+    ``"first"`` keeps input order; ``"optimistic"`` / ``"pessimistic"``
+    put higher labels first / last.""",
+    "no_relevant": """\
+no_relevant : float in [0, 1], "skip" or "raise", default=0.0
+    The value of a query without any relevant row. ``0.0`` follows
+    scikit-learn and trec_eval, ``1.0`` LightGBM and XGBoost; ``"skip"``
+    leaves such queries out of the mean; ``"raise"`` raises ValueError.""",
+    "unjudged": """\
+unjudged : {"raise", "nonrelevant", "condensed"}, default="raise"
+    What a NaN label (an unjudged row) means: an error, a non-relevant
+    row (as trec_eval reads documents missing from the qrels), or a row
+    dropped before ranking (condensed lists, trec_eval ``-J``). See
+    :ref:`unjudged`.""",
+    "relevance_threshold": """\
+relevance_threshold : float, default=None
+    A row is relevant when ``y_true >= relevance_threshold``; ``None``
+    means ``y_true > 0``.""",
+    "gain": """\
+gain : {"linear", "exponential"}, default="linear"
+    The gain of a label: the label itself (scikit-learn, trec_eval) or
+    ``2 ** label - 1`` (LightGBM, XGBoost, Burges et al.).""",
+    "cwl": """\
+min_rel, max_rel : float, default=0.0 and None
+    A label becomes a gain in [0, 1] as ``(clip(label, min_rel, max_rel)
+    - min_rel) / (max_rel - min_rel)``, as cwl_eval reads qrels.
+    ``max_rel=None`` means the largest label in ``y_true`` (all queries),
+    so the value depends on the data passed; set it (e.g. 4 for 0-4
+    labels) to compare runs.
 
-    depth : int, default=1000
-        How far the user model reads every ranking (cwl_eval's 1,000):
-        shorter rankings are padded with gain 0, longer ones cut.""",
-    "cwl_ties": """ties : {"average", "first", "optimistic", "pessimistic"}, \
-default="average"
-        How rows with equal scores within a query are ordered. ``"first"``
-        keeps input order, as cwl_eval reads a run. The continuation of this
-        measure depends on the gains read so far, so ``"average"`` has no
-        closed form here: it is exact without ties and raises ValueError on
-        tied scores.""",
-    "returns": """Returns
-    -------
-    score : float
-        The mean over queries (weighted by ``sample_weight`` if given).""",
+depth : int, default=1000
+    How far the user model reads every ranking (cwl_eval's 1,000):
+    shorter rankings are padded with gain 0, longer ones cut.""",
+    "cwl_ties": """\
+ties : {"average", "first", "optimistic", "pessimistic"}, default="average"
+    How rows with equal scores within a query are ordered. ``"first"``
+    keeps input order, as cwl_eval reads a run. The continuation of this
+    measure depends on the gains read so far, so ``"average"`` has no
+    closed form here: it is exact without ties and raises ValueError on
+    tied scores.""",
+    "returns": """\
+Returns
+-------
+score : float
+    The mean over queries (weighted by ``sample_weight`` if given).""",
 }
+
+
+#: A placeholder alone on its line, and the indentation it stands at.
+_PLACEHOLDER = re.compile(r"^([ \t]*)%\((\w+)\)s[ \t]*$", re.MULTILINE)
 
 
 def fill_doc(function: F) -> F:
     """Substitute the shared parameter descriptions into a docstring.
 
-    Placeholders are written ``%(name)s``; the docstrings contain no other
-    ``%`` sign.
+    A placeholder ``%(name)s`` stands alone on its line; every line of the
+    text it stands for is indented as the placeholder is. Python 3.13
+    strips a docstring's indentation when it compiles it and earlier
+    versions keep it, so the text must follow the docstring's indentation,
+    whichever it is, for numpydoc (and ``help()``) to read each parameter.
     """
-    function.__doc__ = cast("str", function.__doc__) % COMMON_DOC
+    doc = cast("str", function.__doc__)
+
+    def indented(match: re.Match[str]) -> str:
+        return textwrap.indent(COMMON_DOC[match.group(2)], match.group(1))
+
+    function.__doc__ = _PLACEHOLDER.sub(indented, doc)
     return function

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._errors import InvalidParameterError
 from skirm._measures import _table as table
 from skirm._params import OneOf, Param
 
@@ -25,8 +25,12 @@ class Preset(NamedTuple):
     no_relevant: float
     options: dict  # metric option -> value, for the metrics that take it
     metrics: tuple  # the measures the preset reproduces
-    positive_scores: tuple = ()  # measures for which scores <= 0 are dropped
+    positive_scores: tuple = ()  # measures for which scores <= 0 are not retrieved
     without_cutoff: tuple = ()  # measures it reproduces without a cutoff only
+    # measures whose weighted mean adds a query without relevant rows
+    # unweighted (its value once), though its weight is in the denominator
+    unweighted_empty: tuple = ()
+    capped: bool = False  # the library's mean is capped at 1
 
 
 PRESETS = {
@@ -35,31 +39,36 @@ PRESETS = {
     "sklearn": Preset("average", 0.0, {"gain": "linear"}, (_NDCG, _DCG)),
     # LightGBM's ndcg@k and map@k: stable sort (input order among ties),
     # 2**label - 1 gains, 1 for a query without relevant rows, AP@k divided
-    # by min(k, R).
+    # by min(k, R). On a weighted validation set its ndcg adds 1 for such a
+    # query, not its weight (rank_metric.hpp), which make_eval_metric follows.
     "lightgbm": Preset(
         "first",
         1.0,
         {"gain": "exponential", "denominator": "min_k"},
         (_NDCG, _MAP),
+        unweighted_empty=(_NDCG,),
     ),
     # XGBoost's ndcg@k and map@k (add no_relevant=0.0 for its "-" variants).
+    # Its weighted ndcg adds a query without relevant rows as LightGBM's does
+    # (rank_metric.cc), and caps the mean at 1.
     "xgboost": Preset(
         "first",
         1.0,
         {"gain": "exponential", "denominator": "min_k"},
         (_NDCG, _MAP),
+        unweighted_empty=(_NDCG,),
+        capped=True,
     ),
     # torchmetrics' retrieval metrics: tie-averaged NDCG, linear gain,
-    # empty_target_action="neg" (0). MAP@k (divided by the hits in the top k)
-    # has no skirm counterpart; MAP, MRR, precision and recall drop rows whose
-    # score is <= 0, which skirm refuses to imitate silently.
+    # empty_target_action="neg" (0), MAP@k divided by the hits in the top k.
+    # Since torchmetrics 1.8 its MAP, MRR, precision and recall count a row
+    # scored <= 0 as not retrieved (evaluate's preset_metrics follows).
     "torchmetrics": Preset(
         "average",
         0.0,
-        {"gain": "linear"},
-        (_NDCG, _MRR, _PRECISION, _RECALL, table.HIT_RATE, table.R_PRECISION),
+        {"gain": "linear", "denominator": "hits"},
+        (_NDCG, _MAP, _MRR, _PRECISION, _RECALL, table.HIT_RATE, table.R_PRECISION),
         (_MAP, _MRR, _PRECISION, _RECALL),
-        (_MAP,),
     ),
     # BEIR (pytrec_eval underneath): trec_eval's rules. Ties go by document
     # id there; from arrays, "first" on rows sorted by document id descending.
@@ -123,18 +132,24 @@ def _covered(preset):
     return ", ".join(covered)
 
 
-def check_scores(name, bound, scores):
-    """Refuse scores a preset's library would drop (torchmetrics: <= 0)."""
+def not_retrieved(name, bound, scores) -> list:
+    """The labels of the bound metrics for which preset ``name``'s library
+    counts a row scored <= 0 as not retrieved (torchmetrics since 1.8: MAP,
+    MRR, precision and recall), when ``scores`` hold such a row; else []."""
     preset = PRESETS[name]
-    if not preset.positive_scores or scores.shape[0] == 0:
-        return
-    hit = [
+    if not preset.positive_scores or scores.shape[0] == 0 or np.min(scores) > 0:
+        return []
+    return [
         label for label, m in bound.items() if m.spec.measure in preset.positive_scores
     ]
-    if hit and np.min(scores) <= 0:
-        raise InvalidInputError(
-            f"conventions={name!r}: {name} treats rows with a score <= 0 as not "
-            f"retrieved for {', '.join(hit)}, which skirm does not imitate; got "
-            f"a score of {float(np.min(scores))!r}. Shift the scores "
-            "to be positive (a constant shift keeps the ranking) to compare"
-        )
+
+
+def weighted_mean_rules(name, metric) -> tuple[bool, bool]:
+    """How preset ``name``'s library takes the weighted mean of ``metric``:
+    ``(unweighted_empty, capped)``, whether a query without relevant rows
+    adds its value unweighted (LightGBM's and XGBoost's ndcg), and whether
+    the mean is capped at 1 (XGBoost)."""
+    if name is None:
+        return False, False
+    preset = PRESETS[name]
+    return metric.spec.measure in preset.unweighted_empty, preset.capped

@@ -19,10 +19,11 @@ from skirm._engine import (
     map_query_blocks,
     rank,
     relabel,
+    safe_divide,
 )
 from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._measures._options import OPTIONS
-from skirm._measures._table import DEFAULT_METRICS
+from skirm._measures._table import DEFAULT_METRICS, RECALL
 from skirm._params import NO_RELEVANT
 from skirm._validation import check_y_true
 from skirm.metrics._base import (
@@ -30,7 +31,7 @@ from skirm.metrics._base import (
     frame_arguments,
     mean_over_queries,
 )
-from skirm.metrics._conventions import apply_conventions, check_scores
+from skirm.metrics._conventions import apply_conventions, not_retrieved
 from skirm.metrics._registry import Metric, get_metric
 from skirm.metrics._result import EvaluationResult, assemble
 
@@ -198,16 +199,18 @@ def evaluate(
     )
     if isinstance(ranking, CheckedInput):
         checked = ranking
-        if conventions is not None:
-            check_scores(conventions, bound, checked.y_score)
-        if checked.missing is None and label_samples is None:
+        plain = conventions is None or not not_retrieved(
+            conventions, bound, checked.y_score
+        )
+        if plain and checked.missing is None and label_samples is None:
             # Plain rows: blocks of whole queries, in threads if asked.
             result = assemble(*per_query_values(bound, checked, no_relevant, n_jobs))
             result.n_unjudged = None
             return result
         ranking = rank(checked)
-    # Ranked lists, unjudged rows and judge samples: one ranking of all rows.
-    means, per_query = compute_metrics(bound, ranking, no_relevant)
+    # Ranked lists, unjudged rows, judge samples and a preset's rows not
+    # retrieved: one ranking of all rows.
+    means, per_query = preset_metrics(conventions, bound, ranking, no_relevant)
     result = EvaluationResult(
         np.asarray(ranking.group_ids), per_query, means, ranking.group_weights
     )
@@ -343,6 +346,40 @@ def metric_values(bound, ranking):
         for j, label in enumerate(labels):
             out[label] = (values[:, j], empty)
     return [out[label] for label in bound]
+
+
+def preset_metrics(conventions, bound, ranking, no_relevant):
+    """:func:`compute_metrics` under a preset (None: none).
+
+    Where the preset's library counts a row scored <= 0 as not retrieved
+    (:func:`~skirm.metrics._conventions.not_retrieved`), those metrics are
+    computed with such rows' labels 0: relevant rows not retrieved. Recall
+    keeps them in R, and a query whose every relevant row is left out so
+    scores 0 (the library's value, whatever ``no_relevant`` says of queries
+    without relevant rows).
+    """
+    means, per_query = compute_metrics(bound, ranking, no_relevant)
+    hit = (
+        [] if conventions is None else not_retrieved(conventions, bound, ranking.scores)
+    )
+    if not hit:
+        return means, per_query
+    labels = np.where(ranking.scores > 0, ranking.labels, 0)
+    retrieved = relabel(ranking, labels.astype(ranking.labels.dtype, copy=False))
+    sub = {label: bound[label] for label in hit}
+    for label, (values, left_out) in zip(
+        hit, metric_values(sub, retrieved), strict=True
+    ):
+        metric = bound[label]
+        threshold = metric.params.get("relevance_threshold")
+        R, kept = ranking.n_relevant(threshold), retrieved.n_relevant(threshold)
+        values = np.where(left_out, 0.0, values)
+        if metric.spec.measure is RECALL:  # hits / R: R of every relevant row
+            values = safe_divide(values * kept, R)
+        means[label], per_query[label] = mean_over_queries(
+            values, R == 0, ranking, no_relevant, metric.name
+        )
+    return means, per_query
 
 
 def compute_metrics(bound, ranking, no_relevant):

@@ -257,13 +257,30 @@ class Metric:
         )
 
     def values(self, ranking: Ranking) -> tuple[FloatArray, NDArray[np.bool_]]:
-        """``(per-query values, empty-query mask)`` on an existing ranking."""
+        """``(per-query values, empty-query mask)`` on an existing ranking.
+
+        Parameters
+        ----------
+        ranking : Ranking
+            The engine's ranking of the rows, as :meth:`RankedLists.ranking`
+            returns it.
+        """
         return self.spec.values(ranking, self.k, self.params)
 
     def per_query(
         self, ranking: Ranking, no_relevant: NoRelevant
     ) -> tuple[float, FloatArray]:
-        """``(mean, per-query values)`` on an existing ranking."""
+        """``(mean, per-query values)`` on an existing ranking.
+
+        Parameters
+        ----------
+        ranking : Ranking
+            The engine's ranking of the rows, as :meth:`RankedLists.ranking`
+            returns it.
+        no_relevant : float in [0, 1], "skip" or "raise"
+            The value of a query without any relevant row (see
+            :func:`evaluate`).
+        """
         values, empty = self.values(ranking)
         return mean_over_queries(values, empty, ranking, no_relevant, self.name)
 

@@ -29,11 +29,14 @@ from skirm._measures._options import OPTIONS
 from skirm._params import NO_RELEVANT, TIES, UNJUDGED, K, describe
 from skirm._query_ids import (
     GROUPS_FROM,
+    has_id_column,
     missing_groups_message,
     resolve_groups,
+    trained_on_column,
+    trained_on_ids_message,
 )
-from skirm.metrics._conventions import apply_conventions, check_scores
-from skirm.metrics._evaluate import compute_metrics
+from skirm.metrics._conventions import apply_conventions
+from skirm.metrics._evaluate import preset_metrics
 from skirm.metrics._registry import Metric, get_metric, spec_for
 from skirm.metrics._response import check_response_method, response
 
@@ -386,7 +389,9 @@ class RankingScorer:
             A fitted model with one of the response methods.
         X : array-like or pandas DataFrame
             The rows to score; a DataFrame may carry the query ids in an index
-            level or column named ``groups_from``.
+            level or column named ``groups_from``. A model trained on that
+            column (its ``feature_names_in_``) gets a warning naming it: the
+            ids are no feature.
         y_true : array-like of shape (n_samples,)
             Relevance labels.
         groups : array-like of shape (n_samples,), default=None
@@ -405,6 +410,14 @@ class RankingScorer:
             )
             if groups is None:
                 return self._missing_groups_scores()
+        if has_id_column(X, self._groups_from) and trained_on_column(
+            estimator, self._groups_from
+        ):
+            warnings.warn(
+                trained_on_ids_message(repr(self), estimator, self._groups_from),
+                UserWarning,
+                stacklevel=2,
+            )
         y_score = response(estimator, X, self._methods)
         ranking = rank(
             check_input(
@@ -416,9 +429,9 @@ class RankingScorer:
                 unjudged=self._unjudged,
             )
         )
-        if self._conventions is not None:
-            check_scores(self._conventions, self._metrics, ranking.scores)
-        scores, _ = compute_metrics(self._metrics, ranking, self._rank_no_relevant)
+        scores, _ = preset_metrics(
+            self._conventions, self._metrics, ranking, self._rank_no_relevant
+        )
         if self._multi:
             return scores
         return scores["score"]

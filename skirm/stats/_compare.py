@@ -12,6 +12,7 @@ from skirm._errors import (
     InvalidParameterError,
     MissingQueriesError,
 )
+from skirm._measures._held import held_name
 from skirm._params import Interval, OneOf, Param, checked, describe
 from skirm._progress import VERBOSE, reporting
 from skirm.stats._correction import CORRECTION, adjust_pvalues
@@ -86,7 +87,7 @@ def _check_metrics(results, metrics) -> list[str]:
         raise InvalidParameterError("`metrics` must name at least one metric, got none")
     for metric in metrics:
         for name, result in results.items():
-            if metric not in result.per_query:
+            if held_name(metric, result.per_query) is None:
                 raise InvalidParameterError(
                     f"`metrics` names {metric!r}, which results[{name!r}] does not "
                     f"hold; it has {', '.join(result.per_query)}"
@@ -110,7 +111,7 @@ def _align(results, metrics, missing):
     for s, result in enumerate(results.values()):
         pos = np.searchsorted(union, np.asarray(result.group_ids))
         for j, metric in enumerate(metrics):
-            values[s, j, pos] = result.per_query[metric]
+            values[s, j, pos] = result.per_query[held_name(metric, result.per_query)]
         if result.weights is not None:
             weights[s, pos] = result.weights
     absent = np.isnan(values)

@@ -797,7 +797,7 @@ BAD_OPTIONS = [
         "denominator",
         "k",
         ValueError,
-        r"`denominator` must be one of 'R', 'min_k', got 'k'",
+        r"`denominator` must be one of 'R', 'min_k', 'hits', got 'k'",
     ),
     ("ignore_ties", "yes", TypeError, r"`ignore_ties` must be True or False"),
 ]

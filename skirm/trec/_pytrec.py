@@ -41,11 +41,60 @@ if TYPE_CHECKING:
 
 __all__ = ["RelevanceEvaluator", "supported_measures", "supported_nicknames"]
 
+
 # pytrec_eval's measures and nicknames (trec_eval 9.0.x), from the measure
 # table: the drop-in answers to pytrec_eval's names whatever else skirm's
 # TREC path adds.
-_MEASURES = frozenset(PYTREC_EVAL_NAMES)
-_NICKNAMES = MappingProxyType(
+class _Measures(frozenset):
+    """The base names of the measures pytrec_eval knows, as
+    ``pytrec_eval.supported_measures``: a frozenset, the same as
+    ``RelevanceEvaluator.supported_measures``.
+
+    Examples
+    --------
+    >>> from skirm.trec import supported_measures
+    >>> "ndcg_cut" in supported_measures, "ndcg_cut_10" in supported_measures
+    (True, False)
+    """
+
+    __slots__ = ()
+
+
+class _Nicknames(Mapping):
+    """The nicknames pytrec_eval computes (``official``, ``set``,
+    ``all_trec``) and the measures each stands for, as
+    ``pytrec_eval.supported_nicknames``: a read-only mapping of str to
+    frozenset, the same as ``RelevanceEvaluator.supported_nicknames``.
+
+    Examples
+    --------
+    >>> from skirm.trec import supported_nicknames
+    >>> sorted(supported_nicknames)
+    ['all_trec', 'official', 'set']
+    >>> "map" in supported_nicknames["official"]
+    True
+    """
+
+    __slots__ = ("_names",)
+
+    def __init__(self, names: Mapping) -> None:
+        self._names = MappingProxyType(dict(names))
+
+    def __getitem__(self, nickname):
+        return self._names[nickname]
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __repr__(self) -> str:
+        return repr(dict(self._names))
+
+
+_MEASURES = _Measures(PYTREC_EVAL_NAMES)
+_NICKNAMES = _Nicknames(
     {nick: frozenset(names) for nick, names in PYTREC_EVAL_NICKNAMES.items()}
 )
 # Longest first, so that "ndcg_cut_10" is ndcg_cut with 10, not ndcg.
@@ -387,10 +436,6 @@ def _as_dict(queries, per_query, outputs):
     return dict(zip(queries, map(dict, zip(*pairs, strict=True)), strict=True))
 
 
-#: The base names pytrec_eval knows, as ``pytrec_eval.supported_measures``
-#: (the same set as :attr:`RelevanceEvaluator.supported_measures`).
+# As pytrec_eval's module names them (documented by their classes' docstrings).
 supported_measures = _MEASURES
-#: The nicknames and the measures each stands for, as
-#: ``pytrec_eval.supported_nicknames`` (read-only; those pytrec_eval can
-#: compute: ``official``, ``set``, ``all_trec``).
 supported_nicknames = _NICKNAMES

@@ -39,7 +39,8 @@ __all__ = ["malformed", "suggest", "unknown_measure"]
 
 def unknown_measure(name, door: str = "arrays") -> UnknownMeasureError:
     """The error for ``name`` at a door (``"arrays"``, ``"trec"``,
-    ``"diversity"``, ``"pytrec_eval"``: the drop-in's names): why a known
+    ``"diversity"``, ``"pytrec_eval"`` and ``"ir_measures"``: the
+    drop-ins' names): why a known
     measure is not computed there, else the close names of the door's
     grammars and what the door accepts."""
     if not isinstance(name, str):
@@ -91,7 +92,8 @@ def _valid(door) -> str:
     if door == "diversity":
         return f"valid names: {', '.join(sorted(DIVERSITY_NAMES, key=str.lower))}"
     if door == "ir_measures":
-        return f"ir_measures' names: {', '.join(sorted(IR_NAMES, key=str.lower))}"
+        names = ", ".join(sorted(IR_NAMES, key=str.lower))
+        return f"the ir_measures names skirm computes: {names}"
     return (
         f"valid names: {', '.join(metric_names())}; also trec_eval names "
         "(e.g. 'ndcg_cut.10', 'P.5', 'recip_rank') and ir_measures strings "

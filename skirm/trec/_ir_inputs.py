@@ -10,7 +10,7 @@ from it. The shapes are read by :mod:`skirm.io`'s readers (``columns_of``,
 the run and 4-column judgment file readers) into skirm's records
 (:class:`~skirm.io.Run`, :class:`~skirm.io.QrelsJG`,
 :class:`~skirm.io.Qrels`); what is added here is ir_measures' reading of a
-pair given twice: its first place, its last value, as a dict keeps them.
+judgment given twice, as each provider reads it (:func:`ir_graded`).
 """
 
 from __future__ import annotations
@@ -19,13 +19,14 @@ from typing import Any
 
 import numpy as np
 
+from skirm._errors import DuplicateDocnoError
 from skirm.io import Qrels, QrelsJG, Run, read_run
-from skirm.io._convert import SUBTOPIC, columns_of
+from skirm.io._convert import SUBTOPIC, check_values, columns_of
 from skirm.io._prefs import read_four_columns
 from skirm.io._sources import is_path
 from skirm.io._tokens import first_duplicate
 
-__all__ = ["ir_graded", "ir_subtopics", "read_ir_qrels", "read_ir_run"]
+__all__ = ["ir_graded", "ir_reading", "ir_subtopics", "read_ir_qrels", "read_ir_run"]
 
 #: The columns of judgments with their subtopic (ir_measures' iteration).
 _ROLES = ("query_id", SUBTOPIC, "doc_id", "relevance")
@@ -37,9 +38,9 @@ def _strings(values) -> np.ndarray:
     return np.asarray(values, dtype=object).astype(str)
 
 
-def _first_place_last_value(query_ids, doc_ids, values):
+def _first_place(query_ids, doc_ids, values, keep="last"):
     """One row per (query, doc), as a dict keeps them: the first place,
-    the last value."""
+    the last value (``keep="max"``: the highest, ``"min"``: the lowest)."""
     n = query_ids.shape[0]
     if n == 0:
         return query_ids, doc_ids, values
@@ -49,39 +50,60 @@ def _first_place_last_value(query_ids, doc_ids, values):
     _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     if first.shape[0] == n:
         return query_ids, doc_ids, values
-    last = np.zeros(first.shape[0], dtype=np.intp)
-    np.maximum.at(last, inverse, np.arange(n))
+    if keep == "last":
+        last = np.zeros(first.shape[0], dtype=np.intp)
+        np.maximum.at(last, inverse, np.arange(n))
+        kept = values[last]
+    else:
+        kept = values[first]
+        (np.maximum if keep == "max" else np.minimum).at(kept, inverse, values)
     order = np.argsort(first, kind="stable")
     rows = first[order]
-    return query_ids[rows], doc_ids[rows], values[last[order]]
+    return query_ids[rows], doc_ids[rows], kept[order]
 
 
 def read_ir_run(run: Any) -> Run:
-    """A run in any shape ir_measures takes, one row per (query, document)
-    in the order given."""
-    if is_path(run):
+    """A run in any shape ir_measures takes, or a :class:`~skirm.io.Run`, in
+    the order given; a document listed twice for a query is refused, as
+    :func:`~skirm.trec.evaluate_run` refuses it (ir_measures' providers read
+    it in three ways: a dict's first place and last score, both rows, or
+    the rows of a block)."""
+    if isinstance(run, Run):
+        rows = run
+    elif is_path(run):
         # skirm's reader of run files: its lines in file order, no line
-        # read in Python; kept as read (tokens, no string per line) unless a
-        # document is listed twice for a query
+        # read in Python; kept as read (tokens, no string per line)
         rows = read_run(run)
-        codes, _ = rows._query_codes()
-        if first_duplicate(codes, rows._tokens()[1]) is None:
-            return rows
-        q, d, scores = rows.query_ids, rows.doc_ids, rows.scores
     else:
         scoreddocs = getattr(run, "scoreddocs_iter", None)
         if callable(scoreddocs):  # an ir_datasets dataset
             run = scoreddocs()
         q, d, scores = columns_of(run, "run", "score", _frame_names(run, "score"), Run)
-    scores = np.asarray(scores, dtype=np.float64)
-    return Run(*_first_place_last_value(_strings(q), _strings(d), scores))
+        scores = check_values(scores, "run", "score", q, d)
+        rows = Run(_strings(q), _strings(d), np.asarray(scores, dtype=np.float64))
+    pair = first_duplicate(rows._query_codes()[0], rows._tokens()[1])
+    if pair is not None:
+        first, second = pair
+        raise DuplicateDocnoError(
+            f"`run`: duplicate docno {str(rows.doc_ids[second])!r} for query "
+            f"{str(rows.query_ids[second])!r} (rows {first} and {second}); "
+            "expected each docno once per query in the run"
+        )
+    return rows
 
 
 def read_ir_qrels(qrels: Any) -> tuple:
-    """Judgments in any shape ir_measures takes, in the order given, as
-    columns: query ids, subtopics (``"0"`` where none is given), doc ids
-    and labels (see :func:`ir_graded` and :func:`ir_subtopics`)."""
-    if is_path(qrels):
+    """Judgments in any shape ir_measures takes, or skirm's
+    :class:`~skirm.io.Qrels` and :class:`~skirm.io.QrelsJG` (the subtopic of
+    each judgment: its group), in the order given, as columns: query ids,
+    subtopics (``"0"`` where none is given), doc ids and labels (see
+    :func:`ir_graded` and :func:`ir_subtopics`)."""
+    if isinstance(qrels, Qrels):
+        q, subtopics, d, labels = qrels.query_ids, None, qrels.doc_ids, qrels.labels
+    elif isinstance(qrels, QrelsJG):
+        q, subtopics, d = qrels.query_ids, qrels.groups, qrels.doc_ids
+        labels = qrels.labels
+    elif is_path(qrels):
         # skirm's reader of 4-column judgment files: in file order, no line
         # read in Python. ir_measures reads the second column as the Qrel's
         # iteration, which its pyndeval provider takes as the subtopic.
@@ -98,18 +120,64 @@ def read_ir_qrels(qrels: Any) -> tuple:
         )
         if names and SUBTOPIC not in names:
             subtopics = None  # ir_measures reads no other column as the subtopic
+        labels = check_values(labels, "qrels", "relevance", q, d)
     q, d = _strings(q), _strings(d)
     if subtopics is None:
         subtopics = np.full(q.shape[0], "0", dtype=object)
     return q, _strings(subtopics), d, _labels(labels)
 
 
-def ir_graded(columns) -> Qrels:
-    """The judgments (:func:`read_ir_qrels`' columns) as ir_measures hands
-    them to every provider but pyndeval: one label per (query, document),
-    its first place and its last label."""
+def ir_reading(columns, reading: str) -> str:
+    """``reading`` (``Reference.judgments``: ``"last"``, ``"any"``,
+    ``"positive"``), or ``"last"`` where it reads these judgments as the
+    last row does (every document judged once; for ``"positive"``, no
+    negative label either): measures of either reading then share one
+    evaluation."""
     q, _, d, labels = columns
-    return Qrels(*_first_place_last_value(q, d, labels))
+    once = _first_place(q, d, labels)[0].shape[0] == q.shape[0]
+    negative = bool(labels.shape[0] and labels.min() < 0)
+    if once and (reading == "any" or not negative):
+        return "last"
+    return reading
+
+
+def ir_graded(columns, reading: str = "last", doc_ids=None) -> Qrels:
+    """The judgments (:func:`read_ir_qrels`' columns) as ir_measures hands
+    them to a provider but pyndeval: one label per (query, document), at
+    its first place, read as ``reading`` says (``"last"``: the last label,
+    as a dict keeps it; ``"any"``: the highest; ``"positive"``, gdeval's:
+    the positive rows only, the document at the lowest of them). gdeval's
+    positive rows beyond one per document become judgments of documents of
+    their own, under names neither the judgments nor ``doc_ids`` (the
+    run's) hold, so that they enter the ideal DCG and nothing else."""
+    q, _, d, labels = columns
+    if reading != "positive":
+        return Qrels(*_first_place(q, d, labels, "max" if reading == "any" else "last"))
+    positive = labels > 0
+    q, d, labels = q[positive], d[positive], labels[positive]
+    one = _first_place(q, d, labels, "min")
+    if one[0].shape[0] == q.shape[0]:
+        return Qrels(*one)
+    # each pair's rows by label: the first is the one kept, the others extra
+    _, q_codes = np.unique(q, return_inverse=True)
+    d_uniques, d_codes = np.unique(d, return_inverse=True)
+    key = q_codes.astype(np.int64) * d_uniques.shape[0] + d_codes
+    order = np.lexsort((labels, key))
+    extra = np.ones(order.shape[0], dtype=bool)
+    extra[0] = False
+    extra[1:] = key[order][1:] == key[order][:-1]
+    rows = order[extra]
+    prefix = "\x01extra judgment "  # no docno of a TREC file
+    names = np.char.add(prefix, np.arange(rows.shape[0]).astype(str))
+    held = d if doc_ids is None else np.concatenate([d, _strings(doc_ids)])
+    while np.isin(names, held).any():
+        prefix += "+"
+        names = np.char.add(prefix, np.arange(rows.shape[0]).astype(str))
+    return Qrels(
+        np.concatenate([one[0], q[rows]]),
+        np.concatenate([one[1], names]),
+        np.concatenate([one[2], labels[rows]]),
+    )
 
 
 def ir_subtopics(columns) -> QrelsJG:

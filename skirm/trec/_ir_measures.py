@@ -13,17 +13,27 @@ reported as that provider reports them (its queries, its summary).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from skirm._errors import NoCommonQueryError
 from skirm._measures import _table as table
 from skirm._measures._table import IR_ACCURACY
-from skirm._measures._unknown import unknown_measure
+from skirm._measures._unknown import UnknownMeasureError, unknown_measure
+from skirm._measures._vocabulary import IR_CWL_EVAL, IR_GDEVAL
 from skirm.io import Run
+from skirm.metrics._cwl import CWL_DEPTH
 from skirm.trec._evaluate_run import evaluate_request
-from skirm.trec._ir_inputs import ir_graded, ir_subtopics, read_ir_qrels, read_ir_run
+from skirm.trec._ir_inputs import (
+    ir_graded,
+    ir_reading,
+    ir_subtopics,
+    read_ir_qrels,
+    read_ir_run,
+)
 from skirm.trec._ranked import c_floats
 from skirm.trec._request import Options, Request, parse_measures
 
@@ -94,6 +104,8 @@ _OPTIONS = Options(1, False, None, False, "9.0")
 _DOOR = "ir_measures"
 #: What the output telling the queries accuracy reports is named.
 _GUARD = "accuracy reports: "
+#: A cutoff in an ir_measures name (``@k`` or ``cutoff=k``).
+_CUTOFF = re.compile(r"(@|cutoff=)(\d+)")
 
 
 class _Asked(NamedTuple):
@@ -112,31 +124,99 @@ class _Asked(NamedTuple):
 
 
 def _text(measure: Any) -> str:
-    return (measure if isinstance(measure, str) else str(measure)).strip()
+    return (measure if isinstance(measure, str) else _name_of(measure)).strip()
+
+
+def _name_of(measure: Any) -> str:
+    """The name of an ir_measures ``Measure`` from its parameters, spelt as
+    its ``repr`` but with every pair of a dict option (the repr leaves out
+    the pairs whose grade is its gain: ``nDCG(gains={0:0,1:1,2:2})`` prints
+    as ``nDCG(gains={})``)."""
+    params = getattr(measure, "params", None)
+    supported = getattr(measure, "SUPPORTED_PARAMS", None)
+    if not isinstance(params, dict) or not isinstance(supported, dict):
+        return str(measure)
+    at = getattr(measure, "AT_PARAM", "cutoff")
+    opts = []
+    for key, value in params.items():
+        info = supported.get(key)
+        if key == at or (info is not None and value == info.default):
+            continue
+        if isinstance(value, dict):
+            pairs = ",".join(f"{k}:{v}" for k, v in sorted(value.items()))
+            opts.append(f"{key}={{{pairs}}}")
+        else:
+            opts.append(f"{key}={value!r}")
+    name = getattr(measure, "__name__", None) or measure.NAME
+    text = f"{name}({','.join(opts)})" if opts else str(name)
+    return text + (f"@{params[at]}" if at in params else "")
+
+
+def _to_depth(text: str) -> str:
+    """A C/W/L cutoff as cwl_eval reads it: every ranking to its first
+    :data:`CWL_DEPTH` documents, where a cutoff past them stops no user
+    (a continuation reads its cutoff only as ``rank < k``), so the values
+    are those of the cutoff at the depth."""
+    return _CUTOFF.sub(lambda m: m[1] + str(min(int(m[2]), CWL_DEPTH)), text)
+
+
+def _unknown(text: str) -> UnknownMeasureError:
+    error = unknown_measure(text, _DOOR)
+    return type(error)(f"`measures`: {error}")
+
+
+def _read(texts: list) -> tuple:
+    """The request of ``texts`` and its outputs and diversity measures by
+    name."""
+    try:
+        request = parse_measures(texts, "9.0", diversity=True, door=_DOOR)
+    except UnknownMeasureError as error:
+        raise type(error)(f"`measures`: {error}") from None
+    found = {o.name: o for o in request.outputs}
+    return request, found | {d.text: d for d in request.diversity}
 
 
 def _parse(measures: list) -> tuple:
     """``(asked, request)``: each measure (:class:`_Asked`) and the
     :class:`~skirm.trec._request.Request` of them all, read once by the
     measure table's grammars (ir_measures' spellings and aliases are rows
-    of the table)."""
+    of the table); a C/W/L cutoff past cwl_eval's depth read at the depth."""
     texts = [_text(m) for m in measures]
-    request = parse_measures(texts, "9.0", diversity=True, door=_DOOR)
-    found = {o.name: o for o in request.outputs}
-    found |= {d.text: d for d in request.diversity}
+    request, found = _read(texts)
+    deep = [
+        _to_depth(t) if getattr(found.get(t), "reference", None) is IR_CWL_EVAL else t
+        for t in texts
+    ]
+    if deep != texts:
+        texts = deep
+        request, found = _read(texts)
     asked = []
     for measure, text in zip(measures, texts, strict=True):
         named = found.get(text)
         if named is None or named.reference is None:
-            raise unknown_measure(text, _DOOR)
+            raise _unknown(text)
         diversity = named in request.diversity
         if diversity:
             sums, rel = False, named.options.get("rel", 1)
         else:
             sums = any(t.summary in ("sum", "count") for t in named.measure.trec)
             rel = _rel(named)
-        asked.append(_Asked(measure, text, named.reference, sums, rel, diversity))
+        reference = named.reference
+        if _exponential(named):
+            reference = IR_GDEVAL  # pytrec_eval has only dcg='log2'
+        asked.append(_Asked(measure, text, reference, sums, rel, diversity))
     return asked, request
+
+
+def _exponential(output) -> bool:
+    """Whether ``output`` is nDCG with exponential gains (``dcg='exp-log2'``,
+    gdeval's nDCG)."""
+    metric = getattr(output, "metric", None)
+    return (
+        getattr(output, "measure", None) is table.NDCG
+        and metric is not None
+        and metric.params.get("gain") == "exponential"
+    )
 
 
 def _rel(output) -> Any:
@@ -212,39 +292,52 @@ class Evaluator:
         if isinstance(measures, str) or not isinstance(measures, Iterable):
             measures = [measures]
         self.requests, self._request = _parse(list(dict.fromkeys(measures)))
-        columns = read_ir_qrels(qrels)
-        self.qrels = ir_graded(columns)
-        self._subtopics = ir_subtopics(columns) if self._request.diversity else None
+        self._judgments = read_ir_qrels(qrels)
+        self.qrels = ir_graded(self._judgments)
+        self._subtopics = None
+        if self._request.diversity:
+            self._subtopics = ir_subtopics(self._judgments)
         self._ids = np.unique(self.qrels.query_ids)
+        # each reading of a judgment given twice that a measure's provider
+        # asks for (one, "last", unless the judgments hold such a document)
+        self._readings = {
+            r.text: "last"
+            if r.diversity
+            else ir_reading(self._judgments, r.reference.judgments)
+            for r in self.requests
+        }
+        self._graded = {"last": self.qrels}
 
     def query_ids(self) -> list[str]:
         """The queries with a judgment."""
         return self._ids.tolist()
 
-    def _evaluated(self, run: Run) -> tuple:
-        """``(ids, per_query)``: every measure evaluated once on the run,
-        each ranked as its provider ranks it (its tie order and score
-        type, :class:`~skirm._measures._rows.Reference`)."""
+    def _evaluated(self, run: Run) -> dict:
+        """``{reading: (ids, per_query)}``: every measure evaluated once on
+        the run, each ranked as its provider ranks it (its tie order and
+        score type, :class:`~skirm._measures._rows.Reference`), against the
+        judgments as it reads a document judged twice (one evaluation per
+        reading in use: one unless such a document differs by reading)."""
         # C floats order the run as doubles do unless two scores of a query
         # differ only beyond a float's precision: then a ranking of its own
         # (asked only where a ranking of doubles has the same tie order: a
         # ranking of floats alone orders the run as doubles do or better)
         as_floats = not self._float_orders() or _floats_tie_more(run)
         by_text = {o.name: o for o in self._request.outputs}
-        outputs = [
-            _ranked_by(o, r.reference, as_floats)
-            for r in self.requests
-            if not r.diversity
-            for o in (by_text[r.text],)
-        ]
-        guards = [
-            (r.text, _guard(r, by_text[r.text]))
-            for r in self.requests
-            if r.reference is IR_ACCURACY
-        ]
-        if guards:
-            parsed = parse_measures(list(dict.fromkeys(g for _, g in guards)), "9.0")
-            outputs += [
+        outputs: dict[str, list] = {}
+        for r in self.requests:
+            if r.diversity:
+                continue
+            output = _ranked_by(by_text[r.text], r.reference, as_floats)
+            outputs.setdefault(self._readings[r.text], []).append(output)
+        guards: dict[str, list] = {}
+        for r in self.requests:
+            if r.reference is IR_ACCURACY:
+                guard = _guard(r, by_text[r.text])
+                guards.setdefault(self._readings[r.text], []).append(guard)
+        for reading, names in guards.items():
+            parsed = parse_measures(list(dict.fromkeys(names)), "9.0")
+            outputs[reading] += [
                 _ranked_by(o.replace(name=_GUARD + o.name), IR_ACCURACY, False)
                 for o in parsed.outputs
             ]
@@ -252,17 +345,37 @@ class Evaluator:
         options = _OPTIONS
         if diversity:
             options = options._replace(ties=_TIES[diversity[0].reference.order])
-        result = evaluate_request(
-            self.qrels,
-            run,
-            Request(outputs, diversity),
-            options,
-            rel_format="qrels",
-            zscores=None,
-            verbose=0,
-            subtopics=self._subtopics,
-        )
-        return np.asarray(result.group_ids).astype(str), result.per_query
+            outputs.setdefault("last", [])
+        evaluated = {}
+        for reading, these in outputs.items():
+            subtopics = self._subtopics if reading == "last" else None
+            try:
+                result = evaluate_request(
+                    self._graded_as(reading, run),
+                    run,
+                    Request(these, diversity if reading == "last" else []),
+                    options,
+                    rel_format="qrels",
+                    zscores=None,
+                    verbose=0,
+                    subtopics=subtopics,
+                )
+            except NoCommonQueryError:  # as an empty run: every qrels query is 0
+                evaluated[reading] = np.empty(0, dtype=str), {}
+            else:
+                ids = np.asarray(result.group_ids).astype(str)
+                evaluated[reading] = ids, result.per_query
+        return evaluated
+
+    def _graded_as(self, reading: str, run: Run):
+        """The judgments read as ``reading`` says (:func:`ir_graded`): kept
+        across runs, but for gdeval's extra rows, named apart from the
+        run's documents."""
+        if reading == "positive":
+            return ir_graded(self._judgments, reading, run.doc_ids)
+        if reading not in self._graded:
+            self._graded[reading] = ir_graded(self._judgments, reading)
+        return self._graded[reading]
 
     def _float_orders(self) -> bool:
         """Whether a tie order ranks both C floats and doubles here (some
@@ -278,16 +391,15 @@ class Evaluator:
 
     def _columns(self, run: Run) -> Iterator[tuple[_Asked, np.ndarray, np.ndarray]]:
         """Each measure's queries and values, as its provider reports them."""
-        if len(run):
-            ids, per_query = self._evaluated(run)
-        else:
-            ids, per_query = np.empty(0, dtype=str), {}
+        evaluated = self._evaluated(run) if len(run) else {}
+        none = np.empty(0, dtype=str), {}
         # ir_measures reports 0 for the qrels queries a provider left out;
         # its accuracy provider does not, unless another provider's measure
         # is in the same request (then the pipeline's own filling does).
         fill_accuracy = any(r.reference is not IR_ACCURACY for r in self.requests)
         outputs = {o.name: o for o in self._request.outputs}
         for request in self.requests:
+            ids, per_query = evaluated.get(self._readings[request.text], none)
             values = np.asarray(per_query.get(request.text, ()), dtype=np.float64)
             these = ids
             if request.reference is IR_ACCURACY and ids.shape[0]:

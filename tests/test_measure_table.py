@@ -49,7 +49,7 @@ OTHER_MEANINGS = {
     "compat": {
         "skirm/trec/_request.py": "the trec_eval version option's name",
     },
-    "dcg": {"skirm/_measures/_grammar.py": "ir_measures' nDCG option `dcg`"},
+    "dcg": {"skirm/_measures/_name_options.py": "ir_measures' nDCG option `dcg`"},
     "judged": {
         "skirm/trec/_ndeval_report.py": "the diversity report's judged queries",
         "skirm/trec/_diversity_run.py": "the diversity report's judged queries",
@@ -58,6 +58,7 @@ OTHER_MEANINGS = {
         "skirm/plot/_precision_recall.py": "an axis label",
         "skirm/_measures/_trec.py": "ir_measures' IPrec option `recall`",
         "skirm/_measures/_grammar.py": "ir_measures' IPrec option `recall`",
+        "skirm/_measures/_name_options.py": "ir_measures' IPrec option `recall`",
     },
     "success": {"skirm/_errors.py": "the meaning of exit status 0"},
     "ndcg": {"skirm/ranker/_libraries.py": "LightGBM's and XGBoost's metric"},

@@ -28,6 +28,14 @@ from skirm._errors import (
     MeasureParameterError,
     UnknownMeasureError,
 )
+from skirm._measures._name_options import (
+    QRELS_OPTIONS,
+    check_options,
+    cutoff_option,
+    parse_options,
+    translate,
+    variant_of,
+)
 from skirm._measures._names import (
     CUTOFF,
     DIVERSITY_NAME,
@@ -109,7 +117,7 @@ def parse_metric(name: str, door: str = "arrays") -> Named:
         return Named(name, measure, k, reference=reference_of(exact_ir, k))
     ir = exact_ir or IR_LOWER.get(base.lower())
     if ir is not None and (opts is not None or exact_first or at):
-        return _from_ir(ir, name, base, k, _parse_options(opts, name), door)
+        return _from_ir(ir, name, base, k, parse_options(opts, name), door)
     if opts is not None:
         raise unknown_measure(name, door)
     trec = TREC_ON_ARRAYS.get(base) or TREC_LOWER.get(base.lower())
@@ -148,15 +156,15 @@ def _no_cutoff(base, name, what="measure") -> InvalidParameterError:
 
 def _from_ir(ir, name, base, k, options, door) -> Named:
     measure, spelling = ir
-    k = _cutoff_option(spelling, options, k, base, name)
+    k = cutoff_option(spelling, options, k, base, name)
     if k is not None and not spelling.cutoff:
         raise _no_cutoff(base, name)
-    _check_options(spelling, options, base, name)
+    check_options(spelling, options, base, name)
     variant = variant_of(options, name, door)
     out = dict(spelling.fixed)
     for key, value in options.items():
         if key not in QRELS_OPTIONS:
-            out.update(_translate(key, value, name))
+            out.update(translate(key, value, name))
     return Named(name, measure, k, out, variant, reference_of(ir, k))
 
 
@@ -166,181 +174,6 @@ def reference_of(ir, cutoff):
     if ir is None:
         return None
     return ir[1].cutoff_provider if cutoff is not None else ir[1].provider
-
-
-#: ir_measures' options that change what the qrels say: a run evaluated
-#: against its qrels applies them per measure (trec_eval's -J; grades
-#: mapped to gains, as ir_measures maps the qrels it hands pytrec_eval).
-QRELS_OPTIONS = ("judged_only", "gains")
-
-
-def _check_options(spelling, options, base, name):
-    for key in options:
-        if key not in spelling.options:
-            accepted = ", ".join(o for o in spelling.options if o != "recall")
-            raise InvalidParameterError(
-                f"measure {base!r} in {name!r} takes no option {key!r}; options "
-                f"skirm accepts for it: {accepted or 'none'}"
-            )
-
-
-def _cutoff_option(spelling, options, k, base, name):
-    """The cutoff given as an option (``nDCG(cutoff=5)``), taken out of
-    ``options``; ``k`` when there is none."""
-    if "cutoff" not in options or spelling.cutoff != "@k":
-        return k
-    value = options.pop("cutoff")
-    if k is not None:
-        raise InvalidParameterError(
-            f"measure {base!r} in {name!r} is given a cutoff twice (cutoff= and @)"
-        )
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidParameterError(
-            f"option 'cutoff' in {name!r} must be a positive integer, got {value!r}"
-        )
-    return value
-
-
-def variant_of(options, name, door) -> tuple:
-    """What ``options`` change in the qrels, as a hashable key (``()`` for
-    nothing): ``judged_only`` and ``gains``, which only the doors of a run
-    against its qrels (``door="trec"``, ``"ir_measures"``) apply."""
-    items = []
-    if options.get("judged_only", False) is not False:
-        if options["judged_only"] is not True:
-            raise InvalidParameterError(
-                f"option 'judged_only' in {name!r} must be True or False, got "
-                f"{options['judged_only']!r}"
-            )
-        items.append(("judged_only", True))
-    if "gains" in options:
-        items.append(("gains", _gains(options["gains"], name)))
-    if items and door not in ("trec", "ir_measures"):
-        raise InvalidParameterError(
-            f"option {items[0][0]!r} in {name!r} changes the qrels, which rows do "
-            "not have: evaluate the run against its qrels with "
-            "skirm.trec.evaluate_run (it takes the option per measure)"
-            + (
-                ", or pass unjudged='condensed' to the call"
-                if items[0][0] == "judged_only"
-                else ", or map the labels to gains before the call"
-            )
-        )
-    return tuple(items)
-
-
-def _gains(value, name):
-    """``{grade: gain}`` as sorted integer pairs (trec_eval reads integer
-    grades)."""
-    if not isinstance(value, dict) or not value:
-        raise InvalidParameterError(
-            f"option 'gains' in {name!r} must be a {{grade: gain}} dict such as "
-            f"gains={{0:0,1:1,2:3}}, got {value!r}"
-        )
-    for grade, gain in value.items():
-        if not all(type(x) is int for x in (grade, gain)):
-            raise InvalidParameterError(
-                f"option 'gains' in {name!r} must map integer grades to integer "
-                f"gains (qrels hold integers), got {grade!r}: {gain!r}"
-            )
-    return tuple(sorted(value.items()))
-
-
-def _translate(key, value, name) -> dict:
-    """An ir_measures option as skirm options."""
-    if key == "rel":
-        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-            raise InvalidParameterError(
-                f"option 'rel' in {name!r} must be a positive number, got {value!r}"
-            )
-        return {"relevance_threshold": float(value)}
-    if key == "normalize":
-        return {key: value}
-    if key == "dcg":
-        if value == "log2":
-            return {}
-        if value == "exp-log2":
-            return {"gain": "exponential"}
-        raise InvalidParameterError(
-            f"option 'dcg' in {name!r} must be 'log2' or 'exp-log2', got {value!r}"
-        )
-    if key == "relative":
-        if value is not False:
-            raise InvalidParameterError(
-                f"option 'relative' in {name!r} must be False on the array path; "
-                "relative=True is trec_eval's set_relative_P: evaluate the run "
-                "against its qrels with skirm.trec.evaluate_run"
-            )
-        return {}
-    if key == "beta":
-        if value != 1:
-            raise InvalidParameterError(
-                f"option 'beta' in {name!r}: skirm's F measure on arrays is F1, "
-                f"so beta must be 1, got {value!r} (a run against its qrels, "
-                "skirm.trec.evaluate_run, computes it as trec_eval's set_F)"
-            )
-        return {}
-    return {key: value}  # p, T, min_rel, max_rel: skirm's own names
-
-
-def _parse_options(text, name) -> dict:
-    """``key=value`` pairs of an ir_measures name; values as int, float,
-    bool (``True``, ``False``), a ``{number: number}`` dict, or str."""
-    if text is None:
-        return {}
-    options = {}
-    for item in _split_options(text):
-        key, eq, value = (part.strip() for part in item.partition("="))
-        if not eq or not key.isidentifier() or not value:
-            raise InvalidParameterError(
-                f"malformed measure name {name!r}: options in parentheses must be "
-                f"key=value pairs separated by commas, got {item.strip()!r}"
-            )
-        if key in options:
-            raise InvalidParameterError(f"option {key!r} is given twice in {name!r}")
-        options[key] = _value(value.strip("'\""), name)
-    return options
-
-
-def _split_options(text):
-    """``text`` split at the commas outside braces (``gains={0:0,1:1},p=1``)."""
-    items, depth, start = [], 0, 0
-    for i, char in enumerate(text):
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-        elif char == "," and depth == 0:
-            items.append(text[start:i])
-            start = i + 1
-    items.append(text[start:])
-    return items
-
-
-def _value(text, name):
-    if text in ("True", "False"):
-        return text == "True"
-    if text.startswith("{") and text.endswith("}"):
-        pairs = {}
-        for item in filter(None, (p.strip() for p in text[1:-1].split(","))):
-            key, colon, value = (part.strip() for part in item.partition(":"))
-            number_key, number = _value(key, name), _value(value, name)
-            if not colon or not all(
-                isinstance(x, int | float) and not isinstance(x, bool)
-                for x in (number_key, number)
-            ):
-                raise InvalidParameterError(
-                    f"malformed measure name {name!r}: a dict option holds "
-                    f"number: number pairs, got {item!r}"
-                )
-            pairs[number_key] = number
-        return pairs
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
 
 
 # --------------------------------------------------------------------------
@@ -404,7 +237,7 @@ def parse_trec(name: str, compat: str = "10.0") -> list | None:
         measure, spelling = TREC_NAMES[base]
         ir = reference_of(IR_NAMES.get(base), k)
         return [TrecName(measure, spelling, (int(k),), k, label=name, reference=ir)]
-    ir = _trec_ir_name(name) or _trec_beta(name)
+    ir = _trec_ir_name(name)
     if ir is not None:
         return [ir]
     for base, sep, text in (name.partition("."), name.rpartition("_")):
@@ -419,104 +252,76 @@ def parse_trec(name: str, compat: str = "10.0") -> list | None:
 
 def _trec_ir_name(name) -> TrecName | None:
     """An ir_measures spelling of a trec_eval measure (``Bpref``,
-    ``IPrec@0.5``, ``Bpref(rel=2)``, ``IPrec(judged_only=True)@0.1``),
+    ``IPrec@0.5``, ``Bpref(rel=2)``, ``IPrec(judged_only=True)@0.1``; and
+    ``SetF(beta=b)`` with ``b`` other than 1, trec_eval's ``set_F.b``, as
+    ir_measures hands it to pytrec_eval: skirm's F on arrays is F1),
     labelled as given."""
     head, sep, level = name.partition("@")
     match = HEAD.fullmatch(head)
     if match is None:
         return None
-    base, options = match["base"], None
+    base, options, beta = match["base"], None, None
     relative = IR_NAMES[base][1].relative if base in IR_NAMES else None
     if relative is not None:  # SetP(relative=True) is SetRelP
-        options = _parse_options(match["opts"], name)
+        options = parse_options(match["opts"], name)
         if options.get("relative") is True:
             del options["relative"]
             base = relative.name
-    if base not in IR_OF_TREC:
-        return None
-    found = IR_OF_TREC[base]
+    found = IR_OF_TREC.get(base)
+    if found is None:
+        found = IR_ON_ARRAYS.get(base)
+        if found is None or match["opts"] is None or "beta" not in found[1].options:
+            return None
+        options = parse_options(match["opts"], name)
+        beta = options.get("beta", 1)
+        if beta == 1:
+            return None
     measure, ir = found
     if options is None:
-        options = _parse_options(match["opts"], name)
-    _check_options(ir, options, base, name)
+        options = parse_options(match["opts"], name)
+    check_options(ir, options, base, name)
+    if beta is not None:
+        if sep:
+            raise _no_cutoff(base, name)
+        if isinstance(beta, bool) or not isinstance(beta, int | float) or beta <= 0:
+            raise InvalidParameterError(
+                f"option 'beta' in {name!r} must be a positive number, got {beta!r}"
+            )
     variant = variant_of(options, name, "trec")
     if "rel" in options:
         variant = (*variant, ("level", _level(options["rel"], name)))
-        if ir.with_rel is not None:
+        if ir.with_rel is not None and beta is None:
             measure = TREC_NAMES[ir.with_rel][0]
-    spelling = measure.trec[0]
-    if ir.cutoff != "@level":
+    spelling = measure.trec[0]  # for SetF: set_F, whose parameter is beta
+    if beta is not None:
+        values, level, sep = (float(beta),), str(beta), ""
+    elif ir.cutoff != "@level":
         if sep:
             raise _no_cutoff(base, name)
-        return TrecName(
-            measure,
-            spelling,
-            spelling.default,
-            None,
-            label=name,
-            variant=variant,
-            reference=reference_of(found, None),
-        )
-    if "recall" in options:
-        if sep:
+        values, level = spelling.default, None
+    else:
+        if "recall" in options:
+            if sep:
+                raise InvalidParameterError(
+                    f"measure {base!r} in {name!r} is given a recall level twice "
+                    "(recall= and @)"
+                )
+            sep, level = "@", str(options["recall"])
+        value = float(level) if sep and NUMBER.fullmatch(level) else -1.0
+        if not 0.0 <= value <= 1.0:
             raise InvalidParameterError(
-                f"measure {base!r} in {name!r} is given a recall level twice "
-                "(recall= and @)"
+                f"measure {base!r} needs a recall level in [0, 1], e.g. "
+                f"'{base}@0.5'; got {name!r}"
             )
-        sep, level = "@", str(options["recall"])
-    value = float(level) if sep and NUMBER.fullmatch(level) else -1.0
-    if not 0.0 <= value <= 1.0:
-        raise InvalidParameterError(
-            f"measure {base!r} needs a recall level in [0, 1], e.g. '{base}@0.5'; "
-            f"got {name!r}"
-        )
+        values = (value,)
     return TrecName(
         measure,
         spelling,
-        (value,),
+        values,
         level,
         label=name,
         variant=variant,
         reference=reference_of(found, level if sep else None),
-    )
-
-
-def _trec_beta(name) -> TrecName | None:
-    """``SetF(beta=b)`` with ``b`` other than 1 (skirm's F measure on arrays
-    is F1): trec_eval's ``set_F.b``, as ir_measures hands it to
-    pytrec_eval, labelled as given; None for any other name."""
-    head, sep, _ = name.partition("@")
-    match = HEAD.fullmatch(head)
-    if match is None or match["opts"] is None or match["base"] not in IR_ON_ARRAYS:
-        return None
-    base = match["base"]
-    found = IR_ON_ARRAYS[base]
-    measure, ir = found
-    if "beta" not in ir.options:
-        return None
-    options = _parse_options(match["opts"], name)
-    beta = options.get("beta", 1)
-    if beta == 1:
-        return None
-    _check_options(ir, options, base, name)
-    if sep:
-        raise _no_cutoff(base, name)
-    if isinstance(beta, bool) or not isinstance(beta, int | float) or beta <= 0:
-        raise InvalidParameterError(
-            f"option 'beta' in {name!r} must be a positive number, got {beta!r}"
-        )
-    variant = variant_of(options, name, "trec")
-    if "rel" in options:
-        variant = (*variant, ("level", _level(options["rel"], name)))
-    spelling = measure.trec[0]  # set_F, whose parameter is beta
-    return TrecName(
-        measure,
-        spelling,
-        (float(beta),),
-        str(beta),
-        label=name,
-        variant=variant,
-        reference=reference_of(found, None),
     )
 
 
@@ -622,7 +427,7 @@ def parse_diversity(name) -> DiversityName | None:
         "rel",
         *(() if measure is STREC else ("judged_only",)),
     )
-    for key, value in _parse_options(match["opts"], name).items():
+    for key, value in parse_options(match["opts"], name).items():
         if key not in allowed:
             raise InvalidParameterError(
                 f"diversity measure {match['base']!r} in {name!r} takes no option "

@@ -10,7 +10,8 @@ from it. The shapes are read by :mod:`skirm.io`'s readers (``columns_of``,
 the run and 4-column judgment file readers) into skirm's records
 (:class:`~skirm.io.Run`, :class:`~skirm.io.QrelsJG`,
 :class:`~skirm.io.Qrels`); what is added here is ir_measures' reading of a
-judgment given twice, as each provider reads it (:func:`ir_graded`).
+judgment given twice, as each provider reads it (:func:`ir_graded`), and
+the name of one of its ``Measure`` objects (:func:`ir_name_of`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,14 @@ from skirm.io._prefs import read_four_columns
 from skirm.io._sources import is_path
 from skirm.io._tokens import first_duplicate
 
-__all__ = ["ir_graded", "ir_reading", "ir_subtopics", "read_ir_qrels", "read_ir_run"]
+__all__ = [
+    "ir_graded",
+    "ir_name_of",
+    "ir_reading",
+    "ir_subtopics",
+    "read_ir_qrels",
+    "read_ir_run",
+]
 
 #: The columns of judgments with their subtopic (ir_measures' iteration).
 _ROLES = ("query_id", SUBTOPIC, "doc_id", "relevance")
@@ -192,6 +200,31 @@ def _labels(labels):
     if labels.dtype.kind == "f" and np.all(labels == np.round(labels)):
         labels = labels.astype(np.int64)
     return labels
+
+
+def ir_name_of(measure: Any) -> str:
+    """The name of an ir_measures ``Measure`` from its parameters, spelt as
+    its ``repr`` but with every pair of a dict option (the repr leaves out
+    the pairs whose grade is its gain: ``nDCG(gains={0:0,1:1,2:2})`` prints
+    as ``nDCG(gains={})``)."""
+    params = getattr(measure, "params", None)
+    supported = getattr(measure, "SUPPORTED_PARAMS", None)
+    if not isinstance(params, dict) or not isinstance(supported, dict):
+        return str(measure)
+    at = getattr(measure, "AT_PARAM", "cutoff")
+    opts = []
+    for key, value in params.items():
+        info = supported.get(key)
+        if key == at or (info is not None and value == info.default):
+            continue
+        if isinstance(value, dict):
+            pairs = ",".join(f"{k}:{v}" for k, v in sorted(value.items()))
+            opts.append(f"{key}={{{pairs}}}")
+        else:
+            opts.append(f"{key}={value!r}")
+    name = getattr(measure, "__name__", None) or measure.NAME
+    text = f"{name}({','.join(opts)})" if opts else str(name)
+    return text + (f"@{params[at]}" if at in params else "")
 
 
 def _frame_names(obj: Any, value: str) -> dict:

@@ -29,6 +29,7 @@ from skirm.metrics._cwl import CWL_DEPTH
 from skirm.trec._evaluate_run import evaluate_request
 from skirm.trec._ir_inputs import (
     ir_graded,
+    ir_name_of,
     ir_reading,
     ir_subtopics,
     read_ir_qrels,
@@ -124,32 +125,7 @@ class _Asked(NamedTuple):
 
 
 def _text(measure: Any) -> str:
-    return (measure if isinstance(measure, str) else _name_of(measure)).strip()
-
-
-def _name_of(measure: Any) -> str:
-    """The name of an ir_measures ``Measure`` from its parameters, spelt as
-    its ``repr`` but with every pair of a dict option (the repr leaves out
-    the pairs whose grade is its gain: ``nDCG(gains={0:0,1:1,2:2})`` prints
-    as ``nDCG(gains={})``)."""
-    params = getattr(measure, "params", None)
-    supported = getattr(measure, "SUPPORTED_PARAMS", None)
-    if not isinstance(params, dict) or not isinstance(supported, dict):
-        return str(measure)
-    at = getattr(measure, "AT_PARAM", "cutoff")
-    opts = []
-    for key, value in params.items():
-        info = supported.get(key)
-        if key == at or (info is not None and value == info.default):
-            continue
-        if isinstance(value, dict):
-            pairs = ",".join(f"{k}:{v}" for k, v in sorted(value.items()))
-            opts.append(f"{key}={{{pairs}}}")
-        else:
-            opts.append(f"{key}={value!r}")
-    name = getattr(measure, "__name__", None) or measure.NAME
-    text = f"{name}({','.join(opts)})" if opts else str(name)
-    return text + (f"@{params[at]}" if at in params else "")
+    return (measure if isinstance(measure, str) else ir_name_of(measure)).strip()
 
 
 def _to_depth(text: str) -> str:
@@ -346,7 +322,7 @@ class Evaluator:
         if diversity:
             options = options._replace(ties=_TIES[diversity[0].reference.order])
             outputs.setdefault("last", [])
-        evaluated = {}
+        evaluated: dict[str, tuple[np.ndarray, dict]] = {}
         for reading, these in outputs.items():
             subtopics = self._subtopics if reading == "last" else None
             try:
@@ -392,7 +368,7 @@ class Evaluator:
     def _columns(self, run: Run) -> Iterator[tuple[_Asked, np.ndarray, np.ndarray]]:
         """Each measure's queries and values, as its provider reports them."""
         evaluated = self._evaluated(run) if len(run) else {}
-        none = np.empty(0, dtype=str), {}
+        none: tuple[np.ndarray, dict] = np.empty(0, dtype=str), {}
         # ir_measures reports 0 for the qrels queries a provider left out;
         # its accuracy provider does not, unless another provider's measure
         # is in the same request (then the pipeline's own filling does).

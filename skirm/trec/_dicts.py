@@ -1,6 +1,6 @@
 """Dicts: a run held as dicts against qrels held as dicts, as they are.
 
-The dicts are read as they are (:mod:`skirm.io._dicts`: each judgement's
+The dicts are read as they are (:mod:`skirm.io._dict_rows`: each judgement's
 score in its query's run dict, no string column, no hash). A retrieved
 judgement's rank is then *counted* (:func:`~skirm._engine.count_scores`):
 the rows of its query scored above it, and among the rows tied with it
@@ -33,7 +33,7 @@ from skirm._engine import (
     search_descending,
     starts_of,
 )
-from skirm.io._dicts import (
+from skirm.io._dict_rows import (
     NOT_PLAIN,
     DictIndex,
     byte_rank,
@@ -85,7 +85,7 @@ def evaluate_dicts(qrels, run, outputs, options):
 
 def dict_context(index, run, options):
     """The :class:`~skirm.trec._measures.Context` of a ``run`` dict against
-    ``index`` (a :class:`~skirm.io._dicts.DictIndex`); None when none of the
+    ``index`` (a :class:`~skirm.io._dict_rows.DictIndex`); None when none of the
     run's queries with documents is judged; :data:`NOT_PLAIN` when ``run``
     is not dicts of str docnos and numeric scores.
 

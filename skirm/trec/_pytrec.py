@@ -17,7 +17,7 @@ from skirm._measures._rows import QRELS
 from skirm._measures._table import NUM_Q, NUM_REL, UTILITY
 from skirm._measures._unknown import unknown_measure
 from skirm.io._convert import convert_qrels, convert_run
-from skirm.io._dicts import NOT_PLAIN, DictIndex, plain_dicts, plain_qrels
+from skirm.io._dict_rows import NOT_PLAIN, DictIndex, plain_dicts, plain_qrels
 from skirm.trec._dicts import dict_context
 from skirm.trec._evaluate_run import evaluate_request
 from skirm.trec._measures import GM_FLOOR, measure

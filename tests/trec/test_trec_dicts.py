@@ -17,7 +17,7 @@ from _trec_fuzz import DIMENSIONS, make_case, parse_reference
 
 from skirm._engine import _counted
 from skirm.io import as_run
-from skirm.io._dicts import NOT_PLAIN, DictIndex
+from skirm.io._dict_rows import NOT_PLAIN, DictIndex
 from skirm.trec import DuplicateDocnoError, RelevanceEvaluator, _dicts, evaluate_run
 from skirm.trec._dicts import dict_context
 from skirm.trec._request import Options

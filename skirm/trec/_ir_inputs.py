@@ -30,7 +30,7 @@ from skirm.io._tokens import first_duplicate
 __all__ = [
     "ir_graded",
     "ir_name_of",
-    "ir_reading",
+    "ir_readings",
     "ir_subtopics",
     "read_ir_qrels",
     "read_ir_run",
@@ -135,18 +135,23 @@ def read_ir_qrels(qrels: Any) -> tuple:
     return q, _strings(subtopics), d, _labels(labels)
 
 
-def ir_reading(columns, reading: str) -> str:
-    """``reading`` (``Reference.judgments``: ``"last"``, ``"any"``,
-    ``"positive"``), or ``"last"`` where it reads these judgments as the
-    last row does (every document judged once; for ``"positive"``, no
-    negative label either): measures of either reading then share one
-    evaluation."""
+def ir_readings(columns, asked) -> dict:
+    """``{reading: as read}`` for each reading ``asked``
+    (``Reference.judgments``: ``"last"``, ``"any"``, ``"positive"``): the
+    reading, or ``"last"`` where it reads these judgments as the last row
+    does (every document judged once; for ``"positive"``, no negative label
+    either), so that measures of either reading share one evaluation."""
+    asked = set(asked) - {"last"}
+    if not asked:
+        return {"last": "last"}
     q, _, d, labels = columns
     once = _first_place(q, d, labels)[0].shape[0] == q.shape[0]
     negative = bool(labels.shape[0] and labels.min() < 0)
-    if once and (reading == "any" or not negative):
-        return "last"
-    return reading
+    out = {"last": "last"}
+    for reading in asked:
+        same = once and (reading == "any" or not negative)
+        out[reading] = "last" if same else reading
+    return out
 
 
 def ir_graded(columns, reading: str = "last", doc_ids=None) -> Qrels:

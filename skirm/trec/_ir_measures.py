@@ -30,7 +30,7 @@ from skirm.trec._evaluate_run import evaluate_request
 from skirm.trec._ir_inputs import (
     ir_graded,
     ir_name_of,
-    ir_reading,
+    ir_readings,
     ir_subtopics,
     read_ir_qrels,
     read_ir_run,
@@ -276,12 +276,10 @@ class Evaluator:
         self._ids = np.unique(self.qrels.query_ids)
         # each reading of a judgment given twice that a measure's provider
         # asks for (one, "last", unless the judgments hold such a document)
-        self._readings = {
-            r.text: "last"
-            if r.diversity
-            else ir_reading(self._judgments, r.reference.judgments)
-            for r in self.requests
-        }
+        plain = [r for r in self.requests if not r.diversity]
+        read = ir_readings(self._judgments, {r.reference.judgments for r in plain})
+        self._readings = {r.text: "last" for r in self.requests}
+        self._readings |= {r.text: read[r.reference.judgments] for r in plain}
         self._graded = {"last": self.qrels}
 
     def query_ids(self) -> list[str]:

@@ -19,12 +19,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from skirm._errors import NoCommonQueryError
+from skirm._errors import EmptyRunError, NoCommonQueryError
 from skirm._measures import _table as table
 from skirm._measures._table import IR_ACCURACY
 from skirm._measures._unknown import UnknownMeasureError, unknown_measure
 from skirm._measures._vocabulary import IR_CWL_EVAL, IR_GDEVAL
 from skirm.io import Run
+from skirm.io._sources import is_path
 from skirm.metrics._cwl import CWL_DEPTH
 from skirm.trec._evaluate_run import evaluate_request
 from skirm.trec._ir_inputs import (
@@ -281,6 +282,20 @@ class Evaluator:
         self._readings = {r.text: "last" for r in self.requests}
         self._readings |= {r.text: read[r.reference.judgments] for r in plain}
         self._graded = {"last": self.qrels}
+        # a run file is streamed by the pipeline, as evaluate_run streams it,
+        # where nothing but the evaluation reads it: no measure's provider
+        # reads C floats where another of its tie order reads doubles, and
+        # none names judgments apart from the run's documents (gdeval's)
+        self._streams = not self._float_orders() and "positive" not in set(
+            self._readings.values()
+        )
+
+    def _run(self, run: Any) -> Run | Any:
+        """The run as the evaluation reads it: a file's path as it is where
+        it can be streamed, else :func:`read_ir_run`'s records."""
+        if self._streams and is_path(run):
+            return run
+        return read_ir_run(run)
 
     def query_ids(self) -> list[str]:
         """The queries with a judgment."""
@@ -334,7 +349,7 @@ class Evaluator:
                     verbose=0,
                     subtopics=subtopics,
                 )
-            except NoCommonQueryError:  # as an empty run: every qrels query is 0
+            except (NoCommonQueryError, EmptyRunError):  # every qrels query is 0
                 evaluated[reading] = np.empty(0, dtype=str), {}
             else:
                 ids = np.asarray(result.group_ids).astype(str)
@@ -365,7 +380,7 @@ class Evaluator:
 
     def _columns(self, run: Run) -> Iterator[tuple[_Asked, np.ndarray, np.ndarray]]:
         """Each measure's queries and values, as its provider reports them."""
-        evaluated = self._evaluated(run) if len(run) else {}
+        evaluated = self._evaluated(run) if is_path(run) or len(run) else {}
         none: tuple[np.ndarray, dict] = np.empty(0, dtype=str), {}
         # ir_measures reports 0 for the qrels queries a provider left out;
         # its accuracy provider does not, unless another provider's measure
@@ -408,7 +423,7 @@ class Evaluator:
         run : dict, DataFrame, iterable or path
             A run in any shape ir_measures takes (see :func:`iter_calc`).
         """
-        for request, ids, values in self._columns(read_ir_run(run)):
+        for request, ids, values in self._columns(self._run(run)):
             for qid, value in zip(ids.tolist(), values.tolist(), strict=True):
                 yield Metric(qid, request.key, value)
 
@@ -421,7 +436,7 @@ class Evaluator:
             A run in any shape ir_measures takes (see :func:`iter_calc`).
         """
         aggregated = {}
-        for request, _, values in self._columns(read_ir_run(run)):
+        for request, _, values in self._columns(self._run(run)):
             aggregated[request.key] = _summary(request, values)
         return {r.key: aggregated[r.key] for r in self.requests}
 
@@ -434,7 +449,7 @@ class Evaluator:
             A run in any shape ir_measures takes (see :func:`iter_calc`).
         """
         aggregated, records = {}, []
-        for request, ids, values in self._columns(read_ir_run(run)):
+        for request, ids, values in self._columns(self._run(run)):
             aggregated[request.key] = _summary(request, values)
             records += [
                 Metric(q, request.key, v)

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import skirm
+import skirm.io
 from skirm import trec
 
 ir_measures = pytest.importorskip("ir_measures")
@@ -406,3 +407,38 @@ def test_set_f_with_beta_is_trec_eval_s_set_f_in_evaluate_run():
         skirm.InvalidParameterError, match=r"option 'beta' in 'SetF\(beta=-1\)' must"
     ):
         trec.evaluate_run(_QRELS, run, ["SetF(beta=-1)"])
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "1 Q0 a 1 2.0 r\n1 Q0 b 2 2.0 r\n1 Q0 c 3 0.5 r\n2 Q0 c 1 1.0 r\n",
+        "",  # an empty run: every judged query is 0, as ir_measures gives
+        "9 Q0 a 1 2.0 r\n",  # no judged query
+    ],
+)
+def test_a_run_file_streamed_gives_the_numbers_of_its_records(lines, tmp_path):
+    # A run file is streamed by the pipeline where only the evaluation reads
+    # it (issue 47: calc_aggregate with one measure as fast as evaluate_run);
+    # its numbers are those of the same lines read into records first.
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 c 1\n2 0 d 1\n")
+    run = tmp_path / "run"
+    run.write_text(lines)
+    names = ["nDCG@10", "P@1", "RR", "AP", "R@2", "Rprec"]
+    records = skirm.io.read_run(run) if lines else skirm.io.Run([], [], [])
+    want = trec.calc_aggregate(names, str(qrels), records)
+    assert trec.calc_aggregate(names, str(qrels), str(run)) == want
+    ev = trec.evaluator(names, str(qrels))
+    assert list(ev.iter_calc(run)) == list(ev.iter_calc(records))
+
+
+def test_a_run_file_listing_a_document_twice_is_refused_naming_its_line(tmp_path):
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 a 1\n")
+    run = tmp_path / "run"
+    run.write_text("1 Q0 a 1 2.0 r\n1 Q0 a 2 1.0 r\n")
+    with pytest.raises(
+        trec.DuplicateDocnoError, match=r"run:2: duplicate docno 'a' for query '1'"
+    ):
+        trec.calc_aggregate(["nDCG@10"], str(qrels), str(run))

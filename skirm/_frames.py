@@ -38,6 +38,7 @@ __all__ = [
     "is_frame",
     "is_list_column",
     "library",
+    "pandas_arrow_strings",
     "polars_frame",
     "polars_records",
     "string_column_codes",
@@ -82,6 +83,17 @@ def string_column_codes(column):
     """
     arrow = _arrow_string_column(column)
     return None if arrow is None else _arrow_codes(*arrow)
+
+
+def pandas_arrow_strings(column):
+    """A pandas column of strings stored by pyarrow (pandas 3's ``str``,
+    ``StringDtype("pyarrow")``, ``ArrowDtype``) as its pyarrow array, without
+    a copy, for :func:`values` to read without a Python object per row; None
+    for any other column."""
+    if library(column) != "pandas":
+        return None
+    arrow = _arrow_string_column(column)
+    return None if arrow is None else arrow[0]
 
 
 def _arrow_string_column(column):

@@ -25,6 +25,7 @@ from skirm._frames import (
     frame_column,
     is_column,
     is_frame,
+    pandas_arrow_strings,
     values,
 )
 from skirm._validation import type_name
@@ -358,8 +359,9 @@ def _from_frame(obj, name, value, names, columns, column_of, roles):
                 f"`{name}`: column {column!r} must not hold missing values "
                 f"(null, None or NaN), got one {where}"
             )
-        if is_column(col):
-            array = values(col)
+        arrow = None if role == value else pandas_arrow_strings(col)
+        if is_column(col) or arrow is not None:
+            array = values(col if arrow is None else arrow)
         else:
             to_numpy = getattr(col, "to_numpy", None)
             array = np.asarray(to_numpy() if callable(to_numpy) else col)

@@ -135,17 +135,18 @@ def read_ir_qrels(qrels: Any) -> tuple:
     return q, _strings(subtopics), d, _labels(labels)
 
 
-def ir_readings(columns, asked) -> dict:
+def ir_readings(columns, asked, graded: Qrels) -> dict:
     """``{reading: as read}`` for each reading ``asked``
     (``Reference.judgments``: ``"last"``, ``"any"``, ``"positive"``): the
     reading, or ``"last"`` where it reads these judgments as the last row
     does (every document judged once; for ``"positive"``, no negative label
-    either), so that measures of either reading share one evaluation."""
+    either), so that measures of either reading share one evaluation.
+    ``graded`` are the judgments read as the last row (:func:`ir_graded`)."""
     asked = set(asked) - {"last"}
     if not asked:
         return {"last": "last"}
-    q, _, d, labels = columns
-    once = _first_place(q, d, labels)[0].shape[0] == q.shape[0]
+    q, _, _, labels = columns
+    once = len(graded) == q.shape[0]
     negative = bool(labels.shape[0] and labels.min() < 0)
     out = {"last": "last"}
     for reading in asked:
@@ -182,8 +183,10 @@ def ir_graded(columns, reading: str = "last", doc_ids=None) -> Qrels:
     rows = order[extra]
     prefix = "\x01extra judgment "  # no docno of a TREC file
     names = np.char.add(prefix, np.arange(rows.shape[0]).astype(str))
-    held = d if doc_ids is None else np.concatenate([d, _strings(doc_ids)])
-    while np.isin(names, held).any():
+    held = [_led_by(d, prefix[0])]
+    if doc_ids is not None:
+        held.append(_led_by(_strings(doc_ids), prefix[0]))
+    while any(np.isin(names, ids).any() for ids in held):
         prefix += "+"
         names = np.char.add(prefix, np.arange(rows.shape[0]).astype(str))
     return Qrels(
@@ -191,6 +194,16 @@ def ir_graded(columns, reading: str = "last", doc_ids=None) -> Qrels:
         np.concatenate([one[1], names]),
         np.concatenate([one[2], labels[rows]]),
     )
+
+
+def _led_by(ids, char):
+    """The ids (a str array) whose first character is ``char``: the only
+    ones a name starting with it can equal (their first code points
+    compared, without a Python string per id)."""
+    if not ids.shape[0] or ids.dtype.itemsize == 0:
+        return ids[:0]
+    first = np.ascontiguousarray(ids).view(np.uint32)[:: ids.dtype.itemsize // 4]
+    return ids[first == ord(char)]
 
 
 def ir_subtopics(columns) -> QrelsJG:

@@ -278,7 +278,8 @@ class Evaluator:
         # each reading of a judgment given twice that a measure's provider
         # asks for (one, "last", unless the judgments hold such a document)
         plain = [r for r in self.requests if not r.diversity]
-        read = ir_readings(self._judgments, {r.reference.judgments for r in plain})
+        asked = {r.reference.judgments for r in plain}
+        read = ir_readings(self._judgments, asked, self.qrels)
         self._readings = {r.text: "last" for r in self.requests}
         self._readings |= {r.text: read[r.reference.judgments] for r in plain}
         self._graded = {"last": self.qrels}

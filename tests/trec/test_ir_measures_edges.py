@@ -442,3 +442,24 @@ def test_a_run_file_listing_a_document_twice_is_refused_naming_its_line(tmp_path
         trec.DuplicateDocnoError, match=r"run:2: duplicate docno 'a' for query '1'"
     ):
         trec.calc_aggregate(["nDCG@10"], str(qrels), str(run))
+
+
+@pytest.mark.parametrize(
+    "name", ["zzz", "\x01extra judgment 0", "\x01extra judgment +0"]
+)
+def test_gdeval_s_extra_judgments_are_named_apart_from_the_run_s_documents(name):
+    # gdeval counts every positive row of a document judged twice in its
+    # ideal DCG: the rows beyond one are judgments of documents of their own,
+    # named apart from every document of the run (the names are looked for
+    # among the ids that start as they do); an unjudged document keeps its
+    # value whatever its name.
+    qrels = [("1", "a", 2, "1"), ("1", "a", 1, "2"), ("1", "b", 1, "1")]
+    qrels = [{"query_id": q, "doc_id": d, "relevance": g, "iteration": s}
+             for q, d, g, s in qrels]  # fmt: skip
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(qrels)
+    run = {"1": {name: 3.0, "a": 2.0, "b": 1.0}}
+    want = trec.calc_aggregate(
+        ["ERR@10"], frame, {"1": {"zzz": 3.0, "a": 2.0, "b": 1.0}}
+    )
+    assert trec.calc_aggregate(["ERR@10"], frame, run) == want

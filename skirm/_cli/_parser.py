@@ -293,6 +293,9 @@ def build_parser(compare_options=True, *, only=None):
 
     parser.commands["compare"] = _add_compare_parser(sub, compare_options)
     parser.commands["ndeval"] = add_ndeval_parser(sub, _exit_statuses)
+    from skirm._cli._fuse import add_fuse_parser
+
+    parser.commands["fuse"] = add_fuse_parser(sub, _exit_statuses)
     return parser
 
 

@@ -405,7 +405,7 @@ class RankingScorer:
             )
             if groups is None:
                 return self._missing_groups_scores()
-        y_score = response(estimator, X, self._methods)
+        y_score = response(estimator, X, self._methods, groups)
         ranking = rank(
             check_input(
                 y_true,

@@ -116,10 +116,14 @@ def _weights(text):
 def run_fuse(args, out):
     from skirm.fusion._rules import METHOD, NORM, PHI, RRF_K, WEIGHT_STEP, WEIGHTS
     from skirm.io import write_run
+    from skirm.stats._compare import ALPHA
+    from skirm.stats._resampling import RANDOM_STATE
     from skirm.trec._fuse import FOLDS, fuse, tune_fusion
 
     args.weights = _weights(args.weights)
     check_options(args, method=METHOD, norm=NORM, k=RRF_K, phi=PHI, weights=WEIGHTS)
+    check_options(args, folds=FOLDS, weight_step=WEIGHT_STEP, alpha=ALPHA)
+    check_options(args, seed=RANDOM_STATE)
     settings = {"method": args.method, "norm": args.norm, "k": args.k}
     settings["phi"] = args.phi
     if args.tune is None:
@@ -133,7 +137,6 @@ def run_fuse(args, out):
         raise UsageError("--tune needs --qrels")
     if args.weights is not None:
         raise UsageError("--tune chooses the weights: leave out --weights")
-    check_options(args, folds=FOLDS, weight_step=WEIGHT_STEP)
     tuned = tune_fusion(
         args.qrels,
         args.runs,

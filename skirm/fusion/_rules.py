@@ -87,7 +87,7 @@ WEIGHT_STEP = Param(
     Satisfies(
         _step_like,
         "a number in (0, 1] whose inverse is a whole number (0.1, 0.05, 0.25)",
-        rejected=(0.0, 0.3, 1.5, "0.1", True),
+        rejected=(0.0, 0.3, 1.5, "a tenth", True),
     ),
     option="--weight-step",
 )

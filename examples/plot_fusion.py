@@ -57,8 +57,10 @@ def top(scores):
 X = np.column_stack([top(lexical), top(dense)])
 returned = ~np.isnan(X).all(axis=1)
 X, y, groups = X[returned], y[returned], groups[returned]
-print(f"{len(y)} rows, {n_queries} queries; returned by both: "
-      f"{(~np.isnan(X)).all(axis=1).mean():.0%}")
+print(
+    f"{len(y)} rows, {n_queries} queries; returned by both: "
+    f"{(~np.isnan(X)).all(axis=1).mean():.0%}"
+)
 
 # %%
 # Held-out fused scores

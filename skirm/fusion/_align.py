@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from skirm._engine import rank_order
 from skirm._errors import DuplicateDocnoError
 from skirm.io._records import Run, RunBlock, run_of_block
 from skirm.io._tokens import Tokens, first_duplicate, mix
@@ -83,7 +84,8 @@ def _pairs(codes, docs):
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
     rep = first[inverse]
-    same = (codes == codes[rep]) & docs.equal(np.arange(n), docs, rep)
+    other = np.flatnonzero(rep != np.arange(n))  # each pair's later rows
+    same = (codes[other] == codes[rep[other]]) & docs.equal(other, docs, rep[other])
     if not same.all():  # a hash collision: decide on the strings
         _, d_codes = np.unique(docs.strings(), return_inverse=True)
         keys = codes.astype(np.int64) * max(n, 1) + d_codes.reshape(-1)
@@ -101,13 +103,18 @@ def fused_run(aligned: Aligned, fused: np.ndarray, run_id: str) -> Run:
     (trec_eval's order of ties)."""
     keep = np.flatnonzero(fused > -np.inf)
     codes, docs = aligned.codes[keep], aligned.docs.take(keep)
-    scores = fused[keep]
-    order = np.lexsort((-docs.byte_rank(), -scores, codes))
+    ordered = rank_order(
+        fused[keep],
+        codes,
+        aligned.query_ids.shape[0],
+        tiebreak=lambda rows: -docs.byte_rank(rows),
+    )
+    order = ordered.order
     queries = Tokens.from_strings(aligned.query_ids)
     block = RunBlock(
-        queries.take(codes[order]),
+        queries.take(ordered.codes),
         docs.take(order),
-        scores[order],
+        ordered.scores,
         None,
         "<fused>",
         run_id,

@@ -84,7 +84,7 @@ class Fusion:
 
     def _column(self, j):
         if j not in self._columns:
-            self._columns[j] = Column(self.X[:, j], self.codes)
+            self._columns[j] = Column(self.X[:, j], self.codes, self.n_queries)
         return self._columns[j]
 
     def _uses_candidates(self):

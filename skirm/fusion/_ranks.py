@@ -3,15 +3,18 @@
 Every contribution a fusion reads of a retriever (its per-query minimum,
 maximum, mean, the rank of each document) comes from one sort of that
 retriever's column of scores: the rows it returned (its scores are not
-NaN), ordered by query code, then by score, highest first. A query's rows
-are then a segment of the sorted column, and equal scores a *tie block*
-inside it. No Python loop runs over queries: segments and blocks are found
-by comparing neighbours, and reduced with ``np.add.reduceat``.
+NaN), ordered by query code, then by score, highest first, by the engine's
+grouped sort (:func:`skirm._engine.rank_order`). A query's rows are then a
+segment of the sorted column, and equal scores a *tie block* inside it. No
+Python loop runs over queries: segments and blocks are found by comparing
+neighbours, and reduced with ``np.add.reduceat``.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from skirm._engine import rank_order
 
 __all__ = ["Column"]
 
@@ -25,7 +28,8 @@ class Column:
     scores : ndarray of shape (n_rows,)
         The retriever's score of each row, NaN where it did not return it.
     codes : ndarray of shape (n_rows,)
-        The query code of each row.
+        The query code of each row, ``0 .. n_queries - 1``.
+    n_queries : int
 
     Attributes
     ----------
@@ -44,12 +48,11 @@ class Column:
         The 0-based position of each sorted row within its query.
     """
 
-    def __init__(self, scores: np.ndarray, codes: np.ndarray) -> None:
+    def __init__(self, scores: np.ndarray, codes: np.ndarray, n_queries: int) -> None:
         rows = np.flatnonzero(~np.isnan(scores))
-        s, c = scores[rows], codes[rows]
-        order = np.lexsort((-s, c))
-        self.rows, self.scores = rows[order], s[order]
-        c = c[order]
+        ordered = rank_order(scores[rows], codes[rows], n_queries)
+        self.rows, self.scores = rows[ordered.order], ordered.scores
+        c = ordered.codes
         n = self.rows.shape[0]
         new_query = np.ones(n, dtype=bool)
         new_query[1:] = c[1:] != c[:-1]

@@ -18,11 +18,9 @@ from skirm.fusion._combine import Fusion
 from skirm.fusion._rules import METHOD, NORM, PHI, RRF_K, WEIGHTS, check_weights
 
 if TYPE_CHECKING:
-    from typing import Literal
-
     from numpy.typing import ArrayLike
 
-    from skirm._typing import FloatArray
+    from skirm._typing import FloatArray, FusionMethod, FusionNorm
 
 __all__ = ["check_matrix", "fuse_scores", "fusion_of", "normalize_scores"]
 
@@ -76,20 +74,8 @@ def fuse_scores(
     X: ArrayLike,
     *,
     groups: ArrayLike,
-    method: Literal[
-        "rrf",
-        "isr",
-        "borda",
-        "rbc",
-        "combsum",
-        "combmnz",
-        "combmax",
-        "combmin",
-        "combanz",
-    ] = "rrf",
-    norm: Literal["min-max", "max", "sum", "zscore", "rank", "borda", "none"] = (
-        "min-max"
-    ),
+    method: FusionMethod = "rrf",
+    norm: FusionNorm = "min-max",
     k: float = 60.0,
     phi: float = 0.8,
     weights: ArrayLike | None = None,
@@ -178,9 +164,7 @@ def normalize_scores(
     X: ArrayLike,
     *,
     groups: ArrayLike,
-    norm: Literal["min-max", "max", "sum", "zscore", "rank", "borda", "none"] = (
-        "min-max"
-    ),
+    norm: FusionNorm = "min-max",
 ) -> FloatArray:
     """Normalise each retriever's scores per query.
 

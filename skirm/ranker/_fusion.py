@@ -42,7 +42,13 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from typing_extensions import Self
 
-    from skirm._typing import FloatArray, MatrixLike, RandomState
+    from skirm._typing import (
+        FloatArray,
+        FusionMethod,
+        FusionNorm,
+        MatrixLike,
+        RandomState,
+    )
 
 __all__ = ["FusionRanker"]
 
@@ -161,21 +167,9 @@ default=None
 
     def __init__(
         self,
-        method: Literal[
-            "rrf",
-            "isr",
-            "borda",
-            "rbc",
-            "combsum",
-            "combmnz",
-            "combmax",
-            "combmin",
-            "combanz",
-        ] = "rrf",
+        method: FusionMethod = "rrf",
         *,
-        norm: Literal[
-            "min-max", "max", "sum", "zscore", "rank", "borda", "none"
-        ] = "min-max",
+        norm: FusionNorm = "min-max",
         k: float = 60.0,
         phi: float = 0.8,
         weights: ArrayLike | Literal["search"] | None = None,

@@ -36,11 +36,10 @@ from skirm.trec._evaluate import evaluate_run
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Literal
 
     from numpy.typing import ArrayLike
 
-    from skirm._typing import RandomState
+    from skirm._typing import FusionMethod, FusionNorm, RandomState
     from skirm.io._typing import QrelsLike, RunLike
 
 __all__ = ["TunedFusion", "fuse", "tune_fusion"]
@@ -85,20 +84,8 @@ _SETTINGS = {"method": METHOD, "norm": NORM, "k": RRF_K, "phi": PHI}
 def fuse(
     runs: Sequence[RunLike],
     *,
-    method: Literal[
-        "rrf",
-        "isr",
-        "borda",
-        "rbc",
-        "combsum",
-        "combmnz",
-        "combmax",
-        "combmin",
-        "combanz",
-    ] = "rrf",
-    norm: Literal["min-max", "max", "sum", "zscore", "rank", "borda", "none"] = (
-        "min-max"
-    ),
+    method: FusionMethod = "rrf",
+    norm: FusionNorm = "min-max",
     k: float = 60.0,
     phi: float = 0.8,
     weights: ArrayLike | None = None,
@@ -249,20 +236,8 @@ def tune_fusion(
     runs: Sequence[RunLike],
     metric: str = "ndcg@10",
     *,
-    method: Literal[
-        "rrf",
-        "isr",
-        "borda",
-        "rbc",
-        "combsum",
-        "combmnz",
-        "combmax",
-        "combmin",
-        "combanz",
-    ] = "rrf",
-    norm: Literal["min-max", "max", "sum", "zscore", "rank", "borda", "none"] = (
-        "min-max"
-    ),
+    method: FusionMethod = "rrf",
+    norm: FusionNorm = "min-max",
     k: float = 60.0,
     phi: float = 0.8,
     folds: int = 5,

@@ -144,20 +144,18 @@ def fused_run(aligned: Aligned, fused: np.ndarray, run_id: str) -> Run:
     (trec_eval's order of ties)."""
     keep = np.flatnonzero(fused > -np.inf)
     codes, docs = aligned.codes[keep], aligned.docs.take(keep)
-    ordered = rank_order(
-        fused[keep],
-        codes,
-        aligned.query_ids.shape[0],
-        tiebreak=lambda rows: -docs.byte_rank(rows),
-    )
-    order = ordered.order
     queries = Tokens.from_strings(aligned.query_ids)
+    if keep.shape[0]:
+        ordered = rank_order(
+            fused[keep],
+            codes,
+            aligned.query_ids.shape[0],
+            tiebreak=lambda rows: -docs.byte_rank(rows),
+        )
+        order, codes, scores = ordered.order, ordered.codes, ordered.scores
+    else:  # nothing returned
+        order, scores = keep, fused[keep]
     block = RunBlock(
-        queries.take(ordered.codes),
-        docs.take(order),
-        ordered.scores,
-        None,
-        "<fused>",
-        run_id,
+        queries.take(codes), docs.take(order), scores, None, "<fused>", run_id
     )
     return run_of_block(block)

@@ -58,7 +58,10 @@ def fusion_of(X, groups, method, norm, k=60.0, phi=0.8, name="X"):
     """``(Fusion, query ids)`` of checked arguments."""
     X = check_matrix(X, name)
     groups = check_groups(groups, X.shape[0])
-    codes, ids = encode_groups(groups)
+    if X.shape[0]:
+        codes, ids = encode_groups(groups)
+    else:  # no rows, no queries
+        codes, ids = np.zeros(0, dtype=np.intp), groups[:0]
 
     def where(column, code):
         return f"query {as_python(ids[code])!r} of column {column}"

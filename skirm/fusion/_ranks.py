@@ -50,9 +50,12 @@ class Column:
 
     def __init__(self, scores: np.ndarray, codes: np.ndarray, n_queries: int) -> None:
         rows = np.flatnonzero(~np.isnan(scores))
-        ordered = rank_order(scores[rows], codes[rows], n_queries)
-        self.rows, self.scores = rows[ordered.order], ordered.scores
-        c = ordered.codes
+        if rows.shape[0]:
+            ordered = rank_order(scores[rows], codes[rows], n_queries)
+            self.rows, self.scores = rows[ordered.order], ordered.scores
+            c = ordered.codes
+        else:  # the retriever returned nothing
+            self.rows, self.scores, c = rows, scores[rows], codes[rows]
         n = self.rows.shape[0]
         new_query = np.ones(n, dtype=bool)
         new_query[1:] = c[1:] != c[:-1]

@@ -214,3 +214,18 @@ def test_the_best_weights_among_equals_are_the_nearest_to_equal():
     scores = np.array([[1.0, 0.2], [0.5, 0.9], [1.0, 0.3], [1.0, np.nan], [0.1, 0.9]])
     assert best_weights(grid, scores).tolist() == [2, 1]
     assert best_weights(grid, np.full(5, np.nan)).tolist() == [2]
+
+
+def test_no_rows_and_retrievers_without_rows_fuse_to_nothing():
+    # Regression: an empty X, and a run without a line, reached numpy's
+    # reductions of empty arrays (ValueError: zero-size array to reduction).
+    empty = np.zeros((0, 2))
+    for method in ("rrf", "borda", "combmnz"):
+        assert fuse_scores(
+            empty, groups=np.zeros(0, dtype=int), method=method
+        ).shape == (0,)
+    assert normalize_scores(empty, groups=[], norm="borda").shape == (0, 2)
+    from skirm.trec import fuse
+
+    assert len(fuse([{"q": {}}])) == 0
+    assert fuse([{"q": {}}, {"q": {"a": 1.0}}], method="borda").scores.tolist() == [2.0]

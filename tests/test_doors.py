@@ -33,6 +33,7 @@ from skirm.metrics._base import IGNORE_TIES
 from skirm.metrics._registry import SPECS
 from skirm.stats._compare import ALPHA as COMPARE_ALPHA, COMPARE_TEST, MISSING_QUERIES
 from skirm.stats._correction import CORRECTION
+from skirm.stats._ppi_mean import PPI_INTERVAL, PPI_METHOD
 from skirm.stats._resampling import N_RESAMPLES, RANDOM_STATE
 from skirm.trec import RelevanceEvaluator, evaluate_diversity, evaluate_run
 from skirm.trec._fuse import FOLDS
@@ -157,8 +158,18 @@ def test_the_trec_doors_refuse_what_the_rules_refuse(tmp_path):
 # --------------------------------------------------------------------------
 
 COMMAND_RULES = {
-    "eval": [RELEVANCE_LEVEL, MAX_DOCS, COLLECTION_SIZE, REL_FORMAT, COMPAT],
+    "eval": [
+        RELEVANCE_LEVEL,
+        MAX_DOCS,
+        COLLECTION_SIZE,
+        REL_FORMAT,
+        COMPAT,
+        PPI_METHOD,
+        PPI_INTERVAL,
+    ],
     "compare": [
+        PPI_METHOD,
+        PPI_INTERVAL,
         RELEVANCE_LEVEL,
         COMPAT,
         COMPARE_TEST,
@@ -239,6 +250,7 @@ def test_every_option_with_a_rule_is_reached():
         *("--missing", "--n-resamples", "--seed", "--correction"),
         *("--method", "--norm", "--k", "--phi", "--weights", "--weight-step"),
         "--folds",
+        *("--ppi-method", "--ppi-interval"),
     }
     assert all(rule.option for rules in COMMAND_RULES.values() for rule in rules)
 

@@ -2,30 +2,17 @@
 
 from __future__ import annotations
 
+from skirm._cli import _ppi as ppi
 from skirm._cli._eval import evaluate_paths, options_of, qrels_name
 from skirm._cli._formats import write_comparison
 from skirm._cli._plots import check_plot, plot_compare
-from skirm._cli._usage import UsageError, check_options
+from skirm._cli._usage import UsageError, check_options, per_query_request
 from skirm._errors import InvalidParameterError
 from skirm._measures._table import COMPARE_METRICS
 from skirm._progress import current
 from skirm.io._trec import read_qrels
 from skirm.stats._power import POWER
-from skirm.trec._request import RELEVANCE_LEVEL, parse_measures
-
-
-def _compare_measures(measures, compat):
-    """The request of ``-m``, and the names of its outputs."""
-    try:
-        request = parse_measures(measures, compat)
-    except InvalidParameterError as exc:
-        raise UsageError(str(exc)) from None
-    for output in request.outputs:
-        if output.spelling is not None and not output.spelling.per_query:
-            raise UsageError(
-                f"measure {output.name!r} has no per-query values to compare"
-            )
-    return request, [output.name for output in request.outputs]
+from skirm.trec._request import RELEVANCE_LEVEL
 
 
 def _run_labels(results, paths):
@@ -80,7 +67,7 @@ def _detectable(comparison, power):
 def run_compare(args, out):
     from skirm.stats import compare
 
-    request, names = _compare_measures(args.measures or COMPARE_METRICS, args.compat)
+    request, names = per_query_request(args.measures or COMPARE_METRICS, args.compat)
     if len(args.runs) < 2:
         raise UsageError("compare needs at least two runs")
     check_plot(args.plot)
@@ -89,18 +76,38 @@ def run_compare(args, out):
         check_options(args, power=POWER)
         if args.format != "table":
             raise UsageError("--power adds lines to --format table only")
+    ppi.check_ppi_options(args)
+    if args.gold_qrels is not None:
+        ppi.check_gold_options(args, "compare")
     current().stage(f"reading {qrels_name(args.qrels)}")
     qrels = read_qrels(args.qrels)
-    results = []
-    for result in evaluate_paths(qrels, args.runs, request, options_of(args)):
-        if isinstance(result, BaseException):
-            raise result  # a comparison needs every run
-        results.append(result)
+    judgements = [qrels]
+    if args.gold_qrels is not None:
+        judgements.append(ppi.read_gold(args.gold_qrels, qrels))
+    sides = []
+    for each in judgements:
+        results = []
+        for result in evaluate_paths(each, args.runs, request, options_of(args)):
+            if isinstance(result, BaseException):
+                raise result  # a comparison needs every run
+            results.append(result)
+        sides.append(results)
+    results = sides[0]
     labels = _run_labels(results, args.runs)
     baseline = None
     if args.baseline is not None:
         baseline = [_baseline_label(b, labels, args.runs) for b in args.baseline]
         baseline = baseline[0] if len(baseline) == 1 else baseline
+    if args.gold_qrels is not None:
+        comparison = ppi.compare_runs(
+            dict(zip(labels, sides[0], strict=True)),
+            dict(zip(labels, sides[1], strict=True)),
+            names,
+            baseline,
+            args,
+        )
+        ppi.write_comparison(comparison, args.format, out)
+        return
     correction = None if args.correction == "none" else args.correction
     try:
         comparison = compare(

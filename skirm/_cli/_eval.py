@@ -6,6 +6,7 @@ import os
 import sys
 
 from skirm._cli._formats import output_format, write_eval
+from skirm._cli._ppi import check_ppi_options
 from skirm._cli._usage import UsageError, check_options
 from skirm._errors import (
     EmptyRunError,
@@ -51,6 +52,9 @@ def qrels_name(path):
 
 
 def run_eval(args, out):
+    check_ppi_options(args)
+    if args.gold_qrels is not None:
+        return _run_eval_gold(args, out)
     REL_FORMAT(args.rel_format)
     try:
         request = parse_measures(
@@ -115,6 +119,40 @@ def run_eval(args, out):
         from skirm._cli._plots import plot_eval
 
         plot_eval(args.plot, qrels, args.runs, labels, options.keywords())
+
+
+def _run_eval_gold(args, out):
+    """``--gold-qrels``: each run's measures from the judge's qrels corrected
+    by the gold qrels (:mod:`skirm._cli._ppi`)."""
+    from skirm._cli import _ppi
+    from skirm._cli._usage import per_query_request
+    from skirm._measures._table import COMPARE_METRICS
+
+    request, names = per_query_request(args.measures or COMPARE_METRICS, args.compat)
+    _ppi.check_gold_options(args, "eval")
+    check_options(
+        args,
+        relevance_level=RELEVANCE_LEVEL,
+        max_docs=MAX_DOCS,
+        collection_size=COLLECTION_SIZE,
+    )
+    current().stage(f"reading {qrels_name(args.qrels)}")
+    qrels = read_qrels(source(args.qrels))
+    gold = _ppi.read_gold(args.gold_qrels, qrels)
+    options = options_of(args)
+    sides = []
+    for judgements in (qrels, gold):
+        results = []
+        for result in evaluate_paths(judgements, args.runs, request, options):
+            if isinstance(result, BaseException):
+                raise result  # every run is evaluated against both
+            results.append(result)
+        sides.append(results)
+    labels = [r.run_id for r in sides[0]]
+    if len(set(labels)) != len(labels):
+        labels = list(args.runs)
+    results = _ppi.ppi_results(*sides, names, args)
+    _ppi.write_means(results, labels, args.runs, args.format, out)
 
 
 def _check_subtopics(qrels, path, request):

@@ -267,6 +267,12 @@ def build_parser(compare_options=True, *, only=None):
         help="print z-scores: per-query values standardised with the "
         "'qid measure mean stddev' lines of FILE, before the summary",
     )
+    _add_gold_options(
+        ev,
+        "print each run's measures estimated from the judge's QRELS corrected "
+        "by these human judgements of some queries (prediction-powered "
+        "inference; table, json or csv)",
+    )
     ev.add_argument(
         "--format",
         choices=("table", "trec", "json", "csv"),
@@ -311,6 +317,26 @@ def _add_plot_option(parser, what):
         metavar="FILE",
         help=f"also write a figure to FILE (PNG, PDF, SVG, ... by its "
         f"extension): {what}; needs matplotlib (pip install skirm[plot])",
+    )
+
+
+def _add_gold_options(parser, what):
+    # No choices here: their rules (skirm.stats) are checked when the
+    # options are used, and `skirm eval` does not import scipy.stats.
+    parser.add_argument("--gold-qrels", metavar="GOLD", help=what)
+    parser.add_argument(
+        "--ppi-method",
+        default="ppi++",
+        metavar="METHOD",
+        help="with --gold-qrels: ppi++ (default: the judge weighted by the "
+        "tuned lambda) or ppi (weight 1)",
+    )
+    parser.add_argument(
+        "--ppi-interval",
+        default="t",
+        metavar="INTERVAL",
+        help="with --gold-qrels: t (default; for few gold queries) or z "
+        "(ppi_py's normal intervals)",
     )
 
 
@@ -413,6 +439,12 @@ def _add_compare_parser(sub, options=True):
         default=1,
         metavar="LEVEL",
         help="qrels level at or above which a document is relevant (default 1)",
+    )
+    _add_gold_options(
+        cmp,
+        "compare the runs on the judge's QRELS corrected by these human "
+        "judgements of some queries (prediction-powered inference; table, csv "
+        "or json)",
     )
     cmp.add_argument(
         "--format",

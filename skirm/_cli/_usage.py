@@ -1,4 +1,5 @@
-"""Usage errors: an option's value turned away, in the option's own words."""
+"""Usage errors: an option's value turned away, in the option's own words;
+the measures a command needs per-query values of."""
 
 from __future__ import annotations
 
@@ -18,3 +19,20 @@ def check_options(args, **rules):
             setattr(args, name, rule(getattr(args, name)))
         except InvalidParameterError as exc:
             raise UsageError(exc.command_line or str(exc)) from None
+
+
+def per_query_request(measures, compat):
+    """The request of ``-m``, and the names of its outputs: measures with
+    per-query values only (compared, or corrected by gold judgements)."""
+    from skirm.trec._request import parse_measures  # not for `skirm ndeval`
+
+    try:
+        request = parse_measures(measures, compat)
+    except InvalidParameterError as exc:
+        raise UsageError(str(exc)) from None
+    for output in request.outputs:
+        if output.spelling is not None and not output.spelling.per_query:
+            raise UsageError(
+                f"measure {output.name!r} has no per-query values to compare"
+            )
+    return request, [output.name for output in request.outputs]

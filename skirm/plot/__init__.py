@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from skirm.plot._power import (
         PowerCurveDisplay as PowerCurveDisplay,
     )
+    from skirm.plot._ppi import (
+        PPIWidthDisplay as PPIWidthDisplay,
+    )
     from skirm.plot._precision_recall import (
         PrecisionRecallDisplay as PrecisionRecallDisplay,
     )

@@ -45,6 +45,24 @@ if TYPE_CHECKING:
         power as power,
         sample_size as sample_size,
     )
+    from skirm.stats._ppi_budget import (
+        GoldBudget as GoldBudget,
+        ppi_sample_size as ppi_sample_size,
+    )
+    from skirm.stats._ppi_compare import (
+        PPIComparison as PPIComparison,
+        ppi_compare as ppi_compare,
+    )
+    from skirm.stats._ppi_mean import (
+        PPIResult as PPIResult,
+        ppi_mean as ppi_mean,
+    )
+    from skirm.stats._ppi_rows import (
+        ppi_evaluate as ppi_evaluate,
+    )
+    from skirm.stats._ppi_select import (
+        select_gold_queries as select_gold_queries,
+    )
     from skirm.stats._report import (
         Comparison as Comparison,
     )

@@ -9,7 +9,12 @@ from _params import assert_defaults_pass, assert_rules_refuse
 
 import skirm
 from skirm.metrics import evaluate
-from skirm.plot import MetricAtKDisplay, PerQueryDisplay, PrecisionRecallDisplay
+from skirm.plot import (
+    MetricAtKDisplay,
+    PerQueryDisplay,
+    PPIWidthDisplay,
+    PrecisionRecallDisplay,
+)
 
 matplotlib.use("Agg")
 
@@ -24,6 +29,7 @@ PUBLIC = [
     PrecisionRecallDisplay.__init__,
     PrecisionRecallDisplay.from_predictions,
     PrecisionRecallDisplay.from_run,
+    PPIWidthDisplay.from_result,
 ]
 
 

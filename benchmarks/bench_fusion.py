@@ -11,7 +11,8 @@ CPU time, and the process's peak resident memory, ``ru_maxrss``):
   normalisation. *End to end*: the runs' objects built from the dicts and
   fused (ranx: ``Run(d)`` three times, then ``ranx.fuse``; skirm:
   ``skirm.trec.fuse(dicts)``, which converts them). ranx is also timed with
-  its ``Run`` objects already built (``fuse`` alone). ranx compiles its
+  its ``Run`` objects already built (``fuse`` alone), and skirm's kernels
+  alone, ``skirm.fusion.fuse_scores`` on the same rows as a matrix. ranx compiles its
   kernels with numba: each ranx process fuses tiny runs first (the warm-up,
   reported, not timed). Each process checks its fused run against a digest
   of the other tool's (count and sum of the fused scores).
@@ -120,6 +121,19 @@ if case in ("rrf", "mnz"):
         pairs = [(q, d, s) for q in fused for d, s in fused[q].items()]
     else:
         pairs = list(zip(fused.query_ids, fused.doc_ids, fused.scores.tolist()))
+        # the kernels alone: the same rows as a matrix (built, not timed)
+        from skirm.fusion import fuse_scores
+        index = {}
+        for j, run in enumerate(runs):
+            for q, docs in run.items():
+                for d, score in docs.items():
+                    index.setdefault((q, d), [np.nan] * len(runs))[j] = score
+        X = np.array(list(index.values()))
+        groups = np.array([int(q[1:]) for q, _ in index])
+        start, cpu = time.perf_counter(), time.process_time()
+        fuse_scores(X, groups=groups, method=name, norm="min-max")
+        out["arrays"] = time.perf_counter() - start
+        out["arrays_cpu"] = time.process_time() - cpu
     out["digest"] = digest(pairs)
 elif case == "tune":
     if tool == "ranx":
@@ -209,6 +223,8 @@ def main(argv=None):
             f"({alone_cpu:.2f} s CPU) | "
             f"{skirm_s:.2f} s ({_median(rows['skirm'], 'cpu'):.2f} s CPU), "
             f"{_median(rows['skirm'], 'peak_mib'):.0f} MiB | "
+            f"{_median(rows['skirm'], 'arrays'):.2f} s "
+            f"({_median(rows['skirm'], 'arrays_cpu'):.2f} s CPU) | "
             f"**{ranx_s / skirm_s:.1f}x** ({alone / skirm_s:.1f}x); CPU "
             f"{_median(rows['ranx'], 'cpu') / _median(rows['skirm'], 'cpu'):.1f}x "
             f"({alone_cpu / _median(rows['skirm'], 'cpu'):.1f}x) | "
@@ -222,9 +238,10 @@ def main(argv=None):
         )
         print(
             "| case | ranx end to end | ranx fuse alone | skirm end to end | "
+            "skirm fuse_scores on the matrix | "
             "ratio wall, CPU (to ranx's fuse alone) | same digest | ranx warm-up |"
         )
-        print("| --- | --- | --- | --- | --- | --- | --- |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
         print("\n".join(lines))
     if "tune" in args.only:
         rows = {"ranx": [], "skirm-runs": [], "skirm-arrays": []}

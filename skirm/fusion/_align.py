@@ -67,7 +67,7 @@ def align_runs(runs) -> Aligned:
     X = np.full((first.shape[0], len(runs)), np.nan)
     for j, run in enumerate(runs):
         pairs = inverse[starts[j] : starts[j + 1]]
-        if np.bincount(pairs, minlength=first.shape[0]).max(initial=0) > 1:
+        if (np.bincount(pairs, minlength=first.shape[0]) > 1).any():
             pair = first_duplicate(codes[j], tokens[j])
             raise _duplicate(run, j, pair, codes[j], query_ids)
         X[pairs, j] = run.scores

@@ -28,6 +28,15 @@ compile skirm from source, about 60 ms that no installed copy pays.
 reports skirm's whole-process time and peak memory on it (and trec_eval's with
 ``--stream-peers``), then deletes the files.
 
+``--startup`` instead times the commands that evaluate nothing (``skirm
+--version``, ``skirm --help``, ``skirm eval --help``, ``skirm compare
+--help``) beside a bare interpreter, ``import numpy`` and the usual run (50
+topics x 1,000 documents, ``-m all_trec``), as whole processes (medians of
+``--repeats``, the load average printed); with ``--instructions``, also
+each command's instruction count under ``valgrind --tool=callgrind``, which
+the load of a shared machine does not move. The target: under 0.3 s for
+``--version`` and ``--help``, compiled.
+
 ``--long-docnos`` instead times docnos far longer than real ones: a run and
 qrels of two lines whose one docno is 1 MB long, and 10,000 run lines (100
 queries) of 300-byte docnos sharing a 280-byte prefix, their scores tied in
@@ -385,6 +394,58 @@ def long_docnos(args, trec_eval):
             _print_agreement(outputs)
 
 
+def instructions(argv):
+    """The instructions one process runs, counted by callgrind (one BLAS
+    thread, so that numpy's start-up counts the same each time)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OPENBLAS_NUM_THREADS="1")
+    grind = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+    err = subprocess.run(
+        [*grind, *argv], capture_output=True, text=True, env=env, check=True
+    ).stderr
+    for line in err.splitlines():
+        if "Collected :" in line:
+            return int(line.split(":")[-1])
+    raise RuntimeError(f"callgrind gave no count for {argv}: {err[-500:]}")
+
+
+def command_startup(args):
+    """``--startup``: see the module's docstring."""
+    py = sys.executable
+    with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
+        qrels, run = write_trec_files(tmp, 50, 1000)
+        tasks = {
+            "python -c pass": [py, "-c", "pass"],
+            "python -c 'import numpy'": [py, "-c", "import numpy"],
+            "skirm --version": [py, "-m", "skirm", "--version"],
+            "skirm --help": [py, "-m", "skirm", "--help"],
+            "skirm eval --help": [py, "-m", "skirm", "eval", "--help"],
+            "skirm compare --help": [py, "-m", "skirm", "compare", "--help"],
+            "skirm eval -m all_trec, the usual run": [
+                *(py, "-m", "skirm", "eval", "-m", "all_trec"),
+                *(str(qrels), str(run)),
+            ],
+        }
+        load = os.getloadavg()[0]
+        table, _ = whole_process(tasks, args.repeats)
+        load = (load + os.getloadavg()[0]) / 2
+        counts = {}
+        if args.instructions:
+            counts = {name: instructions(argv) for name, argv in tasks.items()}
+    usual = table["skirm eval -m all_trec, the usual run"][0]
+    print(
+        f"Start-up, bytecode compiled; medians of {args.repeats} rounds, the "
+        f"commands in turn; load average {load:.1f}.\n"
+    )
+    print("| command | wall (ms) | CPU (ms) | wall / the usual run | instructions |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for name, (wall, cpu, _) in table.items():
+        count = f"{counts[name] / 1e6:.1f} M" if name in counts else ""
+        print(
+            f"| {name} | {1000 * wall:.0f} | {1000 * cpu:.0f} | "
+            f"{wall / usual:.2f} | {count} |"
+        )
+
+
 def _print_process_table(table):
     base = next((v for k, v in table.items() if k.startswith("trec_eval")), None)
     print(
@@ -428,9 +489,14 @@ def main():
     parser.add_argument("--stream-peers", action="store_true")
     parser.add_argument("--tmp", default=None)
     parser.add_argument("--long-docnos", action="store_true")
+    parser.add_argument("--startup", action="store_true")
+    parser.add_argument("--instructions", action="store_true")
     args = parser.parse_args()
     peers = args.peers.split(",")
     cache_bytecode()
+    if args.startup:
+        command_startup(args)
+        return
     trec_eval = trec_eval_path(args.trec_eval) if "trec_eval" in peers else None
     if args.stream:
         stream(args, trec_eval)

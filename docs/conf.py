@@ -32,10 +32,12 @@ extensions = [
     "sphinx.ext.viewcode",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    "matplotlib.sphinxext.plot_directive",
     "myst_parser",
     "metric_table",
     "exit_statuses",
     "optional_include",
+    "plain_names",
 ]
 
 source_suffix = {".rst": "restructuredtext"}
@@ -90,18 +92,45 @@ else:
 intersphinx_timeout = 10
 
 # -- Gallery -----------------------------------------------------------------
+# One section per task, each a folder of examples/ with its README.txt (the
+# section's title and one line); a new example goes in the folder of the task
+# it shows, and a new task gets a folder and a line here.
+GALLERY_SECTIONS = [
+    "../examples/metrics",
+    "../examples/tuning",
+    "../examples/comparing",
+    "../examples/trec",
+    "../examples/judges",
+]
 sphinx_gallery_conf = {
     "examples_dirs": "../examples",
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"/plot_",
-    "within_subsection_order": "FileNameSortKey",
+    "subsection_order": GALLERY_SECTIONS,
+    "within_subsection_order": "ExampleTitleSortKey",
     "download_all_examples": False,
     "remove_config_comments": True,
     "reference_url": {"skirm": None},
     "doc_module": ("skirm",),
-    "backreferences_dir": None,
+    # "Examples using ..." at the end of each API page (the autosummary
+    # template includes the mini-gallery of the object).
+    "backreferences_dir": "api/generated/backreferences",
+    "inspect_global_variables": False,
+    # The gallery's timing pages would otherwise be pages of the site, found
+    # by its search above the API pages.
+    "write_computation_times": False,
     "plot_gallery": os.environ.get("SKIRM_DOCS_PLOT_GALLERY", "True"),
 }
+
+# -- Figures in the user guide ------------------------------------------------
+# ``.. plot::`` runs its code when the pages are built and shows the figure
+# under it; the code blocks of a page that share variables say ``:context:``.
+plot_include_source = True
+plot_html_show_source_link = False
+plot_html_show_formats = False
+plot_formats = [("png", 110)]
+plot_rcparams = {"figure.figsize": (6.4, 3.6), "figure.autolayout": True}
+plot_apply_rcparams = True
 
 # -- Markdown (the benchmark README is included as is) -----------------------
 myst_enable_extensions = ["dollarmath"]
@@ -112,7 +141,8 @@ suppress_warnings = ["myst.xref_missing"]
 # -- HTML ----------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
 html_title = f"skirm {version}"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["skirm.css"]
 html_show_sourcelink = False
 html_theme_options = {
     "navigation_with_keys": False,
@@ -132,6 +162,9 @@ def _skip_generated_request_methods(app, what, name, obj, skip, options):
     """
     if "RequestMethod" in getattr(obj, "__qualname__", ""):
         return True
+    # A named tuple's count and index are the tuple's.
+    if getattr(obj, "__objclass__", None) is tuple:
+        return True
     # The halving searches inherit scikit-learn's search methods; they are
     # documented there (their docstrings point into scikit-learn's glossary).
     module = getattr(getattr(obj, "fget", obj), "__module__", None) or ""
@@ -140,5 +173,34 @@ def _skip_generated_request_methods(app, what, name, obj, skip, options):
     return skip
 
 
+def _examples_using(app, what, name, obj, options, lines):
+    """End each function's and class's page with the gallery examples that
+    use it (sphinx-gallery's backreferences; nothing when none does)."""
+    if what not in ("function", "class", "exception") or not name.startswith("skirm."):
+        return
+    # The gallery records the names an example uses: a class through its
+    # methods (``Display.from_predictions``), a metric under ``skirm`` too.
+    names = [name]
+    short = name.rsplit(".", 1)[1]
+    if name != f"skirm.{short}" and getattr(skirm, short, None) is obj:
+        names.append(f"skirm.{short}")
+    if what != "function":
+        names += [
+            f"{name}.{member}"
+            for member, value in vars(obj).items()
+            if not member.startswith("_")
+            and callable(getattr(value, "__func__", value))
+        ]
+    kind = "function" if what == "function" else "class"
+    lines += [
+        "",
+        f".. minigallery:: {' '.join(names)}",
+        f"   :add-heading: Examples using this {kind}",
+        "",
+    ]
+
+
 def setup(app):
     app.connect("autodoc-skip-member", _skip_generated_request_methods)
+    # After numpydoc (priority 500) has turned the docstring into reST.
+    app.connect("autodoc-process-docstring", _examples_using, priority=600)

@@ -16,16 +16,24 @@ import sys
 def main() -> int:
     """Run the ``skirm`` command line as this process's program: import
     :mod:`skirm._cli` (see above) and return :func:`skirm._cli.main`'s exit
-    status."""
-    enabled = gc.isenabled()
-    gc.disable()
+    status. Ctrl-C before the command has started its work (during the
+    imports, the parsing) is one line on standard error and status 130, as
+    during the work, not a traceback."""
     try:
-        from skirm._cli import main as command_line
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
-    return command_line()
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            from skirm._cli import main as command_line
+        finally:
+            gc.freeze()
+            if enabled:
+                gc.enable()
+        return command_line()
+    except KeyboardInterrupt:
+        from skirm._errors import INTERRUPTED  # 128 + SIGINT, as a shell says
+
+        print("skirm: interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 
 if __name__ == "__main__":

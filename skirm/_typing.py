@@ -65,7 +65,15 @@ FusionNorm: TypeAlias = Literal[
 
 #: The presets reproducing another library's numbers.
 Conventions: TypeAlias = Literal[
-    "sklearn", "lightgbm", "xgboost", "torchmetrics", "beir", "spark"
+    "sklearn",
+    "lightgbm",
+    "xgboost",
+    "torchmetrics",
+    "beir",
+    "spark",
+    "torchrec",
+    "tf_ranking",
+    "lenskit",
 ]
 
 #: The estimator methods a scorer or a display asks for scores, or several

@@ -477,3 +477,192 @@ def reference_score(
     )
     weights = query_weights(group_ids, groups, sample_weight)
     return apply_no_relevant(values, empty, no_relevant, weights)
+
+
+# --------------------------------------------------------------------------
+# The measures of impression logs (issue 50): per query, a value and the
+# weight of the query in the metric's own mean, from explicit orderings.
+# --------------------------------------------------------------------------
+
+
+def _orderings(rows, scores, labels, ties):
+    """Every ordering of ``rows`` (score descending) the tie policy allows,
+    each equally likely: all orderings of each tie block for "average", the
+    input order ("first"), higher labels first ("optimistic") or last."""
+    by_score = {}
+    for r in rows:
+        by_score.setdefault(scores[r], []).append(r)
+    blocks = [by_score[s] for s in sorted(by_score, reverse=True)]
+    if ties == "average":
+        for choice in itertools.product(*(itertools.permutations(b) for b in blocks)):
+            yield [r for block in choice for r in block]
+        return
+    out = []
+    for block in blocks:
+        if ties == "optimistic":
+            block = sorted(block, key=lambda r: (-labels[r], r))
+        elif ties == "pessimistic":
+            block = sorted(block, key=lambda r: (labels[r], r))
+        out.extend(block)
+    yield out
+
+
+def _undefined(one_class):
+    return math.nan if one_class == "skip" else float(one_class)
+
+
+def _entropy_of(rate):
+    if rate <= 0.0 or rate >= 1.0:
+        return 0.0
+    return -(rate * math.log(rate) + (1.0 - rate) * math.log(1.0 - rate))
+
+
+def _query_weight(weights, n, clicks, pairs):
+    return {"impressions": n, "clicks": clicks, "pairs": pairs, "uniform": 1.0}[weights]
+
+
+def impression_query(name, order, y, s, prop, k=None, **o):
+    """``(value, weight)`` of one query ranked in ``order`` (row indices),
+    from the definitions, one loop at a time. ``y`` the labels, ``s`` the
+    scores, ``prop`` the propensities; ``o`` the measure's options."""
+    t = o.get("relevance_threshold")
+    rel = {r: (y[r] > 0 if t is None else y[r] >= t) for r in order}
+    n, R = len(order), sum(rel.values())
+    depth = n if k is None else min(k, n)
+    top = order[:depth]
+    if name == "gauc":
+        pairs = R * (n - R)
+        mis = sum(
+            1
+            for i, a in enumerate(order)
+            for b in order[i + 1 :]
+            if rel[b] and not rel[a]
+        )
+        value = _undefined(o["one_class"]) if pairs == 0 else 1.0 - mis / pairs
+        return value, _query_weight(o["weights"], n, R, pairs)
+    if name == "fallout":
+        N = n - R
+        value = (
+            _undefined(o["one_class"]) if N == 0 else sum(not rel[r] for r in top) / N
+        )
+        return value, 1.0
+    if name == "opa":
+        pairs = sum(
+            1 for i, a in enumerate(order) for b in order[i + 1 :] if y[a] != y[b]
+        )
+        mis = sum(1 for i, a in enumerate(order) for b in order[i + 1 :] if y[a] < y[b])
+        value = _undefined(o["one_class"]) if pairs == 0 else 1.0 - mis / pairs
+        return value, _query_weight(o["weights"], n, sum(y[r] for r in order), pairs)
+    if name == "arp":
+        total = sum(y[r] for r in order)
+        value = (
+            _undefined(o["one_class"])
+            if total == 0
+            else sum(y[r] * (i + 1) for i, r in enumerate(order)) / total
+        )
+        npos = sum(1 for r in order if y[r] > 0)
+        return value, _query_weight(o["weights"], n, total, npos * (n - npos))
+    if name in ("ne", "pcoc"):
+        p = [min(max(s[r], 1e-12), 1 - 1e-12) for r in order]
+        if name == "pcoc":
+            predicted = sum(s[r] for r in order)
+            value = _undefined(o["one_class"]) if R == 0 else predicted / R
+            return value, _query_weight(o["weights"], n, R, R * (n - R))
+        loss = (
+            -sum(
+                math.log(q) if rel[r] else math.log(1.0 - q)
+                for r, q in zip(order, p, strict=True)
+            )
+            / n
+        )
+        rate = R / n if o["base_rate"] == "group" else o["base_rate"]
+        h = _entropy_of(rate)
+        value = _undefined(o["one_class"]) if h == 0 else loss / h
+        return value, _query_weight(o["weights"], n, R, R * (n - R))
+    if name == "ece":
+        n_bins = o["n_bins"]
+        gaps = [0.0] * n_bins
+        for r in top:
+            b = min(
+                int(sum(1 for j in range(1, n_bins + 1) if s[r] >= j / n_bins)),
+                n_bins - 1,
+            )
+            gaps[b] += s[r] - rel[r]
+        value = sum(abs(g) for g in gaps) / len(top)
+        clicks = sum(rel[r] for r in top)
+        return value, _query_weight(
+            o["weights"], len(top), clicks, clicks * (len(top) - clicks)
+        )
+    v = {r: (1.0 / prop[r] if rel[r] else 0.0) for r in order}
+    disc = [1.0 / math.log2(i + 2) for i in range(n)]
+    if name in ("psp", "psndcg"):
+        best = sorted((v[r] for r in order), reverse=True)[:depth]
+        if name == "psp":
+            num, den = sum(v[r] for r in top), sum(best)
+            weight = den
+        else:
+            num = sum(v[r] * disc[i] for i, r in enumerate(top))
+            den = sum(b * disc[i] for i, b in enumerate(best))
+            ideal = sum(disc[i] for i in range(min(R, depth)))
+            weight = den / ideal if ideal else 0.0
+        value = min(num / den, 1.0) if den > 0 else 0.0
+        return value, weight if o["average"] == "micro" else 1.0
+    total = sum(v.values())
+    if name == "ips_precision":
+        return sum(v[r] for r in top) / (n if k is None else k), 1.0
+    if name == "ips_recall":
+        return (sum(v[r] for r in top) / total if total else 0.0), 1.0
+    if name == "ips_dcg":
+        value = sum(v[r] * disc[i] for i, r in enumerate(top))
+    else:  # ips_rbp
+        p = o["p"]
+        value = (1 - p) * sum(v[r] * p**i for i, r in enumerate(top))
+    if o.get("estimator") == "snips":
+        value = value / total if total else 0.0
+    return value, 1.0
+
+
+def impression_reference(
+    name,
+    y_true,
+    y_score,
+    groups,
+    *,
+    k=None,
+    ties="average",
+    propensity=None,
+    sample_weight=None,
+    **options,
+):
+    """``(group_ids, values, weights, mean)``: each query's value (the mean
+    over its allowed orderings) and weight, and the weighted mean over the
+    queries not left out. ``base_rate="overall"`` is the click rate of all
+    rows (weighted by ``sample_weight``)."""
+    n = len(y_true)
+    prop = [1.0] * n if propensity is None else list(propensity)
+    sw = [1.0] * n if sample_weight is None else list(sample_weight)
+    if options.get("base_rate") == "overall":
+        t = options.get("relevance_threshold")
+        rel = [(v > 0 if t is None else v >= t) for v in y_true]
+        options = {
+            **options,
+            "base_rate": sum(r * w for r, w in zip(rel, sw, strict=True)) / sum(sw),
+        }
+    ids = sorted(set(groups))
+    values, weights, query_sw = [], [], []
+    for g in ids:
+        rows = [i for i in range(n) if groups[i] == g]
+        found = [
+            impression_query(name, order, y_true, y_score, prop, k, **options)
+            for order in _orderings(rows, y_score, y_true, ties)
+        ]
+        values.append(sum(f[0] for f in found) / len(found))
+        weights.append(found[0][1])
+        query_sw.append(sw[rows[0]])
+    num = sum(
+        w * q * v for v, w, q in zip(values, weights, query_sw, strict=True) if v == v
+    )
+    den = sum(
+        w * q for v, w, q in zip(values, weights, query_sw, strict=True) if v == v
+    )
+    return ids, values, weights, num / den

@@ -14,6 +14,8 @@ import pytest
 import skirm
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
+#: The documentation of the current sources, as the README links to it.
+DOCS_URL = "https://skirm.readthedocs.io/en/latest/"
 
 
 def _public_namespaces():
@@ -96,10 +98,22 @@ def test_page_examples(page):
     assert failures == 0, f"{failures} of {attempted} examples failed in {page.name}"
 
 
-def test_readme_links_to_files_that_exist():
+def test_readme_links_are_absolute_and_reach_pages_that_exist():
+    """The README is the package index's page, where a link relative to the
+    repository breaks: every link is absolute, and each into the
+    documentation names a page these sources build."""
     root = DOCS.parent
     text = (root / "README.md").read_text()
-    targets = re.findall(r"\]\(([^)#\s]+)\)", text)
-    local = [t for t in targets if "://" not in t]
-    missing = [t for t in local if not (root / t).exists()]
-    assert missing == [], f"README.md links to missing files: {missing}"
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    assert targets
+    assert [t for t in targets if not t.startswith("https://")] == []
+    pages = [t[len(DOCS_URL) :] for t in targets if t.startswith(DOCS_URL)]
+    assert pages
+    missing = [
+        page
+        for page in pages
+        if page
+        and page != "auto_examples/index.html"
+        and not (DOCS / page.split("#")[0]).with_suffix(".rst").exists()
+    ]
+    assert missing == [], f"README.md links to pages the docs do not build: {missing}"

@@ -54,7 +54,15 @@ RULES = {
 
 #: Arguments that carry data, not a choice: checked as input
 #: (:class:`skirm.InvalidInputError`), not by a rule.
-DATA = {"y_true", "y_score", "groups", "sample_weight", "measure", "residuals"}
+DATA = {
+    "y_true",
+    "y_score",
+    "groups",
+    "sample_weight",
+    "propensity",
+    "measure",
+    "residuals",
+}
 
 Y_TRUE = np.array([2.0, 0.0, 1.0, 0.0, 1.0, 1.0])
 Y_SCORE = np.array([0.3, 0.2, 0.1, 0.4, 0.5, 0.6])
@@ -189,6 +197,7 @@ COMMAND_RULES = {
         fusion_rules.WEIGHT_STEP,
         FOLDS,
         COMPARE_ALPHA,
+        COMPARE_TEST,
         RANDOM_STATE,
     ],
 }

@@ -7,11 +7,33 @@ from pathlib import Path
 
 import pytest
 
-EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("plot_*.py"))
+#: The gallery's examples, one folder per section (docs/conf.py).
+EXAMPLES = sorted(
+    (Path(__file__).resolve().parents[1] / "examples").glob("*/plot_*.py"),
+    key=lambda path: path.name,
+)
 
 
 def test_examples_are_found():
     assert len(EXAMPLES) >= 5, [path.name for path in EXAMPLES]
+
+
+def test_every_example_is_in_a_section_of_the_gallery():
+    """A gallery section is a folder with its README.txt, listed in
+    docs/conf.py; an example outside them would not be shown."""
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    assert list(examples.glob("plot_*.py")) == []
+    conf = (examples.parent / "docs" / "conf.py").read_text()
+    for path in EXAMPLES:
+        assert (path.parent / "README.txt").exists(), path
+        assert f'"../examples/{path.parent.name}"' in conf, path.parent.name
+
+
+def test_no_example_ends_on_a_saved_file():
+    """Gallery pages show what an example prints: no path of a temporary
+    file (the gallery keeps the figures itself)."""
+    for path in EXAMPLES:
+        assert "savefig" not in path.read_text(), path.name
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[path.stem for path in EXAMPLES])
@@ -36,7 +58,7 @@ def test_example_runs(path, tmp_path):
 @pytest.mark.slow
 def test_lightgbm_xgboost_example_skips_missing_libraries(tmp_path):
     """Without LightGBM and XGBoost the example still runs, and says why."""
-    path = EXAMPLES[0].with_name("plot_lightgbm_xgboost.py")
+    path = next(p for p in EXAMPLES if p.name == "plot_lightgbm_xgboost.py")
     prelude = (
         "import runpy, sys; "
         "sys.modules['lightgbm'] = None; sys.modules['xgboost'] = None; "

@@ -36,6 +36,8 @@ OTHER_MEANINGS = {
         "skirm/metrics/_cwl.py": "the persistence option's name",
         "skirm/recsys/_agreement.py": "rank-biased overlap's persistence",
         "skirm/stats/_report_html.py": "a column header of the p-values",
+        "skirm/_measures/_impressions.py": "the persistence option's name",
+        "skirm/metrics/_conventions.py": "the persistence option's name",
     },
     "R": {
         "skirm/_measures/_options.py": "a value of the `denominator` option",
@@ -153,7 +155,11 @@ def test_every_measure_is_computed_by_one_engine():
     on_arrays = [m for m in table.MEASURES if m.engine == ARRAYS]
     assert [s.measure for s in SPECS] == on_arrays
     for spec in SPECS:
-        assert spec.function.__name__.endswith("_score")
+        # scikit-learn's rule: "_score" is to maximise; a loss or an error
+        # to minimise; a ratio is best in between (PCOC).
+        ending = {"higher": ("_score",), "lower": ("_loss", "_error")}
+        wanted = ending.get(spec.measure.better, ("_ratio",))
+        assert spec.function.__name__.endswith(wanted), spec.name
     for m in table.MEASURES:
         for spelling in m.trec:
             kernel = spelling.kernel

@@ -9,20 +9,16 @@ the functions), so the tables in the documentation can never disagree with
 the code.
 """
 
+from typing import ClassVar
+
 from docutils import nodes
 from docutils.statemachine import StringList
 from sphinx.util.docutils import SphinxDirective
 
-HEADER = (
-    "function",
-    "name",
-    "aliases",
-    "cutoff @k",
-    "labels",
-    "definition (per query)",
-    "trec_eval",
-    "options (default)",
-)
+#: The metrics at a glance, as two tables that each fit the page: how a
+#: metric is named, then what it computes.
+NAMES_HEADER = ("function", "names", "labels", "trec_eval")
+DEFINITIONS_HEADER = ("name", "definition (per query)", "options (default)")
 
 
 def _text(text):
@@ -92,27 +88,40 @@ class _Directive(SphinxDirective):
 
 
 class MetricTable(_Directive):
-    """One row per registered metric."""
+    """The registered metrics, in two tables: ``:part: names`` (the
+    function, its names, binary or graded, trec_eval's spelling) or
+    ``:part: definitions`` (what it computes and its options)."""
+
+    option_spec: ClassVar = {"part": lambda value: value.strip()}
 
     def run(self):
         from skirm.metrics._registry import SPECS
 
-        table, group, body = _table(HEADER, (14, 8, 8, 6, 6, 34, 10, 14))
+        part = self.options.get("part", "names")
+        if part == "names":
+            table, group, body = _table(NAMES_HEADER, (22, 14, 9, 11))
+        else:
+            table, group, body = _table(DEFINITIONS_HEADER, (8, 30, 14))
         for spec in SPECS:
-            options = [f"{key}={value!r}" for key, value in spec.params.items()]
-            _add_row(
-                body,
-                [
+            names = [
+                f"{name}[@k]" if spec.takes_k else name
+                for name in (spec.name, *spec.aliases)
+            ]
+            if part == "names":
+                cells = [
                     self._function(spec.function.__name__, "<metric-table>"),
-                    _literals([spec.name]),
-                    _literals(spec.aliases),
-                    _text("yes" if spec.takes_k else "no"),
+                    _literals(names),
                     _text(spec.kind),
-                    _text(spec.definition),
                     _literals(_trec_names(spec.measure, arrays_only=True)),
+                ]
+            else:
+                options = [f"{key}={value!r}" for key, value in spec.params.items()]
+                cells = [
+                    _literals([spec.name]),
+                    _text(spec.definition),
                     _literals(options),
-                ],
-            )
+                ]
+            _add_row(body, cells)
         group += body
         return [table]
 

@@ -108,9 +108,11 @@ def main(argv=None) -> int:
     """
     argv_given = argv is not None
     argv = sys.argv[1:] if argv is None else list(argv)
-    # importing skirm.stats (scipy.stats) costs more than most evaluations
+    # importing skirm.stats (scipy.stats) costs more than most evaluations:
+    # compare's options (their choices come from skirm.stats) are built only
+    # for `skirm compare`, not for `skirm --version` or `skirm --help`
     command_asked = argv[0] if argv[:1] == ["eval"] else None
-    parser = build_parser(compare_options=command_asked is None, only=command_asked)
+    parser = build_parser(compare_options=argv[:1] == ["compare"], only=command_asked)
     try:
         args, extra = parser.parse_known_args(argv)
         if extra:  # reported with the command's usage line, not skirm's
@@ -150,6 +152,10 @@ def main(argv=None) -> int:
         print(f"{command}: error: {text}", file=sys.stderr)
         return exc.exit_status if isinstance(exc, SkirmError) else INPUT
     except KeyboardInterrupt:
+        try:
+            out.send()  # the runs done before Ctrl-C (a table, on a terminal)
+        except (BrokenPipeError, KeyboardInterrupt):
+            pass
         return _interrupted(command, exit_now=argv_given is False)
     return 0
 

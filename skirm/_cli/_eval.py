@@ -95,18 +95,28 @@ def run_eval(args, out):
     # Nothing lost: the runs evaluated before one that fails are written
     # (trec_eval's format as soon as each is done), then the failure is
     # reported, with its status.
+    # Ctrl-C likewise: the runs done are written, then the interruption is
+    # reported (status 130), in every layout.
     streamed = output_format(args.format) == "trec"
     results, failure = [], None
-    for result in evaluate_paths(
-        qrels, args.runs, request, options, rel_format=args.rel_format, zscores=zscores
-    ):
-        if isinstance(result, BaseException):
-            failure = result
-            break
-        results.append(result)
-        if streamed:
-            write_eval(args, [result], [result.run_id], request, out)
-            out.send()
+    try:
+        for result in evaluate_paths(
+            qrels,
+            args.runs,
+            request,
+            options,
+            rel_format=args.rel_format,
+            zscores=zscores,
+        ):
+            if isinstance(result, BaseException):
+                failure = result
+                break
+            results.append(result)
+            if streamed:
+                write_eval(args, [result], [result.run_id], request, out)
+                out.send()
+    except KeyboardInterrupt as exc:
+        failure = exc
     paths = args.runs[: len(results)]
     labels = [r.run_id for r in results]
     if len(set(labels)) != len(labels):

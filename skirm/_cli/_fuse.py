@@ -32,8 +32,9 @@ normalised by --norm (min-max, max, sum, zscore, rank, borda, none).
 
 
 def add_fuse_parser(sub, exit_statuses):
+    # skirm.stats (scipy.stats) is imported when a report is made, not to
+    # build the parser: `skirm --version` does not pay for it
     from skirm.fusion._rules import METHODS, NORMS
-    from skirm.stats._paired import TESTS
 
     fu = sub.add_parser(
         "fuse",
@@ -90,7 +91,13 @@ def add_fuse_parser(sub, exit_statuses):
         metavar="SEED",
         help="shuffle the queries into folds (and seed the tests' draws)",
     )
-    fu.add_argument("--test", choices=TESTS, default="t", help="default t")
+    fu.add_argument(
+        "--test",
+        default="t",
+        metavar="TEST",
+        help="the report's paired test: t (default), randomization, bootstrap, "
+        "wilcoxon, sign, or tukey_hsd, randomized_tukey_hsd over all runs",
+    )
     fu.add_argument(
         "--correction",
         choices=("auto", "holm", "bonferroni", "fdr_bh", "none"),
@@ -116,14 +123,14 @@ def _weights(text):
 def run_fuse(args, out):
     from skirm.fusion._rules import METHOD, NORM, PHI, RRF_K, WEIGHT_STEP, WEIGHTS
     from skirm.io import write_run
-    from skirm.stats._compare import ALPHA
+    from skirm.stats._compare import ALPHA, COMPARE_TEST
     from skirm.stats._resampling import RANDOM_STATE
     from skirm.trec._fuse import FOLDS, fuse, tune_fusion
 
     args.weights = _weights(args.weights)
     check_options(args, method=METHOD, norm=NORM, k=RRF_K, phi=PHI, weights=WEIGHTS)
     check_options(args, folds=FOLDS, weight_step=WEIGHT_STEP, alpha=ALPHA)
-    check_options(args, seed=RANDOM_STATE)
+    check_options(args, seed=RANDOM_STATE, test=COMPARE_TEST)
     settings = {"method": args.method, "norm": args.norm, "k": args.k}
     settings["phi"] = args.phi
     if args.tune is None:

@@ -98,6 +98,11 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(USAGE)
 
 
+#: Where the user guide and the API reference are read (pyproject.toml's
+#: ``Documentation`` URL, which a test holds this to).
+DOCUMENTATION = "https://skirm.readthedocs.io"
+
+
 def _exit_statuses():
     """The exit statuses of every command, for the end of its ``--help``
     (written when help is asked for, as the epilogs that end with it)."""
@@ -144,6 +149,7 @@ def build_parser(compare_options=True, *, only=None):
     parser = _Parser(
         prog="skirm",
         description="Information-retrieval and learning-to-rank metrics.",
+        epilog=f"documentation: {DOCUMENTATION}",
     )
     parser.add_argument(
         "-v",

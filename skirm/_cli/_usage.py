@@ -29,7 +29,7 @@ def per_query_request(measures, compat):
     try:
         request = parse_measures(measures, compat)
     except InvalidParameterError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(exc.command_line or str(exc)) from None
     for output in request.outputs:
         if output.spelling is not None and not output.spelling.per_query:
             raise UsageError(

@@ -90,6 +90,7 @@ def map_query_blocks(function, checked: CheckedInput, n_jobs=None):
         if order is not None:
             rows = order[rows]
         tiebreak, weight = checked.tiebreak, checked.sample_weight
+        propensity = checked.propensity
         part = CheckedInput(
             checked.y_true[rows],
             checked.y_score[rows],
@@ -99,6 +100,7 @@ def map_query_blocks(function, checked: CheckedInput, n_jobs=None):
             None if tiebreak is None else tiebreak[rows],
             None if weight is None else weight[rows],
             starts=starts[c0 : c1 + 1] - starts[c0],  # grouped in code order
+            propensity=None if propensity is None else propensity[rows],
         )
         return function(rank(part))
 

@@ -39,6 +39,7 @@ class CheckedInput(NamedTuple):
     missing: np.ndarray | None = None  # rows whose label was NaN (unjudged)
     unjudged: str = "raise"  # what those rows mean
     starts: np.ndarray | None = None  # first row of each query, rows grouped
+    propensity: np.ndarray | None = None  # each row's observation propensity
 
 
 def encode_labels(groups, n_rows, n_threads=1):
@@ -61,6 +62,7 @@ def check_rows(
     ignore_ties=False,
     unjudged="raise",
     n_jobs=None,
+    propensity=None,
 ) -> CheckedInput:
     """Validate the public arguments of rows once.
 
@@ -71,6 +73,8 @@ def check_rows(
     ``np.argsort(y_score)[:, ::-1]`` for 2-D input, by input order for 1-D.
     With ``unjudged`` other than ``"raise"``, NaN labels mark unjudged rows
     (``missing``), read as 0 or dropped when ranked (``"condensed"``).
+    ``propensity``, when given, is each row's probability of being observed
+    (the propensity-scored metrics read it), of the shape of ``y_true``.
     """
     ties, unjudged = TIES(ties), UNJUDGED(unjudged)
     tiebreak = None
@@ -114,6 +118,7 @@ def check_rows(
                 tiebreak, perm, np.broadcast_to(np.arange(n_docs), perm.shape), 1
             )
             tiebreak = tiebreak.ravel()
+        propensity = _propensities(propensity, y_true.shape)
         y_true = y_true.ravel()
         y_score = y_score.ravel()
         if sample_weight is not None:
@@ -130,6 +135,7 @@ def check_rows(
         if encoded is None:
             encoded = encode_labels(groups, y_true.shape[0])
         codes, group_ids, starts = encoded
+        propensity = _propensities(propensity, y_true.shape)
     sample_weight = check_sample_weight(sample_weight, y_true.shape[0])
     if ignore_ties and tiebreak is None:
         ties = "first"
@@ -144,7 +150,29 @@ def check_rows(
         missing,
         unjudged,
         starts,
+        propensity,
     )
+
+
+def _propensities(propensity, shape):
+    """Checked propensities: one per row (the shape of ``y_true``), each a
+    probability in (0, 1]; flat, or None."""
+    if propensity is None:
+        return None
+    arr = as_numeric_array(propensity, "propensity")
+    if arr.shape != shape:
+        raise InvalidInputError(
+            "`propensity` must hold one propensity per row, of the shape of "
+            f"`y_true` {shape}, got shape {arr.shape}"
+        )
+    bad = ~((arr > 0) & (arr <= 1))  # NaN included
+    if bad.any():
+        value = arr.ravel()[int(np.argmax(bad.ravel()))]
+        raise InvalidInputError(
+            "`propensity` must hold probabilities in (0, 1] (each row's "
+            f"chance of being observed), got {float(value)!r}"
+        )
+    return arr.ravel()
 
 
 #: Rows from which :func:`check_rows` encodes the query labels in a second

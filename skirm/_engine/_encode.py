@@ -61,7 +61,10 @@ def encode_grouped(groups: np.ndarray, runs: np.ndarray | None = None, n_threads
             present = np.zeros(gmax - gmin + 1, dtype=bool)
             present[shifted] = True
             if present.all():  # every label in the range is used: no lookup
-                uniques = np.arange(gmin, gmax + 1).astype(groups.dtype, copy=False)
+                # in int64 throughout: gmax + 1 may pass the int64 range
+                uniques = (gmin + np.arange(gmax - gmin + 1, dtype=np.int64)).astype(
+                    groups.dtype, copy=False
+                )
                 if shifted is groups:  # never hand out the caller's array
                     shifted = shifted.view()
                     shifted.flags.writeable = False
@@ -133,7 +136,9 @@ def encode_grouped_ints(g, groups):
         else:  # the labels are the codes: never hand out the caller's array
             codes = g.view()
             codes.flags.writeable = False
-        uniques = np.arange(gmin, gmin + starts.shape[0] - 1)
+        # gmin + np.arange, not np.arange(gmin, stop): a stop past the int64
+        # range (labels up to 2**63 - 1) makes numpy count in float64
+        uniques = gmin + np.arange(starts.shape[0] - 1, dtype=np.int64)
         return codes, uniques.astype(groups.dtype, copy=False), starts
     uniques = g[starts[:-1]].astype(groups.dtype, copy=False)
     codes = np.repeat(np.arange(uniques.shape[0], dtype=np.intp), np.diff(starts))

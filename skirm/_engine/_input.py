@@ -14,6 +14,7 @@ from __future__ import annotations
 from skirm._engine._check import CheckedInput, check_rows
 from skirm._engine._lists import is_lists_input, rank_lists
 from skirm._engine._ranking import Ranking
+from skirm._errors import InvalidParameterError
 from skirm._params import UNJUDGED
 
 
@@ -27,11 +28,18 @@ def check_input(
     ignore_ties=False,
     unjudged="raise",
     n_jobs=None,
+    propensity=None,
 ) -> CheckedInput | Ranking:
     """Validate the public arguments once: the :class:`CheckedInput` of rows
     (see :func:`~skirm._engine._check.check_rows`), or the :class:`Ranking`
-    of ranked lists. :func:`~skirm._engine.rank` ranks either."""
+    of ranked lists. :func:`~skirm._engine.rank` ranks either. Per-row
+    ``propensity`` comes with rows only."""
     if is_lists_input(y_true):
+        if propensity is not None:
+            raise InvalidParameterError(
+                "`propensity` must be None for ranked lists: give rows "
+                "(y_true, y_score, groups) with one propensity per row"
+            )
         return rank_lists(y_true, y_score, groups, sample_weight, UNJUDGED(unjudged))
     return check_rows(
         y_true,
@@ -42,4 +50,5 @@ def check_input(
         ignore_ties=ignore_ties,
         unjudged=unjudged,
         n_jobs=n_jobs,
+        propensity=propensity,
     )

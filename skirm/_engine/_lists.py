@@ -144,6 +144,14 @@ class RankedLists:
         Unjudged items (see ``judged``) count as non-relevant, or are dropped
         first with ``unjudged="condensed"``; the ranking marks them either
         way (``judged``, ``n_unjudged``), as it marks NaN labels of rows.
+
+        Parameters
+        ----------
+        group_weights : ndarray of shape (n_queries,), default=None
+            One weight per list, for the weighted mean over queries.
+        unjudged : {"nonrelevant", "condensed"}, default="nonrelevant"
+            Unjudged items count as non-relevant, or are dropped before
+            ranking.
         """
         if self.judged is None:
             return self._ranking(group_weights)

@@ -328,7 +328,11 @@ def rank(checked: CheckedInput | Ranking) -> Ranking:
         return checked
     missing = checked.missing
     if missing is not None and checked.unjudged == "condensed":
-        return _condensed(*checked[:7], missing)
+        ranking = _condensed(*checked[:7], missing)
+        if checked.propensity is not None:
+            kept = checked.propensity[~missing]
+            ranking.propensity = kept[ranking.order]
+        return ranking
     ranking = rank_rows(
         checked.y_true,
         checked.y_score,
@@ -340,6 +344,8 @@ def rank(checked: CheckedInput | Ranking) -> Ranking:
     )
     if checked.sample_weight is not None:
         ranking.group_weights = _query_weights(ranking, checked.sample_weight)
+    if checked.propensity is not None:
+        ranking.propensity = checked.propensity[ranking.order]
     if missing is not None:
         ranking.judged = ~missing[ranking.order]
         ranking.n_unjudged = np.bincount(

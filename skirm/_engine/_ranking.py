@@ -1,9 +1,8 @@
 """The ranking object: every query's rows in rank order, and what metrics read.
 
-A :class:`Ranking` holds the ranked rows (order, query codes, labels,
-scores, query starts and sizes) and derives, once and on demand, what the
-metric kernels share: positions within each query, tie blocks, relevance,
-the rows relevant above each row, discounts and the ideal ordering.
+A :class:`Ranking` holds the ranked rows (order, query codes, labels, scores,
+starts, sizes) and derives once, on demand, what the kernels share: positions,
+tie blocks, relevance, relevant rows above each row, discounts, the ideal order.
 """
 
 from __future__ import annotations
@@ -160,6 +159,7 @@ class Ranking:
     judged: np.ndarray | None = None
     #: Per query, the rows whose label was NaN (None: no NaN label was given).
     n_unjudged: np.ndarray | None = None
+    propensity: np.ndarray | None = None  #: per ranked row, P(observed), or None
 
     # -- layout --------------------------------------------------------------
 

@@ -35,7 +35,24 @@ OPTIONS = {
             Interval(float, 0, closed="left"),
             expected="None or a non-negative number",
         ),
-        Param("denominator", OneOf("R", "min_k")),
+        Param("denominator", OneOf("R", "min_k", "hits")),
+        # The measures of impression logs (:mod:`._impressions`).
+        Param("weights", OneOf("impressions", "clicks", "uniform", "pairs")),
+        Param(
+            "one_class",
+            OneOf("skip"),
+            Interval(float, 0, 1),
+            expected="'skip' or a number in [0, 1]",
+        ),
+        Param(
+            "base_rate",
+            OneOf("overall", "group"),
+            Interval(float, 0, 1, closed="neither"),
+            expected="'overall', 'group' or a number in (0, 1)",
+        ),
+        Param("n_bins", Interval(int, 1, closed="left")),
+        Param("estimator", OneOf("ips", "snips")),
+        Param("average", OneOf("micro", "macro")),
     )
 }
 

@@ -236,9 +236,20 @@ class Measure:
     function : str
         The public function of :mod:`skirm.metrics` that computes it, where
         that is not ``<name>_score`` of its registry record.
+    better : {"higher", "lower", None}
+        Which values are better: ``"higher"`` (every measure but a few),
+        ``"lower"`` (a loss or an error: normalized entropy, fall-out), or
+        None where the best value is in between (PCOC: 1). A scorer
+        negates a ``"lower"`` measure and refuses a None one.
+    scores : {"ranking", "probability"}
+        What of ``y_score`` it reads: ``"ranking"``, the order of the rows
+        within each query only (a strictly increasing transform of the
+        scores changes nothing); ``"probability"``, the values themselves,
+        each a probability in [0, 1] (normalized entropy, calibration).
     """
 
     __slots__ = (
+        "better",
         "bounded",
         "definition",
         "engine",
@@ -248,6 +259,7 @@ class Measure:
         "ndeval",
         "options",
         "reference",
+        "scores",
         "skirm",
         "takes_k",
         "trec",
@@ -268,12 +280,15 @@ class Measure:
         ir_measures: tuple = (),
         ndeval: tuple = (),
         function: str = "",
+        better: str | None = "higher",
+        scores: str = "ranking",
     ) -> None:
         self.definition, self.engine, self.reference = definition, engine, reference
         self.kind, self.takes_k, self.bounded = kind, takes_k, bounded
         self.options = dict(options or {})
         self.skirm, self.trec, self.ir_measures = skirm, trec, ir_measures
         self.ndeval, self.function = ndeval, function
+        self.better, self.scores = better, scores
 
     @property
     def name(self) -> str:

@@ -2,10 +2,12 @@
 
 One :class:`~skirm._measures._rows.Measure` per measure, in the order of the
 documentation's tables: the measures on arrays (:mod:`._arrays`: the metric
-registry of :mod:`skirm.metrics` binds their kernels), trec_eval's own
-(:mod:`._trec`: kernels in :mod:`skirm.trec`) and the diversity measures
-(:mod:`._diversity`). Each spelling of a measure (skirm's, trec_eval's,
-ir_measures', ndeval's) is written in one of those rows and nowhere else:
+registry of :mod:`skirm.metrics` binds their kernels), the measures of
+impression logs (:mod:`._impressions`: per-group AUC, calibration,
+propensity-scored; on arrays too), trec_eval's own (:mod:`._trec`: kernels
+in :mod:`skirm.trec`) and the diversity measures (:mod:`._diversity`).
+Each spelling of a measure (skirm's, trec_eval's, ir_measures', ndeval's)
+is written in one of those rows and nowhere else:
 the name grammars, trec_eval's order and nicknames, the pytrec_eval
 drop-in's list, the documentation's tables and the tests read them from
 there. This module gathers them: ``table.NDCG``, ``table.BPREF``, ...
@@ -13,9 +15,10 @@ there. This module gathers them: ``table.NDCG``, ``table.BPREF``, ...
 
 from __future__ import annotations
 
-from skirm._measures import _arrays, _diversity, _trec
+from skirm._measures import _arrays, _diversity, _impressions, _trec
 from skirm._measures._arrays import *
 from skirm._measures._diversity import *
+from skirm._measures._impressions import *
 from skirm._measures._rows import Measure
 from skirm._measures._trec import *
 from skirm._measures._vocabulary import *
@@ -32,7 +35,7 @@ def _rows(*modules):
 
 
 #: Every measure, in the order of the documentation's tables.
-MEASURES = tuple(_rows(_arrays, _trec, _diversity))
+MEASURES = tuple(_rows(_arrays, _impressions, _trec, _diversity))
 #: The measures ``evaluate`` (and its Dask and cross-validation forms)
 #: computes when none are named.
 DEFAULT_METRICS = (f"{NDCG.name}@10", MAP.name, MRR.name)

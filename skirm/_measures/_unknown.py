@@ -47,7 +47,16 @@ def unknown_measure(name, door: str = "arrays") -> UnknownMeasureError:
         return UnknownMeasureError(f"{name!r} {elsewhere}")
     hint = suggest(name, door)
     hint = f" (did you mean {hint}?)" if hint else ""
-    return UnknownMeasureError(f"unknown measure {name!r}{hint}; {_valid(door)}")
+    # The command line says where the names are listed rather than listing
+    # them all (some 1,500 characters on one line).
+    command_line = (
+        f"unknown measure {name!r}{hint}; `skirm eval --help` lists the measures"
+        if door == "trec"
+        else None
+    )
+    return UnknownMeasureError(
+        f"unknown measure {name!r}{hint}; {_valid(door)}", command_line=command_line
+    )
 
 
 def malformed(name, cutoff, door="arrays") -> UnknownMeasureError:
@@ -142,10 +151,30 @@ def suggest(name, door="arrays") -> str:
         pool.setdefault(key.lower(), key)
     import difflib  # here: only an unknown name needs it
 
-    close = difflib.get_close_matches(base.lower(), list(pool), n=4, cutoff=0.75)
     tail = name[len(base) :] if name.startswith(base) else ""
-    names = [pool[c] + tail for c in close if pool[c] + tail != name]
+    names = []
+    if not tail and door != "diversity":  # ndgc_cut.10: the parameters kept
+        names = [n for n in _with_parameters(base, door, difflib) if n != name]
+    if not names:
+        close = difflib.get_close_matches(base.lower(), list(pool), n=4, cutoff=0.75)
+        names = [pool[c] + tail for c in close if pool[c] + tail != name]
     return " or ".join(repr(n) for n in names[:3])
+
+
+def _with_parameters(base, door, difflib) -> list[str]:
+    """Close names for a misspelled trec_eval measure given with its
+    parameters (``ndgc_cut.10``, ``ndgc_cut_10``, ``iprec_at_recal.0.5``):
+    the measure's name corrected among those taking parameters, the
+    parameters kept as typed."""
+    stem, dot, params = base.partition(".")
+    if not dot:
+        stem, dot, params = base.rpartition("_")
+        if not (dot and params.isdigit()):
+            return []
+    table = TREC_NAMES if door in ("trec", "pytrec_eval") else TREC_ON_ARRAYS
+    stems = {key.lower(): key for key, (_, s) in table.items() if s.params != "none"}
+    close = difflib.get_close_matches(stem.lower(), list(stems), n=3, cutoff=0.75)
+    return [f"{stems[c]}{dot}{params}" for c in close]
 
 
 def _pool(door):

@@ -40,6 +40,39 @@ COMPAT = Reference(
 GDEVAL = Reference("gdeval (ERR)", SKIRM.ties, SKIRM.summary)
 BEIR = Reference("BEIR (capped recall)", SKIRM.ties, SKIRM.summary)
 
+# The measures of impression logs (ads, feeds, recommenders): whose
+# definition each follows, and how that tool summarises the groups.
+DIN = Reference(
+    "DIN (Zhou et al. 2018)",
+    SKIRM.ties,
+    "the mean over groups weighted by impressions, one-class groups left out",
+)
+TORCHMETRICS = Reference(
+    "torchmetrics",
+    SKIRM.ties,
+    "the mean over queries (empty_target_action for the undefined ones)",
+)
+TF_RANKING = Reference(
+    "TF-Ranking",
+    "tied scores: a tied pair counts as misordered (OPA), ties shuffled (ARP)",
+    "the mean over lists weighted by their pairs (OPA) or labels (ARP)",
+)
+TORCHREC = Reference(
+    "TorchRec (He et al. 2014)",
+    "none: the scores' values are read, not their order",
+    "the ratio of sums over every impression (NE, calibration)",
+)
+PYXCLIB = Reference(
+    "pyxclib (Jain et al. 2016)",
+    SKIRM.ties,
+    "the sum over queries over the sum of the best achievable values",
+)
+IPS = Reference(
+    "Yang et al. 2018 (IPS)",
+    SKIRM.ties,
+    "the mean over queries",
+)
+
 # --------------------------------------------------------------------------
 # ir_measures' providers: the tool its default pipeline computes a name with
 # (``IrName.provider``), the order that tool gives tied documents as

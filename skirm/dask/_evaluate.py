@@ -35,7 +35,12 @@ from skirm._params import (
 )
 from skirm._progress import VERBOSE, reporting
 from skirm.metrics._base import frame_arguments
-from skirm.metrics._evaluate import bind_input_wide, bind_metrics, per_query_values
+from skirm.metrics._evaluate import (
+    bind_input_wide,
+    bind_metrics,
+    per_query_values,
+    weighs_queries,
+)
 from skirm.metrics._result import first_repeated, merge
 
 if TYPE_CHECKING:
@@ -133,8 +138,19 @@ def _rows_frame(columns):
     return frame.assign(**series)
 
 
-def _empty_frame(pd, labels, weighted, id_dtype):
-    data = {label: np.zeros(0) for label in labels}
+def _own_weights(bound):
+    """The labels of the metrics whose mean weights the queries by the data,
+    and the name of their weights' column in a per-query frame."""
+    return {
+        label: f"weight {label}"
+        for label, metric in bound.items()
+        if weighs_queries(metric)
+    }
+
+
+def _empty_frame(pd, bound, weighted, id_dtype):
+    data = {label: np.zeros(0) for label in bound}
+    data.update({column: np.zeros(0) for column in _own_weights(bound).values()})
     if weighted:
         data["weight"] = np.zeros(0)
     return pd.DataFrame(data, index=pd.Index([], dtype=id_dtype, name="query"))
@@ -179,9 +195,14 @@ def _partition_values(rows, bound, no_relevant, ties, weighted):
         groups=rows["groups"].to_numpy(),
         sample_weight=rows["sample_weight"].to_numpy() if weighted else None,
         ties=ties,
+        propensity=(
+            rows["propensity"].to_numpy() if "propensity" in rows.columns else None
+        ),
     )
-    group_ids, per_query, weights = per_query_values(bound, checked, no_relevant)
+    group_ids, per_query, weights, own = per_query_values(bound, checked, no_relevant)
     frame = pd.DataFrame(per_query, index=pd.Index(group_ids, name="query"))
+    for label, column in _own_weights(bound).items():
+        frame[column] = own[label]
     if weighted:
         frame["weight"] = weights
     return frame
@@ -212,6 +233,7 @@ def per_query_frame(
     ties: Ties = "average",
     no_relevant: NoRelevant = 0.0,
     shuffle: bool | Literal["auto"] = "auto",
+    propensity: DaskColumn | None = None,
     **params: Any,
 ) -> DataFrame:
     """Per-query metric values of rows in Dask collections, as a lazy frame.
@@ -229,7 +251,9 @@ def per_query_frame(
     frame : dask.dataframe.DataFrame
         One row per query, indexed by the query label (``"query"``), one
         float column per metric (NaN for queries left out by
-        ``no_relevant="skip"``), and a ``"weight"`` column when
+        ``no_relevant="skip"`` or ``one_class="skip"``), a ``"weight <name>"``
+        column for each metric whose mean weights the queries by the data
+        (``gauc``'s impressions, ...), and a ``"weight"`` column when
         ``sample_weight`` is given. Partitions hold disjoint query sets; the
         index is not sorted across partitions.
 
@@ -250,14 +274,24 @@ def per_query_frame(
     2      0.5
     """
     frame, bound = _prepare(
-        y_true, y_score, groups, metrics, sample_weight, ties, no_relevant, params
+        y_true,
+        y_score,
+        groups,
+        metrics,
+        sample_weight,
+        ties,
+        no_relevant,
+        params,
+        propensity,
     )
     if shuffle == "auto":
         shuffle = not _whole_by_metadata(groups)
     return _values_frame(frame, bound, no_relevant, ties, sample_weight, shuffle)
 
 
-def _prepare(y_true, y_score, groups, metrics, sample_weight, ties, no_relevant, p):
+def _prepare(
+    y_true, y_score, groups, metrics, sample_weight, ties, no_relevant, p, propensity
+):
     """Client-side checks, the rows as one frame, and the bound metrics."""
     _import_dask()
     bound = bind_metrics(metrics, p)
@@ -272,11 +306,30 @@ def _prepare(y_true, y_score, groups, metrics, sample_weight, ties, no_relevant,
             "y_score": y_score,
             "groups": groups,
             "sample_weight": sample_weight,
+            "propensity": propensity,
         }
     )
-    # Defaults taken over all the rows (ERR's max_grade) cost one reduction.
-    bound = bind_input_wide(bound, lambda: frame["y_true"].max().compute())
+    # Defaults taken over all the rows (ERR's max_grade, NE's base rate)
+    # cost one reduction each.
+    bound = bind_input_wide(
+        bound,
+        lambda: frame["y_true"].max().compute(),
+        lambda threshold: _click_rate(frame, threshold, sample_weight is not None),
+    )
     return frame, bound
+
+
+def _click_rate(frame, threshold, weighted):
+    """The share of relevant rows of the whole frame (each weighted by its
+    query's ``sample_weight``), as :func:`~skirm.metrics._evaluate.click_rate`."""
+    labels = frame["y_true"]
+    relevant = (labels > 0) if threshold is None else (labels >= threshold)
+    if not weighted:
+        hits, rows = relevant.sum().compute(), len(frame)
+        return float(hits) / max(int(rows), 1)
+    weights = frame["sample_weight"]
+    hits, total = (relevant * weights).sum().compute(), weights.sum().compute()
+    return float(hits) / float(total) if total > 0 else 0.0
 
 
 def _shuffle_error(split=None):
@@ -348,6 +401,7 @@ def evaluate(
     no_relevant: NoRelevant = 0.0,
     shuffle: bool | Literal["auto"] = "auto",
     verbose: int = 0,
+    propensity: DaskColumn | str | None = None,
     **params: Any,
 ) -> EvaluationResult:
     """Compute several metrics on rows held in Dask collections.
@@ -399,6 +453,11 @@ def evaluate(
         lines and, on a local scheduler, Dask's
         ``dask.diagnostics.ProgressBar`` during each computation (with
         a ``distributed.Client``, the address of its dashboard).
+    propensity : dask.dataframe.Series or 1-D dask.array.Array, or str, \
+default=None
+        Each row's probability of being observed, for the propensity-scored
+        metrics, as in :func:`skirm.metrics.evaluate`. With a frame: the
+        name of its column.
     **params
         Metric options, as in :func:`skirm.metrics.evaluate`.
 
@@ -438,7 +497,7 @@ def evaluate(
     """
     dask, _, _ = _import_dask()
     given = {name: params.pop(name) for name in ("y_true", "y_score") if name in params}
-    y_true, y_score, groups, sample_weight, metrics = frame_arguments(
+    y_true, y_score, groups, sample_weight, metrics, propensity = frame_arguments(
         y_true,
         y_score,
         groups,
@@ -446,6 +505,7 @@ def evaluate(
         metrics,
         given,
         "skirm.dask.evaluate",
+        propensity=propensity,
         is_table=_is_dask_frame,
         columns_of=lambda frame: [str(c) for c in frame.columns],
         column=lambda frame, name: frame[name],
@@ -453,7 +513,15 @@ def evaluate(
     with _progress(verbose, "skirm.dask.evaluate") as progress:
         progress.stage("preparing the rows")
         frame, bound = _prepare(
-            y_true, y_score, groups, metrics, sample_weight, ties, no_relevant, params
+            y_true,
+            y_score,
+            groups,
+            metrics,
+            sample_weight,
+            ties,
+            no_relevant,
+            params,
+            propensity,
         )
         weighted = sample_weight is not None
         if shuffle == "auto" and _whole_by_metadata(groups):
@@ -487,11 +555,16 @@ def _is_dask_frame(obj):
     return root in ("dask", "dask_expr") and hasattr(obj, "columns")
 
 
-def _as_part(frame, labels, weighted):
-    """``(group_ids, per_query, weights)`` of one partition's frame."""
+def _as_part(frame, bound, weighted):
+    """``(group_ids, per_query, weights, metric_weights)`` of one partition's
+    frame."""
     group_ids = frame.index.to_numpy()
     if group_ids.dtype == object and all(isinstance(g, str) for g in group_ids):
         group_ids = group_ids.astype(str)  # as skirm.metrics.evaluate gives them
-    per_query = {label: frame[label].to_numpy(dtype=np.float64) for label in labels}
+    per_query = {label: frame[label].to_numpy(dtype=np.float64) for label in bound}
     weights = frame["weight"].to_numpy(dtype=np.float64) if weighted else None
-    return group_ids, per_query, weights
+    own = {
+        label: frame[column].to_numpy(dtype=np.float64)
+        for label, column in _own_weights(bound).items()
+    }
+    return group_ids, per_query, weights, own

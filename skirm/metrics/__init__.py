@@ -25,6 +25,17 @@ if TYPE_CHECKING:
     from skirm.metrics._accuracy import (
         accuracy_score as accuracy_score,
     )
+    from skirm.metrics._auc import (
+        average_relevance_position_loss as average_relevance_position_loss,
+        fallout_loss as fallout_loss,
+        group_auc_score as group_auc_score,
+        ordered_pair_accuracy_score as ordered_pair_accuracy_score,
+    )
+    from skirm.metrics._calibration import (
+        expected_calibration_error as expected_calibration_error,
+        normalized_entropy_loss as normalized_entropy_loss,
+        predicted_to_observed_ratio as predicted_to_observed_ratio,
+    )
     from skirm.metrics._compat import (
         compatibility_score as compatibility_score,
     )
@@ -34,6 +45,9 @@ if TYPE_CHECKING:
         precision_at_k_score as precision_at_k_score,
         r_precision_score as r_precision_score,
         recall_at_k_score as recall_at_k_score,
+    )
+    from skirm.metrics._curves import (
+        recall_at_fixed_precision as recall_at_fixed_precision,
     )
     from skirm.metrics._cwl import (
         cwl_report as cwl_report,
@@ -83,6 +97,20 @@ if TYPE_CHECKING:
         mean_average_precision_score as mean_average_precision_score,
         mean_reciprocal_rank_score as mean_reciprocal_rank_score,
         rank_biased_precision_score as rank_biased_precision_score,
+    )
+    from skirm.metrics._propensities import (
+        item_counts as item_counts,
+        jain_propensity as jain_propensity,
+        popularity_propensity as popularity_propensity,
+        position_propensity as position_propensity,
+    )
+    from skirm.metrics._propensity import (
+        ips_dcg_score as ips_dcg_score,
+        ips_precision_at_k_score as ips_precision_at_k_score,
+        ips_rbp_score as ips_rbp_score,
+        ips_recall_at_k_score as ips_recall_at_k_score,
+        propensity_scored_ndcg_score as propensity_scored_ndcg_score,
+        propensity_scored_precision_score as propensity_scored_precision_score,
     )
     from skirm.metrics._registry import (
         Metric as Metric,

@@ -17,7 +17,7 @@ import numpy as np
 
 from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._measures._table import DEFAULT_METRICS
-from skirm._params import NO_RELEVANT, TIES, UNJUDGED
+from skirm._params import NO_RELEVANT, TIES, UNJUDGED, as_python
 from skirm.metrics._conventions import CONVENTIONS, apply_conventions
 from skirm.metrics._evaluate import bind_metrics, evaluate
 
@@ -45,15 +45,52 @@ _EVALUATE_OPTIONS = {
 
 def to_host(values, name):
     """A 1-D numpy array of ``values``: a PyTorch tensor (on any device) is
-    detached and copied to the host once; torch is never imported here."""
+    detached and copied to the host once; torch is never imported here.
+
+    A floating-point tensor numpy has no dtype for (``bfloat16``, the
+    ``float8`` types) becomes float32, which holds each of its values
+    exactly; a tensor of another such dtype is refused, naming it.
+    """
     if type(values).__module__.split(".")[0] == "torch":
-        values = values.detach().cpu().numpy()
+        values = values.detach().cpu()
+        try:
+            values = values.numpy()
+        except TypeError as exc:  # "Got unsupported ScalarType BFloat16"
+            if not values.is_floating_point():
+                raise InvalidInputError(
+                    f"`{name}` is a tensor of dtype {values.dtype}, which numpy "
+                    "cannot hold; convert it first (e.g. tensor.long() or "
+                    "tensor.float())"
+                ) from exc
+            values = values.float().numpy()
     values = np.asarray(values)
     if values.ndim != 1:
         raise InvalidInputError(
             f"`{name}` must be 1-D, one value per row, got shape {values.shape}"
         )
     return values
+
+
+def concatenate_ids(parts):
+    """The query ids of every batch, concatenated without losing one.
+
+    numpy promotes int64 with uint64 to float64, which merges ids above
+    2**53; such ids are concatenated as uint64 when none is negative (as
+    numpy reads one list of such ints), else as Python ints (object).
+    """
+    ids = np.concatenate(parts)
+    if ids.dtype.kind != "f" or not all(p.dtype.kind in "biu" for p in parts):
+        return ids
+    if all(p.shape[0] == 0 or p.min() >= 0 for p in parts):
+        return np.concatenate([p.astype(np.uint64) for p in parts])
+    return np.concatenate([p.astype(object) for p in parts])
+
+
+def _ordinal(n):
+    suffix = (
+        "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    )
+    return f"{n}{suffix}"
 
 
 class MetricAccumulator:
@@ -77,7 +114,8 @@ class MetricAccumulator:
         options (``gain``, ...). ``conventions="torchmetrics"`` gives the
         numbers of torchmetrics' ``RetrievalNormalizedDCG``,
         ``RetrievalMRR``, ``RetrievalPrecision``, ``RetrievalRecall`` and
-        ``RetrievalMAP`` (without ``top_k``) where their conventions meet.
+        ``RetrievalMAP`` (``map@k``: ``top_k=k``) where their conventions
+        meet, scores of either sign included.
 
     Attributes
     ----------
@@ -136,16 +174,34 @@ class MetricAccumulator:
     def reset(self) -> None:
         """Forget every accumulated row."""
         self._batches: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._propensity: list[np.ndarray] = []
+        self._n_updates = 0
 
-    def update(self, y_true: ArrayLike, y_score: ArrayLike, groups: ArrayLike) -> None:
+    def update(
+        self,
+        y_true: ArrayLike,
+        y_score: ArrayLike,
+        groups: ArrayLike,
+        propensity: ArrayLike | None = None,
+    ) -> None:
         """Add a batch of rows.
+
+        A NaN score is refused here, naming the batch and the query, not
+        later in :meth:`compute`. An empty batch adds nothing (its dtypes do
+        not change those of the rows kept).
 
         Parameters
         ----------
         y_true, y_score, groups : array-like or tensor of shape (n_rows,)
             Labels, scores and the query of each row: numpy arrays, lists or
-            PyTorch tensors on any device (copied to the host here).
+            PyTorch tensors on any device (copied to the host here; a
+            ``bfloat16`` tensor as float32, which holds its values exactly).
+        propensity : array-like or tensor of shape (n_rows,), default=None
+            Each row's probability of being observed, for the
+            propensity-scored metrics (as in :func:`evaluate`): given with
+            every (non-empty) batch or with none.
         """
+        self._n_updates += 1
         batch = (
             to_host(y_true, "y_true"),
             to_host(y_score, "y_score"),
@@ -157,6 +213,31 @@ class MetricAccumulator:
                 "`y_true`, `y_score` and `groups` must have one value per row, "
                 f"got lengths {lengths[0]}, {lengths[1]} and {lengths[2]}"
             )
+        if lengths[0] == 0:
+            return
+        if self._batches and (propensity is None) != (not self._propensity):
+            raise InvalidInputError(
+                "`propensity` must be given with every batch or with none"
+            )
+        rows = None
+        if propensity is not None:
+            rows = to_host(propensity, "propensity")
+            if rows.shape[0] != lengths[0]:
+                raise InvalidInputError(
+                    "`propensity` must have one value per row, got length "
+                    f"{rows.shape[0]} for {lengths[0]} rows"
+                )
+        scores = batch[1]
+        if scores.dtype.kind in "fc" and np.isnan(scores).any():
+            row = int(np.argmax(np.isnan(scores)))
+            query = as_python(batch[2][row])
+            raise InvalidInputError(
+                f"`y_score` must not contain NaN, got NaN in the "
+                f"{_ordinal(self._n_updates)} batch since the last reset, at its "
+                f"row {row} (query {query!r})"
+            )
+        if rows is not None:
+            self._propensity.append(rows)
         self._batches.append(batch)
 
     def merge(self, other: MetricAccumulator) -> Self:
@@ -180,7 +261,17 @@ class MetricAccumulator:
                 f"`other` must have the same metrics and options: {self!r}, got "
                 f"{other!r}"
             )
+        if (
+            self._batches
+            and other._batches
+            and (bool(self._propensity) != bool(other._propensity))
+        ):
+            raise InvalidInputError(
+                "`other` must hold propensities if this accumulator does, and "
+                "not otherwise"
+            )
         self._batches.extend(other._batches)
+        self._propensity.extend(other._propensity)
         return self
 
     def compute(self) -> EvaluationResult:
@@ -191,10 +282,18 @@ class MetricAccumulator:
         result : EvaluationResult
         """
         if not self._batches:
-            raise InvalidInputError("compute() needs rows: call update() first")
-        y_true, y_score, groups = (
-            np.concatenate([batch[i] for batch in self._batches]) for i in range(3)
+            given = " (every batch given was empty)" if self._n_updates else ""
+            raise InvalidInputError(f"compute() needs rows: call update() first{given}")
+        y_true, y_score = (
+            np.concatenate([batch[i] for batch in self._batches]) for i in range(2)
         )
+        groups = concatenate_ids([batch[2] for batch in self._batches])
+        propensity = np.concatenate(self._propensity) if self._propensity else None
         return evaluate(
-            y_true, y_score, groups=groups, metrics=self.metrics, **self.options
+            y_true,
+            y_score,
+            groups=groups,
+            metrics=self.metrics,
+            propensity=propensity,
+            **self.options,
         )

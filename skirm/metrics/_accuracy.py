@@ -40,6 +40,17 @@ def _auc(misordered, n_rel, n_non):
     return np.where(n_rel == 0, 0.0, value)
 
 
+def non_relevant_above(ranking, rel):
+    """Per ranked row, the non-relevant rows of its query ranked above it;
+    with ``ties="average"``, those above its tie block and half of those
+    beside it in the block (each tied pair misordered with probability
+    1/2)."""
+    if ranking.ties == "average" and ranking.has_ties:
+        non = (~rel).astype(np.float64)
+        return ranking.before_block(non) + 0.5 * (ranking.block_sum(non) - non)
+    return ranking.position - ranking.before(rel.astype(np.int64))
+
+
 def _accuracy(ranking, k, relevance_threshold):
     if k is not None and np.ndim(k):
         columns = [_accuracy(ranking, int(c), relevance_threshold)[0] for c in k]
@@ -47,13 +58,7 @@ def _accuracy(ranking, k, relevance_threshold):
     rel = ranking.relevant(relevance_threshold)
     shown = np.ones(ranking.n_rows, dtype=bool) if k is None else ranking.position < k
     averaged = ranking.ties == "average" and ranking.has_ties
-    if averaged:
-        # Non-relevant rows above each row: those above its block, and half
-        # of those beside it in its block.
-        non = (~rel).astype(np.float64)
-        above = ranking.before_block(non) + 0.5 * (ranking.block_sum(non) - non)
-    else:
-        above = ranking.position - ranking.before(rel.astype(np.int64))
+    above = non_relevant_above(ranking, rel)
     if averaged and k is not None:
         # Rows of a block that straddles the cutoff count separately.
         start = ranking.position - ranking.block_offset

@@ -19,18 +19,20 @@ from skirm._engine import (
     map_query_blocks,
     rank,
     relabel,
+    safe_divide,
 )
 from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._measures._options import OPTIONS
-from skirm._measures._table import DEFAULT_METRICS
+from skirm._measures._table import DEFAULT_METRICS, RECALL
 from skirm._params import NO_RELEVANT
 from skirm._validation import check_y_true
 from skirm.metrics._base import (
     apply_no_relevant,
     frame_arguments,
     mean_over_queries,
+    nothing_defined,
 )
-from skirm.metrics._conventions import apply_conventions, check_scores
+from skirm.metrics._conventions import apply_conventions, not_retrieved
 from skirm.metrics._registry import Metric, get_metric
 from skirm.metrics._result import EvaluationResult, assemble
 
@@ -75,6 +77,7 @@ def evaluate(
     conventions: Conventions | None = None,
     unjudged: Unjudged = "raise",
     label_samples: ArrayLike | None = None,
+    propensity: ArrayLike | str | None = None,
     **params: Any,
 ) -> EvaluationResult:
     """Compute several metrics from one ranking of the rows.
@@ -113,11 +116,12 @@ def evaluate(
         scikit-learn). The queries are cut into blocks of a fixed size,
         whatever ``n_jobs``: the results are identical for any value.
     conventions : {"sklearn", "lightgbm", "xgboost", "torchmetrics", "beir", \
-"spark"}, default=None
+"spark", "torchrec", "tf_ranking", "lenskit"}, default=None
         Reproduce another library's numbers: the preset sets ``ties``,
-        ``no_relevant`` and metric options (``gain``, ``denominator``) that
-        are left at their defaults; arguments given other values win. A
-        metric the library has no counterpart for raises ValueError. See
+        ``no_relevant`` and metric options (``gain``, ``denominator``,
+        ``weights``, ...) that are left at their defaults; arguments given
+        other values win. A metric the library has no counterpart for raises
+        ValueError. See
         :ref:`conventions`.
     unjudged : {"raise", "nonrelevant", "condensed"}, default="raise"
         What a NaN label (an unjudged row) means: an error, a non-relevant
@@ -132,6 +136,12 @@ def evaluate(
         holds the mean per judge, ``result.judge_spread[name]`` their
         standard deviation, ``result.judge_per_query[name]`` the per-query
         values per judge.
+    propensity : array-like of shape (n_samples,), or str, default=None
+        Each row's probability of being observed, in (0, 1], for the
+        propensity-scored metrics (``psp@k``, ``psndcg@k``, ``ips_dcg@k``,
+        ...); the other metrics do not read it. ``None`` means every row
+        was observed. With a frame: the name of its column. See
+        :ref:`impressions`.
     **params
         Metric options (``gain``, ``relevance_threshold``, ``p``, ...), given
         to each metric that takes them. An option no requested metric takes
@@ -178,8 +188,15 @@ def evaluate(
     EvaluationResult(n_queries=2, means={'ndcg@2': 0.3801, 'mrr': 0.6667})
     """
     given = {name: params.pop(name) for name in ("y_true", "y_score") if name in params}
-    y_true, y_score, groups, sample_weight, metrics = frame_arguments(
-        y_true, y_score, groups, sample_weight, metrics, given, "evaluate"
+    y_true, y_score, groups, sample_weight, metrics, propensity = frame_arguments(
+        y_true,
+        y_score,
+        groups,
+        sample_weight,
+        metrics,
+        given,
+        "evaluate",
+        propensity=propensity,
     )
     bound = bind_metrics(metrics, params)
     no_relevant = NO_RELEVANT(no_relevant)
@@ -195,21 +212,30 @@ def evaluate(
         ties=ties,
         unjudged=unjudged,
         n_jobs=n_jobs,
+        propensity=propensity,
     )
     if isinstance(ranking, CheckedInput):
         checked = ranking
-        if conventions is not None:
-            check_scores(conventions, bound, checked.y_score)
-        if checked.missing is None and label_samples is None:
+        plain = conventions is None or not not_retrieved(
+            conventions, bound, checked.y_score
+        )
+        if plain and checked.missing is None and label_samples is None:
             # Plain rows: blocks of whole queries, in threads if asked.
             result = assemble(*per_query_values(bound, checked, no_relevant, n_jobs))
             result.n_unjudged = None
             return result
         ranking = rank(checked)
-    # Ranked lists, unjudged rows and judge samples: one ranking of all rows.
-    means, per_query = compute_metrics(bound, ranking, no_relevant)
+    # Ranked lists, unjudged rows, judge samples and a preset's rows not
+    # retrieved: one ranking of all rows.
+    means, per_query, metric_weights = preset_metrics(
+        conventions, bound, ranking, no_relevant
+    )
     result = EvaluationResult(
-        np.asarray(ranking.group_ids), per_query, means, ranking.group_weights
+        np.asarray(ranking.group_ids),
+        per_query,
+        means,
+        ranking.group_weights,
+        metric_weights=metric_weights,
     )
     result.n_unjudged = ranking.n_unjudged
     if label_samples is not None:
@@ -248,11 +274,17 @@ def bind_metrics(metrics, params) -> dict:
 
 
 def per_query_values(bound, checked, no_relevant, n_jobs=None):
-    """``(group_ids, per_query, weights)`` of checked rows, before any mean.
+    """``(group_ids, per_query, weights, metric_weights)`` of checked rows,
+    before any mean: ``metric_weights`` holds the query weights of the
+    metrics whose mean weights them (impressions, clicks, ...).
 
-    Queries left out by ``no_relevant="skip"`` hold NaN.
+    Queries left out (``no_relevant="skip"``, ``one_class="skip"``) hold NaN.
     """
-    bound = bind_input_wide(bound, lambda: checked.y_true.max())
+    bound = bind_input_wide(
+        bound,
+        lambda: checked.y_true.max(),
+        lambda threshold: click_rate(checked.y_true, threshold, checked.sample_weight),
+    )
     batches = _batches(bound)
     group_ids = np.asarray(checked.group_ids)
     # Queries together but out of code order are measured as they lie, and
@@ -263,56 +295,123 @@ def per_query_values(bound, checked, no_relevant, n_jobs=None):
     if checked.sample_weight is not None:
         weights = np.concatenate([w for w, _ in blocks])
         weights = weights if order is None else weights[order]
-    found = {}
+    found, found_weights = {}, {}
     for b, (labels, batch) in enumerate(batches):
         # One line per metric: a batch's columns (one per cutoff) become
         # contiguous lines, so that a weighted mean (a dot product) adds as
         # it does for one cutoff; each block is turned while in cache.
-        parts = [block[b][0].T for _, block in blocks]
-        values = np.empty((*parts[0].shape[:-1], group_ids.shape[0]))
-        np.concatenate(parts, axis=-1, out=values)
+        values = _lines([block[b][0] for _, block in blocks], group_ids.shape[0])
         empty = np.concatenate([block[b][1] for _, block in blocks])
+        own = None
+        if blocks[0][1][b][2] is not None:
+            own = _lines([block[b][2] for _, block in blocks], group_ids.shape[0])
         if order is not None:
             values, empty = values[..., order], empty[order]
+            own = None if own is None else own[..., order]
         values = apply_no_relevant(
             values, empty, group_ids, no_relevant, batch[0].name, copy=False
         )
+        undefined_everywhere(values, batch, labels)
         if values.ndim == 1:
             found[labels[0]] = values
+            if own is not None:
+                found_weights[labels[0]] = own
         else:
             found.update(zip(labels, values, strict=True))
-    return group_ids, {label: found[label] for label in bound}, weights
+            if own is not None:
+                found_weights.update(zip(labels, own, strict=True))
+    return (
+        group_ids,
+        {label: found[label] for label in bound},
+        weights,
+        {label: found_weights[label] for label in bound if label in found_weights},
+    )
+
+
+def _lines(parts, n_groups):
+    """Per-block values (a column per cutoff) as one line per cutoff, the
+    queries along it."""
+    parts = [part.T for part in parts]
+    values = np.empty((*parts[0].shape[:-1], n_groups))
+    np.concatenate(parts, axis=-1, out=values)
+    return values
+
+
+def undefined_everywhere(values, batch, labels):
+    """Raise :func:`~skirm.metrics._base.nothing_defined` for a metric of a
+    batch that leaves every query out with ``one_class="skip"``."""
+    if batch[0].params.get("one_class") != "skip" or values.shape[-1] == 0:
+        return
+    for line, label in zip(np.atleast_2d(values), labels, strict=True):
+        if np.isnan(line).all():
+            raise nothing_defined(label)
+
+
+def click_rate(y_true, threshold, sample_weight=None):
+    """The share of relevant rows (``y_true > 0``, or ``>= threshold``),
+    each row weighted by its query's ``sample_weight``."""
+    relevant = y_true > 0 if threshold is None else y_true >= threshold
+    if sample_weight is None:
+        return float(np.count_nonzero(relevant)) / max(relevant.shape[0], 1)
+    total = float(sample_weight.sum())
+    return float(np.dot(relevant, sample_weight)) / total if total > 0 else 0.0
+
+
+def weighs_queries(metric):
+    """Whether a metric's mean weights its queries by the data: its kernel
+    returns query weights (a ``weights`` option other than ``"uniform"``,
+    or psP's and psnDCG's ``average="micro"``)."""
+    params = metric.params
+    return params.get("weights", "uniform") != "uniform" or (
+        params.get("average") == "micro"
+    )
 
 
 def takes_input_wide(metric):
     """Whether a metric has an option left to a default taken over all the
     rows (bound by :func:`bind_input_wide`)."""
-    return "max_grade" in metric.params and metric.params["max_grade"] is None
+    params = metric.params
+    if "max_grade" in params and params["max_grade"] is None:
+        return True
+    return params.get("base_rate") == "overall"
 
 
-def bind_input_wide(bound, max_label):
+def bind_input_wide(bound, max_label, rate=None):
     """Bind the options whose default is taken over all the rows.
 
     ERR's ``max_grade`` defaults to the largest label of the whole input, not
     of one block of queries: it is fixed, from ``max_label()``, before the
-    rows are split.
+    rows are split. So is NE's ``base_rate="overall"``, from
+    ``rate(relevance_threshold)``, the share of relevant rows of the whole
+    input.
     """
     out, top = {}, None
     for label, metric in bound.items():
-        if takes_input_wide(metric):
+        if "max_grade" in metric.params and metric.params["max_grade"] is None:
             top = float(max_label()) if top is None else top
             metric = get_metric(metric, max_grade=top)
+        elif rate is not None and metric.params.get("base_rate") == "overall":
+            value = rate(metric.params["relevance_threshold"])
+            if not 0.0 < value < 1.0:
+                raise InvalidInputError(
+                    f"{label}: every row is {'relevant' if value else 'not relevant'}"
+                    ", so the base rate's entropy is 0 and the normalized "
+                    "entropy is undefined"
+                )
+            metric = get_metric(metric, base_rate=value)
         out[label] = metric
     return out
 
 
 def _block_values(batches, ranking):
-    """Query weights and ``(values, empty)`` of each batch on one block."""
+    """Query weights and ``(values, empty, weights)`` of each batch on one
+    block."""
     return ranking.group_weights, batch_values(batches, ranking)
 
 
 def batch_values(batches, ranking):
-    """``(values, empty)`` of each batch of :func:`_batches` on one ranking.
+    """``(values, empty, weights)`` of each batch of :func:`_batches` on one
+    ranking (``weights`` None but for the metrics that weight their queries).
 
     Metrics that differ only in their cutoff are computed together, in one
     pass over the ranking: one kernel call, ``values`` with one column per
@@ -321,38 +420,90 @@ def batch_values(batches, ranking):
     out = []
     for _, batch in batches:
         if len(batch) == 1:
-            out.append(batch[0].values(ranking))
+            out.append(batch[0].weighted_values(ranking))
             continue
         first = batch[0]
         cutoffs = np.array([metric.k for metric in batch])
-        out.append(first.spec.values(ranking, cutoffs, first.params))
+        out.append(first.spec.weighted_values(ranking, cutoffs, first.params))
     return out
 
 
 def metric_values(bound, ranking):
-    """``(values, empty)`` of each bound metric (label -> Metric) on one
-    ranking, the cutoffs of a metric computed together."""
+    """``(values, empty, weights)`` of each bound metric (label -> Metric) on
+    one ranking, the cutoffs of a metric computed together."""
     out = {}
     batches = _batches(bound)
-    for (labels, _), (values, empty) in zip(
+    for (labels, _), (values, empty, weights) in zip(
         batches, batch_values(batches, ranking), strict=True
     ):
         if values.ndim == 1:
-            out[labels[0]] = (values, empty)
+            out[labels[0]] = (values, empty, weights)
             continue
         for j, label in enumerate(labels):
-            out[label] = (values[:, j], empty)
+            if weights is None:
+                out[label] = (values[:, j], empty, None)
+                continue
+            # Contiguous columns: a weighted mean (a dot product) then adds
+            # as it does for one cutoff alone.
+            out[label] = (
+                np.ascontiguousarray(values[:, j]),
+                empty,
+                np.ascontiguousarray(weights[:, j]),
+            )
     return [out[label] for label in bound]
 
 
-def compute_metrics(bound, ranking, no_relevant):
-    """``(means, per_query)`` of bound metrics on one ranking (the scorers')."""
-    means, per_query = {}, {}
-    pairs = zip(bound.items(), metric_values(bound, ranking), strict=True)
-    for (label, metric), (values, empty) in pairs:
+def preset_metrics(conventions, bound, ranking, no_relevant):
+    """:func:`compute_metrics` (with the metrics' own query weights) under a
+    preset (None: none): ``(means, per_query, metric_weights)``.
+
+    Where the preset's library counts a row scored <= 0 as not retrieved
+    (:func:`~skirm.metrics._conventions.not_retrieved`), those metrics are
+    computed with such rows' labels 0: relevant rows not retrieved. Recall
+    keeps them in R, and a query whose every relevant row is left out so
+    scores 0 (the library's value, whatever ``no_relevant`` says of queries
+    without relevant rows).
+    """
+    means, per_query, weights_of = compute_metrics(
+        bound, ranking, no_relevant, with_weights=True
+    )
+    hit = (
+        [] if conventions is None else not_retrieved(conventions, bound, ranking.scores)
+    )
+    if not hit:
+        return means, per_query, weights_of
+    labels = np.where(ranking.scores > 0, ranking.labels, 0)
+    retrieved = relabel(ranking, labels.astype(ranking.labels.dtype, copy=False))
+    sub = {label: bound[label] for label in hit}
+    for label, (values, left_out, _) in zip(
+        hit, metric_values(sub, retrieved), strict=True
+    ):
+        metric = bound[label]
+        threshold = metric.params.get("relevance_threshold")
+        R, kept = ranking.n_relevant(threshold), retrieved.n_relevant(threshold)
+        values = np.where(left_out, 0.0, values)
+        if metric.spec.measure is RECALL:  # hits / R: R of every relevant row
+            values = safe_divide(values * kept, R)
         means[label], per_query[label] = mean_over_queries(
-            values, empty, ranking, no_relevant, metric.name
+            values, R == 0, ranking, no_relevant, metric.name
         )
+    return means, per_query, weights_of
+
+
+def compute_metrics(bound, ranking, no_relevant, *, with_weights=False):
+    """``(means, per_query)`` of bound metrics on one ranking (the scorers'),
+    and with ``with_weights`` the query weights of the metrics that weight
+    them (``{label: weights}``)."""
+    means, per_query, weights_of = {}, {}, {}
+    pairs = zip(bound.items(), metric_values(bound, ranking), strict=True)
+    for (label, metric), (values, empty, weights) in pairs:
+        means[label], per_query[label] = mean_over_queries(
+            values, empty, ranking, no_relevant, metric.name, weights
+        )
+        if weights is not None:
+            weights_of[label] = weights
+    if with_weights:
+        return means, per_query, weights_of
     return means, per_query
 
 
@@ -374,7 +525,9 @@ def _judge_spread(result, ranking, bound, no_relevant, label_samples, unjudged):
     for label, metric in bound.items():
         per_judge, means = [], []
         for j in range(ranked.shape[1]):
-            mean, values = metric.per_query(relabel(ranking, ranked[:, j]), no_relevant)
+            judged = relabel(ranking, ranked[:, j])
+            judged.propensity = ranking.propensity
+            mean, values = metric.per_query(judged, no_relevant)
             per_judge.append(values)
             means.append(mean)
         result.judge_per_query[label] = np.column_stack(per_judge)

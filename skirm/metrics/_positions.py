@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from skirm._engine import safe_divide
+from skirm._errors import InvalidInputError
 from skirm._measures import _table as table
+from skirm._params import as_python
 from skirm.metrics._base import MetricSpec, fill_doc, score, takes_frames
 from skirm.metrics._binary import per_query, relevant_sum
 
@@ -70,7 +72,9 @@ def _average_precision(ranking, k, relevance_threshold, denominator):
     # expected relevant rows at or above it within the block.
     R = ranking.n_relevant(relevance_threshold)
     den = per_query(R, k)
-    if denominator != "R" and k is not None:
+    if denominator == "hits":
+        den = _hits(ranking, relevance_threshold, k)
+    elif denominator != "R" and k is not None:
         den = np.minimum(den, k)
     if not ranking.has_ties:
         # Only relevant rows add a term: (relevant rows up to it) / rank.
@@ -86,6 +90,30 @@ def _average_precision(ranking, k, relevance_threshold, denominator):
     terms = (r / m) * (above + 1.0 + within) / (ranking.position + 1.0)
     total = ranking.group_sum(terms, k)
     return safe_divide(total, den), R == 0
+
+
+def _hits(ranking, relevance_threshold, k):
+    """The relevant rows in the top ``k`` of each query (one column per
+    cutoff for an array): fixed whatever the order of tied rows unless a
+    tie block holding relevant and non-relevant rows straddles the cutoff,
+    which is refused (the mean AP@k over such orderings is not the mean
+    AP@k divided by the mean number of hits)."""
+    if ranking.has_ties and k is not None:
+        position = ranking.position
+        r, m = ranking.relevant_in_block(relevance_threshold), ranking.block_size
+        mixed = (r > 0) & (r < m) & (ranking.block_offset + 1 < m)
+        for cutoff in np.atleast_1d(k):
+            straddles = mixed & (position == cutoff - 1)
+            if straddles.any():
+                query = ranking.group_ids[ranking.codes[np.argmax(straddles)]]
+                raise InvalidInputError(
+                    f"denominator='hits' with ties='average': in query "
+                    f"{as_python(query)!r} rows tied across the cutoff {int(cutoff)} "
+                    "are some relevant, some not, so the relevant rows in the top "
+                    "k vary with the order of the ties; pass ties='first' (input "
+                    "order), 'optimistic' or 'pessimistic'"
+                )
+    return ranking.group_sum(ranking.expected_relevance(relevance_threshold), k)
 
 
 def _rank_biased_precision(ranking, k, relevance_threshold, p):
@@ -263,7 +291,7 @@ def mean_average_precision_score(
     no_relevant: NoRelevant = 0.0,
     unjudged: Unjudged = "raise",
     relevance_threshold: float | None = None,
-    denominator: Literal["R", "min_k"] = "R",
+    denominator: Literal["R", "min_k", "hits"] = "R",
 ) -> float:
     """Mean average precision (trec_eval ``map`` and ``map_cut``).
 
@@ -291,9 +319,13 @@ def mean_average_precision_score(
 
     %(relevance_threshold)s
 
-    denominator : {"R", "min_k"}, default="R"
-        Divide by R (trec_eval) or by ``min(k, R)`` (common in
-        recommender-system papers, so that a perfect top k scores 1).
+    denominator : {"R", "min_k", "hits"}, default="R"
+        Divide by R (trec_eval), by ``min(k, R)`` (common in
+        recommender-system papers, so that a perfect top k scores 1), or by
+        the relevant rows in the top k (``"hits"``: torchmetrics'
+        ``RetrievalMAP(top_k=k)``; 0 when there are none). With
+        ``ties="average"``, ``"hits"`` refuses a query whose rows tied
+        across the cutoff are some relevant and some not.
 
     %(returns)s
 

@@ -58,6 +58,13 @@ FAMILIES: dict[Measure, str] = {
         "_cwl_measures",
     ),
     **dict.fromkeys((table.NERR10, table.NERR11, table.SDCG), "_cwl_measures"),
+    **dict.fromkeys((table.GAUC, table.FALLOUT, table.OPA, table.ARP), "_auc"),
+    **dict.fromkeys((table.NE, table.PCOC, table.ECE), "_calibration"),
+    **dict.fromkeys((table.PSP, table.PSNDCG), "_propensity"),
+    **dict.fromkeys(
+        (table.IPS_PRECISION, table.IPS_RECALL, table.IPS_DCG, table.IPS_RBP),
+        "_propensity",
+    ),
 }
 
 #: The records loaded so far: ``{measure: MetricSpec}``.
@@ -122,6 +129,17 @@ _CWL_CUT = (
     "to k (padded with gain 0), not to cwl_eval's depth"
 )
 
+_PROBABILITY = (
+    "it reads y_score as click probabilities in [0, 1], not only their order: "
+    "a strictly increasing transform changes it, and scores outside [0, 1] "
+    "(or infinite) are refused"
+)
+_OWN_UNDEFINED = (
+    "no_relevant does not apply: a query whose value is undefined (one class "
+    "of labels, no click) takes the metric's one_class option"
+)
+_CALIBRATION = "a calibration measure: it reads the scores' values, not the ordering"
+
 NOT_HELD: dict[str, dict[Measure, str]] = {
     # A non-relevant row appended below every other row of its query.
     "low_nonrelevant_row": {
@@ -130,6 +148,16 @@ NOT_HELD: dict[str, dict[Measure, str]] = {
         table.ACCURACY: "without k, the row is one more correctly ordered pair",
         table.COMPATIBILITY: "the overlap is read to depth max(rows, R): one row "
         "more, one depth more",
+        table.GAUC: "the row is one more correctly ordered pair per relevant row",
+        table.OPA: "the row is one more correctly ordered pair per relevant row",
+        table.NE: "the row's log loss joins the group's mean",
+        table.PCOC: "the row's predicted probability joins the group's sum",
+        table.ECE: "without k, the row joins the group's bins",
+        table.IPS_PRECISION: "without k, the denominator is the number of rows",
+    },
+    # The same, at a cutoff within the query's old length.
+    "low_nonrelevant_row_at_k": {
+        table.FALLOUT: "the row is one more non-relevant row in the denominator",
     },
     # Ordering tied rows by label, higher first, gives the best value.
     "optimistic_is_best": {
@@ -154,7 +182,40 @@ NOT_HELD: dict[str, dict[Measure, str]] = {
     "k_beyond_is_no_k": dict.fromkeys(
         (table.BPM, table.NERR8, table.NERR9, table.SDCG), _CWL_CUT
     ),
+    # A strictly increasing transform of the scores changes nothing.
+    "score_transform": dict.fromkeys((table.NE, table.PCOC, table.ECE), _PROBABILITY),
+    # no_relevant sets the value of a query without relevant rows.
+    "no_relevant": dict.fromkeys(
+        (
+            table.GAUC,
+            table.FALLOUT,
+            table.OPA,
+            table.ARP,
+            table.NE,
+            table.PCOC,
+            table.ECE,
+        ),
+        _OWN_UNDEFINED,
+    ),
+    # No ordering of a query scores better than the ideal one.
+    "ideal_is_best": {table.ECE: _CALIBRATION},
 }
+NOT_HELD["ideal_is_one"].update(
+    {
+        table.ECE: _CALIBRATION,
+        table.FALLOUT: "lower is better: the ideal ranking shows the fewest "
+        "non-relevant rows in the top k, not none",
+    }
+)
+_ACROSS_CUTOFF = (
+    "which tied rows are shown when a tie straddles the cutoff changes its "
+    "bins: no closed form (ValueError there, and only there: without a cutoff "
+    "the order does not matter)"
+)
+NOT_HELD["average_ties"][table.ECE] = _ACROSS_CUTOFF
+# Of those, the metrics that refuse ties="average" only where a tie block
+# straddles the cutoff.
+NOT_HELD["average_ties_across_cutoff"] = {table.ECE: _ACROSS_CUTOFF}
 
 
 def not_held(property: str) -> dict[str, str]:
@@ -242,6 +303,7 @@ class Metric:
         ties: Ties = "average",
         no_relevant: NoRelevant = 0.0,
         unjudged: Unjudged = "raise",
+        propensity: ArrayLike | None = None,
     ) -> float:
         return score(
             self.spec,
@@ -253,19 +315,54 @@ class Metric:
             ties=ties,
             no_relevant=no_relevant,
             unjudged=unjudged,
+            propensity=propensity,
             **self._given,
         )
 
     def values(self, ranking: Ranking) -> tuple[FloatArray, NDArray[np.bool_]]:
-        """``(per-query values, empty-query mask)`` on an existing ranking."""
+        """``(per-query values, empty-query mask)`` on an existing ranking.
+
+        Parameters
+        ----------
+        ranking : Ranking
+            The engine's ranking of the rows, as :meth:`RankedLists.ranking`
+            returns it.
+        """
         return self.spec.values(ranking, self.k, self.params)
 
     def per_query(
         self, ranking: Ranking, no_relevant: NoRelevant
     ) -> tuple[float, FloatArray]:
-        """``(mean, per-query values)`` on an existing ranking."""
-        values, empty = self.values(ranking)
-        return mean_over_queries(values, empty, ranking, no_relevant, self.name)
+        """``(mean, per-query values)`` on an existing ranking.
+
+        Parameters
+        ----------
+        ranking : Ranking
+            The engine's ranking of the rows, as :meth:`RankedLists.ranking`
+            returns it.
+        no_relevant : float in [0, 1], "skip" or "raise"
+            The value of a query without any relevant row (see
+            :func:`evaluate`).
+        """
+        values, empty, weights = self.weighted_values(ranking)
+        return mean_over_queries(
+            values, empty, ranking, no_relevant, self.name, weights
+        )
+
+    def weighted_values(
+        self, ranking: Ranking
+    ) -> tuple[FloatArray, NDArray[np.bool_], FloatArray | None]:
+        """``(per-query values, empty-query mask, query weights)`` on an
+        existing ranking: the weights of the metric's own mean (impressions,
+        clicks, ...), None for a plain mean.
+
+        Parameters
+        ----------
+        ranking : Ranking
+            The engine's ranking of the rows, as :meth:`RankedLists.ranking`
+            returns it.
+        """
+        return self.spec.weighted_values(ranking, self.k, self.params)
 
     def __repr__(self):
         opts = "".join(f", {key}={value!r}" for key, value in self._given.items())

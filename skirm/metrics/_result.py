@@ -18,7 +18,7 @@ from skirm._errors import (
     MissingDependencyError,
 )
 from skirm._params import describe
-from skirm.metrics._base import average
+from skirm.metrics._base import average, query_weights
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -52,6 +52,11 @@ class EvaluationResult:
         Each metric's (weighted) mean over queries.
     weights : ndarray of shape (n_groups,) or None
         The query weights, if ``sample_weight`` was given.
+    metric_weights : dict of str to ndarray of shape (n_groups,)
+        The query weights of the metrics whose mean weights the queries by
+        the data (``gauc`` by impressions, ``pcoc`` by clicks, ...: their
+        ``weights`` option), by metric; each mean is taken with these times
+        ``weights``. :meth:`weights_of` gives a metric's.
     n_unjudged : ndarray of shape (n_groups,) or None
         The rows of each query whose label was NaN (unjudged), when
         ``evaluate`` was given such labels with ``unjudged`` set.
@@ -103,11 +108,31 @@ class EvaluationResult:
         per_query: dict[str, NDArray[Any]],
         means: dict[str, float],
         weights: NDArray[np.float64] | None = None,
+        *,
+        metric_weights: dict[str, NDArray[np.float64]] | None = None,
     ) -> None:
         self.group_ids = group_ids
         self.per_query = per_query
         self.means = means
         self.weights = weights
+        self.metric_weights = dict(metric_weights or {})
+
+    def weights_of(self, name: str) -> NDArray[np.float64] | None:
+        """The query weights of metric ``name``'s mean: ``weights`` times the
+        metric's own (``metric_weights``); None for a plain mean.
+
+        Examples
+        --------
+        >>> from skirm.metrics import evaluate
+        >>> result = evaluate([1, 0, 0, 1, 0, 1, 0], [3, 2, 1, 2, 1, 2, 1],
+        ...                   groups=[0, 0, 0, 1, 1, 2, 2], metrics=["gauc", "mrr"])
+        >>> result.weights_of("gauc").tolist(), result.weights_of("mrr")
+        ([3.0, 2.0, 2.0], None)
+        """
+        own = self.metric_weights.get(name)
+        if own is None or self.weights is None:
+            return self.weights if own is None else own
+        return self.weights * own
 
     @property
     def metrics(self) -> list[str]:
@@ -189,7 +214,9 @@ class EvaluationResult:
         skirm.InvalidInputError: query 'a' appears in more than one result...
         """
         results = _check_parts(results)
-        return merge([(r.group_ids, r.per_query, r.weights) for r in results])
+        return merge(
+            [(r.group_ids, r.per_query, r.weights, r.metric_weights) for r in results]
+        )
 
     def to_frame(
         self, tidy: bool = False, backend: Literal["pandas", "polars"] = "pandas"
@@ -351,6 +378,12 @@ def _check_parts(results):
                 "`results` must hold the same metrics in the same order, got "
                 f"{first.metrics} and {result.metrics}"
             )
+        if set(result.metric_weights) != set(first.metric_weights):
+            raise InvalidInputError(
+                "`results` must weight the same metrics' queries by the data, "
+                f"got {sorted(first.metric_weights)} and "
+                f"{sorted(result.metric_weights)}"
+            )
         if (result.weights is None) != (first.weights is None):
             raise InvalidInputError(
                 "`results` must all have query weights (`sample_weight`) or all "
@@ -360,8 +393,9 @@ def _check_parts(results):
 
 
 def merge(parts) -> EvaluationResult:
-    """The result of ``(group_ids, per_query, weights)`` parts of disjoint
-    query sets with the same metrics: values in query order, means anew."""
+    """The result of ``(group_ids, per_query, weights[, metric_weights])``
+    parts of disjoint query sets with the same metrics: values in query
+    order, means anew."""
     group_ids, order = merged_ids([p[0] for p in parts])
     weights = None
     if parts[0][2] is not None:
@@ -369,7 +403,11 @@ def merge(parts) -> EvaluationResult:
     per_query = {
         name: np.concatenate([p[1][name] for p in parts])[order] for name in parts[0][1]
     }
-    return assemble(group_ids, per_query, weights)
+    own = parts[0][3] if len(parts[0]) > 3 else {}
+    metric_weights = {
+        name: np.concatenate([p[3][name] for p in parts])[order] for name in own
+    }
+    return assemble(group_ids, per_query, weights, metric_weights)
 
 
 def merged_ids(parts):
@@ -413,11 +451,14 @@ def first_repeated(sorted_ids):
     return query.item() if isinstance(query, np.generic) else query
 
 
-def assemble(group_ids, per_query, weights) -> EvaluationResult:
-    """The result of sorted, distinct queries: the means from the values."""
+def assemble(group_ids, per_query, weights, metric_weights=None) -> EvaluationResult:
+    """The result of sorted, distinct queries: the means from the values
+    (each metric's own query weights, ``metric_weights``, times ``weights``)."""
     means = {}
+    metric_weights = metric_weights or {}
     for name, values in per_query.items():
-        if weights is None:
+        these = query_weights(weights, metric_weights.get(name))
+        if these is None:
             # A NaN (a skipped query) makes the mean NaN: only then look for
             # them, one pass over the values instead of three without.
             mean = average(values, None, name)
@@ -426,6 +467,13 @@ def assemble(group_ids, per_query, weights) -> EvaluationResult:
                 continue
         skipped = np.isnan(values)
         means[name] = average(
-            values, weights, name, ~skipped if skipped.any() else None
+            values,
+            these,
+            name,
+            ~skipped if skipped.any() else None,
+            own=name in metric_weights,
+            plain=weights,
         )
-    return EvaluationResult(group_ids, per_query, means, weights)
+    return EvaluationResult(
+        group_ids, per_query, means, weights, metric_weights=metric_weights
+    )

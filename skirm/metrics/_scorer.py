@@ -29,11 +29,15 @@ from skirm._measures._options import OPTIONS
 from skirm._params import NO_RELEVANT, TIES, UNJUDGED, K, describe
 from skirm._query_ids import (
     GROUPS_FROM,
+    has_id_column,
     missing_groups_message,
     resolve_groups,
+    trained_on_column,
+    trained_on_ids_message,
 )
-from skirm.metrics._conventions import apply_conventions, check_scores
-from skirm.metrics._evaluate import compute_metrics
+from skirm.metrics._base import check_directions
+from skirm.metrics._conventions import apply_conventions
+from skirm.metrics._evaluate import preset_metrics
 from skirm.metrics._registry import Metric, get_metric, spec_for
 from skirm.metrics._response import check_response_method, response
 
@@ -56,7 +60,11 @@ if TYPE_CHECKING:
 
 __all__ = ["RankingScorer", "make_ranking_scorer"]
 
-_DEFAULT_REQUEST: dict[str, bool | str | None] = {"groups": True, "sample_weight": None}
+_DEFAULT_REQUEST: dict[str, bool | str | None] = {
+    "groups": True,
+    "sample_weight": None,
+    "propensity": None,
+}
 #: scikit-learn's "leave this request as it is" marker (its value, so that
 #: importing skirm does not import scikit-learn).
 UNCHANGED = "$UNCHANGED$"
@@ -248,6 +256,7 @@ class RankingScorer:
     ) -> None:
         self._metrics, self._multi = _parse_metrics(metric, params)
         _check_params(params, self._metrics)
+        check_directions(self._metrics)
         self._conventions = conventions
         self._methods = check_response_method(response_method)
         self._metric = metric
@@ -331,6 +340,7 @@ class RankingScorer:
         *,
         groups: bool | str | None = UNCHANGED,
         sample_weight: bool | str | None = UNCHANGED,
+        propensity: bool | str | None = UNCHANGED,
     ) -> Self:
         """Set which routed metadata the scorer receives.
 
@@ -339,10 +349,12 @@ class RankingScorer:
 
         Parameters
         ----------
-        groups, sample_weight : bool, None or str, default=UNCHANGED
+        groups, sample_weight, propensity : bool, None or str, default=UNCHANGED
             ``True`` to request, ``False`` to refuse, ``None`` to raise if
             passed, or an alias (the name of the metadata to use instead). The
             parameter's current setting is kept when it is not given.
+            ``propensity`` (each row's chance of being observed) feeds the
+            propensity-scored metrics, as in :func:`skirm.metrics.evaluate`.
 
         Returns
         -------
@@ -356,7 +368,11 @@ class RankingScorer:
         """
         from sklearn.utils.metadata_routing import MetadataRequest
 
-        given = {"groups": groups, "sample_weight": sample_weight}
+        given = {
+            "groups": groups,
+            "sample_weight": sample_weight,
+            "propensity": propensity,
+        }
         for key in [key for key, value in given.items() if value is not UNCHANGED]:
             probe = MetadataRequest(owner=self)
             probe.score.add_request(param=key, alias=given[key])
@@ -377,6 +393,7 @@ class RankingScorer:
         *,
         groups: ArrayLike | None = None,
         sample_weight: ArrayLike | None = None,
+        propensity: ArrayLike | None = None,
     ) -> float | dict[str, float]:
         """Score ``estimator`` on ``X`` against ``y_true``, per query.
 
@@ -386,13 +403,18 @@ class RankingScorer:
             A fitted model with one of the response methods.
         X : array-like or pandas DataFrame
             The rows to score; a DataFrame may carry the query ids in an index
-            level or column named ``groups_from``.
+            level or column named ``groups_from``. A model trained on that
+            column (its ``feature_names_in_``) gets a warning naming it: the
+            ids are no feature.
         y_true : array-like of shape (n_samples,)
             Relevance labels.
         groups : array-like of shape (n_samples,), default=None
             The query of each row.
         sample_weight : array-like of shape (n_samples,), default=None
             Query weights given per row, constant within each query.
+        propensity : array-like of shape (n_samples,), default=None
+            Each row's chance of being observed, for the propensity-scored
+            metrics (routed once requested with :meth:`set_score_request`).
 
         Returns
         -------
@@ -405,6 +427,14 @@ class RankingScorer:
             )
             if groups is None:
                 return self._missing_groups_scores()
+        if has_id_column(X, self._groups_from) and trained_on_column(
+            estimator, self._groups_from
+        ):
+            warnings.warn(
+                trained_on_ids_message(repr(self), estimator, self._groups_from),
+                UserWarning,
+                stacklevel=2,
+            )
         y_score = response(estimator, X, self._methods, groups)
         ranking = rank(
             check_input(
@@ -414,11 +444,15 @@ class RankingScorer:
                 sample_weight=sample_weight,
                 ties=self._rank_ties,
                 unjudged=self._unjudged,
+                propensity=propensity,
             )
         )
-        if self._conventions is not None:
-            check_scores(self._conventions, self._metrics, ranking.scores)
-        scores, _ = compute_metrics(self._metrics, ranking, self._rank_no_relevant)
+        scores, _, _ = preset_metrics(
+            self._conventions, self._metrics, ranking, self._rank_no_relevant
+        )
+        for label, metric in self._metrics.items():
+            if metric.spec.measure.better == "lower":
+                scores[label] = -scores[label]  # scikit-learn maximises
         if self._multi:
             return scores
         return scores["score"]
@@ -506,6 +540,10 @@ def make_ranking_scorer(
     -------
     scorer : RankingScorer
         Called as ``scorer(estimator, X, y, groups=None, sample_weight=None)``.
+        A metric whose smaller values are better (``ne``, ``ece@k``,
+        ``fallout@k``, ``arp``) is negated, as scikit-learn's
+        ``neg_log_loss``, so that a search maximises every score; ``pcoc``
+        (best at 1) is refused.
 
     Raises
     ------

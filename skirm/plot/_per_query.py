@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._measures._held import held_name
 from skirm._params import Interval, Param, checked
 from skirm.metrics._evaluate import evaluate
 from skirm.plot._base import axes_and_figure
@@ -31,7 +32,7 @@ TOP_N = Param("top_n", Interval(int, 0, closed="left"))
 def _aligned(result, baseline, metric):
     """The two systems' per-query values of ``metric``, on the same queries."""
     for which, res in (("result", result), ("baseline", baseline)):
-        if metric not in res.per_query:
+        if held_name(metric, res.per_query) is None:
             raise InvalidParameterError(
                 f"`metric` {metric!r} is not in the {which}'s metrics "
                 f"{list(res.per_query)}"
@@ -45,7 +46,11 @@ def _aligned(result, baseline, metric):
             f"missing from the system: {missing}, missing from the baseline: "
             f"{extra} (first few)"
         )
-    return ids, result.per_query[metric], baseline.per_query[metric]
+    return (
+        ids,
+        result.per_query[held_name(metric, result.per_query)],
+        baseline.per_query[held_name(metric, baseline.per_query)],
+    )
 
 
 class PerQueryDisplay:

@@ -125,7 +125,8 @@ def validation_fit_kwargs(
     :func:`skirm_metric`), and the one early stopping watches.
     """
     if metric is not None:
-        custom = make_eval_metric(metric, library, groups=codes_val)
+        labels = {"y_true": y_val} if library == "catboost" else {}
+        custom = make_eval_metric(metric, library, groups=codes_val, **labels)
         if library == "xgboost":
             return _xgboost_custom(estimator, X_val, y_val, codes_val, rounds, custom)
         if library == "catboost":

@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from skirm._engine import encode_groups
 from skirm._errors import InvalidInputError
 from skirm._params import NONE, Interval, Param
+from skirm._query_ids import without_id_column
 from skirm._validation import check_sample_weight, check_y_true
 from skirm.metrics._registry import get_metric
 from skirm.ranker._base import QueryScoreMixin
@@ -183,7 +184,8 @@ class PairwiseRanker(QueryScoreMixin, MetaEstimatorMixin, BaseEstimator):
         ----------
         X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
             Features; a DataFrame may carry the query ids in an index level
-            named ``groups_from``.
+            or a column named ``groups_from`` (a column is dropped from the
+            features: no model is trained on the ids).
         y : array-like of shape (n_samples,)
             Relevance labels.
         groups : array-like of shape (n_samples,), default=None
@@ -198,6 +200,7 @@ class PairwiseRanker(QueryScoreMixin, MetaEstimatorMixin, BaseEstimator):
         cap = MAX_PAIRS_PER_GROUP(self.max_pairs_per_group)
         get_metric(self.metric)
         query_ids = self._groups(X, groups)
+        X = without_id_column(X, self.groups_from)  # the ids are no feature
         X = validate_data(self, X, accept_sparse="csr", reset=True)
         y = check_y_true(y, "y")
         if y.ndim != 1 or y.shape[0] != X.shape[0]:
@@ -246,7 +249,12 @@ class PairwiseRanker(QueryScoreMixin, MetaEstimatorMixin, BaseEstimator):
         y_score : ndarray of shape (n_samples,)
         """
         check_is_fitted(self, "estimator_")
-        X = validate_data(self, X, accept_sparse="csr", reset=False)
+        X = validate_data(
+            self,
+            without_id_column(X, self.groups_from),
+            accept_sparse="csr",
+            reset=False,
+        )
         est = self.estimator_
         if hasattr(est, "decision_function"):
             return np.asarray(est.decision_function(X), dtype=np.float64)

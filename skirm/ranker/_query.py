@@ -20,7 +20,7 @@ from skirm._params import (
     as_python,
     describe,
 )
-from skirm._query_ids import n_rows, resolve_groups
+from skirm._query_ids import n_rows, resolve_groups, without_id_column
 from skirm._validation import check_sample_weight
 from skirm.metrics._registry import get_metric
 from skirm.model_selection._shuffle import SIZE_TEXT, SIZES
@@ -113,14 +113,6 @@ def _check_y(y, n_samples, name, rows="of X") -> np.ndarray:
             f"{n_samples}), got shape {y.shape}"
         )
     return y
-
-
-def _has_column(X, name):
-    columns = getattr(X, "columns", None)
-    try:
-        return columns is not None and name in columns
-    except TypeError:  # pragma: no cover - unhashable labels
-        return False
 
 
 def _pick_queries(codes, n_groups, n_pick, rng):
@@ -280,10 +272,14 @@ default="auto"
 
     Notes
     -----
-    A pandas (or polars) ``X`` with a column named ``qid`` is XGBoost's own
-    convention for the query ids; for an ``XGBRanker`` that column is dropped
-    from the features in ``fit`` and ``predict`` (it is read as ``groups``
-    when ``groups_from="qid"``), so the ids reach XGBoost once, as ``qid=``.
+    The query ids never reach the wrapped model as a feature: a column of
+    ``X`` named ``groups_from`` (pandas, polars or pyarrow) is read as the
+    queries when ``groups`` is None and dropped from the features in
+    ``fit`` and ``predict``, for every library. A model trained on the ids
+    could score well on the queries it saw and mean nothing on new ones.
+    For an ``XGBRanker`` a column named ``qid``, XGBoost's own convention
+    for the query ids, is dropped too, so the ids reach XGBoost once, as
+    ``qid=``.
 
     For a classifier, :meth:`predict` returns the expected label
     ``predict_proba(X) @ classes_`` (numeric classes), which ranks graded and
@@ -428,7 +424,7 @@ default="auto"
             if train.shape[0] < n_samples:  # max_queries drew a subset
                 X, y = _take(X, train), y[train]
             kwargs = {} if w is None else {"sample_weight": w}
-            estimator.fit(X, y, **kwargs)
+            estimator.fit(self._features(X, library), y, **kwargs)
         else:
             data = (_take(X, train), y[train], query_ids[train], w)
             self._fit_ranker(estimator, library, data, validation, rounds, stopping)
@@ -512,10 +508,12 @@ default="auto"
         return X_val, y_val, groups_val
 
     def _features(self, X, library):
-        """``X`` without XGBoost's special ``qid`` column (its ids come as ``qid=``)."""
-        if library == "xgboost" and _has_column(X, "qid"):
-            # pandas drops rows by label unless told; polars drops columns
-            return X.drop(columns="qid") if hasattr(X, "iloc") else X.drop("qid")
+        """``X`` without its query-id column (``groups_from``): no estimator
+        is trained on the ids; for XGBoost, without its special ``qid``
+        column either (its ids come as ``qid=``)."""
+        X = without_id_column(X, self.groups_from)
+        if library == "xgboost":
+            X = without_id_column(X, "qid")
         return X
 
     def predict(self, X: MatrixLike) -> NDArray[Any]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 import skirm.stats._resampling as rs
+from skirm._engine import check_groups, encode_groups
 from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._params import NONE, OneOf, Param, checked
 from skirm._validation import as_numeric_array
@@ -71,17 +72,22 @@ def _codes(labels):
 
 
 def _query_codes(groups, n_items):
-    """``(query_ids, code of each item)``; every item its own unit for None."""
+    """``(query_ids, code of each item)``; every item its own unit for None.
+
+    The labels are checked as every query label in skirm is: a missing one
+    (None, NaN, NaT, a null) is refused naming ``groups``, not sorted as a
+    query of its own.
+    """
     if groups is None:
         return None, np.arange(n_items)
-    groups = np.asarray(groups)
-    if groups.shape != (n_items,):
+    shape = np.shape(groups)
+    if shape != (n_items,):
         raise InvalidInputError(
             f"`groups` must hold one query label per item ({n_items}), got shape "
-            f"{groups.shape}"
+            f"{shape}"
         )
-    ids, inverse = np.unique(groups, return_inverse=True)
-    return ids, inverse.ravel()
+    inverse, ids = encode_groups(check_groups(groups, n_items))
+    return ids, np.asarray(inverse).ravel()
 
 
 # --------------------------------------------------------------------------

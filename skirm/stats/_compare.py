@@ -12,9 +12,11 @@ from skirm._errors import (
     InvalidParameterError,
     MissingQueriesError,
 )
+from skirm._measures._held import held_name
 from skirm._params import Interval, OneOf, Param, checked, describe
 from skirm._progress import VERBOSE, reporting
 from skirm.stats._correction import CORRECTION, adjust_pvalues
+from skirm.stats._intervals import weights_of
 from skirm.stats._paired import (
     ALTERNATIVE,
     CONFIDENCE,
@@ -86,7 +88,7 @@ def _check_metrics(results, metrics) -> list[str]:
         raise InvalidParameterError("`metrics` must name at least one metric, got none")
     for metric in metrics:
         for name, result in results.items():
-            if metric not in result.per_query:
+            if held_name(metric, result.per_query) is None:
                 raise InvalidParameterError(
                     f"`metrics` names {metric!r}, which results[{name!r}] does not "
                     f"hold; it has {', '.join(result.per_query)}"
@@ -110,9 +112,11 @@ def _align(results, metrics, missing):
     for s, result in enumerate(results.values()):
         pos = np.searchsorted(union, np.asarray(result.group_ids))
         for j, metric in enumerate(metrics):
-            values[s, j, pos] = result.per_query[metric]
-        if result.weights is not None:
-            weights[s, pos] = result.weights
+            values[s, j, pos] = result.per_query[held_name(metric, result.per_query)]
+        held = [held_name(metric, result.per_query) for metric in metrics]
+        found = _metric_weights(result, held)
+        if found is not None:
+            weights[s, pos] = found
     absent = np.isnan(values)
     if missing == "raise" and absent.any():
         s, j, q = (int(i[0]) for i in np.nonzero(absent))
@@ -136,8 +140,30 @@ def _align(results, metrics, missing):
     return union, values, _align_weights(results, weights)
 
 
+def _metric_weights(result, metrics):
+    """The query weights shared by ``metrics`` in ``result`` (None for
+    none); metrics weighting their queries differently are refused."""
+    found = [weights_of(result, metric) for metric in metrics]
+    first = found[0]
+    for metric, other in zip(metrics[1:], found[1:], strict=True):
+        same = (first is None and other is None) or (
+            first is not None
+            and other is not None
+            and first.shape == other.shape
+            and np.array_equal(first, other)
+        )
+        if not same:
+            raise InvalidParameterError(
+                f"the metrics {metrics[0]!r} and {metric!r} weight their queries "
+                "differently in their means (gauc by impressions, pcoc by clicks, "
+                "...: EvaluationResult.weights_of); compare them in separate "
+                "calls, e.g. metrics=[" + repr(metric) + "]"
+            )
+    return first
+
+
 def _align_weights(results, weights):
-    has = [r.weights is not None for r in results.values()]
+    has = [not np.isnan(w).all() for w in weights]
     if not any(has):
         return None
     if not all(has):

@@ -43,6 +43,14 @@ def mean_intervals(values, weights, *, method, confidence, n_resamples, rng):
     return bootstrap_interval(values, weights, boot, confidence, kind, "two-sided")
 
 
+def weights_of(result, metric):
+    """The query weights of ``metric``'s mean in ``result``: its
+    ``weights_of`` (the ``sample_weight`` times the metric's own, for
+    ``gauc``'s impressions and the like), else its ``weights``."""
+    own = getattr(result, "weights_of", None)
+    return result.weights if own is None else own(metric)
+
+
 def result_intervals(result, *, method, confidence, n_resamples, random_state):
     """Per-metric ``(mean, low, high, std, n)`` of an EvaluationResult.
 
@@ -58,7 +66,8 @@ def result_intervals(result, *, method, confidence, n_resamples, random_state):
                 f"metric {name!r} has {np.count_nonzero(keep)} query values; an "
                 "interval needs at least 2"
             )
-        weights = None if result.weights is None else result.weights[keep]
+        own = weights_of(result, name)
+        weights = None if own is None else own[keep]
         x = values[keep][None, :]
         rng = rs.seed_and_rng(seed)[1] if seed is not None else random_state
         low, high = mean_intervals(

@@ -18,6 +18,7 @@ from scipy import stats as _stats
 
 import skirm.stats._resampling as rs
 from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._measures._held import held_name
 from skirm._params import OneOf, Param, checked, describe
 from skirm._validation import as_numeric_array
 from skirm.stats._compare import MISSING_QUERIES, _align, _check_results
@@ -46,17 +47,34 @@ REML_MAX_ITER = 200
 # --------------------------------------------------------------------------
 
 
+def _scaled_weights(t):
+    """``(W, e)``: the inverse variances ``1 / t`` times ``2**(2 * e)``, the
+    power of four nearest below ``t``'s smallest, so that none overflows (the
+    largest is at most 4) and their squares do not either.
+
+    Scaling by a power of two is exact, so every ratio of sums of ``W`` is
+    the ratio of the unscaled weights' sums, bit for bit, wherever those
+    stay finite; with variances below about 1e-154 they do not (their
+    squares overflow), nor with subnormal ones (1e-320: the weights do).
+    """
+    e = int(np.frexp(t.min())[1]) // 2
+    return np.ldexp(1.0, 2 * e) / t, e
+
+
 def _q_statistic(y, v):
-    w = 1.0 / v
+    """``(S, W, e)``: Cochran's Q times the scale ``2**(2 * e)`` of the
+    fixed-effect weights ``W`` (see :func:`_scaled_weights`)."""
+    w, e = _scaled_weights(v)
     mean = (w * y).sum() / w.sum()
-    return float((w * (y - mean) ** 2).sum()), w
+    return float((w * (y - mean) ** 2).sum()), w, e
 
 
 def tau2_dl(y, v):
-    """DerSimonian-Laird's moment estimate, truncated at 0."""
-    q, w = _q_statistic(y, v)
+    """DerSimonian-Laird's moment estimate, truncated at 0, from the scaled
+    weights: ``(Q - df) / c`` with Q and c both times the scale."""
+    q, w, e = _q_statistic(y, v)
     c = w.sum() - (w**2).sum() / w.sum()
-    return max(0.0, (q - (y.size - 1)) / c)
+    return max(0.0, (q - np.ldexp(y.size - 1.0, 2 * e)) / c)
 
 
 def tau2_reml(y, v):
@@ -64,9 +82,11 @@ def tau2_reml(y, v):
     truncated at 0 (as R's metafor)."""
     tau2 = tau2_dl(y, v)
     for _ in range(REML_MAX_ITER):
-        w = 1.0 / (v + tau2)
+        w, e = _scaled_weights(v + tau2)
         mean = (w * y).sum() / w.sum()
-        score = (w**2 * ((y - mean) ** 2 - v)).sum() / (w**2).sum() + 1.0 / w.sum()
+        score = (w**2 * ((y - mean) ** 2 - v)).sum() / (w**2).sum() + np.ldexp(
+            1.0, 2 * e
+        ) / w.sum()
         new = max(0.0, score)
         if abs(new - tau2) <= REML_TOL * max(1.0, tau2):
             return new
@@ -162,14 +182,20 @@ class MetaAnalysisResult:
 
 
 def _pool(y, v, method, confidence):
-    q, _ = _q_statistic(y, v)
+    """The pooled estimates, computed on weights scaled by a power of four
+    (:func:`_scaled_weights`): the numbers of the plain formulas, bit for
+    bit, where those stay finite, and finite numbers for variances down to
+    the smallest subnormal, where they overflow."""
+    scaled_q, _, e_q = _q_statistic(y, v)
     k = y.size
     tau2 = (
         0.0 if method == "fixed" else (tau2_dl if method == "dl" else tau2_reml)(y, v)
     )
-    w = 1.0 / (v + tau2)
+    w, e = _scaled_weights(v + tau2)
     effect = float((w * y).sum() / w.sum())
-    se = float(1.0 / np.sqrt(w.sum()))
+    se = float(np.ldexp(1.0 / np.sqrt(w.sum()), e))  # 1 / sqrt(sum(w) / 4**e)
+    with np.errstate(over="ignore"):  # Q past the float range: inf
+        q = float(np.ldexp(scaled_q, -2 * e_q))
     z = _stats.norm.isf((1 - confidence) / 2)
     if k >= 3:
         half = _stats.t.isf((1 - confidence) / 2, k - 2) * np.sqrt(tau2 + se**2)
@@ -182,7 +208,11 @@ def _pool(y, v, method, confidence):
         "confidence_interval": (effect - z * se, effect + z * se),
         "pvalue": float(2 * _stats.norm.sf(abs(effect) / se)),
         "tau2": float(tau2),
-        "i2": max(0.0, (q - (k - 1)) / q) if q > 0 else 0.0,
+        "i2": (
+            max(0.0, (scaled_q - np.ldexp(k - 1.0, 2 * e_q)) / scaled_q)
+            if scaled_q > 0
+            else 0.0
+        ),
         "q": q,
         "q_pvalue": float(_stats.chi2.sf(q, k - 1)),
         "prediction_interval": tuple(float(b) for b in prediction),
@@ -241,7 +271,7 @@ def _from_results(results, metric, missing):
             )
         systems = _check_results({"a": pair[0], "b": pair[1]})
         for system in systems.values():
-            if metric not in system.per_query:
+            if held_name(metric, system.per_query) is None:
                 raise InvalidParameterError(
                     f"`metric` names {metric!r}, which the results of {name!r} do "
                     f"not hold; they have {', '.join(system.per_query)}"
@@ -330,6 +360,10 @@ def meta_analysis(
     ``statsmodels.stats.meta_analysis.combine_effects`` (``method_re="dl"``
     for ``"dl"``, its fixed-effect results for ``"fixed"``) where its DL
     estimate is not negative (statsmodels does not truncate it at 0).
+    The weights are summed scaled by a power of four, which changes no bit
+    of these numbers where the plain sums stay finite, and keeps them finite
+    for variances down to the smallest subnormal, where statsmodels' squared
+    weights overflow (below about 1e-154); Q alone may then be ``inf``.
 
     Examples
     --------

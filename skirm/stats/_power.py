@@ -355,6 +355,11 @@ def sample_size(
     ``power`` (statsmodels' ``solve_power`` gives the real root, whose
     ceiling this equals for the t test).
 
+    Parameters
+    ----------
+    power : float in (0, 1), default=0.8
+        The power to reach; the other parameters are :func:`power`'s.
+
     Returns
     -------
     result : PowerResult
@@ -431,6 +436,11 @@ def minimum_detectable_effect(
     differences for the metric's units. For the t test it equals
     statsmodels' ``solve_power(effect_size=None)``; a simulated one is
     found by bisection to 0.1% on the simulation's common random numbers.
+
+    Parameters
+    ----------
+    power : float in (0, 1), default=0.8
+        The power to reach; the other parameters are :func:`power`'s.
 
     Returns
     -------

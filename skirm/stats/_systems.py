@@ -9,6 +9,7 @@ import numpy as np
 
 import skirm.stats._resampling as rs
 from skirm._errors import InvalidInputError, InvalidParameterError
+from skirm._measures._held import held_name
 from skirm._params import Interval, Param, checked, describe
 from skirm.recsys import kendall_tau, tau_ap
 from skirm.stats._compare import COMPARE_TEST, MISSING_QUERIES, compare
@@ -192,7 +193,7 @@ def system_agreement(
     results_b = {name: results_b[name] for name in results_a}
     for name, results in (("results_a", results_a), ("results_b", results_b)):
         for system, result in results.items():
-            if metric not in getattr(result, "per_query", {}):
+            if held_name(metric, getattr(result, "per_query", {})) is None:
                 raise InvalidParameterError(
                     f"`metric` must be a metric of every result, got {metric!r}, "
                     f"which {name}[{system!r}] does not hold"

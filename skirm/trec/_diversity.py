@@ -338,6 +338,16 @@ def format_ndeval(report: Mapping[str, Any]) -> str:
     for nNRBP on a judged query without a relevant document, and in the mean
     then (``report`` holds 0 there).
 
+    Parameters
+    ----------
+    report : dict
+        What :func:`evaluate_diversity` returns.
+
+    Returns
+    -------
+    text : str
+        The CSV, lines ending with a newline.
+
     Examples
     --------
     >>> import io

@@ -143,14 +143,6 @@ def evaluate_run(
         query missing from the run is scored (10.0) as a ranking of one
         unjudged document, with ``num_ret`` 0, and has per-query values;
         with ``compat="9.0"`` it counts as 0 in the summary only.
-    compat : {"10.0", "9.0"}, default="10.0"
-        The trec_eval version to follow. ``"10.0"``: the current release.
-        ``"9.0"``: trec_eval 9.0.x, which pytrec_eval bundles and most
-        published numbers used: scores compared as C floats (``12.25000004``
-        and ``12.25000001`` tie), the older recall cutoffs of
-        ``iprec_at_recall`` and ``11pt_avg``, qrels queries missing from the
-        run left out, and ``all_trec`` without ``rbp``, ``rbp_resid`` and
-        ``unj``. The user guide's TREC page lists every difference.
     rel_format : {"qrels", "qrels_jg", "prefs", "qrels_prefs"}, default="qrels"
         trec_eval ``-R``: the format of ``qrels``. ``"qrels_jg"`` reads
         judgment groups (:func:`skirm.io.read_qrels_jg`, the second column
@@ -170,6 +162,14 @@ def evaluate_run(
         ``(value - mean) / stddev`` with the reference means and standard
         deviations of :func:`read_zscores`, before the summary. A query or
         measure the z-scores lack gives -1000000, as in trec_eval.
+    compat : {"10.0", "9.0"}, default="10.0"
+        The trec_eval version to follow. ``"10.0"``: the current release.
+        ``"9.0"``: trec_eval 9.0.x, which pytrec_eval bundles and most
+        published numbers used: scores compared as C floats (``12.25000004``
+        and ``12.25000001`` tie), the older recall cutoffs of
+        ``iprec_at_recall`` and ``11pt_avg``, qrels queries missing from the
+        run left out, and ``all_trec`` without ``rbp``, ``rbp_resid`` and
+        ``unj``. The user guide's TREC page lists every difference.
     verbose : int, default=0
         Progress messages on standard error, one per line: 0 prints none;
         1 a line a second while a run file is read and evaluated (the share

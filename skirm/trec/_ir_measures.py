@@ -34,6 +34,15 @@ __all__ = ["CalcResults", "Evaluator", "Metric", "calc", "calc_aggregate",
 class Metric(NamedTuple):
     """One measure's value for one query, as ir_measures' ``Metric``.
 
+    Attributes
+    ----------
+    query_id : str
+        The query.
+    measure : str
+        The measure, as it was asked for.
+    value : float
+        Its value for the query.
+
     Examples
     --------
     >>> from skirm.trec import iter_calc
@@ -51,6 +60,13 @@ class Metric(NamedTuple):
 
 class CalcResults(NamedTuple):
     """The summaries and the per-query records, as ir_measures' ``calc``.
+
+    Attributes
+    ----------
+    aggregated : dict
+        Each measure's summary over the queries: ``{measure: value}``.
+    per_query : list of Metric
+        Each query's value of each measure.
 
     Examples
     --------
@@ -317,20 +333,38 @@ class Evaluator:
                 yield request, these, values
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
-        """Yield each query's value of each measure (``Metric`` records)."""
+        """Yield each query's value of each measure (``Metric`` records).
+
+        Parameters
+        ----------
+        run : dict, DataFrame, iterable or path
+            A run in any shape ir_measures takes (see :func:`iter_calc`).
+        """
         for request, ids, values in self._columns(read_ir_run(run)):
             for qid, value in zip(ids.tolist(), values.tolist(), strict=True):
                 yield Metric(qid, request.key, value)
 
     def calc_aggregate(self, run: Any) -> dict:
-        """Each measure's summary over the queries: ``{measure: value}``."""
+        """Each measure's summary over the queries: ``{measure: value}``.
+
+        Parameters
+        ----------
+        run : dict, DataFrame, iterable or path
+            A run in any shape ir_measures takes (see :func:`iter_calc`).
+        """
         aggregated = {}
         for request, _, values in self._columns(read_ir_run(run)):
             aggregated[request.key] = _summary(request, values)
         return {r.key: aggregated[r.key] for r in self.requests}
 
     def calc(self, run: Any) -> CalcResults:
-        """The summaries and the per-query records."""
+        """The summaries and the per-query records.
+
+        Parameters
+        ----------
+        run : dict, DataFrame, iterable or path
+            A run in any shape ir_measures takes (see :func:`iter_calc`).
+        """
         aggregated, records = {}, []
         for request, ids, values in self._columns(read_ir_run(run)):
             aggregated[request.key] = _summary(request, values)

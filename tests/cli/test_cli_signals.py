@@ -106,3 +106,103 @@ def test_a_warning_is_one_line_in_the_command_s_words(monkeypatch, tmp_path):
         )
     assert status == 0
     assert err.getvalue() == "skirm eval: warning: the run is not grouped by query\n"
+
+
+# -- Ctrl-C during start-up, and the runs done on a terminal (issue 51,
+# -- item 14) ----------------------------------------------------------------
+
+INTERRUPTED_IMPORT = """
+import builtins, sys
+real = builtins.__import__
+
+def interrupted(name, *args, **kwargs):
+    if name == {module!r}:
+        raise KeyboardInterrupt  # Ctrl-C while the command's modules load
+    return real(name, *args, **kwargs)
+
+builtins.__import__ = interrupted
+from skirm.__main__ import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("module", ["skirm._cli", "skirm._cli._eval", "argparse"])
+def test_ctrl_c_during_start_up_is_one_line_regression(module):
+    """Ctrl-C while the command started printed a Python traceback."""
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_IMPORT.format(module=module), "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 130
+    assert done.stderr == "skirm: interrupted\n"
+    assert done.stdout == ""
+
+
+def _small(root):
+    (root / "qrels").write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 1\n")
+    (root / "a.run").write_text("q1 Q0 d1 1 2.0 a\nq1 Q0 d2 2 1.0 a\nq2 Q0 d1 1 1 a\n")
+    (root / "b.run").write_text("q1 Q0 d2 1 2.0 b\nq1 Q0 d1 2 1.0 b\nq2 Q0 d1 1 1 b\n")
+    fifo = root / "third.run"
+    os.mkfifo(fifo)
+    return fifo
+
+
+def _interrupt_at_the_third_run(root, fifo, stdout):
+    """``skirm eval`` of three runs, the third a FIFO: once skirm opens it
+    (the first two done), Ctrl-C. ``(status, stderr)``."""
+    argv = ["eval", "-m", "map", "-m", "P.1", str(root / "qrels")]
+    argv += [str(root / "a.run"), str(root / "b.run"), str(fifo)]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "skirm", *argv],
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONWARNINGS": "ignore", "COLUMNS": "100"},
+    )
+    with open(fifo, "w"):  # returns once skirm has opened it for reading
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    return process.returncode, out, err
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals, a FIFO, a pty")
+def test_ctrl_c_on_a_terminal_prints_the_runs_done_regression(tmp_path):
+    """On a terminal (the table layout, written when every run is done),
+    Ctrl-C lost the finished runs' results, which a pipe kept."""
+    import pty
+
+    fifo = _small(tmp_path)
+    leader, follower = pty.openpty()
+    try:
+        status, _, err = _interrupt_at_the_third_run(tmp_path, fifo, follower)
+        os.close(follower)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(leader, 1 << 16)
+            except OSError:  # the terminal is closed: all read
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(leader)
+    assert status == 130
+    assert err == b"skirm eval: interrupted\n"
+    table = [line.split() for line in shown.decode().splitlines()]
+    assert table == [
+        ["measure", "a", "b"],  # the two runs done, side by side
+        ["map", "1.0000", "0.7500"],
+        ["P_1", "1.0000", "0.5000"],
+    ]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals, a FIFO")
+def test_ctrl_c_on_a_pipe_keeps_the_runs_done(tmp_path):
+    fifo = _small(tmp_path)
+    status, out, err = _interrupt_at_the_third_run(tmp_path, fifo, subprocess.PIPE)
+    assert status == 130 and err == b"skirm eval: interrupted\n"
+    # trec_eval's layout, each run written as soon as it is done
+    runs = [line.split()[2] for line in out.decode().splitlines() if "runid" in line]
+    assert runs == ["a", "b"]

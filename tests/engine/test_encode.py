@@ -190,3 +190,19 @@ def test_wide_string_ids_encoded_aside_in_parts_give_the_same_values(monkeypatch
         for name in ("ndcg@5", "map"):
             np.testing.assert_array_equal(two.per_query[name], one.per_query[name])
             assert two[name] == one[name]
+
+
+@pytest.mark.parametrize("layout", ["sorted", "reversed", "gap"])
+def test_ids_at_the_top_of_int64_keep_their_values_regression(layout):
+    """Issue 51 (a differential run over odd ids): labels reaching 2**63 - 1
+    made ``np.arange(gmin, gmax + 1)`` count in float64, and every query came
+    back as -2**63."""
+    top = np.iinfo(np.int64).max
+    ids = {"sorted": [top - 1, top], "reversed": [top, top - 1], "gap": [top, top - 2]}
+    g = np.repeat(np.array(ids[layout], dtype=np.int64), 2)
+    result = evaluate([1, 0, 0, 1], [2, 1, 2, 1], groups=g, metrics=["mrr"])
+    assert result.group_ids.dtype == np.int64
+    assert result.group_ids.tolist() == sorted(ids[layout])
+    by_id = dict(zip(result.group_ids.tolist(), result.per_query["mrr"], strict=True))
+    assert by_id[int(g[0])] == 1.0 and by_id[int(g[2])] == 0.5
+    _check(g)

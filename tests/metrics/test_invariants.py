@@ -79,8 +79,38 @@ def queries(draw, min_size=1, equal_sizes=False):
     return y_true, y_score, groups[order]
 
 
+#: Metrics that read the scores as probabilities in [0, 1]: they are given
+#: the scores through a strictly increasing map into (0, 1).
+PROBABILITY = not_held("score_transform")
+
+
+def _metric(name):
+    """The metric of ``name``, defined on every drawn input: a query whose
+    value is undefined (one class of labels) scores 1/2 rather than being
+    left out (``one_class``), queries weigh alike (``weights``: no query
+    set whose weights sum to zero) and NE's base rate is each group's (no
+    input whose rows are all of one class). The weighted means are checked
+    against the reference in test_impressions.py."""
+    metric = get_metric(name)
+    options = {}
+    if metric.params.get("one_class") == "skip":
+        options["one_class"] = 0.5
+    if "weights" in metric.params:
+        options["weights"] = "uniform"
+    if "base_rate" in metric.params:
+        options["base_rate"] = "group"
+    return get_metric(metric, **options) if options else metric
+
+
+def _scores(name, y_score):
+    if name.partition("@")[0] in PROBABILITY:
+        return 1.0 / (1.0 + np.exp(-np.asarray(y_score, dtype=float)))
+    return y_score
+
+
 def _value(name, y_true, y_score, groups, ties, **kwargs):
-    return get_metric(name)(y_true, y_score, groups=groups, ties=ties, **kwargs)
+    y_score = _scores(name, y_score)
+    return _metric(name)(y_true, y_score, groups=groups, ties=ties, **kwargs)
 
 
 @pytest.mark.parametrize("name", SPEC_IDS)
@@ -109,6 +139,8 @@ def test_row_order_does_not_matter_under_average_ties(name, data, seed):
     y_true, y_score, groups = data
     perm = np.random.default_rng(seed).permutation(y_true.size)
     for spec_name in _names(next(s for s in SPECS if s.name == name)):
+        if name in not_held("average_ties_across_cutoff"):
+            continue  # refused only across a cutoff: test_impressions.py
         if name in REFUSES_AVERAGE and _tied(y_score, groups):
             with pytest.raises(ValueError, match="ties='average' is not available"):
                 _value(spec_name, y_true, y_score, groups, "average")
@@ -131,7 +163,7 @@ TRANSFORMS = {
 }
 
 
-@pytest.mark.parametrize("name", SPEC_IDS)
+@pytest.mark.parametrize("name", [n for n in SPEC_IDS if n not in PROBABILITY])
 @SETTINGS
 @given(data=queries())
 def test_strictly_increasing_score_transforms_change_nothing(name, data):
@@ -153,9 +185,13 @@ def test_values_lie_in_the_declared_range(name, data):
     for spec_name in _names(spec):
         for ties in _ties(spec_name):
             result = evaluate(
-                y_true, y_score, groups=groups, metrics=[spec_name], ties=ties
+                y_true,
+                _scores(spec_name, y_score),
+                groups=groups,
+                metrics=[_metric(spec_name)],
+                ties=ties,
             )
-            values = result.per_query[spec_name]
+            values = result.per_query[_metric(spec_name).name]
             assert np.all(np.isfinite(values)) and np.all(values >= 0)
             if spec.bounded:
                 assert np.all(values <= 1.0 + 1e-12), (spec_name, ties)
@@ -176,6 +212,8 @@ def test_a_low_nonrelevant_row_changes_no_cutoff_within_the_old_length(name, dat
         np.concatenate([groups, ids]),
     )
     names = [f"{name}@1", f"{name}@3"] if spec.takes_k else []
+    if name in not_held("low_nonrelevant_row_at_k"):
+        names = []
     if name not in not_held("low_nonrelevant_row"):
         names.append(name)  # no cutoff: the whole query
     for spec_name in names:
@@ -234,21 +272,26 @@ class _Scores(RegressorMixin, BaseEstimator):
 @pytest.mark.slow
 def test_evaluate_function_and_scorer_agree(data):
     y_true, y_score, groups = data
-    every = [n for spec in SPECS for n in _names(spec)]
+    # The metrics of probabilities are left out: the scores here are not.
+    every = [n for spec in SPECS if spec.name not in PROBABILITY for n in _names(spec)]
     for ties in TIES:
         names = [n for n in every if ties in _ties(n)]
-        together = evaluate(y_true, y_score, groups=groups, metrics=names, ties=ties)
-        scorer = make_ranking_scorer(names, ties=ties)
+        bound = [_metric(n) for n in names]
+        together = evaluate(y_true, y_score, groups=groups, metrics=bound, ties=ties)
+        scorer = make_ranking_scorer(bound, ties=ties)
         scored = scorer(_Scores(), y_score[:, None], y_true, groups=groups)
         for spec in SPECS:
+            # A scorer negates a metric whose smaller values are better.
+            sign = -1.0 if spec.measure.better == "lower" else 1.0
             for spec_name in [n for n in _names(spec) if n in names]:
                 k = spec_name.partition("@")[2]
                 kwargs = {"k": int(k)} if k else {}
+                options = dict(_metric(spec_name)._given)
                 alone = spec.function(
-                    y_true, y_score, groups=groups, ties=ties, **kwargs
+                    y_true, y_score, groups=groups, ties=ties, **kwargs, **options
                 )
                 assert together[spec_name] == alone, (spec_name, ties)
-                assert scored[spec_name] == alone, (spec_name, ties)
+                assert scored[spec_name] == sign * alone, (spec_name, ties)
 
 
 @pytest.mark.parametrize("name", SPEC_IDS)
@@ -260,9 +303,9 @@ def test_two_dimensional_input_equals_flat_input(name, data):
     for spec_name in _names(next(s for s in SPECS if s.name == name)):
         for ties in _ties(spec_name):
             want = _value(spec_name, y_true, y_score, groups, ties)
-            got = get_metric(spec_name)(
+            got = _metric(spec_name)(
                 y_true.reshape(n_queries, -1),
-                y_score.reshape(n_queries, -1),
+                _scores(spec_name, y_score).reshape(n_queries, -1),
                 ties=ties,
             )
             assert _same(got, want), (spec_name, ties)

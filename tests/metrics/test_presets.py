@@ -8,6 +8,7 @@ Spark's documented RankingMetrics rules.
 """
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -154,16 +155,78 @@ def test_torchmetrics_preset_reproduces_torchmetrics():
         assert got[name] == pytest.approx(want, abs=2e-6), name
 
 
-def test_torchmetrics_preset_refuses_what_it_cannot_reproduce():
-    y, s, g = [1, 0, 1], [0.5, -1.0, 0.2], [0, 0, 0]
-    with pytest.raises(ValueError, match=r"score <= 0 as not retrieved for map, mrr"):
-        evaluate(
-            y, s, groups=g, metrics=["map", "mrr", "ndcg"], conventions="torchmetrics"
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_torchmetrics_auroc_fallout_and_recall_at_precision_torch(seed):
+    # RetrievalAUROC (ties averaged by its ROC curve), RetrievalFallOut and
+    # RetrievalRecallAtFixedPrecision (torch's sort among ties: compared on
+    # distinct scores).
+    torch = pytest.importorskip("torch")
+    retrieval = pytest.importorskip("torchmetrics.retrieval")
+    from skirm.metrics import recall_at_fixed_precision
+
+    _, y, groups, _ = _data(seed, binary=True)
+    rng = np.random.default_rng(seed)
+    # Probabilities: torchmetrics' AUROC puts scores outside [0, 1] through
+    # a sigmoid, in float32, where large ones tie.
+    tied = rng.integers(1, 6, size=y.size) / 8.0  # exact in float32
+    distinct = (rng.permutation(y.size) + 1.0) / 1024.0
+    index = torch.tensor(groups)
+    target = torch.tensor(y > 0)
+    for scores in (tied, distinct):
+        got = evaluate(
+            y, scores, groups=groups, metrics=["gauc"], conventions="torchmetrics"
+        )["gauc"]
+        auroc = retrieval.RetrievalAUROC()
+        want = float(auroc(torch.tensor(scores), target, indexes=index))
+        assert got == pytest.approx(want, abs=1e-6)
+    pred = torch.tensor(distinct)
+    for k in (1, 3, 10):
+        want = float(retrieval.RetrievalFallOut(top_k=k)(pred, target, indexes=index))
+        got = evaluate(
+            y,
+            distinct,
+            groups=groups,
+            metrics=[f"fallout@{k}"],
+            conventions="torchmetrics",
+        )[f"fallout@{k}"]
+        assert got == pytest.approx(want, abs=1e-6), k
+    for min_precision, max_k in ((0.0, None), (0.3, 10), (0.5, 5), (0.9, None)):
+        metric = retrieval.RetrievalRecallAtFixedPrecision(
+            min_precision=min_precision, max_k=max_k
         )
-    # NDCG does not drop such rows.
-    evaluate(y, s, groups=g, metrics=["ndcg"], conventions="torchmetrics")
-    with pytest.raises(ValueError, match=r"'map@5' has no torchmetrics counterpart"):
-        evaluate(y, [3, 2, 1], groups=g, metrics=["map@5"], conventions="torchmetrics")
+        want_recall, want_k = metric(pred, target, indexes=index)
+        recall, k = recall_at_fixed_precision(
+            y, distinct, groups=groups, min_precision=min_precision, max_k=max_k
+        )
+        assert recall == pytest.approx(float(want_recall), abs=1e-6)
+        assert k == int(want_k)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", [0, 1])
+def test_ece_is_torchmetrics_binary_calibration_error_per_group_torch(seed):
+    torch = pytest.importorskip("torch")
+    classification = pytest.importorskip("torchmetrics.classification")
+    _, y, groups, _ = _data(seed, binary=True)
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(1, 256, size=y.size) / 256.0  # exact in float32
+    result = evaluate(y, scores, groups=groups, metrics=["ece"], n_bins=15)
+    for g, value in zip(result.group_ids, result.per_query["ece"], strict=True):
+        at = groups == g
+        metric = classification.BinaryCalibrationError(n_bins=15, norm="l1")
+        want = float(metric(torch.tensor(scores[at]), torch.tensor(y[at]).long()))
+        assert value == pytest.approx(want, abs=1e-6), g
+    metric = classification.BinaryCalibrationError(n_bins=10, norm="l1")
+    want = float(metric(torch.tensor(scores), torch.tensor(y).long()))
+    got = evaluate(y, scores, groups=np.zeros(y.size), metrics=["ece"], n_bins=10)
+    assert got["ece"] == pytest.approx(want, abs=1e-6)
+
+
+def test_torchmetrics_preset_refuses_what_it_cannot_reproduce():
+    y, g = [1, 0, 1], [0, 0, 0]
+    with pytest.raises(ValueError, match=r"'err@5' has no torchmetrics counterpart"):
+        evaluate(y, [3, 2, 1], groups=g, metrics=["err@5"], conventions="torchmetrics")
 
 
 @pytest.mark.oracle
@@ -340,3 +403,120 @@ def test_scorer_takes_the_preset():
         assert candidate(Fixed(), scores, y, groups=groups) == want
     with pytest.raises(ValueError, match=r"'mrr' has no sklearn counterpart"):
         make_ranking_scorer("mrr", conventions="sklearn")
+
+
+def _torchmetrics_case(seed, n=1500, n_queries=120, negative=0.3):
+    """Distinct scores (torchmetrics orders ties by its sort), a share of
+    them <= 0, including exact zeros, over interleaved queries."""
+    rng = np.random.default_rng(seed)
+    groups = rng.integers(0, n_queries, n)
+    y = (rng.random(n) < 0.3).astype(np.int64)
+    scores = (rng.permutation(n) + 1.0) / 8.0
+    scores -= np.quantile(scores, negative)  # this share <= 0
+    scores[rng.random(n) < 0.02] = 0.0  # a few exact zeros (ties at 0)
+    return y, scores, groups
+
+
+#: Seeds of the torchmetrics campaign; a longer one sets SKIRM_EDGE_CASES.
+TORCH_SEEDS = range(max(3, int(os.environ.get("SKIRM_EDGE_CASES", "0") or 0)))
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("negative", [0.0, 0.3, 0.9, 1.0])
+@pytest.mark.parametrize("seed", TORCH_SEEDS)
+def test_torchmetrics_preset_takes_scores_below_zero_regression(seed, negative):
+    """Issue 51, item 12: the preset refused scores <= 0, which torchmetrics
+    takes (since 1.8 its MAP, MRR, precision and recall count such rows as
+    not retrieved); and refused map@k, torchmetrics' RetrievalMAP(top_k=k)."""
+    torch = pytest.importorskip("torch")
+    retrieval = pytest.importorskip("torchmetrics.retrieval")
+    y, scores, groups = _torchmetrics_case(seed, negative=negative)
+    # rows tied at 0 across a cutoff: torch orders them by its sort
+    untied = scores != 0.0
+    y, scores, groups = y[untied], scores[untied], groups[untied]
+    cases = {
+        "map": retrieval.RetrievalMAP(),
+        "map@5": retrieval.RetrievalMAP(top_k=5),
+        "map@10": retrieval.RetrievalMAP(top_k=10),
+        "mrr": retrieval.RetrievalMRR(),
+        "p@5": retrieval.RetrievalPrecision(top_k=5),
+        "recall@5": retrieval.RetrievalRecall(top_k=5),
+        "recall": retrieval.RetrievalRecall(),
+        "ndcg@5": retrieval.RetrievalNormalizedDCG(top_k=5),
+        "hit_rate@3": retrieval.RetrievalHitRate(top_k=3),
+        "r_precision": retrieval.RetrievalRPrecision(),
+    }
+    got = evaluate(
+        y, scores, groups=groups, metrics=list(cases), conventions="torchmetrics"
+    )
+    index = torch.tensor(groups)
+    for name, metric in cases.items():
+        want = float(metric(torch.tensor(scores), torch.tensor(y > 0), indexes=index))
+        assert got[name] == pytest.approx(want, abs=2e-6), name
+
+
+def test_torchmetrics_preset_rows_at_or_below_zero_are_not_retrieved():
+    """The rule, on a case worked by hand: the relevant row scored -1 is
+    not retrieved; recall keeps it in R."""
+    y, s, g = [1, 0, 1], [0.5, 0.2, -1.0], [0, 0, 0]
+    got = evaluate(
+        y,
+        s,
+        groups=g,
+        metrics=["map", "mrr", "p@3", "recall@3", "ndcg@3"],
+        conventions="torchmetrics",
+    )
+    assert got["map"] == 1.0  # 1/1 over the one relevant row retrieved
+    assert got["mrr"] == 1.0
+    assert got["p@3"] == pytest.approx(1 / 3)
+    assert got["recall@3"] == 0.5  # one of the two relevant rows
+    assert got["ndcg@3"] < 1.0  # NDCG ranks every row
+    all_out = evaluate(
+        [1, 0],
+        [-0.5, 0.2],
+        groups=[0, 0],
+        metrics=["map", "recall@2"],
+        conventions="torchmetrics",
+        no_relevant="skip",
+    )
+    assert (all_out["map"], all_out["recall@2"]) == (0.0, 0.0)
+
+
+def test_map_hits_denominator_refuses_ties_across_the_cutoff():
+    with pytest.raises(ValueError, match=r"rows tied across the cutoff 2"):
+        evaluate(
+            [1, 0, 1, 0],
+            [2, 1, 1, 0],
+            groups=[0] * 4,
+            metrics=["map@2"],
+            conventions="torchmetrics",
+        )
+    got = evaluate(
+        [1, 0, 1, 0],
+        [2, 1, 1, 0],
+        groups=[0] * 4,
+        metrics=["map@3"],
+        conventions="torchmetrics",
+    )
+    # the relevant tied row at rank 2 or 3, each with probability 1/2
+    assert got["map@3"] == pytest.approx((1 + (2 / 2 + 2 / 3) / 2) / 2)
+
+
+def test_torchmetrics_scorer_takes_negative_predictions():
+    """A regressor's predictions below 0 reach the scorer as they do the
+    evaluation: the same numbers, no refusal."""
+    from sklearn.linear_model import Ridge
+
+    from skirm.metrics import make_ranking_scorer
+
+    y, scores, groups = _torchmetrics_case(4, n=300, n_queries=20)
+    X = np.column_stack([scores, np.zeros_like(scores)])
+    model = Ridge(alpha=1e-9, fit_intercept=False).fit(X, scores)  # predicts scores
+    predicted = model.predict(X)
+    assert (predicted <= 0).any()
+    for name in ("map@5", "mrr", "recall@5"):
+        scorer = make_ranking_scorer(name, conventions="torchmetrics")
+        want = evaluate(
+            y, predicted, groups=groups, metrics=[name], conventions="torchmetrics"
+        )[name]
+        assert scorer(model, X, y, groups=groups) == want

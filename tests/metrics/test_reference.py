@@ -19,6 +19,7 @@ from _reference import (
 )
 from hypothesis import given, settings, strategies as st
 
+from skirm._measures._table import MEASURES
 from skirm.metrics._registry import SPECS, get_metric, not_held
 
 pytestmark = pytest.mark.oracle
@@ -88,6 +89,12 @@ def _option_grid(name, draw):
 
 
 REFUSES_AVERAGE = not_held("average_ties")
+
+
+def _impressions_rows():
+    from skirm._measures import _impressions, _table
+
+    return set(_table._rows(_impressions))
 
 
 def _tied(y_score, groups):
@@ -160,7 +167,15 @@ def _check_against_reference(name, y_true, y_score, groups, sample_weight, grid)
                     assert got == pytest.approx(expected, rel=1e-9, abs=1e-9), context
 
 
-@pytest.mark.parametrize("name", [spec.name for spec in SPECS])
+#: The measures of impression logs have their own reference, which also
+#: gives each query's weight in the mean and takes propensities and
+#: probabilities (``impression_reference``, in test_impressions.py).
+IMPRESSIONS = {m.name for m in MEASURES if m in _impressions_rows()}
+
+
+@pytest.mark.parametrize(
+    "name", [spec.name for spec in SPECS if spec.name not in IMPRESSIONS]
+)
 @SETTINGS
 @given(data=ranking_inputs(), choices=st.data())
 @pytest.mark.slow

@@ -289,11 +289,16 @@ def test_cross_validate_without_routing_keeps_multimetric_keys(data):
 def test_default_request_and_set_score_request():
     scorer = make_ranking_scorer("ndcg@10")
     routing = scorer.get_metadata_routing()
-    assert routing.score.requests == {"groups": True, "sample_weight": None}
+    assert routing.score.requests == {
+        "groups": True,
+        "sample_weight": None,
+        "propensity": None,
+    }
     assert scorer.set_score_request(sample_weight=True) is scorer
     assert scorer.get_metadata_routing().score.requests == {
         "groups": True,
         "sample_weight": True,
+        "propensity": None,
     }
     scorer.set_score_request(groups="qid")
     assert scorer.get_metadata_routing().score.requests["groups"] == "qid"
@@ -418,6 +423,7 @@ def test_pickle_clone_and_copy_round_trip(data):
         assert other.get_metadata_routing().score.requests == {
             "groups": True,
             "sample_weight": True,
+            "propensity": None,
         }
 
 

@@ -93,8 +93,15 @@ def test_lightgbm_train_rounds_equal_own_metric(source, metric, request):
 
 
 @pytest.mark.oracle
-def test_lightgbm_sklearn_eval_metric_equals_own(generated):
+@pytest.mark.parametrize("weighted", [False, True])
+def test_lightgbm_sklearn_eval_metric_equals_own(generated, weighted):
+    """With ``eval_sample_weight`` too: LightGBM passes the row weights and
+    weighs each query by their mean (issue 51)."""
     (X, y, qid), (Xv, yv, qv) = generated
+    weights = {}
+    if weighted:
+        rng = np.random.default_rng(3)
+        weights["eval_sample_weight"] = [rng.uniform(0.05, 4.0, yv.shape[0])]
     histories, best = [], []
     for own in (True, False):
         model = lgb.LGBMRanker(
@@ -116,6 +123,7 @@ def test_lightgbm_sklearn_eval_metric_equals_own(generated):
             y,
             group=_sizes(qid),
             **validation,
+            **weights,
             eval_group=[_sizes(qv)],
             eval_at=[5],
             eval_metric=None

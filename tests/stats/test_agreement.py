@@ -295,3 +295,33 @@ def test_fleiss_with_missing_labels_equals_the_per_item_reference(case):
     labels, groups = _case(7, **{**case, "missing": max(case["missing"], 0.2)})
     result = _agreement(labels, groups=groups, method="fleiss")
     assert result.value == pytest.approx(_fleiss_reference(labels), rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("groups", "shown"),
+    [
+        ([1, None, 1, 2, 2, 2], "None"),
+        ([1.0, np.nan, 1.0, 2.0, 2.0, 2.0], "NaN"),
+        (np.array(["a", None, "a", "b", "b", "b"], dtype=object), "None"),
+    ],
+)
+def test_missing_group_ids_are_refused_regression(groups, shown):
+    """Issue 51, item 10: None ended in numpy's "'<' not supported", and NaN
+    became a query of its own; a missing query id is refused, naming
+    ``groups``."""
+    labels = np.array([[1, 1], [0, 1], [1, 0], [0, 0], [1, 1], [0, 0]])
+    with pytest.raises(
+        InvalidInputError,
+        match=rf"`groups` must not contain missing values, got {shown} at index 1",
+    ):
+        label_agreement(labels, groups=groups, method="cohen")
+
+
+def test_group_ids_of_any_container_name_the_same_queries():
+    labels = np.array([[1, 1], [0, 1], [1, 0], [0, 0], [1, 1], [0, 0]])
+    ids = [7, 7, 7, 9, 9, 9]
+    want = label_agreement(labels, groups=ids, method="cohen")
+    for groups in (np.array(ids), np.array(ids, dtype=object), tuple(ids)):
+        got = label_agreement(labels, groups=groups, method="cohen")
+        assert got.query_ids.tolist() == [7, 9]
+        np.testing.assert_array_equal(got.per_query, want.per_query)

@@ -200,3 +200,73 @@ def test_a_collection_without_variance_is_named():
     collections = {**_collections(0), "flat": (a, b)}
     with pytest.raises(InvalidInputError, match="on collection 'flat' are all equal"):
         meta_analysis(collections, metric="ndcg", random_state=0)
+
+
+# -- tiny variances (issue 51, item 10) ----------------------------------
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("scale", [1e-40, 1e-100, 1e-140, 1e-148])
+@pytest.mark.parametrize("seed", range(3))
+def test_tiny_variances_equal_statsmodels_where_it_answers(scale, seed):
+    """statsmodels squares the inverse variances, and answers down to about
+    1e-154 (the squared weights); there skirm gives its numbers."""
+    from statsmodels.stats.meta_analysis import combine_effects
+
+    y, v = _effects(seed, 6, 0.03)
+    v = v * scale
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        sm = combine_effects(y, v, method_re="dl")
+    assert np.isfinite(sm.tau2) and sm.tau2 > 0
+    dl = meta_analysis(y, v, method="dl")
+    assert dl.tau2 == pytest.approx(sm.tau2, rel=1e-12)
+    assert dl.i2 == pytest.approx(sm.i2, abs=1e-12)
+    assert dl.q == pytest.approx(sm.q, rel=1e-12)
+    assert dl.effect == pytest.approx(sm.mean_effect_re, rel=1e-12)
+    assert dl.standard_error == pytest.approx(sm.sd_eff_w_re, rel=1e-12)
+    fixed = meta_analysis(y, v, method="fixed")
+    assert fixed.standard_error == pytest.approx(sm.sd_eff_w_fe, rel=1e-12)
+
+
+@pytest.mark.parametrize("scale", [1e-160, 1e-200, 1e-300, 1e-320, 5e-324])
+def test_variances_below_1e_154_regression(scale):
+    """Below about 1e-154 the squared weights overflowed: tau^2 came out 0
+    beside I^2 of 100%, and 1e-320 ended in a bare ZeroDivisionError. As the
+    variances shrink the numbers tend to a limit, which they now keep."""
+    y = np.array([0.02, 0.05, -0.01, 0.04])
+    v = np.array([1.0, 4.0, 2.0, 3.0])
+    limit = meta_analysis(y, v * 1e-150)
+    for method in ("dl", "reml", "fixed"):
+        res = meta_analysis(y, v * scale, method=method)
+        assert np.isfinite(res.effect) and res.standard_error > 0
+        assert res.i2 == 1.0 and res.q_pvalue == 0.0
+    dl = meta_analysis(y, v * scale)
+    assert dl.tau2 == pytest.approx(limit.tau2, rel=1e-9)
+    assert dl.tau2 > 0.0
+    assert dl.effect == pytest.approx(limit.effect, rel=1e-9)
+    assert dl.standard_error == pytest.approx(limit.standard_error, rel=1e-9)
+    reml = meta_analysis(y, v * scale, method="reml")
+    assert reml.tau2 == pytest.approx(np.var(y, ddof=1), rel=1e-6)
+
+
+@pytest.mark.parametrize("method", ["dl", "fixed"])
+@pytest.mark.parametrize("power", [1, 60, 250, 490])
+@pytest.mark.parametrize("seed", range(4))
+def test_scaling_by_a_power_of_four_is_exact(seed, power, method):
+    """Effects times 2**-p and variances times 4**-p: the pooled effect, its
+    interval and tau^2 scale exactly, I^2, Q and the p-values do not move,
+    bit for bit (down to variances near 1e-300)."""
+    y, v = _effects(seed, 7, 0.05)
+    base = meta_analysis(y, v, method=method)
+    small = meta_analysis(np.ldexp(y, -power), np.ldexp(v, -2 * power), method=method)
+    assert small.effect == np.ldexp(base.effect, -power)
+    assert small.standard_error == np.ldexp(base.standard_error, -power)
+    assert small.tau2 == np.ldexp(base.tau2, -2 * power)
+    assert (small.i2, small.q, small.pvalue, small.q_pvalue) == (
+        base.i2,
+        base.q,
+        base.pvalue,
+        base.q_pvalue,
+    )
+    np.testing.assert_array_equal(small.weights, base.weights)

@@ -18,8 +18,6 @@ alpha-nDCG, ERR-IA, subtopic recall and intent-aware precision.
 # scores, query ids and weights are the same flat arrays as for every other
 # skirm metric. Here the popular intent (subtopic 0) has many documents; the
 # others have few, and documents on the popular intent score higher.
-import tempfile
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -90,9 +88,4 @@ fig.tight_layout()
 # precision, which counts every relevant (document, subtopic) pair, moves
 # less. See :ref:`diversity` for the definitions and how they match ndeval.
 
-if plt.get_backend().lower() == "agg":  # no display: keep the figure as a file
-    path = Path(tempfile.gettempdir()) / "plot_diversity.png"
-    fig.savefig(path)
-    print(f"no display: figure saved to {path}")
-else:
-    plt.show()
+plt.show()

@@ -20,8 +20,6 @@ overlap says how alike two recommenders' lists are.
 # law; a user likes the items closest to their own taste vector, more so
 # when popular. The last 10 liked items of each user are held out as the
 # ground truth; the earlier ones give the popularity counts.
-import tempfile
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -123,9 +121,4 @@ rbo = [
 ]
 print(f"mean RBO(personalised, most popular) = {np.mean(rbo):.3f}")
 
-if plt.get_backend().lower() == "agg":  # no display: keep the figure as a file
-    path = Path(tempfile.gettempdir()) / "plot_recommender_evaluation.png"
-    fig.savefig(path)
-    print(f"no display: figure saved to {path}")
-else:
-    plt.show()
+plt.show()

@@ -114,7 +114,7 @@ print(completed.stdout)
 # interpolated precision-recall curve from trec_eval's ``iprec_at_recall``.
 from skirm.plot import PerQueryDisplay, PrecisionRecallDisplay
 
-fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+axes = [plt.subplots(figsize=(6, 4))[1] for _ in range(2)]
 PerQueryDisplay.from_evaluations(
     results["boosting"],
     results["ridge"],
@@ -125,13 +125,9 @@ PerQueryDisplay.from_evaluations(
 )
 for name, path in run_paths.items():
     PrecisionRecallDisplay.from_run(qrels, path, name=name, ax=axes[1])
-fig.tight_layout()
-if plt.get_backend().lower() == "agg":  # no display: keep the figure as a file
-    path = Path(tempfile.gettempdir()) / "plot_trec_run.png"
-    fig.savefig(path)
-    print(f"no display: figure saved to {path}")
-else:
-    plt.show()
+for ax in axes:
+    ax.figure.tight_layout()
+plt.show()
 
 # %%
 # ``result.to_frame()`` gives the same per-query table as a pandas
@@ -142,3 +138,5 @@ per_query["ridge"] = results["ridge"].per_query["ndcg_cut_10"]
 per_query["gap"] = per_query["boosting"] - per_query["ridge"]
 print(per_query.sort_values("gap").head().round(4))
 tmp.cleanup()
+
+# sphinx_gallery_thumbnail_number = 2

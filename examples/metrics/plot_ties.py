@@ -17,8 +17,6 @@ effect, smaller, for a real model that predicts only a few distinct values.
 # Many exported learning-to-rank files list the documents of each query by
 # decreasing relevance (the order of the judgement pool). We sort synthetic
 # data the same way: by query, then by label, descending.
-import tempfile
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -95,7 +93,7 @@ for ties, value in tree_ndcg.items():
 # %%
 # The picture
 # -----------
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
+axes = [plt.subplots(figsize=(5.5, 3.8))[1] for _ in range(2)]
 for ax, values, title in [
     (axes[0], constant_ndcg, "constant model"),
     (axes[1], tree_ndcg, "depth-2 tree (held-out queries)"),
@@ -104,14 +102,9 @@ for ax, values, title in [
     ax.bar_label(bars, fmt="%.3f")
     ax.set_title(title)
     ax.set_ylim(0, 1.1)
-axes[0].set_ylabel("NDCG@10")
-fig.tight_layout()
-if plt.get_backend().lower() == "agg":  # no display: keep the figure as a file
-    path = Path(tempfile.gettempdir()) / "plot_ties.png"
-    fig.savefig(path)
-    print(f"no display: figure saved to {path}")
-else:
-    plt.show()
+    ax.set_ylabel("NDCG@10")
+    ax.figure.tight_layout()
+plt.show()
 
 # %%
 # Take-aways

@@ -17,8 +17,6 @@ per-query wins and losses and at the precision-recall curve.
 # on one side. A linear model and gradient-boosted trees are trained as
 # pointwise rankers: they predict the label of each row, and the rows of a
 # query are ranked by that prediction.
-import tempfile
-from pathlib import Path
 
 from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.linear_model import Ridge
@@ -55,7 +53,7 @@ import matplotlib.pyplot as plt
 from skirm.plot import MetricAtKDisplay, PerQueryDisplay, PrecisionRecallDisplay
 
 cutoffs = range(1, 21)
-fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+axes = [plt.subplots(figsize=(5.5, 3.8))[1] for _ in range(3)]
 for ax, family in zip(axes, ["ndcg", "precision", "recall"], strict=True):
     for name, y_score in scores.items():
         MetricAtKDisplay.from_predictions(
@@ -68,7 +66,7 @@ for ax, family in zip(axes, ["ndcg", "precision", "recall"], strict=True):
             name=name,
             ax=ax,
         )
-fig.tight_layout()
+    ax.figure.tight_layout()
 
 for name, y_score in scores.items():
     result = evaluate(
@@ -116,13 +114,7 @@ for name, y_score in scores.items():
     ax = PrecisionRecallDisplay.from_predictions(
         y_test, y_score, groups=g_test, name=name, ax=ax
     ).ax_
-if plt.get_backend().lower() == "agg":  # no display: keep the figures as files
-    for number in plt.get_fignums():
-        path = Path(tempfile.gettempdir()) / f"plot_metric_at_k_{number}.png"
-        plt.figure(number).savefig(path)
-        print(f"no display: figure saved to {path}")
-else:
-    plt.show()
+plt.show()
 
 # %%
 # Reading the curves

@@ -22,8 +22,6 @@ a missing library is skipped with a message.
 # LightGBM and ``qid=`` to XGBoost. Both use a LambdaMART-style objective
 # with comparable settings; one thread each keeps the comparison fair.
 import importlib.util
-import tempfile
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -95,7 +93,7 @@ for name, model in models.items():
 # side by side at each fold show whether one model wins on every fold or only
 # on average. The folds are separate test sets, not a series, so no line
 # joins them.
-fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+axes = [plt.subplots(figsize=(5.5, 3.8))[1] for _ in range(3)]
 folds = np.arange(1, cv.get_n_splits() + 1)
 offsets = np.linspace(-0.2, 0.2, len(results))
 for ax, metric in zip(axes, ["ndcg@10", "map", "mrr"], strict=True):
@@ -111,15 +109,10 @@ for ax, metric in zip(axes, ["ndcg@10", "map", "mrr"], strict=True):
     ax.set_xlabel("fold")
     ax.set_xticks(folds)
     ax.grid(alpha=0.3)
-axes[0].set_ylabel("mean over the fold's queries")
-fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=3)
-fig.tight_layout(rect=(0, 0.08, 1, 1))
-if plt.get_backend().lower() == "agg":  # no display: keep the figure as a file
-    path = Path(tempfile.gettempdir()) / "plot_lightgbm_xgboost.png"
-    fig.savefig(path)
-    print(f"no display: figure saved to {path}")
-else:
-    plt.show()
+    ax.set_ylabel("mean over the fold's queries")
+    ax.legend(fontsize=8)
+    ax.figure.tight_layout()
+plt.show()
 
 # %%
 # Notes

@@ -132,37 +132,37 @@ def run_fuse(args, out):
     check_options(args, folds=FOLDS, weight_step=WEIGHT_STEP, alpha=ALPHA)
     check_options(args, seed=RANDOM_STATE, test=COMPARE_TEST)
     settings = {"method": args.method, "norm": args.norm, "k": args.k}
-    settings["phi"] = args.phi
+    settings.update(phi=args.phi, run_id=args.run_id)
+    tuned = None
     if args.tune is None:
         for option in ("qrels", "report"):
             if getattr(args, option) is not None:
                 raise UsageError(f"--{option} goes with --tune")
-        run = fuse(args.runs, weights=args.weights, run_id=args.run_id, **settings)
-        write_run(out, run.query_ids, run.doc_ids, run.scores, run_id=args.run_id)
-        return
-    if args.qrels is None:
-        raise UsageError("--tune needs --qrels")
-    if args.weights is not None:
-        raise UsageError("--tune chooses the weights: leave out --weights")
-    tuned = tune_fusion(
-        args.qrels,
-        args.runs,
-        args.tune,
-        folds=args.folds,
-        weight_step=args.weight_step,
-        random_state=args.seed,
-        run_id=args.run_id,
-        **settings,
-    )
-    run = tuned.run
-    write_run(out, run.query_ids, run.doc_ids, run.scores, run_id=args.run_id)
-    report = io.StringIO()
-    _report(args, tuned, report)
-    if args.report is None:
-        sys.stderr.write(report.getvalue())
+        run = fuse(args.runs, weights=args.weights, **settings)
     else:
-        with open(args.report, "w", encoding="utf-8") as fh:
-            fh.write(report.getvalue())
+        if args.qrels is None:
+            raise UsageError("--tune needs --qrels")
+        if args.weights is not None:
+            raise UsageError("--tune chooses the weights: leave out --weights")
+        tuned = tune_fusion(
+            args.qrels,
+            args.runs,
+            args.tune,
+            folds=args.folds,
+            weight_step=args.weight_step,
+            random_state=args.seed,
+            **settings,
+        )
+        run = tuned.run
+    write_run(out, run.query_ids, run.doc_ids, run.scores, run_id=args.run_id)
+    if tuned is not None:
+        report = io.StringIO()
+        _report(args, tuned, report)
+        if args.report is None:
+            sys.stderr.write(report.getvalue())
+        else:
+            with open(args.report, "w", encoding="utf-8") as fh:
+                fh.write(report.getvalue())
 
 
 def _report(args, tuned, report):

@@ -121,6 +121,16 @@ class EvaluationResult:
         """The query weights of metric ``name``'s mean: ``weights`` times the
         metric's own (``metric_weights``); None for a plain mean.
 
+        Parameters
+        ----------
+        name : str
+            A metric's name, as in :attr:`means`.
+
+        Returns
+        -------
+        ndarray of shape (n_queries,) or None
+            One weight per query of ``group_ids``.
+
         Examples
         --------
         >>> from skirm.metrics import evaluate

@@ -179,8 +179,8 @@ class FixedQueries:
         if not self.empty_once:
             means, _ = compute_metrics(self.bound, ranking, self.no_relevant)
             return float(next(iter(means.values())))
-        ((values, empty),) = metric_values(self.bound, ranking)
-        w = self.query_weights
+        ((values, empty, own),) = metric_values(self.bound, ranking)
+        w = self.query_weights if own is None else self.query_weights * own
         total = w.sum()
         if total <= 0:
             raise InvalidInputError(

@@ -51,10 +51,15 @@ def per_query_batches(batches, metrics=METRICS):
 
 @pytest.fixture(scope="module")
 def spark():
+    from pyspark import cloudpickle
     from pyspark.sql import SparkSession
 
     patch = pytest.MonkeyPatch()
     patch.setenv("PYSPARK_PYTHON", sys.executable)  # workers: this interpreter
+    # The recipe's function travels by value: pickled by reference, it names
+    # this test module as pytest imported it, which a worker cannot import
+    # (seen with pyspark 4.3.0).
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
     session = (
         SparkSession.builder.master("local[2]")
         .appName("skirm-recipe")
@@ -66,6 +71,7 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+    cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
     patch.undo()
 
 

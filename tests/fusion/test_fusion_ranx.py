@@ -92,12 +92,15 @@ def _check(runs, method, norm, want_dict, **kwargs):
 
 
 #: Every method and norm on every dimension where ranx's rules are skirm's
-#: (a negative maximum: test_max_norm_of_a_non_positive_maximum).
+#: (a negative maximum: test_max_norm_of_a_non_positive_maximum; min-max and
+#: sum of one document: test_single_document_queries_where_ranx_clamps_its_
+#: denominator; ties, one run: the tests of their own below).
 MATRIX = [
     (dimension, method, norm)
-    for dimension in ("plain", "missing", "negative", "empty")
+    for dimension in ("plain", "missing", "negative", "empty", "single")
     for method, norm in CASES
     if not (norm == "max" and dimension == "negative")
+    and not (dimension == "single" and norm in ("min-max", "sum"))
 ]
 
 

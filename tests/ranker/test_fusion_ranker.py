@@ -191,16 +191,19 @@ def test_the_reference_fusion_matches_predict():
         assert got[i] == pytest.approx(expected, rel=1e-12)
 
 
-@pytest.mark.parametrize("routing", [True, False])
-def test_halving_searches_over_whole_queries(routing):
+@pytest.mark.parametrize("halving", ["queries", "max_queries"])
+def test_halving_searches_over_whole_queries_routing_on_equals_off(halving):
     X, y, groups = _data(n_queries=36)
     kwargs = {"factor": 2, "min_resources": 12, "random_state": 0}
     estimator = FusionRanker(weights="search", weight_step=0.5, random_state=0)
     grid = {"method": ["rrf", "combsum", "combmnz", "isr"]}
-    for cls, extra in (
-        (QueryHalvingGridSearchCV, {}),
-        (HalvingGridSearchCV, {"resource": "max_queries", "max_resources": 36}),
-    ):
+    if halving == "queries":
+        cls, extra = QueryHalvingGridSearchCV, {}
+    else:
+        cls = HalvingGridSearchCV
+        extra = {"resource": "max_queries", "max_resources": 36}
+    found = {}
+    for routing in (True, False):
         search = cls(
             estimator,
             grid,
@@ -217,6 +220,12 @@ def test_halving_searches_over_whole_queries(routing):
         assert search.n_resources_[0] == 12
         assert set(search.cv_results_["param_method"]) == set(grid["method"])
         assert search.best_params_["method"] in grid["method"]
+        found[routing] = search
+    on, off = found[True], found[False]
+    assert on.n_resources_ == off.n_resources_
+    assert on.best_params_ == off.best_params_
+    for key in ("iter", "n_resources", "mean_test_score", "split1_test_score"):
+        np.testing.assert_array_equal(on.cv_results_[key], off.cv_results_[key])
 
 
 def test_get_set_params_clone_pickle():

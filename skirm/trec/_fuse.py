@@ -49,7 +49,8 @@ FOLDS = Param("folds", Interval(int, 2, closed="left"), option="--folds")
 
 
 def _fusion(runs, method, norm, k, phi):
-    """``(aligned rows, Fusion, run ids)`` of the runs to fuse."""
+    """``(aligned rows, Fusion, records)`` of the runs to fuse: each run
+    read (or converted) once, into the :class:`skirm.io.Run` returned."""
     if isinstance(runs, (str, bytes, dict)) or not isinstance(runs, (list, tuple)):
         raise InvalidParameterError(
             "`runs` must be a list of runs (paths, open files, dicts, frames, "
@@ -74,7 +75,7 @@ def _fusion(runs, method, norm, k, phi):
         phi=phi,
         where=where,
     )
-    return aligned, fusion, names
+    return aligned, fusion, records
 
 
 _SETTINGS = {"method": METHOD, "norm": NORM, "k": RRF_K, "phi": PHI}
@@ -296,7 +297,8 @@ def tune_fusion(
     >>> tuned.run.doc_ids[:2].tolist()
     ['good', 'bad']
     """
-    aligned, fusion, names = _fusion(runs, method, norm, k, phi)
+    aligned, fusion, records = _fusion(runs, method, norm, k, phi)
+    names = [record.run_id for record in records]
     qrels = convert_qrels(qrels, "qrels")
     n_queries = aligned.query_ids.shape[0]
     if folds > n_queries:
@@ -330,8 +332,9 @@ def tune_fusion(
         held_out[rows] = fusion.fuse(grid[best[f]])[rows]
     run = fused_run(aligned, held_out, run_id)
     results = {run_id: _evaluation(qrels, run, metric)}
-    for name, given in zip(_names(names, run_id), runs, strict=True):
-        results[name] = _evaluation(qrels, given, metric)
+    # the records read once: an open file or an iterator is not read again
+    for name, record in zip(_names(names, run_id), records, strict=True):
+        results[name] = _evaluation(qrels, record, metric)
     return TunedFusion(
         run=run,
         weights=grid[best],

@@ -182,6 +182,31 @@ def test_a_folds_judgements_do_not_reach_its_weights():
         np.testing.assert_array_equal(again.weights[f], tuned.weights[f])
 
 
+def test_tune_fusion_reads_each_run_once(tmp_path):
+    # regression: the input runs' evaluations re-read the runs given, so an
+    # open file (already read to its end by the fusion) was an empty run
+    runs = make_runs("plain", 2, n_queries=12)
+    qrels = _qrels(runs, seed=1)
+    paths = []
+    for i, run in enumerate(runs):
+        record = as_run(run, run_id=f"r{i}")
+        path = tmp_path / f"run{i}"
+        write_run(path, record.query_ids, record.doc_ids, record.scores, run_id=f"r{i}")
+        paths.append(path)
+    want = tune_fusion(qrels, paths, "map", folds=3, weight_step=0.5)
+    files = [open(path, "rb") for path in paths]
+    try:
+        got = tune_fusion(qrels, files, "map", folds=3, weight_step=0.5)
+    finally:
+        for file in files:
+            file.close()
+    assert _written(got.run) == _written(want.run)
+    assert list(got.results) == ["fused", "r0", "r1", "r2"]
+    for name, result in want.results.items():
+        for measure, values in result.per_query.items():
+            np.testing.assert_array_equal(got.results[name].per_query[measure], values)
+
+
 def test_tune_fusion_errors():
     runs = make_runs("plain", 0, n_queries=4)
     qrels = _qrels(runs)

@@ -125,6 +125,8 @@ def main(argv=None) -> int:
         from skirm._cli._compare import run_compare as run
     elif args.command == "ndeval":
         from skirm._cli._ndeval import run_ndeval as run
+    elif args.command == "ir_measures":
+        from skirm._cli._ir_measures import run_ir_measures as run
     command = f"skirm {args.command}"
     out = _Output()
     try:

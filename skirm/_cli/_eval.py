@@ -13,6 +13,8 @@ from skirm._errors import (
     InvalidInputError,
     InvalidParameterError,
     MeasureParameterError,
+    MissingQueriesError,
+    NoCommonQueryError,
     SkirmError,
     TrecFormatError,
 )
@@ -208,11 +210,22 @@ def evaluate_paths(qrels, paths, request, options, *, rel_format=QRELS, zscores=
             progress.set_context(f"[run {i} of {len(paths)}]")
         try:
             result = evaluate_path(qrels, path, request, options, rel_format, zscores)
+        except (MissingQueriesError, NoCommonQueryError) as exc:
+            # about the run as a whole: which of several runs is named
+            yield _of_run(exc, path) if len(paths) > 1 else exc
+            return
         except (OSError, SkirmError) as exc:
             yield exc
             return
         yield result
     progress.set_context("")
+
+
+def _of_run(exc, path):
+    """``exc`` (an error about a whole run) with the run's file named."""
+    where = "standard input" if path == "-" else str(path)
+    command_line = None if exc.command_line is None else f"{where}: {exc.command_line}"
+    return type(exc)(f"{where}: {exc}", command_line=command_line)
 
 
 def evaluate_path(qrels, path, request, options, rel_format, zscores):

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from skirm._engine._encode import encode_grouped
+from skirm._engine._encode import encode_grouped, merge_padded
 from skirm._engine._runs import check_groups_runs
 from skirm._engine._threads import share_out
 from skirm._errors import InvalidInputError, InvalidParameterError
@@ -48,7 +48,7 @@ def encode_labels(groups, n_rows, n_threads=1):
     is encoded by its own library (:func:`string_column_codes`)."""
     fast = string_column_codes(groups)
     if fast is not None and fast[0].shape[0] == n_rows:
-        return fast
+        return merge_padded(*fast)
     return encode_grouped(*check_groups_runs(groups, n_rows), n_threads=n_threads)
 
 

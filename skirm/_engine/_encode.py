@@ -88,9 +88,33 @@ def encode_grouped(groups: np.ndarray, runs: np.ndarray | None = None, n_threads
         starts = np.append(block_starts, n)
         codes = np.repeat(inverse, np.diff(starts))
         if np.all(inverse[1:] > inverse[:-1]):  # the blocks in label order
+            return merge_padded(codes, uniques, starts)
+        return merge_padded(codes, uniques, None)
+    codes, uniques = _encode_by_sort(groups)
+    return merge_padded(codes, uniques, None)
+
+
+def merge_padded(codes, uniques, starts):
+    """``(codes, uniques, starts)`` with the labels that differ only by
+    trailing NUL characters made one: numpy's rule for strings (``"a\\x00"``
+    is ``"a"`` in a ``str`` array, and in a list numpy reads), applied to
+    the containers that keep them (object arrays, pandas and Arrow
+    columns), so that every container gives the same queries. Work per
+    distinct label, not per row."""
+    if uniques.dtype.kind == "O" and uniques.shape[0] and isinstance(uniques[0], str):
+        text = uniques.astype(str)  # drops them
+        if not np.any(text != uniques):
             return codes, uniques, starts
-        return codes, uniques, None
-    return (*_encode_by_sort(groups), None)
+    elif uniques.dtype.kind == "U" and uniques.shape[0] > 1:
+        # labels made str after being told apart (Arrow's): equal neighbours
+        text = uniques
+        if not np.any(text[1:] == text[:-1]):
+            return codes, uniques, starts
+    else:
+        return codes, uniques, starts
+    merged, inverse = np.unique(text, return_inverse=True)
+    codes = inverse.reshape(-1)[codes]
+    return codes, merged.astype(uniques.dtype, copy=False), None
 
 
 def shared_label_runs(groups, n_threads):

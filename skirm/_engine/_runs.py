@@ -52,6 +52,8 @@ def check_groups_runs(groups, n_samples: int, name: str = "groups"):
         arr = cat
     else:
         arr = np.asarray(groups)
+        if arr.dtype.kind == "f" and arr.ndim == 1 and isinstance(groups, list | tuple):
+            arr = _exact_integers(groups, arr)
     if arr.ndim != 1:
         raise InvalidInputError(
             f"`{name}` must be 1-D (one query label per row), got shape {arr.shape}"
@@ -78,6 +80,22 @@ def check_groups_runs(groups, n_samples: int, name: str = "groups"):
             f"`{name}` must not contain missing values, got {text} at index {at}"
         )
     return arr, runs
+
+
+def _exact_integers(groups, arr):
+    """A list's labels as Python objects when numpy's float reading of it
+    changed an integer label (an int64 beside a uint64, a large int beside a
+    float): floats would merge different ids into one query."""
+    objects = np.empty(len(groups), dtype=object)
+    objects[:] = groups
+    for label in objects:
+        if (
+            isinstance(label, int | np.integer)
+            and not isinstance(label, bool)
+            and abs(int(label)) > 2**53
+        ):
+            return objects
+    return arr
 
 
 def label_runs(arr):

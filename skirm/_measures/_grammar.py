@@ -255,8 +255,9 @@ def _translate(key, value, name) -> dict:
     if key == "beta":
         if value != 1:
             raise InvalidParameterError(
-                f"option 'beta' in {name!r}: skirm's F measure is F1, so beta must "
-                f"be 1, got {value!r}"
+                f"option 'beta' in {name!r}: skirm's F measure on arrays is F1, "
+                f"so beta must be 1, got {value!r} (a run against its qrels, "
+                "skirm.trec.evaluate_run, computes it as trec_eval's set_F)"
             )
         return {}
     return {key: value}  # p, T, min_rel, max_rel: skirm's own names
@@ -377,7 +378,7 @@ def parse_trec(name: str, compat: str = "10.0") -> list | None:
             )
         measure, spelling = TREC_NAMES[base]
         return [TrecName(measure, spelling, (int(k),), k, label=name)]
-    ir = _trec_ir_name(name)
+    ir = _trec_ir_name(name) or _trec_beta(name)
     if ir is not None:
         return [ir]
     for base, sep, text in (name.partition("."), name.rpartition("_")):
@@ -429,6 +430,38 @@ def _trec_ir_name(name) -> TrecName | None:
             f"got {name!r}"
         )
     return TrecName(measure, spelling, (value,), level, label=name, variant=variant)
+
+
+def _trec_beta(name) -> TrecName | None:
+    """``SetF(beta=b)`` with ``b`` other than 1 (skirm's F measure on arrays
+    is F1): trec_eval's ``set_F.b``, as ir_measures hands it to
+    pytrec_eval, labelled as given; None for any other name."""
+    head, sep, _ = name.partition("@")
+    match = HEAD.fullmatch(head)
+    if match is None or match["opts"] is None or match["base"] not in IR_ON_ARRAYS:
+        return None
+    base = match["base"]
+    measure, ir = IR_ON_ARRAYS[base]
+    if "beta" not in ir.options:
+        return None
+    options = _parse_options(match["opts"], name)
+    beta = options.get("beta", 1)
+    if beta == 1:
+        return None
+    _check_options(ir, options, base, name)
+    if sep:
+        raise _no_cutoff(base, name)
+    if isinstance(beta, bool) or not isinstance(beta, int | float) or beta <= 0:
+        raise InvalidParameterError(
+            f"option 'beta' in {name!r} must be a positive number, got {beta!r}"
+        )
+    variant = variant_of(options, name, "trec")
+    if "rel" in options:
+        variant = (*variant, ("level", _level(options["rel"], name)))
+    spelling = measure.trec[0]  # set_F, whose parameter is beta
+    return TrecName(
+        measure, spelling, (float(beta),), str(beta), label=name, variant=variant
+    )
 
 
 def _level(value, name):

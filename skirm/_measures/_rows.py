@@ -59,9 +59,14 @@ class Reference:
     descending, then docno ascending); None where skirm's own rule holds.
     ``score_type`` is how the tool reads scores: ``"float64"``, or
     ``"float32"`` for trec_eval 9.0.x (pytrec_eval), which holds them as C
-    floats (scores closer than that tie there)."""
+    floats (scores closer than that tie there). ``judgments`` is how it
+    reads a document judged more than once (subtopic qrels, a line given
+    twice): ``"last"`` (the last row, as a dict keeps it), ``"any"`` (the
+    highest label: relevant if any row reaches the level) or
+    ``"positive"`` (gdeval: the rows with a positive label only, the
+    document at the lowest of them, every one of them in the ideal DCG)."""
 
-    __slots__ = ("name", "order", "score_type", "summary", "ties")
+    __slots__ = ("judgments", "name", "order", "score_type", "summary", "ties")
 
     def __init__(
         self,
@@ -71,9 +76,11 @@ class Reference:
         *,
         order: str | None = None,
         score_type: str = "float64",
+        judgments: str = "last",
     ) -> None:
         self.name, self.ties, self.summary = name, ties, summary
         self.order, self.score_type = order, score_type
+        self.judgments = judgments
 
     def __repr__(self):
         return f"Reference({self.name!r})"

@@ -16,6 +16,7 @@ from skirm._measures._names import (
     DIVERSITY_NAME,
     DIVERSITY_NAMES,
     HEAD,
+    IR_NAMES,
     IR_OF_TREC,
     IR_ON_ARRAYS,
     NICKNAME_SPELLINGS,
@@ -37,7 +38,8 @@ __all__ = ["malformed", "suggest", "unknown_measure"]
 
 def unknown_measure(name, door: str = "arrays") -> UnknownMeasureError:
     """The error for ``name`` at a door (``"arrays"``, ``"trec"``,
-    ``"diversity"``, ``"pytrec_eval"``: the drop-in's names): why a known
+    ``"diversity"``, ``"pytrec_eval"`` and ``"ir_measures"``: the
+    drop-ins' names): why a known
     measure is not computed there, else the close names of the door's
     grammars and what the door accepts."""
     if not isinstance(name, str):
@@ -88,6 +90,9 @@ def _valid(door) -> str:
         )
     if door == "diversity":
         return f"valid names: {', '.join(sorted(DIVERSITY_NAMES, key=str.lower))}"
+    if door == "ir_measures":
+        names = ", ".join(sorted(IR_NAMES, key=str.lower))
+        return f"the ir_measures names skirm computes: {names}"
     return (
         f"valid names: {', '.join(metric_names())}; also trec_eval names "
         "(e.g. 'ndcg_cut.10', 'P.5', 'recip_rank') and ir_measures strings "
@@ -183,6 +188,8 @@ def _pool(door):
         return list(DIVERSITY_NAMES)
     if door == "pytrec_eval":
         return [*PYTREC_EVAL_NAMES, *PYTREC_EVAL_NICKNAMES]
+    if door == "ir_measures":
+        return list(IR_NAMES)
     names = [*SKIRM_NAMES, *TREC_ON_ARRAYS, *IR_ON_ARRAYS]
     if door == "trec":  # trec_eval's spellings first: they win a tie of case
         return [*TREC_NAMES, *NICKNAMES, *IR_OF_TREC, *names, *DIVERSITY_NAMES]

@@ -120,12 +120,14 @@ IR_MSMARCO = Reference(
     "score descending, then docno ascending",
     _QRELS_MEAN,
     order="docno_ascending",
+    judgments="any",  # its qrels: the documents with a row >= rel
 )
 IR_GDEVAL = Reference(
     "gdeval",
     "score descending, then docno descending (gdeval.pl's sort)",
     _QRELS_MEAN,
     order="trec_eval",
+    judgments="positive",  # gdeval.pl keeps the lines with a positive label
 )
 IR_ACCURACY = Reference(
     "ir_measures accuracy",

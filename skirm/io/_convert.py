@@ -35,7 +35,14 @@ from skirm.io._trec import read_qrels, read_run
 if TYPE_CHECKING:
     from skirm.io._typing import QrelsLike, RunLike
 
-__all__ = ["as_qrels", "as_run", "columns_of", "convert_qrels", "convert_run"]
+__all__ = [
+    "as_qrels",
+    "as_run",
+    "check_values",
+    "columns_of",
+    "convert_qrels",
+    "convert_run",
+]
 
 # Column (or named-tuple field) names recognised without being told, first
 # the ir_measures / ir_datasets names, then ranx's, trectools' and skirm's.
@@ -127,7 +134,9 @@ def as_qrels(
     Notes
     -----
     Ids are compared as strings: integer ids become their decimal text
-    (``7`` and ``"7"`` are the same query, ``"007"`` is another). String,
+    (``7`` and ``"7"`` are the same query, ``"007"`` is another), and
+    trailing NUL characters are not part of an id (``"a\\x00"`` is ``"a"``,
+    as in a numpy ``str`` array), whatever the container. String,
     categorical and dictionary columns of polars and pyarrow frames are read
     without a Python object per row when their text is ASCII (pyarrow), else
     as Python strings that numpy converts in one call; polars and pyarrow
@@ -232,7 +241,7 @@ def convert_qrels(obj, name, names=None) -> Qrels:
         obj = obj.qrels_iter()
     cols = columns_of(obj, name, "relevance", names or {}, Qrels)
     q, d, v = cols
-    _check_numbers(v, name, "relevance", "biuf")
+    v = check_values(v, name, "relevance", q, d)
     return _build(Qrels, name, q, d, v)
 
 
@@ -245,7 +254,7 @@ def convert_run(obj, name, names=None, run_id="skirm") -> Run:
     if hasattr(obj, "scoreddocs_iter") and callable(obj.scoreddocs_iter):
         obj = obj.scoreddocs_iter()
     q, d, v = columns_of(obj, name, "score", names or {}, Run)
-    _check_numbers(v, name, "score", "biuf")
+    v = check_values(v, name, "score", q, d)
     return _build(Run, name, q, d, v, run_id=run_id)
 
 
@@ -345,9 +354,13 @@ def _from_frame(obj, name, value, names, columns, column_of, roles):
         col = column_of(obj, column)
         at = first_missing(col)
         if at is not None:
+            ids = dict(zip(roles, arrays, strict=False))
+            where = f"at row {at}"
+            if ids.get("query_id") is not None and ids.get("doc_id") is not None:
+                where += f" ({_row(ids['query_id'], ids['doc_id'], at)})"
             raise InvalidInputError(
                 f"`{name}`: column {column!r} must not hold missing values "
-                f"(null, None or NaN), got one at row {at}"
+                f"(null, None or NaN), got one {where}"
             )
         if is_column(col):
             array = values(col)
@@ -421,7 +434,15 @@ def _array(values, n):
         arr = np.array(values)
     except ValueError:  # sequences of several lengths: numpy takes no shape
         arr = None
-    if arr is None or arr.shape != (n,):  # ragged or nested values
+    # ragged or nested values, strings (numpy would write the numbers among
+    # them as strings too) or integers past 64 bits (numpy would round them
+    # to doubles): kept as given, so that a message shows the value
+    if (
+        arr is None
+        or arr.shape != (n,)
+        or arr.dtype.kind in "US"
+        or (arr.dtype.kind in "fu" and n and np.abs(arr).max() >= 2.0**63)
+    ):
         arr = np.empty(n, dtype=object)
         arr[:] = values
     return arr
@@ -487,13 +508,71 @@ def _ids(values, name, what):
     return values.astype(str)
 
 
-def _check_numbers(values, name, what, kinds):
-    if values.dtype.kind not in kinds:
-        example = values[0] if values.shape[0] else None
+#: The Python and numpy types of a number (a bool is an int).
+_NUMBERS = (int, float, np.integer, np.floating, np.bool_)
+_INT64 = np.iinfo(np.int64)
+
+
+def check_values(values, name, what, q, d):
+    """``values`` (``what`` is ``"score"`` or ``"relevance"``) as a numeric
+    array; an error naming the argument and the query and document of the
+    first bad one: a value that is not a number (a string, None), a NaN, a
+    relevance that is not an integer or does not fit in 64 bits (trec_eval
+    reads C longs; pytrec_eval fails or hangs on such a label)."""
+    kind = values.dtype.kind
+    if kind in "OUS" and not values.shape[0]:  # no value to show
         raise InvalidInputError(
             f"`{name}`: {what} values must be numbers, got dtype {values.dtype}"
-            + (f" (e.g. {example!r})" if example is not None else "")
         )
+    if kind in "OUS":
+        items = values.tolist()
+        at = next((i for i, x in enumerate(items) if not isinstance(x, _NUMBERS)), None)
+        if at is not None:
+            raise InvalidInputError(
+                f"`{name}`: {what} values must be numbers, got {items[at]!r} "
+                f"{_row(q, d, at)}"
+            )
+        if what == "relevance":
+            huge = [
+                i for i, x in enumerate(items)
+                if isinstance(x, int) and not _INT64.min <= x <= _INT64.max
+            ]  # fmt: skip
+            if huge:
+                raise _past_int64(name, items[huge[0]], q, d, huge[0])
+        values = np.array(items, dtype=np.float64 if what == "score" else None)
+        kind = values.dtype.kind
+    if kind == "f" and np.isnan(values).any():
+        at = int(np.flatnonzero(np.isnan(values))[0])
+        raise InvalidInputError(
+            f"`{name}`: {what} values must not be NaN, got NaN {_row(q, d, at)}"
+        )
+    if what != "relevance":
+        return values
+    if kind == "f" and not np.all(values == np.round(values)):
+        at = int(np.flatnonzero(values != np.round(values))[0])
+        raise InvalidInputError(
+            f"`{name}`: relevance values must be integers, got {values[at].tolist()!r} "
+            f"{_row(q, d, at)}"
+        )
+    if kind == "f" and values.shape[0] and np.abs(values).max() >= 2.0**63:
+        at = int(np.flatnonzero(np.abs(values) >= 2.0**63)[0])
+        raise _past_int64(name, values[at].tolist(), q, d, at)
+    if kind == "u" and values.shape[0] and values.max() > _INT64.max:
+        at = int(np.flatnonzero(values > _INT64.max)[0])
+        raise _past_int64(name, int(values[at]), q, d, at)
+    return values
+
+
+def _past_int64(name, value, q, d, at):
+    return InvalidInputError(
+        f"`{name}`: relevance values must fit in 64-bit integers (trec_eval "
+        f"reads C longs), got {value!r} {_row(q, d, at)}"
+    )
+
+
+def _row(q, d, at):
+    """Where row ``at`` is: its query and document."""
+    return f"for query {str(q[at])!r}, document {str(d[at])!r}"
 
 
 def _build(cls, name, q, d, v, **kwargs):

@@ -218,10 +218,14 @@ class Run(_Records):
                 f"`scores` must be real numbers, got dtype {scores.dtype}"
             )
         self.scores = scores.astype(np.float64, copy=False).reshape(-1)
-        if np.isnan(self.scores).any():
-            raise InvalidInputError("`scores` must not contain NaN")
         self.run_id = RUN_ID(run_id)
         _check_lengths(self, ("query_ids", "doc_ids", "scores"))
+        if np.isnan(self.scores).any():
+            at = int(np.flatnonzero(np.isnan(self.scores))[0])
+            raise InvalidInputError(
+                "`scores` must not contain NaN, got NaN for query "
+                f"{str(self._query_ids[at])!r}, document {str(self._doc_ids[at])!r}"
+            )
 
     def _frame_data(self):
         return {**super()._frame_data(), "run_id": self.run_id}

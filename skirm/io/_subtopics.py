@@ -19,10 +19,10 @@ from skirm._errors import InvalidInputError
 from skirm._validation import type_name
 from skirm.io._convert import (
     SUBTOPIC,
-    _check_numbers,
     _from_dicts,
     _ids,
     _is_file,
+    check_values,
     columns_of,
 )
 from skirm.io._prefs import QrelsJG, read_qrels_jg
@@ -130,7 +130,7 @@ def convert_qrels_jg(obj, name, names=None) -> QrelsJG:
     else:
         roles = ("query_id", SUBTOPIC, "doc_id", "relevance")
         q, sub, d, v = columns_of(obj, name, "relevance", names or {}, QrelsJG, roles)
-    _check_numbers(v, name, "relevance", "biuf")
+    v = check_values(v, name, "relevance", q, d)
     if sub is None:  # ordinary qrels: one subtopic per query, as a file's "0"
         sub = np.full(q.shape[0], ONE_SUBTOPIC)
     try:

@@ -122,11 +122,15 @@ def _align(results, metrics, missing):
         s, j, q = (int(i[0]) for i in np.nonzero(absent))
         count = int(np.count_nonzero(absent.any(axis=(0, 1))))
         query = union[q].item()
-        raise MissingQueriesError(
+        what = (
             f"{count} of {union.size} queries lack a value in some system (first: "
-            f"query {query!r} in {list(results)[s]!r}, metric {metrics[j]!r}); "
-            "pass missing='intersect' to drop them or missing='zero' to score "
-            "them 0"
+            f"query {query!r} in {list(results)[s]!r}, metric {metrics[j]!r})"
+        )
+        raise MissingQueriesError(
+            f"{what}; pass missing='intersect' to drop them or missing='zero' to "
+            "score them 0",
+            command_line=f"{what}; pass --missing intersect to drop them or "
+            "--missing zero to score them 0",
         )
     if missing == "intersect":
         keep = ~absent.any(axis=(0, 1))

@@ -6,7 +6,9 @@ DCG from the qrels, ``-l``, ``-J``, ``-M``, ``-c``) on the same ranking engine
 as :func:`skirm.metrics.evaluate`.
 Files are read with :mod:`skirm.io`; dicts of dicts, DataFrames and tuples
 are taken directly. :class:`RelevanceEvaluator` is a drop-in for
-pytrec_eval's; :func:`calc_aggregate`, :func:`iter_calc`, :func:`calc` and
+pytrec_eval's (with its module's :func:`parse_qrel`, :func:`parse_run`,
+:func:`compute_aggregated_measure`, ``supported_measures`` and
+``supported_nicknames``); :func:`calc_aggregate`, :func:`iter_calc`, :func:`calc` and
 :func:`evaluator` for ir_measures' (ties ordered as its providers order
 them), and :func:`register_ir_measures_provider` makes skirm an ir_measures
 provider.
@@ -56,6 +58,13 @@ if TYPE_CHECKING:
     )
     from skirm.trec._pytrec import (
         RelevanceEvaluator as RelevanceEvaluator,
+        supported_measures as supported_measures,
+        supported_nicknames as supported_nicknames,
+    )
+    from skirm.trec._pytrec_functions import (
+        compute_aggregated_measure as compute_aggregated_measure,
+        parse_qrel as parse_qrel,
+        parse_run as parse_run,
     )
     from skirm.trec._zscores import (
         ZScores as ZScores,

@@ -50,7 +50,8 @@ NOT_PLAIN = object()
 
 
 def plain_dicts(obj) -> bool:
-    """Whether ``obj`` is a dict of dicts with str keys (inner keys unchecked)."""
+    """Whether ``obj`` is a dict of dicts with str keys without a NUL
+    character (inner keys unchecked)."""
     if type(obj) is not dict:
         return False
     # the keys that are exactly str and the values exactly dicts, counted
@@ -59,11 +60,21 @@ def plain_dicts(obj) -> bool:
     return (
         countOf(map(type, obj), str) == n
         and countOf(map(type, obj.values()), dict) == n
+        and _no_nul(obj)
     )
 
 
-#: The types of a label the dicts hold as they are (bool is an int).
+def _no_nul(keys) -> bool:
+    """Whether no key holds a NUL character (str keys: one C pass). Ids
+    that end with NULs are those ids without them (numpy's rule for
+    strings, which the general path follows): such dicts take it."""
+    return "\x00" not in "".join(keys)
+
+
+#: The types of a label the dicts hold as they are (bool is an int), and
+#: the range they must be in (trec_eval reads C longs).
 _LABELS = {int, bool}
+_INT64 = (-(2**63), 2**63 - 1)
 
 
 def evaluate_dicts(qrels, run, outputs, options):
@@ -104,16 +115,21 @@ def evaluate_dicts(qrels, run, outputs, options):
 def plain_qrels(qrels: Any, *, copy: bool = True) -> tuple[dict | None, float]:
     """``(dicts, largest label)``: ``qrels`` (each dict copied with ``copy``,
     as pytrec_eval copies them) when they are plain dicts of str query ids
-    and docnos and integer labels, without the queries whose dict is empty
-    (no judgement: not a topic), and the largest label (0 if none is
-    positive); ``(None, 0.0)`` for any other shape, which the caller reads
-    as :class:`~skirm.io.Qrels` (and whose messages say what is wrong)."""
+    and docnos and integer labels of 64 bits, without the queries whose
+    dict is empty (no judgement: not a topic), and the largest label (0 if
+    none is positive); ``(None, 0.0)`` for any other shape, which the
+    caller reads as :class:`~skirm.io.Qrels` (and whose messages say what
+    is wrong)."""
     if not plain_dicts(qrels) or not qrels:
         return None, 0.0
     labels = list(chain.from_iterable(map(dict.values, qrels.values())))
     if not labels or not set(map(type, labels)) <= _LABELS:
         return None, 0.0
+    if min(labels) < _INT64[0] or max(labels) > _INT64[1]:
+        return None, 0.0  # the general path says which label
     if countOf(map(type, chain.from_iterable(qrels.values())), str) != len(labels):
+        return None, 0.0
+    if not _no_nul(chain.from_iterable(qrels.values())):
         return None, 0.0
     inner = map(dict, qrels.values()) if copy else qrels.values()
     kept = dict(filter(itemgetter(1), zip(qrels, inner, strict=True)))
@@ -137,8 +153,8 @@ class DictQrels:
         self.starts = _starts(self.sizes)
         n = int(self.starts[-1])
         self.labels = np.fromiter(
-            chain.from_iterable(map(dict.values, self.dicts)), np.float64, count=n
-        ).astype(np.int64)  # checked integers
+            chain.from_iterable(map(dict.values, self.dicts)), np.int64, count=n
+        )  # checked integers of 64 bits
         self.codes = np.repeat(np.arange(len(order), dtype=np.intp), self.sizes)
 
     def of(self, at):
@@ -386,11 +402,14 @@ def _ranges(starts, sizes):
 
 
 def _plain_rows(inner, n):
-    """Whether the run's ``n`` rows (``inner`` dicts) hold str docnos and
-    numeric scores: a C pass each (the docnos that are exactly str, counted;
-    ``sum`` refuses any score but a number, where numpy would read the
-    string ``"1.0"`` as one)."""
-    if countOf(map(type, chain.from_iterable(inner)), str) != n:
+    """Whether the run's ``n`` rows (``inner`` dicts) hold str docnos
+    without a NUL character and numeric scores: a C pass each (the docnos
+    joined, which refuses any docno but a str; ``sum`` refuses any score
+    but a number, where numpy would read the string ``"1.0"`` as one)."""
+    try:
+        if not _no_nul(chain.from_iterable(inner)):
+            return False
+    except TypeError:
         return False
     try:
         total = sum(chain.from_iterable(map(dict.values, inner)))

@@ -16,12 +16,16 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from skirm._errors import InvalidParameterError
+from skirm._errors import InvalidParameterError, NoCommonQueryError
 from skirm._measures import _table as table
+from skirm._measures._grammar import parse_metric
 from skirm._measures._names import IR_NAMES
 from skirm._measures._rows import DIVERSITY
 from skirm._measures._table import IR_ACCURACY
+from skirm._measures._unknown import unknown_measure
+from skirm._measures._vocabulary import IR_CWL_EVAL, IR_GDEVAL
 from skirm.io import Qrels, QrelsJG, Run
+from skirm.metrics._cwl import CWL_DEPTH
 from skirm.trec._evaluate import evaluate_request
 from skirm.trec._ir_inputs import IrQrels, IrRun, read_ir_qrels, read_ir_run
 from skirm.trec._rank import c_floats
@@ -102,6 +106,7 @@ _NNRBP = table.NNRBP.ir_measures[0].name
 #: the same with tied rows kept in the order given.
 _OPTIONS = Options(1, False, None, False, "9.0")
 _IN_ORDER = _OPTIONS._replace(ties="input")
+_NDCG = table.NDCG.ir_measures[0].name
 _HEAD = re.compile(r"(?P<base>[^(@]+)(?:\((?P<opts>[^()]*)\))?(?P<rest>@.*)?$")
 
 
@@ -114,7 +119,7 @@ class _Request:
 
     def __init__(self, measure: Any) -> None:
         self.key = measure
-        text = measure if isinstance(measure, str) else str(measure)
+        text = measure if isinstance(measure, str) else _name_of(measure)
         match = _HEAD.match(text.strip())
         if match is None:
             raise InvalidParameterError(
@@ -128,20 +133,21 @@ class _Request:
             base, opts = _SET_REL_P, [o for o in opts if o != "relative=True"]
         opts = [o for o in opts if o != "relative=False"]
         if base not in IR_NAMES:
-            raise InvalidParameterError(
-                f"`measures` must be names ir_measures registers; got "
-                f"{measure!r} (unknown {base!r})."
-            )
+            error = unknown_measure(text.strip(), "ir_measures")
+            raise type(error)(f"`measures`: {error}")
         row, spelling = IR_NAMES[base]
         self.cutoff = match["rest"] is not None or any(
             o.startswith("cutoff=") for o in opts
         )
         self.provider = spelling.cutoff_provider if self.cutoff else spelling.provider
+        if base == _NDCG and _exponential(base, opts):
+            self.provider = IR_GDEVAL  # pytrec_eval has only dcg='log2'
+        rest = match["rest"] or ""
+        if self.provider is IR_CWL_EVAL:
+            rest, opts = _read_to_depth(rest, opts)
         self.sums = any(t.summary in ("sum", "count") for t in row.trec)
         self.rel = next((o[4:] for o in opts if o.startswith("rel=")), "1")
-        self.name = (
-            base + (f"({','.join(opts)})" if opts else "") + (match["rest"] or "")
-        )
+        self.name = base + (f"({','.join(opts)})" if opts else "") + rest
         self.diversity = row.engine == DIVERSITY
 
     def accuracy_guard(self) -> str:
@@ -153,23 +159,91 @@ class _Request:
         return f"Success(rel={self.rel}){cut}"
 
 
+def _name_of(measure: Any) -> str:
+    """The name of an ir_measures ``Measure`` from its parameters, spelt as
+    its ``repr`` but with every pair of a dict option (the repr leaves out
+    the pairs whose grade is its gain: ``nDCG(gains={0:0,1:1,2:2})`` prints
+    as ``nDCG(gains={})``)."""
+    params = getattr(measure, "params", None)
+    supported = getattr(measure, "SUPPORTED_PARAMS", None)
+    if not isinstance(params, dict) or not isinstance(supported, dict):
+        return str(measure)
+    at = getattr(measure, "AT_PARAM", "cutoff")
+    opts = []
+    for key, value in params.items():
+        info = supported.get(key)
+        if key == at or (info is not None and value == info.default):
+            continue
+        if isinstance(value, dict):
+            pairs = ",".join(f"{k}:{v}" for k, v in sorted(value.items()))
+            opts.append(f"{key}={{{pairs}}}")
+        else:
+            opts.append(f"{key}={value!r}")
+    name = getattr(measure, "__name__", None) or measure.NAME
+    text = f"{name}({','.join(opts)})" if opts else str(name)
+    return text + (f"@{params[at]}" if at in params else "")
+
+
+def _read_to_depth(rest: str, opts: list[str]) -> tuple[str, list[str]]:
+    """A C/W/L cutoff as cwl_eval reads it: every ranking to its first
+    :data:`CWL_DEPTH` documents, where a cutoff past them stops no user
+    (a continuation reads its cutoff only as ``rank < k``), so the values
+    are those of the cutoff at the depth."""
+
+    def within(text: str) -> str:
+        return str(CWL_DEPTH) if text.isdigit() and int(text) > CWL_DEPTH else text
+
+    if rest.startswith("@"):
+        rest = "@" + within(rest[1:])
+    opts = ["cutoff=" + within(o[7:]) if o.startswith("cutoff=") else o for o in opts]
+    return rest, opts
+
+
+def _exponential(base: str, opts: list[str]) -> bool:
+    """Whether the options ask for exponential gains (``dcg='exp-log2'``,
+    gdeval's nDCG), as the name's grammar reads them."""
+    if not opts:
+        return False
+    named = parse_metric(f"{base}({','.join(opts)})", door="trec")
+    return named.options.get("gain") == "exponential"
+
+
 class _Prepared:
     """The qrels as skirm's objects, built once per evaluator (plain and by
     subtopic, when asked), and a run's rankings by each provider's order."""
 
-    __slots__ = ("_jg", "_plain", "qrels")
+    __slots__ = ("_jg", "_read", "qrels")
 
     def __init__(self, qrels: IrQrels) -> None:
         self.qrels = qrels
-        self._plain: Qrels | None = None
+        self._read: dict[str, tuple] = {}
         self._jg: QrelsJG | None = None
 
-    def judgments(self, diversity: bool) -> Qrels | QrelsJG:
+    def judgments(self, diversity: bool, reading: str, run: IrRun) -> Qrels | QrelsJG:
+        """The qrels as ``run``'s measures of a provider read them: by
+        subtopic (``diversity``), or one judgment per document read as
+        ``reading`` (``Reference.judgments``) says; gdeval's positive rows
+        beyond one per document are judgments of documents of their own,
+        under names ``run`` does not hold, so that they enter the ideal
+        DCG and nothing else."""
         if diversity:
             self._jg = self._jg or QrelsJG(*self.qrels.rows)
             return self._jg
-        self._plain = self._plain or Qrels(*self.qrels.plain)
-        return self._plain
+        if reading not in self._read:
+            self._read[reading] = self.qrels.judged(reading)
+        (q, d, labels), (extra_q, extra_labels) = self._read[reading]
+        if not extra_q.shape[0]:
+            return Qrels(q, d, labels)
+        prefix = "\x01extra judgment "  # no docno of a TREC file
+        names = np.char.add(prefix, np.arange(extra_q.shape[0]).astype(str))
+        while np.isin(names, run.doc_ids).any() or np.isin(names, d).any():
+            prefix += "+"
+            names = np.char.add(prefix, np.arange(extra_q.shape[0]).astype(str))
+        return Qrels(
+            np.concatenate([q, extra_q]),
+            np.concatenate([d, names]),
+            np.concatenate([labels, extra_labels]),
+        )
 
     @staticmethod
     def rankings(run: IrRun):
@@ -293,30 +367,38 @@ class Evaluator:
             score_type = request.provider.score_type
             if score_type == "float32" and not as_floats:
                 score_type = "float64"
-            key = (request.provider.order, score_type, request.diversity)
+            key = (
+                request.provider.order,
+                score_type,
+                request.diversity,
+                self.qrels.reading(request.provider.judgments),
+            )
             groups.setdefault(key, []).append(request)
         # ir_measures reports 0 for the qrels queries a provider left out;
         # its accuracy provider does not, unless another provider's measure
         # is in the same request (then the pipeline's own filling does).
         fill_accuracy = any(r.provider is not IR_ACCURACY for r in self.requests)
         ranked = _Prepared.rankings(run)
-        for (order, score_type, diversity), requests in groups.items():
+        for (order, score_type, diversity, reading), requests in groups.items():
             names = list(dict.fromkeys(r.name for r in requests))
             guards = [r.accuracy_guard() for r in requests if r.provider is IR_ACCURACY]
+            ids, per_query = np.empty(0, dtype=str), {}
             if run.query_ids.shape[0]:
-                result = evaluate_request(
-                    self._prepared.judgments(diversity),
-                    ranked(order, score_type, diversity),
-                    parse_measures([*names, *guards], "9.0", diversity=True),
-                    _OPTIONS if diversity else _IN_ORDER,
-                    rel_format="qrels",
-                    zscores=None,
-                    verbose=0,
-                )
-                ids = np.asarray(result.group_ids).astype(str)
-                per_query = result.per_query
-            else:
-                ids, per_query = np.empty(0, dtype=str), {}
+                try:
+                    result = evaluate_request(
+                        self._prepared.judgments(diversity, reading, run),
+                        ranked(order, score_type, diversity),
+                        parse_measures([*names, *guards], "9.0", diversity=True),
+                        _OPTIONS if diversity else _IN_ORDER,
+                        rel_format="qrels",
+                        zscores=None,
+                        verbose=0,
+                    )
+                except NoCommonQueryError:
+                    pass  # as an empty run: every qrels query is 0
+                else:
+                    ids = np.asarray(result.group_ids).astype(str)
+                    per_query = result.per_query
             for request in requests:
                 values = np.asarray(per_query.get(request.name, ()), dtype=np.float64)
                 these = ids
@@ -417,7 +499,12 @@ def iter_calc(measures: Iterable[Any], qrels: Any, run: Any) -> Iterator[Metric]
     gdeval: docno descending; cwl_eval and accuracy: the order the run gave
     them; compat, pyndeval, judged and MS MARCO: docno ascending) and that
     provider's queries (0 for a qrels query the run lacks; accuracy leaves
-    out a query without a relevant document above its cutoff).
+    out a query without a relevant document above its cutoff). A document
+    judged more than once is read as that provider reads it (the last row;
+    for MS MARCO's ``RR@k``, relevant if any row reaches ``rel``; for
+    gdeval's, the positive rows, every one in the ideal DCG); a run listing
+    a document twice for a query, or holding a NaN or None score, is
+    refused as :func:`evaluate_run` refuses it.
 
     Parameters
     ----------

@@ -39,9 +39,15 @@ def _build(ir_measures):
             self._skirm = Evaluator(list(measures), qrels)
             super().__init__(measures, set(self._skirm.qrels.query_ids()))
 
-        def _iter_calc(self, run):
+        def iter_calc(self, run):
+            # skirm's records as they are: they already hold what ir_measures
+            # reports (0 for a query the run lacks), and no more (its
+            # accuracy provider leaves queries out, which the base class's
+            # iter_calc would fill with the measure's default)
             for record in self._skirm.iter_calc(run):
                 yield ir_measures.Metric(record.query_id, record.measure, record.value)
+
+        _iter_calc = iter_calc
 
     class SkirmProvider(base.Provider):
         """skirm's engine behind ir_measures' interface: each measure as

@@ -39,13 +39,62 @@ if TYPE_CHECKING:
 
     from skirm.io._typing import QrelsLike, RunLike
 
-__all__ = ["RelevanceEvaluator"]
+__all__ = ["RelevanceEvaluator", "supported_measures", "supported_nicknames"]
+
 
 # pytrec_eval's measures and nicknames (trec_eval 9.0.x), from the measure
 # table: the drop-in answers to pytrec_eval's names whatever else skirm's
 # TREC path adds.
-_MEASURES = frozenset(PYTREC_EVAL_NAMES)
-_NICKNAMES = MappingProxyType(
+class _Measures(frozenset):
+    """The base names of the measures pytrec_eval knows, as
+    ``pytrec_eval.supported_measures``: a frozenset, the same as
+    ``RelevanceEvaluator.supported_measures``.
+
+    Examples
+    --------
+    >>> from skirm.trec import supported_measures
+    >>> "ndcg_cut" in supported_measures, "ndcg_cut_10" in supported_measures
+    (True, False)
+    """
+
+    __slots__ = ()
+
+
+class _Nicknames(Mapping):
+    """The nicknames pytrec_eval computes (``official``, ``set``,
+    ``all_trec``) and the measures each stands for, as
+    ``pytrec_eval.supported_nicknames``: a read-only mapping of str to
+    frozenset, the same as ``RelevanceEvaluator.supported_nicknames``.
+
+    Examples
+    --------
+    >>> from skirm.trec import supported_nicknames
+    >>> sorted(supported_nicknames)
+    ['all_trec', 'official', 'set']
+    >>> "map" in supported_nicknames["official"]
+    True
+    """
+
+    __slots__ = ("_names",)
+
+    def __init__(self, names: Mapping) -> None:
+        self._names = MappingProxyType(dict(names))
+
+    def __getitem__(self, nickname):
+        return self._names[nickname]
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __repr__(self) -> str:
+        return repr(dict(self._names))
+
+
+_MEASURES = _Measures(PYTREC_EVAL_NAMES)
+_NICKNAMES = _Nicknames(
     {nick: frozenset(names) for nick, names in PYTREC_EVAL_NICKNAMES.items()}
 )
 # Longest first, so that "ndcg_cut_10" is ndcg_cut with 10, not ndcg.
@@ -110,7 +159,9 @@ class RelevanceEvaluator:
     name raises a ValueError naming it, and ids may also be integers. The
     interpolated precision of a query that ``judged_docs_only_flag`` leaves
     without documents (NaN in pytrec_eval, 0 / 0) is what
-    :func:`~skirm.trec.evaluate_run` gives for it.
+    :func:`~skirm.trec.evaluate_run` gives for it; so is that of a query the
+    run names with no document (0 at every ``iprec_at_recall`` level and
+    in ``11pt_avg``, where pytrec_eval gives NaN at times).
 
     Examples
     --------
@@ -254,7 +305,10 @@ class RelevanceEvaluator:
 
 
 def _split(name):
-    """``(base, parameter text)`` of a pytrec_eval name, or None."""
+    """``(base, parameter text)`` of a pytrec_eval name, or None. After
+    ``_`` the parameters are numbers (``P_5``, ``ndcg_cut_10``), as
+    pytrec_eval reads them: ``ndcg_cut10`` is no measure, not ``ndcg`` with
+    the parameters ``cut10``."""
     if name in _MEASURES:
         return name, None
     for base in _BASES:
@@ -263,7 +317,10 @@ def _split(name):
             and len(name) > len(base) + 1
             and name[len(base)] in "._"
         ):
-            return base, name[len(base) + 1 :]
+            text = name[len(base) + 1 :]
+            if name[len(base)] == "_" and not (text[0].isdigit() or text[0] in "+-."):
+                continue
+            return base, text
     return None
 
 
@@ -377,3 +434,8 @@ def _as_dict(queries, per_query, outputs):
     ]
     queries = np.asarray(queries).tolist()
     return dict(zip(queries, map(dict, zip(*pairs, strict=True)), strict=True))
+
+
+# As pytrec_eval's module names them (documented by their classes' docstrings).
+supported_measures = _MEASURES
+supported_nicknames = _NICKNAMES

@@ -187,3 +187,34 @@ def test_missing_queries(tmp_path, run_cli):
     assert got == 0 and "Mean over 29 queries" in out
     got, out, _ = run_cli([*old, "--missing", "zero"])
     assert got == 0 and "Mean over 30 queries" in out
+
+
+def test_regression_missing_queries_name_the_run_and_the_option(tmp_path, run_cli):
+    # With several runs the missing-queries error did not say which run
+    # lacks them, and `--compat 9.0` advised `missing='intersect'`, a Python
+    # argument, where the command takes `--missing intersect`.
+    files = _write(tmp_path)
+    path = Path(files["neural"])
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(x for x in lines if not x.startswith("q3 ")) + "\n")
+    runs = [files["bm25"], files["neural"], files["random"]]
+    for command in ("compare", "eval"):
+        status, _, err = run_cli([command, files["qrels"], *runs])
+        assert status == 4
+        assert err.endswith(
+            f"skirm {command}: error: {files['neural']}: 1 qrels queries are "
+            "missing from the run (e.g. ['q3']); trec_eval 10.0 stops on them. "
+            "Pass -c to score them as empty rankings, or --compat 9.0 to leave "
+            "them out as trec_eval 9.0.x did\n"
+        )
+    status, _, err = run_cli(["compare", "--compat", "9.0", files["qrels"], *runs])
+    assert status == 4
+    assert err.endswith(
+        "skirm compare: error: 1 of 30 queries lack a value in some system "
+        "(first: query 'q3' in 'neural', metric 'map'); pass --missing "
+        "intersect to drop them or --missing zero to score them 0\n"
+    )
+    status, out, _ = run_cli(
+        ["compare", "--compat", "9.0", "--missing", "intersect", files["qrels"], *runs]
+    )
+    assert status == 0 and "Mean over 29 queries" in out

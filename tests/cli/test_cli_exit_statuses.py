@@ -60,7 +60,9 @@ def test_no_common_query_exits_7_in_every_command(command, files, run_cli):
         _argv(command, files, runs=runs[: 1 + (command == "compare")])
     )
     assert status == NO_COMMON_QUERY == 7 and out == ""
-    assert err.startswith(f"skirm {command}: error: no query of the run")
+    # with several runs, the run's file is named first
+    where = f"{runs[0]}: " if command == "compare" else ""
+    assert err.startswith(f"skirm {command}: error: {where}no query of the run")
 
 
 @pytest.mark.parametrize("command", COMMANDS)

@@ -61,9 +61,14 @@ def test_objects_of_no_shape_and_unknown_columns_are_invalid_parameters():
 def test_records_that_cannot_be_evaluated_are_invalid_input():
     with pytest.raises(skirm.InvalidInputError, match=r"^`labels` must hold integer"):
         Qrels(["q"], ["d"], ["x"])
-    with pytest.raises(skirm.InvalidInputError, match=r"^`scores` must not contain"):
+    with pytest.raises(
+        skirm.InvalidInputError,
+        match=r"^`scores` must not contain NaN, got NaN for query 'q', document 'd'",
+    ):
         Run(["q"], ["d"], [float("nan")])
-    with pytest.raises(skirm.InvalidInputError, match=r"^`qrels`: `labels` must"):
+    with pytest.raises(
+        skirm.InvalidInputError, match=r"^`qrels`: relevance values must be integers"
+    ):
         as_qrels([("q", "d", 1.5)])
     with pytest.raises(skirm.InvalidInputError, match="tuples of 3 values"):
         as_qrels([("q", "d")])

@@ -16,7 +16,7 @@ import pytest
 from _trec_fuzz import DIMENSIONS, make_case, parse_reference
 
 from skirm.io import as_run
-from skirm.trec import RelevanceEvaluator, _dicts, evaluate_run
+from skirm.trec import DuplicateDocnoError, RelevanceEvaluator, _dicts, evaluate_run
 from skirm.trec._dicts import NOT_PLAIN, dict_context
 
 MEASURES = {"all_trec"}
@@ -150,7 +150,9 @@ def test_not_plain_runs_get_the_general_path_s_values_and_errors():
     evaluator = RelevanceEvaluator({"q1": {"d1": 1, "1": 1}}, {"map", "P.2"})
     ints = evaluator.evaluate({"q1": {1: 0.5, "d2": 0.2}})  # 1 read as "1"
     assert ints == {"q1": {"map": 0.5, "P_2": 0.5}}
-    with pytest.raises(ValueError, match=r"must not contain NaN"):
+    with pytest.raises(
+        ValueError, match=r"must not be NaN, got NaN for query 'q1', document 'd1'"
+    ):
         evaluator.evaluate({"q1": {"d1": float("nan")}})
     with pytest.raises(ValueError, match=r"score values must be numbers"):
         evaluator.evaluate({"q1": {"d1": "0.5"}})
@@ -237,13 +239,19 @@ def test_evaluate_run_of_dicts_equals_the_general_path(dimension, options):
 
 
 def test_counted_and_sorted_ranks_agree_on_docnos_equal_as_bytes(monkeypatch):
-    # "a" and "a\x00" are two keys of a dict but one docno as bytes (what a C
-    # string and numpy's str arrays hold): tied, they go by run order on
-    # both paths, and a judgement among them gets the same rank.
+    # "a" and "a\x00" are two keys of a dict but one docno (what a C string
+    # and numpy's str arrays hold; pytrec_eval reports "duplicate docs a"):
+    # the dicts path reads them as every other container does (issue 51),
+    # a judgement of "a\x00" judges "a", and a run naming both lists "a"
+    # twice, on both paths.
     qrels = {"q1": {"a\x00": 1, "b": 0}}
-    run = {"q1": {"a": 0.5, "a\x00": 0.5, "b": 0.5, "c": 0.4}}
     out = []
     for per_row in (np.inf, -1):
         monkeypatch.setattr(_dicts, "COUNTED_PER_ROW", per_row)
-        out.append(RelevanceEvaluator(qrels, {"recip_rank", "P.1"}).evaluate(run))
-    assert out[0] == out[1] == {"q1": {"recip_rank": 1 / 3, "P_1": 0.0}}
+        evaluator = RelevanceEvaluator(qrels, {"recip_rank", "P.1"})
+        out.append(evaluator.evaluate({"q1": {"a": 0.5, "b": 0.5, "c": 0.4}}))
+        with pytest.raises(
+            DuplicateDocnoError, match=r"duplicate docno 'a' for query 'q1'"
+        ):
+            evaluator.evaluate({"q1": {"a": 0.5, "a\x00": 0.5, "b": 0.5, "c": 0.4}})
+    assert out[0] == out[1] == {"q1": {"recip_rank": 0.5, "P_1": 0.0}}

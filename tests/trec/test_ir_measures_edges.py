@@ -1,0 +1,408 @@
+"""The edges of the ir_measures drop-in (issue 51), each next to ir_measures
+itself with its providers installed: a document judged more than once, the
+accuracy provider's queries through the registered provider, the names
+and inputs ir_measures accepts or refuses.
+
+Every test reads the public functions only (``skirm.trec.calc_aggregate``,
+``iter_calc``, ``evaluator``, ``register_ir_measures_provider``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import skirm
+from skirm import trec
+
+ir_measures = pytest.importorskip("ir_measures")
+pd = pytest.importorskip("pandas")
+
+Qrel, ScoredDoc = ir_measures.Qrel, ir_measures.ScoredDoc
+
+
+def _assert_same(names, qrels, run, skirm_qrels=None, skirm_run=None, tol=1e-9):
+    """Per query and in the summary, skirm's values are ir_measures'."""
+    measures = [ir_measures.parse_measure(n) for n in names]
+    want = {
+        (str(m.measure), m.query_id): float(m.value)
+        for m in ir_measures.iter_calc(measures, qrels, run)
+    }
+    got = {
+        (m.measure, m.query_id): m.value
+        for m in trec.iter_calc(
+            names,
+            qrels if skirm_qrels is None else skirm_qrels,
+            run if skirm_run is None else skirm_run,
+        )
+    }
+    assert set(got) == set(want)
+    for key, value in want.items():
+        # gdeval prints 5 decimals
+        at = 1e-5 if "ERR" in key[0] or "exp-log2" in key[0] else tol
+        assert got[key] == pytest.approx(value, abs=at, nan_ok=True), key
+    want_agg = ir_measures.calc_aggregate(measures, qrels, run)
+    got_agg = trec.calc_aggregate(
+        names,
+        qrels if skirm_qrels is None else skirm_qrels,
+        run if skirm_run is None else skirm_run,
+    )
+    for name, measure in zip(names, measures, strict=True):
+        at = 1e-5 if "ERR" in name or "exp-log2" in name else tol
+        assert got_agg[name] == pytest.approx(
+            float(want_agg[measure]), abs=at, nan_ok=True
+        ), name
+
+
+# --------------------------------------------------------------------------
+# 1. A document judged more than once
+# --------------------------------------------------------------------------
+
+#: Subtopic judgments: d1 judged 2 then 0 in query 1 (the last row not
+#: relevant), 0 then 1 in query 2 (the last row relevant), d2 judged 1 and
+#: 3 in query 3 (two positive rows, both in gdeval's ideal DCG).
+_TWICE = [
+    ("1", "d1", 2, "1"), ("1", "d1", 0, "2"), ("1", "d2", 1, "1"),
+    ("2", "d1", 0, "1"), ("2", "d1", 1, "2"), ("2", "d3", 1, "1"),
+    ("3", "d2", 1, "1"), ("3", "d2", 3, "2"), ("3", "d4", 2, "1"),
+    ("3", "d5", 0, "2"),
+]  # fmt: skip
+_TWICE_RUN = [
+    ("1", "d1", 3.0), ("1", "d2", 2.0), ("1", "d9", 1.0),
+    ("2", "d3", 3.0), ("2", "d1", 2.0), ("2", "d9", 1.0),
+    ("3", "d2", 2.0), ("3", "d5", 2.0), ("3", "d4", 1.0), ("3", "d9", 0.5),
+]  # fmt: skip
+# (each query ends with an unjudged document: ir_measures' accuracy
+# provider divides by the non-relevant documents after the last relevant)
+#: The measures of every provider that reads plain judgments, and those the
+#: issue found wrong (RR@10: MS MARCO; ERR@10 and nDCG(dcg='exp-log2')@10:
+#: gdeval).
+_EVERY_PROVIDER = [
+    "RR@10", "ERR@10", "ERR@2", "nDCG(dcg='exp-log2')@10", "nDCG(dcg='exp-log2')@1",
+    "P@1", "AP", "nDCG@10", "RR", "Success@2", "RBP(rel=1)", "SDCG(max_rel=3)@10",
+    "Compat(p=0.8)", "Judged@10", "Accuracy@10", "RR(rel=2)@10",
+]  # fmt: skip
+
+
+def _twice_shapes(tmp_path):
+    """The judgments of :data:`_TWICE` in each shape that holds a document
+    twice, as ir_measures and skirm are given them."""
+    qrels = [Qrel(q, d, g, s) for q, d, g, s in _TWICE]
+    frame = pd.DataFrame(
+        [(q, s, d, g) for q, d, g, s in _TWICE],
+        columns=["query_id", "iteration", "doc_id", "relevance"],
+    )
+    path = tmp_path / "qrels"
+    path.write_text("".join(f"{q} {s} {d} {g}\n" for q, d, g, s in _TWICE))
+    plain = [(q, d, g) for q, d, g, _ in _TWICE]  # the same lines, no subtopic
+    return {
+        "qrel_tuples": (qrels, qrels),
+        "frame": (frame, frame),
+        "file": (list(ir_measures.read_trec_qrels(str(path))), str(path)),
+        "plain_duplicates": ([Qrel(q, d, g, "0") for q, d, g in plain], plain),
+    }
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("shape", ["qrel_tuples", "frame", "file", "plain_duplicates"])
+def test_regression_a_document_judged_twice_is_read_as_each_provider_reads_it(
+    shape, tmp_path
+):
+    # pytrec_eval, cwl_eval, compat, judged and accuracy read the last row
+    # (a dict); MS MARCO's RR@k takes a document as relevant if any of its
+    # rows reaches rel; gdeval keeps the positive rows, and every one of
+    # them enters the ideal DCG. The drop-in read the last row for all of
+    # them: RR@10 1.0 where ir_measures gives 0.5 in query 2, ERR@10 and
+    # nDCG(dcg='exp-log2')@10 off in every query.
+    qrels, skirm_qrels = _twice_shapes(tmp_path)[shape]
+    run = [ScoredDoc(*r) for r in _TWICE_RUN]
+    _assert_same(_EVERY_PROVIDER, qrels, run, skirm_qrels=skirm_qrels)
+
+
+@pytest.mark.oracle
+def test_regression_diversity_and_plain_measures_in_one_call_on_subtopic_qrels():
+    # The realistic case of the issue: ERR@20 and RR@10 asked with the
+    # diversity measures, on subtopic qrels where documents are judged once
+    # per subtopic.
+    rng = np.random.default_rng(51)
+    rows, run = [], []
+    for q in range(1, 9):
+        for i in range(12):  # three subtopics each
+            grades = rng.choice(4, size=3, p=[0.6, 0.2, 0.1, 0.1])
+            rows += [
+                Qrel(str(q), f"d{i}", int(g), str(s)) for s, g in enumerate(grades, 1)
+            ]
+            run.append(ScoredDoc(str(q), f"d{i}", float(rng.integers(0, 5))))
+    names = ["ERR@20", "RR@10", "alpha_nDCG@20", "nDCG(dcg='exp-log2')@20", "P@5"]
+    _assert_same(names, rows, run)
+
+
+# --------------------------------------------------------------------------
+# 2. Accuracy through the registered provider
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def skirm_provider():
+    """skirm registered with ir_measures (and first in its pipeline), and
+    ir_measures left as it was afterwards."""
+    pipeline = ir_measures.DefaultPipeline.providers
+    provider = trec.register_ir_measures_provider(default=True)
+    try:
+        yield provider
+    finally:
+        pipeline.remove(provider)
+        del ir_measures.providers.registry["skirm"]
+
+
+def _accuracy_cases():
+    qrels = {"1": {"a": 1, "x": 0}, "2": {"b": 1}}
+    # at a cutoff of 2, query 1: the relevant a above x; query 2: nothing
+    # relevant retrieved (ir_measures' accuracy divides by the non-relevant
+    # documents after the last relevant one: one is there)
+    reported = {"1": {"a": 2.0, "x": 1.0}, "2": {"c": 1.0}}
+    # no query has a relevant document above the cutoff
+    none = {"1": {"x": 3.0, "y": 2.0, "a": 1.0}, "2": {"c": 1.0}}
+    return qrels, reported, none
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("measures", [["Accuracy@2"], ["Accuracy@2", "P@1"]])
+def test_regression_accuracy_through_the_registered_provider_leaves_queries_out(
+    skirm_provider, measures
+):
+    # ir_measures' accuracy provider reports only the queries with a
+    # relevant document above the cutoff; the registered provider was
+    # completed by ir_measures' Evaluator.iter_calc with the measure's
+    # default for the others: mean 0.5 where ir_measures gives 1.0, 0.0
+    # where it gives NaN. With another provider's measure in the same call,
+    # ir_measures' own pipeline fills them (0).
+    qrels, reported, none = _accuracy_cases()
+    parsed = [ir_measures.parse_measure(m) for m in measures]
+    accuracy = parsed[0]
+    pipeline = ir_measures.DefaultPipeline.providers
+    for run in (reported, none):
+        pipeline.remove(skirm_provider)  # ir_measures' own providers
+        try:
+            want = ir_measures.calc_aggregate(parsed, qrels, run)
+            want_rows = sorted(
+                (str(m.measure), m.query_id, round(float(m.value), 12))
+                for m in ir_measures.iter_calc(parsed, qrels, run)
+            )
+        finally:
+            pipeline.insert(0, skirm_provider)
+        for got in (
+            ir_measures.calc_aggregate(parsed, qrels, run),  # through skirm
+            skirm_provider.calc_aggregate(parsed, qrels, run),
+            ir_measures.evaluator(parsed, qrels).calc_aggregate(run),
+        ):
+            assert got[accuracy] == pytest.approx(float(want[accuracy]), nan_ok=True)
+        got_rows = sorted(
+            (str(m.measure), m.query_id, round(float(m.value), 12))
+            for m in ir_measures.iter_calc(parsed, qrels, run)
+        )
+        assert got_rows == want_rows
+    if len(measures) == 1:
+        assert ir_measures.calc_aggregate(parsed, qrels, reported)[accuracy] == 1.0
+        assert math.isnan(ir_measures.calc_aggregate(parsed, qrels, none)[accuracy])
+
+
+# --------------------------------------------------------------------------
+# 7. What ir_measures accepts, and what the drop-in refuses
+# --------------------------------------------------------------------------
+
+_QRELS = {"1": {"a": 1, "b": 2, "c": 0}, "2": {"d": 1}}
+
+
+@pytest.mark.oracle
+def test_regression_a_run_none_of_whose_queries_is_judged():
+    # ir_measures gives every qrels query 0 (as for an empty run); the
+    # drop-in raised NoCommonQueryError.
+    names = ["P@10", "RR@10", "ERR@10", "RBP(rel=1)", "Compat(p=0.8)", "AP"]
+    run = {"9": {"a": 1.0, "b": 0.5}}
+    _assert_same(names, _QRELS, run)
+    acc = trec.calc_aggregate(["Accuracy@10"], _QRELS, run)
+    assert math.isnan(acc["Accuracy@10"])  # no query reported
+    assert list(trec.iter_calc(["Accuracy@10"], _QRELS, run)) == []
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(
+    "gains", [{0: 0, 1: 1, 2: 2}, {0: 0, 1: 1, 2: 5}, {1: 3}, {2: 2, 1: 0}]
+)
+def test_regression_gains_are_read_from_the_measure_objects_parameters(gains):
+    # str(nDCG(gains={0:0,1:1,2:2})) is 'nDCG(gains={})': ir_measures'
+    # repr drops the pairs whose grade is its gain. The drop-in read the
+    # name and refused gains={}.
+    measures = [ir_measures.nDCG(gains=gains) @ 10, ir_measures.nDCG(gains=gains)]
+    run = {"1": {"a": 1.0, "c": 0.9, "b": 0.5}, "2": {"x": 1.0, "d": 0.2}}
+    want = ir_measures.calc_aggregate(measures, _QRELS, run)
+    got = trec.calc_aggregate(measures, _QRELS, run)
+    assert list(got) == measures
+    for m in measures:
+        assert got[m] == pytest.approx(float(want[m]), abs=1e-12)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("cutoff", [1000, 1001, 2500])
+def test_regression_cwl_cutoffs_past_1000(cutoff):
+    # cwl_eval computes SDCG@1001; the drop-in refused it with "raise
+    # `depth`", which an ir_measures name cannot do.
+    rng = np.random.default_rng(cutoff)
+    qrels = {"1": {f"d{i}": int(rng.integers(0, 2)) for i in range(0, 3000, 7)}}
+    run = {"1": {f"d{i}": float(rng.random()) for i in range(3000)}}
+    names = [f"SDCG(max_rel=1)@{cutoff}", f"NERR8(max_rel=1)@{cutoff}", "RBP(rel=1)"]
+    _assert_same(names, qrels, run)
+
+
+@pytest.mark.parametrize(
+    "run, match",
+    [
+        (
+            {"1": {"a": 1.0, "b": float("nan")}},
+            r"`run`.* NaN for query '1', document 'b'",
+        ),
+        (
+            {"1": {"a": 1.0, "b": None}},
+            r"`run`.*numbers, got None for query '1', document 'b'",
+        ),
+        (
+            [("1", "a", 1.0), ("1", "b", "x")],
+            r"`run`.*numbers, got 'x' for query '1', document 'b'",
+        ),
+    ],
+)
+def test_nan_and_none_scores_are_refused_naming_the_query_and_document(run, match):
+    # they were read as NaN and ranked last; evaluate_run refuses them
+    with pytest.raises(skirm.InvalidInputError, match=match):
+        trec.calc_aggregate(["P@10"], _QRELS, run)
+    with pytest.raises(skirm.InvalidInputError, match=match):
+        trec.evaluate_run(_QRELS, run, ["P@10"])
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        [ScoredDoc("1", "a", 1.0), ScoredDoc("1", "b", 0.5), ScoredDoc("1", "a", 0.2)],
+        pd.DataFrame(
+            {"query_id": ["1", "1", "1"], "doc_id": ["a", "b", "a"], "score": [1, 2, 3]}
+        ),
+    ],
+)
+def test_a_run_listing_a_document_twice_is_refused(run):
+    # ir_measures' providers read it three ways (a dict: the first place
+    # and the last score; gdeval and the others: both rows), so the drop-in
+    # refuses it as evaluate_run does, where it kept a dict's reading.
+    with pytest.raises(
+        trec.DuplicateDocnoError, match=r"`run`: duplicate docno 'a' for query '1'"
+    ):
+        trec.calc_aggregate(["P@10"], _QRELS, run)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("beta", [0.5, 1.0, 2.0, 0.25])
+def test_regression_set_f_with_beta(beta):
+    # ir_measures hands SetF(beta=b) to pytrec_eval as set_F_b; the drop-in
+    # refused every beta but 1, though skirm's set_F.b equals pytrec_eval.
+    run = {"1": {"a": 1.0, "x": 0.9, "c": 0.5}, "2": {"d": 1.0, "y": 0.4}}
+    measures = [ir_measures.SetF(beta=beta), ir_measures.SetF(beta=beta, rel=2)]
+    want = ir_measures.calc_aggregate(measures, _QRELS, run)
+    got = trec.calc_aggregate(measures, _QRELS, run)
+    for m in measures:
+        assert got[m] == pytest.approx(float(want[m]), abs=1e-12), m
+    _assert_same([str(m) for m in measures], _QRELS, run)
+
+
+# --------------------------------------------------------------------------
+# 8. skirm's own objects, names, labels
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.oracle
+def test_regression_skirm_s_own_qrels_and_run_objects_are_taken(tmp_path):
+    # "`qrels` must be a skirm.io.Qrels ... got skirm.io.Qrels": the
+    # drop-in refused what read_qrels and read_run return.
+    qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
+    qrels_path.write_text("1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 d 1\n")
+    run_path.write_text(
+        "1 Q0 a 1 2.0 r\n1 Q0 c 2 2.0 r\n1 Q0 x 3 1.0 r\n2 Q0 d 1 1 r\n"
+    )
+    names = ["P@1", "nDCG@10", "RBP(rel=1)", "RR@10", "ERR@10", "Judged@10"]
+    want = trec.calc_aggregate(names, str(qrels_path), str(run_path))
+    objects = [
+        (skirm.io.read_qrels(qrels_path), skirm.io.read_run(run_path)),
+        (skirm.io.as_qrels(str(qrels_path)), skirm.io.as_run(str(run_path))),
+        (skirm.io.read_qrels_jg(qrels_path), skirm.io.read_run(run_path)),
+    ]
+    for qrels, run in objects:
+        assert trec.calc_aggregate(names, qrels, run) == want
+        per_query = list(trec.iter_calc(names, qrels, run))
+        assert per_query == list(trec.iter_calc(names, str(qrels_path), run_path))
+        assert trec.evaluator(names, qrels).calc_aggregate(run) == want
+    reference = ir_measures.calc_aggregate(
+        [ir_measures.parse_measure(n) for n in names],
+        list(ir_measures.read_trec_qrels(str(qrels_path))),
+        list(ir_measures.read_trec_run(str(run_path))),
+    )
+    for name in names:
+        at = 1e-5 if "ERR" in name else 1e-12
+        assert want[name] == pytest.approx(
+            float(reference[ir_measures.parse_measure(name)]), abs=at
+        )
+
+
+@pytest.mark.parametrize(
+    "name, match",
+    [
+        ("nDCg@10", r"unknown measure 'nDCg@10' \(did you mean 'nDCG@10' or "),
+        ("NDGC@10", r"unknown measure 'NDGC@10' \(did you mean 'nDCG@10'\?\)"),
+        ("Judgd@10", r"unknown measure 'Judgd@10' \(did you mean 'Judged@10'\?\)"),
+    ],
+)
+def test_unknown_names_get_a_did_you_mean(name, match):
+    match = "^`measures`: " + match
+    with pytest.raises(skirm.metrics.UnknownMeasureError, match=match):
+        trec.calc_aggregate([name], {"1": {"a": 1}}, {"1": {"a": 1.0}})
+
+
+@pytest.mark.parametrize(
+    "qrels, match",
+    [
+        ({"1": {"a": 1, "b": "x"}}, r"`qrels`.*numbers, got 'x' for query '1'"),
+        (
+            {"1": {"a": 1}, "2": {"b": None}},
+            r"`qrels`.*numbers, got None for query '2'",
+        ),
+        ({"1": {"a": 1.5}}, r"`qrels`.*integers, got 1.5 for query '1', document 'a'"),
+        (
+            {"1": {"a": 10**20}},
+            r"`qrels`.*64-bit integers.*for query '1', document 'a'",
+        ),
+    ],
+)
+def test_labels_that_are_not_integers_are_named_with_their_query(qrels, match):
+    run = {"1": {"a": 1.0}, "2": {"b": 1.0}}
+    with pytest.raises(skirm.InvalidInputError, match=match):
+        trec.calc_aggregate(["P@1"], qrels, run)
+    with pytest.raises(skirm.InvalidInputError, match=match):
+        trec.evaluate_run(qrels, run, ["P_1"])
+
+
+def test_set_f_with_beta_is_trec_eval_s_set_f_in_evaluate_run():
+    run = {"1": {"a": 1.0, "x": 0.9, "c": 0.5}, "2": {"d": 1.0, "y": 0.4}}
+    result = trec.evaluate_run(
+        _QRELS, run, ["SetF(beta=0.5)", "set_F.0.5", "SetF(rel=2,beta=2.0)"]
+    )
+    np.testing.assert_array_equal(
+        result.per_query["SetF(beta=0.5)"], result.per_query["set_F_0.5"]
+    )
+    at_two = trec.evaluate_run(_QRELS, run, ["set_F.2.0"], relevance_level=2)
+    np.testing.assert_array_equal(
+        result.per_query["SetF(rel=2,beta=2.0)"], at_two.per_query["set_F_2.0"]
+    )
+    with pytest.raises(
+        skirm.InvalidParameterError, match=r"option 'beta' in 'SetF\(beta=-1\)' must"
+    ):
+        trec.evaluate_run(_QRELS, run, ["SetF(beta=-1)"])

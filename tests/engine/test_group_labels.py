@@ -220,8 +220,12 @@ def test_a_list_of_large_integer_ids_keeps_its_queries_apart(ids):
     assert len(got.group_ids) == 3
     assert sorted(got.group_ids.tolist()) == sorted(ids)
     # Each id holds one row; rows 0 and 2 are relevant, row 1 not.
-    by_id = dict(zip(got.group_ids.tolist(), got.per_query["ndcg"].tolist(), strict=True))
+    by_id = dict(
+        zip(got.group_ids.tolist(), got.per_query["ndcg"].tolist(), strict=True)
+    )
     assert [by_id[i] for i in ids] == [1.0, 0.0, 1.0]
+
+
 # Ids that differ only by trailing NUL characters (issue 51): numpy's rule for
 # strings (a str array and a list drop them) holds for every container.
 

@@ -161,6 +161,13 @@ SUITE = {
         "skirm's metric in LightGBM's rounds and over validation batches; "
         "reference: LightGBM's own ndcg@10, torchmetrics",
     ),
+    "fusion": (
+        "bench_fusion.py",
+        [],
+        ["--queries", "300", "--docs", "20", "--tune-queries", "100", "--repeats", "1"],
+        "3 runs x 10,000 queries x 100 docs fused (RRF, CombMNZ), and 3 weights "
+        "tuned on 5 folds of 1,000 queries; reference: ranx.fuse, optimize_fusion",
+    ),
 }
 
 

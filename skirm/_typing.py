@@ -25,6 +25,8 @@ __all__ = [
     "Conventions",
     "DaskColumn",
     "FloatArray",
+    "FusionMethod",
+    "FusionNorm",
     "Gain",
     "MatrixLike",
     "NDArray",
@@ -49,6 +51,17 @@ Unjudged: TypeAlias = Literal["raise", "nonrelevant", "condensed"]
 
 #: The gain of a label: the label itself, or ``2 ** label - 1``.
 Gain: TypeAlias = Literal["linear", "exponential"]
+
+#: A fusion method of :mod:`skirm.fusion`: the rank methods, then the score
+#: methods.
+FusionMethod: TypeAlias = Literal[
+    "rrf", "isr", "borda", "rbc", "combsum", "combmnz", "combmax", "combmin", "combanz"
+]
+
+#: A per-query normalisation of :mod:`skirm.fusion`.
+FusionNorm: TypeAlias = Literal[
+    "min-max", "max", "sum", "zscore", "rank", "borda", "none"
+]
 
 #: The presets reproducing another library's numbers.
 Conventions: TypeAlias = Literal[

@@ -27,6 +27,7 @@ from skirm._cli._parser import build_parser
 from skirm._measures import _table as table
 from skirm._measures._options import ALPHA, BETA, OPTIONS, REL_FORMAT
 from skirm._params import NO_RELEVANT, TIES, UNJUDGED, K
+from skirm.fusion import _rules as fusion_rules
 from skirm.metrics import UnknownMeasureError
 from skirm.metrics._base import IGNORE_TIES
 from skirm.metrics._registry import SPECS
@@ -35,6 +36,7 @@ from skirm.stats._correction import CORRECTION
 from skirm.stats._ppi_mean import PPI_INTERVAL, PPI_METHOD
 from skirm.stats._resampling import N_RESAMPLES, RANDOM_STATE
 from skirm.trec import RelevanceEvaluator, evaluate_diversity, evaluate_run
+from skirm.trec._fuse import FOLDS
 from skirm.trec._request import COLLECTION_SIZE, COMPAT, MAX_DOCS, RELEVANCE_LEVEL
 
 #: The rule of each argument of the metric functions, by the argument's name:
@@ -186,6 +188,18 @@ COMMAND_RULES = {
         CORRECTION,
     ],
     "ndeval": [ALPHA, BETA],
+    "fuse": [
+        fusion_rules.METHOD,
+        fusion_rules.NORM,
+        fusion_rules.RRF_K,
+        fusion_rules.PHI,
+        fusion_rules.WEIGHTS,
+        fusion_rules.WEIGHT_STEP,
+        FOLDS,
+        COMPARE_ALPHA,
+        COMPARE_TEST,
+        RANDOM_STATE,
+    ],
 }
 
 
@@ -215,7 +229,8 @@ def test_the_commands_refuse_what_the_rules_refuse(
     other = tmp_path / "other"
     other.write_text("1 Q0 d2 1 2.0 b\n1 Q0 d1 2 1.0 b\n")
     runs = [str(run), str(other)] if command == "compare" else [str(run)]
-    status = main([command, str(qrels), *runs, rule.option, str(bad)])
+    given = [] if command == "fuse" else [str(qrels)]  # fuse: runs only
+    status = main([command, *given, *runs, rule.option, str(bad)])
     err = capsys.readouterr().err
     if not _parses(command, rule.option, str(bad)):
         # not a number where the option takes one, or not one of its
@@ -242,6 +257,8 @@ def test_every_option_with_a_rule_is_reached():
     assert options == {
         *("-l", "-M", "-N", "-R", "--compat", "--alpha", "--beta", "--test"),
         *("--missing", "--n-resamples", "--seed", "--correction"),
+        *("--method", "--norm", "--k", "--phi", "--weights", "--weight-step"),
+        "--folds",
         *("--ppi-method", "--ppi-interval"),
     }
     assert all(rule.option for rules in COMMAND_RULES.values() for rule in rules)

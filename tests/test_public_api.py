@@ -11,6 +11,7 @@ NAMESPACES = [
     "skirm",
     "skirm.metrics",
     "skirm.datasets",
+    "skirm.fusion",
     "skirm.io",
     "skirm.trec",
     "skirm.model_selection",

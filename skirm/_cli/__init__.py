@@ -1,11 +1,11 @@
-"""The ``skirm`` command line: ``skirm eval``, ``skirm compare`` and
-``skirm ndeval``.
+"""The ``skirm`` command line: ``skirm eval``, ``skirm compare``,
+``skirm ndeval``, ``skirm ir_measures`` and ``skirm fuse``.
 
 Parsing and printing only: the work is done by :mod:`skirm.trec`,
 :mod:`skirm.stats` and :mod:`skirm.plot`. The modules follow the stages of
 a command: the parser (:mod:`._parser`), the commands (:mod:`._eval`,
-:mod:`._compare`), the output formats (:mod:`._formats`) and the figures
-(:mod:`._plots`).
+:mod:`._compare`, :mod:`._ndeval`, :mod:`._ir_measures`, :mod:`._fuse`),
+the output formats (:mod:`._formats`) and the figures (:mod:`._plots`).
 """
 
 from __future__ import annotations
@@ -127,6 +127,8 @@ def main(argv=None) -> int:
         from skirm._cli._ndeval import run_ndeval as run
     elif args.command == "ir_measures":
         from skirm._cli._ir_measures import run_ir_measures as run
+    elif args.command == "fuse":
+        from skirm._cli._fuse import run_fuse as run
     command = f"skirm {args.command}"
     out = _Output()
     try:

@@ -7,6 +7,8 @@ positive class's column) and ``predict`` first for anything else.
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from skirm._errors import InvalidInputError, InvalidParameterError
@@ -36,7 +38,19 @@ def check_response_method(response_method):
     return methods
 
 
-def response(estimator, X, methods):
+def _takes_groups(method) -> bool:
+    """Whether an estimator's method has a ``groups`` parameter (a fusion
+    of retrievers, whose scores depend on the other rows of each query)."""
+    try:
+        return "groups" in inspect.signature(method).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins, C methods
+        return False
+
+
+def response(estimator, X, methods, groups=None):
+    """One score per row of ``X`` from the first of ``methods`` the
+    estimator has; a method with a ``groups`` parameter is given the query
+    of each row."""
     from sklearn.base import is_classifier
 
     if methods == "auto":
@@ -45,7 +59,10 @@ def response(estimator, X, methods):
         fn = getattr(estimator, method, None)
         if fn is None:
             continue
-        y_score = np.asarray(fn(X))
+        if groups is not None and _takes_groups(fn):
+            y_score = np.asarray(fn(X, groups=groups))
+        else:
+            y_score = np.asarray(fn(X))
         if method == "predict_proba":
             y_score = y_score[:, -1]
         elif y_score.ndim == 2 and y_score.shape[1] == 1:

@@ -125,7 +125,7 @@ class EvaluationResult:
         Parameters
         ----------
         name : str
-            A metric's name, as in :attr:`means`.
+            A metric's name, a key of ``means``.
 
         Returns
         -------

@@ -435,7 +435,7 @@ class RankingScorer:
                 UserWarning,
                 stacklevel=2,
             )
-        y_score = response(estimator, X, self._methods)
+        y_score = response(estimator, X, self._methods, groups)
         ranking = rank(
             check_input(
                 y_true,

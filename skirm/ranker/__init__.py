@@ -11,6 +11,9 @@ if TYPE_CHECKING:
         EvalMetric as EvalMetric,
         make_eval_metric as make_eval_metric,
     )
+    from skirm.ranker._fusion import (
+        FusionRanker as FusionRanker,
+    )
     from skirm.ranker._pairwise import (
         PairwiseRanker as PairwiseRanker,
     )

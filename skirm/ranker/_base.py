@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from skirm._query_ids import resolve_groups
 from skirm.metrics._registry import get_metric
+from skirm.metrics._response import response
 
 if TYPE_CHECKING:
     from typing import Any
@@ -59,7 +60,7 @@ class QueryScoreMixin:
         -------
         score : float
         """
-        y_score = self.predict(X)
+        y_score = response(self, X, ("predict",), groups)
         groups = self._groups(X, groups)
         metric = get_metric(self.metric)
         return metric(y, y_score, groups=groups, sample_weight=sample_weight)

@@ -38,6 +38,11 @@ if TYPE_CHECKING:
     from skirm.trec._evaluate_run import (
         evaluate_run as evaluate_run,
     )
+    from skirm.trec._fuse import (
+        TunedFusion as TunedFusion,
+        fuse as fuse,
+        tune_fusion as tune_fusion,
+    )
     from skirm.trec._ir_measures import (
         CalcResults as CalcResults,
         Evaluator as Evaluator,

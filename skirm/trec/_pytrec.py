@@ -155,8 +155,8 @@ class RelevanceEvaluator:
     interpolated precision of a query that ``judged_docs_only_flag`` leaves
     without documents (NaN in pytrec_eval, 0 / 0) is what
     :func:`~skirm.trec.evaluate_run` gives for it; so is that of a query the
-    run names with no document (0 at ``iprec_at_recall_0.00`` and in
-    ``11pt_avg``, where pytrec_eval gives NaN at times).
+    run names with no document (0 at every ``iprec_at_recall`` level and
+    in ``11pt_avg``, where pytrec_eval gives NaN at times).
 
     Examples
     --------

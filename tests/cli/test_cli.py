@@ -634,7 +634,9 @@ def _page_sections():
     return dict(zip(parts[1::2], parts[2::2], strict=True))
 
 
-@pytest.mark.parametrize("command", ["eval", "compare", "ndeval", "ir_measures"])
+@pytest.mark.parametrize(
+    "command", ["eval", "compare", "ndeval", "ir_measures", "fuse"]
+)
 def test_reference_page_documents_every_option(command):
     from skirm._cli._parser import build_parser
 

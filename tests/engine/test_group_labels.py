@@ -203,6 +203,29 @@ def test_array_likes_with_codes_but_no_categories_are_read_as_their_values():
         np.testing.assert_array_equal(got.per_query[name], expected.per_query[name])
 
 
+@pytest.mark.parametrize(
+    "ids",
+    [
+        [5, 2**63 + 1, 2**63 + 2],  # int64 and uint64 together: numpy makes floats
+        (-1, 2**63 + 1, 2**63 + 2),
+        [2**53, 2**53 + 1, 7],  # past float64's integers
+        [1.5, 2**60, 2**60 + 1],  # a float beside large ints
+    ],
+)
+def test_a_list_of_large_integer_ids_keeps_its_queries_apart(ids):
+    # Regression: numpy reads a list holding int64 and uint64 values (or an
+    # int past 2**53 beside a float) as float64, which merged different ids
+    # into one query silently.
+    got = evaluate([1, 0, 1], [3, 2, 1], groups=ids, metrics=["ndcg"])
+    assert len(got.group_ids) == 3
+    assert sorted(got.group_ids.tolist()) == sorted(ids)
+    # Each id holds one row; rows 0 and 2 are relevant, row 1 not.
+    by_id = dict(
+        zip(got.group_ids.tolist(), got.per_query["ndcg"].tolist(), strict=True)
+    )
+    assert [by_id[i] for i in ids] == [1.0, 0.0, 1.0]
+
+
 # Ids that differ only by trailing NUL characters (issue 51): numpy's rule for
 # strings (a str array and a list drop them) holds for every container.
 
@@ -238,26 +261,3 @@ def test_regression_ids_differing_by_trailing_nuls_are_one_query(container):
     )
     for name in ("ndcg", "mrr"):
         np.testing.assert_array_equal(result.per_query[name], want.per_query[name])
-
-
-@pytest.mark.parametrize(
-    "ids",
-    [
-        [5, 2**63 + 1, 2**63 + 2],  # int64 and uint64 together: numpy makes floats
-        (-1, 2**63 + 1, 2**63 + 2),
-        [2**53, 2**53 + 1, 7],  # past float64's integers
-        [1.5, 2**60, 2**60 + 1],  # a float beside large ints
-    ],
-)
-def test_a_list_of_large_integer_ids_keeps_its_queries_apart(ids):
-    # Regression: numpy reads a list holding int64 and uint64 values (or an
-    # int past 2**53 beside a float) as float64, which merged different ids
-    # into one query silently.
-    got = evaluate([1, 0, 1], [3, 2, 1], groups=ids, metrics=["ndcg"])
-    assert len(got.group_ids) == 3
-    assert sorted(got.group_ids.tolist()) == sorted(ids)
-    # Each id holds one row; rows 0 and 2 are relevant, row 1 not.
-    by_id = dict(
-        zip(got.group_ids.tolist(), got.per_query["ndcg"].tolist(), strict=True)
-    )
-    assert [by_id[i] for i in ids] == [1.0, 0.0, 1.0]

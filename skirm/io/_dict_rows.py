@@ -21,7 +21,7 @@ whose messages say what is wrong.
 from __future__ import annotations
 
 from itertools import chain, compress, repeat
-from operator import attrgetter, countOf, itemgetter
+from operator import attrgetter, contains, countOf, itemgetter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -55,15 +55,17 @@ def plain_dicts(obj) -> bool:
     return (
         countOf(map(type, obj), str) == n
         and countOf(map(type, obj.values()), dict) == n
-        and _no_nul(obj)
+        and _no_nul((obj,))
     )
 
 
-def _no_nul(keys) -> bool:
-    """Whether no key holds a NUL character (str keys: one C pass). Ids
-    that end with NULs are those ids without them (numpy's rule for
-    strings, which the general path follows): such dicts take it."""
-    return "\x00" not in "".join(keys)
+def _no_nul(parts) -> bool:
+    """Whether no key of ``parts`` (collections of str keys) holds a NUL
+    character: each part's keys joined and searched in C, without a list of
+    every key (a key that is not a str raises TypeError). Ids that end with
+    NULs are those ids without them (numpy's rule for strings, which the
+    general path follows): such dicts take it."""
+    return not any(map(contains, map("".join, parts), repeat("\x00")))
 
 
 #: The types of a label the dicts hold as they are (bool is an int), and
@@ -89,7 +91,7 @@ def plain_qrels(qrels: Any, *, copy: bool = True) -> tuple[dict | None, float]:
         return None, 0.0  # the general path says which label
     if countOf(map(type, chain.from_iterable(qrels.values())), str) != len(labels):
         return None, 0.0
-    if not _no_nul(chain.from_iterable(qrels.values())):
+    if not _no_nul(qrels.values()):
         return None, 0.0
     inner = map(dict, qrels.values()) if copy else qrels.values()
     kept = dict(filter(itemgetter(1), zip(qrels, inner, strict=True)))
@@ -215,7 +217,7 @@ def _plain_rows(inner, n):
     joined, which refuses any docno but a str; ``sum`` refuses any score
     but a number, where numpy would read the string ``"1.0"`` as one)."""
     try:
-        if not _no_nul(chain.from_iterable(inner)):
+        if not _no_nul(inner):
             return False
     except TypeError:
         return False

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from skirm._cli import _ppi as ppi
+import skirm._cli._ppi as ppi
 from skirm._cli._eval import evaluate_paths, options_of, qrels_name
 from skirm._cli._formats import write_comparison
 from skirm._cli._plots import check_plot, plot_compare

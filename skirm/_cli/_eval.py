@@ -136,7 +136,7 @@ def run_eval(args, out):
 def _run_eval_gold(args, out):
     """``--gold-qrels``: each run's measures from the judge's qrels corrected
     by the gold qrels (:mod:`skirm._cli._ppi`)."""
-    from skirm._cli import _ppi
+    import skirm._cli._ppi as _ppi
     from skirm._cli._usage import per_query_request
     from skirm._measures._table import COMPARE_METRICS
 

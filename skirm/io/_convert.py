@@ -580,13 +580,9 @@ def _past_int64(name, value, q, d, at):
 
 
 def _row(q, d, at):
-    """Where row ``at`` is: its query and document."""
-    return f"for query {_id_at(q, at)!r}, document {_id_at(d, at)!r}"
-
-
-def _id_at(ids, at):
-    """Id ``at`` of a str array or of tokens."""
-    return str(ids.strings([at])[0] if isinstance(ids, Tokens) else ids[at])
+    """Where row ``at`` is: its query and document (str arrays or tokens)."""
+    ids = (str(x.strings([at])[0] if isinstance(x, Tokens) else x[at]) for x in (q, d))
+    return "for query {!r}, document {!r}".format(*ids)
 
 
 def _build(cls, name, q, d, v, **kwargs):
@@ -594,10 +590,6 @@ def _build(cls, name, q, d, v, **kwargs):
     skirm error keeps its class, any other is invalid input)."""
     try:
         if isinstance(q, Tokens) or isinstance(d, Tokens):  # ids held by Arrow
-            q, d = (
-                ids if isinstance(ids, Tokens) else Tokens.from_strings(ids)
-                for ids in (q, d)
-            )
             return cls._checked_tokens(q, d, v, **kwargs)
         return cls(q, d, v, **kwargs)
     except (TypeError, ValueError) as exc:

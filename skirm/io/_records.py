@@ -86,9 +86,15 @@ class _Records:
 
     @classmethod
     def _checked_tokens(cls, q, d, values, **more):
-        """Records of id tokens ``q`` and ``d`` read from a user's columns,
-        ``values`` checked as the constructor checks them (and ``run_id``
-        for a run)."""
+        """Records of ids ``q`` and ``d`` read from a user's columns (tokens,
+        or str arrays made tokens), ``values`` checked as the constructor
+        checks them (and ``run_id`` for a run)."""
+        q, d = (
+            ids
+            if isinstance(ids, Tokens)
+            else Tokens.from_strings(as_str_array(ids, name))
+            for ids, name in ((q, "query_ids"), (d, "doc_ids"))
+        )
         values = cls._checked_values(values)
         if "run_id" in more:
             more["run_id"] = RUN_ID(more["run_id"])

@@ -102,8 +102,22 @@ def arrow_string_bytes(column):
     Arrow without nulls (a pyarrow string array, a polars ``String`` Series,
     a pandas ``str`` column stored by pyarrow) as uint8, and the ``n + 1``
     offsets that cut them into the column's strings, read from Arrow's
-    buffers without a Python object per row; None for any other column."""
-    if library(column) == "pandas" or is_column(column):
+    buffers without a Python object per row (a dictionary or categorical
+    column of strings is decoded by its library first); None for any other
+    column."""
+    lib = library(column)
+    if (
+        lib == "pyarrow"
+        and is_column(column)
+        and "dictionary<values=" in str(column.type)
+    ):
+        column = column.cast(column.type.value_type)
+    elif lib == "polars" and is_column(column):
+        import polars as pl
+
+        if column.dtype.base_type() in (pl.Categorical, pl.Enum):
+            column = column.cast(pl.String)
+    if lib == "pandas" or is_column(column):
         arrow = _arrow_string_column(column)
     else:
         arrow = None

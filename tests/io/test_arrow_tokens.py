@@ -8,7 +8,8 @@ given as numpy str arrays (``Run(q, d, s)``), which every other door reads.
 Seeded inputs vary one dimension at a time: id lengths across the 8-byte
 words (0 to 40 bytes), charsets, empty ids, NULs (inside or at the end:
 those columns go the str way, where numpy's rule drops trailing NULs),
-sliced and chunked arrays, large and view string types, the rows' order.
+sliced and chunked arrays, large and view string types, dictionary and
+categorical columns, the rows' order.
 """
 
 import numpy as np
@@ -75,7 +76,18 @@ def test_ids_of_one_length_across_words(length):
 
 
 @pytest.mark.parametrize(
-    "shape", ["pandas", "table", "chunked", "sliced", "large", "view", "polars"]
+    "shape",
+    [
+        "pandas",
+        "table",
+        "chunked",
+        "sliced",
+        "large",
+        "view",
+        "dictionary",
+        "polars",
+        "categorical",
+    ],
 )
 @pytest.mark.parametrize("alphabet", ["ascii", "cjk"])
 def test_frame_shapes_equal_arrays(shape, alphabet):
@@ -117,9 +129,19 @@ def test_frame_shapes_equal_arrays(shape, alphabet):
                 "score": s,
             }
         )
+    elif shape == "dictionary":
+        frame = pa.table(
+            {
+                "query_id": pa.array(q).dictionary_encode(),
+                "doc_id": pa.chunked_array([pa.array(d).dictionary_encode()]),
+                "score": s,
+            }
+        )
     else:
         pl = pytest.importorskip("polars")
         frame = pl.DataFrame(columns)
+        if shape == "categorical":
+            frame = frame.with_columns(pl.col("query_id").cast(pl.Categorical))
     run = as_run(frame)
     assert run._doc_ids is None and run._query_ids is None  # read as tokens
     _same(run, q, d, s)

@@ -154,19 +154,21 @@ def fused_run(aligned: Aligned, fused: np.ndarray, run_id: str) -> Run:
     """The rows of positive fused score weight (``fused > -inf``) as a run,
     ranked: by query id, then fused score descending, then docno descending
     (trec_eval's order of ties)."""
+    codes, docs = aligned.codes, aligned.docs
     keep = np.flatnonzero(fused > -np.inf)
-    codes, docs = aligned.codes[keep], aligned.docs.take(keep)
+    if keep.shape[0] < fused.shape[0]:  # rows only runs of weight 0 hold
+        fused, codes, docs = fused[keep], codes[keep], docs.take(keep)
     queries = Tokens.from_strings(aligned.query_ids)
-    if keep.shape[0]:
+    if fused.shape[0]:
         ordered = rank_order(
-            fused[keep],
+            fused,
             codes,
             aligned.query_ids.shape[0],
             tiebreak=lambda rows: -docs.byte_rank(rows),
         )
         order, codes, scores = ordered.order, ordered.codes, ordered.scores
     else:  # nothing returned
-        order, scores = keep, fused[keep]
+        order, scores = keep, fused
     return Run._from_tokens(
         queries.take(codes),
         docs.take(order),

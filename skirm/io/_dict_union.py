@@ -36,7 +36,7 @@ from typing import NamedTuple
 import numpy as np
 
 from skirm.io._dict_rows import plain_dicts
-from skirm.io._tokens import PAD, Tokens
+from skirm.io._tokens import PAD, Tokens, offset_dtype
 
 __all__ = ["UnionRows", "union_rows"]
 
@@ -94,14 +94,19 @@ def union_rows(runs) -> UnionRows | None:
             columns.append((_values(keys, int(prefix.sum())), prefix))
     except (TypeError, ValueError, OverflowError):
         return None  # the general path says which score is wrong
-    union = prefix if len(runs) > 1 else sizes[0]
+    union = columns[-1][1]
     n = int(union.sum())
-    X = np.full((n, len(runs)), np.nan)
+    # one column per run, each contiguous (as the fusion reads them)
+    X = np.empty((n, len(runs)), order="F")
     starts = _starts(union)
     for j, (values, prefix) in enumerate(columns):
-        if np.count_nonzero(~np.isnan(values)) != counts[j]:
+        if values.shape[0] - np.count_nonzero(np.isnan(values)) != counts[j]:
             return None  # a NaN score: refused by the general path
-        X[_rows_of(prefix, starts), j] = values
+        if prefix is union:  # the last run's: every row
+            X[:, j] = values
+        else:
+            X[:, j] = np.nan
+            X[_rows_of(prefix, starts), j] = values
     docs = _tokens(keys, n)
     if docs is None:
         return None
@@ -152,14 +157,18 @@ def _tokens(dicts, n) -> Tokens | None:
         data = joined.encode("utf-8", "surrogateescape")
     except (TypeError, UnicodeEncodeError):
         return None
-    buf = np.frombuffer(data + bytes(PAD), dtype=np.uint8)
-    nul = np.flatnonzero(buf[: len(data)] == 0)
+    size = len(data)
+    buf = np.zeros(size + PAD, dtype=np.uint8)
+    buf[:size] = np.frombuffer(data, dtype=np.uint8)
+    del data, joined
+    nul = np.flatnonzero(buf[:size] == 0)
     if nul.shape[0] != n - 1:  # a docno holds a NUL
         return None
-    end = np.empty(n, dtype=np.int64)
+    dtype = offset_dtype(size + PAD)
+    end = np.empty(n, dtype=dtype)
     end[:-1] = nul
-    end[-1] = len(data)
-    start = np.empty(n, dtype=np.int64)
+    end[-1] = size
+    start = np.empty(n, dtype=dtype)
     start[0] = 0
-    start[1:] = nul + 1
+    np.add(nul, 1, out=start[1:], casting="unsafe")
     return Tokens(buf, start, end)

@@ -67,7 +67,7 @@ def union_rows(runs) -> UnionRows | None:
     not all plain dicts of str docnos and real scores (see the module)."""
     if not runs or not all(map(plain_dicts, runs)):
         return None
-    with_rows = set()
+    with_rows: set[str] = set()
     for run in runs:  # one pass per run, not per query
         with_rows.update(compress(run, run.values()))
     if not with_rows:

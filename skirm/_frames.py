@@ -30,6 +30,7 @@ from skirm._params import OneOf, Param
 
 __all__ = [
     "BACKEND",
+    "arrow_string_bytes",
     "column_names",
     "first_missing",
     "flatten_list_column",
@@ -94,6 +95,38 @@ def pandas_arrow_strings(column):
         return None
     arrow = _arrow_string_column(column)
     return None if arrow is None else arrow[0]
+
+
+def arrow_string_bytes(column):
+    """``(data, offsets)``: the UTF-8 bytes of a column of strings held by
+    Arrow without nulls (a pyarrow string array, a polars ``String`` Series,
+    a pandas ``str`` column stored by pyarrow) as uint8, and the ``n + 1``
+    offsets that cut them into the column's strings, read from Arrow's
+    buffers without a Python object per row; None for any other column."""
+    if library(column) == "pandas" or is_column(column):
+        arrow = _arrow_string_column(column)
+    else:
+        arrow = None
+    if arrow is None:
+        return None
+    import pyarrow as pa
+
+    array = arrow[0]
+    if not pa.types.is_large_string(array.type) and not pa.types.is_string(
+        array.type
+    ):  # string_view: offsets of its own
+        array = array.cast(pa.large_string())
+    large = pa.types.is_large_string(array.type)
+    n = len(array)
+    offsets = np.frombuffer(
+        array.buffers()[1],
+        dtype=np.int64 if large else np.int32,
+        count=n + 1,
+        offset=array.offset * (8 if large else 4),
+    )
+    data = array.buffers()[2]
+    data = np.zeros(0, np.uint8) if data is None else np.frombuffer(data, np.uint8)
+    return data, offsets
 
 
 def _arrow_string_column(column):

@@ -20,6 +20,7 @@ import numpy as np
 
 from skirm._errors import InvalidInputError, InvalidParameterError, SkirmError
 from skirm._frames import (
+    arrow_string_bytes,
     column_names,
     first_missing,
     frame_column,
@@ -31,6 +32,7 @@ from skirm._frames import (
 from skirm._validation import type_name
 from skirm.io._records import Qrels, Run
 from skirm.io._sources import is_path_or_file
+from skirm.io._tokens import Tokens
 from skirm.io._trec_files import read_qrels, read_run
 
 if TYPE_CHECKING:
@@ -240,7 +242,7 @@ def convert_qrels(obj, name, names=None) -> Qrels:
         return read_qrels(obj)
     if hasattr(obj, "qrels_iter") and callable(obj.qrels_iter):
         obj = obj.qrels_iter()
-    cols = columns_of(obj, name, "relevance", names or {}, Qrels)
+    cols = columns_of(obj, name, "relevance", names or {}, Qrels, tokens=True)
     q, d, v = cols
     v = check_values(v, name, "relevance", q, d)
     return _build(Qrels, name, q, d, v)
@@ -254,22 +256,23 @@ def convert_run(obj, name, names=None, run_id="skirm") -> Run:
         return read_run(obj)
     if hasattr(obj, "scoreddocs_iter") and callable(obj.scoreddocs_iter):
         obj = obj.scoreddocs_iter()
-    q, d, v = columns_of(obj, name, "score", names or {}, Run)
+    q, d, v = columns_of(obj, name, "score", names or {}, Run, tokens=True)
     v = check_values(v, name, "score", q, d)
     return _build(Run, name, q, d, v, run_id=run_id)
 
 
-def columns_of(obj, name, value, names, cls, roles=None):
+def columns_of(obj, name, value, names, cls, roles=None, tokens=False):
     """The arrays of ``roles`` (by default query ids, doc ids, values) of any
     non-file shape; an optional role a shape lacks (the subtopic of
-    ordinary qrels) is None."""
+    ordinary qrels) is None. With ``tokens``, ids that Arrow holds are
+    :class:`~skirm.io._tokens.Tokens` of its bytes, not str arrays."""
     roles = roles or ("query_id", "doc_id", value)
     if isinstance(obj, Mapping):
         _no_names(names, name, "a dict of dicts")
         return _from_mapping(obj, name, value, roles)
     if is_frame(obj):
         return _from_frame(
-            obj, name, value, names, column_names(obj), frame_column, roles
+            obj, name, value, names, column_names(obj), frame_column, roles, tokens
         )
     if hasattr(obj, "columns") and hasattr(obj, "__getitem__"):
         labels = list(obj.columns)
@@ -282,6 +285,7 @@ def columns_of(obj, name, value, names, cls, roles=None):
             columns,
             lambda o, c: o[labels[columns.index(c)]],
             roles,
+            tokens,
         )
     dicts = _to_dict(obj, name, value)
     if dicts is not None:
@@ -336,10 +340,11 @@ def _from_dicts(obj, name, value):
     return np.repeat(queries, sizes), docs, _array(values, n)
 
 
-def _from_frame(obj, name, value, names, columns, column_of, roles):
+def _from_frame(obj, name, value, names, columns, column_of, roles, tokens=False):
     """The columns of ``roles`` of a frame: pandas (or any object with
     ``columns``), polars or pyarrow; a missing value is an error naming its
-    column."""
+    column. With ``tokens``, ids held by Arrow are read as tokens of its
+    bytes (no str array, no Python object per row)."""
     picked = [
         _pick(columns, role, names.get(role), name, "column", value) for role in roles
     ]
@@ -359,6 +364,12 @@ def _from_frame(obj, name, value, names, columns, column_of, roles):
                 f"`{name}`: column {column!r} must not hold missing values "
                 f"(null, None or NaN), got one {where}"
             )
+        if tokens and role != value:
+            held = arrow_string_bytes(col)
+            ids = None if held is None else Tokens.from_utf8(*held)
+            if ids is not None:
+                arrays.append(ids)
+                continue
         arrow = None if role == value else pandas_arrow_strings(col)
         if is_column(col) or arrow is not None:
             array = values(col if arrow is None else arrow)
@@ -569,14 +580,17 @@ def _past_int64(name, value, q, d, at):
 
 
 def _row(q, d, at):
-    """Where row ``at`` is: its query and document."""
-    return f"for query {str(q[at])!r}, document {str(d[at])!r}"
+    """Where row ``at`` is: its query and document (str arrays or tokens)."""
+    ids = (str(x.strings([at])[0] if isinstance(x, Tokens) else x[at]) for x in (q, d))
+    return "for query {!r}, document {!r}".format(*ids)
 
 
 def _build(cls, name, q, d, v, **kwargs):
     """The record through its constructor; its errors name the argument (a
     skirm error keeps its class, any other is invalid input)."""
     try:
+        if isinstance(q, Tokens) or isinstance(d, Tokens):  # ids held by Arrow
+            return cls._checked_tokens(q, d, v, **kwargs)
         return cls(q, d, v, **kwargs)
     except (TypeError, ValueError) as exc:
         error = type(exc) if isinstance(exc, SkirmError) else InvalidInputError

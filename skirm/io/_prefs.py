@@ -162,17 +162,20 @@ def read_qrels_jg(source: PathOrFile) -> QrelsJG:
         raise TrecFormatError(f"{name}: {exc}") from None
 
 
-def read_four_columns(source: PathOrFile, shape: str):
+def read_four_columns(source: PathOrFile, shape: str, tokens: bool = False):
     """``(qids, groups, docs, labels, name)``: the columns of a file of
     ``qid group docno label`` lines, in file order, read by vectorised
     passes over its bytes (``shape`` names the fields in the message of a
-    line that has another number of them)."""
+    line that has another number of them); the ids as str arrays, or as
+    :class:`~skirm.io._tokens.Tokens` with ``tokens``."""
     data, n, name = read_bytes(source)
     table = Table(data, n, name, (0, 1, 2, 3))
     table.check_counts(4, 4, shape)
     labels = table.numbers(3, np.int64, "expected an integer relevance label")
-    qids, groups, docs = (table.tokens(j).strings() for j in (0, 1, 2))
-    return qids, groups, docs, labels, name
+    ids = [table.tokens(j) for j in (0, 1, 2)]
+    if not tokens:
+        ids = [column.strings() for column in ids]
+    return *ids, labels, name
 
 
 class Prefs:

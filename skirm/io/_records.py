@@ -80,6 +80,29 @@ class _Records:
             setattr(records, name, value)
         return records
 
+    @staticmethod
+    def _checked_values(values):  # pragma: no cover - each record has its own
+        raise NotImplementedError
+
+    @classmethod
+    def _checked_tokens(cls, q, d, values, **more):
+        """Records of ids ``q`` and ``d`` read from a user's columns (tokens,
+        or str arrays made tokens), ``values`` checked as the constructor
+        checks them (and ``run_id`` for a run)."""
+        q, d = (
+            ids
+            if isinstance(ids, Tokens)
+            else Tokens.from_strings(as_str_array(ids, name))
+            for ids, name in ((q, "query_ids"), (d, "doc_ids"))
+        )
+        values = cls._checked_values(values)
+        if "run_id" in more:
+            more["run_id"] = RUN_ID(more["run_id"])
+        lengths = {"query_ids": len(q), "doc_ids": len(d), cls._columns[2]: len(values)}
+        if len(set(lengths.values())) > 1:
+            raise InvalidInputError(f"columns must have the same length, got {lengths}")
+        return cls._from_tokens(q, d, values, **more)
+
     def _query_codes(self):
         """``(codes, ids)``: the sorted distinct query ids and each row's
         index into them (cached)."""
@@ -169,6 +192,11 @@ class Qrels(_Records):
     ) -> None:
         self._query_ids = as_str_array(query_ids, "query_ids")
         self._doc_ids = as_str_array(doc_ids, "doc_ids")
+        self.labels = self._checked_values(labels)
+        _check_lengths(self, ("query_ids", "doc_ids", "labels"))
+
+    @staticmethod
+    def _checked_values(labels):
         labels = np.asarray(labels)
         if labels.dtype.kind == "f" and np.all(labels == np.round(labels)):
             labels = labels.astype(np.int64)
@@ -176,8 +204,7 @@ class Qrels(_Records):
             raise InvalidInputError(
                 f"`labels` must hold integer relevance levels, got dtype {labels.dtype}"
             )
-        self.labels = labels.astype(np.int64, copy=False).reshape(-1)
-        _check_lengths(self, ("query_ids", "doc_ids", "labels"))
+        return labels.astype(np.int64, copy=False).reshape(-1)
 
     def __repr__(self):
         return f"Qrels(n_judgments={len(self)}, n_queries={self._n_queries()})"
@@ -228,12 +255,7 @@ class Run(_Records):
     ) -> None:
         self._query_ids = as_str_array(query_ids, "query_ids")
         self._doc_ids = as_str_array(doc_ids, "doc_ids")
-        scores = np.asarray(scores)
-        if scores.dtype.kind not in "biuf":
-            raise InvalidInputError(
-                f"`scores` must be real numbers, got dtype {scores.dtype}"
-            )
-        self.scores = scores.astype(np.float64, copy=False).reshape(-1)
+        self.scores = self._checked_values(scores)
         self.run_id = RUN_ID(run_id)
         _check_lengths(self, ("query_ids", "doc_ids", "scores"))
         if np.isnan(self.scores).any():
@@ -242,6 +264,15 @@ class Run(_Records):
                 "`scores` must not contain NaN, got NaN for query "
                 f"{str(self._query_ids[at])!r}, document {str(self._doc_ids[at])!r}"
             )
+
+    @staticmethod
+    def _checked_values(scores):
+        scores = np.asarray(scores)
+        if scores.dtype.kind not in "biuf":
+            raise InvalidInputError(
+                f"`scores` must be real numbers, got dtype {scores.dtype}"
+            )
+        return scores.astype(np.float64, copy=False).reshape(-1)
 
     def _frame_data(self):
         return {**super()._frame_data(), "run_id": self.run_id}

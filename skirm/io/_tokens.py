@@ -110,6 +110,21 @@ class Tokens:
         return cls(np.frombuffer(data, dtype=np.uint8), end - lengths, end)
 
     @classmethod
+    def from_utf8(cls, data, offsets):
+        """Tokens of UTF-8 bytes ``data`` (uint8) cut at ``offsets`` (``n +
+        1`` of them, as Arrow holds strings), the bytes copied once; None
+        when a byte is NUL: numpy's strings drop trailing NULs, so such ids
+        go through str arrays, where the one rule of every container holds."""
+        lo, hi = int(offsets[0]), int(offsets[-1])
+        raw = data[lo:hi]
+        if raw.shape[0] and not raw.all():
+            return None
+        buf = np.zeros(hi - lo + PAD, dtype=np.uint8)
+        buf[: hi - lo] = raw
+        offsets = offsets.astype(offset_dtype(buf.shape[0]), copy=False) - lo
+        return cls(buf, offsets[:-1], offsets[1:])
+
+    @classmethod
     def _from_ascii(cls, values):
         """Tokens of an ASCII str array (None if any character is not ASCII)."""
         width = values.dtype.itemsize // 4

@@ -25,7 +25,7 @@ from skirm.io import Qrels, QrelsJG, Run, read_run
 from skirm.io._convert import SUBTOPIC, check_values, columns_of
 from skirm.io._prefs import read_four_columns
 from skirm.io._sources import is_path
-from skirm.io._tokens import first_duplicate
+from skirm.io._tokens import Tokens, first_duplicate, mix
 
 __all__ = [
     "ir_graded",
@@ -41,9 +41,21 @@ _ROLES = ("query_id", SUBTOPIC, "doc_id", "relevance")
 
 
 def _strings(values) -> np.ndarray:
+    """Ids (a str array, tokens, or any values) as a str array."""
     if isinstance(values, np.ndarray) and values.dtype.kind == "U":
         return values
+    if isinstance(values, Tokens):
+        return values.strings()
     return np.asarray(values, dtype=object).astype(str)
+
+
+def _pairs_distinct(queries, docs):
+    """Whether no (query, document) pair of these tokens repeats (sure when
+    True; False when two pairs' hashes are equal, which the caller then
+    decides on the strings)."""
+    keys = mix(docs.hash(), queries.hash())
+    keys.sort()
+    return not (keys[1:] == keys[:-1]).any()
 
 
 def _first_place(query_ids, doc_ids, values, keep="last"):
@@ -105,7 +117,8 @@ def read_ir_qrels(qrels: Any) -> tuple:
     :class:`~skirm.io.Qrels` and :class:`~skirm.io.QrelsJG` (the subtopic of
     each judgment: its group), in the order given, as columns: query ids,
     subtopics (``"0"`` where none is given), doc ids and labels (see
-    :func:`ir_graded` and :func:`ir_subtopics`)."""
+    :func:`ir_graded` and :func:`ir_subtopics`); the ids of a file as
+    :class:`~skirm.io._tokens.Tokens`, any other's as str arrays."""
     if isinstance(qrels, Qrels):
         q, subtopics, d, labels = qrels.query_ids, None, qrels.doc_ids, qrels.labels
     elif isinstance(qrels, QrelsJG):
@@ -116,8 +129,9 @@ def read_ir_qrels(qrels: Any) -> tuple:
         # read in Python. ir_measures reads the second column as the Qrel's
         # iteration, which its pyndeval provider takes as the subtopic.
         q, subtopics, d, labels, _ = read_four_columns(
-            qrels, "4 fields: qid iteration docno relevance"
+            qrels, "4 fields: qid iteration docno relevance", tokens=True
         )
+        return q, subtopics, d, labels  # ids as tokens, read as str if asked
     else:
         records = getattr(qrels, "qrels_iter", None)
         if callable(records):  # an ir_datasets dataset
@@ -131,7 +145,7 @@ def read_ir_qrels(qrels: Any) -> tuple:
         labels = check_values(labels, "qrels", "relevance", q, d)
     q, d = _strings(q), _strings(d)
     if subtopics is None:
-        subtopics = np.full(q.shape[0], "0", dtype=object)
+        subtopics = np.full(q.shape[0], "0")
     return q, _strings(subtopics), d, _labels(labels)
 
 
@@ -146,7 +160,7 @@ def ir_readings(columns, asked, graded: Qrels) -> dict:
     if not asked:
         return {"last": "last"}
     q, _, _, labels = columns
-    once = len(graded) == q.shape[0]
+    once = len(graded) == len(q)
     negative = bool(labels.shape[0] and labels.min() < 0)
     out = {"last": "last"}
     for reading in asked:
@@ -165,6 +179,16 @@ def ir_graded(columns, reading: str = "last", doc_ids=None) -> Qrels:
     their own, under names neither the judgments nor ``doc_ids`` (the
     run's) hold, so that they enter the ideal DCG and nothing else."""
     q, _, d, labels = columns
+    if reading != "positive":
+        q_tokens, d_tokens = (
+            x if isinstance(x, Tokens) else Tokens.from_strings(x) for x in (q, d)
+        )
+        if _pairs_distinct(q_tokens, d_tokens):  # as given: no first place to find
+            graded = Qrels._checked_tokens(q_tokens, d_tokens, labels)
+            if not isinstance(q, Tokens):  # the strings, held already
+                graded._query_ids, graded._doc_ids = q, d
+            return graded
+    q, d = _strings(q), _strings(d)
     if reading != "positive":
         return Qrels(*_first_place(q, d, labels, "max" if reading == "any" else "last"))
     positive = labels > 0
@@ -208,7 +232,8 @@ def _led_by(ids, char):
 
 def ir_subtopics(columns) -> QrelsJG:
     """The judgments as pyndeval reads them: by subtopic."""
-    return QrelsJG(*columns)
+    q, subtopics, d, labels = columns
+    return QrelsJG(_strings(q), _strings(subtopics), _strings(d), labels)
 
 
 def _labels(labels):

@@ -274,7 +274,7 @@ class Evaluator:
         self._subtopics = None
         if self._request.diversity:
             self._subtopics = ir_subtopics(self._judgments)
-        self._ids = np.unique(self.qrels.query_ids)
+        self._ids = self.qrels._query_codes()[1]  # sorted, as np.unique
         # each reading of a judgment given twice that a measure's provider
         # asks for (one, "last", unless the judgments hold such a document)
         plain = [r for r in self.requests if not r.diversity]

@@ -463,3 +463,35 @@ def test_gdeval_s_extra_judgments_are_named_apart_from_the_run_s_documents(name)
         ["ERR@10"], frame, {"1": {"zzz": 3.0, "a": 2.0, "b": 1.0}}
     )
     assert trec.calc_aggregate(["ERR@10"], frame, run) == want
+
+
+@pytest.mark.parametrize("repeat", ["none", "same label", "other label", "collision"])
+def test_judgments_of_a_file_read_as_tokens_equal_those_of_tuples(
+    tmp_path, monkeypatch, repeat
+):
+    """A judgment file's ids stay byte tokens (no str array): with every
+    (query, document) once, the judgments are taken as given; with one
+    twice (or hashes that collide, which only a check on the strings can
+    tell apart), as each provider reads a document judged twice. Either
+    way the values of the tuples' path, which reads str arrays."""
+    from skirm.trec import _ir_inputs
+
+    if repeat == "collision":
+        monkeypatch.setattr(_ir_inputs, "_pairs_distinct", lambda q, d: False)
+    rows = [("q1", "0", "d1", 2), ("q1", "0", "d2", 0), ("q2", "0", "d1", 1)]
+    rows += [("q2", "0", "d3", 0), ("q1", "0", "dé", 1)]
+    if repeat == "same label":
+        rows.append(("q1", "0", "d2", 0))
+    elif repeat == "other label":
+        rows.append(("q1", "0", "d2", 1))
+    path = tmp_path / "qrels"
+    path.write_text("".join(" ".join(map(str, r)) + "\n" for r in rows))
+    run = {"q1": {"d1": 0.5, "d2": 0.5, "dé": 0.9}, "q2": {"d3": 1.0, "d1": 0.2}}
+    names = ["nDCG@3", "AP", "RR", "P@2", "ERR@3", "Judged@2"]
+    from_file = trec.calc_aggregate(names, str(path), run)
+    tuples = list(rows)  # (query, iteration, document, label), as the file
+    from_tuples = trec.calc_aggregate(names, tuples, run)
+    assert from_file == from_tuples
+    graded = _ir_inputs.ir_graded(_ir_inputs.read_ir_qrels(str(path)))
+    once = len({(q, d) for q, _, d, _ in rows})
+    assert len(graded) == once

@@ -306,7 +306,8 @@ def _grouped_order(y_score, codes, sizes, starts, grouped_codes=None):
         if collide:
             pairs = np.flatnonzero(same)
             if np.any(scores[order[pairs]] != scores[order[pairs + 1]]):
-                order = None  # a collision of distinct scores
+                # a collision of distinct scores: its rows reordered
+                order = _order_collisions(order, scores, pairs)
         if order is not None:
             # Equal scores have equal keys: without any pair of equal high
             # bits, the scores of each query are all different.
@@ -317,6 +318,29 @@ def _grouped_order(y_score, codes, sizes, starts, grouped_codes=None):
     if n_groups == 1:  # one query: the codes are all 0, a stable sort keeps o
         return o, False, False
     return o[stable_code_sort(codes[o], n_groups)], False, False
+
+
+def _order_collisions(order, scores, pairs):
+    """``order`` (by query, then the scores' keys) with the rows of each run
+    of colliding keys (``pairs``: the ranked positions ``i`` whose key equals
+    that of ``i + 1`` in its high bits) sorted by score descending, equal
+    scores kept in their order (input order): only those rows are sorted,
+    not the column. None when a score among them is NaN (the caller then
+    sorts every row)."""
+    inside = np.zeros(order.shape[0] + 1, dtype=bool)
+    inside[pairs] = True
+    inside[pairs + 1] = True
+    rows = np.flatnonzero(inside[:-1])
+    # a run starts at a colliding row that is not the second of a pair
+    follows = np.zeros(order.shape[0] + 1, dtype=bool)
+    follows[pairs + 1] = True
+    run = np.cumsum(~follows[rows])
+    picked = order[rows]
+    values = scores[picked]
+    if np.isnan(values).any():
+        return None
+    order[rows] = picked[np.lexsort((np.negative(values), run))]
+    return order
 
 
 def rank(checked: CheckedInput | Ranking) -> Ranking:

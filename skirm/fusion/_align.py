@@ -17,10 +17,11 @@ import numpy as np
 
 from skirm._engine import rank_order
 from skirm._errors import DuplicateDocnoError
+from skirm.io._dict_union import union_rows
 from skirm.io._records import Run
 from skirm.io._tokens import Tokens, first_duplicate
 
-__all__ = ["Aligned", "align_runs", "fused_run"]
+__all__ = ["Aligned", "align_dicts", "align_runs", "fused_run"]
 
 
 class Aligned(NamedTuple):
@@ -52,6 +53,17 @@ def _duplicate(run, index, pair, codes, query_ids):
         f"run {index} ({run.run_id!r}); a run to fuse holds each docno once "
         "per query"
     )
+
+
+def align_dicts(runs) -> Aligned | None:
+    """The rows of ``runs`` held as plain dicts ``{qid: {docno: score}}``,
+    read by :func:`skirm.io._dict_union.union_rows`: the rows
+    :func:`align_runs` finds for the same runs as records, with the same
+    scores, each query's rows in another order (which no fusion reads);
+    None where the runs are not all such dicts (the caller reads them as
+    records)."""
+    rows = union_rows(runs)
+    return None if rows is None else Aligned(*rows)
 
 
 def align_runs(runs) -> Aligned:
@@ -142,19 +154,21 @@ def fused_run(aligned: Aligned, fused: np.ndarray, run_id: str) -> Run:
     """The rows of positive fused score weight (``fused > -inf``) as a run,
     ranked: by query id, then fused score descending, then docno descending
     (trec_eval's order of ties)."""
+    codes, docs = aligned.codes, aligned.docs
     keep = np.flatnonzero(fused > -np.inf)
-    codes, docs = aligned.codes[keep], aligned.docs.take(keep)
+    if keep.shape[0] < fused.shape[0]:  # rows only runs of weight 0 hold
+        fused, codes, docs = fused[keep], codes[keep], docs.take(keep)
     queries = Tokens.from_strings(aligned.query_ids)
-    if keep.shape[0]:
+    if fused.shape[0]:
         ordered = rank_order(
-            fused[keep],
+            fused,
             codes,
             aligned.query_ids.shape[0],
             tiebreak=lambda rows: -docs.byte_rank(rows),
         )
         order, codes, scores = ordered.order, ordered.codes, ordered.scores
     else:  # nothing returned
-        order, scores = keep, fused[keep]
+        order, scores = keep, fused
     return Run._from_tokens(
         queries.take(codes),
         docs.take(order),

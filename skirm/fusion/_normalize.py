@@ -44,11 +44,13 @@ def score_values(column, norm, where=None) -> np.ndarray:
         raise AssertionError("rank normalisations need rank_values")  # pragma: no cover
     ends = column.starts + column.sizes - 1
     if norm == "min-max":
-        low = column.per_row(s[ends])
-        spread = column.per_row(s[column.starts]) - low
+        # per query, then given to its rows (the same values as per row)
+        low = s[ends]
+        spread = s[column.starts] - low
         flat = spread == 0
-        out = (s - low) / np.where(flat, 1.0, spread)
-        out[flat] = 1.0
+        out = s - column.per_row(low)
+        out /= column.per_row(np.where(flat, 1.0, spread))
+        out[column.per_row(flat)] = 1.0
         return out
     if norm == "max":
         top = s[column.starts]

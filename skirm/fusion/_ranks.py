@@ -61,15 +61,30 @@ class Column:
         new_query[1:] = c[1:] != c[:-1]
         self.starts = np.flatnonzero(new_query)
         self.sizes = np.diff(np.append(self.starts, n))
-        self.segment = np.cumsum(new_query) - 1
+        # (in place: each array of the rows is allocated once)
+        self.segment = np.cumsum(new_query)
+        self.segment -= 1
         self.queries = c[self.starts]
-        self.position = np.arange(n) - self.starts[self.segment]
+        self.position = np.arange(n)
+        self.position -= self.starts[self.segment]
         new_block = new_query
         new_block[1:] |= self.scores[1:] != self.scores[:-1]
-        self._block_starts = np.flatnonzero(new_block)
-        self._block = np.cumsum(new_block) - 1
-        self._block_sizes = np.diff(np.append(self._block_starts, n))
-        self.tied = bool(self._block_starts.shape[0] < n)
+        self._new_block = new_block
+        self.tied = not bool(new_block.all())
+        self._blocks = None
+
+    def _tie_blocks(self):
+        """``(starts, block, sizes)``: where each tie block starts, each
+        sorted row's block, each block's size; found when first asked for
+        (only where some scores tie)."""
+        if self._blocks is None:
+            new_block = self._new_block
+            starts = np.flatnonzero(new_block)
+            block = np.cumsum(new_block)
+            block -= 1
+            sizes = np.diff(np.append(starts, new_block.shape[0]))
+            self._blocks = starts, block, sizes
+        return self._blocks
 
     def per_row(self, values: np.ndarray) -> np.ndarray:
         """A value per segment, given to each of its sorted rows."""
@@ -87,8 +102,9 @@ class Column:
         documents. Rows without a tie keep their value unchanged."""
         if not self.tied:
             return values
-        sums = np.add.reduceat(values, self._block_starts)
-        return (sums / self._block_sizes)[self._block]
+        starts, block, sizes = self._tie_blocks()
+        sums = np.add.reduceat(values, starts)
+        return (sums / sizes)[block]
 
     def mean_position(self) -> np.ndarray:
         """Each sorted row's 0-based position, averaged over its tie block."""

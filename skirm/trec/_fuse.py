@@ -15,7 +15,7 @@ import numpy as np
 from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._params import Interval, Param, checked
 from skirm._validation import type_name
-from skirm.fusion._align import align_runs, fused_run
+from skirm.fusion._align import align_dicts, align_runs, fused_run
 from skirm.fusion._combine import Fusion
 from skirm.fusion._rules import (
     METHOD,
@@ -48,9 +48,15 @@ __all__ = ["TunedFusion", "fuse", "tune_fusion"]
 FOLDS = Param("folds", Interval(int, 2, closed="left"), option="--folds")
 
 
+#: The run id of a run held as dicts (:func:`skirm.io.as_run`'s).
+_DICT_RUN_ID = "skirm"
+
+
 def _fusion(runs, method, norm, k, phi):
-    """``(aligned rows, Fusion, records)`` of the runs to fuse: each run
-    read (or converted) once, into the :class:`skirm.io.Run` returned."""
+    """``(aligned rows, Fusion, run ids, records)`` of the runs to fuse:
+    runs held as plain dicts read straight into the aligned rows (records
+    None: a dict can be read again), any others each read (or converted)
+    once, into the :class:`skirm.io.Run` returned."""
     if isinstance(runs, (str, bytes, dict)) or not isinstance(runs, (list, tuple)):
         raise InvalidParameterError(
             "`runs` must be a list of runs (paths, open files, dicts, frames, "
@@ -58,9 +64,13 @@ def _fusion(runs, method, norm, k, phi):
         )
     if not runs:
         raise InvalidParameterError("`runs` must hold at least one run, got none")
-    records = [convert_run(run, f"runs[{i}]") for i, run in enumerate(runs)]
-    aligned = align_runs(records)
-    names = [record.run_id for record in records]
+    aligned, records = align_dicts(runs), None
+    if aligned is None:
+        records = [convert_run(run, f"runs[{i}]") for i, run in enumerate(runs)]
+        aligned = align_runs(records)
+        names = [record.run_id for record in records]
+    else:
+        names = [_DICT_RUN_ID] * len(runs)
 
     def where(j, code):
         return f"query {str(aligned.query_ids[code])!r} of run {j} ({names[j]!r})"
@@ -75,7 +85,7 @@ def _fusion(runs, method, norm, k, phi):
         phi=phi,
         where=where,
     )
-    return aligned, fusion, records
+    return aligned, fusion, names, records
 
 
 _SETTINGS = {"method": METHOD, "norm": NORM, "k": RRF_K, "phi": PHI}
@@ -139,7 +149,7 @@ def fuse(
     >>> run.scores.round(5).tolist()
     [0.03252, 0.01639, 0.01613, 0.01587]
     """
-    aligned, fusion, _ = _fusion(runs, method, norm, k, phi)
+    aligned, fusion, _, _ = _fusion(runs, method, norm, k, phi)
     fused = fusion.fuse(check_weights(weights, fusion.n_retrievers))
     return fused_run(aligned, fused, run_id)
 
@@ -297,8 +307,7 @@ def tune_fusion(
     >>> tuned.run.doc_ids[:2].tolist()
     ['good', 'bad']
     """
-    aligned, fusion, records = _fusion(runs, method, norm, k, phi)
-    names = [record.run_id for record in records]
+    aligned, fusion, names, records = _fusion(runs, method, norm, k, phi)
     qrels = convert_qrels(qrels, "qrels")
     n_queries = aligned.query_ids.shape[0]
     if folds > n_queries:
@@ -332,7 +341,10 @@ def tune_fusion(
         held_out[rows] = fusion.fuse(grid[best[f]])[rows]
     run = fused_run(aligned, held_out, run_id)
     results = {run_id: _evaluation(qrels, run, metric)}
-    # the records read once: an open file or an iterator is not read again
+    # the records read once: an open file or an iterator is not read again;
+    # runs held as dicts (read straight into the rows) are converted now
+    if records is None:
+        records = [convert_run(run, f"runs[{i}]") for i, run in enumerate(runs)]
     for name, record in zip(_names(names, run_id), records, strict=True):
         results[name] = _evaluation(qrels, record, metric)
     return TunedFusion(

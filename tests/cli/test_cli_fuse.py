@@ -119,3 +119,20 @@ def test_input_errors_have_their_statuses(files, run_cli, tmp_path):
     negative.write_text("q1 Q0 d1 1 -1.0 r\nq1 Q0 d2 2 -2.0 r\n")
     status, _, err = run_cli(["fuse", "-m", "combsum", "--norm", "max", str(negative)])
     assert status == 2 and "norm='max' divides each query's scores" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "kwargs"),
+    [
+        ([], {}),
+        (["-m", "combmnz", "--weights", "1,0.5,0"], {"method": "combmnz",
+                                                     "weights": [1, 0.5, 0]}),
+    ],
+)  # fmt: skip
+def test_the_run_written_is_the_dicts_run_byte_for_byte(argv, kwargs, files, run_cli):
+    # the runs held as dicts take their own reader; the files the records'
+    paths, _ = files
+    runs = make_runs("missing", 0, n_queries=10)
+    status, out, err = run_cli(["fuse", *argv, *paths, "--run-id", "mine"])
+    assert status == 0 and err == ""
+    assert out == _written(fuse(runs, run_id="mine", **kwargs), "mine")

@@ -1,0 +1,174 @@
+"""Runs held as ``{qid: {docno: score}}`` read into the union of their rows.
+
+Several runs to fuse hold, per query, overlapping sets of docnos; the rows
+of the fusion are the union of those sets, with each run's score of each
+row (NaN where the run lacks it). For runs held as plain dicts, the inner
+dicts already are hash tables of their docnos, their hashes computed: the
+union and the columns of scores are read with C dict operations only (no
+Python statement per query or row, no numpy string array), where reading
+each run into string columns and matching them again by hashing would
+build every string a second time.
+
+For each query, in the sorted order of the query ids, the union grows one
+run at a time: ``keys = dict.fromkeys(keys, nan)``, then
+``keys.update(inner)`` (run ``j``'s dict). Its keys are then the docnos of
+runs ``0 .. j`` (those of run 0 in its order, then the new ones of run 1,
+...), and its values run ``j``'s scores, NaN where run ``j`` lacks the
+docno: run ``j``'s column over the first rows of the final union, each row
+matched by one dict look-up of the run's own entries. Run 0's column is its
+own values (its rows come first). The union's docnos become byte tokens
+through one ``"\\0".join`` and one encoding, the NULs found by numpy.
+
+:func:`union_rows` returns None for anything it does not take as it is:
+runs that are not plain dicts, a docno that is not a str or holds a NUL, a
+score that is not a real number (a str, which numpy would read as a number)
+or is NaN, no rows at all. The caller then reads the runs as records (whose
+messages say what is wrong), with the same rows.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from itertools import chain, compress, repeat
+from operator import countOf
+from typing import NamedTuple
+
+import numpy as np
+
+from skirm.io._dict_rows import plain_dicts
+from skirm.io._tokens import PAD, Tokens, offset_dtype
+
+__all__ = ["UnionRows", "union_rows"]
+
+_NAN = float("nan")
+#: The score types read as they are (a bool is an int; numpy's scalars as
+#: their float value): numpy's conversion of such a column to float64
+#: gives each the value ``float(x)`` gives.
+_PYTHON_SCORES = frozenset((float, int, bool))
+_NUMPY_SCORES = (np.floating, np.integer, np.bool_)
+
+
+class UnionRows(NamedTuple):
+    """The union of the rows of several runs: ``X`` (each run's score of
+    each row, NaN where it lacks it), ``codes`` (each row's index into
+    ``query_ids``, the sorted ids of the queries with rows), ``docs`` (each
+    row's docno). Each query's rows are consecutive, in code order; inside
+    a query, run 0's docnos in its order, then those run 1 adds, and so on.
+    """
+
+    X: np.ndarray
+    codes: np.ndarray
+    query_ids: np.ndarray
+    docs: Tokens
+
+
+def union_rows(runs) -> UnionRows | None:
+    """The :class:`UnionRows` of ``runs`` (a list), or None where they are
+    not all plain dicts of str docnos and real scores (see the module)."""
+    if not runs or not all(map(plain_dicts, runs)):
+        return None
+    with_rows: set[str] = set()
+    for run in runs:  # one pass per run, not per query
+        with_rows.update(compress(run, run.values()))
+    if not with_rows:
+        return None
+    query_ids = sorted(with_rows)
+    try:  # the query ids are made tokens too (of the fused run)
+        "".join(query_ids).encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return None
+    empty: dict = {}  # never written: each union is a new dict
+    inner = [list(map(run.get, query_ids, repeat(empty))) for run in runs]
+    sizes = [_sizes(part) for part in inner]
+    counts = [int(s.sum()) for s in sizes]
+    if not all(_plain_scores(part, n) for part, n in zip(inner, counts, strict=True)):
+        return None
+    columns = []  # (values of the first rows of each query, their counts)
+    keys = inner[0]
+    try:
+        columns.append((_values(keys, counts[0]), sizes[0]))
+        for part in inner[1:]:
+            keys = list(map(dict.fromkeys, keys, repeat(_NAN)))
+            deque(map(dict.update, keys, part), maxlen=0)
+            prefix = _sizes(keys)
+            columns.append((_values(keys, int(prefix.sum())), prefix))
+    except (TypeError, ValueError, OverflowError):
+        return None  # the general path says which score is wrong
+    union = columns[-1][1]
+    n = int(union.sum())
+    # one column per run, each contiguous (as the fusion reads them)
+    X = np.empty((n, len(runs)), order="F")
+    starts = _starts(union)
+    for j, (values, prefix) in enumerate(columns):
+        if values.shape[0] - np.count_nonzero(np.isnan(values)) != counts[j]:
+            return None  # a NaN score: refused by the general path
+        if prefix is union:  # the last run's: every row
+            X[:, j] = values
+        else:
+            X[:, j] = np.nan
+            X[_rows_of(prefix, starts), j] = values
+    docs = _tokens(keys, n)
+    if docs is None:
+        return None
+    codes = np.repeat(np.arange(len(query_ids), dtype=np.intp), union)
+    return UnionRows(X, codes, np.array(query_ids, dtype=str), docs)
+
+
+def _sizes(dicts) -> np.ndarray:
+    return np.fromiter(map(len, dicts), dtype=np.intp, count=len(dicts))
+
+
+def _starts(sizes) -> np.ndarray:
+    """Where each of the consecutive parts of ``sizes`` starts."""
+    return np.cumsum(sizes) - sizes
+
+
+def _rows_of(prefix, starts) -> np.ndarray:
+    """The rows of the first ``prefix[q]`` rows of each query ``q`` (its
+    rows starting at ``starts[q]``)."""
+    offset = starts - _starts(prefix)
+    return np.arange(int(prefix.sum()), dtype=np.intp) + np.repeat(offset, prefix)
+
+
+def _values(dicts, n) -> np.ndarray:
+    """The values of ``dicts``, one after another, as float64."""
+    return np.fromiter(
+        chain.from_iterable(map(dict.values, dicts)), dtype=np.float64, count=n
+    )
+
+
+def _plain_scores(dicts, n) -> bool:
+    """Whether the ``n`` values of ``dicts`` are all real numbers of the
+    types numpy and ``float`` read alike (a str is not: numpy would read
+    ``"1.5"`` as a number)."""
+    values = chain.from_iterable(map(dict.values, dicts))
+    if countOf(map(type, values), float) == n:  # the usual scores: one C pass
+        return True
+    kinds = set(map(type, chain.from_iterable(map(dict.values, dicts))))
+    return all(k in _PYTHON_SCORES or issubclass(k, _NUMPY_SCORES) for k in kinds)
+
+
+def _tokens(dicts, n) -> Tokens | None:
+    """The keys of ``dicts`` (``n`` in all), one after another, as tokens;
+    None where a key is not a str, holds a NUL or does not encode (a lone
+    surrogate outside ``surrogateescape``'s range)."""
+    try:
+        joined = "\0".join(chain.from_iterable(dicts))
+        data = joined.encode("utf-8", "surrogateescape")
+    except (TypeError, UnicodeEncodeError):
+        return None
+    size = len(data)
+    buf = np.zeros(size + PAD, dtype=np.uint8)
+    buf[:size] = np.frombuffer(data, dtype=np.uint8)
+    del data, joined
+    nul = np.flatnonzero(buf[:size] == 0)
+    if nul.shape[0] != n - 1:  # a docno holds a NUL
+        return None
+    dtype = offset_dtype(size + PAD)
+    end = np.empty(n, dtype=dtype)
+    end[:-1] = nul
+    end[-1] = size
+    start = np.empty(n, dtype=dtype)
+    start[0] = 0
+    np.add(nul, 1, out=start[1:], casting="unsafe")
+    return Tokens(buf, start, end)

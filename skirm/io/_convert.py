@@ -34,6 +34,7 @@ from skirm.io._records import Qrels, Run
 from skirm.io._sources import is_path_or_file
 from skirm.io._tokens import Tokens
 from skirm.io._trec_files import read_qrels, read_run
+from skirm.io._values import check_values, row_of
 
 if TYPE_CHECKING:
     from skirm.io._typing import QrelsLike, RunLike
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
 __all__ = [
     "as_qrels",
     "as_run",
-    "check_values",
     "columns_of",
     "convert_qrels",
     "convert_run",
@@ -359,7 +359,7 @@ def _from_frame(obj, name, value, names, columns, column_of, roles, tokens=False
             ids = dict(zip(roles, arrays, strict=False))
             where = f"at row {at}"
             if ids.get("query_id") is not None and ids.get("doc_id") is not None:
-                where += f" ({_row(ids['query_id'], ids['doc_id'], at)})"
+                where += f" ({row_of(ids['query_id'], ids['doc_id'], at)})"
             raise InvalidInputError(
                 f"`{name}`: column {column!r} must not hold missing values "
                 f"(null, None or NaN), got one {where}"
@@ -515,74 +515,6 @@ def _ids(values, name, what):
     if not isinstance(values, np.ndarray):
         values = np.array(values, dtype=object)
     return values.astype(str)
-
-
-#: The Python and numpy types of a number (a bool is an int).
-_NUMBERS = (int, float, np.integer, np.floating, np.bool_)
-_INT64 = np.iinfo(np.int64)
-
-
-def check_values(values, name, what, q, d):
-    """``values`` (``what`` is ``"score"`` or ``"relevance"``) as a numeric
-    array; an error naming the argument and the query and document of the
-    first bad one: a value that is not a number (a string, None), a NaN, a
-    relevance that is not an integer or does not fit in 64 bits (trec_eval
-    reads C longs; pytrec_eval fails or hangs on such a label)."""
-    kind = values.dtype.kind
-    if kind in "OUS" and not values.shape[0]:  # no value to show
-        raise InvalidInputError(
-            f"`{name}`: {what} values must be numbers, got dtype {values.dtype}"
-        )
-    if kind in "OUS":
-        items = values.tolist()
-        at = next((i for i, x in enumerate(items) if not isinstance(x, _NUMBERS)), None)
-        if at is not None:
-            raise InvalidInputError(
-                f"`{name}`: {what} values must be numbers, got {items[at]!r} "
-                f"{_row(q, d, at)}"
-            )
-        if what == "relevance":
-            huge = [
-                i for i, x in enumerate(items)
-                if isinstance(x, int) and not _INT64.min <= x <= _INT64.max
-            ]  # fmt: skip
-            if huge:
-                raise _past_int64(name, items[huge[0]], q, d, huge[0])
-        values = np.array(items, dtype=np.float64 if what == "score" else None)
-        kind = values.dtype.kind
-    if kind == "f" and np.isnan(values).any():
-        at = int(np.flatnonzero(np.isnan(values))[0])
-        raise InvalidInputError(
-            f"`{name}`: {what} values must not be NaN, got NaN {_row(q, d, at)}"
-        )
-    if what != "relevance":
-        return values
-    if kind == "f" and not np.all(values == np.round(values)):
-        at = int(np.flatnonzero(values != np.round(values))[0])
-        raise InvalidInputError(
-            f"`{name}`: relevance values must be integers, got {values[at].tolist()!r} "
-            f"{_row(q, d, at)}"
-        )
-    if kind == "f" and values.shape[0] and np.abs(values).max() >= 2.0**63:
-        at = int(np.flatnonzero(np.abs(values) >= 2.0**63)[0])
-        raise _past_int64(name, values[at].tolist(), q, d, at)
-    if kind == "u" and values.shape[0] and values.max() > _INT64.max:
-        at = int(np.flatnonzero(values > _INT64.max)[0])
-        raise _past_int64(name, int(values[at]), q, d, at)
-    return values
-
-
-def _past_int64(name, value, q, d, at):
-    return InvalidInputError(
-        f"`{name}`: relevance values must fit in 64-bit integers (trec_eval "
-        f"reads C longs), got {value!r} {_row(q, d, at)}"
-    )
-
-
-def _row(q, d, at):
-    """Where row ``at`` is: its query and document (str arrays or tokens)."""
-    ids = (str(x.strings([at])[0] if isinstance(x, Tokens) else x[at]) for x in (q, d))
-    return "for query {!r}, document {!r}".format(*ids)
 
 
 def _build(cls, name, q, d, v, **kwargs):

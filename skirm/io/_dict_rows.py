@@ -188,9 +188,12 @@ def read_run_dicts(index, run, floats=False):
     n = int(sizes.sum())
     if not _plain_rows(inner, n):
         return NOT_PLAIN
-    scores = np.fromiter(
-        chain.from_iterable(map(dict.values, inner)), dtype=np.float64, count=n
-    )
+    try:
+        scores = np.fromiter(
+            chain.from_iterable(map(dict.values, inner)), dtype=np.float64, count=n
+        )
+    except OverflowError:  # an integer past a double: the general path says so
+        return NOT_PLAIN
     if np.isnan(scores).any():
         return NOT_PLAIN  # the general path refuses NaN
     judged, _, j_raw, j_codes, j_docnos = index.of(at)
@@ -223,7 +226,7 @@ def _plain_rows(inner, n):
         return False
     try:
         total = sum(chain.from_iterable(map(dict.values, inner)))
-    except TypeError:
+    except (TypeError, OverflowError):
         return False
     return isinstance(total, (int, float, np.floating))
 

@@ -21,11 +21,11 @@ from skirm.io._convert import (
     SUBTOPIC,
     _from_dicts,
     _ids,
-    check_values,
     columns_of,
 )
 from skirm.io._prefs import QrelsJG, read_qrels_jg
 from skirm.io._sources import is_path_or_file
+from skirm.io._values import check_values
 
 if TYPE_CHECKING:
     from skirm.io._typing import QrelsJGLike

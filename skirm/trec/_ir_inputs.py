@@ -22,10 +22,11 @@ import numpy as np
 
 from skirm._errors import DuplicateDocnoError
 from skirm.io import Qrels, QrelsJG, Run, read_run
-from skirm.io._convert import SUBTOPIC, check_values, columns_of
+from skirm.io._convert import SUBTOPIC, columns_of
 from skirm.io._prefs import read_four_columns
 from skirm.io._sources import is_path
 from skirm.io._tokens import Tokens, first_duplicate, mix
+from skirm.io._values import check_values
 
 __all__ = [
     "ir_graded",

@@ -24,13 +24,15 @@ from __future__ import annotations
 import math
 import os
 from collections import Counter
+from fractions import Fraction
 
 import numpy as np
 import pytest
 from _ir_names import DIVERSITY, SPELLINGS
 
 import skirm
-from skirm import trec
+from skirm import InvalidInputError, trec
+from skirm.trec import evaluate_run
 
 ir_measures = pytest.importorskip("ir_measures")
 pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -306,3 +308,40 @@ def test_regression_an_empty_ranking_where_pytrec_eval_gives_nan_at_a_level():
     # drop-in gives 0, its documented value of an empty ranking.
     qrels, run, _ = _case("empty_run_query", 1036)
     _check_pytrec_eval(qrels, run, "1")
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        {"q": {"a": 1.0, "b": Fraction(1, 2)}},
+        [("q", "a", 1.0), ("q", "b", Fraction(1, 2))],
+    ],
+    ids=["dicts", "tuples"],
+)
+def test_regression_a_fraction_score_is_read_alike_by_every_door(run):
+    """A score that is a ``Fraction``: the dicts' door read it (``sum``
+    took it) where the tuples' door refused it; both read it as the
+    double it converts to, as pytrec_eval reads any real."""
+    result = evaluate_run({"q": {"a": 1, "b": 0}}, run, ["map", "P.2"])
+    assert result.per_query["map"].tolist() == [1.0]
+    assert result.per_query["P_2"].tolist() == [0.5]
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        {"q": {"a": 10**400, "b": 1.0}},
+        {"q": {"a": 10**400, "b": 1}},
+        [("q", "a", 10**400)],
+    ],
+    ids=["dicts", "dicts-of-ints", "tuples"],
+)
+def test_regression_a_score_past_a_double_is_named(run):
+    """An integer score no double holds: an error naming the argument, the
+    query and the document, not Python's bare OverflowError."""
+    with pytest.raises(
+        InvalidInputError,
+        match=r"`run`: score values must fit in a double, got an integer of "
+        r"401 digits for query 'q', document 'a'",
+    ):
+        evaluate_run({"q": {"a": 1}}, run, ["map"])

@@ -400,7 +400,9 @@ class Evaluator:
             if nan_for.shape[0]:
                 values = np.where(np.isin(these, nan_for), np.nan, values)
             if request.reference is not IR_ACCURACY or fill_accuracy:
-                missing = np.setdiff1d(self._ids, these)
+                # both unique (and numpy.ma, which np.unique of values
+                # alone imports, stays unloaded)
+                missing = np.setdiff1d(self._ids, these, assume_unique=True)
                 these = np.concatenate([these, missing])
                 values = np.concatenate([values, np.zeros(missing.shape[0])])
             yield request, these, values

@@ -32,6 +32,7 @@ __all__ = [
     "IrJudgments",
     "ir_graded",
     "ir_name_of",
+    "ir_query_codes",
     "ir_readings",
     "ir_subtopics",
     "read_ir_qrels",
@@ -72,14 +73,14 @@ def _pairs_distinct(queries, docs):
     return not (keys[1:] == keys[:-1]).any()
 
 
-def _pair_keys(q, d):
-    """An int64 key per row (tokens ``q``, ``d``), equal where the (query,
-    document) pairs are: the queries' codes and the documents' dense byte
-    ranks (exact, as ``np.unique`` of the strings but without sorting
-    them), both in the strings' order."""
+def _pair_keys(q_codes, d):
+    """An int64 key per row (the queries' codes, the documents' tokens),
+    equal where the (query, document) pairs are: the queries' codes and the
+    documents' dense byte ranks (exact, as ``np.unique`` of the strings but
+    without sorting them), both in the strings' order."""
     d_codes = d.byte_rank()
     n_docs = int(d_codes.max()) + 1 if d_codes.shape[0] else 0
-    return q.codes()[0].astype(np.int64) * n_docs + d_codes
+    return q_codes.astype(np.int64) * n_docs + d_codes
 
 
 def _first_place(key, values, keep="last"):
@@ -212,11 +213,7 @@ def ir_graded(columns, reading: str = "last", doc_ids=None) -> Qrels:
     their own, under names neither the judgments nor ``doc_ids`` (the
     run's) hold, so that they enter the ideal DCG and nothing else."""
     q, subtopics, d, labels, memo = columns
-    if "tokens" not in memo:
-        memo["tokens"] = tuple(
-            x if isinstance(x, Tokens) else Tokens.from_strings(x) for x in (q, d)
-        )
-    q_tokens, d_tokens = memo["tokens"]
+    q_tokens, d_tokens = _tokens(columns)
     # judgments of one subtopic seldom repeat a document: asked of the
     # hashes first (the documents' hashes then serve the index too)
     if (
@@ -226,7 +223,7 @@ def ir_graded(columns, reading: str = "last", doc_ids=None) -> Qrels:
     ):
         return _taken(q, d, q_tokens, d_tokens, None, labels)  # as given
     if "keys" not in memo:
-        memo["keys"] = _pair_keys(q_tokens, d_tokens)
+        memo["keys"] = _pair_keys(ir_query_codes(columns)[0], d_tokens)
     key = memo["keys"]
     if reading != "positive":
         rows, kept = _first_place(key, labels, "max" if reading == "any" else "last")
@@ -259,6 +256,26 @@ def ir_graded(columns, reading: str = "last", doc_ids=None) -> Qrels:
     )
 
 
+def _tokens(columns: IrJudgments) -> tuple:
+    """The query and document ids of the judgments as tokens (made once)."""
+    memo = columns.memo
+    if "tokens" not in memo:
+        memo["tokens"] = tuple(
+            x if isinstance(x, Tokens) else Tokens.from_strings(x)
+            for x in (columns.query_ids, columns.doc_ids)
+        )
+    return memo["tokens"]
+
+
+def ir_query_codes(columns: IrJudgments) -> tuple:
+    """``(codes, ids)``: the judgments' sorted distinct query ids and each
+    row's index into them (made once)."""
+    memo = columns.memo
+    if "query_codes" not in memo:
+        memo["query_codes"] = _tokens(columns)[0].codes()
+    return memo["query_codes"]
+
+
 def _several(subtopics) -> bool:
     """Whether the judgments name more than one subtopic (their column:
     tokens or a str array)."""
@@ -274,7 +291,7 @@ def _numbered(prefix: str, n: int) -> np.ndarray:
     width, as a str array (its code points written as a matrix, without a
     Python string per name)."""
     width = len(str(max(n - 1, 0)))
-    head = np.frombuffer(prefix.encode("utf-32-le"), dtype=np.uint32)
+    head = np.array([ord(c) for c in prefix], dtype=np.uint32)
     out = np.empty((n, head.shape[0] + width), dtype=np.uint32)
     out[:, : head.shape[0]] = head
     powers = 10 ** np.arange(width - 1, -1, -1, dtype=np.int64)

@@ -31,6 +31,7 @@ from skirm.trec._evaluate_run import evaluate_request
 from skirm.trec._ir_inputs import (
     ir_graded,
     ir_name_of,
+    ir_query_codes,
     ir_readings,
     ir_subtopics,
     read_ir_qrels,
@@ -235,7 +236,7 @@ def _floats_tie_more(run: Run) -> bool:
     floats = c_floats(scores)
     if np.array_equal(scores, floats):
         return False
-    _, codes = np.unique(run.query_ids, return_inverse=True)
+    codes = run._query_codes()[0]  # cached: the duplicate check made them
     order = np.lexsort((scores, codes))
     codes, scores, floats = codes[order], scores[order], floats[order]
     same_query = codes[1:] == codes[:-1]
@@ -415,8 +416,10 @@ class Evaluator:
         jg = self._subtopics
         if jg is None:  # pragma: no cover - read for every diversity measure
             return np.empty(0, dtype=str)
-        relevant = jg.query_ids[jg.labels >= float(request.rel)]
-        return np.setdiff1d(jg.query_ids, relevant)
+        codes, ids = ir_query_codes(self._judgments)  # jg's rows, in order
+        relevant = np.zeros(ids.shape[0], dtype=bool)
+        relevant[codes[jg.labels >= float(request.rel)]] = True
+        return ids[~relevant]
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
         """Yield each query's value of each measure (``Metric`` records).

@@ -23,9 +23,10 @@ import numpy as np
 from skirm._errors import DuplicateDocnoError
 from skirm.io import Qrels, QrelsJG, Run, read_run
 from skirm.io._convert import SUBTOPIC, columns_of
+from skirm.io._join import index_of
 from skirm.io._prefs import read_four_columns
 from skirm.io._sources import is_path
-from skirm.io._tokens import Tokens, first_duplicate, mix
+from skirm.io._tokens import Tokens, first_duplicate
 from skirm.io._values import check_values
 
 __all__ = [
@@ -62,15 +63,6 @@ def _strings(values) -> np.ndarray:
     if isinstance(values, Tokens):
         return values.strings()
     return np.asarray(values, dtype=object).astype(str)
-
-
-def _pairs_distinct(queries, docs):
-    """Whether no (query, document) pair of these tokens repeats (sure when
-    True; False when two pairs' hashes are equal, which the caller then
-    decides on the strings)."""
-    keys = mix(docs.hash(), queries.hash())
-    keys.sort()
-    return not (keys[1:] == keys[:-1]).any()
 
 
 def _pair_keys(q_codes, d):
@@ -214,14 +206,12 @@ def ir_graded(columns, reading: str = "last", doc_ids=None) -> Qrels:
     run's) hold, so that they enter the ideal DCG and nothing else."""
     q, subtopics, d, labels, memo = columns
     q_tokens, d_tokens = _tokens(columns)
-    # judgments of one subtopic seldom repeat a document: asked of the
-    # hashes first (the documents' hashes then serve the index too)
-    if (
-        reading != "positive"
-        and not _several(subtopics)
-        and _pairs_distinct(q_tokens, d_tokens)
-    ):
-        return _taken(q, d, q_tokens, d_tokens, None, labels)  # as given
+    if reading != "positive" and not _several(subtopics):
+        # judgments of one subtopic seldom repeat a document: taken as given
+        # where the index the evaluation joins the run to finds none
+        graded = _taken(q, d, q_tokens, d_tokens, None, labels)
+        if not index_of(graded).dup_topics.shape[0]:
+            return graded
     if "keys" not in memo:
         memo["keys"] = _pair_keys(ir_query_codes(columns)[0], d_tokens)
     key = memo["keys"]
@@ -277,12 +267,11 @@ def ir_query_codes(columns: IrJudgments) -> tuple:
 
 
 def _several(subtopics) -> bool:
-    """Whether the judgments name more than one subtopic (their column:
-    tokens or a str array)."""
-    if len(subtopics) < 2:
-        return False
+    """Whether judgments in memory (a str array of their subtopics) name
+    more than one subtopic; a file's (tokens) are taken as one, as TREC's
+    judgment files mostly are (the check would cost what it spares)."""
     if isinstance(subtopics, Tokens):
-        return subtopics.run_starts().shape[0] > 1
+        return False
     return bool((subtopics[1:] != subtopics[:-1]).any())
 
 

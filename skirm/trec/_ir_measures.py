@@ -401,9 +401,7 @@ class Evaluator:
             if nan_for.shape[0]:
                 values = np.where(np.isin(these, nan_for), np.nan, values)
             if request.reference is not IR_ACCURACY or fill_accuracy:
-                # both unique (and numpy.ma, which np.unique of values
-                # alone imports, stays unloaded)
-                missing = np.setdiff1d(self._ids, these, assume_unique=True)
+                missing = _missing(self._ids, these)
                 these = np.concatenate([these, missing])
                 values = np.concatenate([values, np.zeros(missing.shape[0])])
             yield request, these, values
@@ -462,6 +460,18 @@ class Evaluator:
                 for q, v in zip(ids.tolist(), values.tolist(), strict=True)
             ]
         return CalcResults({r.key: aggregated[r.key] for r in self.requests}, records)
+
+
+def _missing(ids: np.ndarray, these: np.ndarray) -> np.ndarray:
+    """The ``ids`` (sorted, distinct) not among ``these`` (distinct), as
+    ``np.setdiff1d``: found by a search of ``ids``, not a sort of both."""
+    if not ids.shape[0]:
+        return ids
+    at = np.searchsorted(ids, these)
+    found = at[ids[np.minimum(at, ids.shape[0] - 1)] == these]
+    held = np.zeros(ids.shape[0], dtype=bool)
+    held[found] = True
+    return ids[~held]
 
 
 def _summary(request: _Asked, values: np.ndarray) -> float:

@@ -464,14 +464,10 @@ class Evaluator:
 
 def _missing(ids: np.ndarray, these: np.ndarray) -> np.ndarray:
     """The ``ids`` (sorted, distinct) not among ``these`` (distinct), as
-    ``np.setdiff1d``: found by a search of ``ids``, not a sort of both."""
-    if not ids.shape[0]:
-        return ids
-    at = np.searchsorted(ids, these)
-    found = at[ids[np.minimum(at, ids.shape[0] - 1)] == these]
-    held = np.zeros(ids.shape[0], dtype=bool)
-    held[found] = True
-    return ids[~held]
+    ``np.setdiff1d``; none, without a sort, where they are the same."""
+    if these.shape[0] == ids.shape[0] and np.array_equal(these, ids):
+        return ids[:0]
+    return np.setdiff1d(ids, these, assume_unique=True)
 
 
 def _summary(request: _Asked, values: np.ndarray) -> float:

@@ -36,6 +36,7 @@ __all__ = [
     "ir_query_codes",
     "ir_readings",
     "ir_subtopics",
+    "missing_queries",
     "read_ir_qrels",
     "read_ir_run",
 ]
@@ -302,6 +303,15 @@ def ir_subtopics(columns) -> QrelsJG:
     """The judgments as pyndeval reads them: by subtopic."""
     q, subtopics, d, labels, _ = columns
     return QrelsJG(_strings(q), _strings(subtopics), _strings(d), labels)
+
+
+def missing_queries(ids: np.ndarray, these: np.ndarray) -> np.ndarray:
+    """The queries ``ids`` (sorted, distinct) not among ``these`` (distinct:
+    those a provider reports), as ``np.setdiff1d``; none, without a sort
+    (nor ``np.unique``, which loads ``numpy.ma``), where they are the same."""
+    if these.shape[0] == ids.shape[0] and np.array_equal(these, ids):
+        return ids[:0]
+    return np.setdiff1d(ids, these, assume_unique=True)
 
 
 def _labels(labels):

@@ -34,6 +34,7 @@ from skirm.trec._ir_inputs import (
     ir_query_codes,
     ir_readings,
     ir_subtopics,
+    missing_queries,
     read_ir_qrels,
     read_ir_run,
 )
@@ -401,7 +402,7 @@ class Evaluator:
             if nan_for.shape[0]:
                 values = np.where(np.isin(these, nan_for), np.nan, values)
             if request.reference is not IR_ACCURACY or fill_accuracy:
-                missing = _missing(self._ids, these)
+                missing = missing_queries(self._ids, these)
                 these = np.concatenate([these, missing])
                 values = np.concatenate([values, np.zeros(missing.shape[0])])
             yield request, these, values
@@ -460,14 +461,6 @@ class Evaluator:
                 for q, v in zip(ids.tolist(), values.tolist(), strict=True)
             ]
         return CalcResults({r.key: aggregated[r.key] for r in self.requests}, records)
-
-
-def _missing(ids: np.ndarray, these: np.ndarray) -> np.ndarray:
-    """The ``ids`` (sorted, distinct) not among ``these`` (distinct), as
-    ``np.setdiff1d``; none, without a sort, where they are the same."""
-    if these.shape[0] == ids.shape[0] and np.array_equal(these, ids):
-        return ids[:0]
-    return np.setdiff1d(ids, these, assume_unique=True)
 
 
 def _summary(request: _Asked, values: np.ndarray) -> float:

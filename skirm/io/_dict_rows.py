@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from skirm._lazy import cached_property
+from skirm.io._keys import search_ascending
 from skirm.io._tokens import Tokens
 
 __all__ = [
@@ -307,7 +308,7 @@ class DocnoRows(_Keys):
         found = np.zeros(rows.shape[0], dtype=bool)
         some = np.flatnonzero(lo < hi)
         if some.shape[0]:
-            at = _search_ascending(j_scores, lo[some], hi[some], scores[some])
+            at = search_ascending(j_scores, lo[some], hi[some], scores[some])
             inside = at < hi[some]
             at = np.minimum(at, j_scores.shape[0] - 1)
             found[some] = inside & (j_scores[at] == scores[some])
@@ -317,21 +318,6 @@ class DocnoRows(_Keys):
             key[at] = byte_rank(self.of(rows[at]))
             np.negative(key, out=key)
         return key
-
-
-def _search_ascending(values, lo, hi, x):
-    """For each i, the first index in ``[lo[i], hi[i])`` where the ascending
-    ``values`` are ``>= x[i]`` (``hi[i]`` if none)."""
-    lo, hi = lo.copy(), hi.copy()
-    while True:
-        open_ = lo < hi
-        if not open_.any():
-            return lo
-        mid = (lo + hi) // 2
-        below = open_ & (values[np.minimum(mid, values.shape[0] - 1)] < x)
-        above = open_ & ~below
-        lo[below] = mid[below] + 1
-        hi[above] = mid[above]
 
 
 def byte_rank(docnos):

@@ -496,37 +496,6 @@ def mix(h, codes):
     return out
 
 
-#: Below this many keys, :func:`any_equal` sorts them at once.
-_FEW_KEYS = 1 << 14
-
-
-def any_equal(keys):
-    """Whether two of ``keys`` (64-bit hashes, well mixed) are equal.
-
-    Most columns repeat nothing, and a sort of every key costs more than
-    counting them: the keys are counted by buckets of their top bits (about
-    twice as many buckets as keys), and only those that share a bucket with
-    another are kept; then by the next bits, among those kept; only the
-    few left are sorted. The answer is exact: a key dropped shares no bits
-    so far with any other.
-    """
-    used = 0  # the top bits counted so far
-    while keys.shape[0] > _FEW_KEYS:
-        bits = int(keys.shape[0]).bit_length() + 1
-        if used + bits > 64:
-            break
-        used += bits
-        bucket = (keys >> np.uint64(64 - used)).astype(np.intp)
-        bucket &= (1 << bits) - 1
-        counts = np.bincount(bucket, minlength=1 << bits)
-        keys = keys[counts[bucket] > 1]
-        del bucket, counts
-    if keys.shape[0] < 2:
-        return False
-    keys = np.sort(keys)
-    return bool((keys[1:] == keys[:-1]).any())
-
-
 def mix_into(h, codes):
     """:func:`mix` of ``h`` with ``codes``, written into ``h``, a range of
     :data:`HASH_ROWS` rows at a time (no temporary of the whole column)."""

@@ -12,7 +12,8 @@ import numpy as np
 
 from skirm._engine import Judgments, Ranking, rank_order, ranking_of
 from skirm.io._join import block_duplicate_error, block_repeat, join, judgment_of_rows
-from skirm.io._tokens import any_equal, mix
+from skirm.io._keys import any_equal
+from skirm.io._tokens import mix
 from skirm.trec._measures import Context
 
 

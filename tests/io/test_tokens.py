@@ -228,34 +228,3 @@ def test_the_head_words_of_a_range_are_its_words(token_column, rows):
         at = np.arange(50)[rows]
         for k in range(n):
             assert words[k].tolist() == column.word(k, at).tolist()
-
-
-@pytest.mark.parametrize("seed", range(12))
-def test_any_equal_matches_a_sort_of_every_key(monkeypatch, seed):
-    """Whether two keys are equal, as a sort of every key says: columns of
-    distinct keys and of one repeat (first, last, anywhere), keys that share
-    their top bits (all of them, or most), sizes around the count that is
-    sorted at once."""
-    from skirm.io import _tokens
-    from skirm.io._tokens import any_equal
-
-    monkeypatch.setattr(_tokens, "_FEW_KEYS", 1 << 6)
-    rng = np.random.default_rng(seed)
-    for n in (0, 1, 2, 63, 64, 65, 1000, 5000):
-        keys = rng.integers(0, 2**64 - 1, size=n, dtype=np.uint64, endpoint=True)
-        if seed % 3 == 1:  # one top half for all: the buckets split nothing
-            keys &= np.uint64(2**32 - 1)
-        elif seed % 3 == 2:  # a few top bits in common
-            keys >>= np.uint64(8)
-        variants = [keys]
-        if n >= 2:
-            for i, j in ((0, 1), (0, n - 1), tuple(rng.choice(n, 2, replace=False))):
-                repeated = keys.copy()
-                repeated[j] = repeated[i]
-                variants.append(repeated)
-        for column in variants:
-            ordered = np.sort(column)
-            expected = bool((ordered[1:] == ordered[:-1]).any())
-            before = column.copy()
-            assert any_equal(column) is expected
-            assert (column == before).all()  # the input is left as it was

@@ -147,6 +147,13 @@ SUITE = {
         ["--queries", "300", "--repeat", "1"],
         "the diversity family; reference: pyndeval (ndeval's C)",
     ),
+    "diversity_door": (
+        "bench_diversity_door.py",
+        ["--repeats", "5"],
+        ["--repeats", "1", "--regimes", "web"],
+        "every ndeval measure from subtopic qrels and a run, files and tuples; "
+        "reference: pyndeval (ndeval's C)",
+    ),
     "dicts": (
         "bench_dicts.py",
         ["--repeats", "5"],

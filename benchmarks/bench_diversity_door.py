@@ -13,8 +13,9 @@ users hold them). Two regimes:
   subtopics (300,000 judgments).
 
 Docnos are ClueWeb-like (25 bytes), 20% of judgments relevant, scores
-distinct (ndeval breaks ties by docno descending, pyndeval ascending). Prints wall and CPU seconds (medians), the peak
-resident memory of the process, and pyndeval's time over skirm's.
+distinct (ndeval breaks ties by docno descending, pyndeval ascending).
+Prints wall and CPU seconds (medians), the peak resident memory of the
+process, and pyndeval's time over skirm's.
 
     python benchmarks/bench_diversity_door.py --repeats 5
 """

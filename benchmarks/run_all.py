@@ -147,6 +147,20 @@ SUITE = {
         ["--queries", "300", "--repeat", "1"],
         "the diversity family; reference: pyndeval (ndeval's C)",
     ),
+    "diversity_door": (
+        "bench_diversity_door.py",
+        ["--repeats", "5"],
+        ["--repeats", "1", "--regimes", "web"],
+        "every ndeval measure from subtopic qrels and a run, files and tuples; "
+        "reference: pyndeval (ndeval's C)",
+    ),
+    "rel-formats": (
+        "bench_rel_formats.py",
+        ["--repeats", "5"],
+        ["--queries", "20", "--docs", "100", "--judged", "20", "--repeats", "1"],
+        "trec_eval's -R prefs and -R qrels_jg as whole processes; "
+        "reference: trec_eval 10.0 (C)",
+    ),
     "dicts": (
         "bench_dicts.py",
         ["--repeats", "5"],

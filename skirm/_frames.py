@@ -23,6 +23,10 @@ values are found with the library's own null count, before any conversion.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+from typing import NamedTuple
+
 import numpy as np
 
 from skirm._errors import InvalidInputError, MissingDependencyError
@@ -30,18 +34,19 @@ from skirm._params import OneOf, Param
 
 __all__ = [
     "BACKEND",
-    "arrow_string_bytes",
+    "ArrowBytes",
     "column_names",
     "first_missing",
     "flatten_list_column",
     "frame_column",
+    "frame_names",
     "is_column",
     "is_frame",
     "is_list_column",
     "library",
-    "pandas_arrow_strings",
     "polars_frame",
     "polars_records",
+    "read_columns",
     "string_column_codes",
     "values",
 ]
@@ -86,46 +91,108 @@ def string_column_codes(column):
     return None if arrow is None else _arrow_codes(*arrow)
 
 
-def pandas_arrow_strings(column):
-    """A pandas column of strings stored by pyarrow (pandas 3's ``str``,
-    ``StringDtype("pyarrow")``, ``ArrowDtype``) as its pyarrow array, without
-    a copy, for :func:`values` to read without a Python object per row; None
-    for any other column."""
-    if library(column) != "pandas":
-        return None
-    arrow = _arrow_string_column(column)
-    return None if arrow is None else arrow[0]
+class ArrowBytes(NamedTuple):
+    """A column of strings held by Arrow, as :func:`read_columns` gives it:
+    ``data``, its UTF-8 bytes (uint8), ``offsets``, the ``n + 1`` offsets that
+    cut them into the strings, read from Arrow's buffers without a Python
+    object per row; ``strings()`` the column as a ``str`` array, without
+    opening the column again (for ids that must go through numpy's strings:
+    those with a NUL byte)."""
+
+    data: np.ndarray
+    offsets: np.ndarray
+    strings: Callable[[], np.ndarray]
 
 
-def arrow_string_bytes(column):
-    """``(data, offsets)``: the UTF-8 bytes of a column of strings held by
-    Arrow without nulls (a pyarrow string array, a polars ``String`` Series,
-    a pandas ``str`` column stored by pyarrow) as uint8, and the ``n + 1``
-    offsets that cut them into the column's strings, read from Arrow's
-    buffers without a Python object per row (a dictionary or categorical
-    column of strings is decoded by its library first); None for any other
-    column."""
+def frame_names(obj) -> list[str] | None:
+    """The column names (as str) of a frame: a polars DataFrame or
+    LazyFrame, a pyarrow Table or RecordBatch, a pandas DataFrame or any
+    object with ``columns`` and ``__getitem__``; None for anything else."""
+    if is_frame(obj):
+        return column_names(obj)
+    if hasattr(obj, "columns") and hasattr(obj, "__getitem__"):
+        return [str(c) for c in obj.columns]
+    return None
+
+
+def read_columns(frame, names, kinds):
+    """``(arrays, missing)``: the columns ``names`` of a frame (one that
+    :func:`frame_names` names; None for a column not asked for: None back),
+    each read as its ``kinds`` says, and None, or ``(i, row)`` where column
+    ``i`` holds a missing value (null; None or NaN): ``arrays`` then holds
+    the columns before it.
+
+    ``"values"`` gives a numpy array of the column's dtype; ``"ids"`` a
+    numpy array of ids (Arrow's strings as ``str``); ``"bytes"`` the ids
+    held by Arrow as :class:`ArrowBytes` (a dictionary or categorical
+    column of strings decoded first), any others as ``"ids"``. Each column
+    is opened once.
+    """
+    if is_frame(frame):
+
+        def column_of(name):
+            return frame_column(frame, name)
+
+    else:
+        labels = list(frame.columns)
+        strings = [str(c) for c in labels]
+
+        def column_of(name):
+            return frame[labels[strings.index(name)]]
+
+    arrays = []
+    for i, (name, kind) in enumerate(zip(names, kinds, strict=True)):
+        if name is None:
+            arrays.append(None)
+            continue
+        column = column_of(name)
+        at = first_missing(column)
+        if at is not None:
+            return arrays, (i, at)
+        arrays.append(_column_array(column, kind))
+    return arrays, None
+
+
+def _column_array(column, kind):
+    """One column of :func:`read_columns`, read as ``kind`` says."""
     lib = library(column)
-    if (
-        lib == "pyarrow"
-        and is_column(column)
-        and "dictionary<values=" in str(column.type)
-    ):
+    if kind == "bytes" and (lib == "pandas" or is_column(column)):
+        array = _arrow_strings_of(column)
+        if array is not None:
+            # pandas' strings are read from the array opened here; polars'
+            # and pyarrow's, by their library
+            strings = partial(values, array if lib == "pandas" else column)
+            return ArrowBytes(*_utf8_cut(array), strings)
+    elif kind == "ids" and lib == "pandas":
+        opened = _arrow_string_column(column)
+        if opened is not None:
+            return values(opened[0])
+    if is_column(column):
+        return values(column)
+    to_numpy = getattr(column, "to_numpy", None)
+    return np.asarray(to_numpy() if callable(to_numpy) else column)
+
+
+def _arrow_strings_of(column):
+    """The pyarrow array of a column of strings held by Arrow without
+    nulls (a dictionary or categorical one decoded), else None."""
+    lib = library(column)
+    if lib == "pyarrow" and "dictionary<values=" in str(column.type):
         column = column.cast(column.type.value_type)
-    elif lib == "polars" and is_column(column):
+    elif lib == "polars":
         import polars as pl
 
         if column.dtype.base_type() in (pl.Categorical, pl.Enum):
             column = column.cast(pl.String)
-    if lib == "pandas" or is_column(column):
-        arrow = _arrow_string_column(column)
-    else:
-        arrow = None
-    if arrow is None:
-        return None
+    arrow = _arrow_string_column(column)
+    return None if arrow is None else arrow[0]
+
+
+def _utf8_cut(array):
+    """``(data, offsets)`` of a pyarrow string array (a ``string_view`` one
+    cast to ``large_string``), from its buffers."""
     import pyarrow as pa
 
-    array = arrow[0]
     if not pa.types.is_large_string(array.type) and not pa.types.is_string(
         array.type
     ):  # string_view: offsets of its own

@@ -21,6 +21,7 @@ __all__ = [
     "check_sample_weight",
     "check_scores",
     "check_y_true",
+    "distinct",
     "first_repeat",
     "repeated_pairs",
     "type_name",
@@ -55,6 +56,17 @@ def repeated_pairs(*keys):
             same &= ranked[1:] == ranked[:-1]
     at = np.flatnonzero(same)
     return order[at], order[at + 1]
+
+
+def distinct(values):
+    """The sorted distinct ``values`` (a 1-D numeric array), as
+    ``np.unique(values)`` gives them, by one sort: numpy 2.3 and later hash
+    them instead, five to ten times slower for millions of values with many
+    distinct ones."""
+    values = np.sort(values)
+    new = np.ones(values.shape[0], dtype=bool)
+    np.not_equal(values[1:], values[:-1], out=new[1:])
+    return values[new]
 
 
 def first_repeat(*keys):

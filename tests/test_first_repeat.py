@@ -4,7 +4,7 @@ scan of the rows, on seeded keys that vary one dimension at a time."""
 import numpy as np
 import pytest
 
-from skirm._validation import first_repeat, repeated_pairs
+from skirm._validation import distinct, first_repeat, repeated_pairs
 
 
 def _scan(*keys):
@@ -46,3 +46,22 @@ def test_a_label_given_twice_to_ranked_lists_is_the_first_repeated():
     lists, relevant = [["a"], ["b"], ["c"], ["d"]], [{"a"}, {"b"}, {"c"}, {"d"}]
     with pytest.raises(ValueError, match=r"got 9 twice"):
         from_lists(lists, relevant, groups=[9, 7, 9, 7])
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint64, np.uint8, np.float64])
+@pytest.mark.parametrize("n_distinct", [1, 7, 1000, 10**9])
+@pytest.mark.parametrize("n", [0, 1, 2, 5000])
+def test_distinct_is_numpys_unique(dtype, n_distinct, n):
+    """The sort the preference closure uses in place of numpy's hashed
+    ``np.unique``: the same values, in the same order, of the same dtype."""
+    rng = np.random.default_rng(n + n_distinct)
+    high = min(n_distinct, np.iinfo(dtype).max if dtype != np.float64 else n_distinct)
+    values = rng.integers(0, high, n, endpoint=True).astype(dtype)
+    if dtype == np.float64:
+        values[::3] *= -0.5
+    given = values.copy()
+    got = distinct(values)
+    expected = np.unique(values)
+    assert got.dtype == expected.dtype
+    assert got.tobytes() == expected.tobytes()
+    assert values.tobytes() == given.tobytes()  # the input is not sorted in place

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from skirm.io._keys import search_descending
+
 __all__ = ["count_scores", "ranges", "search_descending", "starts_of"]
 
 #: Scores compared at a time when counting ranks (a few MB of temporaries).
@@ -60,22 +62,6 @@ def count_scores(scores, starts, q, s):
             eq_rows.append(rows[same])
         a = b
     return above, equal, np.concatenate(eq_rows)
-
-
-def search_descending(values, lo, hi, x, *, strict):
-    """For each i, the first index in ``[lo[i], hi[i])`` where the
-    descending ``values`` are ``< x[i]`` (``strict``) or ``<= x[i]``."""
-    lo, hi = lo.copy(), hi.copy()
-    while True:
-        open_ = lo < hi
-        if not open_.any():
-            return lo
-        mid = (lo + hi) // 2
-        value = values[np.minimum(mid, values.shape[0] - 1)]
-        right = open_ & ((value >= x) if strict else (value > x))
-        left = open_ & ~right
-        lo[right] = mid[right] + 1
-        hi[left] = mid[left]
 
 
 def starts_of(sizes):

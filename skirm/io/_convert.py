@@ -19,16 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from skirm._errors import InvalidInputError, InvalidParameterError, SkirmError
-from skirm._frames import (
-    arrow_string_bytes,
-    column_names,
-    first_missing,
-    frame_column,
-    is_column,
-    is_frame,
-    pandas_arrow_strings,
-    values,
-)
+from skirm._frames import ArrowBytes, frame_names, read_columns
 from skirm._validation import type_name
 from skirm.io._records import Qrels, Run
 from skirm.io._sources import is_path_or_file
@@ -270,23 +261,9 @@ def columns_of(obj, name, value, names, cls, roles=None, tokens=False):
     if isinstance(obj, Mapping):
         _no_names(names, name, "a dict of dicts")
         return _from_mapping(obj, name, value, roles)
-    if is_frame(obj):
-        return _from_frame(
-            obj, name, value, names, column_names(obj), frame_column, roles, tokens
-        )
-    if hasattr(obj, "columns") and hasattr(obj, "__getitem__"):
-        labels = list(obj.columns)
-        columns = [str(c) for c in labels]
-        return _from_frame(
-            obj,
-            name,
-            value,
-            names,
-            columns,
-            lambda o, c: o[labels[columns.index(c)]],
-            roles,
-            tokens,
-        )
+    columns = frame_names(obj)
+    if columns is not None:
+        return _from_frame(obj, name, value, names, columns, roles, tokens)
     dicts = _to_dict(obj, name, value)
     if dicts is not None:
         _no_names(names, name, f"a {type_name(obj)}")
@@ -340,43 +317,39 @@ def _from_dicts(obj, name, value):
     return np.repeat(queries, sizes), docs, _array(values, n)
 
 
-def _from_frame(obj, name, value, names, columns, column_of, roles, tokens=False):
-    """The columns of ``roles`` of a frame: pandas (or any object with
-    ``columns``), polars or pyarrow; a missing value is an error naming its
-    column. With ``tokens``, ids held by Arrow are read as tokens of its
-    bytes (no str array, no Python object per row)."""
+def _from_frame(obj, name, value, names, columns, roles, tokens=False):
+    """The columns of ``roles`` of a frame (pandas, polars or pyarrow; its
+    ``columns`` named), read by :func:`~skirm._frames.read_columns`; a
+    missing value is an error naming its column. With ``tokens``, ids held
+    by Arrow are read as tokens of its bytes (no str array, no Python object
+    per row)."""
     picked = [
         _pick(columns, role, names.get(role), name, "column", value) for role in roles
     ]
+    ids_kind = "bytes" if tokens else "ids"
+    kinds = ["values" if role == value else ids_kind for role in roles]
+    read, missing = read_columns(obj, picked, kinds)
     arrays = []
-    for role, column in zip(roles, picked, strict=True):
-        if column is None:
-            arrays.append(None)
-            continue
-        col = column_of(obj, column)
-        at = first_missing(col)
-        if at is not None:
-            ids = dict(zip(roles, arrays, strict=False))
-            where = f"at row {at}"
-            if ids.get("query_id") is not None and ids.get("doc_id") is not None:
-                where += f" ({row_of(ids['query_id'], ids['doc_id'], at)})"
-            raise InvalidInputError(
-                f"`{name}`: column {column!r} must not hold missing values "
-                f"(null, None or NaN), got one {where}"
-            )
-        if tokens and role != value:
-            held = arrow_string_bytes(col)
-            ids = None if held is None else Tokens.from_utf8(*held)
-            if ids is not None:
-                arrays.append(ids)
-                continue
-        arrow = None if role == value else pandas_arrow_strings(col)
-        if is_column(col) or arrow is not None:
-            array = values(col if arrow is None else arrow)
+    for role, array in zip(roles, read, strict=False):
+        if array is None or role == value:
+            arrays.append(array)
+        elif isinstance(array, ArrowBytes):
+            ids = Tokens.from_utf8(array.data, array.offsets)
+            if ids is None:  # a NUL byte: the one rule of str arrays
+                ids = _ids(array.strings(), name, _WHAT[role])
+            arrays.append(ids)
         else:
-            to_numpy = getattr(col, "to_numpy", None)
-            array = np.asarray(to_numpy() if callable(to_numpy) else col)
-        arrays.append(array if role == value else _ids(array, name, _WHAT[role]))
+            arrays.append(_ids(array, name, _WHAT[role]))
+    if missing is not None:
+        i, at = missing
+        ids = dict(zip(roles, arrays, strict=False))
+        where = f"at row {at}"
+        if ids.get("query_id") is not None and ids.get("doc_id") is not None:
+            where += f" ({row_of(ids['query_id'], ids['doc_id'], at)})"
+        raise InvalidInputError(
+            f"`{name}`: column {picked[i]!r} must not hold missing values "
+            f"(null, None or NaN), got one {where}"
+        )
     return tuple(arrays)
 
 

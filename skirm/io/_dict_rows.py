@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from skirm._lazy import cached_property
+from skirm.io._keys import search_ascending
 from skirm.io._tokens import Tokens
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "byte_rank",
     "plain_dicts",
     "plain_qrels",
+    "plain_scores",
     "read_run_dicts",
 ]
 
@@ -66,6 +68,33 @@ def _no_nul(parts) -> bool:
     NULs are those ids without them (numpy's rule for strings, which the
     general path follows): such dicts take it."""
     return not any(map(contains, map("".join, parts), repeat("\x00")))
+
+
+#: The score types read as they are (a bool is an int; numpy's scalars as
+#: their float value): numpy's conversion of such a column to float64
+#: gives each the value ``float(x)`` gives.
+_PYTHON_SCORES = frozenset((float, int, bool))
+_NUMPY_SCORES = (np.floating, np.integer, np.bool_)
+
+
+def plain_scores(dicts, n) -> np.ndarray | None:
+    """The ``n`` values of ``dicts``, one after another, as float64, when
+    they are real numbers of the types numpy and ``float`` read alike (a
+    str is not: numpy would read ``"1.5"`` as a number), none NaN and none
+    past a double; else None: the general path reads such scores and says
+    what is wrong. The one check of the scores of every dicts reader."""
+    values = chain.from_iterable(map(dict.values, dicts))
+    if countOf(map(type, values), float) != n:  # the usual scores: one C pass
+        kinds = set(map(type, chain.from_iterable(map(dict.values, dicts))))
+        if not all(k in _PYTHON_SCORES or issubclass(k, _NUMPY_SCORES) for k in kinds):
+            return None
+    try:
+        scores = np.fromiter(
+            chain.from_iterable(map(dict.values, dicts)), dtype=np.float64, count=n
+        )
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return None if np.isnan(scores).any() else scores
 
 
 #: The types of a label the dicts hold as they are (bool is an int), and
@@ -186,16 +215,13 @@ def read_run_dicts(index, run, floats=False):
     inner = list(map(docs.__getitem__, kept.tolist()))
     sizes = np.fromiter(map(len, inner), dtype=np.intp, count=len(inner))
     n = int(sizes.sum())
-    if not _plain_rows(inner, n):
-        return NOT_PLAIN
     try:
-        scores = np.fromiter(
-            chain.from_iterable(map(dict.values, inner)), dtype=np.float64, count=n
-        )
-    except OverflowError:  # an integer past a double: the general path says so
+        plain = _no_nul(inner)  # str docnos (a join refuses any other key)
+    except TypeError:
+        plain = False
+    scores = plain_scores(inner, n) if plain else None
+    if scores is None:
         return NOT_PLAIN
-    if np.isnan(scores).any():
-        return NOT_PLAIN  # the general path refuses NaN
     judged, _, j_raw, j_codes, j_docnos = index.of(at)
     # The score of each judged docno in its query's run (None, read as NaN:
     # not retrieved): each run dict's get over its query's judged dict.
@@ -212,23 +238,6 @@ def read_run_dicts(index, run, floats=False):
     return DictRows(
         eval_ids, starts, scores, j_codes, j_raw, j_scores, j_docnos, docnos
     )
-
-
-def _plain_rows(inner, n):
-    """Whether the run's ``n`` rows (``inner`` dicts) hold str docnos
-    without a NUL character and numeric scores: a C pass each (the docnos
-    joined, which refuses any docno but a str; ``sum`` refuses any score
-    but a number, where numpy would read the string ``"1.0"`` as one)."""
-    try:
-        if not _no_nul(inner):
-            return False
-    except TypeError:
-        return False
-    try:
-        total = sum(chain.from_iterable(map(dict.values, inner)))
-    except (TypeError, OverflowError):
-        return False
-    return isinstance(total, (int, float, np.floating))
 
 
 def _starts(sizes):
@@ -307,7 +316,7 @@ class DocnoRows(_Keys):
         found = np.zeros(rows.shape[0], dtype=bool)
         some = np.flatnonzero(lo < hi)
         if some.shape[0]:
-            at = _search_ascending(j_scores, lo[some], hi[some], scores[some])
+            at = search_ascending(j_scores, lo[some], hi[some], scores[some])
             inside = at < hi[some]
             at = np.minimum(at, j_scores.shape[0] - 1)
             found[some] = inside & (j_scores[at] == scores[some])
@@ -317,21 +326,6 @@ class DocnoRows(_Keys):
             key[at] = byte_rank(self.of(rows[at]))
             np.negative(key, out=key)
         return key
-
-
-def _search_ascending(values, lo, hi, x):
-    """For each i, the first index in ``[lo[i], hi[i])`` where the ascending
-    ``values`` are ``>= x[i]`` (``hi[i]`` if none)."""
-    lo, hi = lo.copy(), hi.copy()
-    while True:
-        open_ = lo < hi
-        if not open_.any():
-            return lo
-        mid = (lo + hi) // 2
-        below = open_ & (values[np.minimum(mid, values.shape[0] - 1)] < x)
-        above = open_ & ~below
-        lo[below] = mid[below] + 1
-        hi[above] = mid[above]
 
 
 def byte_rank(docnos):

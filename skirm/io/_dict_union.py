@@ -22,7 +22,8 @@ through one ``"\\0".join`` and one encoding, the NULs found by numpy.
 :func:`union_rows` returns None for anything it does not take as it is:
 runs that are not plain dicts, a docno that is not a str or holds a NUL, a
 score that is not a real number (a str, which numpy would read as a number)
-or is NaN, no rows at all. The caller then reads the runs as records (whose
+or is NaN (:func:`~skirm.io._dict_rows.plain_scores`, the check of every
+dicts reader), no rows at all. The caller then reads the runs as records (whose
 messages say what is wrong), with the same rows.
 """
 
@@ -30,22 +31,16 @@ from __future__ import annotations
 
 from collections import deque
 from itertools import chain, compress, repeat
-from operator import countOf
 from typing import NamedTuple
 
 import numpy as np
 
-from skirm.io._dict_rows import plain_dicts
+from skirm.io._dict_rows import plain_dicts, plain_scores
 from skirm.io._tokens import PAD, Tokens, offset_dtype
 
 __all__ = ["UnionRows", "union_rows"]
 
 _NAN = float("nan")
-#: The score types read as they are (a bool is an int; numpy's scalars as
-#: their float value): numpy's conversion of such a column to float64
-#: gives each the value ``float(x)`` gives.
-_PYTHON_SCORES = frozenset((float, int, bool))
-_NUMPY_SCORES = (np.floating, np.integer, np.bool_)
 
 
 class UnionRows(NamedTuple):
@@ -81,27 +76,26 @@ def union_rows(runs) -> UnionRows | None:
     inner = [list(map(run.get, query_ids, repeat(empty))) for run in runs]
     sizes = [_sizes(part) for part in inner]
     counts = [int(s.sum()) for s in sizes]
-    if not all(_plain_scores(part, n) for part, n in zip(inner, counts, strict=True)):
-        return None
-    columns = []  # (values of the first rows of each query, their counts)
-    keys = inner[0]
-    try:
-        columns.append((_values(keys, counts[0]), sizes[0]))
-        for part in inner[1:]:
-            keys = list(map(dict.fromkeys, keys, repeat(_NAN)))
-            deque(map(dict.update, keys, part), maxlen=0)
-            prefix = _sizes(keys)
-            columns.append((_values(keys, int(prefix.sum())), prefix))
-    except (TypeError, ValueError, OverflowError):
+    first = plain_scores(inner[0], counts[0])  # run 0's column
+    if first is None or not all(
+        plain_scores(part, n) is not None
+        for part, n in zip(inner[1:], counts[1:], strict=True)
+    ):
         return None  # the general path says which score is wrong
+    # (values of the first rows of each query, their counts), run by run
+    columns = [(first, sizes[0])]
+    keys = inner[0]
+    for part in inner[1:]:
+        keys = list(map(dict.fromkeys, keys, repeat(_NAN)))
+        deque(map(dict.update, keys, part), maxlen=0)
+        prefix = _sizes(keys)
+        columns.append((_values(keys, int(prefix.sum())), prefix))
     union = columns[-1][1]
     n = int(union.sum())
     # one column per run, each contiguous (as the fusion reads them)
     X = np.empty((n, len(runs)), order="F")
     starts = _starts(union)
     for j, (values, prefix) in enumerate(columns):
-        if values.shape[0] - np.count_nonzero(np.isnan(values)) != counts[j]:
-            return None  # a NaN score: refused by the general path
         if prefix is union:  # the last run's: every row
             X[:, j] = values
         else:
@@ -135,17 +129,6 @@ def _values(dicts, n) -> np.ndarray:
     return np.fromiter(
         chain.from_iterable(map(dict.values, dicts)), dtype=np.float64, count=n
     )
-
-
-def _plain_scores(dicts, n) -> bool:
-    """Whether the ``n`` values of ``dicts`` are all real numbers of the
-    types numpy and ``float`` read alike (a str is not: numpy would read
-    ``"1.5"`` as a number)."""
-    values = chain.from_iterable(map(dict.values, dicts))
-    if countOf(map(type, values), float) == n:  # the usual scores: one C pass
-        return True
-    kinds = set(map(type, chain.from_iterable(map(dict.values, dicts))))
-    return all(k in _PYTHON_SCORES or issubclass(k, _NUMPY_SCORES) for k in kinds)
 
 
 def _tokens(dicts, n) -> Tokens | None:

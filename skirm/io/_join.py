@@ -389,12 +389,15 @@ def _put(raw, hit, labels):
 # --------------------------------------------------------------------------
 
 
-def block_repeat(block, rows):
-    """The first repeated (query, docno) among the ``rows`` of a run block:
-    ``(first, second)`` rows of the block, or None."""
+def block_repeat(block, rows=None):
+    """The first repeated (query, docno) among the ``rows`` of a run block
+    (all of them by default): ``(first, second)`` rows of the block, or
+    None."""
+    codes = block._query_codes()[0]
+    if rows is None:
+        return first_duplicate(codes, block._d)
     rows = np.asarray(rows, dtype=np.int64)
-    codes = block._query_codes()[0][rows]
-    return first_duplicate(codes, block._d.take(rows), rows)
+    return first_duplicate(codes[rows], block._d.take(rows), rows)
 
 
 def duplicate_error(query, d, pair, lines, name, what):

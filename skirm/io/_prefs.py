@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from skirm._errors import InvalidInputError, TrecFormatError
-from skirm._validation import first_repeat
-from skirm.io._records import as_str_array
+from skirm.io._records import Qrels, as_str_array
 from skirm.io._text import Table, read_bytes
+from skirm.io._tokens import Tokens, first_duplicate
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
@@ -62,9 +62,9 @@ class QrelsJG:
         doc_ids: ArrayLike,
         labels: ArrayLike,
     ) -> None:
-        self.query_ids = as_str_array(query_ids, "query_ids")
-        self.groups = as_str_array(groups, "groups")
-        self.doc_ids = as_str_array(doc_ids, "doc_ids")
+        self._query_ids = as_str_array(query_ids, "query_ids")
+        self._groups = as_str_array(groups, "groups")
+        self._doc_ids = as_str_array(doc_ids, "doc_ids")
         labels = np.asarray(labels)
         if labels.dtype.kind == "f" and np.all(labels == np.round(labels)):
             labels = labels.astype(np.int64)
@@ -75,7 +75,30 @@ class QrelsJG:
             )
         self.labels = labels.astype(np.int64)
         _check_columns(self, ("query_ids", "groups", "doc_ids"), "labels")
-        pair = first_repeat(self.topics(), self.doc_ids)
+        self._set_tokens(
+            *(
+                Tokens.from_strings(ids)
+                for ids in (self._query_ids, self._groups, self._doc_ids)
+            )
+        )
+
+    @classmethod
+    def _from_tokens(cls, q, g, d, labels):
+        """Judgements of ids read as tokens from a file (never empty, never
+        holding whitespace) and int64 ``labels``; the ids become strings
+        only when asked for."""
+        qrels = cls.__new__(cls)
+        qrels._query_ids = qrels._groups = qrels._doc_ids = None
+        qrels.labels = labels
+        qrels._set_tokens(q, g, d)
+        return qrels
+
+    def _set_tokens(self, q, g, d):
+        """Keep the ids' tokens and each row's (query, group) code; refuse a
+        docno twice in a group of a query."""
+        self._q, self._g, self._d = q, g, d
+        self._topic_codes = row_codes(q, g)
+        pair = first_duplicate(self._topic_codes, d)
         if pair is not None:
             dup = pair[1]
             raise InvalidInputError(
@@ -84,19 +107,76 @@ class QrelsJG:
                 "expected each docno once per query and group"
             )
 
+    @property
+    def query_ids(self) -> NDArray[np.str_]:
+        """Query of each judgement (str)."""
+        if self._query_ids is None:
+            self._query_ids = self._q.strings()
+        return self._query_ids
+
+    @property
+    def groups(self) -> NDArray[np.str_]:
+        """Judgment group of each judgement (str)."""
+        if self._groups is None:
+            self._groups = self._g.strings()
+        return self._groups
+
+    @property
+    def doc_ids(self) -> NDArray[np.str_]:
+        """Document of each judgement (str)."""
+        if self._doc_ids is None:
+            self._doc_ids = self._d.strings()
+        return self._doc_ids
+
     def __len__(self):
         return self.labels.shape[0]
 
     def __repr__(self):
         return (
             f"QrelsJG(n_judgments={len(self)}, "
-            f"n_queries={np.unique(self.query_ids).shape[0]}, "
-            f"n_groups={np.unique(self.topics()).shape[0]})"
+            f"n_queries={self._graded()._n_queries()}, "
+            f"n_groups={self._n_topics()})"
         )
 
     def topics(self) -> NDArray[np.str_]:
         """Each row's (query, group) joined into one id (``qid<TAB>group``)."""
         return np.char.add(np.char.add(self.query_ids, SEP), self.groups)
+
+    def _n_topics(self) -> int:
+        """The number of distinct (query, group) pairs."""
+        return int(self._topic_codes.max(initial=-1)) + 1
+
+    def _graded(self) -> Qrels:
+        """The judgements as ordinary qrels, the groups dropped (their ids'
+        tokens shared): built once and kept, so that every evaluation of
+        these judgements joins runs to one index of them
+        (:func:`~skirm.io._join.index_of`)."""
+        graded = self.__dict__.get("_graded_qrels")
+        if graded is None:
+            graded = Qrels._from_tokens(
+                self._q,
+                self._d,
+                self.labels,
+                _query_ids=self._query_ids,
+                _doc_ids=self._doc_ids,
+            )
+            self.__dict__["_graded_qrels"] = graded
+        return graded
+
+
+def row_codes(*columns):
+    """Each row's code of its ids in ``columns`` (:class:`Tokens` of one
+    length) taken together: rows with equal ids in every column, and only
+    they, have equal codes (dense ranks in byte order, combined column by
+    column)."""
+    first, *more = columns
+    codes = first.byte_rank()
+    for column in more:
+        rank = column.byte_rank()
+        codes *= int(rank.max(initial=0)) + 1
+        codes += rank
+        codes = np.unique(codes, return_inverse=True)[1].reshape(-1)
+    return codes
 
 
 def _check_columns(record, id_names, value_name):
@@ -154,10 +234,10 @@ def read_qrels_jg(source: PathOrFile) -> QrelsJG:
     (['a', 'a', 'b', 'b'], [1, 0, 0, 2])
     """
     qids, groups, docs, labels, name = read_four_columns(
-        source, "4 fields: qid jg docno rel"
+        source, "4 fields: qid jg docno rel", tokens=True
     )
     try:
-        return QrelsJG(qids, groups, docs, labels)
+        return QrelsJG._from_tokens(qids, groups, docs, labels)
     except ValueError as exc:
         raise TrecFormatError(f"{name}: {exc}") from None
 
@@ -223,8 +303,13 @@ class Prefs:
         if np.isnan(self.levels).any():
             raise InvalidInputError("`levels` must not contain NaN")
         _check_columns(self, ("query_ids", "groups", "subgroups", "doc_ids"), "levels")
-        unit = np.char.add(np.char.add(self.topics(), SEP), self.subgroups)
-        pair = first_repeat(unit, self.doc_ids)
+        units = row_codes(
+            *(
+                Tokens.from_strings(ids)
+                for ids in (self.query_ids, self.groups, self.subgroups)
+            )
+        )
+        pair = first_duplicate(units, Tokens.from_strings(self.doc_ids))
         if pair is not None:
             dup = pair[1]
             raise InvalidInputError(

@@ -519,7 +519,9 @@ class SortedKeys:
     def __init__(self, sorted_keys):
         self.keys = sorted_keys
         m = sorted_keys.shape[0]
-        bits = max(int(m).bit_length(), 1)  # m to 2m buckets
+        # 2m to 4m buckets: most needles (a run's unjudged documents) find
+        # theirs empty, and the others scan one key or two
+        bits = int(m).bit_length() + 1
         self.shift = np.uint64(64 - bits)
         n_buckets = 1 << bits
         self.starts = starts = np.zeros(n_buckets + 1, dtype=offset_dtype(m))

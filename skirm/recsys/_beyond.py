@@ -170,7 +170,8 @@ def catalog_coverage(
     ids, _, _ = _top_ids(y_pred, k, padding)
     catalog = _catalog(catalog)
     rows = _positions(ids, catalog, "catalog")
-    return float(np.unique(rows).shape[0] / catalog.shape[0])
+    covered = np.count_nonzero(np.bincount(rows, minlength=catalog.shape[0]))
+    return float(covered / catalog.shape[0])
 
 
 @checked(k=K)

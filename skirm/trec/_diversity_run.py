@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from skirm._errors import DuplicateDocnoError, EmptyRunError
-from skirm.io import Qrels, Run
+from skirm.io import Run
 from skirm.io._convert import convert_run
 from skirm.metrics._diversity import NDEVAL_KS
 from skirm.trec._inputs import SUBTOPICS, judgements
@@ -50,8 +50,9 @@ def diversity_part(qrels, run, request, options):
 
 
 def plain_qrels(jg):
-    """The subtopic judgments as ordinary qrels (the subtopics dropped)."""
-    return Qrels(jg.query_ids, jg.doc_ids, jg.labels)
+    """The subtopic judgments as ordinary qrels (the subtopics dropped), the
+    same object the diversity measures' join indexed."""
+    return jg._graded()
 
 
 def subtopics_twice(exc: DuplicateDocnoError) -> DuplicateDocnoError:

@@ -28,7 +28,6 @@ from skirm.trec._groups import group_topics, split_topics
 from skirm.trec._inputs import (
     judgements,
     map_blocks,
-    qrels_input,
     run_blocks,
     run_input,
 )
@@ -340,7 +339,7 @@ def _evaluate(qrels, run, plan, progress):
         progress.stage(
             f"reading {_name(qrels, '')}" if is_path(qrels) else "indexing the qrels"
         )
-        indexes = _indexes(qrels, plan.entries)
+        indexes = _indexes(judgements(qrels, QRELS), plan.entries)
         index = indexes[()]
         ids, per_query, run_id = _stream(indexes, run, plan.entries, progress)
         progress.finish()
@@ -349,14 +348,13 @@ def _evaluate(qrels, run, plan, progress):
     progress.stage(f"reading {_name(run, 'the run')}")
     block = run_input(run)
     progress.stage(f"evaluating against {_name(qrels, 'the qrels')}")
+    read = judgements(qrels, rel_format)
     if rel_format == QRELS_JG:
         ids, per_query, n_topics, n_relevant = _judgment_groups(
-            judgements(qrels, QRELS_JG), block, outputs, options
+            read, block, outputs, options
         )
     else:
-        ids, per_query, n_topics = _preferences(
-            judgements(qrels, rel_format), block, outputs, options
-        )
+        ids, per_query, n_topics = _preferences(read, block, outputs, options)
         n_relevant = None  # no preference measure counts R
     progress.advance(queries=ids.shape[0])
     progress.finish()
@@ -364,16 +362,13 @@ def _evaluate(qrels, run, plan, progress):
 
 
 def _indexes(qrels, entries):
-    """``{gains: QrelsIndex}``: the qrels indexed once, and once more for
-    each mapping of their grades the entries ask for (``()`` first)."""
-    mappings = {(): None, **{e.gains: None for e in entries}}
-    if len(mappings) == 1:
-        return {(): qrels_input(qrels)}
-    read = judgements(qrels, QRELS)
-    return {
-        gains: QrelsIndex(_mapped(read, gains)) if gains else index_of(read)
-        for gains in mappings
-    }
+    """``{gains: QrelsIndex}``: the qrels (a :class:`~skirm.io.Qrels`)
+    indexed once, and once more for each mapping of their grades the
+    entries ask for (``()`` first)."""
+    indexes = {(): index_of(qrels)}
+    for gains in {e.gains for e in entries} - {()}:
+        indexes[gains] = QrelsIndex(_mapped(qrels, gains))
+    return indexes
 
 
 def _stream(indexes, run, entries, progress):

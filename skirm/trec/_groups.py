@@ -30,13 +30,8 @@ def group_topics(qrels_jg, block, max_docs=None):
     (the whole run) of a judged query once per group of that query, and the
     number of distinct judged queries.
     """
-    topics = qrels_jg.topics()
-    qrels = Qrels._from_tokens(
-        Tokens.from_strings(topics),
-        Tokens.from_strings(qrels_jg.doc_ids),
-        qrels_jg.labels,
-    )
-    t_ids = np.unique(topics)
+    t_ids, t_tokens, row_topic = _topics(qrels_jg)
+    qrels = Qrels._from_tokens(_take(t_tokens, row_topic), qrels_jg._d, qrels_jg.labels)
     t_query = _query_part(t_ids)
     q_ids, first, n_groups = np.unique(t_query, return_index=True, return_counts=True)
     codes, run_ids = block._query_codes()
@@ -54,12 +49,27 @@ def group_topics(qrels_jg, block, max_docs=None):
     topic = np.repeat(first[pos[rows]], copies) + k
     # the copies point into the run's own bytes: no string per row
     grouped = Run._from_tokens(
-        _take(Tokens.from_strings(t_ids), topic),
+        _take(t_tokens, topic),
         _take(block._d, rep),
         block.scores[rep],
         run_id=block.run_id,
     )
     return qrels, grouped, q_ids.shape[0]
+
+
+def _topics(qrels_jg):
+    """``(ids, tokens, row_topic)``: the sorted distinct topic ids
+    (``qid<TAB>group``), their tokens, and each judgement's index into them;
+    a string is built per topic, not per judgement."""
+    codes = qrels_jg._topic_codes
+    n = qrels_jg._n_topics()
+    first = np.empty(n, dtype=np.intp)
+    first[codes[::-1]] = np.arange(codes.shape[0] - 1, -1, -1)
+    names = np.char.add(
+        np.char.add(qrels_jg._q.strings(first), SEP), qrels_jg._g.strings(first)
+    )
+    ids, of_code = np.unique(names, return_inverse=True)
+    return ids, Tokens.from_strings(ids), of_code.reshape(-1)[codes]
 
 
 def _take(tokens, rows):

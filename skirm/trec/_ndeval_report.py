@@ -28,9 +28,9 @@ from skirm._errors import (
 from skirm._measures import _table as table
 from skirm._measures._grammar import DiversityName, parse_diversity
 from skirm._measures._unknown import unknown_measure
-from skirm.io import Qrels, Run
+from skirm.io import Run
 from skirm.io._convert import convert_run
-from skirm.io._join import QrelsIndex, block_repeat, judged_rows
+from skirm.io._join import QrelsIndex, block_repeat, index_of, judged_rows
 from skirm.metrics._diversity import (
     NDEVAL_KS,
     Pairs,
@@ -84,8 +84,8 @@ SUBTOPIC_SOURCES = (
 def one_subtopic_message(qrels) -> str | None:
     """The warning's text when every query of ``qrels`` (a QrelsJG) has one
     subtopic, else None."""
-    n_queries = np.unique(qrels.query_ids).shape[0]
-    if n_queries == 0 or np.unique(qrels.topics()).shape[0] > n_queries:
+    n_queries = qrels._graded()._n_queries()
+    if n_queries == 0 or qrels._n_topics() > n_queries:
         return None
     return (
         "every query of `qrels` has only 1 subtopic: ordinary qrels read as "
@@ -206,8 +206,8 @@ def diversity_report(qrels, run, requests, all_queries, ties="docno"):
     docno descending (``ties="docno"``, ndeval's rule), ascending
     (``"docno_ascending"``, pyndeval's) or in the run's order
     (``"input"``)."""
-    query_ids = _query_order(run.query_ids)
-    judged_ids = np.unique(qrels.query_ids)
+    query_ids = _query_order(run._query_codes()[1])
+    judged_ids = qrels._graded()._query_codes()[1]
     joined = _joined(qrels, run, query_ids)
 
     report = {"query_ids": query_ids}
@@ -298,14 +298,16 @@ def _joined(qrels, run, query_ids):
     """The :class:`_Joined` rows of ``run`` against ``qrels`` (report rows
     ``query_ids``), by the one join of a run to its judgments."""
     block = run
-    pair = block_repeat(block, np.arange(len(block)))
+    pair = block_repeat(block)
     if pair is not None:
         bad = pair[1]
         raise DuplicateDocnoError(
             f"run: docno {str(run.doc_ids[bad])!r} is listed twice for query "
             f"{str(run.query_ids[bad])!r}; ndeval takes each document once"
         )
-    index = QrelsIndex(Qrels(qrels.query_ids, qrels.doc_ids, qrels.labels))
+    graded = qrels._graded()
+    index = index_of(graded)
+    q_codes, q_ids = graded._query_codes()
     eval_ids, keep, codes, judged = judged_rows(index, block)
     return _Joined(
         index,
@@ -316,7 +318,7 @@ def _joined(qrels, run, query_ids):
         judged,
         index.first_rows(),
         _codes(eval_ids, query_ids),
-        _codes(qrels.query_ids, query_ids),
+        _codes(q_ids, query_ids)[q_codes],
     )
 
 
@@ -346,8 +348,7 @@ def _pairs(qrels, run, joined, relevance_threshold, judged_only, ties):
     # Judged relevant (query, subtopic, docno) triples of the run's queries.
     relevant = (qrels.labels >= relevance_threshold) & (joined.q_place >= 0)
     j_codes = joined.q_place[relevant]
-    _, j_sub = np.unique(qrels.groups[relevant], return_inverse=True)
-    j_sub = j_sub.reshape(-1)
+    j_sub, _ = qrels._g.take(np.flatnonzero(relevant)).codes()
     cell = cells(j_codes, j_sub)
     n_cells = int(cell.max(initial=-1)) + 1
     first = joined.first[relevant]  # the judged document of each triple

@@ -21,6 +21,7 @@ import numpy as np
 from skirm._engine import rank_order
 from skirm._errors import InvalidInputError, NoCommonQueryError
 from skirm._measures._table import NUM_Q
+from skirm._validation import distinct
 from skirm.io._join import (
     QrelsIndex,
     block_duplicate_error,
@@ -459,7 +460,7 @@ class PrefsCounts:
 def _close(g, a, b, counts):
     """Transitive closure of the pairs of each group; checks consistency."""
     m = int(counts.num_judged.max(initial=0)) + 1
-    key = np.unique((g * m + a) * m + b)
+    key = distinct((g * m + a) * m + b)
     while True:
         g_, a_, b_ = key // (m * m), (key // m) % m, key % m
         src = g_ * m + a_  # pairs sorted by (group, a)
@@ -469,7 +470,7 @@ def _close(g, a, b, counts):
         i = np.repeat(np.arange(key.shape[0]), n)
         j = np.repeat(lo, n) + (np.arange(i.shape[0]) - np.repeat(np.cumsum(n) - n, n))
         new = (g_[i] * m + a_[i]) * m + b_[j]
-        grown = np.union1d(key, new)
+        grown = distinct(np.concatenate([key, new]))
         if grown.shape[0] == key.shape[0]:
             break
         key = grown

@@ -12,6 +12,7 @@ import numpy as np
 
 from skirm._engine import Judgments, Ranking, rank_order, ranking_of
 from skirm.io._join import block_duplicate_error, block_repeat, join, judgment_of_rows
+from skirm.io._keys import any_equal
 from skirm.io._tokens import mix
 from skirm.trec._measures import Context
 
@@ -215,12 +216,7 @@ def _may_repeat(hashes, codes, n_groups):
     sure; True is verified by :func:`_check_duplicates`."""
     if hashes.shape[0] < 2:
         return False
-    if n_groups > 1:
-        keys = mix(hashes, codes)
-        keys.sort()
-    else:
-        keys = np.sort(hashes)  # a copy: the hashes may be the block's
-    return bool((keys[1:] == keys[:-1]).any())
+    return any_equal(mix(hashes, codes) if n_groups > 1 else hashes)
 
 
 def _check_duplicates(block, keep, ranking, inside):

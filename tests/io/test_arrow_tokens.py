@@ -216,3 +216,33 @@ def test_input_frames_are_not_modified():
     run = as_run(frame)
     run.doc_ids[:] = "x"  # the run's strings are its own
     pd.testing.assert_frame_equal(frame, before)
+
+
+@pytest.mark.parametrize("kind", ["pandas", "pyarrow", "polars"])
+def test_a_column_with_a_nul_is_opened_once(monkeypatch, kind):
+    """The str way of a column of Arrow strings with a NUL reads the column
+    already opened for its bytes: each id column is opened once, and the ids
+    are those of the arrays door."""
+    from skirm import _frames
+
+    opened = []
+    real = _frames._arrow_string_column
+
+    def counted(column):
+        opened.append(type(column).__name__)
+        return real(column)
+
+    monkeypatch.setattr(_frames, "_arrow_string_column", counted)
+    ids = ["a\x00", "a\x00b", "b", "", "c\x00"]
+    columns = {"query_id": ["q1"] * 5, "doc_id": ids, "score": [5, 4, 3, 2, 1]}
+    if kind == "pandas":
+        frame = _arrow_frame(columns)
+    elif kind == "pyarrow":
+        frame = pa.table(columns)
+    else:
+        frame = pytest.importorskip("polars").DataFrame(columns)
+    run = as_run(frame)
+    want = Run(["q1"] * 5, np.array(ids, dtype=str), [5, 4, 3, 2, 1])
+    assert run.doc_ids.tolist() == want.doc_ids.tolist()
+    assert run.query_ids.tolist() == want.query_ids.tolist()
+    assert len(opened) == 2  # the query ids, the doc ids

@@ -124,7 +124,8 @@ def test_sorted_keys_bucket_starts_by_ranges_of_buckets(monkeypatch, chunk, m):
         keys[:2] = [0, 2**64 - 1]
     keys = np.unique(keys)
     table = SortedKeys(keys)
-    bits = max(int(keys.shape[0]).bit_length(), 1)  # m to 2m buckets
+    bits = int(keys.shape[0]).bit_length() + 1  # 2m to 4m buckets
+    assert int(table.shift) == 64 - bits
     bucket = (keys >> np.uint64(64 - bits)).astype(np.int64)
     counts = np.bincount(bucket, minlength=1 << bits)
     expected = np.concatenate(([0], np.cumsum(counts)))

@@ -1,0 +1,74 @@
+"""Sorted and hashed keys: a search in every range of rows at once, and
+whether any key repeats.
+
+Lower than the engine and the readers, so that both use one copy: the
+counted ranks of :mod:`skirm._engine._counted` and the dicts' tiebreak
+(:mod:`skirm.io._dict_rows`) search scores sorted within each query, the
+TREC ranking asks whether a run's (query, docno) keys repeat.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["any_equal", "search_ascending", "search_descending"]
+
+
+def search_ascending(values, lo, hi, x):
+    """For each i, the first index in ``[lo[i], hi[i])`` where the
+    ascending ``values`` are ``>= x[i]`` (``hi[i]`` if none)."""
+    return _first_not(values, lo, hi, x, np.less)
+
+
+def search_descending(values, lo, hi, x, *, strict):
+    """For each i, the first index in ``[lo[i], hi[i])`` where the
+    descending ``values`` are ``< x[i]`` (``strict``) or ``<= x[i]``
+    (``hi[i]`` if none)."""
+    return _first_not(values, lo, hi, x, np.greater_equal if strict else np.greater)
+
+
+def _first_not(values, lo, hi, x, before):
+    """For each i, the first index in ``[lo[i], hi[i])`` whose value is not
+    ``before(value, x[i])`` (the values that are come first in each range):
+    one binary search of every range at once."""
+    lo, hi = lo.copy(), hi.copy()
+    while True:
+        open_ = lo < hi
+        if not open_.any():
+            return lo
+        mid = (lo + hi) // 2
+        right = open_ & before(values[np.minimum(mid, values.shape[0] - 1)], x)
+        left = open_ & ~right
+        lo[right] = mid[right] + 1
+        hi[left] = mid[left]
+
+
+#: Below this many keys, :func:`any_equal` sorts them at once.
+_FEW_KEYS = 1 << 14
+
+
+def any_equal(keys):
+    """Whether two of ``keys`` (64-bit hashes, well mixed) are equal.
+
+    Most columns repeat nothing, and a sort of every key costs more than
+    counting them: the keys are counted by buckets of their top bits (about
+    twice as many buckets as keys), and only those that share a bucket with
+    another are kept; then by the next bits, among those kept; only the
+    few left are sorted. The answer is exact: a key dropped shares no bits
+    so far with any other.
+    """
+    used = 0  # the top bits counted so far
+    while keys.shape[0] > _FEW_KEYS:
+        bits = int(keys.shape[0]).bit_length() + 1
+        if used + bits > 64:
+            break
+        used += bits
+        bucket = (keys >> np.uint64(64 - used)).astype(np.intp)
+        bucket &= (1 << bits) - 1
+        counts = np.bincount(bucket, minlength=1 << bits)
+        keys = keys[counts[bucket] > 1]
+        del bucket, counts
+    if keys.shape[0] < 2:
+        return False
+    keys = np.sort(keys)
+    return bool((keys[1:] == keys[:-1]).any())

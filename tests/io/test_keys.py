@@ -1,0 +1,74 @@
+"""Sorted and hashed keys (:mod:`skirm.io._keys`) against plain numpy: a
+search in every range at once against ``np.searchsorted`` range by range,
+whether a key repeats against a sort of every key. Seeded inputs vary one
+dimension at a time: range sizes (empty, one, many), ties, the side, the
+keys' top bits, the place of a repeat."""
+
+import numpy as np
+import pytest
+
+from skirm.io import _keys
+from skirm.io._keys import any_equal, search_ascending, search_descending
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("ties", [False, True])
+def test_searches_in_ranges_match_searchsorted(seed, ties):
+    """Each range's first place at or past ``x`` (ascending), below or at
+    most ``x`` (descending, strict or not), as ``np.searchsorted`` finds it
+    in that range alone; the bounds are left as they were."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(0, 12, 40)
+    sizes[:3] = [0, 1, 30]
+    starts = np.concatenate(([0], np.cumsum(sizes)))
+    high = 4 if ties else 1000
+    parts = [np.sort(rng.integers(0, high, k)).astype(float) for k in sizes]
+    values = np.concatenate(parts)
+    q = rng.integers(0, sizes.shape[0], 200)
+    x = rng.integers(-1, high + 1, 200).astype(float)
+    lo, hi = starts[q], starts[q + 1]
+    lo_before, hi_before = lo.copy(), hi.copy()
+    up = search_ascending(values, lo, hi, x)
+    down = values[::-1].copy()  # each range descending, the ranges reversed
+    d_lo = values.shape[0] - hi
+    d_hi = values.shape[0] - lo
+    strict = search_descending(down, d_lo, d_hi, x, strict=True)
+    loose = search_descending(down, d_lo, d_hi, x, strict=False)
+    for i in range(q.shape[0]):
+        part = parts[q[i]]
+        assert up[i] - lo[i] == np.searchsorted(part, x[i], side="left")
+        assert strict[i] - d_lo[i] == part.shape[0] - np.searchsorted(
+            part, x[i], side="left"
+        )
+        assert loose[i] - d_lo[i] == part.shape[0] - np.searchsorted(
+            part, x[i], side="right"
+        )
+    assert (lo == lo_before).all() and (hi == hi_before).all()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_any_equal_matches_a_sort_of_every_key(monkeypatch, seed):
+    """Whether two keys are equal, as a sort of every key says: columns of
+    distinct keys and of one repeat (first, last, anywhere), keys that share
+    their top bits (all of them, or most), sizes around the count that is
+    sorted at once."""
+    monkeypatch.setattr(_keys, "_FEW_KEYS", 1 << 6)
+    rng = np.random.default_rng(seed)
+    for n in (0, 1, 2, 63, 64, 65, 1000, 5000):
+        keys = rng.integers(0, 2**64 - 1, size=n, dtype=np.uint64, endpoint=True)
+        if seed % 3 == 1:  # one top half for all: the buckets split nothing
+            keys &= np.uint64(2**32 - 1)
+        elif seed % 3 == 2:  # a few top bits in common
+            keys >>= np.uint64(8)
+        variants = [keys]
+        if n >= 2:
+            for i, j in ((0, 1), (0, n - 1), tuple(rng.choice(n, 2, replace=False))):
+                repeated = keys.copy()
+                repeated[j] = repeated[i]
+                variants.append(repeated)
+        for column in variants:
+            ordered = np.sort(column)
+            expected = bool((ordered[1:] == ordered[:-1]).any())
+            before = column.copy()
+            assert any_equal(column) is expected
+            assert (column == before).all()  # the input is left as it was

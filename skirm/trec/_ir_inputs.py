@@ -16,29 +16,45 @@ the name of one of its ``Measure`` objects (:func:`ir_name_of`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from skirm._errors import DuplicateDocnoError
 from skirm.io import Qrels, QrelsJG, Run, read_run
 from skirm.io._convert import SUBTOPIC, columns_of
+from skirm.io._join import index_of
 from skirm.io._prefs import read_four_columns
 from skirm.io._sources import is_path
-from skirm.io._tokens import Tokens, first_duplicate, mix
+from skirm.io._tokens import Tokens, first_duplicate
 from skirm.io._values import check_values
 
 __all__ = [
+    "IrJudgments",
     "ir_graded",
     "ir_name_of",
+    "ir_query_codes",
     "ir_readings",
     "ir_subtopics",
+    "missing_queries",
     "read_ir_qrels",
     "read_ir_run",
 ]
 
 #: The columns of judgments with their subtopic (ir_measures' iteration).
 _ROLES = ("query_id", SUBTOPIC, "doc_id", "relevance")
+
+
+class IrJudgments(NamedTuple):
+    """Judgments as :func:`read_ir_qrels` reads them: their columns, and
+    what :func:`ir_graded` computes of them once for all its readings
+    (``memo``)."""
+
+    query_ids: Any
+    subtopics: Any
+    doc_ids: Any
+    labels: np.ndarray
+    memo: dict
 
 
 def _strings(values) -> np.ndarray:
@@ -50,27 +66,24 @@ def _strings(values) -> np.ndarray:
     return np.asarray(values, dtype=object).astype(str)
 
 
-def _pairs_distinct(queries, docs):
-    """Whether no (query, document) pair of these tokens repeats (sure when
-    True; False when two pairs' hashes are equal, which the caller then
-    decides on the strings)."""
-    keys = mix(docs.hash(), queries.hash())
-    keys.sort()
-    return not (keys[1:] == keys[:-1]).any()
+def _pair_keys(q_codes, d):
+    """An int64 key per row (the queries' codes, the documents' tokens),
+    equal where the (query, document) pairs are: the queries' codes and the
+    documents' dense byte ranks (exact, as ``np.unique`` of the strings but
+    without sorting them), both in the strings' order."""
+    d_codes = d.byte_rank()
+    n_docs = int(d_codes.max()) + 1 if d_codes.shape[0] else 0
+    return q_codes.astype(np.int64) * n_docs + d_codes
 
 
-def _first_place(query_ids, doc_ids, values, keep="last"):
-    """One row per (query, doc), as a dict keeps them: the first place,
-    the last value (``keep="max"``: the highest, ``"min"``: the lowest)."""
-    n = query_ids.shape[0]
-    if n == 0:
-        return query_ids, doc_ids, values
-    _, q_codes = np.unique(query_ids, return_inverse=True)
-    d_uniques, d_codes = np.unique(doc_ids, return_inverse=True)
-    key = q_codes.astype(np.int64) * d_uniques.shape[0] + d_codes
+def _first_place(key, values, keep="last"):
+    """``(rows, kept)``: one row per ``key`` (a (query, doc) pair), as a
+    dict keeps them: the first place, the last value (``keep="max"``: the
+    highest, ``"min"``: the lowest), the rows in their order."""
+    n = key.shape[0]
     _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     if first.shape[0] == n:
-        return query_ids, doc_ids, values
+        return np.arange(n), values
     if keep == "last":
         last = np.zeros(first.shape[0], dtype=np.intp)
         np.maximum.at(last, inverse, np.arange(n))
@@ -79,8 +92,20 @@ def _first_place(query_ids, doc_ids, values, keep="last"):
         kept = values[first]
         (np.maximum if keep == "max" else np.minimum).at(kept, inverse, values)
     order = np.argsort(first, kind="stable")
-    rows = first[order]
-    return query_ids[rows], doc_ids[rows], kept[order]
+    return first[order], kept[order]
+
+
+def _taken(q, d, q_tokens, d_tokens, rows, labels) -> Qrels:
+    """The judgments ``rows`` (None: all) of ids ``q``, ``d`` (str arrays or
+    tokens; ``*_tokens``, them as tokens) with ``labels``."""
+    if rows is not None:
+        q_tokens, d_tokens = q_tokens.take(rows), d_tokens.take(rows)
+    graded = Qrels._checked_tokens(q_tokens, d_tokens, labels)
+    if not isinstance(q, Tokens):  # the strings, held already
+        if rows is not None:
+            q, d = q[rows], d[rows]
+        graded._query_ids, graded._doc_ids = q, d
+    return graded
 
 
 def read_ir_run(run: Any) -> Run:
@@ -113,7 +138,7 @@ def read_ir_run(run: Any) -> Run:
     return rows
 
 
-def read_ir_qrels(qrels: Any) -> tuple:
+def read_ir_qrels(qrels: Any) -> IrJudgments:
     """Judgments in any shape ir_measures takes, or skirm's
     :class:`~skirm.io.Qrels` and :class:`~skirm.io.QrelsJG` (the subtopic of
     each judgment: its group), in the order given, as columns: query ids,
@@ -132,7 +157,8 @@ def read_ir_qrels(qrels: Any) -> tuple:
         q, subtopics, d, labels, _ = read_four_columns(
             qrels, "4 fields: qid iteration docno relevance", tokens=True
         )
-        return q, subtopics, d, labels  # ids as tokens, read as str if asked
+        # ids as tokens, read as str if asked
+        return IrJudgments(q, subtopics, d, labels, {})
     else:
         records = getattr(qrels, "qrels_iter", None)
         if callable(records):  # an ir_datasets dataset
@@ -147,7 +173,7 @@ def read_ir_qrels(qrels: Any) -> tuple:
     q, d = _strings(q), _strings(d)
     if subtopics is None:
         subtopics = np.full(q.shape[0], "0")
-    return q, _strings(subtopics), d, _labels(labels)
+    return IrJudgments(q, _strings(subtopics), d, _labels(labels), {})
 
 
 def ir_readings(columns, asked, graded: Qrels) -> dict:
@@ -160,7 +186,7 @@ def ir_readings(columns, asked, graded: Qrels) -> dict:
     asked = set(asked) - {"last"}
     if not asked:
         return {"last": "last"}
-    q, _, _, labels = columns
+    q, labels = columns.query_ids, columns.labels
     once = len(graded) == len(q)
     negative = bool(labels.shape[0] and labels.min() < 0)
     out = {"last": "last"}
@@ -179,46 +205,88 @@ def ir_graded(columns, reading: str = "last", doc_ids=None) -> Qrels:
     positive rows beyond one per document become judgments of documents of
     their own, under names neither the judgments nor ``doc_ids`` (the
     run's) hold, so that they enter the ideal DCG and nothing else."""
-    q, _, d, labels = columns
-    if reading != "positive":
-        q_tokens, d_tokens = (
-            x if isinstance(x, Tokens) else Tokens.from_strings(x) for x in (q, d)
-        )
-        if _pairs_distinct(q_tokens, d_tokens):  # as given: no first place to find
-            graded = Qrels._checked_tokens(q_tokens, d_tokens, labels)
-            if not isinstance(q, Tokens):  # the strings, held already
-                graded._query_ids, graded._doc_ids = q, d
+    q, subtopics, d, labels, memo = columns
+    q_tokens, d_tokens = _tokens(columns)
+    if reading != "positive" and not _several(subtopics):
+        # judgments of one subtopic seldom repeat a document: taken as given
+        # where the index the evaluation joins the run to finds none
+        graded = _taken(q, d, q_tokens, d_tokens, None, labels)
+        if not index_of(graded).dup_topics.shape[0]:
             return graded
-    q, d = _strings(q), _strings(d)
+    if "keys" not in memo:
+        memo["keys"] = _pair_keys(ir_query_codes(columns)[0], d_tokens)
+    key = memo["keys"]
     if reading != "positive":
-        return Qrels(*_first_place(q, d, labels, "max" if reading == "any" else "last"))
-    positive = labels > 0
-    q, d, labels = q[positive], d[positive], labels[positive]
-    one = _first_place(q, d, labels, "min")
-    if one[0].shape[0] == q.shape[0]:
-        return Qrels(*one)
+        rows, kept = _first_place(key, labels, "max" if reading == "any" else "last")
+        return _taken(q, d, q_tokens, d_tokens, rows, kept)
+    positive = np.flatnonzero(labels > 0)
+    key, labels = key[positive], labels[positive]
+    rows, kept = _first_place(key, labels, "min")
+    if rows.shape[0] == positive.shape[0]:
+        return _taken(q, d, q_tokens, d_tokens, positive[rows], kept)
     # each pair's rows by label: the first is the one kept, the others extra
-    _, q_codes = np.unique(q, return_inverse=True)
-    d_uniques, d_codes = np.unique(d, return_inverse=True)
-    key = q_codes.astype(np.int64) * d_uniques.shape[0] + d_codes
     order = np.lexsort((labels, key))
     extra = np.ones(order.shape[0], dtype=bool)
     extra[0] = False
     extra[1:] = key[order][1:] == key[order][:-1]
-    rows = order[extra]
+    more = order[extra]
+    q, d = _strings(q), _strings(d)
     prefix = "\x01extra judgment "  # no docno of a TREC file
-    names = np.char.add(prefix, np.arange(rows.shape[0]).astype(str))
+    names = _numbered(prefix, more.shape[0])
     held = [_led_by(d, prefix[0])]
     if doc_ids is not None:
         held.append(_led_by(_strings(doc_ids), prefix[0]))
     while any(np.isin(names, ids).any() for ids in held):
         prefix += "+"
-        names = np.char.add(prefix, np.arange(rows.shape[0]).astype(str))
+        names = _numbered(prefix, more.shape[0])
+    one = positive[rows]
     return Qrels(
-        np.concatenate([one[0], q[rows]]),
-        np.concatenate([one[1], names]),
-        np.concatenate([one[2], labels[rows]]),
+        np.concatenate([q[one], q[positive[more]]]),
+        np.concatenate([d[one], names]),
+        np.concatenate([kept, labels[more]]),
     )
+
+
+def _tokens(columns: IrJudgments) -> tuple:
+    """The query and document ids of the judgments as tokens (made once)."""
+    memo = columns.memo
+    if "tokens" not in memo:
+        memo["tokens"] = tuple(
+            x if isinstance(x, Tokens) else Tokens.from_strings(x)
+            for x in (columns.query_ids, columns.doc_ids)
+        )
+    return memo["tokens"]
+
+
+def ir_query_codes(columns: IrJudgments) -> tuple:
+    """``(codes, ids)``: the judgments' sorted distinct query ids and each
+    row's index into them (made once)."""
+    memo = columns.memo
+    if "query_codes" not in memo:
+        memo["query_codes"] = _tokens(columns)[0].codes()
+    return memo["query_codes"]
+
+
+def _several(subtopics) -> bool:
+    """Whether judgments in memory (a str array of their subtopics) name
+    more than one subtopic; a file's (tokens) are taken as one, as TREC's
+    judgment files mostly are (the check would cost what it spares)."""
+    if isinstance(subtopics, Tokens):
+        return False
+    return bool((subtopics[1:] != subtopics[:-1]).any())
+
+
+def _numbered(prefix: str, n: int) -> np.ndarray:
+    """``prefix`` followed by each of ``0 .. n-1``, zero-padded to one
+    width, as a str array (its code points written as a matrix, without a
+    Python string per name)."""
+    width = len(str(max(n - 1, 0)))
+    head = np.array([ord(c) for c in prefix], dtype=np.uint32)
+    out = np.empty((n, head.shape[0] + width), dtype=np.uint32)
+    out[:, : head.shape[0]] = head
+    powers = 10 ** np.arange(width - 1, -1, -1, dtype=np.int64)
+    out[:, head.shape[0] :] = np.arange(n)[:, None] // powers % 10 + ord("0")
+    return out.view(f"U{out.shape[1]}").reshape(-1)
 
 
 def _led_by(ids, char):
@@ -233,8 +301,17 @@ def _led_by(ids, char):
 
 def ir_subtopics(columns) -> QrelsJG:
     """The judgments as pyndeval reads them: by subtopic."""
-    q, subtopics, d, labels = columns
+    q, subtopics, d, labels, _ = columns
     return QrelsJG(_strings(q), _strings(subtopics), _strings(d), labels)
+
+
+def missing_queries(ids: np.ndarray, these: np.ndarray) -> np.ndarray:
+    """The queries ``ids`` (sorted, distinct) not among ``these`` (distinct:
+    those a provider reports), as ``np.setdiff1d``; none, without a sort
+    (nor ``np.unique``, which loads ``numpy.ma``), where they are the same."""
+    if these.shape[0] == ids.shape[0] and np.array_equal(these, ids):
+        return ids[:0]
+    return np.setdiff1d(ids, these, assume_unique=True)
 
 
 def _labels(labels):

@@ -31,8 +31,10 @@ from skirm.trec._evaluate_run import evaluate_request
 from skirm.trec._ir_inputs import (
     ir_graded,
     ir_name_of,
+    ir_query_codes,
     ir_readings,
     ir_subtopics,
+    missing_queries,
     read_ir_qrels,
     read_ir_run,
 )
@@ -235,7 +237,7 @@ def _floats_tie_more(run: Run) -> bool:
     floats = c_floats(scores)
     if np.array_equal(scores, floats):
         return False
-    _, codes = np.unique(run.query_ids, return_inverse=True)
+    codes = run._query_codes()[0]  # cached: the duplicate check made them
     order = np.lexsort((scores, codes))
     codes, scores, floats = codes[order], scores[order], floats[order]
     same_query = codes[1:] == codes[:-1]
@@ -400,7 +402,7 @@ class Evaluator:
             if nan_for.shape[0]:
                 values = np.where(np.isin(these, nan_for), np.nan, values)
             if request.reference is not IR_ACCURACY or fill_accuracy:
-                missing = np.setdiff1d(self._ids, these)
+                missing = missing_queries(self._ids, these)
                 these = np.concatenate([these, missing])
                 values = np.concatenate([values, np.zeros(missing.shape[0])])
             yield request, these, values
@@ -413,8 +415,10 @@ class Evaluator:
         jg = self._subtopics
         if jg is None:  # pragma: no cover - read for every diversity measure
             return np.empty(0, dtype=str)
-        relevant = jg.query_ids[jg.labels >= float(request.rel)]
-        return np.setdiff1d(jg.query_ids, relevant)
+        codes, ids = ir_query_codes(self._judgments)  # jg's rows, in order
+        relevant = np.zeros(ids.shape[0], dtype=bool)
+        relevant[codes[jg.labels >= float(request.rel)]] = True
+        return ids[~relevant]
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
         """Yield each query's value of each measure (``Metric`` records).

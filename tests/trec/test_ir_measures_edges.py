@@ -465,19 +465,31 @@ def test_gdeval_s_extra_judgments_are_named_apart_from_the_run_s_documents(name)
     assert trec.calc_aggregate(["ERR@10"], frame, run) == want
 
 
-@pytest.mark.parametrize("repeat", ["none", "same label", "other label", "collision"])
+@pytest.mark.parametrize(
+    "repeat", ["none", "same label", "other label", "collision", "subtopics"]
+)
 def test_judgments_of_a_file_read_as_tokens_equal_those_of_tuples(
     tmp_path, monkeypatch, repeat
 ):
     """A judgment file's ids stay byte tokens (no str array): with every
     (query, document) once, the judgments are taken as given; with one
     twice (or hashes that collide, which only a check on the strings can
-    tell apart), as each provider reads a document judged twice. Either
-    way the values of the tuples' path, which reads str arrays."""
+    tell apart; or read as judgments of several subtopics, which skip the
+    check), as each provider reads a document judged twice. Either way the
+    values of the tuples' path, which reads str arrays."""
+    import skirm.io._join
+    import skirm.io._tokens
     from skirm.trec import _ir_inputs
 
-    if repeat == "collision":
-        monkeypatch.setattr(_ir_inputs, "_pairs_distinct", lambda q, d: False)
+    if repeat == "collision":  # every key collides: the strings decide
+
+        def collide(h, codes):
+            return np.zeros(h.shape[0], dtype=np.uint64)
+
+        monkeypatch.setattr(skirm.io._tokens, "mix", collide)
+        monkeypatch.setattr(skirm.io._join, "mix", collide)
+    elif repeat == "subtopics":
+        monkeypatch.setattr(_ir_inputs, "_several", lambda subtopics: True)
     rows = [("q1", "0", "d1", 2), ("q1", "0", "d2", 0), ("q2", "0", "d1", 1)]
     rows += [("q2", "0", "d3", 0), ("q1", "0", "dé", 1)]
     if repeat == "same label":

@@ -20,6 +20,23 @@ ROOT = TESTS.parent
 DATA = TESTS / "data"
 TREC_EVAL_DATA = DATA / "trec_eval"
 
+#: Charsets of generated ids: one byte per character, two, three, four.
+ALPHABETS = {
+    "ascii": "abcxyz019-_.",
+    "latin": "aéüßøç",
+    "cjk": "文書検索語",
+    "emoji": "a🙂🚀z",
+}
+
+
+def random_ids(rng, n, alphabet, lo=0, hi=40):
+    """``n`` ids of ``lo`` to ``hi`` characters of ``alphabet`` drawn by
+    ``rng`` (a list of str)."""
+    letters = np.array(list(alphabet))
+    sizes = rng.integers(lo, hi + 1, n)
+    return ["".join(rng.choice(letters, size)) for size in sizes]
+
+
 #: A LETOR 4.0 line: label, query id, features, then the document id.
 _LETOR_LINE = re.compile(r"^(\d+) qid:(\S+) (.*?)#docid = (\S+)")
 

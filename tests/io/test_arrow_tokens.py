@@ -14,6 +14,7 @@ categorical columns, the rows' order.
 
 import numpy as np
 import pytest
+from _data import ALPHABETS, random_ids
 
 from skirm.io import as_qrels, as_run
 from skirm.io._records import Qrels, Run
@@ -23,20 +24,8 @@ from skirm.trec import evaluate_run
 pa = pytest.importorskip("pyarrow")
 pd = pytest.importorskip("pandas")
 
-ALPHABETS = {
-    "ascii": "abcxyz019-_.",
-    "latin": "aéüßøç",
-    "cjk": "文書検索語",
-    "emoji": "a🙂🚀z",
-    "space": "a b\tc",
-}
-
-
-def _ids(rng, n, alphabet, lo=0, hi=40):
-    """``n`` seeded ids of ``lo`` to ``hi`` characters of ``alphabet``."""
-    letters = np.array(list(alphabet))
-    sizes = rng.integers(lo, hi + 1, n)
-    return ["".join(rng.choice(letters, size)) for size in sizes]
+ALPHABETS = {**ALPHABETS, "space": "a b\tc"}
+_ids = random_ids
 
 
 def _arrow_frame(columns):

@@ -16,6 +16,7 @@ import io
 
 import numpy as np
 import pytest
+from _data import ALPHABETS, random_ids
 
 from skirm._errors import InvalidInputError, TrecFormatError
 from skirm._validation import first_repeat
@@ -24,19 +25,10 @@ from skirm.io._prefs import SEP, row_codes
 from skirm.io._tokens import Tokens
 from skirm.trec import evaluate_diversity
 
-ALPHABETS = {
-    "ascii": "abcxyz019-_.",
-    "latin": "aéüßøç",
-    "cjk": "文書検索語",
-    "emoji": "a🙂🚀z",
-}
-
 
 def _ids(rng, n, alphabet, lo=1, hi=40):
-    """``n`` seeded ids of ``lo`` to ``hi`` characters of ``alphabet``."""
-    letters = np.array(list(alphabet))
-    sizes = rng.integers(lo, hi + 1, n)
-    return np.array(["".join(rng.choice(letters, size)) for size in sizes])
+    """``n`` seeded non-empty ids (a str array)."""
+    return np.array(random_ids(rng, n, alphabet, lo, hi))
 
 
 def _pool(rng, n, alphabet, distinct, lo=1, hi=40):

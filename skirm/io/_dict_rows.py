@@ -36,8 +36,10 @@ __all__ = [
     "DictRows",
     "DocnoRows",
     "byte_rank",
+    "dict_values",
     "plain_dicts",
     "plain_qrels",
+    "plain_score_types",
     "plain_scores",
     "read_run_dicts",
 ]
@@ -77,21 +79,34 @@ _PYTHON_SCORES = frozenset((float, int, bool))
 _NUMPY_SCORES = (np.floating, np.integer, np.bool_)
 
 
-def plain_scores(dicts, n) -> np.ndarray | None:
-    """The ``n`` values of ``dicts``, one after another, as float64, when
-    they are real numbers of the types numpy and ``float`` read alike (a
-    str is not: numpy would read ``"1.5"`` as a number), none NaN and none
-    past a double; else None: the general path reads such scores and says
-    what is wrong. The one check of the scores of every dicts reader."""
+def plain_score_types(dicts, n) -> bool:
+    """Whether the ``n`` values of ``dicts`` are real numbers of the types
+    numpy and ``float`` read alike (a str is not: numpy would read ``"1.5"``
+    as a number). The one type check of the scores of every dicts reader."""
     values = chain.from_iterable(map(dict.values, dicts))
-    if countOf(map(type, values), float) != n:  # the usual scores: one C pass
-        kinds = set(map(type, chain.from_iterable(map(dict.values, dicts))))
-        if not all(k in _PYTHON_SCORES or issubclass(k, _NUMPY_SCORES) for k in kinds):
-            return None
+    if countOf(map(type, values), float) == n:  # the usual scores: one C pass
+        return True
+    kinds = set(map(type, chain.from_iterable(map(dict.values, dicts))))
+    return all(k in _PYTHON_SCORES or issubclass(k, _NUMPY_SCORES) for k in kinds)
+
+
+def dict_values(dicts, n) -> np.ndarray:
+    """The ``n`` values of ``dicts``, one after another, as float64 (numpy's
+    errors for a value it cannot convert)."""
+    return np.fromiter(
+        chain.from_iterable(map(dict.values, dicts)), dtype=np.float64, count=n
+    )
+
+
+def plain_scores(dicts, n) -> np.ndarray | None:
+    """The ``n`` values of ``dicts`` as float64 (:func:`dict_values`), when
+    :func:`plain_score_types` takes them and none is NaN or past a double;
+    else None: the general path reads such scores and says what is
+    wrong."""
+    if not plain_score_types(dicts, n):
+        return None
     try:
-        scores = np.fromiter(
-            chain.from_iterable(map(dict.values, dicts)), dtype=np.float64, count=n
-        )
+        scores = dict_values(dicts, n)
     except (TypeError, ValueError, OverflowError):
         return None
     return None if np.isnan(scores).any() else scores

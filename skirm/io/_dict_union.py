@@ -22,8 +22,8 @@ through one ``"\\0".join`` and one encoding, the NULs found by numpy.
 :func:`union_rows` returns None for anything it does not take as it is:
 runs that are not plain dicts, a docno that is not a str or holds a NUL, a
 score that is not a real number (a str, which numpy would read as a number)
-or is NaN (:func:`~skirm.io._dict_rows.plain_scores`, the check of every
-dicts reader), no rows at all. The caller then reads the runs as records (whose
+or is NaN (:func:`~skirm.io._dict_rows.plain_score_types`, the check of
+every dicts reader), no rows at all. The caller then reads the runs as records (whose
 messages say what is wrong), with the same rows.
 """
 
@@ -35,7 +35,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from skirm.io._dict_rows import plain_dicts, plain_scores
+from skirm.io._dict_rows import (
+    dict_values,
+    plain_dicts,
+    plain_score_types,
+    plain_scores,
+)
 from skirm.io._tokens import PAD, Tokens, offset_dtype
 
 __all__ = ["UnionRows", "union_rows"]
@@ -76,26 +81,32 @@ def union_rows(runs) -> UnionRows | None:
     inner = [list(map(run.get, query_ids, repeat(empty))) for run in runs]
     sizes = [_sizes(part) for part in inner]
     counts = [int(s.sum()) for s in sizes]
-    first = plain_scores(inner[0], counts[0])  # run 0's column
-    if first is None or not all(
-        plain_scores(part, n) is not None
-        for part, n in zip(inner[1:], counts[1:], strict=True)
-    ):
-        return None  # the general path says which score is wrong
+    # run 0's column read as it is; the other runs' scores are read once,
+    # from the union so far updated with them (a score that does not
+    # convert, or a NaN, sends the runs to the general path, which says
+    # which score is wrong)
+    first = plain_scores(inner[0], counts[0])
+    if first is None or not all(map(plain_score_types, inner[1:], counts[1:])):
+        return None
     # (values of the first rows of each query, their counts), run by run
     columns = [(first, sizes[0])]
     keys = inner[0]
-    for part in inner[1:]:
-        keys = list(map(dict.fromkeys, keys, repeat(_NAN)))
-        deque(map(dict.update, keys, part), maxlen=0)
-        prefix = _sizes(keys)
-        columns.append((_values(keys, int(prefix.sum())), prefix))
+    try:
+        for part in inner[1:]:
+            keys = list(map(dict.fromkeys, keys, repeat(_NAN)))
+            deque(map(dict.update, keys, part), maxlen=0)
+            prefix = _sizes(keys)
+            columns.append((dict_values(keys, int(prefix.sum())), prefix))
+    except (TypeError, ValueError, OverflowError):
+        return None
     union = columns[-1][1]
     n = int(union.sum())
     # one column per run, each contiguous (as the fusion reads them)
     X = np.empty((n, len(runs)), order="F")
     starts = _starts(union)
     for j, (values, prefix) in enumerate(columns):
+        if values.shape[0] - np.count_nonzero(np.isnan(values)) != counts[j]:
+            return None  # a NaN score (the union's gaps are its only NaNs)
         if prefix is union:  # the last run's: every row
             X[:, j] = values
         else:
@@ -122,13 +133,6 @@ def _rows_of(prefix, starts) -> np.ndarray:
     rows starting at ``starts[q]``)."""
     offset = starts - _starts(prefix)
     return np.arange(int(prefix.sum()), dtype=np.intp) + np.repeat(offset, prefix)
-
-
-def _values(dicts, n) -> np.ndarray:
-    """The values of ``dicts``, one after another, as float64."""
-    return np.fromiter(
-        chain.from_iterable(map(dict.values, dicts)), dtype=np.float64, count=n
-    )
 
 
 def _tokens(dicts, n) -> Tokens | None:

@@ -62,11 +62,10 @@ def _topics(qrels_jg):
     (``qid<TAB>group``), their tokens, and each judgement's index into them;
     a string is built per topic, not per judgement."""
     codes = qrels_jg._topic_codes
-    n = qrels_jg._n_topics()
-    first = np.empty(n, dtype=np.intp)
-    first[codes[::-1]] = np.arange(codes.shape[0] - 1, -1, -1)
+    one = np.empty(qrels_jg._n_topics(), dtype=np.intp)
+    one[codes] = np.arange(codes.shape[0])  # a row of each topic: any names it
     names = np.char.add(
-        np.char.add(qrels_jg._q.strings(first), SEP), qrels_jg._g.strings(first)
+        np.char.add(qrels_jg._q.strings(one), SEP), qrels_jg._g.strings(one)
     )
     ids, of_code = np.unique(names, return_inverse=True)
     return ids, Tokens.from_strings(ids), of_code.reshape(-1)[codes]

@@ -118,26 +118,46 @@ CONTINUATIONS = {
 }
 #: Measures whose continuation does not depend on the gains.
 STATIC = (table.INSQ, table.SDCG)
+#: Measures whose continuation is 0 from rank ``k`` on: no user reads past
+#: rank ``k``, and only its first ``k`` ranks are computed.
+STOPS_AT_K = (table.BPM, table.NERR8, table.NERR9, table.SDCG)
 #: The C/W/L measures by skirm's name, for :func:`cwl_report`.
 _BY_NAME = {measure.name: measure for measure in CONTINUATIONS}
 MEASURE = Param("measure", OneOf(*_BY_NAME))
 
 
-def _model(continuation, gain, rank, utility_only=False):
+def _model(continuation, gain, rank, utility_only=False, padded=None):
     """The five C/W/L numbers per line of ``gain`` (only the expected
-    utility, the same bits, with ``utility_only``)."""
+    utility, the same bits, with ``utility_only``). With ``padded`` (the
+    depth, and a dict of zero matrices that wide, by memory order), the
+    lines are the first ranks of the depth, past which no user reads (every
+    number there is 0): each sum is taken over the lines written into
+    zeros as wide as the depth, laid out as the lines, so that numpy sums
+    them as it sums lines computed to the depth (the same bits)."""
+
+    def total(x):
+        if padded is None or x.shape[1] == padded[0]:
+            return x.sum(axis=1)
+        depth, zeros = padded
+        order = "F" if x.flags.f_contiguous and not x.flags.c_contiguous else "C"
+        if order not in zeros:
+            zeros[order] = np.zeros((x.shape[0], depth), order=order)
+        full = zeros[order]
+        full[:, : x.shape[1]] = x
+        return full.sum(axis=1)
+
     reach = np.ones_like(continuation)
     np.cumprod(continuation[:, :-1], axis=1, out=reach[:, 1:])
-    items = reach.sum(axis=1)
+    items = total(reach)
     attention = reach / items[:, None]
     if utility_only:
-        return ((attention * gain).sum(axis=1),)
+        return (total(attention * gain),)
     stop = reach * (1.0 - continuation)
     return (
-        (attention * gain).sum(axis=1),
-        (stop * np.cumsum(gain, axis=1)).sum(axis=1),
-        attention.sum(axis=1),
-        (stop * rank).sum(axis=1),
+        total(attention * gain),
+        total(stop * np.cumsum(gain, axis=1)),
+        total(attention),
+        total(stop * rank),
         items,
     )
 
@@ -204,7 +224,10 @@ def cwl_lines(
         gain = ranking.block_mean(gain)
         best = None if best is None else ranking.block_mean(best)
     top = ranking.top(depth)
-    rank = np.arange(1.0, depth + 1.0)
+    # to rank k only where the continuation stops there (then the ranks
+    # past it are zeros, written once, in the sums of ``_model``)
+    width = max(k, 1) if measure in STOPS_AT_K and k < depth else depth
+    rank = np.arange(1.0, width + 1.0)
     cases = [("", 0.0)] + ([("residual_", 1.0)] if residuals else [])
     names = REPORT[:1] if utility_only else REPORT
     out = {
@@ -215,14 +238,15 @@ def cwl_lines(
     step = max(1, _CELLS // depth)
     for first in range(0, ranking.n_groups, step):  # slices of queries, not queries
         last = min(first + step, ranking.n_groups)
-        rows = (top.codes >= first) & (top.codes < last)
+        rows = (top.codes >= first) & (top.codes < last) & (top.position < width)
         codes, position = top.codes[rows] - first, top.position[rows]
+        padded = None if width == depth else (depth, {})
         for prefix, pad in cases:
-            lines = np.full((last - first, depth), pad)
+            lines = np.full((last - first, width), pad)
             source = best if pad and best is not None else gain
             lines[codes, position] = source[top.index[rows]]
             continuation = CONTINUATIONS[measure](lines, rank, k, T, p)
-            numbers = _model(continuation, lines, rank, utility_only)
+            numbers = _model(continuation, lines, rank, utility_only, padded)
             for name, values in zip(names, numbers, strict=True):
                 out[prefix + name][first:last] = values
     if residuals:

@@ -360,3 +360,29 @@ def test_a_cutoff_past_the_depth_is_refused(measure):
     report = cwl_report([1, 0, 2], [3, 2, 1], groups=[0, 0, 0], measure=measure,
                         k=20, depth=20)  # fmt: skip
     assert np.isfinite(report["expected_total_cost"])
+
+
+@pytest.mark.parametrize("name", ["bpm", "nerr8", "nerr9", "sdcg"])
+@pytest.mark.parametrize("k", [1, 2, 10, 119, 120, 121, 500])
+def test_lines_cut_at_k_sum_as_lines_to_the_depth(name, k):
+    # The measures whose continuation is 0 from rank k on are computed to
+    # rank k only, their sums taken over zeros as wide as the depth: the
+    # same bits as lines computed to the depth (numpy sums a C-ordered line
+    # pairwise and an F-ordered one, sdcg's, column by column).
+    from skirm.metrics._cwl import _BY_NAME, CONTINUATIONS, _model
+
+    measure = _BY_NAME[name]
+    rng = np.random.default_rng(k)
+    depth, n = 1000, 37
+    for pad in (0.0, 1.0):
+        gain = np.full((n, depth), pad)
+        filled = rng.integers(1, depth, n)
+        for row, m in enumerate(filled):
+            gain[row, :m] = rng.choice([0.0, 1 / 3, 2 / 3, 1.0], m)
+        rank = np.arange(1.0, depth + 1.0)
+        full = _model(CONTINUATIONS[measure](gain, rank, k, 1.0, 0.9), gain, rank)
+        cut = np.ascontiguousarray(gain[:, :k])
+        continuation = CONTINUATIONS[measure](cut, rank[:k], k, 1.0, 0.9)
+        got = _model(continuation, cut, rank[:k], padded=(depth, {}))
+        for a, b in zip(full, got, strict=True):
+            assert np.array_equal(a.view(np.uint64), b.view(np.uint64))

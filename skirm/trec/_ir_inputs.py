@@ -24,7 +24,7 @@ from skirm._errors import DuplicateDocnoError
 from skirm.io import Qrels, QrelsJG, Run, read_run
 from skirm.io._convert import SUBTOPIC, columns_of
 from skirm.io._join import index_of
-from skirm.io._prefs import read_four_columns
+from skirm.io._prefs import _empty_or_spaced, read_four_columns
 from skirm.io._sources import is_path
 from skirm.io._tokens import Tokens, first_duplicate
 from skirm.io._values import check_values
@@ -300,9 +300,24 @@ def _led_by(ids, char):
 
 
 def ir_subtopics(columns) -> QrelsJG:
-    """The judgments as pyndeval reads them: by subtopic."""
+    """The judgments as pyndeval reads them: by subtopic; their query and
+    document tokens those :func:`ir_graded` reads (made once), the ids
+    checked as :class:`~skirm.io.QrelsJG` checks them (whose message tells
+    what is wrong)."""
     q, subtopics, d, labels, _ = columns
-    return QrelsJG(_strings(q), _strings(subtopics), _strings(d), labels)
+    in_memory = not isinstance(q, Tokens)  # a file's ids hold no whitespace
+    if labels.dtype.kind not in "biu" or (
+        in_memory and any(_empty_or_spaced(ids).any() for ids in (q, subtopics, d))
+    ):
+        return QrelsJG(_strings(q), _strings(subtopics), _strings(d), labels)
+    q_tokens, d_tokens = _tokens(columns)
+    g_tokens = subtopics
+    if not isinstance(subtopics, Tokens):
+        g_tokens = Tokens.from_strings(subtopics)
+    jg = QrelsJG._from_tokens(q_tokens, g_tokens, d_tokens, labels.astype(np.int64))
+    if in_memory:  # the strings, held already
+        jg._query_ids, jg._groups, jg._doc_ids = q, subtopics, d
+    return jg
 
 
 def missing_queries(ids: np.ndarray, these: np.ndarray) -> np.ndarray:

@@ -115,11 +115,11 @@ def _codes(ids, order_ids):
 
 
 def _query_order(ids):
-    """ndeval's topic order: numeric when every id is an integer."""
-    uniq = np.unique(ids)
-    if uniq.size and np.char.isdigit(uniq).all():
-        return uniq[np.argsort(uniq.astype(np.int64), kind="stable")]
-    return uniq
+    """ndeval's topic order of sorted distinct ``ids``: numeric when every
+    id is an integer."""
+    if ids.size and np.strings.isdigit(ids).all():
+        return ids[np.argsort(ids.astype(np.int64), kind="stable")]
+    return ids
 
 
 def evaluate_diversity(

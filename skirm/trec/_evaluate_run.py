@@ -328,9 +328,9 @@ def _evaluate(qrels, run, plan, progress):
     if rel_format == QRELS:
         (entry, *more) = plan.entries
         if not more and not entry.gains and entry.options.ties == "docno":
-            if not is_path_or_file(run):
+            if not is_path_or_file(run) and not isinstance(run, Run):
                 # dicts of dicts joined as they are (the same values, sooner);
-                # imported here: a run read from a file never takes that path
+                # imported here: a run read already never takes that path
                 from skirm.trec._dicts import NOT_PLAIN, evaluate_dicts
 
                 joined = evaluate_dicts(qrels, run, entry.outputs, entry.options)

@@ -369,25 +369,15 @@ def _from_rows(obj, name, value, names, roles):
             + (" (for the lines of a file, pass its path)" if odd is str else "")
         )
     fields = getattr(rows[0], "_fields", None)
-    lengths = np.fromiter(map(len, rows), dtype=np.intp, count=len(rows))
-    if fields is not None and len(kinds) == 1:
+    if fields is not None and len(kinds) == 1:  # named tuples of one class
+        # (of one length: not counted)
         picked = (
             _pick(list(fields), role, names.get(role), name, "field", value)
             for role in roles
         )
         at = [None if f is None else fields.index(f) for f in picked]
-    elif (lengths == width).all():
-        _no_names(names, name, "plain tuples")
-        at = list(range(width))
-    elif SUBTOPIC in roles and (lengths == 3).all():  # ordinary qrels
-        _no_names(names, name, "plain tuples")
-        at = [0, None, 1, 2]
     else:
-        bad = int(np.argmax(lengths != width))
-        raise InvalidInputError(
-            f"`{name}` must hold ({shape}) tuples of {width} values; "
-            f"row {bad} is {rows[bad]!r}"
-        )
+        at = _plain_fields(rows, name, names, roles, shape)
     out = []
     for role, i in zip(roles, at, strict=True):
         if i is None:
@@ -399,6 +389,23 @@ def _from_rows(obj, name, value, names, roles):
             _array(column, len(rows)) if is_value else _ids(column, name, _WHAT[role])
         )
     return tuple(out)
+
+
+def _plain_fields(rows, name, names, roles, shape):
+    """The field of each role in plain tuples (all of one length)."""
+    width = len(roles)
+    lengths = np.fromiter(map(len, rows), dtype=np.intp, count=len(rows))
+    if (lengths == width).all():
+        _no_names(names, name, "plain tuples")
+        return list(range(width))
+    if SUBTOPIC in roles and (lengths == 3).all():  # ordinary qrels
+        _no_names(names, name, "plain tuples")
+        return [0, None, 1, 2]
+    bad = int(np.argmax(lengths != width))
+    raise InvalidInputError(
+        f"`{name}` must hold ({shape}) tuples of {width} values; "
+        f"row {bad} is {rows[bad]!r}"
+    )
 
 
 def _no_names(names, name, shape):

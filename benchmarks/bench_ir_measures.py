@@ -29,6 +29,9 @@ exponential gains); the CPU time of the process alone is given as well.
 
     python benchmarks/bench_ir_measures.py --queries 5000 --fresh 5
 
+With ``--baseline DIR`` (another checkout's root, say the commit before a
+change), skirm from there is timed too, alternating with the others.
+
 With ``--one NAME`` (and ``--fresh N``), one measure on TREC files instead
 (``--queries`` queries of ``--docs`` documents, a fifth of them judged,
 scores rounded to 0.01): ``skirm.trec.calc_aggregate([NAME], qrels, run)``
@@ -169,16 +172,21 @@ def _one(args):
 
 def _fresh(args):
     """All the names in one call, each tool in ``args.fresh`` fresh
-    processes, the tools alternating; a markdown line of medians."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    times = {"skirm": [], "ir_measures": []}
+    processes, the tools alternating (with ``--baseline``, skirm from that
+    checkout too); a markdown table of medians."""
+    here = Path(__file__).resolve().parent
+    paths = {"skirm": ROOT, "ir_measures": ROOT}
+    if args.baseline:
+        paths = {"skirm (baseline)": Path(args.baseline).resolve(), **paths}
+    times = {tool: [] for tool in paths}
     for round_ in range(args.fresh):
         tools = list(times) if round_ % 2 == 0 else list(times)[::-1]
         for tool in tools:
             out = subprocess.run(
-                [sys.executable, "-c", CHILD, tool, str(args.queries),
-                 str(args.docs), "-", str(Path(__file__).resolve().parent)],
-                capture_output=True, text=True, check=True, env=env,
+                [sys.executable, "-c", CHILD, tool.split()[0], str(args.queries),
+                 str(args.docs), "-", str(here)],
+                capture_output=True, text=True, check=True,
+                env={**os.environ, "PYTHONPATH": str(paths[tool])},
                 cwd=tempfile.gettempdir(),
             )  # fmt: skip
             times[tool].append(json.loads(out.stdout.splitlines()[-1]))
@@ -196,15 +204,20 @@ def _fresh(args):
         f"{args.fresh} fresh processes, the tools alternating; load average "
         f"after: {load}\n"
     )
-    print("| | skirm | ir_measures | ir_measures / skirm |")
-    print("| --- | --- | --- | --- |")
+    ours = [tool for tool in times if tool != "ir_measures"]
+    print(
+        f"| | {' | '.join(times)} | {' | '.join(f'ir_measures / {t}' for t in ours)} |"
+    )
+    print("| --- " * (len(times) + len(ours) + 1) + "|")
     for key, label in (
         ("seconds", "wall"),
         ("cpu", "CPU (child processes included)"),
         ("own_cpu", "CPU of the process alone"),
     ):
-        ours, theirs = med["skirm"][key], med["ir_measures"][key]
-        print(f"| {label} | {ours:.3f} s | {theirs:.3f} s | {theirs / ours:.1f}x |")
+        theirs = med["ir_measures"][key]
+        cells = [f"{med[t][key]:.3f} s" for t in times]
+        cells += [f"{theirs / med[t][key]:.1f}x" for t in ours]
+        print(f"| {label} | {' | '.join(cells)} |")
 
 
 def _time(fn):
@@ -242,6 +255,11 @@ def main():
         help="all the names on named tuples, in this many fresh processes each",
     )
     parser.add_argument("--one", default=None, help="one measure, on files")
+    parser.add_argument(
+        "--baseline",
+        default=None,
+        help="with --fresh, also time skirm from this checkout (its root)",
+    )
     args = parser.parse_args()
     if args.one:
         _one(args)

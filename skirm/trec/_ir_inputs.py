@@ -77,13 +77,15 @@ def _pair_keys(q_codes, d):
 
 
 def _first_place(key, values, keep="last"):
-    """``(rows, kept)``: one row per ``key`` (a (query, doc) pair), as a
-    dict keeps them: the first place, the last value (``keep="max"``: the
-    highest, ``"min"``: the lowest), the rows in their order."""
+    """``(rows, kept, first)``: one row per ``key`` (a (query, doc) pair),
+    as a dict keeps them: the first place, the last value (``keep="max"``:
+    the highest, ``"min"``: the lowest), the rows in their order; and the
+    first place of each row's pair."""
     n = key.shape[0]
     _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     if first.shape[0] == n:
-        return np.arange(n), values
+        return np.arange(n), values, np.arange(n)
+    inverse = inverse.reshape(-1)
     if keep == "last":
         last = np.zeros(first.shape[0], dtype=np.intp)
         np.maximum.at(last, inverse, np.arange(n))
@@ -92,7 +94,7 @@ def _first_place(key, values, keep="last"):
         kept = values[first]
         (np.maximum if keep == "max" else np.minimum).at(kept, inverse, values)
     order = np.argsort(first, kind="stable")
-    return first[order], kept[order]
+    return first[order], kept[order], first[inverse]
 
 
 def _taken(q, d, q_tokens, d_tokens, rows, labels) -> Qrels:
@@ -212,16 +214,20 @@ def ir_graded(columns, reading: str = "last", doc_ids=None) -> Qrels:
         # where the index the evaluation joins the run to finds none
         graded = _taken(q, d, q_tokens, d_tokens, None, labels)
         if not index_of(graded).dup_topics.shape[0]:
+            memo["pairs"] = None  # each row a pair of its own
             return graded
     if "keys" not in memo:
         memo["keys"] = _pair_keys(ir_query_codes(columns)[0], d_tokens)
     key = memo["keys"]
     if reading != "positive":
-        rows, kept = _first_place(key, labels, "max" if reading == "any" else "last")
+        rows, kept, first = _first_place(
+            key, labels, "max" if reading == "any" else "last"
+        )
+        memo["pairs"] = rows, first
         return _taken(q, d, q_tokens, d_tokens, rows, kept)
     positive = np.flatnonzero(labels > 0)
     key, labels = key[positive], labels[positive]
-    rows, kept = _first_place(key, labels, "min")
+    rows, kept, _ = _first_place(key, labels, "min")
     if rows.shape[0] == positive.shape[0]:
         return _taken(q, d, q_tokens, d_tokens, positive[rows], kept)
     # each pair's rows by label: the first is the one kept, the others extra
@@ -299,11 +305,28 @@ def _led_by(ids, char):
     return ids[first == ord(char)]
 
 
-def ir_subtopics(columns) -> QrelsJG:
+def ir_subtopics(columns, graded=None) -> QrelsJG:
     """The judgments as pyndeval reads them: by subtopic; their query and
     document tokens those :func:`ir_graded` reads (made once), the ids
     checked as :class:`~skirm.io.QrelsJG` checks them (whose message tells
-    what is wrong)."""
+    what is wrong). ``graded``, :func:`ir_graded`'s judgments (one row per
+    judged pair), are the pairs the diversity measures join the run to
+    (:func:`~skirm.trec._ndeval_report.share_pairs`): one index of them
+    serves every measure."""
+    # imported here, as evaluate_run imports the diversity measures: only
+    # when they are asked for
+    from skirm.trec._ndeval_report import share_pairs
+
+    jg = _subtopics(columns)
+    if graded is not None and "pairs" in columns.memo:
+        pairs = columns.memo["pairs"]
+        if pairs is None:  # each row a pair of its own
+            pairs = (np.arange(len(jg)),) * 2
+        share_pairs(jg, graded, *pairs)
+    return jg
+
+
+def _subtopics(columns) -> QrelsJG:
     q, subtopics, d, labels, _ = columns
     in_memory = not isinstance(q, Tokens)  # a file's ids hold no whitespace
     if labels.dtype.kind not in "biu" or (

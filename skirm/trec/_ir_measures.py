@@ -275,7 +275,7 @@ class Evaluator:
         self.qrels = ir_graded(self._judgments)
         self._subtopics = None
         if self._request.diversity:
-            self._subtopics = ir_subtopics(self._judgments)
+            self._subtopics = ir_subtopics(self._judgments, self.qrels)
         self._ids = self.qrels._query_codes()[1]  # sorted, as np.unique
         # each reading of a judgment given twice that a measure's provider
         # asks for (one, "last", unless the judgments hold such a document)

@@ -30,7 +30,7 @@ from skirm._measures._grammar import DiversityName, parse_diversity
 from skirm._measures._unknown import unknown_measure
 from skirm.io import Run
 from skirm.io._convert import convert_run
-from skirm.io._join import QrelsIndex, block_repeat, index_of, judged_rows
+from skirm.io._join import block_repeat, index_of, judged_rows
 from skirm.metrics._diversity import (
     NDEVAL_KS,
     Pairs,
@@ -283,7 +283,6 @@ class _Joined(NamedTuple):
     docno, the report's row of each evaluated query (``place``) and of each
     qrels row's query (-1: not in the run)."""
 
-    qrels_index: QrelsIndex
     block: Run
     eval_ids: np.ndarray
     keep: np.ndarray
@@ -306,20 +305,37 @@ def _joined(qrels, run, query_ids):
             f"{str(run.query_ids[bad])!r}; ndeval takes each document once"
         )
     graded = qrels._graded()
-    index = index_of(graded)
     q_codes, q_ids = graded._query_codes()
-    eval_ids, keep, codes, judged = judged_rows(index, block)
+    shared = qrels.__dict__.get("_judged_pairs")
+    if shared is None:
+        index = index_of(graded)
+        eval_ids, keep, codes, judged = judged_rows(index, block)
+        first = index.first_rows()
+    else:  # the run joined to the judged pairs, each at its first row
+        pairs, rows, first = shared
+        eval_ids, keep, codes, judged = judged_rows(index_of(pairs), block)
+        hit = judged >= 0
+        judged[hit] = rows[judged[hit]]
     return _Joined(
-        index,
         block,
         eval_ids,
         keep,
         codes,
         judged,
-        index.first_rows(),
+        first,
         _codes(eval_ids, query_ids),
         _codes(q_ids, query_ids)[q_codes],
     )
+
+
+def share_pairs(qrels, pairs, rows, first):
+    """Join runs to ``pairs``, :class:`~skirm.io.Qrels` of the subtopic
+    judgments ``qrels``' judged (query, document) pairs, rather than to
+    ``qrels`` themselves: the judgments' ``rows`` of the pairs and the
+    ``first`` row of each judgment's pair (the rows :func:`_joined` reads),
+    so that an index of the pairs built for the other measures serves the
+    diversity measures too."""
+    qrels.__dict__["_judged_pairs"] = (pairs, rows, first)
 
 
 def _pairs(qrels, run, joined, relevance_threshold, judged_only, ties):
@@ -358,7 +374,7 @@ def _pairs(qrels, run, joined, relevance_threshold, judged_only, ties):
     candidates, cand_of_pair = np.unique(first, return_inverse=True)
     cand_of_pair = cand_of_pair.reshape(-1)
     cand_codes = joined.q_place[candidates]
-    docno_rank = joined.qrels_index.docs.byte_rank(candidates)
+    docno_rank = qrels._d.byte_rank(candidates)
     cand_order = np.lexsort((-docno_rank, cand_codes))
     rank_in_ideal = np.empty_like(cand_order)
     rank_in_ideal[cand_order] = np.arange(cand_order.shape[0])

@@ -10,6 +10,7 @@ Every test reads the public functions only (``skirm.trec.calc_aggregate``,
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -507,3 +508,62 @@ def test_judgments_of_a_file_read_as_tokens_equal_those_of_tuples(
     graded = _ir_inputs.ir_graded(_ir_inputs.read_ir_qrels(str(path)))
     once = len({(q, d) for q, _, d, _ in rows})
     assert len(graded) == once
+
+
+# --------------------------------------------------------------------------
+# The diversity measures joined to the judged pairs the other measures index
+# --------------------------------------------------------------------------
+
+
+def _subtopic_case(dimension, seed):
+    """Subtopic judgments and a run, varied one dimension at a time."""
+    rng = np.random.default_rng(seed)
+    n_subtopics = 1 if dimension == "one_subtopic" else 3
+    rows, run = [], []
+    for q in range(1, 12):
+        docs = [f"d{i}" for i in rng.permutation(30)]
+        for doc in docs[:20]:
+            for s in range(1, n_subtopics + 1):
+                if dimension == "some_subtopics" and rng.random() < 0.5:
+                    continue
+                rows.append(
+                    (str(q), doc, int(rng.choice(4, p=[0.6, 0.2, 0.1, 0.1])), str(s))
+                )
+        if dimension == "unjudged_queries" and q % 3 == 0:
+            rows = [r for r in rows if r[0] != str(q)]
+        scores = rng.integers(0, 4 if dimension == "ties" else 1000, 25)
+        run += [
+            (str(q), doc, float(x)) for doc, x in zip(docs[5:], scores, strict=True)
+        ]
+    return rows, run
+
+
+@pytest.mark.parametrize(
+    "dimension",
+    ["baseline", "one_subtopic", "some_subtopics", "unjudged_queries", "ties"],
+)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_diversity_joined_to_the_shared_pairs_equals_its_own_join(
+    dimension, seed, monkeypatch
+):
+    # The drop-in joins the run to the judged (query, document) pairs it
+    # indexes for its other measures, each at its first row; the values are
+    # those of the diversity report's own join of every judgment, bit for bit.
+    import skirm.trec._ndeval_report as report
+
+    rows, run = _subtopic_case(dimension, seed)
+    qrels = [Qrel(*row) for row in rows]
+    run = [ScoredDoc(*row) for row in run]
+    names = ["alpha_nDCG@10", "ERR_IA@5", "P_IA@10", "nNRBP", "AP_IA", "P@5", "ERR@10"]
+    with warnings.catch_warnings():
+        if dimension == "one_subtopic":  # ordinary qrels: told, and taken
+            warnings.simplefilter("ignore", trec.OneSubtopicWarning)
+        shared = trec.calc(names, qrels, run).per_query
+        monkeypatch.setattr(report, "share_pairs", lambda *args: None)
+        own = trec.calc(names, qrels, run).per_query
+    assert [(m.query_id, m.measure) for m in shared] == [
+        (m.query_id, m.measure) for m in own
+    ]
+    got = np.array([m.value for m in shared])
+    want = np.array([m.value for m in own])
+    assert np.array_equal(got.view(np.uint64), want.view(np.uint64))

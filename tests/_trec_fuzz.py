@@ -303,8 +303,27 @@ def _render(rows, rng, dimension, *, qrels):
     return body.encode("utf-8")
 
 
-def make_case(dimension, seed):
-    """The generated :class:`Case` of one dimension and seed."""
+def _judgment_groups(rng, rows):
+    """The qrels rows of a judgment-groups file (``-R qrels_jg``): each
+    judgement in one of up to three groups (the second column), some also
+    judged in another group, by another label of the same file."""
+    names = ["a", "b", "g3"][: int(rng.integers(1, 4))]
+    labels = [label for *_, label in rows]
+    out = []
+    for qid, _, docno, label in rows:
+        group = str(rng.choice(names))
+        out.append([qid, group, docno, label])
+        others = [n for n in names if n != group]
+        if others and rng.random() < 0.3:
+            again = labels[int(rng.integers(len(labels)))]
+            out.append([qid, str(rng.choice(others)), docno, again])
+    return out
+
+
+def make_case(dimension, seed, *, groups=False):
+    """The generated :class:`Case` of one dimension and seed; with
+    ``groups``, its qrels a judgment-groups file (``-R qrels_jg``), the
+    groups drawn from a generator of their own (the run is the same)."""
     if dimension not in DIMENSIONS:
         raise ValueError(f"unknown dimension {dimension!r}; known: {DIMENSIONS}")
     rng = np.random.default_rng([DIMENSIONS.index(dimension), seed])
@@ -322,13 +341,16 @@ def make_case(dimension, seed):
             run_rows.append([q.qid, "Q0", d, rank, s, run_id])
         for d, label in q.qrels:
             qrels_rows.append([q.qid, "0", d, label])
+    if groups:
+        jg_rng = np.random.default_rng([DIMENSIONS.index(dimension), seed, 1])
+        qrels_rows = _judgment_groups(jg_rng, qrels_rows)
     # files are usually grouped by query, not always sorted
     if rng.random() < 0.3:
         rng.shuffle(run_rows)
     if rng.random() < 0.3:
         rng.shuffle(qrels_rows)
     return Case(
-        name=f"{dimension}-{seed}",
+        name=f"{dimension}-{seed}" + ("-jg" if groups else ""),
         dimension=dimension,
         qrels=_render(qrels_rows, rng, dimension, qrels=True),
         run=_render(run_rows, rng, dimension, qrels=False),

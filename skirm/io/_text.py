@@ -335,6 +335,10 @@ class Table:
             parsed = []
             for row, text in zip(rows.tolist(), texts, strict=True):
                 try:
+                    if not text.isascii() or "_" in text:
+                        # Python reads "1_0" as 10 and other scripts' digits
+                        # ("１", "٢") as numbers; C's atof and atol do not
+                        raise ValueError(text)
                     value = parse(text)
                 except (ValueError, OverflowError):
                     raise self.error(row, expected) from None

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from skirm._engine import rank_order
-from skirm._errors import InvalidInputError, NoCommonQueryError
+from skirm._errors import STOPPED, InvalidInputError, NoCommonQueryError
 from skirm._measures._table import NUM_Q
 from skirm._validation import distinct
 from skirm.io._join import (
@@ -195,7 +195,8 @@ class PrefsCounts:
             raise InvalidInputError(
                 f"document {str(self.row_docno[r])!r} has both level 0 and a "
                 "level above 0 in one judgment group of query "
-                f"{str(self.query_ids[self.row_query[r]])!r}"
+                f"{str(self.query_ids[self.row_query[r]])!r}",
+                exit_status=STOPPED,  # trec_eval: "Can't calculate measure"
             )
 
     def _final_levels(self):
@@ -483,7 +484,8 @@ def _close(g, a, b, counts):
             "inconsistent preferences in one judgment group of query "
             f"{str(counts.query_ids[counts.group_query[g_[k]]])!r}: a document is "
             "both preferred and not preferred to another (directly or through "
-            "other documents)"
+            "other documents)",
+            exit_status=STOPPED,  # trec_eval stops too (it aborts)
         )
     return g_, a_, b_
 

@@ -24,8 +24,9 @@ from skirm._errors import DuplicateDocnoError
 from skirm.io import Qrels, QrelsJG, Run, read_run
 from skirm.io._convert import SUBTOPIC, columns_of
 from skirm.io._join import index_of
-from skirm.io._prefs import _empty_or_spaced, read_four_columns
+from skirm.io._prefs import read_four_columns
 from skirm.io._sources import is_path
+from skirm.io._text import empty_or_spaced
 from skirm.io._tokens import Tokens, first_duplicate
 from skirm.io._values import check_values
 
@@ -330,7 +331,7 @@ def _subtopics(columns) -> QrelsJG:
     q, subtopics, d, labels, _ = columns
     in_memory = not isinstance(q, Tokens)  # a file's ids hold no whitespace
     if labels.dtype.kind not in "biu" or (
-        in_memory and any(_empty_or_spaced(ids).any() for ids in (q, subtopics, d))
+        in_memory and any(empty_or_spaced(ids).any() for ids in (q, subtopics, d))
     ):
         return QrelsJG(_strings(q), _strings(subtopics), _strings(d), labels)
     q_tokens, d_tokens = _tokens(columns)

@@ -4,14 +4,14 @@ whether any key repeats.
 Lower than the engine and the readers, so that both use one copy: the
 counted ranks of :mod:`skirm._engine._counted` and the dicts' tiebreak
 (:mod:`skirm.io._dict_rows`) search scores sorted within each query, the
-TREC ranking asks whether a run's (query, docno) keys repeat.
+TREC ranking asks whether a run's docno keys repeat within a query.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["any_equal", "search_ascending", "search_descending"]
+__all__ = ["any_equal", "any_equal_in_groups", "search_ascending", "search_descending"]
 
 
 def search_ascending(values, lo, hi, x):
@@ -72,3 +72,48 @@ def any_equal(keys):
         return False
     keys = np.sort(keys)
     return bool((keys[1:] == keys[:-1]).any())
+
+
+#: :func:`any_equal_in_groups` sorts each group's keys in a line of a
+#: matrix padded to the largest group while it holds at most this many cells
+#: per key.
+_MAX_PADDING = 3
+
+
+def any_equal_in_groups(keys, codes, n_groups):
+    """Whether two of ``keys`` (64-bit hashes, well mixed) with the same
+    code (``codes``: in ``[0, n_groups)``) are equal.
+
+    Rows grouped by code in code order (a run read by query) and groups of
+    similar sizes (the usual run) go as the engine ranks them: each group's
+    keys in one line of a matrix, padded with the largest key, and each line
+    sorted on its own: short, cache-resident sorts instead of a pass over
+    every key. The pads sort last, so a line's first ``size`` sorted cells
+    are the group's keys: only pairs among them are compared. None for
+    other rows (then :func:`any_equal` of the keys mixed with their codes
+    answers).
+    """
+    n = keys.shape[0]
+    if n < 2:
+        return False
+    if not np.all(codes[1:] >= codes[:-1]):
+        return None
+    starts = codes.searchsorted(np.arange(n_groups + 1))
+    sizes = np.diff(starts)
+    width = int(sizes.max())
+    if n_groups * width > _MAX_PADDING * n + 1024:
+        return None
+    if int(sizes.min()) == width:  # one size: the keys are the matrix
+        lines = keys.reshape(n_groups, width).copy()
+    else:
+        cell = np.arange(n, dtype=np.intp)
+        cell += (np.arange(n_groups, dtype=np.intp) * width - starts[:-1])[codes]
+        lines = np.full(n_groups * width, np.iinfo(np.uint64).max, dtype=np.uint64)
+        lines[cell] = keys
+        del cell
+        lines = lines.reshape(n_groups, width)
+    lines.sort(axis=1)
+    same = lines[:, 1:] == lines[:, :-1]
+    # pair j of a line is (j, j + 1): inside the group when j + 1 < size
+    same &= np.arange(width - 1) < (sizes - 1)[:, np.newaxis]
+    return bool(same.any())

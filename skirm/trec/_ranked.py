@@ -12,7 +12,7 @@ import numpy as np
 
 from skirm._engine import Judgments, Ranking, rank_order, ranking_of
 from skirm.io._join import block_duplicate_error, block_repeat, join, judgment_of_rows
-from skirm.io._keys import any_equal
+from skirm.io._keys import any_equal, any_equal_in_groups
 from skirm.io._tokens import mix
 from skirm.trec._measures import Context
 
@@ -214,9 +214,8 @@ def _may_repeat(hashes, codes, n_groups):
     """Whether two rows of one query (``codes``) may hold the same docno
     (``hashes``: their hashes): their (query, docno) keys are equal. False is
     sure; True is verified by :func:`_check_duplicates`."""
-    if hashes.shape[0] < 2:
-        return False
-    return any_equal(mix(hashes, codes) if n_groups > 1 else hashes)
+    found = any_equal_in_groups(hashes, codes, n_groups)
+    return any_equal(mix(hashes, codes)) if found is None else found
 
 
 def _check_duplicates(block, keep, ranking, inside):

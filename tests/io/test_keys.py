@@ -1,14 +1,20 @@
 """Sorted and hashed keys (:mod:`skirm.io._keys`) against plain numpy: a
 search in every range at once against ``np.searchsorted`` range by range,
-whether a key repeats against a sort of every key. Seeded inputs vary one
-dimension at a time: range sizes (empty, one, many), ties, the side, the
-keys' top bits, the place of a repeat."""
+whether a key repeats (in the column, within a group) against a sort of
+every key. Seeded inputs vary one dimension at a time: range sizes (empty,
+one, many), ties, the side, the keys' top bits, the place of a repeat, the
+groups' sizes and order."""
 
 import numpy as np
 import pytest
 
 from skirm.io import _keys
-from skirm.io._keys import any_equal, search_ascending, search_descending
+from skirm.io._keys import (
+    any_equal,
+    any_equal_in_groups,
+    search_ascending,
+    search_descending,
+)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -72,3 +78,61 @@ def test_any_equal_matches_a_sort_of_every_key(monkeypatch, seed):
             before = column.copy()
             assert any_equal(column) is expected
             assert (column == before).all()  # the input is left as it was
+
+
+def _repeats_in_groups(keys, codes):
+    """The reference: a sort of every (code, key) pair."""
+    pairs = np.unique(np.stack([codes.astype(np.uint64), keys], axis=1), axis=0)
+    return pairs.shape[0] < keys.shape[0]
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize(
+    "layout", ["one size", "sizes", "empty groups", "one group", "one row each"]
+)
+def test_any_equal_in_groups_matches_a_sort_of_every_pair(seed, layout):
+    """Whether two keys of one group are equal, as a sort of every (code,
+    key) pair says, for rows grouped in code order: groups of one size or of
+    several (empty ones too), a repeat within a group (first, last,
+    anywhere) or across two groups (not a repeat), keys at the largest value
+    (the pads' value), few distinct keys. Rows not grouped, or groups too
+    uneven to pad, get None; the input is left as it was."""
+    rng = np.random.default_rng(seed)
+    n_groups = {"one group": 1, "one row each": 300}.get(layout, 40)
+    if layout == "one size":
+        sizes = np.full(n_groups, int(rng.integers(1, 30)))
+    elif layout == "one group":
+        sizes = np.array([int(rng.integers(0, 200))])
+    elif layout == "one row each":
+        sizes = np.ones(n_groups, dtype=np.int64)
+    else:
+        sizes = rng.integers(0 if layout == "empty groups" else 1, 30, n_groups)
+    codes = np.repeat(np.arange(n_groups), sizes)
+    n = codes.shape[0]
+    high = 2**64 - 1 if seed % 3 else 50  # few distinct keys: repeats across
+    keys = rng.integers(0, high, size=n, dtype=np.uint64, endpoint=True)
+    if seed % 4 == 1:
+        keys[rng.random(n) < 0.2] = np.uint64(2**64 - 1)  # the pads' value
+    variants = [keys]
+    if n >= 2:
+        for i, j in ((0, 1), (n - 2, n - 1), tuple(rng.choice(n, 2, replace=False))):
+            repeated = keys.copy()
+            repeated[j] = repeated[i]
+            variants.append(repeated)
+    for column in variants:
+        before = column.copy()
+        expected = _repeats_in_groups(column, codes)
+        assert any_equal_in_groups(column, codes, n_groups) is expected
+        assert (column == before).all()
+    if n >= 2 and (codes[1:] > codes[:-1]).any():  # not in code order: None
+        assert any_equal_in_groups(keys, codes[::-1].copy(), n_groups) is None
+
+
+def test_any_equal_in_groups_leaves_uneven_groups_to_the_column():
+    """One group far larger than the others would pad every line to its
+    size: None (the caller asks :func:`any_equal` of mixed keys)."""
+    sizes = np.array([5000] + [1] * 100)
+    codes = np.repeat(np.arange(sizes.shape[0]), sizes)
+    keys = np.arange(codes.shape[0], dtype=np.uint64)
+    assert any_equal_in_groups(keys, codes, sizes.shape[0]) is None
+    assert any_equal_in_groups(keys[:1], codes[:1], 1) is False

@@ -287,28 +287,39 @@ def _lines_join(index, block, keep, codes, hashes, j_rows, j_codes, n_eval):
     if width > 1 << 16 or n_lines * width > _MAX_PADDING * (n + j_rows.shape[0]) + 1024:
         return None
     low = np.uint64((1 << max((width - 1).bit_length(), 1)) - 1)
-    lines = np.full(n_lines * width, np.iinfo(np.uint64).max, dtype=np.uint64)
+    lines = np.empty((n_lines, width), dtype=np.uint64)
+    size = int(sizes[0])
+    if int(sizes.min()) == int(sizes.max()):  # one size: the rows are a block
+        np.bitwise_and(hashes.reshape(n_lines, size), ~low, out=lines[:, :size])
+        lines[:, :size] |= np.arange(size, dtype=np.uint64)
+        lines[:, size:] = np.iinfo(np.uint64).max
+        lines = lines.reshape(-1)
+    else:  # the rows at their column in their line
+        lines = lines.reshape(-1)
+        lines.fill(np.iinfo(np.uint64).max)
+        col = np.arange(n, dtype=np.intp) - np.repeat(runs[:-1], sizes)
+        at = np.repeat(np.arange(n_lines, dtype=np.intp) * width, sizes) + col
+        lines[at] = (hashes & ~low) | col.astype(np.uint64)
+        del at
+    # the judgements: after their query's rows
     line_of = np.empty(n_eval, dtype=np.intp)
     line_of[line_codes] = np.arange(n_lines)
-    # the rows: at their column in their line
-    col = np.arange(n, dtype=np.intp) - np.repeat(runs[:-1], sizes)
-    at = np.repeat(np.arange(n_lines, dtype=np.intp) * width, sizes) + col
-    lines[at] = (hashes & ~low) | col.astype(np.uint64)
-    # the judgements: after their query's rows
     line = line_of[j_codes]
     col = sizes[line] + np.arange(j_rows.shape[0]) - j_starts[j_codes]
     lines[line * width + col] = (index.hashes[j_rows] & ~low) | col.astype(np.uint64)
-    del at, col, line
+    del col, line
     lines = lines.reshape(n_lines, width)
     lines.sort(axis=1)
-    same = (lines[:, 1:] ^ lines[:, :-1]) <= low
-    same &= np.arange(width - 1) < (filled - 1)[:, np.newaxis]  # inside
-    if (same[:, 1:] & same[:, :-1]).any():  # three of equal high bits
+    # pairs of equal high bits (pads too), then those inside their line
+    pair = np.flatnonzero((lines[:, 1:] ^ lines[:, :-1]) <= low)
+    line, pos = np.divmod(pair, max(width - 1, 1))
+    inside = pos + 1 < filled[line]
+    pair, line, pos = pair[inside], line[inside], pos[inside]
+    if ((pair[1:] == pair[:-1] + 1) & (line[1:] == line[:-1])).any():  # three
         return None
-    line, pos = np.nonzero(same)
     a = (lines[line, pos] & low).astype(np.intp)
     b = (lines[line, pos + 1] & low).astype(np.intp)
-    del lines, same
+    del lines, pair, pos, inside
     size = sizes[line]
     repeats = bool((b < size).any())  # two rows (a < b)
     pair = np.flatnonzero((a < size) & (b >= size))  # a row, a judgement

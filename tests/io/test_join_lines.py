@@ -32,7 +32,7 @@ def _reference(q, d, qrels):
 
 
 def _generate(rng, *, lengths=(1, 20), alphabet="ascii", order="grouped",
-              repeat=None, n_queries=30):  # fmt: skip
+              repeat=None, n_queries=30, one_size=False):  # fmt: skip
     """A run (q, d, scores) and qrels (q, d, labels) with one dimension
     changed from the default."""
     ids = [f"q{i}" for i in range(n_queries)]  # "q10" sorts before "q2"
@@ -40,6 +40,8 @@ def _generate(rng, *, lengths=(1, 20), alphabet="ascii", order="grouped",
     for k, query in enumerate(ids):
         size = int(rng.integers(1, 25))
         docs = list(dict.fromkeys(random_ids(rng, size, ALPHABETS[alphabet], *lengths)))
+        if one_size:  # every query of the run the same number of rows
+            docs = list(dict.fromkeys(docs + [f"{query}-{i}" for i in range(12)]))[:12]
         q += [query] * len(docs)
         d += docs
         if k % 7 == 3:
@@ -108,11 +110,14 @@ def test_lines_join_across_charsets(monkeypatch, seed, alphabet):
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("order", ["grouped", "sorted", "interleaved"])
-def test_lines_join_in_any_order_of_the_queries(monkeypatch, seed, order):
+@pytest.mark.parametrize("one_size", [False, True])
+def test_lines_join_in_any_order_of_the_queries(monkeypatch, seed, order, one_size):
     """Queries grouped in the order read or sorted: joined by query;
-    interleaved: by the keys, with the same values."""
+    interleaved: by the keys, with the same values. Queries of one size or
+    of several."""
     rng = np.random.default_rng(seed)
-    _check(*_generate(rng, order=order), monkeypatch, order != "interleaved")
+    inputs = _generate(rng, order=order, one_size=one_size)
+    _check(*inputs, monkeypatch, order != "interleaved")
 
 
 @pytest.mark.parametrize("seed", range(4))

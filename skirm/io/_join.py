@@ -81,12 +81,17 @@ class QrelsIndex:
         keys = self.hashes.copy()
         mix_into(keys, self.codes)
         self.docs = d
-        # stable: the copies of a repeated judgement stay in qrels order, so
-        # the first repeat found is the second copy
-        key_rows = np.argsort(keys, kind="stable")
+        # the copies of a repeated judgement in qrels order (a stable sort),
+        # so that the first repeat found is the second copy; most qrels
+        # repeat no key, and a plain sort of them is twice as fast
+        key_rows = np.argsort(keys)
+        ordered = keys[key_rows]
+        if (ordered[1:] == ordered[:-1]).any():
+            key_rows = np.argsort(keys, kind="stable")
+            ordered = keys[key_rows]
         self.key_rows = key_rows.astype(small)
         del key_rows
-        keys = keys[self.key_rows]
+        keys = ordered
         self.keys = SortedKeys(keys)
         self._doc_strings = None
         # for messages; the query tokens are not kept (the topics' codes and

@@ -4,11 +4,13 @@ against trec_eval 10.0's C on ``-R prefs`` and ``-R qrels_jg``.
 A run of ``--queries`` x ``--docs`` lines (ClueWeb-like docnos, distinct
 scores); preferences: ``--judged`` documents per query in one judgment
 group of 3 sub-groups, levels 0-3; judgment groups: the same documents in 2
-groups, labels 0-2. Each command is timed as a fresh process (``skirm
-eval`` through ``python -m skirm``, bytecode compiled), the two sides
-alternating, ``--repeats`` times; medians of wall and CPU (user + system)
-time, and whether the outputs are the same
-bytes.
+groups, labels 0-2; chains: pairwise preferences (a sub-group per pair)
+along a chain through half the judged documents, which the transitive
+closure of the preferences needs several rounds to close. Each command is
+timed as a fresh process (``skirm eval`` through ``python -m skirm``,
+bytecode compiled), the two sides alternating, ``--repeats`` times;
+medians of wall and CPU (user + system) time, and whether the outputs are
+the same bytes.
 
     python benchmarks/bench_rel_formats.py --repeats 5 [--trec-eval PATH]
 """
@@ -29,15 +31,19 @@ from bench_trec import trec_eval_path
 
 CASES = {
     "prefs": ("prefs", "prefs_simp"),
+    "prefs, chains": ("chains", "prefs_simp"),
     "qrels_jg": ("jg", "map_avgjg"),
 }
 
 
 def _files(folder, n_queries, n_docs, n_judged):
     rng = np.random.default_rng(3)
-    paths = {name: os.path.join(folder, name) for name in ("prefs", "jg", "run")}
+    chain_rng = np.random.default_rng(4)  # (the other files as they were)
+    names = ("prefs", "chains", "jg", "run")
+    paths = {name: os.path.join(folder, name) for name in names}
     with (
         open(paths["prefs"], "w") as prefs,
+        open(paths["chains"], "w") as chains,
         open(paths["jg"], "w") as jg,
         open(paths["run"], "w") as run,
     ):
@@ -51,6 +57,11 @@ def _files(folder, n_queries, n_docs, n_judged):
                 prefs.write(f"{q} u1 s{j % 3} {docs[j]} {rng.integers(0, 4)}\n")
                 for group in ("a", "b"):
                     jg.write(f"{q} {group} {docs[j]} {rng.integers(0, 3)}\n")
+            # a user's pairwise preferences: one sub-group per pair, a chain
+            # through the judged documents (closed over several rounds)
+            chain = [docs[j] for j in chain_rng.permutation(n_docs)[: n_judged // 2]]
+            for k in range(len(chain) - 1):
+                chains.write(f"{q} u p{k} {chain[k]} 2\n{q} u p{k} {chain[k + 1]} 1\n")
             scores = rng.permutation(n_docs)
             run.writelines(
                 f"{q} Q0 {docs[j]} {j} {scores[j]} run\n" for j in range(n_docs)
@@ -97,7 +108,8 @@ def main():
     print("| --- | --- | --- | --- | --- |")
     with tempfile.TemporaryDirectory() as folder:
         paths = _files(folder, args.queries, args.docs, args.judged)
-        for rel_format, (judged, measure) in CASES.items():
+        for case, (judged, measure) in CASES.items():
+            rel_format = case.partition(",")[0]
             flags = ["-R", rel_format, "-m", measure, paths[judged], paths["run"]]
             sides = {
                 "trec_eval 10.0": [trec_eval, *flags],
@@ -112,7 +124,7 @@ def main():
                 wall = statistics.median(r[0] for r in runs)
                 cpu = statistics.median(r[1] for r in runs)
                 same = len(outputs) == 1
-                print(f"| {rel_format} | {side} | {wall:.3f} | {cpu:.3f} | {same} |")
+                print(f"| {case} | {side} | {wall:.3f} | {cpu:.3f} | {same} |")
     print(f"load average {os.getloadavg()[0]:.1f}")
 
 

@@ -7,7 +7,8 @@ distinct decimal scores, binary labels): docno widths across the 8 and
 query ids, whitespace, CRLF, blank lines, comments, a missing final
 newline, score formats, ties, duplicate lines, documents or queries on one
 side only, graded and negative labels, decimal labels, long rankings and
-many queries. ``make_case(dimension, seed)`` is deterministic.
+many queries, control bytes in ids. ``make_case(dimension, seed)`` is
+deterministic.
 
 The files stay inside what trec_eval 10.0 reads the same way as skirm:
 qrels get no blank lines and no two comment lines in a row (trec_eval
@@ -51,10 +52,15 @@ DIMENSIONS = (
     "decimal_labels",
     "many_docs",
     "many_queries",
+    "control_bytes",  # (new dimensions go last: a case is seeded by its index)
 )
 
 _ALNUM = "abcdefghijklmnopqrstuvwxyz0123456789"
 _CHARSET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:"
+#: Control bytes that are no separator to trec_eval (C's isspace() takes
+#: only space, tab, LF, VT, FF and CR); Python's ``str.split`` does split
+#: at 28-31.
+_CONTROL = ["\x01", "\x02", "\x07", "\x08", "\x0e", "\x1b", "\x1c", "\x1f", "\x7f"]
 _UTF8 = ["é", "ß", "ü", "ø", "日", "本", "語", "ж", "λ", "🙂", "a", "b", "1", "-"]
 
 
@@ -96,6 +102,8 @@ def _docnos(rng, dimension, n):
             d = _word(rng, _CHARSET, 1, 20)
         elif dimension == "utf8":
             d = _word(rng, _UTF8, 1, 12)
+        elif dimension == "control_bytes":  # ids that differ by a control byte
+            d = base[: int(rng.integers(1, 10))] + _word(rng, _CONTROL, 0, 2)
         elif dimension == "comments" and rng.random() < 0.3:
             d = f"msmarco_v2.1_doc_{rng.integers(100):02d}#{rng.integers(1000)}"
         else:
@@ -115,6 +123,8 @@ def _qids(rng, dimension, n):
             q = _word(rng, _CHARSET, 20, 60)
         elif dimension == "utf8":
             q = _word(rng, _UTF8, 1, 6)
+        elif dimension == "control_bytes":
+            q = str(int(rng.integers(1, 4))) + _word(rng, _CONTROL, 0, 1)
         elif rng.random() < 0.5:
             q = str(int(rng.integers(1, 1000)))
         else:
@@ -293,8 +303,27 @@ def _render(rows, rng, dimension, *, qrels):
     return body.encode("utf-8")
 
 
-def make_case(dimension, seed):
-    """The generated :class:`Case` of one dimension and seed."""
+def _judgment_groups(rng, rows):
+    """The qrels rows of a judgment-groups file (``-R qrels_jg``): each
+    judgement in one of up to three groups (the second column), some also
+    judged in another group, by another label of the same file."""
+    names = ["a", "b", "g3"][: int(rng.integers(1, 4))]
+    labels = [label for *_, label in rows]
+    out = []
+    for qid, _, docno, label in rows:
+        group = str(rng.choice(names))
+        out.append([qid, group, docno, label])
+        others = [n for n in names if n != group]
+        if others and rng.random() < 0.3:
+            again = labels[int(rng.integers(len(labels)))]
+            out.append([qid, str(rng.choice(others)), docno, again])
+    return out
+
+
+def make_case(dimension, seed, *, groups=False):
+    """The generated :class:`Case` of one dimension and seed; with
+    ``groups``, its qrels a judgment-groups file (``-R qrels_jg``), the
+    groups drawn from a generator of their own (the run is the same)."""
     if dimension not in DIMENSIONS:
         raise ValueError(f"unknown dimension {dimension!r}; known: {DIMENSIONS}")
     rng = np.random.default_rng([DIMENSIONS.index(dimension), seed])
@@ -312,13 +341,16 @@ def make_case(dimension, seed):
             run_rows.append([q.qid, "Q0", d, rank, s, run_id])
         for d, label in q.qrels:
             qrels_rows.append([q.qid, "0", d, label])
+    if groups:
+        jg_rng = np.random.default_rng([DIMENSIONS.index(dimension), seed, 1])
+        qrels_rows = _judgment_groups(jg_rng, qrels_rows)
     # files are usually grouped by query, not always sorted
     if rng.random() < 0.3:
         rng.shuffle(run_rows)
     if rng.random() < 0.3:
         rng.shuffle(qrels_rows)
     return Case(
-        name=f"{dimension}-{seed}",
+        name=f"{dimension}-{seed}" + ("-jg" if groups else ""),
         dimension=dimension,
         qrels=_render(qrels_rows, rng, dimension, qrels=True),
         run=_render(run_rows, rng, dimension, qrels=False),
@@ -354,7 +386,7 @@ def parse_reference(qrels_bytes, run_bytes):
     for line in _lines(qrels_bytes):
         if not line.strip(" \t\r") or line.startswith("#"):
             continue
-        qid, _, doc, label = line.split()
+        qid, _, doc, label = _fields(line)
         value = int(label.split(".")[0])
         dup_q |= doc in qrels.setdefault(qid, {})
         qrels[qid][doc] = value
@@ -362,10 +394,19 @@ def parse_reference(qrels_bytes, run_bytes):
         stripped = line.strip(" \t\r")
         if not stripped or stripped.startswith("#"):
             continue
-        qid, _, doc, _, score = line.split()[:5]
+        qid, _, doc, _, score = _fields(line)[:5]
         dup_r |= doc in run.setdefault(qid, {})
         run[qid][doc] = float(score)
     return qrels, run, dup_r, dup_q
+
+
+def _fields(line):
+    """The fields of a line as trec_eval splits it: at C's isspace() bytes
+    only (``str.split`` would also split at the control bytes 28-31)."""
+    return [f for f in line.translate(_SPACES).split(" ") if f]
+
+
+_SPACES = {9: " ", 10: " ", 11: " ", 12: " ", 13: " "}
 
 
 def as_dicts(qrels, run):

@@ -20,7 +20,7 @@ import numpy as np
 
 from skirm._errors import InvalidInputError, TrecFormatError
 from skirm.io._records import Qrels, as_str_array
-from skirm.io._text import Table, read_bytes
+from skirm.io._text import Table, empty_or_spaced, read_bytes
 from skirm.io._tokens import Tokens, first_duplicate
 
 if TYPE_CHECKING:
@@ -186,24 +186,12 @@ def _check_columns(record, id_names, value_name):
         raise InvalidInputError(f"columns must have the same length, got {lengths}")
     for name in id_names:
         values = getattr(record, name)
-        bad = _empty_or_spaced(values)
+        bad = empty_or_spaced(values)
         if bad.any():
             raise InvalidInputError(
                 f"`{name}` must be non-empty strings without whitespace, got "
                 f"{str(values[np.argmax(bad)])!r}"
             )
-
-
-def _empty_or_spaced(values):
-    """Per id, whether it is empty or holds a space, tab, newline, carriage
-    return, vertical tab or form feed: one pass over the code points."""
-    values = np.ascontiguousarray(values, dtype=np.str_)
-    width = values.dtype.itemsize // 4
-    if width == 0 or values.shape[0] == 0:
-        return np.ones(values.shape[0], dtype=bool)
-    points = values.view(np.uint32).reshape(values.shape[0], width)
-    spaced = ((points >= 9) & (points <= 13)) | (points == 32)
-    return spaced.any(axis=1) | (points[:, 0] == 0)
 
 
 def read_qrels_jg(source: PathOrFile) -> QrelsJG:

@@ -24,6 +24,29 @@ from skirm.io._tokens import PAD, Tokens, offset_dtype
 _SHOWN = 200
 
 
+def separators(codes):
+    """Where the bytes (or code points) ``codes`` separate fields, as
+    trec_eval reads its files: C's ``isspace()``, that is space, tab, LF,
+    VT, FF and CR (9-13, found by one unsigned comparison). Any other
+    control byte belongs to its field (Python's ``str.split`` would also
+    split at 28-31)."""
+    sep = np.subtract(codes, 9, dtype=codes.dtype) <= 4
+    sep |= codes == 32
+    return sep
+
+
+def empty_or_spaced(values):
+    """Per id of ``values`` (str), whether it is empty or holds a separator
+    (:func:`separators`): such an id cannot be written to a TREC file and
+    read back. One pass over the code points."""
+    values = np.ascontiguousarray(values, dtype=np.str_)
+    width = values.dtype.itemsize // 4
+    if width == 0 or values.shape[0] == 0:
+        return np.ones(values.shape[0], dtype=bool)
+    points = values.view(np.uint32).reshape(values.shape[0], width)
+    return separators(points).any(axis=1) | (points[:, 0] == 0)
+
+
 class Source:
     """A path (``.gz`` transparently) or an open file, read as bytes."""
 
@@ -205,7 +228,7 @@ class Table:
             m = c1 - c0
             line_starts = np.flatnonzero(a[:-1] == 10) + 1
             line_starts = np.concatenate(([0], line_starts))
-            sep = a <= 32  # space, tab, CR, LF and other control bytes separate
+            sep = separators(a)
             # Token boundaries: starts and ends alternate in ``edges``.
             change = np.empty(m + 1, dtype=bool)
             change[0] = not sep[0]
@@ -312,6 +335,10 @@ class Table:
             parsed = []
             for row, text in zip(rows.tolist(), texts, strict=True):
                 try:
+                    if not text.isascii() or "_" in text:
+                        # Python reads "1_0" as 10 and other scripts' digits
+                        # ("１", "٢") as numbers; C's atof and atol do not
+                        raise ValueError(text)
                     value = parse(text)
                 except (ValueError, OverflowError):
                     raise self.error(row, expected) from None

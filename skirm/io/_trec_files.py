@@ -25,7 +25,7 @@ from skirm.io._qrels_file import read_qrels_rows
 from skirm.io._records import Qrels, Run
 from skirm.io._run_blocks import run_block, run_table
 from skirm.io._sources import is_path
-from skirm.io._text import read_bytes
+from skirm.io._text import empty_or_spaced, read_bytes
 
 if TYPE_CHECKING:
     from typing import IO
@@ -189,9 +189,7 @@ def write_run(
     run = Run(query_ids, doc_ids, scores, run_id=run_id)
     for name in ("query_ids", "doc_ids"):
         values = getattr(run, name)
-        bad = np.char.str_len(values) == 0
-        for c in " \t\n\r":
-            bad |= np.char.find(values, c) >= 0
+        bad = empty_or_spaced(values)
         if bad.any():
             raise InvalidInputError(
                 f"`{name}` must be non-empty strings without whitespace, got "

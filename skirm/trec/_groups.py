@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from skirm._engine import ranges
 from skirm._measures._rows import QRELS
 from skirm._measures._table import NUM_Q
 from skirm.io._join import block_duplicate_error, block_repeat
@@ -32,8 +33,9 @@ def group_topics(qrels_jg, block, max_docs=None):
     """
     t_ids, t_tokens, row_topic = _topics(qrels_jg)
     qrels = Qrels._from_tokens(_take(t_tokens, row_topic), qrels_jg._d, qrels_jg.labels)
-    t_query = _query_part(t_ids)
-    q_ids, first, n_groups = np.unique(t_query, return_index=True, return_counts=True)
+    q_ids, first, n_groups = np.unique(
+        _query_part(t_ids), return_index=True, return_counts=True
+    )
     codes, run_ids = block._query_codes()
     at = np.minimum(np.searchsorted(q_ids, run_ids), max(q_ids.shape[0] - 1, 0))
     judged = q_ids[at] == run_ids if q_ids.shape[0] else np.zeros(len(run_ids), bool)
@@ -43,10 +45,18 @@ def group_topics(qrels_jg, block, max_docs=None):
         pair = block_repeat(block, rows)
         if pair is not None:
             raise block_duplicate_error(block, pair, "the run")
-    copies = n_groups[pos[rows]]
-    rep = np.repeat(rows, copies)
-    k = np.arange(rep.shape[0]) - np.repeat(np.cumsum(copies) - copies, copies)
-    topic = np.repeat(first[pos[rows]], copies) + k
+    # each judged query's rows together (in the run's order), then one copy
+    # of them per group of the query, topic after topic: the topics' rows
+    # are blocks, as a run file's queries (one id string per topic, not
+    # per row, when the evaluation codes them)
+    rows = rows[np.argsort(pos[rows], kind="stable")]
+    q_sizes = np.bincount(pos[rows], minlength=q_ids.shape[0])
+    of_topic = np.repeat(np.arange(q_ids.shape[0]), n_groups)
+    sizes = q_sizes[of_topic]
+    # a query's topics are together among the sorted topic ids, though not
+    # always in the queries' order ("1\x01<TAB>a" sorts before "1<TAB>a")
+    topic = np.repeat(ranges(first, n_groups), sizes)
+    rep = rows[ranges((np.cumsum(q_sizes) - q_sizes)[of_topic], sizes)]
     # the copies point into the run's own bytes: no string per row
     grouped = Run._from_tokens(
         _take(t_tokens, topic),

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm._engine import rank_order
-from skirm._errors import InvalidInputError, NoCommonQueryError
+from skirm._engine import ranges, rank_order
+from skirm._errors import STOPPED, InvalidInputError, NoCommonQueryError
 from skirm._measures._table import NUM_Q
 from skirm._validation import distinct
 from skirm.io._join import (
@@ -195,7 +195,8 @@ class PrefsCounts:
             raise InvalidInputError(
                 f"document {str(self.row_docno[r])!r} has both level 0 and a "
                 "level above 0 in one judgment group of query "
-                f"{str(self.query_ids[self.row_query[r]])!r}"
+                f"{str(self.query_ids[self.row_query[r]])!r}",
+                exit_status=STOPPED,  # trec_eval: "Can't calculate measure"
             )
 
     def _final_levels(self):
@@ -458,22 +459,20 @@ class PrefsCounts:
 
 
 def _close(g, a, b, counts):
-    """Transitive closure of the pairs of each group; checks consistency."""
+    """Transitive closure of the pairs of each group; checks consistency.
+
+    Semi-naive: each round composes only the pairs found in the last one
+    with all pairs (a path through an older pair alone was found before)."""
     m = int(counts.num_judged.max(initial=0)) + 1
-    key = distinct((g * m + a) * m + b)
-    while True:
-        g_, a_, b_ = key // (m * m), (key // m) % m, key % m
-        src = g_ * m + a_  # pairs sorted by (group, a)
-        lo = np.searchsorted(src, g_ * m + b_, side="left")
-        hi = np.searchsorted(src, g_ * m + b_, side="right")
-        n = hi - lo
-        i = np.repeat(np.arange(key.shape[0]), n)
-        j = np.repeat(lo, n) + (np.arange(i.shape[0]) - np.repeat(np.cumsum(n) - n, n))
-        new = (g_[i] * m + a_[i]) * m + b_[j]
-        grown = distinct(np.concatenate([key, new]))
-        if grown.shape[0] == key.shape[0]:
-            break
-        key = grown
+    key = new = distinct((g * m + a) * m + b)
+    while new.shape[0]:
+        paths = _compose(new, key, m)
+        if new is not key:  # (in the first round, one composition)
+            paths = np.concatenate([paths, _compose(key, new, m)])
+        found = distinct(paths)
+        at = np.minimum(np.searchsorted(key, found), key.shape[0] - 1)
+        new = found[key[at] != found]  # not yet among the pairs
+        key = np.sort(np.concatenate([key, new]))
     g_, a_, b_ = key // (m * m), (key // m) % m, key % m
     reverse = (g_ * m + b_) * m + a_
     conflict = np.isin(reverse, key) & (a_ != b_) | (a_ == b_)
@@ -483,9 +482,22 @@ def _close(g, a, b, counts):
             "inconsistent preferences in one judgment group of query "
             f"{str(counts.query_ids[counts.group_query[g_[k]]])!r}: a document is "
             "both preferred and not preferred to another (directly or through "
-            "other documents)"
+            "other documents)",
+            exit_status=STOPPED,  # trec_eval stops too (it aborts)
         )
     return g_, a_, b_
+
+
+def _compose(first, then, m):
+    """The pairs ``(g, a, c)`` of the keys ``first`` holding ``(g, a, b)`` and
+    ``then`` (sorted) holding ``(g, b, c)``: the paths of two steps."""
+    g, a, b = first // (m * m), (first // m) % m, first % m
+    src = then // m  # (g, b) of each pair of then: sorted
+    lo = np.searchsorted(src, g * m + b, side="left")
+    n = np.searchsorted(src, g * m + b, side="right") - lo
+    i = np.repeat(np.arange(first.shape[0]), n)
+    j = ranges(lo, n)
+    return (g[i] * m + a[i]) * m + then[j] % m
 
 
 class PrefsEvaluation:

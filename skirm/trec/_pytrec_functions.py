@@ -49,7 +49,10 @@ def parse_qrel(f_qrel: Iterable[str]) -> defaultdict[str, dict[str, int]]:
     -----
     The lines are read by skirm's qrels reader (no Python statement per
     line): unlike pytrec_eval, blank lines and ``#`` comments are skipped and
-    a level written ``1.0`` is 1.
+    a level written ``1.0`` is 1. Lines and text files are split into
+    fields where pytrec_eval's ``line.split()`` splits them (at any
+    whitespace character, a no-break space or the control bytes 28-31
+    included); a path or a binary file where trec_eval splits them.
 
     Examples
     --------
@@ -83,6 +86,13 @@ def parse_run(f_run: Iterable[str]) -> defaultdict[str, dict[str, float]]:
     DuplicateDocnoError
         For a document listed twice in one query (pytrec_eval's
         AssertionError).
+
+    Notes
+    -----
+    Lines and text files are split into fields where pytrec_eval's
+    ``line.split()`` splits them (at any whitespace character, a no-break
+    space or the control bytes 28-31 included); a path or a binary file
+    where trec_eval splits them.
 
     Examples
     --------
@@ -155,24 +165,41 @@ def compute_aggregated_measure(measure: str, values: Iterable[float]) -> float:
     return float(np.mean(array))
 
 
+#: The characters Python's ``str.split()`` splits at (``str.isspace``), LF
+#: aside, each made a space: pytrec_eval reads a line by ``line.split()``,
+#: which splits at more than trec_eval's separators (the control bytes 28-31,
+#: no-break spaces, ...).
+_SPLIT_AT = dict.fromkeys(
+    [*range(9, 14), *range(28, 33), 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B),
+     0x2028, 0x2029, 0x202F, 0x205F, 0x3000],
+    " ",
+)  # fmt: skip
+del _SPLIT_AT[10]
+
+
 def _lines(lines, name):
-    """What a reader reads of ``lines``: a path or an open file as it is,
-    the lines of an iterable joined (one C pass) into a stream named after
-    the argument, so that a message reads ``f_qrel:2: ...``."""
-    if is_path_or_file(lines):
+    """What a reader reads of ``lines``: a path or a binary file as it is
+    (read as trec_eval reads files); the text of a text file or the lines of
+    an iterable (joined in one C pass) with pytrec_eval's separators made
+    spaces, as a stream named after the argument, so that a message reads
+    ``f_qrel:2: ...``."""
+    if is_path_or_file(lines) and not isinstance(lines, io.TextIOBase):
         return lines
-    if not isinstance(lines, Iterable):
+    if isinstance(lines, io.TextIOBase):
+        text = lines.read()
+    elif not isinstance(lines, Iterable):
         raise InvalidParameterError(
             f"`{name}` must be an iterable of lines, an open file or a path, got "
             f"{type(lines).__name__}"
         )
-    try:
-        text = "\n".join(map(methodcaller("rstrip", "\r\n"), lines))
-    except (AttributeError, TypeError):
-        raise InvalidInputError(
-            f"`{name}` must hold lines of text (str), got another kind of item"
-        ) from None
-    stream = io.BytesIO(text.encode())
+    else:
+        try:
+            text = "\n".join(map(methodcaller("rstrip", "\r\n"), lines))
+        except (AttributeError, TypeError):
+            raise InvalidInputError(
+                f"`{name}` must hold lines of text (str), got another kind of item"
+            ) from None
+    stream = io.BytesIO(text.translate(_SPLIT_AT).encode())
     stream.name = name
     return stream
 

@@ -284,3 +284,42 @@ def test_compute_aggregated_measure_refuses_what_it_cannot_summarise():
         trec.compute_aggregated_measure("map", [0.5, "x"])
     with pytest.raises(skirm.InvalidParameterError, match=r"^`measure` must be"):
         trec.compute_aggregated_measure(None, [0.5])
+
+
+#: Every character ``str.split()`` splits at but LF (pytrec_eval reads a line
+#: by ``line.split()``), and control bytes it does not split at.
+_PY_SPACES = [chr(c) for c in range(0x3001) if chr(c).isspace() and c != 10]
+_KEPT = ["\x01", "\x08", "\x0e", "\x1b", "\x7f"]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("char", _PY_SPACES + _KEPT, ids=lambda c: f"U+{ord(c):04X}")
+def test_parse_splits_lines_where_pytrec_eval_splits(char, tmp_path):
+    """Regression: the lines were split at trec_eval's separators (C's
+    isspace()), where pytrec_eval's ``line.split()`` also splits at the
+    control bytes 28-31 and Unicode's spaces: ``'q1 0 d1\\x1c 1'`` gave the
+    docno ``'d1\\x1c'`` against pytrec_eval's ``'d1'`` (seen failing)."""
+    space = char.isspace()
+    qrels = [f"q1 0 d1{char} 1", f"q1{char if space else ' '}0 d2 0"]
+    run = [f"q1 Q0 d1{char} 1 2.5 r", f"q1 Q0 d2 2{char if space else ' '}1.5 r"]
+    if not space:  # inside an id: part of it
+        qrels.append(f"q1 0 d{char}3 2")
+        run.append(f"q1 Q0 d{char}3 3 0.5 r")
+    want_qrels, want_run = pytrec_eval.parse_qrel(qrels), pytrec_eval.parse_run(run)
+    assert dict(trec.parse_qrel(qrels)) == dict(want_qrels)
+    assert dict(trec.parse_run(run)) == dict(want_run)
+    if char == "\r":  # a file's line ends there (pytrec_eval: too few fields)
+        return
+    path = tmp_path / "qrels"
+    path.write_text("\n".join(qrels) + "\n", encoding="utf-8", newline="")
+    with open(path, encoding="utf-8", newline="") as f:
+        want = pytrec_eval.parse_qrel(f)
+    with open(path, encoding="utf-8", newline="") as f:
+        assert dict(trec.parse_qrel(f)) == dict(want)
+
+
+def test_the_split_table_is_str_isspace():
+    from skirm.trec._pytrec_functions import _SPLIT_AT
+
+    every = {c for c in range(0x110000) if chr(c).isspace()}
+    assert set(_SPLIT_AT) == every - {10}

@@ -1,0 +1,112 @@
+"""``-R prefs`` against NIST trec_eval 10.0 on generated preference files.
+
+The runs are the generated runs of every dimension (``tests/_trec_fuzz.py``:
+ties, shuffled lines, docno shapes, ...); the preferences are drawn for the
+documents the case judges (and a few it does not retrieve): per query one
+to three judgment groups, each either one sub-group (levels 0-3, ties
+among them) or several sub-groups (judgment sets that trec_eval closes
+transitively), consistent by construction (each sub-group's levels follow
+one hidden grade per document, zero in every sub-group or in none); some
+cases break that rule or make a cycle, where trec_eval stops: skirm must
+print trec_eval's ``-q -m all_prefs`` bytes, or fail where it fails, with
+default flags, ``-M 5``, ``-c`` and ``-J``.
+
+``SKIRM_FUZZ_CASES`` runs a longer campaign, as in
+``test_trec_differential.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import os
+import subprocess
+
+import numpy as np
+import pytest
+from _trec_fuzz import DIMENSIONS, make_case, parse_reference
+
+from skirm._cli import main
+
+pytestmark = pytest.mark.oracle
+
+FLAGS = {"default": [], "M5": ["-M", "5"], "c": ["-c"], "J": ["-J"]}
+CI_SEEDS = range(2)
+
+
+def _seeds():
+    total = int(os.environ.get("SKIRM_FUZZ_CASES", "0") or 0)
+    if total <= 0:
+        return CI_SEEDS
+    first = int(os.environ.get("SKIRM_FUZZ_FIRST_SEED", "1000"))
+    return range(first, first + max(1, math.ceil(total / len(DIMENSIONS))))
+
+
+def _prefs_lines(rng, qrels, run):
+    """Preference lines for the judged documents of ``qrels`` (a dict)."""
+    broken = rng.random() < 0.15  # levels drawn freely: maybe inconsistent
+    lines = []
+    for qid, judged in qrels.items():
+        extra = int(rng.integers(0, 3)) if len(judged) > 1 else 2
+        docs = list(judged) + [f"unret{k}" for k in range(extra)]
+        for g in range(int(rng.integers(1, 4))):
+            grade = {d: int(rng.integers(0, 4)) for d in docs}
+            half = rng.random(4) < 0.2  # grades written "L.5": the same order
+            for s in range(int(rng.integers(1, 4))):
+                stretch = rng.random() < 0.3  # another scale, the same order
+                size = int(rng.integers(2, min(len(docs), 8) + 1))
+                for k in rng.choice(len(docs), size=size, replace=False).tolist():
+                    d = docs[k]
+                    level = grade[d]
+                    text = str(2 * level + 1 if level and stretch else level)
+                    if level and half[level]:
+                        text += ".5"
+                    if broken:
+                        text = str(int(rng.integers(0, 4)))
+                    lines.append(f"{qid} g{g} s{s} {d} {text}")
+    order = rng.permutation(len(lines)) if rng.random() < 0.3 else range(len(lines))
+    return "".join(lines[i] + "\n" for i in order).encode()
+
+
+def _trec_eval(binary, flags, prefs, run):
+    argv = [binary, "-q", "-R", "prefs", "-m", "all_prefs", *flags, prefs, run]
+    done = subprocess.run(argv, capture_output=True, check=False)
+    return done.returncode, done.stdout
+
+
+def _skirm(flags, prefs, run):
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["eval", "--format", "trec", "-q", "-R", "prefs", "-m", "all_prefs"]
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main([*argv, *flags, prefs, run])
+    return status, out.getvalue().encode("utf-8"), err.getvalue()
+
+
+@pytest.mark.parametrize("dimension", DIMENSIONS)
+def test_preferences_as_trec_eval(dimension, trec_eval_binary, tmp_path):
+    failures, n_lines, n_failed = [], 0, 0
+    for seed in _seeds():
+        case = make_case(dimension, seed)
+        try:
+            qrels, _, _, _ = parse_reference(case.qrels, case.run)
+        except ValueError:  # a malformed line on purpose: no judged documents
+            continue
+        rng = np.random.default_rng([DIMENSIONS.index(dimension), seed, 2])
+        prefs, run = tmp_path / f"{case.name}.prefs", tmp_path / f"{case.name}.run"
+        prefs.write_bytes(_prefs_lines(rng, qrels, case.run))
+        run.write_bytes(case.run)
+        for name, flags in FLAGS.items():
+            status, expected = _trec_eval(trec_eval_binary, flags, str(prefs), str(run))
+            got_status, got, err = _skirm(flags, str(prefs), str(run))
+            if status != 0:  # trec_eval stops (on a cycle, by abort(): -6)
+                ok = got_status == status if status > 0 else got_status != 0
+                n_failed += 1
+            else:
+                ok = got_status == 0 and got == expected
+                n_lines += expected.count(b"\n")
+            if not ok:
+                what = f"exit {status}/{got_status} {err[:200]}"
+                failures.append(f"{case.name} [{name}]: {what}")
+    assert not failures, "\n".join(failures[:10])
+    assert n_lines > 0 or dimension in ("qrels_only", "run_only")

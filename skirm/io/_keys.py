@@ -148,7 +148,8 @@ def any_equal_in_groups(keys, codes, n_groups):
         lines = keys.reshape(n_lines, width).copy()
     else:
         cell = np.arange(n, dtype=np.intp)
-        cell += np.repeat(np.arange(n_lines, dtype=np.intp) * width - starts[:-1], sizes)
+        first = np.arange(n_lines, dtype=np.intp) * width  # each line's first cell
+        cell += np.repeat(first - starts[:-1], sizes)
         lines = np.full(n_lines * width, np.iinfo(np.uint64).max, dtype=np.uint64)
         lines[cell] = keys
         del cell

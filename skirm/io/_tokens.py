@@ -302,7 +302,7 @@ class Tokens:
             else:
                 clear_past_end(words[k], length, k)
         if late.shape[0]:
-            at = rows[late] if isinstance(rows, np.ndarray) else late + (rows.start or 0)
+            at = rows[late] if isinstance(rows, np.ndarray) else late + rows.start
             for k in range(n):
                 words[k, late] = self.word(k, at)
         return words

@@ -199,7 +199,10 @@ def _lines(lines, name):
             raise InvalidInputError(
                 f"`{name}` must hold lines of text (str), got another kind of item"
             ) from None
-    stream = io.BytesIO(text.translate(_SPLIT_AT).encode())
+    # (ASCII text: only 28-31 are not trec_eval's separators already)
+    if not text.isascii() or any(map(text.__contains__, "\x1c\x1d\x1e\x1f")):
+        text = text.translate(_SPLIT_AT)
+    stream = io.BytesIO(text.encode())
     stream.name = name
     return stream
 

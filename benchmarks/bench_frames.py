@@ -16,8 +16,8 @@ the run as a pandas frame (the rows above, a query's 100 documents
 together) against qrels as a pandas frame (a tenth of the documents judged,
 grades 0-2), five measures, next to ``skirm.metrics.evaluate`` of the same
 rows as arrays (the grades joined, the queries as integer codes): the
-medians of the two, and their ratio (the cost of reading frames of string
-ids and joining them, over the evaluation itself).
+medians of the two (wall and CPU time), and their ratios (the cost of
+reading frames of string ids and joining them, over the evaluation itself).
 """
 
 from __future__ import annotations
@@ -65,17 +65,36 @@ def evaluate_run_on_frames(n, repeats):
     names = ["ndcg@10", "map@100", "mrr", "precision@10", "recall@100"]
     scores = run["score"].to_numpy()
     t_frames, _, _ = measure(evaluate_run, qrels, run, measures, repeats=repeats)
-    t_arrays, _, _ = measure(
-        lambda: evaluate(labels, scores, groups=codes, metrics=names), repeats=repeats
-    )
+
+    def arrays():
+        return evaluate(labels, scores, groups=codes, metrics=names)
+
+    t_arrays, _, _ = measure(arrays, repeats=repeats)
+    c_frames = _cpu(lambda: evaluate_run(qrels, run, measures), repeats)
+    c_arrays = _cpu(arrays, repeats)
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"{n:,} run rows, {n // per:,} queries, string ids; medians of {repeats}; "
           f"load average {load}\n")  # fmt: skip
-    print("| call | time (s) | ratio to the arrays |")
-    print("|---|---:|---:|")
-    print(f"| evaluate_run(qrels frame, run frame) | {t_frames:.3f} | "
-          f"{t_frames / t_arrays:.1f}x |")  # fmt: skip
-    print(f"| evaluate(labels, scores, groups=codes) | {t_arrays:.3f} | 1.0x |")
+    print("| call | time (s) | CPU (s) | ratio to the arrays (time, CPU) |")
+    print("|---|---:|---:|---:|")
+    print(f"| evaluate_run(qrels frame, run frame) | {t_frames:.3f} | {c_frames:.3f} | "
+          f"{t_frames / t_arrays:.1f}x, {c_frames / c_arrays:.1f}x |")  # fmt: skip
+    print(f"| evaluate(labels, scores, groups=codes) | {t_arrays:.3f} | {c_arrays:.3f} "
+          "| 1.0x |")  # fmt: skip
+
+
+def _cpu(call, repeats):
+    """The median CPU time (this process's, every thread) of ``repeats``
+    calls."""
+    import statistics
+    import time
+
+    times = []
+    for _ in range(repeats):
+        start = time.process_time()
+        call()
+        times.append(time.process_time() - start)
+    return statistics.median(times)
 
 
 def main():

@@ -23,6 +23,7 @@ import numpy as np
 
 from skirm._errors import DuplicateDocnoError
 from skirm._validation import repeated_pairs
+from skirm.io._keys import _MAX_PADDING, any_equal, any_equal_in_groups, code_runs
 from skirm.io._tokens import SortedKeys, first_duplicate, mix, mix_into, offset_dtype
 
 
@@ -53,6 +54,8 @@ class QrelsIndex:
         The qrels' docnos.
     keys, key_rows : SortedKeys, ndarray
         The sorted (topic, docno) hashes and the qrels row of each.
+    hashes : ndarray of uint64
+        The hash of each qrels row's docno.
     """
 
     def __init__(self, qrels):
@@ -73,18 +76,22 @@ class QrelsIndex:
             np.bincount(self.codes, minlength=self.n_topics),
             out=self.topic_start[1:],
         )
-        # the docnos' hashes serve the keys only: not kept
-        keys = d.hash(cache=False)
-        if keys is d._hash:  # cached by the caller: not ours to change
-            keys = keys.copy()
+        # the docnos' hashes, kept for the joins by query (_lines_join)
+        self.hashes = d.hash(cache=False)
+        keys = self.hashes.copy()
         mix_into(keys, self.codes)
         self.docs = d
-        # stable: the copies of a repeated judgement stay in qrels order, so
-        # the first repeat found is the second copy
-        key_rows = np.argsort(keys, kind="stable")
+        # the copies of a repeated judgement in qrels order (a stable sort),
+        # so that the first repeat found is the second copy; most qrels
+        # repeat no key, and a plain sort of them is twice as fast
+        key_rows = np.argsort(keys)
+        ordered = keys[key_rows]
+        if (ordered[1:] == ordered[:-1]).any():
+            key_rows = np.argsort(keys, kind="stable")
+            ordered = keys[key_rows]
         self.key_rows = key_rows.astype(small)
         del key_rows
-        keys = keys[self.key_rows]
+        keys = ordered
         self.keys = SortedKeys(keys)
         self._doc_strings = None
         # for messages; the query tokens are not kept (the topics' codes and
@@ -215,8 +222,9 @@ class Joined(NamedTuple):
     query's index into ``eval_ids`` (sorted), ``raw`` their trec_eval
     relevance value (the qrels level if >= 0, -1 if not in the qrels, -2 if
     judged with a negative level); ``j_codes``, ``j_raw`` every judgement of
-    the evaluated queries; ``hashes`` the docno hash of each kept row (not
-    kept by the block: they are freed with the joined rows).
+    the evaluated queries; ``repeats`` whether a docno may repeat in a query
+    (two kept rows of one query share a docno hash: False is sure, True is
+    verified on the bytes by :func:`block_repeat`).
     """
 
     eval_ids: np.ndarray
@@ -225,11 +233,13 @@ class Joined(NamedTuple):
     raw: np.ndarray
     j_codes: np.ndarray
     j_raw: np.ndarray
-    hashes: np.ndarray
+    repeats: bool
 
 
 def join(index, block):
-    """:class:`Joined` rows of a run block (every row of its queries)."""
+    """:class:`Joined` rows of a run block (every row of its queries): by
+    query (:func:`_lines_join`) where the rows are grouped by query, else
+    through the sorted keys of the qrels, :data:`JOIN_ROWS` rows at a time."""
     eval_ids, keep, codes, topics = _kept(index, block)
     index.check_duplicates(topics)
     j_rows, j_codes = index.judgments(topics)
@@ -237,11 +247,93 @@ def join(index, block):
     hashes = block._d.hash(cache=False)
     if keep.shape[0] != len(block):
         hashes = hashes[keep]
+    n_eval = int(eval_ids.shape[0])
     if index.collision:
         raw = _raw_by_strings(index, block, keep, codes, topics, j_rows, j_codes)
     else:
+        lines = _lines_join(index, block, keep, codes, hashes, j_rows, j_codes, n_eval)
+        if lines is not None:
+            at, judged, repeats = lines
+            return Joined(
+                eval_ids, keep, codes, _raw(keep.shape[0], at, index.labels[judged]),
+                j_codes, j_raw, repeats,
+            )  # fmt: skip
         raw = _raw_by_keys(index, block, keep, codes, topics, hashes)
-    return Joined(eval_ids, keep, codes, raw, j_codes, j_raw, hashes)
+    found = any_equal_in_groups(hashes, codes, n_eval) if hashes.shape[0] > 1 else False
+    if found is None:
+        found = any_equal(mix(hashes, codes))
+    return Joined(eval_ids, keep, codes, raw, j_codes, j_raw, found)
+
+
+def _lines_join(index, block, keep, codes, hashes, j_rows, j_codes, n_eval):
+    """``(at, judged, repeats)``: the kept rows that are judged (positions
+    in ``keep``), the qrels row of each, and whether a docno may repeat in
+    a query; None where the rows are not grouped by query (or their queries
+    differ too much in size), or three docnos of a query share their hash's
+    high bits (then the keys join them).
+
+    As the engine ranks: one line of a matrix per query, holding the
+    hashes of the query's rows, then those of its judgements, each with
+    its column in place of its low bits, padded with the largest key; each
+    line sorted on its own (short, cache-resident sorts, no look-up of every
+    row in a table of every judgement). A row and a judgement of equal high
+    bits sort next to each other: a match once their hashes and bytes are
+    equal. Two rows of equal high bits may repeat a docno.
+    """
+    runs = code_runs(codes, n_eval) if codes.shape[0] > 1 else None
+    if runs is None:
+        return None
+    sizes = np.diff(runs)
+    line_codes = codes[runs[:-1]]
+    j_starts = j_codes.searchsorted(np.arange(n_eval + 1))
+    firsts = j_starts[line_codes]  # each line's first judgement
+    filled = sizes + (j_starts[line_codes + 1] - firsts)
+    n, n_lines, width = codes.shape[0], sizes.shape[0], int(filled.max())
+    if width > 1 << 16 or n_lines * width > _MAX_PADDING * (n + j_rows.shape[0]) + 1024:
+        return None
+    low = np.uint64((1 << max((width - 1).bit_length(), 1)) - 1)
+    lines = np.empty((n_lines, width), dtype=np.uint64)
+    size = int(sizes[0])
+    if int(sizes.min()) == int(sizes.max()):  # one size: the rows are a block
+        np.bitwise_and(hashes.reshape(n_lines, size), ~low, out=lines[:, :size])
+        lines[:, :size] |= np.arange(size, dtype=np.uint64)
+        lines[:, size:] = np.iinfo(np.uint64).max
+        lines = lines.reshape(-1)
+    else:  # the rows at their column in their line
+        lines = lines.reshape(-1)
+        lines.fill(np.iinfo(np.uint64).max)
+        col = np.arange(n, dtype=np.intp) - np.repeat(runs[:-1], sizes)
+        at = np.repeat(np.arange(n_lines, dtype=np.intp) * width, sizes) + col
+        lines[at] = (hashes & ~low) | col.astype(np.uint64)
+        del at
+    # the judgements: after their query's rows
+    line_of = np.empty(n_eval, dtype=np.intp)
+    line_of[line_codes] = np.arange(n_lines)
+    line = line_of[j_codes]
+    col = sizes[line] + np.arange(j_rows.shape[0]) - j_starts[j_codes]
+    lines[line * width + col] = (index.hashes[j_rows] & ~low) | col.astype(np.uint64)
+    del col, line
+    lines = lines.reshape(n_lines, width)
+    lines.sort(axis=1)
+    # pairs of equal high bits (pads too), then those inside their line
+    pair = np.flatnonzero((lines[:, 1:] ^ lines[:, :-1]) <= low)
+    line, pos = np.divmod(pair, max(width - 1, 1))
+    inside = pos + 1 < filled[line]
+    pair, line, pos = pair[inside], line[inside], pos[inside]
+    if ((pair[1:] == pair[:-1] + 1) & (line[1:] == line[:-1])).any():  # three
+        return None
+    a = (lines[line, pos] & low).astype(np.intp)
+    b = (lines[line, pos + 1] & low).astype(np.intp)
+    del lines, pair, pos, inside
+    size = sizes[line]
+    repeats = bool((b < size).any())  # two rows (a < b)
+    pair = np.flatnonzero((a < size) & (b >= size))  # a row, a judgement
+    rows = runs[line[pair]] + a[pair]
+    judged = j_rows[firsts[line[pair]] + b[pair] - size[pair]]
+    same = (hashes[rows] == index.hashes[judged]) & block._d.equal(
+        keep[rows], index.docs, judged
+    )
+    return rows[same], judged[same], repeats
 
 
 def judged_rows(index, block):

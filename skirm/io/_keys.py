@@ -4,14 +4,21 @@ whether any key repeats.
 Lower than the engine and the readers, so that both use one copy: the
 counted ranks of :mod:`skirm._engine._counted` and the dicts' tiebreak
 (:mod:`skirm.io._dict_rows`) search scores sorted within each query, the
-TREC ranking asks whether a run's (query, docno) keys repeat.
+TREC ranking asks whether a run's docno keys repeat within a query.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["any_equal", "search_ascending", "search_descending"]
+__all__ = [
+    "any_equal",
+    "any_equal_in_groups",
+    "code_runs",
+    "runs_in_code_order",
+    "search_ascending",
+    "search_descending",
+]
 
 
 def search_ascending(values, lo, hi, x):
@@ -72,3 +79,83 @@ def any_equal(keys):
         return False
     keys = np.sort(keys)
     return bool((keys[1:] == keys[:-1]).any())
+
+
+#: :func:`any_equal_in_groups` sorts each group's keys in a line of a
+#: matrix padded to the largest group while it holds at most this many cells
+#: per key.
+_MAX_PADDING = 3
+#: :func:`code_runs` looks no further when the runs of equal codes average
+#: fewer rows than this (the codes are not grouped), past a few rows.
+_MIN_RUN = 8
+_FEW_ROWS = 1024
+
+
+def code_runs(codes, n_groups):
+    """Where each run of equal adjacent ``codes`` (in ``[0, n_groups)``)
+    starts, ``n`` last, when each code's rows form one run (rows grouped by
+    code, the codes in any order: a run read by query, whose query ids do
+    not sort as they came); None otherwise, or when the runs are short."""
+    n = codes.shape[0]
+    new = codes[1:] != codes[:-1]
+    n_runs = int(np.count_nonzero(new)) + 1 if n else 0
+    if n_runs > n_groups or n_runs * _MIN_RUN > n + _FEW_ROWS:
+        return None
+    starts = np.empty(n_runs + 1, dtype=np.intp)
+    starts[0], starts[-1] = 0, n
+    starts[1:-1] = np.flatnonzero(new) + 1 if n else []
+    ordered = np.sort(codes[starts[:-1]]) if n else starts[:0]
+    if (ordered[1:] == ordered[:-1]).any():  # a code in two runs
+        return None
+    return starts
+
+
+def runs_in_code_order(codes, starts):
+    """The stable order of the rows by code, rows grouped in the runs
+    ``starts`` (:func:`code_runs`): the runs moved whole."""
+    firsts, sizes = starts[:-1], np.diff(starts)
+    o = np.argsort(codes[firsts])
+    moved = np.cumsum(sizes[o]) - sizes[o]  # where each run lands
+    order = np.arange(codes.shape[0], dtype=np.intp)
+    order += np.repeat(firsts[o] - moved, sizes[o])
+    return order
+
+
+def any_equal_in_groups(keys, codes, n_groups):
+    """Whether two of ``keys`` (64-bit hashes, well mixed) with the same
+    code (``codes``: in ``[0, n_groups)``) are equal.
+
+    Rows grouped by code (a run read by query: :func:`code_runs`) and groups
+    of similar sizes (the usual run) go as the engine ranks them: each
+    group's keys in one line of a matrix, padded with the largest key, and
+    each line sorted on its own: short, cache-resident sorts instead of a
+    pass over every key. The pads sort last, so a line's first ``size``
+    sorted cells are the group's keys: only pairs among them are compared.
+    None for other rows (then :func:`any_equal` of the keys mixed with their
+    codes answers).
+    """
+    n = keys.shape[0]
+    if n < 2:
+        return False
+    starts = code_runs(codes, n_groups)
+    if starts is None:
+        return None
+    sizes = np.diff(starts)
+    n_lines, width = sizes.shape[0], int(sizes.max())
+    if n_lines * width > _MAX_PADDING * n + 1024:
+        return None
+    if int(sizes.min()) == width:  # one size: the keys are the matrix
+        lines = keys.reshape(n_lines, width).copy()
+    else:
+        cell = np.arange(n, dtype=np.intp)
+        first = np.arange(n_lines, dtype=np.intp) * width  # each line's first cell
+        cell += np.repeat(first - starts[:-1], sizes)
+        lines = np.full(n_lines * width, np.iinfo(np.uint64).max, dtype=np.uint64)
+        lines[cell] = keys
+        del cell
+        lines = lines.reshape(n_lines, width)
+    lines.sort(axis=1)
+    same = lines[:, 1:] == lines[:, :-1]
+    # pair j of a line is (j, j + 1): inside the group when j + 1 < size
+    same &= np.arange(width - 1) < (sizes - 1)[:, np.newaxis]
+    return bool(same.any())

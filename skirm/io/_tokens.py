@@ -284,8 +284,9 @@ class Tokens:
         return words
 
     def _head_words(self, rows, n):
-        """Words ``0 .. n-1`` of the tokens ``rows`` (a slice), as ``n``
-        lines: line ``k`` is :meth:`word` ``k`` of every token, from one
+        """Words ``0 .. n-1`` of the tokens ``rows`` (a slice or an index
+        array), as ``n`` lines: line ``k`` is :meth:`word` ``k`` of every
+        token, from one
         gather (:func:`~skirm.io._long_tokens.gather_words`). The few tokens
         whose ``8n`` bytes would run past the buffer take :meth:`word`.
         """
@@ -301,7 +302,7 @@ class Tokens:
             else:
                 clear_past_end(words[k], length, k)
         if late.shape[0]:
-            at = late + (rows.start or 0)
+            at = rows[late] if isinstance(rows, np.ndarray) else late + rows.start
             for k in range(n):
                 words[k, late] = self.word(k, at)
         return words
@@ -353,24 +354,22 @@ class Tokens:
     def equal(self, rows, other, other_rows):
         """Exact equality of ``self[rows]`` and ``other[other_rows]``.
 
-        Tokens of equal length have the same number of words, at most the
-        smaller column's ``n_words``: the words past it need no comparison.
-        Word ``k`` of the head is compared only for the pairs still equal
-        that have it; the rest of long tokens, by
-        :func:`~skirm.io._long_tokens.equal_tail`.
+        Pairs of equal length have their head words gathered at once on
+        each side (:meth:`_head_words`, as many as the longest of them has,
+        :data:`HASH_ROWS` pairs at a time) and compared; the rest of long
+        tokens, by :func:`~skirm.io._long_tokens.equal_tail`.
         """
         length = self.length[rows]
         eq = length == other.length[other_rows]
-        todo = np.flatnonzero(eq)  # equal so far, words left to compare
-        for k in range(min(self.n_words, other.n_words, HEAD_WORDS)):
-            todo = todo[length[todo] > 8 * k]
-            if not todo.shape[0]:
-                break
-            a = self.word(k, rows[todo])
-            same = a == other.word(k, other_rows[todo])
-            eq[todo[~same]] = False
-            todo = todo[same]
-        todo = todo[length[todo] > _HEAD_BYTES]
+        same = np.flatnonzero(eq)  # equal so far
+        for lo in range(0, same.shape[0], HASH_ROWS):
+            todo = same[lo : lo + HASH_ROWS]
+            n = min(int(n_words(int(length[todo].max()))), HEAD_WORDS)
+            if n:
+                words = self._head_words(rows[todo], n)
+                words ^= other._head_words(other_rows[todo], n)
+                eq[todo[words.any(axis=0)]] = False
+        todo = np.flatnonzero(eq & (length > _HEAD_BYTES))
         if todo.shape[0]:
             a, b = rows[todo], other_rows[todo]
             eq[todo] = equal_tail(

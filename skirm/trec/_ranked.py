@@ -12,8 +12,6 @@ import numpy as np
 
 from skirm._engine import Judgments, Ranking, rank_order, ranking_of
 from skirm.io._join import block_duplicate_error, block_repeat, join, judgment_of_rows
-from skirm.io._keys import any_equal
-from skirm.io._tokens import mix
 from skirm.trec._measures import Context
 
 
@@ -39,16 +37,13 @@ def ranked_each(index, block, each):
     ranking is built, and the labels are taken from the relevance values
     once ranked: no array of them in run order is built.
     """
-    eval_ids, keep, codes, raw, j_codes, j_raw, hashes = join(index, block)
+    eval_ids, keep, codes, raw, j_codes, j_raw, repeats = join(index, block)
     if not eval_ids.shape[0]:
         return None
     every = keep.shape[0] == len(block)
     scores = block.scores if every else block.scores[keep]
-    n_groups = int(eval_ids.shape[0])
-    # Any docno twice in a query? Asked of the rows in run order, before the
-    # ranking's arrays exist; only then is the first repeat looked for.
-    repeats = _may_repeat(hashes, codes, n_groups)
-    del hashes
+    # Any docno twice in a query? Asked by the join; only then is the first
+    # repeat looked for.
 
     def check(ranking, cut):
         if repeats:
@@ -208,15 +203,6 @@ def cut_context(ranking, ranked_raw, j_codes, j_raw, options, check=None):
     # its label: what the registry's judged@k reads.
     ranking.judged = ranked_raw != -1
     return Context(ranking, ranked_raw, j_codes, j_raw, options)
-
-
-def _may_repeat(hashes, codes, n_groups):
-    """Whether two rows of one query (``codes``) may hold the same docno
-    (``hashes``: their hashes): their (query, docno) keys are equal. False is
-    sure; True is verified by :func:`_check_duplicates`."""
-    if hashes.shape[0] < 2:
-        return False
-    return any_equal(mix(hashes, codes) if n_groups > 1 else hashes)
 
 
 def _check_duplicates(block, keep, ranking, inside):

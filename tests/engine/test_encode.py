@@ -72,6 +72,22 @@ def test_stable_code_sort_at_and_beyond_16_bits(n_groups):
     )
 
 
+@pytest.mark.parametrize("n_groups", [3, 1 << 16, 70_000])
+@pytest.mark.parametrize("split", [False, True])
+def test_stable_code_sort_of_rows_grouped_in_another_code_order(n_groups, split):
+    # Rows grouped by code, the codes shuffled (ids read in an order that is
+    # not theirs): the runs are moved whole; a code in two runs is sorted.
+    from skirm._engine._encode import stable_code_sort
+
+    rng = np.random.default_rng(n_groups)
+    keys = np.repeat(rng.permutation(n_groups), rng.integers(8, 20, n_groups))
+    if split:
+        keys = np.append(keys, keys[0])
+    np.testing.assert_array_equal(
+        stable_code_sort(keys, n_groups), np.argsort(keys, kind="stable")
+    )
+
+
 @pytest.mark.parametrize("n_groups", [1 << 14, (1 << 14) + 1, 40_000])
 def test_code_starts_by_bisection_and_by_counting(n_groups):
     from skirm._engine._encode import counted_starts, sorted_code_starts

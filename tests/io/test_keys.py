@@ -1,14 +1,22 @@
 """Sorted and hashed keys (:mod:`skirm.io._keys`) against plain numpy: a
 search in every range at once against ``np.searchsorted`` range by range,
-whether a key repeats against a sort of every key. Seeded inputs vary one
-dimension at a time: range sizes (empty, one, many), ties, the side, the
-keys' top bits, the place of a repeat."""
+whether a key repeats (in the column, within a group) against a sort of
+every key. Seeded inputs vary one dimension at a time: range sizes (empty,
+one, many), ties, the side, the keys' top bits, the place of a repeat, the
+groups' sizes and order."""
 
 import numpy as np
 import pytest
 
 from skirm.io import _keys
-from skirm.io._keys import any_equal, search_ascending, search_descending
+from skirm.io._keys import (
+    any_equal,
+    any_equal_in_groups,
+    code_runs,
+    runs_in_code_order,
+    search_ascending,
+    search_descending,
+)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -72,3 +80,101 @@ def test_any_equal_matches_a_sort_of_every_key(monkeypatch, seed):
             before = column.copy()
             assert any_equal(column) is expected
             assert (column == before).all()  # the input is left as it was
+
+
+def _repeats_in_groups(keys, codes):
+    """The reference: a sort of every (code, key) pair."""
+    pairs = np.unique(np.stack([codes.astype(np.uint64), keys], axis=1), axis=0)
+    return pairs.shape[0] < keys.shape[0]
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize(
+    "layout", ["one size", "sizes", "empty groups", "one group", "one row each"]
+)
+def test_any_equal_in_groups_matches_a_sort_of_every_pair(seed, layout):
+    """Whether two keys of one group are equal, as a sort of every (code,
+    key) pair says, for rows grouped in code order: groups of one size or of
+    several (empty ones too), a repeat within a group (first, last,
+    anywhere) or across two groups (not a repeat), keys at the largest value
+    (the pads' value), few distinct keys, the groups in code order or not.
+    Rows not grouped (a group in two runs), groups of one row, or groups too
+    uneven to pad, get None; the input is left as it was."""
+    rng = np.random.default_rng(seed)
+    n_groups = {"one group": 1, "one row each": 300}.get(layout, 40)
+    if layout == "one size":
+        sizes = np.full(n_groups, int(rng.integers(1, 30)))
+    elif layout == "one group":
+        sizes = np.array([int(rng.integers(0, 200))])
+    elif layout == "one row each":
+        sizes = np.ones(n_groups, dtype=np.int64)
+    else:
+        sizes = rng.integers(0 if layout == "empty groups" else 1, 30, n_groups)
+    # the groups in code order, or in another (ids that do not sort as read)
+    order = np.arange(n_groups) if seed % 2 else rng.permutation(n_groups)
+    codes = np.repeat(order, sizes[order])
+    n = codes.shape[0]
+    high = 2**64 - 1 if seed % 3 else 50  # few distinct keys: repeats across
+    keys = rng.integers(0, high, size=n, dtype=np.uint64, endpoint=True)
+    if seed % 4 == 1:
+        keys[rng.random(n) < 0.2] = np.uint64(2**64 - 1)  # the pads' value
+    variants = [keys]
+    if n >= 2:
+        for i, j in ((0, 1), (n - 2, n - 1), tuple(rng.choice(n, 2, replace=False))):
+            repeated = keys.copy()
+            repeated[j] = repeated[i]
+            variants.append(repeated)
+    for column in variants:
+        before = column.copy()
+        expected = _repeats_in_groups(column, codes)
+        got = any_equal_in_groups(column, codes, n_groups)
+        # groups of a few rows each: too short to sort apart, left to the caller
+        short = n >= 2 and np.count_nonzero(sizes) * 8 > n + 1024
+        assert got is (None if short else expected)
+        assert (column == before).all()
+    if n >= 2 and (codes[1:] != codes[:-1]).any():  # a group in two runs: None
+        split = np.concatenate([codes, codes[:1]])
+        assert any_equal_in_groups(np.append(keys, 1), split, n_groups) is None
+
+
+def test_any_equal_in_groups_leaves_uneven_groups_to_the_column():
+    """One group far larger than the others would pad every line to its
+    size: None (the caller asks :func:`any_equal` of mixed keys)."""
+    sizes = np.array([5000] + [1] * 100)
+    codes = np.repeat(np.arange(sizes.shape[0]), sizes)
+    keys = np.arange(codes.shape[0], dtype=np.uint64)
+    assert any_equal_in_groups(keys, codes, sizes.shape[0]) is None
+    assert any_equal_in_groups(keys[:1], codes[:1], 1) is False
+
+
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize(
+    "layout", ["code order", "shuffled", "split", "interleaved", "empty", "one row"]
+)
+def test_runs_in_code_order_match_a_stable_argsort(seed, layout):
+    """Rows grouped by code, the codes in any order, put in code order by
+    moving their runs as a stable argsort orders them; codes not grouped
+    (a code in two runs, codes interleaved) have no runs."""
+    rng = np.random.default_rng(seed)
+    n_groups = int(rng.integers(1, 60))
+    sizes = rng.integers(1, 40, n_groups)
+    order = rng.permutation(n_groups) if layout != "code order" else np.arange(n_groups)
+    codes = np.repeat(order, sizes[order])
+    if layout == "split" and n_groups > 1:
+        codes = np.append(codes, codes[0])
+    elif layout == "interleaved":
+        codes = rng.integers(0, n_groups, 500)
+    elif layout == "empty":
+        codes = codes[:0]
+    elif layout == "one row":
+        codes = codes[:1]
+    runs = code_runs(codes, n_groups)
+    firsts = np.flatnonzero(np.diff(codes, prepend=-1)) if codes.shape[0] else []
+    grouped = np.unique(codes).shape[0] == len(firsts)  # each code one run
+    if not grouped or len(firsts) * 8 > codes.shape[0] + 1024:
+        assert runs is None  # not grouped, or runs too short to move
+        return
+    np.testing.assert_array_equal(runs[:-1], firsts)
+    np.testing.assert_array_equal(
+        runs_in_code_order(codes, runs), np.argsort(codes, kind="stable")
+    )

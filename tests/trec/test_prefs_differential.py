@@ -18,30 +18,14 @@ generated qrels files themselves as preferences, with the same flags.
 
 from __future__ import annotations
 
-import contextlib
-import io
-import math
-import os
-import subprocess
-
 import numpy as np
 import pytest
+from _trec_eval_side import compare, fuzz_seeds, skirm
 from _trec_fuzz import DIMENSIONS, make_case, parse_reference
-
-from skirm._cli import main
 
 pytestmark = pytest.mark.oracle
 
 FLAGS = {"default": [], "M5": ["-M", "5"], "c": ["-c"], "J": ["-J"]}
-CI_SEEDS = range(2)
-
-
-def _seeds():
-    total = int(os.environ.get("SKIRM_FUZZ_CASES", "0") or 0)
-    if total <= 0:
-        return CI_SEEDS
-    first = int(os.environ.get("SKIRM_FUZZ_FIRST_SEED", "1000"))
-    return range(first, first + max(1, math.ceil(total / len(DIMENSIONS))))
 
 
 def _prefs_lines(rng, qrels, run):
@@ -70,24 +54,10 @@ def _prefs_lines(rng, qrels, run):
     return "".join(lines[i] + "\n" for i in order).encode()
 
 
-def _trec_eval(binary, flags, prefs, run):
-    argv = [binary, "-q", "-R", "prefs", "-m", "all_prefs", *flags, prefs, run]
-    done = subprocess.run(argv, capture_output=True, check=False)
-    return done.returncode, done.stdout
-
-
-def _skirm(flags, prefs, run):
-    out, err = io.StringIO(), io.StringIO()
-    argv = ["eval", "--format", "trec", "-q", "-R", "prefs", "-m", "all_prefs"]
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = main([*argv, *flags, prefs, run])
-    return status, out.getvalue().encode("utf-8"), err.getvalue()
-
-
 @pytest.mark.parametrize("dimension", DIMENSIONS)
 def test_preferences_as_trec_eval(dimension, trec_eval_binary, tmp_path):
-    failures, n_lines, n_failed = [], 0, 0
-    for seed in _seeds():
+    failures, n_lines = [], 0
+    for seed in fuzz_seeds():
         case = make_case(dimension, seed)
         try:
             qrels, _, _, _ = parse_reference(case.qrels, case.run)
@@ -98,17 +68,11 @@ def test_preferences_as_trec_eval(dimension, trec_eval_binary, tmp_path):
         prefs.write_bytes(_prefs_lines(rng, qrels, case.run))
         run.write_bytes(case.run)
         for name, flags in FLAGS.items():
-            status, expected = _trec_eval(trec_eval_binary, flags, str(prefs), str(run))
-            got_status, got, err = _skirm(flags, str(prefs), str(run))
-            if status != 0:  # trec_eval stops (on a cycle, by abort(): -6)
-                ok = got_status == status if status > 0 else got_status != 0
-                n_failed += 1
-            else:
-                ok = got_status == 0 and got == expected
-                n_lines += expected.count(b"\n")
-            if not ok:
-                what = f"exit {status}/{got_status} {err[:200]}"
-                failures.append(f"{case.name} [{name}]: {what}")
+            argv = ["-R", "prefs", "-m", "all_prefs", *flags, str(prefs), str(run)]
+            failure, lines = compare(trec_eval_binary, argv)
+            n_lines += lines
+            if failure:
+                failures.append(f"{case.name} [{name}]: {failure}")
     assert not failures, "\n".join(failures[:10])
     assert n_lines > 0 or dimension in ("qrels_only", "run_only")
 
@@ -130,12 +94,11 @@ def test_qrels_read_as_preferences_as_trec_eval(dimension, trec_eval_binary, tmp
     qrels judge a document twice, skirm refuses them (trec_eval counts it
     twice: a documented difference)."""
     failures, n_lines = [], 0
-    for seed in _seeds():
+    for seed in fuzz_seeds():
         case = make_case(dimension, seed)
         qrels, run = tmp_path / f"{case.name}.qrels", tmp_path / f"{case.name}.run"
         qrels.write_bytes(case.qrels)
         run.write_bytes(case.run)
-        twice = case.notes.get("duplicates") == "qrels"
         try:
             labels = parse_reference(case.qrels, case.run)[0].values()
             negative = any(v < 0 for docs in labels for v in docs.values())
@@ -143,30 +106,16 @@ def test_qrels_read_as_preferences_as_trec_eval(dimension, trec_eval_binary, tmp
             negative = False
         for name, flags in FLAGS.items():
             argv = ["-R", "qrels_prefs", "-m", "all_prefs", *flags]
-            done = subprocess.run(
-                [trec_eval_binary, "-q", *argv, str(qrels), str(run)],
-                capture_output=True,
-                check=False,
-            )
-            out, err = io.StringIO(), io.StringIO()
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                status = main(
-                    ["eval", "--format", "trec", "-q", *argv, str(qrels), str(run)]
-                )
-            got = out.getvalue().encode("utf-8")
-            if twice:
-                ok = status == 2 and "duplicate docno" in err.getvalue()
-            elif done.returncode != 0:
-                rc = done.returncode
-                ok = status == rc if rc > 0 else status != 0
+            argv += [str(qrels), str(run)]
+            if case.notes.get("duplicates") == "qrels":
+                status, _, err = skirm(argv)
+                ok = status == 2 and "duplicate docno" in err
+                failure = None if ok else f"exit {status}, not 2: {err[:200]}"
             else:
-                expected = done.stdout
-                if negative:
-                    expected, got = _defined(expected), _defined(got)
-                ok = status == 0 and got == expected
-                n_lines += expected.count(b"\n")
-            if not ok:
-                what = f"exit {done.returncode}/{status} {err.getvalue()[:200]}"
-                failures.append(f"{case.name} [{name}]: {what}")
+                keep = _defined if negative else None
+                failure, lines = compare(trec_eval_binary, argv, keep)
+                n_lines += lines
+            if failure:
+                failures.append(f"{case.name} [{name}]: {failure}")
     assert not failures, "\n".join(failures[:10])
     assert n_lines > 0

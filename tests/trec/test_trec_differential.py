@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _trec_eval_side import fuzz_seeds
 from _trec_fuzz import DIMENSIONS, make_case, parse_reference
 
 from skirm._cli import main
@@ -69,17 +70,8 @@ REGRESSIONS = [
 ]
 
 
-def _seeds():
-    total = int(os.environ.get("SKIRM_FUZZ_CASES", "0") or 0)
-    if total <= 0:
-        return CI_SEEDS
-    per_dimension = max(1, math.ceil(total / len(DIMENSIONS)))
-    first = int(os.environ.get("SKIRM_FUZZ_FIRST_SEED", "1000"))
-    return range(first, first + per_dimension)
-
-
 def _cases(dimension):
-    seeds = list(_seeds())
+    seeds = list(fuzz_seeds(CI_SEEDS))
     seeds += [s for d, s, _ in REGRESSIONS if d == dimension and s not in seeds]
     return [make_case(dimension, seed) for seed in seeds]
 

@@ -15,17 +15,10 @@ fail where it fails, with default flags, ``-c`` and ``-J``.
 
 from __future__ import annotations
 
-import contextlib
-import io
-import math
-import os
-import subprocess
-
 import numpy as np
 import pytest
+from _trec_eval_side import compare, fuzz_seeds
 from _trec_fuzz import DIMENSIONS, make_case, parse_reference
-
-from skirm._cli import main
 
 pytestmark = pytest.mark.oracle
 
@@ -33,15 +26,6 @@ MEASURES = ["-m", "map", "-m", "P.5,10", "-m", "ndcg_cut.10", "-m", "recip_rank"
 MEASURES += ["-m", "num_ret", "-m", "bpref"]
 NAMES = ["map", "P_5", "P_10", "ndcg_cut_10", "recip_rank", "num_ret", "bpref"]
 FLAGS = {"default": [], "c": ["-c"], "J": ["-J"]}
-CI_SEEDS = range(2)
-
-
-def _seeds():
-    total = int(os.environ.get("SKIRM_FUZZ_CASES", "0") or 0)
-    if total <= 0:
-        return CI_SEEDS
-    first = int(os.environ.get("SKIRM_FUZZ_FIRST_SEED", "1000"))
-    return range(first, first + max(1, math.ceil(total / len(DIMENSIONS))))
 
 
 def _zscores(rng, query_ids):
@@ -65,7 +49,7 @@ def _zscores(rng, query_ids):
 @pytest.mark.parametrize("dimension", DIMENSIONS)
 def test_zscores_as_trec_eval(dimension, trec_eval_binary, tmp_path):
     failures, n_lines = [], 0
-    for seed in _seeds():
+    for seed in fuzz_seeds():
         case = make_case(dimension, seed)
         try:
             qrels, run, _, _ = parse_reference(case.qrels, case.run)
@@ -77,31 +61,12 @@ def test_zscores_as_trec_eval(dimension, trec_eval_binary, tmp_path):
         paths["run"].write_bytes(case.run)
         paths["z"].write_bytes(_zscores(rng, sorted(set(qrels) | set(run))))
         for name, flags in FLAGS.items():
-            argv = ["-q", *MEASURES, "-Z", str(paths["z"]), *flags]
-            files = [str(paths["qrels"]), str(paths["run"])]
-            done = subprocess.run(
-                [trec_eval_binary, *argv, *files], capture_output=True, check=False
+            argv = [*MEASURES, "-Z", str(paths["z"]), *flags]
+            failure, lines = compare(
+                trec_eval_binary, [*argv, str(paths["qrels"]), str(paths["run"])]
             )
-            out, err = io.StringIO(), io.StringIO()
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                status = main(["eval", "--format", "trec", *argv, *files])
-            got = out.getvalue().encode("utf-8")
-            if done.returncode != 0:
-                rc = done.returncode
-                ok = status == rc if rc > 0 else status != 0
-            else:
-                ok = status == 0 and got == done.stdout
-                n_lines += done.stdout.count(b"\n")
-            if not ok:
-                what = f"exit {done.returncode}/{status} {err.getvalue()[:200]}"
-                if status == 0 and done.returncode == 0:
-                    expected_lines = done.stdout.splitlines()
-                    diff = [
-                        (a, b)
-                        for a, b in zip(expected_lines, got.splitlines(), strict=False)
-                        if a != b
-                    ]
-                    what += f" first difference {diff[:1]}"
-                failures.append(f"{case.name} [{name}]: {what}")
+            n_lines += lines
+            if failure:
+                failures.append(f"{case.name} [{name}]: {failure}")
     assert not failures, "\n".join(failures[:10])
     assert n_lines > 0 or dimension == "duplicates"  # (its CI cases all stop)

@@ -16,7 +16,7 @@ together, and the ``ties`` dimensions rank tied scores by docno.
 from __future__ import annotations
 
 import pytest
-from _trec_eval_side import compare, fuzz_seeds
+from _trec_eval_side import compare_each, fuzz_seeds
 from _trec_fuzz import DIMENSIONS, make_case
 
 pytestmark = pytest.mark.oracle
@@ -38,12 +38,10 @@ def test_judgment_groups_as_trec_eval(dimension, trec_eval_binary, tmp_path):
         qrels, run = tmp_path / f"{case.name}.qrels", tmp_path / f"{case.name}.run"
         qrels.write_bytes(case.qrels)
         run.write_bytes(case.run)
-        for name, flags in FLAGS.items():
-            argv = ["-R", "qrels_jg", "-m", "qrels_jg", *flags, str(qrels), str(run)]
-            failure, lines = compare(trec_eval_binary, argv)
-            n_lines += lines
-            if failure:
-                failures.append(f"{case.name} [{name}]: {failure}")
+        argv = ["-R", "qrels_jg", "-m", "qrels_jg"]
+        found, lines = compare_each(trec_eval_binary, case, FLAGS, argv, [qrels, run])
+        failures += found
+        n_lines += lines
     assert not failures, "\n".join(failures[:10])
     if dimension not in ("qrels_only",):
         assert n_lines > 0

@@ -27,19 +27,16 @@ Each failure ever found is kept in ``REGRESSIONS`` below, so it runs always.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import math
 import os
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
-from _trec_eval_side import fuzz_seeds
+from _trec_eval_side import first_difference, fuzz_seeds, skirm, trec_eval
 from _trec_fuzz import DIMENSIONS, make_case, parse_reference
 
-from skirm._cli import main
 from skirm.io import Qrels, Run, read_qrels, read_run
 from skirm.metrics import evaluate
 from skirm.trec import evaluate_run, trec_measure_names
@@ -93,19 +90,11 @@ def _write(case, folder):
 
 
 def _trec_eval(binary, flags, qrels, run, measures=("-m", "all_trec")):
-    done = subprocess.run(
-        [binary, "-q", *measures, *flags, qrels, run],
-        capture_output=True,
-        check=False,
-    )
-    return done.returncode, done.stdout
+    return trec_eval(binary, [*measures, *flags, qrels, run])
 
 
 def _skirm(flags, qrels, run, measures=("-m", "all_trec")):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = main(["eval", "--format", "trec", "-q", *measures, *flags, qrels, run])
-    return status, out.getvalue().encode("utf-8"), err.getvalue()
+    return skirm([*measures, *flags, qrels, run])
 
 
 def _supported_lines(stdout):
@@ -141,7 +130,7 @@ def test_same_output_as_trec_eval(dimension, trec_eval_binary, tmp_path):
             else:
                 expected = _supported_lines(expected)
                 ok = got_status == 0 and got == expected
-                what = err or _first_difference(expected, got)
+                what = err or first_difference(expected, got)
                 n_lines += expected.count(b"\n")
             if not ok:
                 _dump(case)
@@ -185,17 +174,9 @@ def test_measure_lists_and_nicknames_as_trec_eval(measures, trec_eval_binary, tm
                 if not ok:
                     failures.append(
                         f"{dimension} {flags + extra}: "
-                        f"{err or _first_difference(expected, got)}"
+                        f"{err or first_difference(expected, got)}"
                     )
     assert not failures, "\n".join(failures[:10])
-
-
-def _first_difference(expected, got):
-    a, b = expected.split(b"\n"), got.split(b"\n")
-    for i, (x, y) in enumerate(zip(a, b, strict=False)):
-        if x != y:
-            return f"line {i + 1}: trec_eval {x!r}, skirm {y!r}"
-    return f"{len(a)} lines from trec_eval, {len(b)} from skirm"
 
 
 # --------------------------------------------------------------------------

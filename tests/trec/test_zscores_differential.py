@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _trec_eval_side import compare, fuzz_seeds
+from _trec_eval_side import compare_each, fuzz_seeds
 from _trec_fuzz import DIMENSIONS, make_case, parse_reference
 
 pytestmark = pytest.mark.oracle
@@ -60,13 +60,10 @@ def test_zscores_as_trec_eval(dimension, trec_eval_binary, tmp_path):
         paths["qrels"].write_bytes(case.qrels)
         paths["run"].write_bytes(case.run)
         paths["z"].write_bytes(_zscores(rng, sorted(set(qrels) | set(run))))
-        for name, flags in FLAGS.items():
-            argv = [*MEASURES, "-Z", str(paths["z"]), *flags]
-            failure, lines = compare(
-                trec_eval_binary, [*argv, str(paths["qrels"]), str(paths["run"])]
-            )
-            n_lines += lines
-            if failure:
-                failures.append(f"{case.name} [{name}]: {failure}")
+        argv = [*MEASURES, "-Z", str(paths["z"])]
+        files = [paths["qrels"], paths["run"]]
+        found, lines = compare_each(trec_eval_binary, case, FLAGS, argv, files)
+        failures += found
+        n_lines += lines
     assert not failures, "\n".join(failures[:10])
     assert n_lines > 0 or dimension == "duplicates"  # (its CI cases all stop)

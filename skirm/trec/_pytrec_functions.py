@@ -183,10 +183,10 @@ def _lines(lines, name):
     an iterable (joined in one C pass) with pytrec_eval's separators made
     spaces, as a stream named after the argument, so that a message reads
     ``f_qrel:2: ...``."""
-    if is_path_or_file(lines) and not isinstance(lines, io.TextIOBase):
-        return lines
     if isinstance(lines, io.TextIOBase):
         text = lines.read()
+    elif is_path_or_file(lines):
+        return lines
     elif not isinstance(lines, Iterable):
         raise InvalidParameterError(
             f"`{name}` must be an iterable of lines, an open file or a path, got "

@@ -23,7 +23,7 @@ import numpy as np
 
 from skirm._errors import DuplicateDocnoError
 from skirm._validation import repeated_pairs
-from skirm.io._keys import _MAX_PADDING, any_equal, any_equal_in_groups, code_runs
+from skirm.io._keys import _MAX_PADDING, any_equal, any_equal_in_runs, code_runs
 from skirm.io._tokens import SortedKeys, first_duplicate, mix, mix_into, offset_dtype
 
 
@@ -248,10 +248,15 @@ def join(index, block):
     if keep.shape[0] != len(block):
         hashes = hashes[keep]
     n_eval = int(eval_ids.shape[0])
+    # the rows' runs of one query, if each query's rows are one run (once,
+    # for the join by query and the repeat check)
+    runs = code_runs(codes, n_eval) if codes.shape[0] > 1 else None
     if index.collision:
         raw = _raw_by_strings(index, block, keep, codes, topics, j_rows, j_codes)
     else:
-        lines = _lines_join(index, block, keep, codes, hashes, j_rows, j_codes, n_eval)
+        lines = _lines_join(
+            index, block, keep, codes, hashes, j_rows, j_codes, n_eval, runs
+        )
         if lines is not None:
             at, judged, repeats = lines
             return Joined(
@@ -259,18 +264,19 @@ def join(index, block):
                 j_codes, j_raw, repeats,
             )  # fmt: skip
         raw = _raw_by_keys(index, block, keep, codes, topics, hashes)
-    found = any_equal_in_groups(hashes, codes, n_eval) if hashes.shape[0] > 1 else False
+    found = any_equal_in_runs(hashes, runs) if runs is not None else None
     if found is None:
         found = any_equal(mix(hashes, codes))
     return Joined(eval_ids, keep, codes, raw, j_codes, j_raw, found)
 
 
-def _lines_join(index, block, keep, codes, hashes, j_rows, j_codes, n_eval):
+def _lines_join(index, block, keep, codes, hashes, j_rows, j_codes, n_eval, runs):
     """``(at, judged, repeats)``: the kept rows that are judged (positions
     in ``keep``), the qrels row of each, and whether a docno may repeat in
-    a query; None where the rows are not grouped by query (or their queries
-    differ too much in size), or three docnos of a query share their hash's
-    high bits (then the keys join them).
+    a query, for rows grouped by query in the ``runs`` (:func:`code_runs`)
+    of the ``n_eval`` evaluated queries; None where they are not (``runs``
+    None) or their queries differ too much in size, or three docnos of a
+    query share their hash's high bits (then the keys join them).
 
     As the engine ranks: one line of a matrix per query, holding the
     hashes of the query's rows, then those of its judgements, each with
@@ -280,7 +286,6 @@ def _lines_join(index, block, keep, codes, hashes, j_rows, j_codes, n_eval):
     bits sort next to each other: a match once their hashes and bytes are
     equal. Two rows of equal high bits may repeat a docno.
     """
-    runs = code_runs(codes, n_eval) if codes.shape[0] > 1 else None
     if runs is None:
         return None
     sizes = np.diff(runs)

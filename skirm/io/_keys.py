@@ -14,6 +14,7 @@ import numpy as np
 __all__ = [
     "any_equal",
     "any_equal_in_groups",
+    "any_equal_in_runs",
     "code_runs",
     "runs_in_code_order",
     "search_ascending",
@@ -134,12 +135,17 @@ def any_equal_in_groups(keys, codes, n_groups):
     None for other rows (then :func:`any_equal` of the keys mixed with their
     codes answers).
     """
-    n = keys.shape[0]
-    if n < 2:
+    if keys.shape[0] < 2:
         return False
     starts = code_runs(codes, n_groups)
-    if starts is None:
-        return None
+    return None if starts is None else any_equal_in_runs(keys, starts)
+
+
+def any_equal_in_runs(keys, starts):
+    """:func:`any_equal_in_groups` of keys whose groups are the runs
+    ``starts`` (:func:`code_runs`); None where the groups' sizes are too
+    far apart for one padded matrix."""
+    n = keys.shape[0]
     sizes = np.diff(starts)
     n_lines, width = sizes.shape[0], int(sizes.max())
     if n_lines * width > _MAX_PADDING * n + 1024:

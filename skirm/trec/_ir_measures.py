@@ -298,7 +298,12 @@ class Evaluator:
         it can be streamed, else :func:`read_ir_run`'s records."""
         if self._streams and is_path(run):
             return run
-        return read_ir_run(run)
+        read = read_ir_run(run)
+        if self._request.diversity and read is not run:  # the repeats checked
+            from skirm.trec._ndeval_report import no_repeat  # loaded to evaluate
+
+            no_repeat(read)
+        return read
 
     def query_ids(self) -> list[str]:
         """The queries with a judgment."""

@@ -117,9 +117,25 @@ def _codes(ids, order_ids):
 def _query_order(ids):
     """ndeval's topic order of sorted distinct ``ids``: numeric when every
     id is an integer."""
-    if ids.size and np.strings.isdigit(ids).all():
+    if ids.size and _all_digits(ids):
         return ids[np.argsort(ids.astype(np.int64), kind="stable")]
     return ids
+
+
+def _all_digits(ids):
+    """``np.strings.isdigit(ids).all()`` of a str array, without loading
+    ``numpy.strings`` where every character is ASCII (its code points: each
+    id one or more of 0-9, then only the padding NULs)."""
+    if ids.dtype.kind != "U":
+        return bool(np.strings.isdigit(ids).all())
+    points = np.ascontiguousarray(ids).view(np.uint32).reshape(ids.shape[0], -1)
+    if (points > 127).any():
+        return bool(np.strings.isdigit(ids).all())
+    digit = (points >= 48) & (points <= 57)
+    pad = points == 0
+    return bool(
+        digit[:, 0].all() and (digit | pad).all() and (pad[:, 1:] | ~pad[:, :-1]).all()
+    )
 
 
 def evaluate_diversity(
@@ -297,7 +313,7 @@ def _joined(qrels, run, query_ids):
     """The :class:`_Joined` rows of ``run`` against ``qrels`` (report rows
     ``query_ids``), by the one join of a run to its judgments."""
     block = run
-    pair = block_repeat(block)
+    pair = None if block.__dict__.get(_NO_REPEAT) else block_repeat(block)
     if pair is not None:
         bad = pair[1]
         raise DuplicateDocnoError(
@@ -326,6 +342,17 @@ def _joined(qrels, run, query_ids):
         _codes(eval_ids, query_ids),
         _codes(q_ids, query_ids)[q_codes],
     )
+
+
+#: Set on a run whose (query, docno) pairs were found distinct already.
+_NO_REPEAT = "_no_repeated_docno"
+
+
+def no_repeat(run):
+    """Tell :func:`_joined` that no docno of ``run`` (a
+    :class:`~skirm.io.Run` the caller made) repeats in a query: it was
+    checked when read, and is not looked for again."""
+    run.__dict__[_NO_REPEAT] = True
 
 
 def share_pairs(qrels, pairs, rows, first):

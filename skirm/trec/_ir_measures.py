@@ -139,11 +139,6 @@ def _to_depth(text: str) -> str:
     return _CUTOFF.sub(lambda m: m[1] + str(min(int(m[2]), CWL_DEPTH)), text)
 
 
-def _unknown(text: str) -> UnknownMeasureError:
-    error = unknown_measure(text, _DOOR)
-    return type(error)(f"`measures`: {error}")
-
-
 def _read(texts: list) -> tuple:
     """The request of ``texts`` and its outputs and diversity measures by
     name."""
@@ -173,7 +168,8 @@ def _parse(measures: list) -> tuple:
     for measure, text in zip(measures, texts, strict=True):
         named = found.get(text)
         if named is None or named.reference is None:
-            raise _unknown(text)
+            error = unknown_measure(text, _DOOR)
+            raise type(error)(f"`measures`: {error}")
         diversity = named in request.diversity
         if diversity:
             sums, rel = False, named.options.get("rel", 1)

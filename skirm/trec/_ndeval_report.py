@@ -117,25 +117,9 @@ def _codes(ids, order_ids):
 def _query_order(ids):
     """ndeval's topic order of sorted distinct ``ids``: numeric when every
     id is an integer."""
-    if ids.size and _all_digits(ids):
+    if ids.size and np.strings.isdigit(ids).all():
         return ids[np.argsort(ids.astype(np.int64), kind="stable")]
     return ids
-
-
-def _all_digits(ids):
-    """``np.strings.isdigit(ids).all()`` of a str array, without loading
-    ``numpy.strings`` where every character is ASCII (its code points: each
-    id one or more of 0-9, then only the padding NULs)."""
-    if ids.dtype.kind != "U":
-        return bool(np.strings.isdigit(ids).all())
-    points = np.ascontiguousarray(ids).view(np.uint32).reshape(ids.shape[0], -1)
-    if (points > 127).any():
-        return bool(np.strings.isdigit(ids).all())
-    digit = (points >= 48) & (points <= 57)
-    pad = points == 0
-    return bool(
-        digit[:, 0].all() and (digit | pad).all() and (pad[:, 1:] | ~pad[:, :-1]).all()
-    )
 
 
 def evaluate_diversity(

@@ -265,7 +265,10 @@ def cwl_lines(
     step = max(1, _CELLS // depth)
     for first in range(0, ranking.n_groups, step):  # slices of queries, not queries
         last = min(first + step, ranking.n_groups)
-        rows = (top.codes >= first) & (top.codes < last) & (top.position < width)
+        lo, hi = np.searchsorted(top.codes, (first, last))  # the codes are sorted
+        rows = np.arange(lo, hi)
+        if width < depth:
+            rows = rows[top.position[lo:hi] < width]
         codes, position = top.codes[rows] - first, top.position[rows]
         padded = None if width == depth else (depth, {})
         for prefix, pad in cases:

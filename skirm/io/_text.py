@@ -35,6 +35,28 @@ def separators(codes):
     return sep
 
 
+#: The characters Python's ``str.split()`` splits at (``str.isspace``), LF
+#: aside, each made a space: pytrec_eval's and ir_measures' readers split a
+#: line by ``line.split()``, at more than trec_eval's separators (the
+#: control bytes 28-31, no-break spaces, ...).
+_STR_SPACES = dict.fromkeys(
+    [*range(9, 10), *range(11, 14), *range(28, 33), 0x85, 0xA0, 0x1680,
+     *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000],
+    " ",
+)  # fmt: skip
+
+
+def str_spaced(text):
+    """``text`` with every character at which Python's ``str.split()``
+    splits (LF aside) made a space, so that :func:`separators` split its
+    lines into the fields ``line.split()`` gives. ASCII text without the
+    bytes 28-31 (trec_eval's separators already) is returned as it is: one
+    pass and four searches."""
+    if text.isascii() and not any(map(text.__contains__, "\x1c\x1d\x1e\x1f")):
+        return text
+    return text.translate(_STR_SPACES)
+
+
 def empty_or_spaced(values):
     """Per id of ``values`` (str), whether it is empty or holds a separator
     (:func:`separators`): such an id cannot be written to a TREC file and
@@ -386,6 +408,38 @@ def read_bytes(source):
     finally:
         src.close()
     return data, n, src.name
+
+
+def read_str_split(source):
+    """:func:`read_bytes` of a file read as Python's ``line.split()`` reads
+    its lines (ir_measures' ``read_trec_qrels`` and ``read_trec_run``): the
+    text (UTF-8) through :func:`str_spaced`. Only a file with a byte 28-31
+    or above 127 is decoded."""
+    data, n, name = read_bytes(source)
+    if data.isascii() and all(data.find(c, 0, n) < 0 for c in b"\x1c\x1d\x1e\x1f"):
+        return data, n, name
+    text = data[:n].decode("utf-8", "surrogateescape")
+    data = bytearray(str_spaced(text).encode("utf-8", "surrogateescape"))
+    n = len(data)
+    return data + bytearray(PAD), n, name
+
+
+def holds_str_spaces(source, chunk=1 << 20):
+    """Whether a file holds a byte 28-31 or above 127: whether
+    :func:`read_str_split` would read its fields otherwise than
+    :func:`read_bytes` does. Read in chunks (a ``.gz`` file decompressed),
+    stopping at the first such byte."""
+    src = Source(source)
+    buf = bytearray(chunk)
+    try:
+        while n := src.fill(memoryview(buf)):
+            if not buf.isascii() or any(
+                buf.find(c, 0, n) >= 0 for c in b"\x1c\x1d\x1e\x1f"
+            ):
+                return True
+    finally:
+        src.close()
+    return False
 
 
 def parse_label(text):

@@ -107,7 +107,6 @@ def test_spaced_text_splits_as_str_split(text, tmp_path):
     a file's bytes read alike; ASCII text with nothing to do is the object
     given (no copy)."""
     spaced = str_spaced(text)
-    assert [line.split(" ") for line in spaced.split("\n")] is not None
     assert [list(filter(None, line.replace("\t", " ").split(" "))) for line in
             spaced.replace("\x0b", " ").replace("\x0c", " ").replace("\r", " ")
             .split("\n")] == [line.split() for line in text.split("\n")]  # fmt: skip

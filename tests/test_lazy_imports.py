@@ -54,6 +54,14 @@ def test_each_public_name_is_written_once(package):
     written = [alias.name for alias in names]
     assert len(written) == len(set(written))
     rest = [n for n in body[1:] if n not in block]  # after the docstring
+    # but the map of renamed names (old -> new: the new one is public)
+    renamed = [n for n in rest if getattr(n, "targets", [None])[0] is not None
+               and getattr(n.targets[0], "id", "") == "_RENAMED"]  # fmt: skip
+    for statement in renamed:
+        new = {c.value for c in statement.value.values}
+        assert new <= set(written)
+        assert not {c.value for c in statement.value.keys} & set(written)
+    rest = [n for n in rest if n not in renamed]
     named = {
         getattr(node, "id", None) or getattr(node, "name", None) or node.value
         for statement in rest

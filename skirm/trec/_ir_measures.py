@@ -26,7 +26,7 @@ from skirm._measures._unknown import UnknownMeasureError, unknown_measure
 from skirm._measures._vocabulary import IR_CWL_EVAL, IR_GDEVAL
 from skirm.io import Run
 from skirm.io._sources import is_path
-from skirm.io._text import holds_str_spaces
+from skirm.io._text import splits_alike
 from skirm.metrics._cwl import CWL_DEPTH
 from skirm.trec._evaluate_run import evaluate_request
 from skirm.trec._ir_inputs import (
@@ -298,9 +298,10 @@ class Evaluator:
 
     def _run(self, run: Any) -> Run | Any:
         """The run as the evaluation reads it: a file's path as it is where
-        it can be streamed (and its fields split by trec_eval's separators
-        are ``line.split()``'s), else :func:`read_ir_run`'s records."""
-        if self._streams and is_path(run) and not holds_str_spaces(run):
+        it can be streamed (a file, not a pipe, whose lines split at
+        trec_eval's separators as ``line.split()`` splits them), else
+        :func:`read_ir_run`'s records."""
+        if self._streams and is_path(run) and splits_alike(run):
             return run
         return read_ir_run(run)
 

@@ -117,3 +117,22 @@ def test_spaced_text_splits_as_str_split(text, tmp_path):
     data, n, _ = read_str_split(str(path))
     assert bytes(data[:n]) == spaced.encode()
     assert not any(data[n:])  # zero padding past the text
+
+
+@pytest.mark.parametrize("compress", [False, True])
+def test_splits_alike_looks_at_every_chunk(tmp_path, compress):
+    """A byte that splits otherwise is found wherever it stands (chunks of 8
+    bytes here: before, across and after their edges), in a ``.gz`` file
+    too; an ASCII file without one splits alike; a missing file does not."""
+    from skirm.io._text import splits_alike
+
+    path = tmp_path / "f"
+    base = b"q1 Q0 d1 1 2.5 r\nq2 Q0 d2 1 1.5 r\n"
+    for at in range(len(base) + 1):
+        for byte in (b"\x1c", b"\x1f", b"\xc2\xa0", b"\xe2\x80\x83", b"\xc3\xa9"):
+            data = base[:at] + byte + base[at:]
+            path.write_bytes(gzip.compress(data) if compress else data)
+            assert not splits_alike(str(path), chunk=8), (at, byte)
+    path.write_bytes(gzip.compress(base) if compress else base)
+    assert splits_alike(str(path), chunk=8)
+    assert not splits_alike(str(tmp_path / "missing"))

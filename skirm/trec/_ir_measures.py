@@ -47,9 +47,8 @@ __all__ = ["CalcResults", "Evaluator", "QueryValue", "calc", "calc_aggregate",
 
 
 class QueryValue(NamedTuple):
-    """One measure's value for one query, as ir_measures' ``Metric`` record
-    (the same fields; named apart from :class:`skirm.metrics.Metric`, a
-    measure of the metrics table).
+    """One measure's value for one query: ir_measures' ``Metric`` record
+    (not :class:`skirm.metrics.Metric`, a measure of the metrics table).
 
     Attributes
     ----------
@@ -298,8 +297,7 @@ class Evaluator:
 
     def _run(self, run: Any) -> Run | Any:
         """The run as the evaluation reads it: a file's path as it is where
-        it can be streamed (a file, not a pipe, whose lines split at
-        trec_eval's separators as ``line.split()`` splits them), else
+        it can be streamed (:func:`~skirm.io._text.splits_alike`), else
         :func:`read_ir_run`'s records."""
         if self._streams and is_path(run) and splits_alike(run):
             return run

@@ -80,15 +80,17 @@ def _base_names():
     for path in sorted(PACKAGE.rglob("*.py")):
         if path.stem in ("__init__", "__main__"):
             continue
-        names.setdefault(path.stem, []).append(str(path.relative_to(PACKAGE)))
+        names.setdefault(path.stem.lower(), []).append(str(path.relative_to(PACKAGE)))
     return names
 
 
 def _clashes_within_packages(root):
     """``{package: [name, ...]}``: the names two importable things of one
     package share, a module beside a subpackage (``x.py`` and ``x/``) or two
-    files whose names differ only in case or suffix (``x.py``, ``X.py``,
-    ``x.pyi``), which import as one name or not at all on some systems."""
+    modules whose names differ only in case or suffix (``x.py``, ``X.py``,
+    ``x.cpython-313-x86_64-linux-gnu.so``), which import as one name, or
+    not at all on some systems (a ``.pyi`` stub beside its module is no
+    clash)."""
     clashes = {}
     folders = [root, *(p for p in root.rglob("*") if (p / "__init__.py").exists())]
     for folder in folders:
@@ -96,7 +98,7 @@ def _clashes_within_packages(root):
         for path in folder.iterdir():
             if path.is_dir() and (path / "__init__.py").exists():
                 name = path.name
-            elif path.suffix in (".py", ".pyi", ".pyx", ".so", ".pyd"):
+            elif path.suffix in (".py", ".pyx", ".so", ".pyd"):
                 name = path.name.split(".")[0]
             else:
                 continue

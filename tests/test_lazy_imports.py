@@ -146,7 +146,7 @@ def test_the_family_table_names_every_registered_metric():
     # measures: its table must name, for every MetricSpec of the package,
     # the module that holds it.
     from skirm.metrics import _registry
-    from skirm.metrics._base import MetricSpec
+    from skirm.metrics._spec import MetricSpec
 
     specs = {}
     for path in sorted(Path(_registry.__file__).parent.glob("_*.py")):
@@ -228,7 +228,7 @@ def test_a_plain_skirm_eval_loads_only_what_it_needs():
         "pandas",
         "matplotlib",
         "skirm.stats",
-        "skirm._cli._compare",
+        "skirm._cli._compare_command",
         "skirm.trec._diversity_run",
         "skirm.trec._ndeval_report",
         "skirm.metrics._diversity",
@@ -252,7 +252,7 @@ def test_a_plain_skirm_eval_loads_only_what_it_needs():
         "shutil",  # argparse's help formatter sizes itself with it
         "numpy.strings",  # a block's few query ids are made tokens by Python
         "gzip",  # for a gzip file only
-        "skirm._cli._ndeval",  # `skirm eval` builds its own parser only
+        "skirm._cli._ndeval_command",  # `skirm eval` builds its own parser only
         "skirm._cli._plots",  # for --plot only
         "skirm.trec._dicts",  # for runs held as dicts only
     ):

@@ -218,7 +218,11 @@ def startup(repeats):
     steps = {
         "python -c pass": [py, "-c", "pass"],
         "python -c 'import numpy'": [py, "-c", "import numpy"],
-        "python -c 'import skirm._cli._eval'": [py, "-c", "import skirm._cli._eval"],
+        "python -c 'import skirm._cli._eval_command'": [
+            py,
+            "-c",
+            "import skirm._cli._eval_command",
+        ],
     }
     table, _ = whole_process(steps, repeats)
     return {name: wall for name, (wall, _, _) in table.items()}
@@ -227,7 +231,7 @@ def startup(repeats):
 def skirm_import_self_times(top=8):
     """``(total, [(ms, module)])``: the self time of each skirm module the
     command line imports, from one ``python -X importtime`` run."""
-    argv = [sys.executable, "-X", "importtime", "-c", "import skirm._cli._eval"]
+    argv = [sys.executable, "-X", "importtime", "-c", "import skirm._cli._eval_command"]
     err = subprocess.run(argv, capture_output=True, text=True, check=True).stderr
     rows = []
     for line in err.splitlines():

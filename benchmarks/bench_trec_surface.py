@@ -104,7 +104,7 @@ def timed(function, *args, repeats):
 
 def peak_memory(argv):
     """Peak traced memory of evaluate_run (files read beforehand), in MB."""
-    from skirm._cli._eval import READERS as _READERS
+    from skirm._cli._eval_command import READERS as _READERS
     from skirm._cli._parser import build_parser as _build_parser
     from skirm.io import read_run
     from skirm.trec import evaluate_run, read_zscores

@@ -43,11 +43,15 @@ def public_names(path: str) -> dict[str, str]:
     return where
 
 
-def lazy_exports(package: str, path: str, defined=()):
+def lazy_exports(package: str, path: str, defined=(), renamed=None):
     """``__getattr__`` and ``__dir__`` of ``package`` (its ``__init__.py`` at
     ``path``): its public names imported on first use, and ``__all__``
-    (those names and ``defined``, the names the package defines itself)."""
+    (those names and ``defined``, the names the package defines itself).
+    ``renamed`` maps an old public name to its new one: still importable,
+    with a :class:`FutureWarning`, and left out of ``__all__`` and
+    ``dir()``."""
     table: dict[str, str] = {}
+    renamed = renamed or {}
 
     def where():
         if not table:
@@ -57,6 +61,17 @@ def lazy_exports(package: str, path: str, defined=()):
     def __getattr__(name):
         if name == "__all__":
             value = sorted([*where(), *defined], key=_natural)
+        elif name in renamed:
+            import warnings  # loaded already by numpy
+
+            new = renamed[name]
+            warnings.warn(
+                f"{package}.{name} is renamed {package}.{new}; the old name will "
+                "be removed in a later release",
+                FutureWarning,
+                stacklevel=2,
+            )
+            return __getattr__(new)
         else:
             module = where().get(name)
             if module is None:

@@ -3,7 +3,7 @@
 numpydoc builds the API pages from what it parses here, so a parameter it
 cannot read is a parameter missing from the page. Python 3.13 strips the
 indentation of docstrings when it compiles them and earlier versions keep it,
-so text substituted into a docstring (``skirm.metrics._base.fill_doc``) must
+so text substituted into a docstring (``skirm.metrics._spec.fill_doc``) must
 follow whichever indentation the docstring has: these tests hold every
 public function, method and class to its signature on each Python CI runs.
 """

@@ -29,8 +29,8 @@ from skirm._measures._options import ALPHA, BETA, OPTIONS, REL_FORMAT
 from skirm._params import NO_RELEVANT, TIES, UNJUDGED, K
 from skirm.fusion import _rules as fusion_rules
 from skirm.metrics import UnknownMeasureError
-from skirm.metrics._base import IGNORE_TIES
 from skirm.metrics._registry import SPECS
+from skirm.metrics._spec import IGNORE_TIES
 from skirm.stats._compare import ALPHA as COMPARE_ALPHA, COMPARE_TEST, MISSING_QUERIES
 from skirm.stats._correction import CORRECTION
 from skirm.stats._ppi_mean import PPI_INTERVAL, PPI_METHOD

@@ -67,6 +67,77 @@ def test_contributing_names_every_base_module_in_the_layers_table():
     assert absent == []
 
 
+#: Base names that may repeat across packages, each with the reason (none
+#: today: a module's name says what it holds, so two packages holding
+#: different things name them differently). ``__init__`` and ``__main__``
+#: are the language's, not the house's.
+SHARED_BASE_NAMES: dict[str, str] = {}
+
+
+def _base_names():
+    """``{base name: [module path, ...]}`` over every module of skirm."""
+    names = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.stem in ("__init__", "__main__"):
+            continue
+        names.setdefault(path.stem.lower(), []).append(str(path.relative_to(PACKAGE)))
+    return names
+
+
+def _clashes_within_packages(root):
+    """``{package: [name, ...]}``: the names two importable things of one
+    package share, a module beside a subpackage (``x.py`` and ``x/``) or two
+    modules whose names differ only in case or suffix (``x.py``, ``X.py``,
+    ``x.cpython-313-x86_64-linux-gnu.so``), which import as one name, or
+    not at all on some systems (a ``.pyi`` stub beside its module is no
+    clash)."""
+    clashes = {}
+    folders = [root, *(p for p in root.rglob("*") if (p / "__init__.py").exists())]
+    for folder in folders:
+        seen = {}
+        for path in folder.iterdir():
+            if path.is_dir() and (path / "__init__.py").exists():
+                name = path.name
+            elif path.suffix in (".py", ".pyx", ".so", ".pyd"):
+                name = path.name.split(".")[0]
+            else:
+                continue
+            seen.setdefault(name.lower(), []).append(path.name)
+        shared = sorted(n for names in seen.values() if len(names) > 1 for n in names)
+        if shared:
+            clashes[str(folder.relative_to(root.parent))] = shared
+    return clashes
+
+
+def test_no_two_modules_of_one_package_share_a_base_name():
+    assert _clashes_within_packages(PACKAGE) == {}
+
+
+def test_a_clash_within_a_package_is_seen(tmp_path):
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    for name in ("__init__.py", "_a.py", "_A.py", "sub.py", "sub/__init__.py"):
+        (package / name).write_text("")
+    assert _clashes_within_packages(package) == {
+        "pkg": ["_A.py", "_a.py", "sub", "sub.py"]
+    }
+
+
+def test_no_base_name_repeats_across_packages():
+    repeated = {
+        name: paths
+        for name, paths in _base_names().items()
+        if len(paths) > 1 and name not in SHARED_BASE_NAMES
+    }
+    assert repeated == {}
+
+
+def test_the_shared_base_names_are_still_shared():
+    # An allowance outlives its reason when a rename leaves one module.
+    names = _base_names()
+    assert {n for n in SHARED_BASE_NAMES if len(names.get(n, ())) < 2} == set()
+
+
 def _walk(call):
     """The skirm functions ``call`` enters, in order: ``[(caller module,
     module, function)]``."""

@@ -54,6 +54,14 @@ def test_each_public_name_is_written_once(package):
     written = [alias.name for alias in names]
     assert len(written) == len(set(written))
     rest = [n for n in body[1:] if n not in block]  # after the docstring
+    # but the map of renamed names (old -> new: the new one is public)
+    renamed = [n for n in rest if getattr(n, "targets", [None])[0] is not None
+               and getattr(n.targets[0], "id", "") == "_RENAMED"]  # fmt: skip
+    for statement in renamed:
+        new = {c.value for c in statement.value.values}
+        assert new <= set(written)
+        assert not {c.value for c in statement.value.keys} & set(written)
+    rest = [n for n in rest if n not in renamed]
     named = {
         getattr(node, "id", None) or getattr(node, "name", None) or node.value
         for statement in rest
@@ -138,7 +146,7 @@ def test_the_family_table_names_every_registered_metric():
     # measures: its table must name, for every MetricSpec of the package,
     # the module that holds it.
     from skirm.metrics import _registry
-    from skirm.metrics._base import MetricSpec
+    from skirm.metrics._spec import MetricSpec
 
     specs = {}
     for path in sorted(Path(_registry.__file__).parent.glob("_*.py")):
@@ -220,7 +228,7 @@ def test_a_plain_skirm_eval_loads_only_what_it_needs():
         "pandas",
         "matplotlib",
         "skirm.stats",
-        "skirm._cli._compare",
+        "skirm._cli._compare_command",
         "skirm.trec._diversity_run",
         "skirm.trec._ndeval_report",
         "skirm.metrics._diversity",
@@ -244,7 +252,7 @@ def test_a_plain_skirm_eval_loads_only_what_it_needs():
         "shutil",  # argparse's help formatter sizes itself with it
         "numpy.strings",  # a block's few query ids are made tokens by Python
         "gzip",  # for a gzip file only
-        "skirm._cli._ndeval",  # `skirm eval` builds its own parser only
+        "skirm._cli._ndeval_command",  # `skirm eval` builds its own parser only
         "skirm._cli._plots",  # for --plot only
         "skirm.trec._dicts",  # for runs held as dicts only
     ):

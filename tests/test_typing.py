@@ -150,12 +150,16 @@ def test_typing_costs_no_import():
     assert "skirm.trec._pytrec" in loaded
     assert "skirm.dask._run_partitions" in loaded
     assert "dask" not in loaded  # skirm.dask imports it when called
-    for aliases in ("skirm._typing", "skirm.metrics._typing", "skirm.io._typing"):
+    for aliases in (
+        "skirm._typing",
+        "skirm.metrics._label_types",
+        "skirm.io._input_types",
+    ):
         assert aliases not in loaded
     # ... and the aliases themselves import cleanly.
     importlib.import_module("skirm._typing")
-    importlib.import_module("skirm.metrics._typing")
-    importlib.import_module("skirm.io._typing")
+    importlib.import_module("skirm.metrics._label_types")
+    importlib.import_module("skirm.io._input_types")
 
 
 # --------------------------------------------------------------------------

@@ -3,9 +3,12 @@
 
 Parsing and printing only: the work is done by :mod:`skirm.trec`,
 :mod:`skirm.stats` and :mod:`skirm.plot`. The modules follow the stages of
-a command: the parser (:mod:`._parser`), the commands (:mod:`._eval`,
-:mod:`._compare`, :mod:`._ndeval`, :mod:`._ir_measures`, :mod:`._fuse`),
-the output formats (:mod:`._formats`) and the figures (:mod:`._plots`).
+a command: the parser (:mod:`._parser`), the commands, one module each,
+named ``_<command>_command`` (:mod:`._eval_command`,
+:mod:`._compare_command`, :mod:`._ndeval_command`,
+:mod:`._ir_measures_command`, :mod:`._fuse_command`), the output formats
+(:mod:`._formats`), the gold qrels (:mod:`._gold_qrels`) and the figures
+(:mod:`._plots`).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import os
 import sys
 import warnings
 
-from skirm._cli._eval import run_eval
+from skirm._cli._eval_command import run_eval
 from skirm._cli._parser import build_parser
 from skirm._cli._usage import UsageError
 from skirm._errors import INPUT, INTERRUPTED, PIPE_CLOSED, USAGE, SkirmError
@@ -122,13 +125,13 @@ def main(argv=None) -> int:
         return int(exc.code or 0)
     run = run_eval
     if args.command == "compare":
-        from skirm._cli._compare import run_compare as run
+        from skirm._cli._compare_command import run_compare as run
     elif args.command == "ndeval":
-        from skirm._cli._ndeval import run_ndeval as run
+        from skirm._cli._ndeval_command import run_ndeval as run
     elif args.command == "ir_measures":
-        from skirm._cli._ir_measures import run_ir_measures as run
+        from skirm._cli._ir_measures_command import run_ir_measures as run
     elif args.command == "fuse":
-        from skirm._cli._fuse import run_fuse as run
+        from skirm._cli._fuse_command import run_fuse as run
     command = f"skirm {args.command}"
     out = _Output()
     try:

@@ -301,9 +301,9 @@ def build_parser(compare_options=True, *, only=None):
     parser.commands = {"eval": ev}
     if only == "eval":
         return parser
-    from skirm._cli._fuse import add_fuse_parser
-    from skirm._cli._ir_measures import add_ir_measures_parser
-    from skirm._cli._ndeval import add_ndeval_parser
+    from skirm._cli._fuse_command import add_fuse_parser
+    from skirm._cli._ir_measures_command import add_ir_measures_parser
+    from skirm._cli._ndeval_command import add_ndeval_parser
 
     parser.commands["compare"] = _add_compare_parser(sub, compare_options)
     parser.commands["ndeval"] = add_ndeval_parser(sub, _exit_statuses)

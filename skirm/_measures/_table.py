@@ -5,7 +5,7 @@ documentation's tables: the measures on arrays (:mod:`._arrays`: the metric
 registry of :mod:`skirm.metrics` binds their kernels), the measures of
 impression logs (:mod:`._impressions`: per-group AUC, calibration,
 propensity-scored; on arrays too), trec_eval's own (:mod:`._trec`: kernels
-in :mod:`skirm.trec`) and the diversity measures (:mod:`._diversity`).
+in :mod:`skirm.trec`) and the diversity measures (:mod:`._ndeval`).
 Each spelling of a measure (skirm's, trec_eval's, ir_measures', ndeval's)
 is written in one of those rows and nowhere else:
 the name grammars, trec_eval's order and nicknames, the pytrec_eval
@@ -15,10 +15,10 @@ there. This module gathers them: ``table.NDCG``, ``table.BPREF``, ...
 
 from __future__ import annotations
 
-from skirm._measures import _arrays, _diversity, _impressions, _trec
+from skirm._measures import _arrays, _impressions, _ndeval, _trec
 from skirm._measures._arrays import *
-from skirm._measures._diversity import *
 from skirm._measures._impressions import *
+from skirm._measures._ndeval import *
 from skirm._measures._rows import Measure
 from skirm._measures._trec import *
 from skirm._measures._vocabulary import *
@@ -35,7 +35,7 @@ def _rows(*modules):
 
 
 #: Every measure, in the order of the documentation's tables.
-MEASURES = tuple(_rows(_arrays, _impressions, _trec, _diversity))
+MEASURES = tuple(_rows(_arrays, _impressions, _trec, _ndeval))
 # ir_measures' SetP(relative=True) is trec_eval's set_relative_P: the two
 # rows live in two parts of the table, linked here.
 PRECISION.ir_measures[1].relative = SET_RELATIVE_P.ir_measures[0]
@@ -45,7 +45,7 @@ DEFAULT_METRICS = (f"{NDCG.name}@10", MAP.name, MRR.name)
 #: The measures ``skirm compare`` compares when none are named.
 COMPARE_METRICS = (MAP.trec[0].name, f"{NDCG.trec[1].name}.10")
 #: The diversity measures, in the order of ndeval's columns.
-DIVERSITY_MEASURES = tuple(_rows(_diversity))
+DIVERSITY_MEASURES = tuple(_rows(_ndeval))
 
 _BY_KEY = {measure.key: measure for measure in MEASURES}
 _SPELLINGS = {spelling.name: spelling for m in MEASURES for spelling in m.trec}

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from skirm._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from skirm.dask._evaluate import (
+    from skirm.dask._row_partitions import (
         evaluate as evaluate,
         per_query_frame as per_query_frame,
     )

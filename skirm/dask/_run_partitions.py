@@ -1,9 +1,9 @@
 """Evaluate a TREC run held in Dask collections or files, as trec_eval does.
 
 The run rows are shuffled on the query id when a query spans partitions (as
-the rows of :mod:`skirm.dask._evaluate`), each partition is evaluated by the stages of
-:func:`skirm.trec.evaluate_run` against the whole qrels, and the per-query
-values are merged and summarised as trec_eval summarises them.
+the rows of :mod:`skirm.dask._row_partitions`), each partition is evaluated
+by the stages of :func:`skirm.trec.evaluate_run` against the whole qrels,
+and the per-query values are merged and summarised as trec_eval summarises them.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._measures._table import OFFICIAL
 from skirm._params import describe
-from skirm.dask._evaluate import (
+from skirm.dask._row_partitions import (
     SHUFFLE,
     _import_dask,
     _progress,
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from dask.dataframe import DataFrame
 
-    from skirm.io._typing import QrelsLike
+    from skirm.io._input_types import QrelsLike
     from skirm.metrics import EvaluationResult, Metric
 
 __all__ = ["evaluate_run"]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from skirm._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from skirm.fusion._fuse import (
+    from skirm.fusion._matrix import (
         fuse_scores as fuse_scores,
         normalize_scores as normalize_scores,
     )

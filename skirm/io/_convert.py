@@ -28,7 +28,7 @@ from skirm.io._trec_files import read_qrels, read_run
 from skirm.io._values import check_values, row_of
 
 if TYPE_CHECKING:
-    from skirm.io._typing import QrelsLike, RunLike
+    from skirm.io._input_types import QrelsLike, RunLike
 
 __all__ = [
     "as_qrels",

@@ -230,13 +230,16 @@ def read_qrels_jg(source: PathOrFile) -> QrelsJG:
         raise TrecFormatError(f"{name}: {exc}") from None
 
 
-def read_four_columns(source: PathOrFile, shape: str, tokens: bool = False):
+def read_four_columns(
+    source: PathOrFile, shape: str, tokens: bool = False, read=read_bytes
+):
     """``(qids, groups, docs, labels, name)``: the columns of a file of
     ``qid group docno label`` lines, in file order, read by vectorised
     passes over its bytes (``shape`` names the fields in the message of a
     line that has another number of them); the ids as str arrays, or as
-    :class:`~skirm.io._tokens.Tokens` with ``tokens``."""
-    data, n, name = read_bytes(source)
+    :class:`~skirm.io._tokens.Tokens` with ``tokens``. ``read`` reads the
+    bytes (:func:`~skirm.io._text.read_str_split`: as ``line.split()``)."""
+    data, n, name = read(source)
     table = Table(data, n, name, (0, 1, 2, 3))
     table.check_counts(4, 4, shape)
     labels = table.numbers(3, np.int64, "expected an integer relevance label")

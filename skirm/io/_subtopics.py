@@ -28,7 +28,7 @@ from skirm.io._sources import is_path_or_file
 from skirm.io._values import check_values
 
 if TYPE_CHECKING:
-    from skirm.io._typing import QrelsJGLike
+    from skirm.io._input_types import QrelsJGLike
 
 __all__ = ["as_qrels_jg", "convert_qrels_jg"]
 

@@ -35,6 +35,33 @@ def separators(codes):
     return sep
 
 
+#: The characters Python's ``str.split()`` splits at (``str.isspace``), LF
+#: aside, each made a space: pytrec_eval's and ir_measures' readers split a
+#: line by ``line.split()``, at more than trec_eval's separators (the
+#: control bytes 28-31, no-break spaces, ...).
+_STR_SPACES = dict.fromkeys(
+    [*range(9, 10), *range(11, 14), *range(28, 33), 0x85, 0xA0, 0x1680,
+     *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000],
+    " ",
+)  # fmt: skip
+
+
+#: The bytes Python's ``str.split()`` splits at where trec_eval does not,
+#: beside the multi-byte spaces of UTF-8 (every byte above 127 is looked at).
+_STR_ONLY = b"\x1c\x1d\x1e\x1f"
+
+
+def str_spaced(text):
+    """``text`` with every character at which Python's ``str.split()``
+    splits (LF aside) made a space, so that :func:`separators` split its
+    lines into the fields ``line.split()`` gives. ASCII text without the
+    bytes 28-31 (trec_eval's separators already) is returned as it is: one
+    pass and four searches."""
+    if text.isascii() and not any(map(text.__contains__, _STR_ONLY.decode())):
+        return text
+    return text.translate(_STR_SPACES)
+
+
 def empty_or_spaced(values):
     """Per id of ``values`` (str), whether it is empty or holds a separator
     (:func:`separators`): such an id cannot be written to a TREC file and
@@ -386,6 +413,49 @@ def read_bytes(source):
     finally:
         src.close()
     return data, n, src.name
+
+
+def _split_alike(data, n):
+    """Whether the bytes ``data[:n]`` split alike at trec_eval's separators
+    and where ``str.split()`` splits (ASCII, no byte of :data:`_STR_ONLY`):
+    one pass and four searches, no copy."""
+    return data.isascii() and all(data.find(c, 0, n) < 0 for c in _STR_ONLY)
+
+
+def read_str_split(source):
+    """:func:`read_bytes` of a file read as Python's ``line.split()`` reads
+    its lines (ir_measures' ``read_trec_qrels`` and ``read_trec_run``): the
+    text (UTF-8) through :func:`str_spaced`, decoded only where the bytes
+    do not split alike (:func:`_split_alike`)."""
+    data, n, name = read_bytes(source)
+    if _split_alike(data, n):
+        return data, n, name
+    text = data[:n].decode("utf-8", "surrogateescape")
+    data = bytearray(str_spaced(text).encode("utf-8", "surrogateescape"))
+    n = len(data)
+    return data + bytearray(PAD), n, name
+
+
+def splits_alike(path, chunk=1 << 20):
+    """Whether ``path`` names a file that can be read again (not a pipe)
+    whose lines surely split alike at trec_eval's separators and where
+    ``str.split()`` splits (:func:`_split_alike`: any byte above 127 may
+    begin a Unicode space): read in chunks (a ``.gz`` file decompressed),
+    stopping at the first byte that may split otherwise."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False  # read once, whole
+    except OSError:
+        return False  # missing: the reader says so
+    src = Source(path)
+    buf = bytearray(chunk)  # (past ``n``: bytes looked at already, or zeros)
+    try:
+        while n := src.fill(memoryview(buf)):
+            if not _split_alike(buf, n):
+                return False
+    finally:
+        src.close()
+    return True
 
 
 def parse_label(text):

@@ -134,7 +134,11 @@ def read_run(source: PathOrFile) -> Run:
     >>> run.run_id, run.scores.tolist()
     ('bm25', [2.5, 1.0])
     """
-    data, n, name = read_bytes(source)
+    return run_of_bytes(*read_bytes(source))
+
+
+def run_of_bytes(data, n, name) -> Run:
+    """The run of a whole file's bytes (see :func:`~skirm.io._text.read_bytes`)."""
     run = run_block(run_table(data, n, name, 0), name)
     if run.run_id is None:  # no line
         run.run_id = ""

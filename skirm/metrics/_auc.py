@@ -26,13 +26,13 @@ import numpy as np
 from skirm._engine import sum_by
 from skirm._measures import _table as table
 from skirm.metrics._accuracy import non_relevant_above
-from skirm.metrics._base import MetricSpec, fill_doc, score, takes_frames
+from skirm.metrics._spec import MetricSpec, fill_doc, score, takes_frames
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from skirm._typing import NoRelevant, Ties, Unjudged
-    from skirm.metrics._typing import Labels
+    from skirm.metrics._label_types import Labels
 
 
 def undefined(values, where, one_class):

@@ -27,7 +27,7 @@ from skirm._engine import sum_by
 from skirm._errors import InvalidInputError
 from skirm._measures import _table as table
 from skirm.metrics._auc import group_weights, undefined
-from skirm.metrics._base import (
+from skirm.metrics._spec import (
     MetricSpec,
     fill_doc,
     refuse_average_ties,
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from skirm._typing import NoRelevant, Ties, Unjudged
-    from skirm.metrics._typing import Labels
+    from skirm.metrics._label_types import Labels
 
 #: Predictions are clipped to [ETA, 1 - ETA] in the log loss (TorchRec's eta).
 ETA = 1e-12

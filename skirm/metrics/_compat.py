@@ -28,7 +28,7 @@ import numpy as np
 
 from skirm._engine import sum_by
 from skirm._measures import _table as table
-from skirm.metrics._base import (
+from skirm.metrics._spec import (
     MetricSpec,
     fill_doc,
     refuse_average_ties,
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from skirm._typing import NoRelevant, Ties, Unjudged
-    from skirm.metrics._typing import Labels
+    from skirm.metrics._label_types import Labels
 
 
 def _ideal_rank(ranking, rel):

@@ -13,14 +13,14 @@ import numpy as np
 
 from skirm._engine import safe_divide, sum_by
 from skirm._measures import _table as table
-from skirm.metrics._base import MetricSpec, fill_doc, score, takes_frames
 from skirm.metrics._binary import many, per_query, relevant_sum
+from skirm.metrics._spec import MetricSpec, fill_doc, score, takes_frames
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from skirm._typing import NoRelevant, Ties, Unjudged
-    from skirm.metrics._typing import Labels
+    from skirm.metrics._label_types import Labels
 
 
 def _hits(ranking, k, threshold):

@@ -19,13 +19,13 @@ from skirm._params import (
     Param,
     checked,
 )
-from skirm.metrics._base import mean_over_queries
+from skirm.metrics._spec import mean_over_queries
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from skirm._typing import NoRelevant, Ties
-    from skirm.metrics._typing import Labels
+    from skirm.metrics._label_types import Labels
 
 #: trec_eval's recall levels: 0.0, 0.1, ..., 1.0.
 RECALL_LEVELS = np.arange(11) / 10.0

@@ -41,14 +41,14 @@ from skirm._errors import InvalidParameterError
 from skirm._measures import _table as table
 from skirm._measures._options import OPTIONS
 from skirm._params import K, OneOf, Param
-from skirm.metrics._base import average, fill_doc, refuse_average_ties, takes_frames
 from skirm.metrics._result import EvaluationResult
+from skirm.metrics._spec import average, fill_doc, refuse_average_ties, takes_frames
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from skirm._typing import Ties, Unjudged
-    from skirm.metrics._typing import Labels
+    from skirm.metrics._label_types import Labels
 
 #: How far cwl_eval reads every ranking.
 CWL_DEPTH = 1000

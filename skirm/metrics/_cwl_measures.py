@@ -11,14 +11,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from skirm._measures import _table as table
-from skirm.metrics._base import MetricSpec, fill_doc, score, takes_frames
 from skirm.metrics._cwl import cwl_kernel
+from skirm.metrics._spec import MetricSpec, fill_doc, score, takes_frames
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from skirm._typing import NoRelevant, Ties, Unjudged
-    from skirm.metrics._typing import Labels
+    from skirm.metrics._label_types import Labels
 
 
 @fill_doc

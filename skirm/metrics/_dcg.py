@@ -16,14 +16,14 @@ import numpy as np
 from skirm._engine import at_cutoffs, prefix_sums, running_sums, sum_by
 from skirm._errors import InvalidInputError
 from skirm._measures import _table as table
-from skirm.metrics._base import MetricSpec, fill_doc, score, takes_frames
 from skirm.metrics._graded import gain_of, no_gain
+from skirm.metrics._spec import MetricSpec, fill_doc, score, takes_frames
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from skirm._typing import Gain, NoRelevant, Ties, Unjudged
-    from skirm.metrics._typing import Labels
+    from skirm.metrics._label_types import Labels
 
 # --------------------------------------------------------------------------
 # Kernels

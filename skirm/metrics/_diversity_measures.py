@@ -18,7 +18,6 @@ from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._measures import _table as table
 from skirm._params import NO_RELEVANT, RELEVANCE_THRESHOLD
 from skirm._validation import as_numeric_array
-from skirm.metrics._base import mean_over_queries, refuse_average_ties
 from skirm.metrics._diversity import (
     NDEVAL_KS,
     Pairs,
@@ -27,6 +26,7 @@ from skirm.metrics._diversity import (
     check_ks,
     diversity_table,
 )
+from skirm.metrics._spec import mean_over_queries, refuse_average_ties
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

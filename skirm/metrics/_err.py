@@ -24,14 +24,14 @@ from skirm._engine import (
 )
 from skirm._errors import InvalidParameterError
 from skirm._measures import _table as table
-from skirm.metrics._base import MetricSpec, fill_doc, score, takes_frames
 from skirm.metrics._graded import no_gain
+from skirm.metrics._spec import MetricSpec, fill_doc, score, takes_frames
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from skirm._typing import NoRelevant, Ties, Unjudged
-    from skirm.metrics._typing import Labels
+    from skirm.metrics._label_types import Labels
 
 # --------------------------------------------------------------------------
 # Kernels

@@ -26,15 +26,15 @@ from skirm._measures._options import OPTIONS
 from skirm._measures._table import DEFAULT_METRICS, RECALL
 from skirm._params import NO_RELEVANT
 from skirm._validation import check_y_true
-from skirm.metrics._base import (
+from skirm.metrics._conventions import apply_conventions, not_retrieved
+from skirm.metrics._registry import Metric, get_metric
+from skirm.metrics._result import EvaluationResult, assemble
+from skirm.metrics._spec import (
     apply_no_relevant,
     frame_arguments,
     mean_over_queries,
     nothing_defined,
 )
-from skirm.metrics._conventions import apply_conventions, not_retrieved
-from skirm.metrics._registry import Metric, get_metric
-from skirm.metrics._result import EvaluationResult, assemble
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from skirm._typing import Conventions, NoRelevant, Ties, Unjudged
-    from skirm.metrics._typing import Labels
+    from skirm.metrics._label_types import Labels
 
 
 def _batches(bound):
@@ -338,7 +338,7 @@ def _lines(parts, n_groups):
 
 
 def undefined_everywhere(values, batch, labels):
-    """Raise :func:`~skirm.metrics._base.nothing_defined` for a metric of a
+    """Raise :func:`~skirm.metrics._spec.nothing_defined` for a metric of a
     batch that leaves every query out with ``one_class="skip"``."""
     if batch[0].params.get("one_class") != "skip" or values.shape[-1] == 0:
         return

@@ -17,8 +17,8 @@ from skirm._engine import safe_divide
 from skirm._errors import InvalidInputError
 from skirm._measures import _table as table
 from skirm._params import as_python
-from skirm.metrics._base import MetricSpec, fill_doc, score, takes_frames
 from skirm.metrics._binary import per_query, relevant_sum
+from skirm.metrics._spec import MetricSpec, fill_doc, score, takes_frames
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from skirm._typing import NoRelevant, Ties, Unjudged
-    from skirm.metrics._typing import Labels
+    from skirm.metrics._label_types import Labels
 
 
 def _first_relevant(ranking, threshold):

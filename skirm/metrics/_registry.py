@@ -3,7 +3,7 @@
 The measures, their names in every grammar and their options are the
 measure table's (:mod:`skirm._measures`); a family module of this package
 binds each measure on arrays to its kernel and its public function (a
-:class:`~skirm.metrics._base.MetricSpec`). Here they are gathered (each
+:class:`~skirm.metrics._spec.MetricSpec`). Here they are gathered (each
 family module loaded on the first use of one of its measures), and a
 name (``"ndcg@10"``, ``"ndcg_cut.10"``, ``"P(rel=2)@5"``) becomes a
 :class:`Metric`: a record bound to a cutoff and options.
@@ -21,7 +21,7 @@ from skirm._measures._names import SKIRM_NAMES, metric_names as table_metric_nam
 from skirm._measures._table import MEASURES
 from skirm._measures._unknown import unknown_measure
 from skirm._params import describe
-from skirm.metrics._base import MetricSpec, mean_over_queries, score
+from skirm.metrics._spec import MetricSpec, mean_over_queries, score
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from skirm._measures._grammar import Named
     from skirm._measures._rows import Measure
     from skirm._typing import FloatArray, NoRelevant, Ties, Unjudged
-    from skirm.metrics._typing import Labels
+    from skirm.metrics._label_types import Labels
 
 #: The module of this package that binds each measure on arrays to its
 #: kernel (its ``MetricSpec``). A family loads on the first use of one of its

@@ -19,7 +19,7 @@ from skirm._errors import (
 )
 from skirm._params import describe
 from skirm._validation import first_repeat
-from skirm.metrics._base import average, query_weights
+from skirm.metrics._spec import average, query_weights
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

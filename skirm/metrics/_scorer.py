@@ -35,11 +35,11 @@ from skirm._query_ids import (
     trained_on_column,
     trained_on_ids_message,
 )
-from skirm.metrics._base import check_directions
 from skirm.metrics._conventions import apply_conventions
 from skirm.metrics._evaluate import preset_metrics
 from skirm.metrics._registry import Metric, get_metric, spec_for
 from skirm.metrics._response import check_response_method, response
+from skirm.metrics._spec import check_directions
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence

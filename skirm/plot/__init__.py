@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from skirm.plot._comparison import (
         ComparisonDisplay as ComparisonDisplay,
     )
-    from skirm.plot._meta import (
+    from skirm.plot._meta_analysis import (
         MetaAnalysisDisplay as MetaAnalysisDisplay,
     )
     from skirm.plot._metric_at_k import (
@@ -26,10 +26,10 @@ if TYPE_CHECKING:
     from skirm.plot._per_query import (
         PerQueryDisplay as PerQueryDisplay,
     )
-    from skirm.plot._power import (
+    from skirm.plot._power_curve import (
         PowerCurveDisplay as PowerCurveDisplay,
     )
-    from skirm.plot._ppi import (
+    from skirm.plot._ppi_width import (
         PPIWidthDisplay as PPIWidthDisplay,
     )
     from skirm.plot._precision_recall import (

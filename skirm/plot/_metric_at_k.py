@@ -11,7 +11,7 @@ from skirm._measures import _table as table
 from skirm._params import Param, Satisfies, checked
 from skirm.metrics._evaluate import evaluate
 from skirm.metrics._registry import SPECS, get_metric, spec_for
-from skirm.plot._base import (
+from skirm.plot._plumbing import (
     CONFIDENCE,
     axes_and_figure,
     check_cutoffs,
@@ -31,9 +31,9 @@ if TYPE_CHECKING:
 
     from skirm._typing import MatrixLike, NoRelevant, ResponseMethod, Ties
     from skirm.io import Prefs, QrelsJG
-    from skirm.io._typing import QrelsLike, RunLike
+    from skirm.io._input_types import QrelsLike, RunLike
     from skirm.metrics import EvaluationResult
-    from skirm.metrics._typing import Labels
+    from skirm.metrics._label_types import Labels
 
 
 #: The metric drawn against its cutoff: a base name, without ``@k``.

@@ -10,7 +10,7 @@ from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._measures._held import held_name
 from skirm._params import Interval, Param, checked
 from skirm.metrics._evaluate import evaluate
-from skirm.plot._base import axes_and_figure
+from skirm.plot._plumbing import axes_and_figure
 
 if TYPE_CHECKING:
     from typing import Any
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from skirm._typing import NoRelevant, Ties
     from skirm.metrics import EvaluationResult
-    from skirm.metrics._typing import Labels
+    from skirm.metrics._label_types import Labels
 
 
 #: The query ids written on the largest wins and losses.

@@ -10,7 +10,7 @@ from skirm._measures import _table as table
 from skirm._params import OneOf, Param, checked
 from skirm.metrics._curves import RECALL_LEVELS, mean_interpolated_precision
 from skirm.metrics._evaluate import evaluate
-from skirm.plot._base import axes_and_figure, check_cutoffs, run_name
+from skirm.plot._plumbing import axes_and_figure, check_cutoffs, run_name
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 
     from skirm._typing import NoRelevant, Ties
     from skirm.io import Prefs, QrelsJG
-    from skirm.io._typing import QrelsLike, RunLike
-    from skirm.metrics._typing import Labels
+    from skirm.io._input_types import QrelsLike, RunLike
+    from skirm.metrics._label_types import Labels
 
 #: The curves: interpolated precision at recall levels, or precision against
 #: recall at cutoffs.

@@ -21,7 +21,7 @@ from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._params import NONE, OneOf, Param
 from skirm._query_ids import n_rows
 from skirm._validation import check_sample_weight
-from skirm.fusion._fuse import fusion_of
+from skirm.fusion._matrix import fusion_of
 from skirm.fusion._rules import (
     METHOD,
     NORM,
@@ -33,7 +33,7 @@ from skirm.fusion._rules import (
 )
 from skirm.fusion._search import best_weights, weight_grid
 from skirm.metrics._registry import get_metric
-from skirm.ranker._base import QueryScoreMixin
+from skirm.ranker._mixin import QueryScoreMixin
 from skirm.ranker._query import MAX_QUERIES, _check_y, _draw_queries
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from skirm._params import NONE, Interval, Param
 from skirm._query_ids import without_id_column
 from skirm._validation import check_sample_weight, check_y_true
 from skirm.metrics._registry import get_metric
-from skirm.ranker._base import QueryScoreMixin
+from skirm.ranker._mixin import QueryScoreMixin
 
 if TYPE_CHECKING:
     from typing import Any

@@ -24,7 +24,6 @@ from skirm._query_ids import n_rows, resolve_groups, without_id_column
 from skirm._validation import check_sample_weight
 from skirm.metrics._registry import get_metric
 from skirm.model_selection._shuffle import SIZE_TEXT, SIZES
-from skirm.ranker._base import QueryScoreMixin
 from skirm.ranker._libraries import (
     after_fit,
     early_stopping_history,
@@ -33,6 +32,7 @@ from skirm.ranker._libraries import (
     skirm_metric,
     validation_fit_kwargs,
 )
+from skirm.ranker._mixin import QueryScoreMixin
 
 if TYPE_CHECKING:
     from typing import Any, Literal

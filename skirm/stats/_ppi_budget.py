@@ -14,7 +14,8 @@ from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._params import NONE, Interval, Param, checked, describe
 from skirm._validation import as_numeric_array
 from skirm.stats._paired import CONFIDENCE
-from skirm.stats._ppi import (
+from skirm.stats._ppi_inputs import align
+from skirm.stats._ppi_kernels import (
     Rest,
     estimate,
     interval_bounds,
@@ -22,7 +23,6 @@ from skirm.stats._ppi import (
     quantile,
     summarize,
 )
-from skirm.stats._ppi_inputs import align
 from skirm.stats._ppi_mean import PPI_INTERVAL
 from skirm.stats._resampling import RANDOM_STATE
 

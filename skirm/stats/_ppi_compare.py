@@ -14,7 +14,6 @@ from skirm.recsys import kendall_tau
 from skirm.stats._compare import ALPHA, _check_baselines, _correction, _pair_matrix
 from skirm.stats._correction import CORRECTION, adjust_pvalues
 from skirm.stats._paired import CONFIDENCE
-from skirm.stats._ppi import estimate_all, pvalue
 from skirm.stats._ppi_inputs import (
     align,
     check_strata,
@@ -22,6 +21,7 @@ from skirm.stats._ppi_inputs import (
     gold_split,
     records_frame,
 )
+from skirm.stats._ppi_kernels import estimate_all, pvalue
 from skirm.stats._ppi_mean import _NAMES, PPI_INTERVAL, PPI_METHOD
 from skirm.stats._report import KIND
 

@@ -11,20 +11,20 @@ from skirm._errors import InvalidParameterError
 from skirm._frames import BACKEND
 from skirm._params import OneOf, Param, checked
 from skirm.stats._paired import CONFIDENCE
-from skirm.stats._ppi import (
-    ESTIMATORS,
-    METHODS,
-    check_n_gold,
-    correlation,
-    estimate_all,
-    planned_half_width,
-)
 from skirm.stats._ppi_inputs import (
     align,
     check_strata,
     check_strata_gold,
     gold_split,
     records_frame,
+)
+from skirm.stats._ppi_kernels import (
+    ESTIMATORS,
+    METHODS,
+    check_n_gold,
+    correlation,
+    estimate_all,
+    planned_half_width,
 )
 
 if TYPE_CHECKING:

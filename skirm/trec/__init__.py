@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from skirm.trec._ir_measures import (
         CalcResults as CalcResults,
         Evaluator as Evaluator,
-        Metric as Metric,
+        QueryValue as QueryValue,
         calc as calc,
         calc_aggregate as calc_aggregate,
         evaluator as evaluator,
@@ -71,4 +71,7 @@ if TYPE_CHECKING:
         parse_run as parse_run,
     )
 
-__getattr__, __dir__ = lazy_exports(__name__, __file__)
+#: Names that changed: still importable, with a FutureWarning.
+_RENAMED = {"Metric": "QueryValue"}
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__, renamed=_RENAMED)

@@ -61,7 +61,7 @@ if TYPE_CHECKING:
 
     from skirm._typing import PathOrFile
     from skirm.io import Prefs, QrelsJG
-    from skirm.io._typing import QrelsLike, RunLike
+    from skirm.io._input_types import QrelsLike, RunLike
     from skirm.io._zscores import ZScores
     from skirm.metrics._registry import Metric
     from skirm.metrics._result import EvaluationResult

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from skirm._typing import FusionMethod, FusionNorm, RandomState
-    from skirm.io._typing import QrelsLike, RunLike
+    from skirm.io._input_types import QrelsLike, RunLike
 
 __all__ = ["TunedFusion", "fuse", "tune_fusion"]
 

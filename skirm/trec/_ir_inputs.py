@@ -21,13 +21,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from skirm._errors import DuplicateDocnoError
-from skirm.io import Qrels, QrelsJG, Run, read_run
+from skirm.io import Qrels, QrelsJG, Run
 from skirm.io._convert import SUBTOPIC, columns_of
 from skirm.io._join import index_of
 from skirm.io._prefs import read_four_columns
 from skirm.io._sources import is_path
-from skirm.io._text import empty_or_spaced
+from skirm.io._text import empty_or_spaced, read_str_split
 from skirm.io._tokens import Tokens, first_duplicate
+from skirm.io._trec_files import run_of_bytes
 from skirm.io._values import check_values
 
 __all__ = [
@@ -120,9 +121,10 @@ def read_ir_run(run: Any) -> Run:
     if isinstance(run, Run):
         rows = run
     elif is_path(run):
-        # skirm's reader of run files: its lines in file order, no line
-        # read in Python; kept as read (tokens, no string per line)
-        rows = read_run(run)
+        # skirm's reader of run files, its fields split as ir_measures'
+        # read_trec_run splits them (line.split()): its lines in file order,
+        # no line read in Python; kept as read (tokens, no string per line)
+        rows = run_of_bytes(*read_str_split(run))
     else:
         scoreddocs = getattr(run, "scoreddocs_iter", None)
         if callable(scoreddocs):  # an ir_datasets dataset
@@ -158,7 +160,10 @@ def read_ir_qrels(qrels: Any) -> IrJudgments:
         # read in Python. ir_measures reads the second column as the Qrel's
         # iteration, which its pyndeval provider takes as the subtopic.
         q, subtopics, d, labels, _ = read_four_columns(
-            qrels, "4 fields: qid iteration docno relevance", tokens=True
+            qrels,
+            "4 fields: qid iteration docno relevance",
+            tokens=True,
+            read=read_str_split,
         )
         # ids as tokens, read as str if asked
         return IrJudgments(q, subtopics, d, labels, {})

@@ -26,6 +26,7 @@ from skirm._measures._unknown import UnknownMeasureError, unknown_measure
 from skirm._measures._vocabulary import IR_CWL_EVAL, IR_GDEVAL
 from skirm.io import Run
 from skirm.io._sources import is_path
+from skirm.io._text import splits_alike
 from skirm.metrics._cwl import CWL_DEPTH
 from skirm.trec._evaluate_run import evaluate_request
 from skirm.trec._ir_inputs import (
@@ -41,12 +42,13 @@ from skirm.trec._ir_inputs import (
 from skirm.trec._ranked import c_floats
 from skirm.trec._request import Options, Request, parse_measures
 
-__all__ = ["CalcResults", "Evaluator", "Metric", "calc", "calc_aggregate",
+__all__ = ["CalcResults", "Evaluator", "QueryValue", "calc", "calc_aggregate",
            "evaluator", "iter_calc"]  # fmt: skip
 
 
-class Metric(NamedTuple):
-    """One measure's value for one query, as ir_measures' ``Metric``.
+class QueryValue(NamedTuple):
+    """One measure's value for one query: ir_measures' ``Metric`` record
+    (not :class:`skirm.metrics.Metric`, a measure of the metrics table).
 
     Attributes
     ----------
@@ -62,7 +64,7 @@ class Metric(NamedTuple):
     >>> from skirm.trec import iter_calc
     >>> record = next(iter_calc(["P@1"], {"q1": {"d1": 1}}, {"q1": {"d1": 2.0}}))
     >>> record
-    Metric(query_id='q1', measure='P@1', value=1.0)
+    QueryValue(query_id='q1', measure='P@1', value=1.0)
     >>> record.value
     1.0
     """
@@ -79,7 +81,7 @@ class CalcResults(NamedTuple):
     ----------
     aggregated : dict
         Each measure's summary over the queries: ``{measure: value}``.
-    per_query : list of Metric
+    per_query : list of QueryValue
         Each query's value of each measure.
 
     Examples
@@ -291,8 +293,9 @@ class Evaluator:
 
     def _run(self, run: Any) -> Run | Any:
         """The run as the evaluation reads it: a file's path as it is where
-        it can be streamed, else :func:`read_ir_run`'s records."""
-        if self._streams and is_path(run):
+        it can be streamed (:func:`~skirm.io._text.splits_alike`), else
+        :func:`read_ir_run`'s records."""
+        if self._streams and is_path(run) and splits_alike(run):
             return run
         read = read_ir_run(run)
         if self._request.diversity and read is not run:  # the repeats checked
@@ -421,8 +424,8 @@ class Evaluator:
         relevant[codes[jg.labels >= float(request.rel)]] = True
         return ids[~relevant]
 
-    def iter_calc(self, run: Any) -> Iterator[Metric]:
-        """Yield each query's value of each measure (``Metric`` records).
+    def iter_calc(self, run: Any) -> Iterator[QueryValue]:
+        """Yield each query's value of each measure (:class:`QueryValue` records).
 
         Parameters
         ----------
@@ -431,7 +434,7 @@ class Evaluator:
         """
         for request, ids, values in self._columns(self._run(run)):
             for qid, value in zip(ids.tolist(), values.tolist(), strict=True):
-                yield Metric(qid, request.key, value)
+                yield QueryValue(qid, request.key, value)
 
     def calc_aggregate(self, run: Any) -> dict:
         """Each measure's summary over the queries: ``{measure: value}``.
@@ -458,7 +461,7 @@ class Evaluator:
         for request, ids, values in self._columns(self._run(run)):
             aggregated[request.key] = _summary(request, values)
             records += [
-                Metric(q, request.key, v)
+                QueryValue(q, request.key, v)
                 for q, v in zip(ids.tolist(), values.tolist(), strict=True)
             ]
         return CalcResults({r.key: aggregated[r.key] for r in self.requests}, records)
@@ -498,7 +501,7 @@ def evaluator(measures: Iterable[Any], qrels: Any) -> Evaluator:
     return Evaluator(measures, qrels)
 
 
-def iter_calc(measures: Iterable[Any], qrels: Any, run: Any) -> Iterator[Metric]:
+def iter_calc(measures: Iterable[Any], qrels: Any, run: Any) -> Iterator[QueryValue]:
     """Each query's value of each measure, as ``ir_measures.iter_calc``.
 
     Every measure is computed as ir_measures' default pipeline computes it:
@@ -525,7 +528,7 @@ def iter_calc(measures: Iterable[Any], qrels: Any, run: Any) -> Iterator[Metric]
 
     Yields
     ------
-    metric : Metric
+    metric : QueryValue
         ``(query_id, measure, value)``; ``measure`` is the one asked.
 
     Examples

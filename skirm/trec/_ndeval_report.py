@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
-    from skirm.io._typing import QrelsJGLike, RunLike
+    from skirm.io._input_types import QrelsJGLike, RunLike
 
 __all__ = [
     "OneSubtopicWarning",

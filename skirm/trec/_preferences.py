@@ -283,10 +283,13 @@ class PrefsCounts:
         higher ranked one; ``which``: pairs both retrieved ("ret"), at least
         one ("imp"), or all, the unretrieved ones counting 0 ("all")."""
         kq, frac, both, one = self._pair_counts()
-        summed = both if which == "ret" else both | one
-        counted = summed if which != "all" else np.ones_like(summed)
+        summed = np.flatnonzero(both if which == "ret" else both | one)
+        # summed in trec_eval's order, each query's pairs of two retrieved
+        # documents first, then those of one: the same bits of the sum
+        summed = summed[np.argsort(one[summed], kind="stable")]
         total = np.bincount(kq[summed], weights=frac[summed], minlength=self.n)
-        n_pairs = np.bincount(kq[counted], minlength=self.n)
+        counted = kq if which == "all" else kq[summed]
+        n_pairs = np.bincount(counted, minlength=self.n)
         return np.where(n_pairs > 0, _divide(total, np.maximum(n_pairs, 1)), 0.0)
 
     def value(self, kernel):

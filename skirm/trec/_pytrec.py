@@ -32,7 +32,7 @@ from skirm.trec._request import (
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from skirm.io._typing import QrelsLike, RunLike
+    from skirm.io._input_types import QrelsLike, RunLike
 
 __all__ = ["RelevanceEvaluator", "supported_measures", "supported_nicknames"]
 

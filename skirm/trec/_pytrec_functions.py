@@ -15,6 +15,7 @@ from skirm._errors import DuplicateDocnoError, InvalidInputError, InvalidParamet
 from skirm._measures._names import TREC_NAMES
 from skirm._measures._unknown import unknown_measure
 from skirm.io._sources import is_path_or_file
+from skirm.io._text import str_spaced
 from skirm.io._tokens import Tokens, first_duplicate
 from skirm.io._trec_files import read_qrels, read_run
 from skirm.trec._pytrec import _split
@@ -165,18 +166,6 @@ def compute_aggregated_measure(measure: str, values: Iterable[float]) -> float:
     return float(np.mean(array))
 
 
-#: The characters Python's ``str.split()`` splits at (``str.isspace``), LF
-#: aside, each made a space: pytrec_eval reads a line by ``line.split()``,
-#: which splits at more than trec_eval's separators (the control bytes 28-31,
-#: no-break spaces, ...).
-_SPLIT_AT = dict.fromkeys(
-    [*range(9, 14), *range(28, 33), 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B),
-     0x2028, 0x2029, 0x202F, 0x205F, 0x3000],
-    " ",
-)  # fmt: skip
-del _SPLIT_AT[10]
-
-
 def _lines(lines, name):
     """What a reader reads of ``lines``: a path or a binary file as it is
     (read as trec_eval reads files); the text of a text file or the lines of
@@ -199,10 +188,7 @@ def _lines(lines, name):
             raise InvalidInputError(
                 f"`{name}` must hold lines of text (str), got another kind of item"
             ) from None
-    # (ASCII text: only 28-31 are not trec_eval's separators already)
-    if not text.isascii() or any(map(text.__contains__, "\x1c\x1d\x1e\x1f")):
-        text = text.translate(_SPLIT_AT)
-    stream = io.BytesIO(text.encode())
+    stream = io.BytesIO(str_spaced(text).encode())
     stream.name = name
     return stream
 

@@ -83,9 +83,9 @@ def test_a_pipe_closed_early_is_quiet(big):
 def test_a_warning_is_one_line_in_the_command_s_words(monkeypatch, tmp_path):
     # Regression: warnings came with a Python source path
     # ("skirm/trec/_evaluate_run.py:255: UserWarning: ...").
-    import skirm._cli._eval
+    import skirm._cli._eval_command
 
-    real = skirm._cli._eval.evaluate_path
+    real = skirm._cli._eval_command.evaluate_path
 
     def warned(*args, **kwargs):
         warnings.warn(
@@ -93,7 +93,7 @@ def test_a_warning_is_one_line_in_the_command_s_words(monkeypatch, tmp_path):
         )
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(skirm._cli._eval, "evaluate_path", warned)
+    monkeypatch.setattr(skirm._cli._eval_command, "evaluate_path", warned)
     (tmp_path / "qrels").write_text("q 0 d 1\n")
     (tmp_path / "run").write_text("q Q0 d 1 1.0 r\n")
     err = io.StringIO()
@@ -126,7 +126,9 @@ sys.exit(main())
 """
 
 
-@pytest.mark.parametrize("module", ["skirm._cli", "skirm._cli._eval", "argparse"])
+@pytest.mark.parametrize(
+    "module", ["skirm._cli", "skirm._cli._eval_command", "argparse"]
+)
 def test_ctrl_c_during_start_up_is_one_line_regression(module):
     """Ctrl-C while the command started printed a Python traceback."""
     done = subprocess.run(

@@ -314,7 +314,7 @@ def test_auto_reads_known_divisions_on_the_query_index(client, shuffles, monkeyp
     assert rows.known_divisions
     # The metadata answers: no partition is evaluated before the decision.
     monkeypatch.setattr(
-        skirm.dask._evaluate,
+        skirm.dask._row_partitions,
         "_values_as_they_stand",
         lambda *args: pytest.fail("evaluated as they stand"),
     )

@@ -79,3 +79,29 @@ def test_every_reader_takes_a_pipe(tmp_path, files):
     )
     jg = read_qrels_jg(_pipe(tmp_path, "c", QRELS))
     assert jg.doc_ids.tolist() == read_qrels(qrels).doc_ids.tolist()
+
+
+def _within(seconds, call, *args):
+    """``call(*args)``, failing (not hanging) if it takes ``seconds``."""
+    out = []
+    thread = threading.Thread(target=lambda: out.append(call(*args)), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert out, f"still waiting after {seconds} s"
+    return out[0]
+
+
+def test_regression_the_ir_measures_drop_in_reads_a_pipe_once(tmp_path, files):
+    # The drop-in looked for bytes Python's str.split() splits at in a run
+    # file it was to stream, reading a pipe's path to its end first: the
+    # evaluation then waited on a pipe no one would write again.
+    from skirm.trec import calc_aggregate
+
+    qrels, run = files
+    names = ["nDCG@10", "P@5"]
+    want = calc_aggregate(names, qrels, run)
+    got = _within(60, calc_aggregate, names, qrels, _pipe(tmp_path, "pipe", RUN))
+    assert got == want
+    data = RUN.replace(b"d1 ", b"d1\xc2\xa0")  # a no-break space: read whole
+    got = _within(60, calc_aggregate, names, qrels, _pipe(tmp_path, "nbsp", data))
+    assert got == want

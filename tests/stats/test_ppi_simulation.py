@@ -21,7 +21,7 @@ from skirm.stats import (
     ppi_sample_size,
     select_gold_queries,
 )
-from skirm.stats._ppi import estimate_all, pvalue
+from skirm.stats._ppi_kernels import estimate_all, pvalue
 
 N_POPULATION, N_DOCS = 20_000, 20
 N_QUERIES, N_GOLD = 1_000, 50

@@ -316,10 +316,3 @@ def test_parse_splits_lines_where_pytrec_eval_splits(char, tmp_path):
         want = pytrec_eval.parse_qrel(f)
     with open(path, encoding="utf-8", newline="") as f:
         assert dict(trec.parse_qrel(f)) == dict(want)
-
-
-def test_the_split_table_is_str_isspace():
-    from skirm.trec._pytrec_functions import _SPLIT_AT
-
-    every = {c for c in range(0x110000) if chr(c).isspace()}
-    assert set(_SPLIT_AT) == every - {10}

@@ -4,7 +4,7 @@ Nothing here computes a metric: the rows of each query are brought into one
 partition (by Dask's shuffle on the query id, unless the partitions already
 hold whole queries), each partition goes through the
 same functions as :func:`skirm.metrics.evaluate` (or
-:func:`skirm.trec.evaluate_run`, in :mod:`._trec`), and the per-query values
+:func:`skirm.trec.evaluate_run`, in :mod:`._run_partitions`), and the per-query values
 of the partitions are merged as :meth:`~skirm.metrics.EvaluationResult.concat`
 merges results.
 """
@@ -34,7 +34,6 @@ from skirm._params import (
     describe,
 )
 from skirm._progress import VERBOSE, reporting
-from skirm.metrics._base import frame_arguments
 from skirm.metrics._evaluate import (
     bind_input_wide,
     bind_metrics,
@@ -42,6 +41,7 @@ from skirm.metrics._evaluate import (
     weighs_queries,
 )
 from skirm.metrics._result import first_repeated, merge
+from skirm.metrics._spec import frame_arguments
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -6,7 +6,7 @@ import os
 import sys
 
 from skirm._cli._formats import output_format, write_eval
-from skirm._cli._ppi import check_ppi_options
+from skirm._cli._gold_qrels import check_ppi_options
 from skirm._cli._usage import UsageError, check_options
 from skirm._errors import (
     EmptyRunError,
@@ -135,8 +135,8 @@ def run_eval(args, out):
 
 def _run_eval_gold(args, out):
     """``--gold-qrels``: each run's measures from the judge's qrels corrected
-    by the gold qrels (:mod:`skirm._cli._ppi`)."""
-    import skirm._cli._ppi as _ppi
+    by the gold qrels (:mod:`skirm._cli._gold_qrels`)."""
+    import skirm._cli._gold_qrels as _ppi
     from skirm._cli._usage import per_query_request
     from skirm._measures._table import COMPARE_METRICS
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import stats as _stats
 
-from skirm.plot._base import axes_and_figure
+from skirm.plot._plumbing import axes_and_figure
 
 if TYPE_CHECKING:
     from typing import Any

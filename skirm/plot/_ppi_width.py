@@ -9,7 +9,7 @@ import numpy as np
 
 from skirm._errors import InvalidParameterError
 from skirm._params import NONE, Interval, Param, checked, describe
-from skirm.plot._base import axes_and_figure
+from skirm.plot._plumbing import axes_and_figure
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import skirm._cli._ppi as ppi
-from skirm._cli._eval import evaluate_paths, options_of, qrels_name
+import skirm._cli._gold_qrels as ppi
+from skirm._cli._eval_command import evaluate_paths, options_of, qrels_name
 from skirm._cli._formats import write_comparison
 from skirm._cli._plots import check_plot, plot_compare
 from skirm._cli._usage import UsageError, check_options, per_query_request

@@ -468,8 +468,7 @@ class Evaluator:
 
 
 def _summary(request: _Asked, values: np.ndarray) -> float:
-    """ir_measures' aggregation: a sum for the counts, else the mean (NaN
-    over no query)."""
+    """ir_measures' aggregation: a sum for the counts, else the mean (NaN if none)."""
     if request.sums:
         return float(values.sum())
     return float(values.mean()) if values.shape[0] else float("nan")

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 #: How far cwl_eval reads every ranking.
 CWL_DEPTH = 1000
 #: Cells of the (queries x depth) matrices built at once.
-_CELLS = 1 << 20
+_CELLS = 1 << 16
 
 #: What cwl_eval reports per query, in its order.
 REPORT = (
@@ -66,8 +66,14 @@ REPORT = (
 
 
 def _inst(gain, rank, k, T, p):
-    left = T - np.cumsum(gain, axis=1)  # gain still wanted after rank i
-    return ((rank + T + left - 1.0) / (rank + T + left)) ** 2
+    # ((rank + T + left - 1) / (rank + T + left)) ** 2, left = T - the gain
+    # read so far (the gain still wanted after rank i), in two matrices
+    base = np.cumsum(gain, axis=1)
+    np.subtract(T, base, out=base)
+    np.add(rank + T, base, out=base)
+    step = np.subtract(base, 1.0)
+    np.divide(step, base, out=step)
+    return np.square(step, out=step)
 
 
 def _insq(gain, rank, k, T, p):
@@ -75,11 +81,15 @@ def _insq(gain, rank, k, T, p):
 
 
 def _nerr11(gain, rank, k, T, p):
-    return ((rank + 2.0 * T - 1.0) / (rank + 2.0 * T)) ** 2 * (1.0 - gain)
+    missed = np.subtract(1.0, gain)
+    return np.multiply(
+        ((rank + 2.0 * T - 1.0) / (rank + 2.0 * T)) ** 2, missed, out=missed
+    )
 
 
 def _nerr10(gain, rank, k, T, p):
-    return p * (1.0 - gain)
+    missed = np.subtract(1.0, gain)
+    return np.multiply(p, missed, out=missed)
 
 
 def _nerr8(gain, rank, k, T, p):
@@ -126,29 +136,41 @@ _BY_NAME = {measure.name: measure for measure in CONTINUATIONS}
 MEASURE = Param("measure", OneOf(*_BY_NAME))
 
 
-def _model(continuation, gain, rank, utility_only=False, padded=None):
+def _model(continuation, gain, rank, utility_only=False, padded=None, read=None):
     """The five C/W/L numbers per line of ``gain`` (only the expected
     utility, the same bits, with ``utility_only``). With ``padded`` (the
     depth, and a dict of zero matrices that wide, by memory order), the
     lines are the first ranks of the depth, past which no user reads (every
     number there is 0): each sum is taken over the lines written into
     zeros as wide as the depth, laid out as the lines, so that numpy sums
-    them as it sums lines computed to the depth (the same bits)."""
+    them as it sums lines computed to the depth (the same bits). With
+    ``read`` (and no ``padded``), every gain past the first ``read`` ranks
+    is 0: the expected utility is summed over those ranks the same way."""
 
-    def total(x):
+    def total(x, padded=padded):
         if padded is None or x.shape[1] == padded[0]:
             return x.sum(axis=1)
         depth, zeros = padded
-        order = "F" if x.flags.f_contiguous and not x.flags.c_contiguous else "C"
+        order = _layout(x)
         if order not in zeros:
             zeros[order] = np.zeros((x.shape[0], depth), order=order)
         full = zeros[order]
         full[:, : x.shape[1]] = x
         return full.sum(axis=1)
 
-    reach = np.ones_like(continuation)
+    reach = np.empty_like(continuation)
+    reach[:, 0] = 1.0
     np.cumprod(continuation[:, :-1], axis=1, out=reach[:, 1:])
     items = total(reach)
+    if utility_only and padded is None and read is not None and read < gain.shape[1]:
+        # past rank `read` the gain is 0 and so is attention * gain, unless
+        # the attention is not finite (then so is `items`)
+        if np.isfinite(items).all():
+            # laid out as attention * gain would be: F only if both are
+            order = "F" if _layout(reach) == _layout(gain) == "F" else "C"
+            attention = reach[:, :read] / items[:, None]
+            seen = np.multiply(attention, gain[:, :read], order=order)
+            return (total(seen, (gain.shape[1], {})),)
     attention = reach / items[:, None]
     if utility_only:
         return (total(attention * gain),)
@@ -160,6 +182,11 @@ def _model(continuation, gain, rank, utility_only=False, padded=None):
         total(stop * rank),
         items,
     )
+
+
+def _layout(x):
+    """``"F"`` for a matrix laid out column by column only, else ``"C"``."""
+    return "F" if x.flags.f_contiguous and not x.flags.c_contiguous else "C"
 
 
 def check_gain_range(ranking, min_rel, max_rel):
@@ -238,7 +265,10 @@ def cwl_lines(
     step = max(1, _CELLS // depth)
     for first in range(0, ranking.n_groups, step):  # slices of queries, not queries
         last = min(first + step, ranking.n_groups)
-        rows = (top.codes >= first) & (top.codes < last) & (top.position < width)
+        lo, hi = np.searchsorted(top.codes, (first, last))  # the codes are sorted
+        rows = np.arange(lo, hi)
+        if width < depth:
+            rows = rows[top.position[lo:hi] < width]
         codes, position = top.codes[rows] - first, top.position[rows]
         padded = None if width == depth else (depth, {})
         for prefix, pad in cases:
@@ -246,7 +276,8 @@ def cwl_lines(
             source = best if pad and best is not None else gain
             lines[codes, position] = source[top.index[rows]]
             continuation = CONTINUATIONS[measure](lines, rank, k, T, p)
-            numbers = _model(continuation, lines, rank, utility_only, padded)
+            read = None if pad else int(position.max(initial=-1)) + 1
+            numbers = _model(continuation, lines, rank, utility_only, padded, read)
             for name, values in zip(names, numbers, strict=True):
                 out[prefix + name][first:last] = values
     if residuals:

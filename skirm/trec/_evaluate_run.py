@@ -42,7 +42,7 @@ from skirm.trec._missing import (
     placeholder_blocks,
 )
 from skirm.trec._plan import make_plan
-from skirm.trec._ranked import ranked
+from skirm.trec._ranked import ranked, ranked_each
 from skirm.trec._rel_formats import check_qrels_type
 from skirm.trec._request import (
     COLLECTION_SIZE,
@@ -384,13 +384,22 @@ def _stream(indexes, run, entries, progress):
         for e in entries
     ]
     options = entries[0][2].options
+    # the entries of one index share its join, and their rankings where
+    # their tie rule and score type agree
+    shared: dict[int, tuple] = {}
+    for i, (these, _, _) in enumerate(entries):
+        shared.setdefault(id(these), (these, []))[1].append(i)
 
     def step(block):
         values, ids = {}, None
-        for these, outputs, entry in entries:
-            ctx = ranked(these, block, entry.options)
-            if ctx is None:
+        contexts = [None] * len(entries)
+        for these, at in shared.values():
+            each = ranked_each(these, block, [entries[i][2].options for i in at])
+            if each is None:
                 return None, None, block.run_id, block._query_codes()[1][:3].tolist()
+            for i, ctx in zip(at, each, strict=True):
+                contexts[i] = ctx
+        for ctx, (_, outputs, _) in zip(contexts, entries, strict=True):
             values.update(measure(ctx, outputs))
             ids = ctx.ranking.group_ids
         progress.advance(queries=len(ids))

@@ -141,11 +141,6 @@ def _to_depth(text: str) -> str:
     return _CUTOFF.sub(lambda m: m[1] + str(min(int(m[2]), CWL_DEPTH)), text)
 
 
-def _unknown(text: str) -> UnknownMeasureError:
-    error = unknown_measure(text, _DOOR)
-    return type(error)(f"`measures`: {error}")
-
-
 def _read(texts: list) -> tuple:
     """The request of ``texts`` and its outputs and diversity measures by
     name."""
@@ -175,7 +170,8 @@ def _parse(measures: list) -> tuple:
     for measure, text in zip(measures, texts, strict=True):
         named = found.get(text)
         if named is None or named.reference is None:
-            raise _unknown(text)
+            error = unknown_measure(text, _DOOR)
+            raise type(error)(f"`measures`: {error}")
         diversity = named in request.diversity
         if diversity:
             sums, rel = False, named.options.get("rel", 1)
@@ -301,7 +297,12 @@ class Evaluator:
         :func:`read_ir_run`'s records."""
         if self._streams and is_path(run) and splits_alike(run):
             return run
-        return read_ir_run(run)
+        read = read_ir_run(run)
+        if self._request.diversity and read is not run:  # the repeats checked
+            from skirm.trec._ndeval_report import no_repeat  # loaded to evaluate
+
+            no_repeat(read)
+        return read
 
     def query_ids(self) -> list[str]:
         """The queries with a judgment."""
@@ -467,8 +468,7 @@ class Evaluator:
 
 
 def _summary(request: _Asked, values: np.ndarray) -> float:
-    """ir_measures' aggregation: a sum for the counts, else the mean (NaN
-    over no query)."""
+    """ir_measures' aggregation: a sum for the counts, else the mean (NaN if none)."""
     if request.sums:
         return float(values.sum())
     return float(values.mean()) if values.shape[0] else float("nan")

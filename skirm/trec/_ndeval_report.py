@@ -297,7 +297,7 @@ def _joined(qrels, run, query_ids):
     """The :class:`_Joined` rows of ``run`` against ``qrels`` (report rows
     ``query_ids``), by the one join of a run to its judgments."""
     block = run
-    pair = block_repeat(block)
+    pair = None if block.__dict__.get(_NO_REPEAT) else block_repeat(block)
     if pair is not None:
         bad = pair[1]
         raise DuplicateDocnoError(
@@ -326,6 +326,17 @@ def _joined(qrels, run, query_ids):
         _codes(eval_ids, query_ids),
         _codes(q_ids, query_ids)[q_codes],
     )
+
+
+#: Set on a run whose (query, docno) pairs were found distinct already.
+_NO_REPEAT = "_no_repeated_docno"
+
+
+def no_repeat(run):
+    """Tell :func:`_joined` that no docno of ``run`` (a
+    :class:`~skirm.io.Run` the caller made) repeats in a query: it was
+    checked when read, and is not looked for again."""
+    run.__dict__[_NO_REPEAT] = True
 
 
 def share_pairs(qrels, pairs, rows, first):

@@ -386,3 +386,58 @@ def test_lines_cut_at_k_sum_as_lines_to_the_depth(name, k):
         got = _model(continuation, cut, rank[:k], padded=(depth, {}))
         for a, b in zip(full, got, strict=True):
             assert np.array_equal(a.view(np.uint64), b.view(np.uint64))
+
+
+@pytest.mark.parametrize("name", ["inst", "insq", "nerr10", "nerr11", "sdcg"])
+@pytest.mark.parametrize("read", [0, 1, 7, 8, 100, 119, 120, 121, 162, 999])
+@pytest.mark.parametrize("T", [1.0, 0.05])
+def test_utility_of_lines_read_to_their_last_gain_sums_as_to_the_depth(name, read, T):
+    # Where every gain past rank `read` is 0 (the ranking ends there), the
+    # expected utility alone is summed over the first `read` ranks written
+    # into zeros as wide as the depth: the same bits as over the depth. With
+    # T=0.05 INST's continuation exceeds 1 and some attention is not finite:
+    # then it is summed over the depth as before.
+    from skirm.metrics._cwl import _BY_NAME, CONTINUATIONS, _model
+
+    measure = _BY_NAME[name]
+    rng = np.random.default_rng(read)
+    depth, n = 1000, 37
+    gain = np.zeros((n, depth))
+    gain[:, :read] = rng.choice([0.0, 1 / 3, 2 / 3, 1.0], (n, read))
+    gain[: n // 2, :read] = 1.0  # lines of every gain 1: the largest reach
+    rank = np.arange(1.0, depth + 1.0)
+    k = depth  # no cutoff: read to the depth
+    with np.errstate(all="ignore"):
+        full = _model(CONTINUATIONS[measure](gain, rank, k, T, 0.9), gain, rank)
+        got = _model(
+            CONTINUATIONS[measure](gain, rank, k, T, 0.9),
+            gain,
+            rank,
+            utility_only=True,
+            read=read,
+        )
+    assert np.array_equal(full[0].view(np.uint64), got[0].view(np.uint64))
+
+
+@pytest.mark.parametrize("T", [1.0, 2.5, 0.05])
+def test_continuations_are_the_formulas_bit_for_bit(T):
+    # INST's, NERR10's and NERR11's continuations are computed in place, in
+    # fewer matrices: the bits of the formulas as written.
+    from skirm.metrics._cwl import CONTINUATIONS
+
+    rng = np.random.default_rng(3)
+    gain = rng.choice([0.0, 0.25, 1 / 3, 0.5, 1.0], (23, 300))
+    rank = np.arange(1.0, 301.0)
+    p = 0.8
+    left = T - np.cumsum(gain, axis=1)
+    want = {
+        "inst": ((rank + T + left - 1.0) / (rank + T + left)) ** 2,
+        "nerr10": p * (1.0 - gain),
+        "nerr11": ((rank + 2.0 * T - 1.0) / (rank + 2.0 * T)) ** 2 * (1.0 - gain),
+    }
+    for measure, continuation in CONTINUATIONS.items():
+        if measure.name in want:
+            got = continuation(gain.copy(), rank, None, T, p)
+            assert np.array_equal(
+                got.view(np.uint64), want[measure.name].view(np.uint64)
+            )

@@ -54,13 +54,13 @@ def test_blocks_of_many_queries_are_cut_and_give_the_values_of_the_whole_run(
     qrels = read_qrels(qrels_path)
     whole = evaluate_run(qrels, read_run(run_path), "all_trec", all_queries=all_queries)
     seen = []
-    ranked = evaluate_module.ranked
+    ranked_each = evaluate_module.ranked_each
 
-    def spy(index, block, options):
+    def spy(index, block, each):
         seen.append(block._q.strings(block._q.run_starts()).tolist())
-        return ranked(index, block, options)
+        return ranked_each(index, block, each)
 
-    monkeypatch.setattr(evaluate_module, "ranked", spy)
+    monkeypatch.setattr(evaluate_module, "ranked_each", spy)
     monkeypatch.setattr(trec_io, "BLOCK_BYTES", block_bytes)
     monkeypatch.setattr(inputs, "MAX_BLOCK_QUERIES", 3)
     monkeypatch.setattr(PerQuery, "CHUNK", 4)  # several chunks, of 1 to 4
@@ -205,3 +205,27 @@ def test_the_first_values_are_kept_when_they_own_their_memory():
     assert values["relstring"].tolist() == ["-", "0", "11", "1-0", "10"]
     assert owned.tolist() == [3.0, 1.0, 2.0, 0.0]  # the input is not modified
     assert not np.shares_memory(values["owned"], owned)
+
+
+def test_entries_of_one_index_share_its_join(tmp_path, monkeypatch):
+    """The measures of several options (a relevance level, judged only) are
+    entries of one plan on one index of the qrels: the run is joined to it
+    once per block, and each measure's values are its own evaluated alone."""
+    import skirm.trec._ranked as ranked_module
+
+    qrels_path, run_path = _write_short_queries(tmp_path, 2)
+    qrels, run = read_qrels(qrels_path), read_run(run_path)
+    names = ["P@3", "P(rel=2)@3", "P(judged_only=True)@3"]
+    alone = {name: evaluate_run(qrels, run, [name]).per_query[name] for name in names}
+    joins = []
+    join = ranked_module.join
+
+    def spy(index, block):
+        joins.append(len(block))
+        return join(index, block)
+
+    monkeypatch.setattr(ranked_module, "join", spy)
+    together = evaluate_run(qrels, run, names)
+    assert joins == [len(run)]
+    for name in names:
+        np.testing.assert_array_equal(together.per_query[name], alone[name])

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from skirm._engine import safe_divide, sum_by
+from skirm._measures import _table as table
 
 __all__ = ["KERNELS"]
 
@@ -276,27 +277,11 @@ def g(ctx, param):
     return safe_divide(r.group_sum(term), total_ideal)
 
 
-def _dcg_ratio(ctx, k):
-    """trec_eval's ndcg (``k`` None) and ndcg_cut at ``k`` with its default
-    gains (the levels): the DCG of the ranking and of the ideal one, each
-    added term by term in rank order, a term ``gain / log2(rank + 1)``, then
-    divided, as trec_eval computes them (the same bits, where the array
-    kernel multiplies by the discounts and sums otherwise)."""
-    _, _, n_pos, _, _, idcg = ctx.ideal_cumulative()
-    dcg = ctx.ranking.group_sum(ctx.dcg_terms()[1], k)  # in rank order
-    ideal = idcg(np.arange(ctx.n), n_pos if k is None else np.full(ctx.n, k))
-    return safe_divide(dcg, ideal)
-
-
-def ndcg_cut(ctx, k):
-    return _dcg_ratio(ctx, k)
-
-
 def ndcg(ctx, pairs):
     """trec_eval's ndcg: with ``level=gain`` pairs (``ndcg.1=3,2=9``) its
-    gains, else the levels (:func:`_dcg_ratio`)."""
+    own computation, else the array kernel's NDCG."""
     if not pairs:
-        return _dcg_ratio(ctx, None)
+        return ctx.array_values(table.NDCG)
     r = ctx.ranking
     top = int(max(ctx.judged_raw.max(initial=0), max(p[0] for p in pairs)))
     gains = np.arange(top + 1, dtype=np.float64)
@@ -304,7 +289,7 @@ def ndcg(ctx, pairs):
         if level >= 0:
             gains[level] = gain
     gain = np.where(ctx.raw >= 0, gains[np.maximum(ctx.raw, 0)], 0.0)
-    dcg = sum_by(r.codes, gain / ctx.log2_table()[r.position], ctx.n)
+    dcg = r.group_sum(gain * r.discount())
     gj = np.where(ctx.judged_raw >= 0, gains[np.maximum(ctx.judged_raw, 0)], 0.0)
     gj = np.maximum(gj, 0.0)
     order = np.lexsort((-gj, ctx.judged_codes))
@@ -326,8 +311,7 @@ def ndcg_rel(ctx, param):
     n_pos_ret = np.bincount(q, minlength=ctx.n)
     dcg_all = r.group_sum(ctx.dcg_terms()[1])
     idcg_all = idcg(np.arange(ctx.n), n_pos)
-    # trec_eval: sum += (num_rel - num_rel_ret) * dcg / ideal, left to right
-    total += safe_divide((n_pos - n_pos_ret) * dcg_all, idcg_all)
+    total += (n_pos - n_pos_ret) * safe_divide(dcg_all, idcg_all)
     return np.where(total > 0, safe_divide(total, n_pos), 0.0)
 
 
@@ -368,6 +352,6 @@ KERNELS = {
         nonrelevant_judged_retrieved, set_precision, set_recall,
         set_relative_precision, set_map, set_f, utility, bpref, infap, judged,
         unjudged, rbp, rbp_resid, relstring, iprec, pt11_avg, rprec_mult, yaap,
-        bin_g, g, ndcg, ndcg_cut, ndcg_rel, rndcg,
+        bin_g, g, ndcg, ndcg_rel, rndcg,
     )
 }  # fmt: skip

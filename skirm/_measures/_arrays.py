@@ -44,7 +44,15 @@ NDCG = Measure(
     skirm=("ndcg",),
     trec=(
         Trec("ndcg", 21, "pairs", kernel="ndcg", nicknames=(ALL_TREC,), arrays=True),
-        Trec("ndcg_cut", 24, "cutoffs", CUTS, nicknames=(ALL_TREC,), arrays=True),
+        Trec(
+            "ndcg_cut",
+            24,
+            "cutoffs",
+            CUTS,
+            kernel="ndcg_cut",
+            nicknames=(ALL_TREC,),
+            arrays=True,
+        ),
     ),
     ir_measures=(
         IrName("nDCG", ("dcg", "judged_only", "gains"), provider=IR_PYTREC_EVAL),

@@ -15,7 +15,6 @@ from __future__ import annotations
 import numpy as np
 
 from skirm._engine import safe_divide, sum_by
-from skirm._measures import _table as table
 
 __all__ = ["KERNELS"]
 
@@ -277,11 +276,48 @@ def g(ctx, param):
     return safe_divide(r.group_sum(term), total_ideal)
 
 
+def _dcg_ratio(ctx, k):
+    """trec_eval's ndcg (``k`` None) and ndcg_cut at ``k`` with its default
+    gains (the levels): the DCG of the ranking and of the ideal one, each
+    added term by term in rank order, a term ``gain / log2(rank + 1)``, then
+    divided, as trec_eval computes them (the same bits, where the array
+    kernel multiplies by the discounts). Only the terms of a positive gain
+    are added, as trec_eval adds them: the relevant rows and judgements."""
+    codes, position, terms = ctx.cached("dcg_relevant", _relevant_dcg_terms)
+    i_codes, _, _, _, i_position, i_terms = ctx.ideal_rows()
+    dcg = _sum_above(codes, position, terms, k, ctx.n)
+    return safe_divide(dcg, _sum_above(i_codes, i_position, i_terms, k, ctx.n))
+
+
+def _relevant_dcg_terms(ctx):
+    """``(query codes, positions, gain / log2(position + 2))`` of the ranked
+    rows of a positive gain, in rank order."""
+    r = ctx.ranking
+    # The labels are whole levels: the positive ones are those of level 1
+    # or more, the rows the binary measures share at the default level.
+    rows = r.relevant_rows(1 if ctx.level == 1 else None)
+    terms = r.labels[rows.index] / ctx.log2_table()[rows.position]
+    return rows.codes, rows.position, terms
+
+
+def _sum_above(codes, position, terms, k, n):
+    """Per query (of ``n``), the sum of its ``terms`` at positions below
+    ``k`` (None: every one), added one after another in their order."""
+    if k is not None:
+        inside = position < k
+        codes, terms = codes[inside], terms[inside]
+    return sum_by(codes, terms, n)
+
+
+def ndcg_cut(ctx, k):
+    return _dcg_ratio(ctx, k)
+
+
 def ndcg(ctx, pairs):
     """trec_eval's ndcg: with ``level=gain`` pairs (``ndcg.1=3,2=9``) its
-    own computation, else the array kernel's NDCG."""
+    gains, else the levels (:func:`_dcg_ratio`)."""
     if not pairs:
-        return ctx.array_values(table.NDCG)
+        return _dcg_ratio(ctx, None)
     r = ctx.ranking
     top = int(max(ctx.judged_raw.max(initial=0), max(p[0] for p in pairs)))
     gains = np.arange(top + 1, dtype=np.float64)
@@ -289,7 +325,7 @@ def ndcg(ctx, pairs):
         if level >= 0:
             gains[level] = gain
     gain = np.where(ctx.raw >= 0, gains[np.maximum(ctx.raw, 0)], 0.0)
-    dcg = r.group_sum(gain * r.discount())
+    dcg = sum_by(r.codes, gain / ctx.log2_table()[r.position], ctx.n)
     gj = np.where(ctx.judged_raw >= 0, gains[np.maximum(ctx.judged_raw, 0)], 0.0)
     gj = np.maximum(gj, 0.0)
     order = np.lexsort((-gj, ctx.judged_codes))
@@ -311,7 +347,8 @@ def ndcg_rel(ctx, param):
     n_pos_ret = np.bincount(q, minlength=ctx.n)
     dcg_all = r.group_sum(ctx.dcg_terms()[1])
     idcg_all = idcg(np.arange(ctx.n), n_pos)
-    total += (n_pos - n_pos_ret) * safe_divide(dcg_all, idcg_all)
+    # trec_eval: sum += (num_rel - num_rel_ret) * dcg / ideal, left to right
+    total += safe_divide((n_pos - n_pos_ret) * dcg_all, idcg_all)
     return np.where(total > 0, safe_divide(total, n_pos), 0.0)
 
 
@@ -352,6 +389,6 @@ KERNELS = {
         nonrelevant_judged_retrieved, set_precision, set_recall,
         set_relative_precision, set_map, set_f, utility, bpref, infap, judged,
         unjudged, rbp, rbp_resid, relstring, iprec, pt11_avg, rprec_mult, yaap,
-        bin_g, g, ndcg, ndcg_rel, rndcg,
+        bin_g, g, ndcg, ndcg_cut, ndcg_rel, rndcg,
     )
 }  # fmt: skip

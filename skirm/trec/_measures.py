@@ -183,10 +183,13 @@ class Context:
         out[np.repeat(r.starts[:-1], m) + within] = gains[np.repeat(start, m) + within]
         return out
 
-    def ideal_cumulative(self):
-        """Per query: the positive qrels gains sorted descending, their count,
-        the ideal DCG at every cutoff and a lookup ``idcg(q, p)``."""
-        if "ideal" not in self._cache:
+    def ideal_rows(self):
+        """The ideal ranking of each query's judgements of a positive gain
+        (trec gains, descending), query by query: their query codes, gains,
+        count per query, each query's first row, their positions and the
+        terms ``gain / log2(position + 2)`` of the ideal DCG (once per
+        context)."""
+        if "ideal_rows" not in self._cache:
             gains = np.maximum(self.judged_raw, 0).astype(np.float64)
             positive = gains > 0
             codes, g = self.judged_codes[positive], gains[positive]
@@ -195,8 +198,17 @@ class Context:
             n_pos = np.bincount(codes, minlength=self.n)
             start = np.cumsum(n_pos) - n_pos
             position = np.arange(codes.shape[0]) - start[codes]
+            terms = g / np.log2(position + 2.0)
+            self._cache["ideal_rows"] = codes, g, n_pos, start, position, terms
+        return self._cache["ideal_rows"]
+
+    def ideal_cumulative(self):
+        """Per query: the positive qrels gains sorted descending, their count,
+        the ideal DCG at every cutoff and a lookup ``idcg(q, p)``."""
+        if "ideal" not in self._cache:
+            codes, g, n_pos, start, position, terms = self.ideal_rows()
             offsets = np.append(start, codes.shape[0])
-            cum = segment_cumsum(g / np.log2(position + 2.0), offsets)
+            cum = segment_cumsum(terms, offsets)
 
             def idcg(q, p):
                 """Ideal DCG of query q at cutoff p (p >= 1, beyond n_pos ok)."""

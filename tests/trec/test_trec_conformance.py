@@ -391,7 +391,9 @@ def test_measure_names():
         "rprec",
     ]
     assert result.means["P_2"] == result.means["P@2"] == result.means["precision@2"]
-    assert result.means["ndcg_cut_3"] == result.means["ndcg@3"]
+    # trec_eval's ndcg_cut adds its terms as trec_eval does (its doubles);
+    # skirm's ndcg@3 is the array kernel's (skirm.metrics.ndcg_score's)
+    assert result.means["ndcg_cut_3"] == pytest.approx(result.means["ndcg@3"], 1e-15)
     assert "bpref" in trec_measure_names() and "relstring" in trec_measure_names()
 
 

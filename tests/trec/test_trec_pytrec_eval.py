@@ -195,3 +195,29 @@ def test_regression_ndcg_rel_and_Rndcg_are_trec_eval_s_sums_to_the_last_bit(seed
             assert abs(ours - theirs) <= 2 * np.spacing(theirs), (qid, name)
             exact += ours == theirs
     assert exact >= 0.9 * 2 * len(result.group_ids)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("level", [1, 2])
+def test_regression_ndcg_is_trec_eval_s_double(seed, level):
+    """ndcg and ndcg_cut took the array kernel's NDCG (terms multiplied by
+    reciprocal discounts), one rounding away from trec_eval's DCGs (each term
+    divided by its log2, added in rank order): 1,675 of 3,600 values equal
+    to pytrec_eval's before (ndcg_rel lost another bit in its last term).
+    Every value of the ndcg family is now pytrec_eval's double, at any
+    relevance level (which trec_eval's ndcg does not read: its gains are
+    the levels)."""
+    qrels, run = _random_case(300 + seed)
+    qd, rd = as_dicts(qrels, run)
+    names = {"ndcg", "ndcg_cut", "ndcg_rel", "Rndcg"}
+    evaluator = pytrec_eval.RelevanceEvaluator(qd, names, relevance_level=level)
+    expected = evaluator.evaluate(rd)
+    result = evaluate_run(
+        qrels, run, sorted(names), compat="9.0", relevance_level=level
+    )
+    compared = 0
+    for i, qid in enumerate(result.group_ids.tolist()):
+        for name, value in expected[qid].items():
+            assert result.per_query[name][i] == value, (qid, name)
+            compared += 1
+    assert compared > 100

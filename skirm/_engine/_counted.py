@@ -31,6 +31,7 @@ def count_scores(scores, starts, q, s):
     width = int(starts[-1]) // max(n_queries, 1)
     if starts[-1] != width * n_queries or (starts[1:] - starts[:-1] != width).any():
         width = 0  # queries of several sizes
+    count_type = np.uint16 if width < 1 << 16 else np.intp
     above = np.empty(q.shape[0], dtype=np.intp)
     equal = np.empty(q.shape[0], dtype=np.intp)
     eq_rows = [np.empty(0, dtype=np.intp)]
@@ -45,12 +46,16 @@ def count_scores(scores, starts, q, s):
         if width:  # queries all of one size: each pair's query is a line
             values = scores.reshape(n_queries, width)[q[a:b]]
             each = each[:, None]
-            above[a:b] = (values > each).sum(axis=1)
-            same = values == each
-            equal[a:b] = same.sum(axis=1)
-            # the equal cells, line by line: one flat pass over the cells
-            cell = np.flatnonzero(same)
-            eq_rows.append(lo[a:b][cell // width] + cell % width)
+            # counted as bytes into the narrowest sum that holds a line's
+            # count (faster than numpy's sum of booleans into intp)
+            higher = (values > each).view(np.uint8)
+            above[a:b] = np.add.reduce(higher, axis=1, dtype=count_type)
+            # the equal cells, line by line: one flat pass over the cells,
+            # counted per line from their lines
+            cell = np.flatnonzero(values == each)
+            line = cell // width
+            equal[a:b] = np.bincount(line, minlength=each.shape[0])
+            eq_rows.append(lo[a:b][line] + cell % width)
         else:
             rows = ranges(lo[a:b], sizes[a:b])
             each = np.repeat(each, sizes[a:b])

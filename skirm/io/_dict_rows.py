@@ -6,7 +6,9 @@ string columns nor hashed: its scores are read straight into an array (C
 iterators over the dicts, no Python loop over queries or rows), and each
 *judgement* is looked up in its query's run dict (the score of the judged
 docno, if retrieved): qrels hold a few judgements per query where runs hold
-many documents, so the look-ups are per judgement, not per run row. This is
+many documents, so the look-ups are per judgement, not per run row. Both
+are done a block of queries at a time (:data:`BLOCK_ROWS`), while the
+block's dicts are in the cache. This is
 the dicts' door into the joined rows (:func:`read_run_dicts`), the qrels'
 dicts indexed once (:class:`DictIndex`, kept by a ``RelevanceEvaluator``
 across its runs). Docnos are read only where the ranking asks for them
@@ -20,7 +22,7 @@ whose messages say what is wrong.
 
 from __future__ import annotations
 
-from itertools import chain, compress, repeat
+from itertools import chain, compress, pairwise, repeat
 from operator import attrgetter, contains, countOf, itemgetter
 from typing import Any, NamedTuple
 
@@ -229,30 +231,63 @@ def read_run_dicts(index, run, floats=False):
     eval_ids = np.array(list(map(index.names.__getitem__, at.tolist())))
     inner = list(map(docs.__getitem__, kept.tolist()))
     sizes = np.fromiter(map(len, inner), dtype=np.intp, count=len(inner))
-    n = int(sizes.sum())
-    try:
-        plain = _no_nul(inner)  # str docnos (a join refuses any other key)
-    except TypeError:
-        plain = False
-    scores = plain_scores(inner, n) if plain else None
-    if scores is None:
+    judged, j_sizes, j_raw, j_codes, j_docnos = index.of(at)
+    starts = _starts(sizes)
+    read = _read_blocks(inner, judged, starts, _starts(j_sizes))
+    if read is None:
         return NOT_PLAIN
-    judged, _, j_raw, j_codes, j_docnos = index.of(at)
-    # The score of each judged docno in its query's run (None, read as NaN:
-    # not retrieved): each run dict's get over its query's judged dict.
-    j_scores = np.fromiter(
-        chain.from_iterable(map(map, map(attrgetter("get"), inner), judged)),
-        dtype=np.float64,
-        count=j_raw.shape[0],
-    )
+    scores, j_scores = read
     if floats:  # as trec_eval 9.0.x holds scores: C floats
         with np.errstate(over="ignore"):
             scores, j_scores = scores.astype(np.float32), j_scores.astype(np.float32)
-    starts = _starts(sizes)
     docnos = DocnoRows(inner, starts, scores, j_codes, j_scores)
     return DictRows(
         eval_ids, starts, scores, j_codes, j_raw, j_scores, j_docnos, docnos
     )
+
+
+#: The run's queries are read in blocks of about this many rows: a block's
+#: docnos, scores and dict entries, visited by the checks and the reading of
+#: the scores, are still in the cache when its judgements are looked up in
+#: its dicts. (Measured on 10,000 queries x 100 documents, ten judged per
+#: query, CPU time: the reading took 105-108 ms in one pass, 72-75 ms in
+#: blocks of 4,096 to 16,384 rows, 80-83 ms in blocks of 65,536.)
+BLOCK_ROWS = 16_384
+
+
+def _read_blocks(inner, judged, starts, j_starts):
+    """``(scores, j_scores)``: the scores of the run dicts ``inner`` (rows
+    ``starts``), and the score of each docno of the judged dicts ``judged``
+    (one per run dict, judgements ``j_starts``) in its query's run dict
+    (NaN if not retrieved), read a block of queries at a time; None when a
+    block is not dicts of str docnos and numeric scores."""
+    n, m = int(starts[-1]), int(j_starts[-1])
+    scores, j_scores = np.empty(n), np.empty(m)
+    # the first query of each block, and the end
+    # (a query of more rows than a block is a block of its own)
+    bounds = np.searchsorted(starts, np.arange(0, n, BLOCK_ROWS), side="right") - 1
+    for a, b in pairwise([*bounds.tolist(), len(inner)]):
+        if a == b:
+            continue
+        part = inner[a:b]
+        lo, hi = int(starts[a]), int(starts[b])
+        try:
+            plain = _no_nul(part)  # str docnos (a join refuses any other key)
+        except TypeError:
+            plain = False
+        read = plain_scores(part, hi - lo) if plain else None
+        if read is None:
+            return None
+        scores[lo:hi] = read
+        # each run dict's get over its query's judged dict (None, read as
+        # NaN: not retrieved)
+        j_lo, j_hi = int(j_starts[a]), int(j_starts[b])
+        j_scores[j_lo:j_hi] = np.fromiter(
+            chain.from_iterable(map(map, map(attrgetter("get"), part), judged[a:b])),
+            dtype=np.float64,
+            count=j_hi - j_lo,
+        )
+    return scores, j_scores
 
 
 def _starts(sizes):

@@ -17,7 +17,10 @@ runs ``0 .. j`` (those of run 0 in its order, then the new ones of run 1,
 docno: run ``j``'s column over the first rows of the final union, each row
 matched by one dict look-up of the run's own entries. Run 0's column is its
 own values (its rows come first). The union's docnos become byte tokens
-through one ``"\\0".join`` and one encoding, the NULs found by numpy.
+through a ``"\\0".join`` and an encoding, the NULs found by numpy. The
+queries are read in blocks (:data:`BLOCK_ROWS`), each block's runs in turn
+(its docnos joined and encoded with them), so that each pass finds the
+block's dicts in the cache.
 
 :func:`union_rows` returns None for anything it does not take as it is:
 runs that are not plain dicts, a docno that is not a str or holds a NUL, a
@@ -30,7 +33,7 @@ messages say what is wrong), with the same rows.
 from __future__ import annotations
 
 from collections import deque
-from itertools import chain, compress, repeat
+from itertools import chain, compress, pairwise, repeat
 from typing import NamedTuple
 
 import numpy as np
@@ -79,20 +82,62 @@ def union_rows(runs) -> UnionRows | None:
         return None
     empty: dict = {}  # never written: each union is a new dict
     inner = [list(map(run.get, query_ids, repeat(empty))) for run in runs]
-    sizes = [_sizes(part) for part in inner]
+    # the queries in blocks of about BLOCK_ROWS entries of the runs' dicts
+    entries = np.zeros(len(query_ids) + 1, dtype=np.intp)
+    for part in inner:
+        entries[1:] += _sizes(part)
+    np.cumsum(entries, out=entries)
+    cuts = np.searchsorted(entries, np.arange(0, int(entries[-1]), BLOCK_ROWS), "right")
+    blocks = []
+    for a, b in pairwise([*(cuts - 1).tolist(), len(query_ids)]):
+        if a < b:
+            block = _union_block([part[a:b] for part in inner])
+            if block is None:
+                return None
+            blocks.append(block)
+    union = np.concatenate([sizes for _, sizes, _ in blocks])
+    n = int(union.sum())
+    # one column per run, each contiguous (as the fusion reads them)
+    X = np.empty((n, len(runs)), order="F")
+    at = 0
+    for values, _, _ in blocks:
+        X[at : at + values.shape[0]] = values
+        at += values.shape[0]
+    docs = _tokens([docnos for _, _, docnos in blocks], n)
+    if docs is None:
+        return None
+    codes = np.repeat(np.arange(len(query_ids), dtype=np.intp), union)
+    return UnionRows(X, codes, np.array(query_ids, dtype=str), docs)
+
+
+#: The queries are read in blocks of about this many entries of the runs'
+#: dicts, so that each run's pass over a block finds the block's dicts in
+#: the cache where the pass before left them. (Measured: 3 runs x 10,000
+#: queries x 100 documents read in 547-573 ms in one block, 336-372 ms in
+#: blocks of 50 to 200 queries, 15,000 to 60,000 entries.)
+BLOCK_ROWS = 32_768
+
+
+def _union_block(parts):
+    """``(X, sizes, docnos)`` of the queries of one block (``parts``: each
+    run's dicts of them): each run's score of each row of the union (NaN
+    where the run lacks it), the rows of each query, and their docnos
+    joined by NULs, encoded; None where the block is not plain (see the
+    module)."""
+    sizes = [_sizes(part) for part in parts]
     counts = [int(s.sum()) for s in sizes]
     # run 0's column read as it is; the other runs' scores are read once,
     # from the union so far updated with them (a score that does not
     # convert, or a NaN, sends the runs to the general path, which says
     # which score is wrong)
-    first = plain_scores(inner[0], counts[0])
-    if first is None or not all(map(plain_score_types, inner[1:], counts[1:])):
+    first = plain_scores(parts[0], counts[0])
+    if first is None or not all(map(plain_score_types, parts[1:], counts[1:])):
         return None
     # (values of the first rows of each query, their counts), run by run
     columns = [(first, sizes[0])]
-    keys = inner[0]
+    keys = parts[0]
     try:
-        for part in inner[1:]:
+        for part in parts[1:]:
             keys = list(map(dict.fromkeys, keys, repeat(_NAN)))
             deque(map(dict.update, keys, part), maxlen=0)
             prefix = _sizes(keys)
@@ -100,9 +145,7 @@ def union_rows(runs) -> UnionRows | None:
     except (TypeError, ValueError, OverflowError):
         return None
     union = columns[-1][1]
-    n = int(union.sum())
-    # one column per run, each contiguous (as the fusion reads them)
-    X = np.empty((n, len(runs)), order="F")
+    X = np.empty((int(union.sum()), len(parts)), order="F")
     starts = _starts(union)
     for j, (values, prefix) in enumerate(columns):
         if values.shape[0] - np.count_nonzero(np.isnan(values)) != counts[j]:
@@ -112,11 +155,11 @@ def union_rows(runs) -> UnionRows | None:
         else:
             X[:, j] = np.nan
             X[_rows_of(prefix, starts), j] = values
-    docs = _tokens(keys, n)
-    if docs is None:
-        return None
-    codes = np.repeat(np.arange(len(query_ids), dtype=np.intp), union)
-    return UnionRows(X, codes, np.array(query_ids, dtype=str), docs)
+    try:
+        docnos = "\0".join(chain.from_iterable(keys))
+        return X, union, docnos.encode("utf-8", "surrogateescape")
+    except (TypeError, UnicodeEncodeError):
+        return None  # a docno not a str, or that does not encode
 
 
 def _sizes(dicts) -> np.ndarray:
@@ -135,19 +178,15 @@ def _rows_of(prefix, starts) -> np.ndarray:
     return np.arange(int(prefix.sum()), dtype=np.intp) + np.repeat(offset, prefix)
 
 
-def _tokens(dicts, n) -> Tokens | None:
-    """The keys of ``dicts`` (``n`` in all), one after another, as tokens;
-    None where a key is not a str, holds a NUL or does not encode (a lone
-    surrogate outside ``surrogateescape``'s range)."""
-    try:
-        joined = "\0".join(chain.from_iterable(dicts))
-        data = joined.encode("utf-8", "surrogateescape")
-    except (TypeError, UnicodeEncodeError):
-        return None
+def _tokens(parts, n) -> Tokens | None:
+    """The ``n`` docnos of ``parts`` (each the NUL-joined UTF-8 of its
+    block's docnos), one after another, as tokens; None where a docno holds
+    a NUL."""
+    data = b"\0".join(parts)
     size = len(data)
     buf = np.zeros(size + PAD, dtype=np.uint8)
     buf[:size] = np.frombuffer(data, dtype=np.uint8)
-    del data, joined
+    del data
     nul = np.flatnonzero(buf[:size] == 0)
     if nul.shape[0] != n - 1:  # a docno holds a NUL
         return None

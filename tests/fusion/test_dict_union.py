@@ -11,7 +11,7 @@ import pytest
 
 from skirm.fusion._align import align_dicts, align_runs
 from skirm.fusion._rules import METHODS, NORMS, RANK_METHODS
-from skirm.io import Run, as_run
+from skirm.io import Run, _dict_union, as_run
 from skirm.io._convert import convert_run
 from skirm.trec import fuse, tune_fusion
 
@@ -159,10 +159,32 @@ CASES = {
 }
 
 
+@pytest.mark.parametrize("block", [None, 1, 37], ids=["one_block", "1", "37"])
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("case", list(CASES))
-def test_dict_rows_are_the_general_rows(case, seed):
+def test_dict_rows_are_the_general_rows(case, seed, block, monkeypatch):
+    """The rows of every case, read in one block of queries and in blocks of
+    about 1 and 37 entries (a query a block; a few queries a block)."""
+    if block is not None:
+        monkeypatch.setattr(_dict_union, "BLOCK_ROWS", block)
     assert_same_rows(make_runs(seed, **CASES[case]))
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [{"a\0": 1.0}, {5: 1.0}, {"a": "1.5"}, {"a": float("nan")}, {"a": None}],
+    ids=["nul", "int_docno", "str_score", "nan", "none"],
+)
+@pytest.mark.parametrize("which", [0, 2])
+def test_bad_input_in_a_later_block_takes_the_general_path(bad, which, monkeypatch):
+    """A docno or score that only the general path takes (or refuses), in
+    the last query of one run, read a query a block: the runs are not read
+    as dicts at all, as in one block."""
+    monkeypatch.setattr(_dict_union, "BLOCK_ROWS", 1)
+    runs = make_runs(4, missing=0.0)
+    last = sorted(runs[which])[-1]
+    runs[which][last] = {**runs[which][last], **bad}
+    assert _falls_back(runs)
 
 
 @pytest.mark.parametrize("case", list(CASES))

@@ -43,6 +43,7 @@ __all__ = [
     "plain_qrels",
     "plain_score_types",
     "plain_scores",
+    "query_blocks",
     "read_run_dicts",
 ]
 
@@ -261,14 +262,8 @@ def _read_blocks(inner, judged, starts, j_starts):
     (one per run dict, judgements ``j_starts``) in its query's run dict
     (NaN if not retrieved), read a block of queries at a time; None when a
     block is not dicts of str docnos and numeric scores."""
-    n, m = int(starts[-1]), int(j_starts[-1])
-    scores, j_scores = np.empty(n), np.empty(m)
-    # the first query of each block, and the end
-    # (a query of more rows than a block is a block of its own)
-    bounds = np.searchsorted(starts, np.arange(0, n, BLOCK_ROWS), side="right") - 1
-    for a, b in pairwise([*bounds.tolist(), len(inner)]):
-        if a == b:
-            continue
+    scores, j_scores = np.empty(int(starts[-1])), np.empty(int(j_starts[-1]))
+    for a, b in query_blocks(starts, BLOCK_ROWS):
         part = inner[a:b]
         lo, hi = int(starts[a]), int(starts[b])
         try:
@@ -288,6 +283,17 @@ def _read_blocks(inner, judged, starts, j_starts):
             count=j_hi - j_lo,
         )
     return scores, j_scores
+
+
+def query_blocks(starts, rows):
+    """``(first, end)`` of consecutive blocks of queries of about ``rows``
+    rows each (query ``q`` at rows ``starts[q]:starts[q + 1]``); a query of
+    more rows is a block of its own."""
+    n = int(starts[-1])
+    # the query of every rows-th row: where a block begins
+    firsts = np.searchsorted(starts, np.arange(0, n, rows), side="right") - 1
+    bounds = [*firsts.tolist(), starts.shape[0] - 1]
+    return [(a, b) for a, b in pairwise(bounds) if a < b]
 
 
 def _starts(sizes):

@@ -33,7 +33,7 @@ messages say what is wrong), with the same rows.
 from __future__ import annotations
 
 from collections import deque
-from itertools import chain, compress, pairwise, repeat
+from itertools import chain, compress, repeat
 from typing import NamedTuple
 
 import numpy as np
@@ -43,6 +43,7 @@ from skirm.io._dict_rows import (
     plain_dicts,
     plain_score_types,
     plain_scores,
+    query_blocks,
 )
 from skirm.io._tokens import PAD, Tokens, offset_dtype
 
@@ -84,17 +85,13 @@ def union_rows(runs) -> UnionRows | None:
     inner = [list(map(run.get, query_ids, repeat(empty))) for run in runs]
     # the queries in blocks of about BLOCK_ROWS entries of the runs' dicts
     entries = np.zeros(len(query_ids) + 1, dtype=np.intp)
-    for part in inner:
-        entries[1:] += _sizes(part)
-    np.cumsum(entries, out=entries)
-    cuts = np.searchsorted(entries, np.arange(0, int(entries[-1]), BLOCK_ROWS), "right")
+    np.cumsum(sum(map(_sizes, inner)), out=entries[1:])
     blocks = []
-    for a, b in pairwise([*(cuts - 1).tolist(), len(query_ids)]):
-        if a < b:
-            block = _union_block([part[a:b] for part in inner])
-            if block is None:
-                return None
-            blocks.append(block)
+    for a, b in query_blocks(entries, BLOCK_ROWS):
+        block = _union_block([part[a:b] for part in inner])
+        if block is None:
+            return None
+        blocks.append(block)
     union = np.concatenate([sizes for _, sizes, _ in blocks])
     n = int(union.sum())
     # one column per run, each contiguous (as the fusion reads them)

@@ -295,7 +295,7 @@ def _relevant_dcg_terms(ctx):
     r = ctx.ranking
     # The labels are whole levels: the positive ones are those of level 1
     # or more, the rows the binary measures share at the default level.
-    rows = r.relevant_rows(1 if ctx.level == 1 else None)
+    rows = r.relevant_rows(1)
     terms = r.labels[rows.index] / ctx.log2_table()[rows.position]
     return rows.codes, rows.position, terms
 

@@ -497,18 +497,24 @@ def block_repeat(block, rows=None):
     return first_duplicate(codes[rows], block._d.take(rows), rows)
 
 
-def duplicate_error(query, d, pair, lines, name, what):
+#: The key of a run block's ``__dict__`` that holds the place of its first
+#: row in the run it was cut from (0 where absent): the rows messages name.
+FIRST_ROW = "_first_row"
+
+
+def duplicate_error(query, d, pair, lines, name, what, first_row=0):
     """The ValueError for a docno repeated in ``query`` (a str): ``pair`` are
     the rows of both copies in the docnos ``d`` (see
     :func:`~skirm.io._tokens.first_duplicate`), ``lines`` their 0-based file
-    lines (None for records built from arrays)."""
+    lines (None for records built from arrays: then the rows are named, as
+    rows ``first_row`` on of the records the docnos were cut from)."""
     first, second = pair
     doc = str(d.strings(np.array([second]))[0])
     if lines is not None:
         where = f"{name}:{int(lines[second]) + 1}: "
         at = f"line {int(lines[first]) + 1}"
     else:
-        where, at = "", f"row {first}"
+        where, at = "", f"row {first_row + first}"
     return DuplicateDocnoError(
         f"{where}duplicate docno {doc!r} for query {query!r} (first at {at}); "
         f"expected each docno once per evaluated query in {what}"
@@ -518,4 +524,12 @@ def duplicate_error(query, d, pair, lines, name, what):
 def block_duplicate_error(block, pair, what):
     """:func:`duplicate_error` of a repeat found in a run block."""
     query = str(block._q.strings(np.array([pair[1]]))[0])
-    return duplicate_error(query, block._d, pair, block._lines, block._source, what)
+    return duplicate_error(
+        query,
+        block._d,
+        pair,
+        block._lines,
+        block._source,
+        what,
+        block.__dict__.get(FIRST_ROW, 0),
+    )

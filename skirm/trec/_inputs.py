@@ -21,7 +21,7 @@ from skirm._engine import stream_map
 from skirm._errors import InvalidParameterError, RunNotGroupedError
 from skirm._measures._rows import PREFS, QRELS, QRELS_JG
 from skirm.io._convert import convert_qrels, convert_run
-from skirm.io._join import index_of
+from skirm.io._join import FIRST_ROW, index_of
 from skirm.io._prefs import Prefs, read_prefs, read_qrels_prefs
 from skirm.io._records import Qrels, Run
 from skirm.io._run_blocks import count_parts, iter_run_blocks, iter_run_parts
@@ -96,7 +96,7 @@ def run_blocks(run, on_read=None):
     streamed (see :func:`~skirm.io._run_blocks.iter_run_blocks`).
     """
     if not is_path(run) or _is_stream(run):
-        return [run_input(run)], None
+        return _in_memory(run_input(run)), None
 
     def restart(exc):
         n_parts = count_parts(run)
@@ -110,6 +110,63 @@ def run_blocks(run, on_read=None):
         return _cut(iter_run_parts(run, n_parts, on_read))
 
     return _cut(iter_run_blocks(run, on_read=on_read)), restart
+
+
+#: Rows of an in-memory run evaluated at once (about): a run of grouped
+#: queries is cut in blocks of whole queries of about this many rows, which
+#: worker threads evaluate, each block's temporaries in the caches.
+MEMORY_BLOCK_ROWS = 1 << 17
+
+
+def _in_memory(block):
+    """The blocks of a run read whole: the run itself, unless it holds more
+    than :data:`MEMORY_BLOCK_ROWS` rows and each query's rows are together
+    (then blocks of about that many rows, as a streamed file's are, each
+    query in one block; the per-query values are the same)."""
+    n = len(block)
+    if n <= MEMORY_BLOCK_ROWS:
+        return [block]
+    codes, ids = block._query_codes()
+    starts = block._q.run_starts()
+    if starts.shape[0] != ids.shape[0]:  # a query in several runs of rows
+        return [block]
+    wanted = np.arange(MEMORY_BLOCK_ROWS, n, MEMORY_BLOCK_ROWS)
+    at = np.minimum(np.searchsorted(starts, wanted), starts.shape[0] - 1)
+    bounds = np.unique(np.concatenate([[0], starts[at], [n]]))
+    return _parts(block, codes, ids, starts, bounds.tolist())
+
+
+def _parts(block, codes, ids, starts, bounds):
+    """The parts of a grouped ``block`` between consecutive ``bounds``
+    (first rows of queries), each with its queries' codes (``codes`` and
+    ``ids``: the block's :meth:`~skirm.io.Run._query_codes`) and runs."""
+    for lo, hi in itertools.pairwise(bounds):
+        part = _part(block, lo, hi, starts)
+        inside = codes[part._q._runs + lo]  # one code per query, in row order
+        order = np.argsort(inside)
+        rank = np.empty(order.shape[0], dtype=np.intp)
+        rank[order] = np.arange(order.shape[0])
+        sizes = np.diff(np.append(part._q._runs, hi - lo))
+        part.__dict__["_qcodes"] = np.repeat(rank, sizes), ids[inside[order]]
+        yield part
+
+
+def _part(block, lo, hi, starts):
+    """Rows ``lo:hi`` of a ``block`` as a run of their own (the queries'
+    runs of rows, ``starts``, carried over; the first row's place kept for
+    messages that name a row)."""
+    rows = slice(lo, hi)
+    part = Run._from_tokens(
+        block._q.take(rows),
+        block._d.take(rows),
+        block.scores[rows],
+        None if block._lines is None else block._lines[rows],
+        block._source,
+        run_id=block.run_id,
+    )
+    part._q._runs = starts[(starts >= lo) & (starts < hi)] - lo
+    part.__dict__[FIRST_ROW] = block.__dict__.get(FIRST_ROW, 0) + lo
+    return part
 
 
 def _is_stream(path):
@@ -131,17 +188,7 @@ def _cut(blocks):
             continue
         bounds = [*starts[::MAX_BLOCK_QUERIES].tolist(), len(block)]
         for lo, hi in itertools.pairwise(bounds):
-            rows = slice(lo, hi)
-            part = Run._from_tokens(
-                block._q.take(rows),
-                block._d.take(rows),
-                block.scores[rows],
-                None if block._lines is None else block._lines[rows],
-                block._source,
-                run_id=block.run_id,
-            )
-            part._q._runs = starts[(starts >= lo) & (starts < hi)] - lo
-            yield part
+            yield _part(block, lo, hi, starts)
 
 
 def map_blocks(step, blocks, restart, new_sink=list):

@@ -1,0 +1,175 @@
+"""A run held in memory is evaluated in blocks of whole queries, as a streamed
+file is: the blocks give the values of the run evaluated as one block, bit
+for bit, and the same errors, naming the same rows.
+
+The cut (:func:`skirm.trec._inputs._in_memory`) applies to a run whose
+queries are grouped (each query's rows together); the rest stay one block.
+The oracle is the same evaluation with the cut switched off (a block size
+larger than the run), on the generated cases of ``tests/_trec_fuzz.py`` (one
+dimension of real files varied at a time) and on frames.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from _trec_fuzz import DIMENSIONS, make_case
+
+import skirm.trec._inputs as inputs
+from skirm.io import Qrels, Run, read_qrels, read_run
+from skirm.trec import evaluate_run
+
+#: Option sets of trec_eval's flags (``-l 2``, ``-J``, ``-M 5``, ``-c``, ``-N``).
+OPTIONS = {
+    "default": {},
+    "l2": {"relevance_level": 2},
+    "J": {"judged_only": True},
+    "M5": {"max_docs": 5},
+    "c": {"all_queries": True},
+    "N": {"num_queries": 500},
+}
+#: Block sizes that cut every generated run, from a query per block up.
+SMALL = (1, 7, 60)
+SEEDS = (0, 1)
+
+
+@pytest.fixture
+def one_block(monkeypatch):
+    """``run(call)``: ``call()`` with the cut switched off."""
+
+    def run(call):
+        with monkeypatch.context() as m:
+            m.setattr(inputs, "MEMORY_BLOCK_ROWS", 1 << 62)
+            return call()
+
+    return run
+
+
+def _outcome(call):
+    """``("ok", result)`` or ``("error", type, message)``."""
+    try:
+        return "ok", call()
+    except Exception as exc:  # compared below, kind and words
+        return "error", type(exc), str(exc)
+
+
+def _same_outcome(got, want, assert_same):
+    assert got[0] == want[0], (got, want)
+    if got[0] == "ok":
+        assert_same(got[1], want[1])
+    else:
+        assert got[1:] == want[1:]
+
+
+def _in_memory(case):
+    """The case's qrels and run read into records (not streamed), or None
+    where a file is refused."""
+    try:
+        qrels = read_qrels(io.BytesIO(case.qrels))
+        run = read_run(io.BytesIO(case.run))
+    except ValueError:
+        return None
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("dimension", DIMENSIONS)
+def test_blocks_of_a_run_in_memory_give_the_one_block_values(
+    dimension, seed, monkeypatch, one_block, assert_same
+):
+    read = _in_memory(make_case(dimension, seed))
+    if read is None:
+        pytest.skip("a file of this case is refused as it is read")
+    qrels, run = read
+    for name, options in OPTIONS.items():
+
+        def call(options=options):
+            return evaluate_run(qrels, run, "all_trec", **options)
+
+        want = one_block(lambda call=call: _outcome(call))
+        for rows in SMALL:
+            monkeypatch.setattr(inputs, "MEMORY_BLOCK_ROWS", rows)
+            got = _outcome(call)
+            _same_outcome(got, want, assert_same)
+            assert name  # (the option set, shown by pytest on a failure)
+
+
+def _grouped_run(seed, n_queries=50, ties=True):
+    """A run of grouped queries (1 to 40 rows, some queries unjudged) and
+    graded qrels, as arrays."""
+    rng = np.random.default_rng(seed)
+    qids = rng.choice(10_000, n_queries, replace=False).astype(str)
+    sizes = rng.integers(1, 41, n_queries)
+    q = np.repeat(qids, sizes)
+    d = np.char.add("d", rng.integers(0, 10**6, q.shape[0]).astype(str))
+    for i, (lo, n) in enumerate(zip(np.cumsum(sizes) - sizes, sizes, strict=True)):
+        d[lo : lo + n] = np.char.add(f"d{i}-", np.arange(n).astype(str))
+    scores = rng.integers(0, 5, q.shape[0]) if ties else rng.random(q.shape[0])
+    judged = rng.random(q.shape[0]) < 0.4
+    judged &= q != qids[0]  # a query with no judgement
+    labels = rng.integers(-1, 4, int(judged.sum()))
+    return Qrels(q[judged], d[judged], labels), q, d, scores.astype(float)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_frames_in_blocks_equal_frames_in_one(
+    seed, monkeypatch, one_block, assert_same
+):
+    pd = pytest.importorskip("pandas")
+    qrels, q, d, scores = _grouped_run(seed)
+    frame = pd.DataFrame({"query_id": q, "doc_id": d, "score": scores})
+    qrels_frame = qrels.to_frame()
+    measures = ["map", "ndcg_cut.10", "P.5", "recip_rank", "bpref", "Rprec"]
+    want = one_block(lambda: evaluate_run(qrels_frame, frame, measures))
+    for rows in SMALL:
+        monkeypatch.setattr(inputs, "MEMORY_BLOCK_ROWS", rows)
+        assert_same(evaluate_run(qrels_frame, frame, measures), want)
+
+
+def test_each_block_holds_whole_queries_and_their_codes(monkeypatch):
+    """The codes each block is given are those it would find itself."""
+    _, q, d, scores = _grouped_run(5, n_queries=200)
+    run = Run(q, d, scores)
+    monkeypatch.setattr(inputs, "MEMORY_BLOCK_ROWS", 100)
+    blocks = list(inputs.run_blocks(run)[0])
+    assert len(blocks) > 1
+    seen = []
+    for block in blocks:
+        given_codes, given_ids = block._query_codes()
+        fresh = Run(block.query_ids, block.doc_ids, block.scores)
+        codes, ids = fresh._query_codes()
+        np.testing.assert_array_equal(given_codes, codes)
+        np.testing.assert_array_equal(given_ids, ids)
+        np.testing.assert_array_equal(block._q.run_starts(), fresh._q.run_starts())
+        seen += ids.tolist()
+    assert len(seen) == len(set(seen))  # no query in two blocks
+    assert sorted(seen) == np.unique(q).tolist()
+    np.testing.assert_array_equal(
+        np.concatenate([b.doc_ids for b in blocks]), run.doc_ids
+    )
+
+
+def test_a_run_whose_queries_are_not_grouped_is_one_block(monkeypatch):
+    _, q, d, scores = _grouped_run(6)
+    perm = np.random.default_rng(0).permutation(q.shape[0])
+    run = Run(q[perm], d[perm], scores[perm])
+    monkeypatch.setattr(inputs, "MEMORY_BLOCK_ROWS", 10)
+    blocks = inputs.run_blocks(run)[0]
+    assert isinstance(blocks, list) and len(blocks) == 1
+
+
+def test_a_repeated_docno_names_its_rows_in_the_whole_run(monkeypatch, one_block):
+    qrels, q, d, scores = _grouped_run(7)
+    d = d.copy()
+    at = q.shape[0] - 3  # late in the run: in a later block
+    assert q[at] == q[at - 1]
+    d[at] = d[at - 1]
+    run = Run(q, d, scores)
+    assert q[at] in qrels.query_ids  # an evaluated query
+    want = one_block(lambda: _outcome(lambda: evaluate_run(qrels, run, ["map"])))
+    assert want[0] == "error" and f"row {at - 1}" in want[2]
+    for rows in SMALL:
+        monkeypatch.setattr(inputs, "MEMORY_BLOCK_ROWS", rows)
+        assert _outcome(lambda: evaluate_run(qrels, run, ["map"])) == want

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 def _expected_reciprocal_rank(ranking, k, max_grade):
     labels = ranking.labels
-    top = float(labels.max())
+    top = float(labels.max()) if ranking.n_rows else 0.0
     if max_grade is None:
         max_grade = top
     elif max_grade < top:

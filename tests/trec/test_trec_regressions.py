@@ -384,3 +384,29 @@ def test_missing_topics_scored_in_blocks_of_judgements(monkeypatch, budget):
     if budget < 4:
         assert len(blocks) > 1
     assert evaluate() == expected
+
+
+@pytest.mark.parametrize("streamed", [True, False])
+def test_err_of_a_block_left_empty_by_judged_only(tmp_path, monkeypatch, streamed):
+    """``-J`` empties a block whose rows are all unjudged: ERR read the
+    largest label of no rows (numpy's ValueError), in a run file streamed in
+    small blocks and in a run held in memory cut in blocks alike."""
+    import skirm.io._run_blocks as run_blocks
+    import skirm.trec._inputs as inputs
+
+    qrels = read_qrels(io.StringIO("q1 0 a 2\nq2 0 z 1\n"))
+    text = "q1 Q0 a 1 2.0 r\nq1 Q0 b 2 1.0 r\nq2 Q0 c 1 3.0 r\nq2 Q0 d 2 1.0 r\n"
+    path = tmp_path / "run"
+    path.write_text(text)
+    metrics = ["err@10", "ERR@10", "map"]
+    whole = evaluate_run(qrels, read_run(path), metrics, judged_only=True)
+    if streamed:
+        monkeypatch.setattr(run_blocks, "BLOCK_BYTES", 40)
+        got = evaluate_run(qrels, path, metrics, judged_only=True)
+    else:
+        monkeypatch.setattr(inputs, "MEMORY_BLOCK_ROWS", 2)
+        got = evaluate_run(qrels, read_run(path), metrics, judged_only=True)
+    assert got.group_ids.tolist() == whole.group_ids.tolist() == ["q1", "q2"]
+    for name in metrics:
+        np.testing.assert_array_equal(got.per_query[name], whole.per_query[name])
+    assert got.per_query["err@10"].tolist()[0] == 0.75  # q1: a at rank 1, grade 2

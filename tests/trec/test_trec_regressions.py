@@ -410,3 +410,16 @@ def test_err_of_a_block_left_empty_by_judged_only(tmp_path, monkeypatch, streame
     for name in metrics:
         np.testing.assert_array_equal(got.per_query[name], whole.per_query[name])
     assert got.per_query["err@10"].tolist()[0] == 0.75  # q1: a at rank 1, grade 2
+
+
+def test_err_of_a_query_the_run_lacks_under_all_queries_and_judged_only():
+    """``-c -J``: the empty ranking of a qrels query the run lacks has no
+    row left; ERR read the largest label of none (numpy's ValueError)."""
+    qrels = read_qrels(io.StringIO("q1 0 a 2\nq2 0 z 1\n"))
+    run = read_run(io.StringIO("q1 Q0 a 1 2.0 r\nq1 Q0 b 2 1.0 r\n"))
+    result = evaluate_run(
+        qrels, run, ["err@10", "map"], all_queries=True, judged_only=True
+    )
+    assert result.group_ids.tolist() == ["q1", "q2"]
+    assert result.per_query["err@10"].tolist() == [0.75, 0.0]
+    assert result.per_query["map"].tolist() == [1.0, 0.0]

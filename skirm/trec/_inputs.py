@@ -126,28 +126,23 @@ def _in_memory(block):
     n = len(block)
     if n <= MEMORY_BLOCK_ROWS:
         return [block]
-    # the runs of equal query ids, and the distinct ids (as Run._query_codes
-    # finds them, without a code per row)
-    q, _ = block._tokens()
-    starts = q.run_starts()
-    ids, of_run = np.unique(q.strings(starts), return_inverse=True)
+    codes, ids = block._query_codes()
+    starts = block._q.run_starts()
     if starts.shape[0] != ids.shape[0]:  # a query in several runs of rows
         return [block]
     wanted = np.arange(MEMORY_BLOCK_ROWS, n, MEMORY_BLOCK_ROWS)
     at = np.minimum(np.searchsorted(starts, wanted), starts.shape[0] - 1)
     bounds = np.unique(np.concatenate([[0], starts[at], [n]]))
-    return _parts(block, of_run.reshape(-1), ids, starts, bounds.tolist())
+    return _parts(block, codes, ids, starts, bounds.tolist())
 
 
-def _parts(block, of_run, ids, starts, bounds):
+def _parts(block, codes, ids, starts, bounds):
     """The parts of a grouped ``block`` between consecutive ``bounds``
-    (first rows of queries), each with its queries' codes (``ids``: the
-    block's sorted distinct query ids, ``of_run``: the index into them of
-    each run of rows, ``starts``) and runs."""
+    (first rows of queries), each with its queries' codes (``codes`` and
+    ``ids``: the block's :meth:`~skirm.io.Run._query_codes`) and runs."""
     for lo, hi in itertools.pairwise(bounds):
         part = _part(block, lo, hi, starts)
-        first = int(np.searchsorted(starts, lo))
-        inside = of_run[first : first + part._q._runs.shape[0]]  # in row order
+        inside = codes[part._q._runs + lo]  # one code per query, in row order
         order = np.argsort(inside)
         rank = np.empty(order.shape[0], dtype=np.intp)
         rank[order] = np.arange(order.shape[0])

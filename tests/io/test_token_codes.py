@@ -1,0 +1,119 @@
+"""``Tokens.codes()``: ids interleaved in many runs are grouped by their hash
+(``_hashed_codes``); the codes and ids are those of the sort of a string per
+run, bit for bit, on generated columns that vary one dimension at a time,
+and the strings decide where hashes collide."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import skirm.io._tokens as tokens_module
+from skirm.io._tokens import Tokens
+
+
+def _by_strings(tokens):
+    """The reference: one string per run, sorted (the hashed path off)."""
+    tokens._runs = None
+    saved = tokens_module.MANY_RUNS
+    tokens_module.MANY_RUNS = 1 << 62
+    try:
+        return tokens.codes()
+    finally:
+        tokens_module.MANY_RUNS = saved
+        tokens._runs = None
+
+
+def _hashed(tokens):
+    tokens._runs = None
+    found = tokens._hashed_codes()
+    assert found is not None
+    return found
+
+
+def _same(got, want):
+    np.testing.assert_array_equal(got[0], want[0])
+    assert got[0].dtype == want[0].dtype
+    np.testing.assert_array_equal(got[1], want[1])
+    assert got[1].dtype == want[1].dtype
+
+
+def _values(rng, dimension, n_distinct):
+    """``n_distinct`` distinct ids of one shape."""
+    if dimension == "short":
+        return [f"q{i}" for i in range(n_distinct)]
+    if dimension == "word_boundaries":  # 7, 8, 9, 15, 16, 17 bytes
+        widths = rng.choice([7, 8, 9, 15, 16, 17], n_distinct)
+        return [f"{i:0{w}d}" for i, w in zip(range(n_distinct), widths, strict=True)]
+    if dimension == "long":  # past the 128-byte head
+        return [f"{'x' * 130}-{i}" for i in range(n_distinct)]
+    if dimension == "unicode":
+        return [f"é{i}ü" if i % 2 else f"{i}" for i in range(n_distinct)]
+    if dimension == "latin1":  # bytes that are not UTF-8: lone surrogates
+        return [f"d\udce9{i}" for i in range(n_distinct)]
+    if dimension == "prefixes":  # ids that begin others, and the empty id
+        return ["", *[("a" * (i % 9)) + str(i // 9) for i in range(n_distinct - 1)]]
+    raise ValueError(dimension)
+
+
+DIMENSIONS = ["short", "word_boundaries", "long", "unicode", "latin1", "prefixes"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("dimension", DIMENSIONS)
+@pytest.mark.parametrize("order", ["shuffled", "sorted", "runs"])
+def test_hashed_codes_equal_the_strings(dimension, seed, order, token_column):
+    rng = np.random.default_rng([DIMENSIONS.index(dimension), seed])
+    values = _values(rng, dimension, int(rng.integers(1, 60)))
+    texts = [values[i] for i in rng.integers(0, len(values), int(rng.integers(1, 400)))]
+    if order == "sorted":
+        texts.sort()
+    elif order == "runs":  # runs of equal ids, some ids again later
+        texts = [t for t in texts for _ in range(int(rng.integers(1, 4)))]
+    for column in (
+        Tokens.from_strings(np.array(texts)),
+        token_column(texts, rng),  # other bytes between the tokens
+    ):
+        want = _by_strings(column)
+        _same(_hashed(column), want)
+        np.testing.assert_array_equal(want[1][want[0]], np.array(texts))
+
+
+def test_codes_take_the_hashed_path_for_few_ids_in_many_runs(monkeypatch):
+    rng = np.random.default_rng(0)
+    ids = np.char.add("q", rng.integers(0, 50, 5000).astype(str))
+    tokens = Tokens.from_strings(ids)
+    monkeypatch.setattr(tokens_module, "MANY_RUNS", 100)
+    assert tokens._few_distinct(tokens.run_starts())
+    calls = []
+    hashed = Tokens._hashed_codes
+    monkeypatch.setattr(
+        Tokens, "_hashed_codes", lambda self: calls.append(1) or hashed(self)
+    )
+    _same(tokens.codes(), _by_strings(Tokens.from_strings(ids)))
+    assert calls == [1]
+    # every id distinct: the strings path, which sorts no more than it has to
+    distinct = Tokens.from_strings(rng.permutation(5000).astype(str))
+    assert not distinct._few_distinct(distinct.run_starts())
+
+
+@pytest.mark.parametrize("how", ["all_one_hash", "equal_ids_two_hashes"])
+def test_a_hash_collision_falls_back_to_the_strings(monkeypatch, how):
+    rng = np.random.default_rng(1)
+    ids = np.char.add("q", rng.integers(0, 30, 3000).astype(str))
+    want = _by_strings(Tokens.from_strings(ids))
+    tokens = Tokens.from_strings(ids)
+    n = len(tokens)
+    if how == "all_one_hash":  # distinct ids share a hash
+        fake = np.zeros(n, dtype=np.uint64)
+    else:  # one id under two hashes: its string twice among the ids
+        fake = Tokens.from_strings(ids).hash(cache=False)
+        first = int(np.flatnonzero(ids == ids[0])[-1])
+        fake[first] ^= np.uint64(1)
+    monkeypatch.setattr(Tokens, "hash", lambda self, cache=True: fake.copy())
+    tokens._runs = None
+    assert tokens._hashed_codes() is None
+    monkeypatch.setattr(tokens_module, "MANY_RUNS", 10)
+    monkeypatch.setattr(Tokens, "_few_distinct", lambda self, starts: True)
+    tokens._runs = None
+    _same(tokens.codes(), want)

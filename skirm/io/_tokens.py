@@ -21,6 +21,7 @@ import functools
 import numpy as np
 
 from skirm._validation import first_repeat
+from skirm.io._hashed_codes import few_distinct, hashed_codes
 from skirm.io._long_tokens import (
     HEAD_WORDS,
     K0,
@@ -63,11 +64,10 @@ _HEAD_BYTES = 8 * HEAD_WORDS
 
 #: Runs of equal adjacent tokens past which :meth:`Tokens.codes` looks for
 #: few distinct values among them (ids interleaved: a run shuffled, or
-#: sorted by score), to group the tokens by their hash: a sort of a string
-#: per run costs several times more.
+#: sorted by score), to group the tokens by their hash
+#: (:func:`~skirm.io._hashed_codes.hashed_codes`): a sort of a string per
+#: run costs several times more.
 MANY_RUNS = 1 << 14
-#: Runs whose hashes tell whether the values are few (at most).
-SAMPLE_RUNS = 1 << 13
 
 
 class Tokens:
@@ -246,54 +246,13 @@ class Tokens:
         if n == 0:
             return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=str)
         starts = self.run_starts()
-        if starts.shape[0] > MANY_RUNS and self._few_distinct(starts):
-            found = self._hashed_codes()
+        if starts.shape[0] > MANY_RUNS and few_distinct(self, starts):
+            found = hashed_codes(self)
             if found is not None:
                 return found
         ids, inverse = np.unique(self.strings(starts), return_inverse=True)
         sizes = np.diff(np.append(starts, n))
         return np.repeat(inverse.reshape(-1), sizes), ids
-
-    def _few_distinct(self, starts):
-        """Whether the tokens seem to hold at most a quarter as many distinct
-        values as ``starts`` (their runs of equal adjacent tokens) number:
-        the distinct hashes of :data:`SAMPLE_RUNS` runs spread over the
-        column, fewer than ``s`` draws among ``d = len(starts) / 4`` values
-        would give (``d * (1 - exp(-s / d))``)."""
-        m = starts.shape[0]
-        s = min(m, SAMPLE_RUNS)
-        rows = starts[np.linspace(0, m - 1, s).astype(np.intp)]
-        h = np.sort(self.take(rows).hash(cache=False))
-        distinct = 1 + int(np.count_nonzero(h[1:] != h[:-1]))
-        d = m / 4
-        return distinct < d * -np.expm1(-s / d)
-
-    def _hashed_codes(self):
-        """:meth:`codes` of tokens in many runs of few distinct values (ids
-        interleaved: a run shuffled, or sorted by score): the distinct
-        hashes sorted, each token's found among them and checked equal to
-        one token of its hash, one string built per hash, rather than a sort
-        of a string per run. None where two tokens of a hash differ, or two
-        hashes' strings are equal (a collision): the strings decide."""
-        n = len(self)
-        h = self.hash(cache=False)
-        distinct = np.sort(h)
-        keep = np.ones(n, dtype=bool)
-        np.not_equal(distinct[1:], distinct[:-1], out=keep[1:])
-        distinct = distinct[keep]
-        of_row = np.searchsorted(distinct, h)
-        first = np.empty(distinct.shape[0], dtype=np.intp)
-        first[of_row[::-1]] = np.arange(n - 1, -1, -1)  # each hash's first row
-        if not self.equal(np.arange(n), self, first[of_row]).all():
-            return None
-        names = self.strings(first)
-        order = np.argsort(names, kind="stable")
-        ids = names[order]
-        if (ids[1:] == ids[:-1]).any():
-            return None
-        rank = np.empty(order.shape[0], dtype=np.intp)
-        rank[order] = np.arange(order.shape[0])
-        return rank[of_row], ids
 
     def run_starts(self):
         """First index of every run of equal adjacent tokens (cached)."""

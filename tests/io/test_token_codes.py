@@ -1,5 +1,5 @@
 """``Tokens.codes()``: ids interleaved in many runs are grouped by their hash
-(``_hashed_codes``); the codes and ids are those of the sort of a string per
+(``skirm.io._hashed_codes``); the codes and ids are those of the sort of a string per
 run, bit for bit, on generated columns that vary one dimension at a time,
 and the strings decide where hashes collide."""
 
@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import skirm.io._tokens as tokens_module
+from skirm.io._hashed_codes import few_distinct, hashed_codes
 from skirm.io._tokens import Tokens
 
 
@@ -26,7 +27,7 @@ def _by_strings(tokens):
 
 def _hashed(tokens):
     tokens._runs = None
-    found = tokens._hashed_codes()
+    found = hashed_codes(tokens)
     assert found is not None
     return found
 
@@ -84,17 +85,17 @@ def test_codes_take_the_hashed_path_for_few_ids_in_many_runs(monkeypatch):
     ids = np.char.add("q", rng.integers(0, 50, 5000).astype(str))
     tokens = Tokens.from_strings(ids)
     monkeypatch.setattr(tokens_module, "MANY_RUNS", 100)
-    assert tokens._few_distinct(tokens.run_starts())
+    assert few_distinct(tokens, tokens.run_starts())
     calls = []
-    hashed = Tokens._hashed_codes
+    hashed = hashed_codes
     monkeypatch.setattr(
-        Tokens, "_hashed_codes", lambda self: calls.append(1) or hashed(self)
+        tokens_module, "hashed_codes", lambda t: calls.append(1) or hashed(t)
     )
     _same(tokens.codes(), _by_strings(Tokens.from_strings(ids)))
     assert calls == [1]
     # every id distinct: the strings path, which sorts no more than it has to
     distinct = Tokens.from_strings(rng.permutation(5000).astype(str))
-    assert not distinct._few_distinct(distinct.run_starts())
+    assert not few_distinct(distinct, distinct.run_starts())
 
 
 @pytest.mark.parametrize("how", ["all_one_hash", "equal_ids_two_hashes"])
@@ -112,8 +113,8 @@ def test_a_hash_collision_falls_back_to_the_strings(monkeypatch, how):
         fake[first] ^= np.uint64(1)
     monkeypatch.setattr(Tokens, "hash", lambda self, cache=True: fake.copy())
     tokens._runs = None
-    assert tokens._hashed_codes() is None
+    assert hashed_codes(tokens) is None
     monkeypatch.setattr(tokens_module, "MANY_RUNS", 10)
-    monkeypatch.setattr(Tokens, "_few_distinct", lambda self, starts: True)
+    monkeypatch.setattr(tokens_module, "few_distinct", lambda tokens, starts: True)
     tokens._runs = None
     _same(tokens.codes(), want)

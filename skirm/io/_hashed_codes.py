@@ -1,0 +1,52 @@
+"""The codes of ids interleaved in many runs (a run shuffled, or sorted by
+score), by their hashes: what :meth:`~skirm.io._tokens.Tokens.codes` asks
+where a sort of a string per run of equal adjacent ids would cost most."""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Runs whose hashes tell whether the values are few (at most).
+SAMPLE_RUNS = 1 << 13
+
+
+def few_distinct(tokens, starts):
+    """Whether ``tokens`` seem to hold at most a quarter as many distinct
+    values as ``starts`` (their runs of equal adjacent tokens) number:
+    the distinct hashes of :data:`SAMPLE_RUNS` runs spread over the
+    column, fewer than ``s`` draws among ``d = len(starts) / 4`` values
+    would give (``d * (1 - exp(-s / d))``)."""
+    m = starts.shape[0]
+    s = min(m, SAMPLE_RUNS)
+    rows = starts[np.linspace(0, m - 1, s).astype(np.intp)]
+    h = np.sort(tokens.take(rows).hash(cache=False))
+    distinct = 1 + int(np.count_nonzero(h[1:] != h[:-1]))
+    d = m / 4
+    return distinct < d * -np.expm1(-s / d)
+
+
+def hashed_codes(tokens):
+    """``tokens.codes()`` of tokens in many runs of few distinct values:
+    the distinct hashes sorted, each token's found among them and checked
+    equal to one token of its hash, one string built per hash. None where
+    two tokens of a hash differ, or two hashes' strings are equal (a
+    collision): the strings decide."""
+    n = len(tokens)
+    h = tokens.hash(cache=False)
+    distinct = np.sort(h)
+    keep = np.ones(n, dtype=bool)
+    np.not_equal(distinct[1:], distinct[:-1], out=keep[1:])
+    distinct = distinct[keep]
+    of_row = np.searchsorted(distinct, h)
+    first = np.empty(distinct.shape[0], dtype=np.intp)
+    first[of_row[::-1]] = np.arange(n - 1, -1, -1)  # each hash's first row
+    if not tokens.equal(np.arange(n), tokens, first[of_row]).all():
+        return None
+    names = tokens.strings(first)
+    order = np.argsort(names, kind="stable")
+    ids = names[order]
+    if (ids[1:] == ids[:-1]).any():
+        return None
+    rank = np.empty(order.shape[0], dtype=np.intp)
+    rank[order] = np.arange(order.shape[0])
+    return rank[of_row], ids

@@ -35,7 +35,7 @@ def generate(n, seed=0):
     return {"query_id": queries, "doc_id": docs, "score": rng.random(n)}
 
 
-def evaluate_run_on_frames(n, repeats):
+def evaluate_run_on_frames(n, repeats, order="grouped"):
     """``evaluate_run`` on pandas frames and ``evaluate`` on the same rows
     as arrays: a markdown table of their medians and ratio."""
     import os
@@ -50,7 +50,15 @@ def evaluate_run_on_frames(n, repeats):
     codes = np.arange(n) // per
     docs = np.char.add("doc-", rng.permutation(10 * n)[:n].astype(str))
     queries = np.char.add("q", codes.astype(str))
-    run = pd.DataFrame({"query_id": queries, "doc_id": docs, "score": rng.random(n)})
+    scores = rng.random(n)
+    rows = np.arange(n)
+    if order == "shuffled":
+        rows = rng.permutation(n)
+    elif order == "score":
+        rows = np.argsort(-scores, kind="stable")
+    run = pd.DataFrame(
+        {"query_id": queries[rows], "doc_id": docs[rows], "score": scores[rows]}
+    )
     judged = np.arange(0, n, 10)
     labels = np.zeros(n)
     labels[judged] = rng.integers(0, 3, judged.shape[0])
@@ -63,7 +71,6 @@ def evaluate_run_on_frames(n, repeats):
     )
     measures = ["ndcg_cut.10", "map_cut.100", "recip_rank", "P.10", "recall.100"]
     names = ["ndcg@10", "map@100", "mrr", "precision@10", "recall@100"]
-    scores = run["score"].to_numpy()
     t_frames, _, _ = measure(evaluate_run, qrels, run, measures, repeats=repeats)
 
     def arrays():
@@ -73,8 +80,8 @@ def evaluate_run_on_frames(n, repeats):
     c_frames = _cpu(lambda: evaluate_run(qrels, run, measures), repeats)
     c_arrays = _cpu(arrays, repeats)
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"{n:,} run rows, {n // per:,} queries, string ids; medians of {repeats}; "
-          f"load average {load}\n")  # fmt: skip
+    print(f"{n:,} run rows, {n // per:,} queries, string ids, rows {order}; medians "
+          f"of {repeats}; load average {load}\n")  # fmt: skip
     print("| call | time (s) | CPU (s) | ratio to the arrays (time, CPU) |")
     print("|---|---:|---:|---:|")
     print(f"| evaluate_run(qrels frame, run frame) | {t_frames:.3f} | {c_frames:.3f} | "
@@ -108,9 +115,12 @@ def main():
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--evaluate-run", action="store_true")
+    parser.add_argument(
+        "--order", choices=["grouped", "shuffled", "score"], default="grouped"
+    )
     args = parser.parse_args()
     if args.evaluate_run:
-        evaluate_run_on_frames(args.rows, args.repeats)
+        evaluate_run_on_frames(args.rows, args.repeats, args.order)
         return
     columns = generate(args.rows)
     frames = {

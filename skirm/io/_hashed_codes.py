@@ -38,11 +38,11 @@ def hashed_codes(tokens):
     np.not_equal(distinct[1:], distinct[:-1], out=keep[1:])
     distinct = distinct[keep]
     of_row = np.searchsorted(distinct, h)
-    first = np.empty(distinct.shape[0], dtype=np.intp)
-    first[of_row[::-1]] = np.arange(n - 1, -1, -1)  # each hash's first row
-    if not tokens.equal(np.arange(n), tokens, first[of_row]).all():
+    one = np.empty(distinct.shape[0], dtype=np.intp)
+    one[of_row] = np.arange(n)  # a row of each hash (whichever is written last)
+    if not tokens.equal(np.arange(n), tokens, one[of_row]).all():
         return None
-    names = tokens.strings(first)
+    names = tokens.strings(one)
     order = np.argsort(names, kind="stable")
     ids = names[order]
     if (ids[1:] == ids[:-1]).any():

@@ -2,10 +2,11 @@
 
 The qrels become a :class:`~skirm.io.Qrels` once (their index kept with
 them); a run becomes blocks of rows (each a :class:`~skirm.io.Run`),
-streamed from a file
-a few MiB at a time (cut to at most :data:`MAX_BLOCK_QUERIES` queries) or
-whole for any other shape, which worker threads evaluate while the next ones
-are read.
+streamed from a file a few MiB at a time (cut to at most
+:data:`MAX_BLOCK_QUERIES` queries), or read whole from any other shape and,
+where its queries' rows are together, cut in blocks of about
+:data:`MEMORY_BLOCK_ROWS` rows; worker threads evaluate the blocks while
+the next ones are read or cut.
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def run_blocks(run, on_read=None):
     grouped, ``restart()`` gives the run again in parts by query hash (read
     in passes, memory bounded by the largest part). An open file is read
     whole; so is a pipe's path, and every other shape :func:`skirm.io.as_run`
-    takes.
+    takes (then cut as :func:`_in_memory` says).
     ``on_read(done, total)`` is told the bytes of the file read as it is
     streamed (see :func:`~skirm.io._run_blocks.iter_run_blocks`).
     """

@@ -74,26 +74,24 @@ def _in_memory(case):
     return qrels, run
 
 
+@pytest.mark.parametrize("options", OPTIONS.values(), ids=OPTIONS.keys())
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("dimension", DIMENSIONS)
 def test_blocks_of_a_run_in_memory_give_the_one_block_values(
-    dimension, seed, monkeypatch, one_block, assert_same
+    dimension, seed, options, monkeypatch, one_block, assert_same
 ):
     read = _in_memory(make_case(dimension, seed))
     if read is None:
         pytest.skip("a file of this case is refused as it is read")
     qrels, run = read
-    for name, options in OPTIONS.items():
 
-        def call(options=options):
-            return evaluate_run(qrels, run, "all_trec", **options)
+    def call():
+        return evaluate_run(qrels, run, "all_trec", **options)
 
-        want = one_block(lambda call=call: _outcome(call))
-        for rows in SMALL:
-            monkeypatch.setattr(inputs, "MEMORY_BLOCK_ROWS", rows)
-            got = _outcome(call)
-            _same_outcome(got, want, assert_same)
-            assert name  # (the option set, shown by pytest on a failure)
+    want = one_block(lambda: _outcome(call))
+    for rows in SMALL:
+        monkeypatch.setattr(inputs, "MEMORY_BLOCK_ROWS", rows)
+        _same_outcome(_outcome(call), want, assert_same)
 
 
 def _grouped_run(seed, n_queries=50, ties=True):

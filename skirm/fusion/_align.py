@@ -164,7 +164,7 @@ def fused_run(aligned: Aligned, fused: np.ndarray, run_id: str) -> Run:
             fused,
             codes,
             aligned.query_ids.shape[0],
-            tiebreak=lambda rows: -docs.byte_rank(rows),
+            tiebreak=lambda rows: -docs.order_key(rows),
         )
         order, codes, scores = ordered.order, ordered.codes, ordered.scores
     else:  # nothing returned

@@ -32,7 +32,7 @@ class CodedTokens(Tokens):
         self._codes, self.ids = codes, ids
         self._distinct = Tokens.from_strings(ids) if distinct is None else distinct
         self.buf = self._distinct.buf
-        self._words = self._hash = self._runs = self._offsets = None
+        self._words = self._hash = self._runs = self._offsets = self._order = None
 
     def _expanded(self):
         """``(start, end, length)`` of every row, in the distinct ids' buffer
@@ -58,7 +58,10 @@ class CodedTokens(Tokens):
         return int(self._codes.shape[0])
 
     def take(self, rows):
-        return CodedTokens(self._codes[rows], self.ids, self._distinct)
+        out = CodedTokens(self._codes[rows], self.ids, self._distinct)
+        if self._order is not None:
+            out._order = self._order[rows]
+        return out
 
     def codes(self):
         return self._codes, self.ids

@@ -12,8 +12,8 @@ so every shape gets the same validation as arrays do.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from itertools import chain
-from operator import itemgetter, methodcaller
+from itertools import chain, islice
+from operator import countOf, itemgetter, methodcaller, ne
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -487,6 +487,8 @@ def _ids(values, name, what):
     if not len(values):
         return np.zeros(0, dtype=str)
     items = values.tolist() if isinstance(values, np.ndarray) else values
+    if countOf(map(type, items), str) == len(items):  # str ids, the usual
+        return _runs_of_str(items) if _in_runs(items) else np.array(items, dtype=str)
     kinds = set(map(type, items))
     odd = [k for k in kinds if not issubclass(k, _ID_TYPES) or k is bool]
     if odd:
@@ -496,6 +498,36 @@ def _ids(values, name, what):
     if isinstance(values, np.ndarray):
         return values.astype(str)
     return np.array(values, dtype=str)
+
+
+#: Ids from which a column is looked at for runs of equal ids, and the
+#: adjacent pairs looked at (spread over it): ids that repeat in runs of
+#: four or more on average (a query's rows together) are made strings once
+#: per run.
+RUN_IDS = 1 << 12
+_RUN_SAMPLE = 1 << 10
+
+
+def _in_runs(items):
+    """Whether equal adjacent ids (a list of str) fill three quarters or
+    more of a sample of adjacent pairs spread over them."""
+    n = len(items)
+    if n < RUN_IDS:
+        return False
+    at = np.linspace(0, n - 2, _RUN_SAMPLE).astype(np.intp).tolist()
+    same = sum(items[i] == items[i + 1] for i in at)
+    return same * 4 >= 3 * len(at)
+
+
+def _runs_of_str(items):
+    """``np.array(items, dtype=str)`` of str ids in runs of equal ones: the
+    first of each run made a string of numpy's, then repeated."""
+    n = len(items)
+    new = np.ones(n, dtype=bool)
+    new[1:] = np.fromiter(map(ne, islice(items, 1, None), items), bool, count=n - 1)
+    heads = np.flatnonzero(new)
+    first = np.array(list(map(items.__getitem__, heads.tolist())), dtype=str)
+    return np.repeat(first, np.diff(np.append(heads, n)))
 
 
 def _build(cls, name, q, d, v, **kwargs):

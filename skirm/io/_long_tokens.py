@@ -12,7 +12,9 @@ the bytes of the long tokens, with a numpy constant, and memory is bounded by
 the round, whatever the length of the longest token: a column of a million
 short docnos and one of a megabyte is never handled as a matrix a megabyte
 wide. The head's words are read by :func:`gather_words` and trimmed to each
-token by :func:`clear_past_end`.
+token by :func:`clear_past_end`. The tokens' dense rank in byte order is
+found by :func:`dense_rank` over their head words, then by
+:func:`refine_rank` over the words past them.
 """
 
 from __future__ import annotations
@@ -242,4 +244,39 @@ def refine_rank(rank, view, start, length):
         more = np.logical_or.reduceat(total[active[order]] > k, starts)
         tied = np.diff(np.append(starts, n)) > 1
         active = active[order][(tied & more)[d]]
+    return rank
+
+
+def dense_rank(keys, n):
+    """Dense rank of ``n`` rows by ``keys`` (the last one primary, as
+    :func:`numpy.lexsort`). A key may be a function that returns it: it is
+    built when needed, twice, rather than held with the others.
+
+    The rows are sorted one key at a time by stable sorts, the least
+    significant first; a key equal on every row (the first word of docnos
+    of one collection, their length) orders nothing and is skipped.
+    """
+    order, varying = None, []
+    for key in keys:
+        values = key() if callable(key) else key
+        if values.shape[0] and values.min() == values.max():
+            continue  # orders nothing, changes nowhere
+        varying.append(key)
+        if order is not None:
+            values = values[order]  # the key's own array is freed here
+        step = np.argsort(values, kind="stable")
+        del values
+        order = step if order is None else order[step]
+        del step
+    if order is None:  # every key is constant: one rank
+        return np.zeros(n, dtype=np.int64)
+    change = np.zeros(order.shape[0], dtype=bool)
+    for key in varying:
+        ordered = (key() if callable(key) else key)[order]
+        change[1:] |= ordered[1:] != ordered[:-1]
+        del ordered
+    dense = np.cumsum(change, dtype=np.int64)
+    del change
+    rank = np.empty(order.shape[0], dtype=np.int64)
+    rank[order] = dense
     return rank

@@ -31,6 +31,7 @@ from skirm.io._long_tokens import (
     S,
     clear_past_end,
     copy_tail,
+    dense_rank,
     equal_tail,
     fill_tail,
     gather_words,
@@ -68,6 +69,11 @@ _HEAD_BYTES = 8 * HEAD_WORDS
 #: (:func:`~skirm.io._hashed_codes.hashed_codes`): a sort of a string per
 #: run costs several times more.
 MANY_RUNS = 1 << 14
+#: Tokens per run of equal adjacent ones (on average) from which
+#: :meth:`Tokens.byte_rank` ranks each run's first (:data:`SAMPLE_PAIRS`
+#: adjacent pairs, spread over the column, tell whether to find the runs).
+GROUPED_RUN = 4
+SAMPLE_PAIRS = 1 << 10
 
 
 class Tokens:
@@ -88,6 +94,7 @@ class Tokens:
         self._words = None
         self._hash = None
         self._runs = None
+        self._order = None
 
     @classmethod
     def from_strings(cls, values):
@@ -158,6 +165,8 @@ class Tokens:
         out = Tokens(self.buf, self.start[rows], self.end[rows])
         if self._hash is not None:
             out._hash = self._hash[rows]
+        if self._order is not None:
+            out._order = self._order[rows]
         return out
 
     def compact(self):
@@ -390,6 +399,18 @@ class Tokens:
             )
         return eq
 
+    def _grouped(self):
+        """Whether equal tokens stand in runs of :data:`GROUPED_RUN` or more
+        on average (query ids): as their runs say, or a sample of pairs."""
+        n = len(self)
+        if self._runs is None:
+            if n < GROUPED_RUN * SAMPLE_PAIRS:
+                return False
+            at = np.linspace(0, n - 2, SAMPLE_PAIRS).astype(np.intp)
+            if self.equal(at, self, at + 1).mean() < 1 - 1 / GROUPED_RUN:
+                return False
+        return self.run_starts().shape[0] * GROUPED_RUN <= n
+
     def adjacent_equal(self):
         """Exact equality of each token with the previous one (n - 1 values)."""
         eq = self.length[1:] == self.length[:-1]
@@ -414,6 +435,10 @@ class Tokens:
         :func:`~skirm.io._long_tokens.refine_rank`. Tokens equal but for
         trailing zero bytes rank by length.
         """
+        if rows is None and self._grouped():  # the runs' first tokens ranked
+            runs = self.run_starts()
+            heads = self.take(runs).byte_rank()
+            return np.repeat(heads, np.diff(np.append(runs, len(self))))
         tokens = self
         if rows is not None:  # the rows' offsets once, not per word
             tokens = Tokens(self.buf, self.start[rows], self.end[rows])
@@ -428,9 +453,21 @@ class Tokens:
             for k in range(min(longest, HEAD_WORDS))
         ]
         if longest <= HEAD_WORDS:  # every word is a key: the length is the last
-            return _dense_rank([length, *reversed(keys)], m)
-        rank = refine_rank(_dense_rank(keys[::-1], m), self._view(), start, length)
-        return _dense_rank([length, rank], m)
+            return dense_rank([length, *reversed(keys)], m)
+        rank = refine_rank(dense_rank(keys[::-1], m), self._view(), start, length)
+        return dense_rank([length, rank], m)
+
+    def order_key(self, rows=None):
+        """Keys of the tokens (all, or ``rows``) that order as their bytes
+        do, equal where they are equal, not dense: the rank of the whole
+        column, computed once (for all its tokens, or for rows that are most
+        of them) and kept, for later calls and the tokens taken from it;
+        else the rows' own :meth:`byte_rank`."""
+        if self._order is None:
+            if rows is not None and rows.shape[0] * 10 < len(self) * 9:
+                return self.byte_rank(rows)
+            self._order = self.byte_rank()
+        return self._order.copy() if rows is None else self._order[rows]
 
     def _big_endian_word(self, k):
         return self.word(k).byteswap(inplace=True)
@@ -464,41 +501,6 @@ class Tokens:
 def _unaligned(buf):
     """A view of the little-endian word at every byte of ``buf`` (uint8)."""
     return np.ndarray(shape=(buf.shape[0] - 7,), dtype="<u8", buffer=buf, strides=(1,))
-
-
-def _dense_rank(keys, n):
-    """Dense rank of ``n`` rows by ``keys`` (the last one primary, as
-    :func:`numpy.lexsort`). A key may be a function that returns it: it is
-    built when needed, twice, rather than held with the others.
-
-    The rows are sorted one key at a time by stable sorts, the least
-    significant first; a key equal on every row (the first word of docnos
-    of one collection, their length) orders nothing and is skipped.
-    """
-    order, varying = None, []
-    for key in keys:
-        values = key() if callable(key) else key
-        if values.shape[0] and values.min() == values.max():
-            continue  # orders nothing, changes nowhere
-        varying.append(key)
-        if order is not None:
-            values = values[order]  # the key's own array is freed here
-        step = np.argsort(values, kind="stable")
-        del values
-        order = step if order is None else order[step]
-        del step
-    if order is None:  # every key is constant: one rank
-        return np.zeros(n, dtype=np.int64)
-    change = np.zeros(order.shape[0], dtype=bool)
-    for key in varying:
-        ordered = (key() if callable(key) else key)[order]
-        change[1:] |= ordered[1:] != ordered[:-1]
-        del ordered
-    dense = np.cumsum(change, dtype=np.int64)
-    del change
-    rank = np.empty(order.shape[0], dtype=np.int64)
-    rank[order] = dense
-    return rank
 
 
 def mix(h, codes):

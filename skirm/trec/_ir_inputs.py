@@ -30,9 +30,11 @@ from skirm.io._text import empty_or_spaced, read_str_split
 from skirm.io._tokens import Tokens, first_duplicate
 from skirm.io._trec_files import run_of_bytes
 from skirm.io._values import check_values
+from skirm.trec._ranked import c_floats
 
 __all__ = [
     "IrJudgments",
+    "floats_tie_more",
     "ir_graded",
     "ir_name_of",
     "ir_query_codes",
@@ -71,9 +73,9 @@ def _strings(values) -> np.ndarray:
 def _pair_keys(q_codes, d):
     """An int64 key per row (the queries' codes, the documents' tokens),
     equal where the (query, document) pairs are: the queries' codes and the
-    documents' dense byte ranks (exact, as ``np.unique`` of the strings but
-    without sorting them), both in the strings' order."""
-    d_codes = d.byte_rank()
+    documents' keys in byte order (exact, as ``np.unique`` of the strings but
+    without sorting them; kept with the tokens), both in the strings' order."""
+    d_codes = d.order_key()
     n_docs = int(d_codes.max()) + 1 if d_codes.shape[0] else 0
     return q_codes.astype(np.int64) * n_docs + d_codes
 
@@ -347,6 +349,22 @@ def _subtopics(columns) -> QrelsJG:
     if in_memory:  # the strings, held already
         jg._query_ids, jg._groups, jg._doc_ids = q, subtopics, d
     return jg
+
+
+def floats_tie_more(run: Run) -> bool:
+    """Whether two scores of a query differ as doubles but tie as C floats
+    (trec_eval 9.0.x's reading)."""
+    scores = run.scores
+    floats = c_floats(scores)
+    if np.array_equal(scores, floats):
+        return False
+    codes = run._query_codes()[0]  # cached: the duplicate check made them
+    order = np.lexsort((scores, codes))
+    codes, scores, floats = codes[order], scores[order], floats[order]
+    same_query = codes[1:] == codes[:-1]
+    return bool(
+        np.any(same_query & (scores[1:] != scores[:-1]) & (floats[1:] == floats[:-1]))
+    )
 
 
 def missing_queries(ids: np.ndarray, these: np.ndarray) -> np.ndarray:

@@ -30,6 +30,7 @@ from skirm.io._text import splits_alike
 from skirm.metrics._cwl import CWL_DEPTH
 from skirm.trec._evaluate_run import evaluate_request
 from skirm.trec._ir_inputs import (
+    floats_tie_more,
     ir_graded,
     ir_name_of,
     ir_query_codes,
@@ -39,7 +40,6 @@ from skirm.trec._ir_inputs import (
     read_ir_qrels,
     read_ir_run,
 )
-from skirm.trec._ranked import c_floats
 from skirm.trec._request import Options, Request, parse_measures
 
 __all__ = ["CalcResults", "Evaluator", "QueryValue", "calc", "calc_aggregate",
@@ -228,22 +228,6 @@ def _ranked_by(output, reference, as_floats):
     return output.replace(variant=(*variant, ("score_type", score_type)))
 
 
-def _floats_tie_more(run: Run) -> bool:
-    """Whether two scores of a query differ as doubles but tie as C floats
-    (trec_eval 9.0.x's reading)."""
-    scores = run.scores
-    floats = c_floats(scores)
-    if np.array_equal(scores, floats):
-        return False
-    codes = run._query_codes()[0]  # cached: the duplicate check made them
-    order = np.lexsort((scores, codes))
-    codes, scores, floats = codes[order], scores[order], floats[order]
-    same_query = codes[1:] == codes[:-1]
-    return bool(
-        np.any(same_query & (scores[1:] != scores[:-1]) & (floats[1:] == floats[:-1]))
-    )
-
-
 class Evaluator:
     """Measures and qrels, to evaluate runs with, as ir_measures'
     ``evaluator(measures, qrels)``.
@@ -318,7 +302,7 @@ class Evaluator:
         # differ only beyond a float's precision: then a ranking of its own
         # (asked only where a ranking of doubles has the same tie order: a
         # ranking of floats alone orders the run as doubles do or better)
-        as_floats = not self._float_orders() or _floats_tie_more(run)
+        as_floats = not self._float_orders() or floats_tie_more(run)
         by_text = {o.name: o for o in self._request.outputs}
         outputs: dict[str, list] = {}
         for r in self.requests:
@@ -337,11 +321,17 @@ class Evaluator:
                 _ranked_by(o.replace(name=_GUARD + o.name), IR_ACCURACY, False)
                 for o in parsed.outputs
             ]
+        variants = [o.variant for these in outputs.values() for o in these]
         diversity = self._request.diversity
         options = _OPTIONS
         if diversity:
             options = options._replace(ties=_TIES[diversity[0].reference.order])
             outputs.setdefault("last", [])
+        ranks = {(v["ties"], v["score_type"]) for v in map(dict, variants)}
+        if diversity:
+            ranks.add((options.ties, "float64"))
+        if isinstance(run, Run) and sum(t != "input" for t, _ in ranks) > 1:
+            run._d.order_key()  # ties by docno: the docnos ranked once, for all
         evaluated: dict[str, tuple[np.ndarray, dict]] = {}
         for reading, these in outputs.items():
             subtopics = self._subtopics if reading == "last" else None

@@ -374,9 +374,8 @@ def _pairs(qrels, run, joined, relevance_threshold, judged_only, ties):
 
     # Judged relevant (query, subtopic, docno) triples of the run's queries.
     relevant = (qrels.labels >= relevance_threshold) & (joined.q_place >= 0)
-    j_codes = joined.q_place[relevant]
-    j_sub, _ = qrels._g.take(np.flatnonzero(relevant)).codes()
-    cell = cells(j_codes, j_sub)
+    relevant = np.flatnonzero(relevant)
+    cell = _cells(qrels, joined, relevant)
     n_cells = int(cell.max(initial=-1)) + 1
     first = joined.first[relevant]  # the judged document of each triple
 
@@ -385,12 +384,12 @@ def _pairs(qrels, run, joined, relevance_threshold, judged_only, ties):
     candidates, cand_of_pair = np.unique(first, return_inverse=True)
     cand_of_pair = cand_of_pair.reshape(-1)
     cand_codes = joined.q_place[candidates]
-    docno_rank = qrels._d.byte_rank(candidates)
-    cand_order = np.lexsort((-docno_rank, cand_codes))
+    docno_rank = qrels._d.order_key(candidates)
+    cand_order = np.argsort(_packed(cand_codes, -docno_rank))  # distinct
     rank_in_ideal = np.empty_like(cand_order)
     rank_in_ideal[cand_order] = np.arange(cand_order.shape[0])
     i_row = rank_in_ideal[cand_of_pair]
-    by_row = np.lexsort((j_sub, i_row))
+    by_row = np.argsort(_packed(i_row, cell))  # (row, subtopic): distinct
     ideal = Pairs(cand_codes[cand_order], None, i_row[by_row], cell[by_row], n_cells)
 
     # The run's pairs: each judged triple on the ranked row of its document.
@@ -401,9 +400,32 @@ def _pairs(qrels, run, joined, relevance_threshold, judged_only, ties):
     rows = row_of[first]
     hit = rows >= 0
     r_row = rows[hit]
-    by_row = np.lexsort((j_sub[hit], r_row))
-    ranked = Pairs(ranked_codes, position, r_row[by_row], cell[hit][by_row], n_cells)
+    cell = cell[hit]
+    by_row = np.argsort(_packed(r_row, cell))
+    ranked = Pairs(ranked_codes, position, r_row[by_row], cell[by_row], n_cells)
     return ranked, ideal
+
+
+def _cells(qrels, joined, rows):
+    """Dense ids of the (query, subtopic) cells of the judgments ``rows``:
+    a query's cells in the order of its subtopics' strings (the order in
+    which its measures sum them). Subtopics of ASCII bytes take the
+    judgments' own (query, subtopic) codes, in byte order: the strings'
+    order; others are sorted as strings."""
+    subtopics = qrels._g
+    if subtopics.buf.max(initial=0) < 128:
+        return np.unique(qrels._topic_codes[rows], return_inverse=True)[1].reshape(-1)
+    j_sub, _ = subtopics.take(rows).codes()
+    return cells(joined.q_place[rows], j_sub)
+
+
+def _packed(major, minor):
+    """One int64 key per row whose ascending order is that of the pairs
+    ``(major, minor)`` (non-negative ``major``): where the pairs are
+    distinct, the order of :func:`numpy.lexsort` of both, from one sort."""
+    low = int(minor.min(initial=0))
+    span = int(minor.max(initial=0)) - low + 1
+    return major.astype(np.int64) * span + (minor - low)
 
 
 def format_ndeval(report: Mapping[str, Any]) -> str:

@@ -113,7 +113,7 @@ class PrefsCounts:
         g_of_row = g_of_row.reshape(-1)
         gcode = np.empty(groups.shape[0], dtype=np.int64)
         gcode[g_of_row] = q
-        g_order = np.lexsort((index.docs.byte_rank(groups), gcode))
+        g_order = np.lexsort((index.docs.order_key(groups), gcode))
         jid = np.full(groups.shape[0], -1, dtype=np.int64)
         jid[np.searchsorted(groups, r_judged[found])] = ret_id
         unret = g_order[jid[g_order] < 0]

@@ -221,7 +221,7 @@ def by_docno(docs, keep, descending=True):
     are their docnos), called on the tied rows only."""
 
     def key(rows):
-        rank = docs.byte_rank(keep[rows])
+        rank = docs.order_key(keep[rows])
         if descending:
             np.negative(rank, out=rank)
         return rank

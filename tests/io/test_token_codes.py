@@ -12,6 +12,8 @@ import skirm.io._tokens as tokens_module
 from skirm.io._hashed_codes import few_distinct, hashed_codes
 from skirm.io._tokens import Tokens
 
+from _token_shapes import DIMENSIONS, id_values as _values
+
 
 def _by_strings(tokens):
     """The reference: one string per run, sorted (the hashed path off)."""
@@ -37,27 +39,6 @@ def _same(got, want):
     assert got[0].dtype == want[0].dtype
     np.testing.assert_array_equal(got[1], want[1])
     assert got[1].dtype == want[1].dtype
-
-
-def _values(rng, dimension, n_distinct):
-    """``n_distinct`` distinct ids of one shape."""
-    if dimension == "short":
-        return [f"q{i}" for i in range(n_distinct)]
-    if dimension == "word_boundaries":  # 7, 8, 9, 15, 16, 17 bytes
-        widths = rng.choice([7, 8, 9, 15, 16, 17], n_distinct)
-        return [f"{i:0{w}d}" for i, w in zip(range(n_distinct), widths, strict=True)]
-    if dimension == "long":  # past the 128-byte head
-        return [f"{'x' * 130}-{i}" for i in range(n_distinct)]
-    if dimension == "unicode":
-        return [f"é{i}ü" if i % 2 else f"{i}" for i in range(n_distinct)]
-    if dimension == "latin1":  # bytes that are not UTF-8: lone surrogates
-        return [f"d\udce9{i}" for i in range(n_distinct)]
-    if dimension == "prefixes":  # ids that begin others, and the empty id
-        return ["", *[("a" * (i % 9)) + str(i // 9) for i in range(n_distinct - 1)]]
-    raise ValueError(dimension)
-
-
-DIMENSIONS = ["short", "word_boundaries", "long", "unicode", "latin1", "prefixes"]
 
 
 @pytest.mark.parametrize("seed", range(3))

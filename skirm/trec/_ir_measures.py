@@ -331,7 +331,7 @@ class Evaluator:
         if diversity:
             ranks.add((options.ties, "float64"))
         if isinstance(run, Run) and sum(t != "input" for t, _ in ranks) > 1:
-            run._d.order_key()  # ties by docno: the docnos ranked once, for all
+            run._tokens()[1].order_key()  # ties by docno: ranked once, for all
         evaluated: dict[str, tuple[np.ndarray, dict]] = {}
         for reading, these in outputs.items():
             subtopics = self._subtopics if reading == "last" else None

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _token_shapes import DIMENSIONS, id_values
 
 import skirm.io._convert as convert
 from skirm import InvalidInputError
-
-from _token_shapes import DIMENSIONS, id_values
 
 
 def _ids(values):

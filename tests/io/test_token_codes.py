@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _token_shapes import DIMENSIONS, id_values as _values
 
 import skirm.io._tokens as tokens_module
 from skirm.io._hashed_codes import few_distinct, hashed_codes
 from skirm.io._tokens import Tokens
-
-from _token_shapes import DIMENSIONS, id_values as _values
 
 
 def _by_strings(tokens):

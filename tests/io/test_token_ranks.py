@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _token_shapes import DIMENSIONS, id_values
 
 import skirm.io._tokens as tokens_module
 from skirm.io._coded_tokens import CodedTokens
 from skirm.io._tokens import Tokens
-
-from _token_shapes import DIMENSIONS, id_values
 
 
 def _reference_rank(texts):

@@ -86,6 +86,15 @@ def cells(query_codes, subtopics):
     return np.unique(key, return_inverse=True)[1].reshape(-1)
 
 
+def pair_order(major, minor):
+    """The order of distinct pairs ``(major, minor)`` (``major``
+    non-negative) as :func:`numpy.lexsort` of both gives it, from one sort
+    of one packed int64 key."""
+    low = int(minor.min(initial=0))
+    span = int(minor.max(initial=0)) - low + 1
+    return np.argsort(major.astype(np.int64) * span + (minor - low))
+
+
 def novelty(pairs: Pairs, alpha):
     """Per pair, the number of rows above relevant to its subtopic, and the
     novelty gain of each row."""

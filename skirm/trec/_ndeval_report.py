@@ -38,6 +38,7 @@ from skirm.metrics._diversity import (
     check_alpha_beta,
     check_ks,
     diversity_table,
+    pair_order,
 )
 from skirm.trec._inputs import SUBTOPICS, judgements
 from skirm.trec._ranked import by_docno
@@ -385,11 +386,11 @@ def _pairs(qrels, run, joined, relevance_threshold, judged_only, ties):
     cand_of_pair = cand_of_pair.reshape(-1)
     cand_codes = joined.q_place[candidates]
     docno_rank = qrels._d.order_key(candidates)
-    cand_order = np.argsort(_packed(cand_codes, -docno_rank))  # distinct
+    cand_order = pair_order(cand_codes, -docno_rank)  # distinct pairs
     rank_in_ideal = np.empty_like(cand_order)
     rank_in_ideal[cand_order] = np.arange(cand_order.shape[0])
     i_row = rank_in_ideal[cand_of_pair]
-    by_row = np.argsort(_packed(i_row, cell))  # (row, subtopic): distinct
+    by_row = pair_order(i_row, cell)  # (row, subtopic): distinct
     ideal = Pairs(cand_codes[cand_order], None, i_row[by_row], cell[by_row], n_cells)
 
     # The run's pairs: each judged triple on the ranked row of its document.
@@ -401,7 +402,7 @@ def _pairs(qrels, run, joined, relevance_threshold, judged_only, ties):
     hit = rows >= 0
     r_row = rows[hit]
     cell = cell[hit]
-    by_row = np.argsort(_packed(r_row, cell))
+    by_row = pair_order(r_row, cell)
     ranked = Pairs(ranked_codes, position, r_row[by_row], cell[by_row], n_cells)
     return ranked, ideal
 
@@ -417,15 +418,6 @@ def _cells(qrels, joined, rows):
         return np.unique(qrels._topic_codes[rows], return_inverse=True)[1].reshape(-1)
     j_sub, _ = subtopics.take(rows).codes()
     return cells(joined.q_place[rows], j_sub)
-
-
-def _packed(major, minor):
-    """One int64 key per row whose ascending order is that of the pairs
-    ``(major, minor)`` (non-negative ``major``): where the pairs are
-    distinct, the order of :func:`numpy.lexsort` of both, from one sort."""
-    low = int(minor.min(initial=0))
-    span = int(minor.max(initial=0)) - low + 1
-    return major.astype(np.int64) * span + (minor - low)
 
 
 def format_ndeval(report: Mapping[str, Any]) -> str:

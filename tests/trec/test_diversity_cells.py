@@ -2,8 +2,8 @@
 judgments' own codes where the subtopics are ASCII, they give every value
 of ndeval's report bit for bit as the cells of the subtopics' strings do
 (a query's cells summed in the same order), on generated judgments whose
-subtopic ids vary one dimension at a time; and the pairs' one packed sort
-key orders as the sort of both keys."""
+subtopic ids vary one dimension at a time; and the pairs' order from one
+packed sort key is that of the sort of both keys."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import skirm.trec._ndeval_report as report_module
-from skirm.metrics._diversity import cells
+from skirm.metrics._diversity import cells, pair_order
 from skirm.trec import evaluate_diversity
 
 SUBTOPICS = {
@@ -60,14 +60,11 @@ def test_cells_of_codes_give_the_strings_values(name, seed, monkeypatch):
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_packed_key_orders_as_lexsort(seed):
+def test_pair_order_is_lexsorts(seed):
     rng = np.random.default_rng(seed)
     pairs = np.unique(rng.integers(-50, 500, (400, 2)), axis=0)
     pairs = pairs[rng.permutation(pairs.shape[0])]
     major, minor = np.abs(pairs[:, 0]), pairs[:, 1]
     keep = np.unique(np.stack([major, minor], axis=1), axis=0, return_index=True)[1]
     major, minor = major[keep], minor[keep]  # distinct pairs
-    np.testing.assert_array_equal(
-        np.argsort(report_module._packed(major, minor)),
-        np.lexsort((minor, major)),
-    )
+    np.testing.assert_array_equal(pair_order(major, minor), np.lexsort((minor, major)))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from skirm._engine import side_by_side
 from skirm._errors import DuplicateDocnoError, EmptyRunError
 from skirm._measures._rows import QRELS, QRELS_JG
 from skirm._measures._table import OFFICIAL
@@ -26,6 +27,7 @@ from skirm.io._sources import is_path, is_path_or_file
 from skirm.io._tokens import Tokens
 from skirm.trec._groups import group_topics, split_topics
 from skirm.trec._inputs import (
+    held_in_memory,
     judgements,
     map_blocks,
     run_blocks,
@@ -339,9 +341,9 @@ def _evaluate(qrels, run, plan, progress):
         progress.stage(
             f"reading {_name(qrels, '')}" if is_path(qrels) else "indexing the qrels"
         )
-        indexes = _indexes(judgements(qrels, QRELS), plan.entries)
+        indexes, read = _read_both(qrels, run, plan.entries)
         index = indexes[()]
-        ids, per_query, run_id = _stream(indexes, run, plan.entries, progress)
+        ids, per_query, run_id = _stream(indexes, run, plan.entries, progress, read)
         progress.finish()
         return ids, per_query, run_id, index.n_topics, index.n_relevant
     ((outputs, options, _),) = plan.entries
@@ -371,7 +373,23 @@ def _indexes(qrels, entries):
     return indexes
 
 
-def _stream(indexes, run, entries, progress):
+def _read_both(qrels, run, entries):
+    """``(indexes, read)``: the qrels indexed (:func:`_indexes`) and, for a
+    run held in memory, its blocks (:func:`~skirm.trec._inputs.run_blocks`),
+    the run read on a second thread meanwhile (both are numpy's work
+    mostly; an error of the qrels is the one raised); a run streamed from a
+    file is read as it is evaluated (``read`` None)."""
+    if not held_in_memory(run):
+        return _indexes(judgements(qrels, QRELS), entries), None
+    return tuple(
+        side_by_side(
+            lambda: _indexes(judgements(qrels, QRELS), entries),
+            lambda: run_blocks(run),
+        )
+    )
+
+
+def _stream(indexes, run, entries, progress, read=None):
     """``(ids, per-query values, run_id)`` of a run against indexed qrels
     (``indexes``, by the mapping of grades of each entry), block by block:
     join, rank, measure each entry (see
@@ -410,7 +428,7 @@ def _stream(indexes, run, entries, progress):
 
     name = _name(run, "the run")
     progress.stage(name, unit="bytes")
-    blocks, restart = run_blocks(run, on_read)
+    blocks, restart = run_blocks(run, on_read) if read is None else read
 
     def again(exc):  # the run read again, by query: its queries count anew
         progress.stage(f"{name} (by query)", unit="bytes")

@@ -57,7 +57,7 @@ from skirm._engine._reduce import (
     sum_by,
 )
 from skirm._engine._runs import check_groups
-from skirm._engine._threads import side_by_side, stream_map
+from skirm._engine._threads import stream_map
 
 __all__ = [
     "CheckedInput",
@@ -87,7 +87,6 @@ __all__ = [
     "safe_divide",
     "search_descending",
     "segment_cumsum",
-    "side_by_side",
     "starts_of",
     "stream_map",
     "sum_by",

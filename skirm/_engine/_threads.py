@@ -55,14 +55,6 @@ def share_out(function, n_tasks, n_threads):
     return results
 
 
-def side_by_side(*tasks):
-    """``[task() for task in tasks]``, the tasks run at once, on as many
-    threads as there are cores for them (the calling thread one of them):
-    when one fails, the error of the first failing task is raised."""
-    n = min(n_threads(), len(tasks))
-    return share_out(lambda i: tasks[i](), len(tasks), n)
-
-
 def n_threads():
     try:
         return min(len(os.sched_getaffinity(0)), MAX_THREADS)

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._engine import side_by_side
 from skirm._errors import DuplicateDocnoError, EmptyRunError
 from skirm._measures._rows import QRELS, QRELS_JG
 from skirm._measures._table import OFFICIAL
@@ -27,7 +26,6 @@ from skirm.io._sources import is_path, is_path_or_file
 from skirm.io._tokens import Tokens
 from skirm.trec._groups import group_topics, split_topics
 from skirm.trec._inputs import (
-    held_in_memory,
     judgements,
     map_blocks,
     run_blocks,
@@ -341,9 +339,9 @@ def _evaluate(qrels, run, plan, progress):
         progress.stage(
             f"reading {_name(qrels, '')}" if is_path(qrels) else "indexing the qrels"
         )
-        indexes, read = _read_both(qrels, run, plan.entries)
+        indexes = _indexes(judgements(qrels, QRELS), plan.entries)
         index = indexes[()]
-        ids, per_query, run_id = _stream(indexes, run, plan.entries, progress, read)
+        ids, per_query, run_id = _stream(indexes, run, plan.entries, progress)
         progress.finish()
         return ids, per_query, run_id, index.n_topics, index.n_relevant
     ((outputs, options, _),) = plan.entries
@@ -373,23 +371,7 @@ def _indexes(qrels, entries):
     return indexes
 
 
-def _read_both(qrels, run, entries):
-    """``(indexes, read)``: the qrels indexed (:func:`_indexes`) and, for a
-    run held in memory, its blocks (:func:`~skirm.trec._inputs.run_blocks`),
-    the run read on a second thread meanwhile (both are numpy's work
-    mostly; an error of the qrels is the one raised); a run streamed from a
-    file is read as it is evaluated (``read`` None)."""
-    if not held_in_memory(run):
-        return _indexes(judgements(qrels, QRELS), entries), None
-    return tuple(
-        side_by_side(
-            lambda: _indexes(judgements(qrels, QRELS), entries),
-            lambda: run_blocks(run),
-        )
-    )
-
-
-def _stream(indexes, run, entries, progress, read=None):
+def _stream(indexes, run, entries, progress):
     """``(ids, per-query values, run_id)`` of a run against indexed qrels
     (``indexes``, by the mapping of grades of each entry), block by block:
     join, rank, measure each entry (see
@@ -428,7 +410,7 @@ def _stream(indexes, run, entries, progress, read=None):
 
     name = _name(run, "the run")
     progress.stage(name, unit="bytes")
-    blocks, restart = run_blocks(run, on_read) if read is None else read
+    blocks, restart = run_blocks(run, on_read)
 
     def again(exc):  # the run read again, by query: its queries count anew
         progress.stage(f"{name} (by query)", unit="bytes")

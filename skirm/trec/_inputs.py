@@ -96,7 +96,7 @@ def run_blocks(run, on_read=None):
     ``on_read(done, total)`` is told the bytes of the file read as it is
     streamed (see :func:`~skirm.io._run_blocks.iter_run_blocks`).
     """
-    if held_in_memory(run):
+    if not is_path(run) or _is_stream(run):
         return _in_memory(run_input(run)), None
 
     def restart(exc):
@@ -111,12 +111,6 @@ def run_blocks(run, on_read=None):
         return _cut(iter_run_parts(run, n_parts, on_read))
 
     return _cut(iter_run_blocks(run, on_read=on_read)), restart
-
-
-def held_in_memory(run):
-    """Whether :func:`run_blocks` reads ``run`` whole (any shape but the path
-    of a file that can be read twice) rather than streaming it."""
-    return not is_path(run) or _is_stream(run)
 
 
 #: Rows of an in-memory run evaluated at once (about): a run of grouped

@@ -359,7 +359,13 @@ def _from_rows(obj, name, value, names, roles):
     if not rows:
         empty = np.zeros(0, dtype=str)
         return (*(empty,) * (width - 1), np.zeros(0, dtype=np.int64))
-    kinds = set(map(type, rows))
+    first = type(rows[0])
+    # rows of one type, the usual: counted in one pass, no set of them
+    kinds = (
+        {first}
+        if countOf(map(type, rows), first) == len(rows)
+        else set(map(type, rows))
+    )
     shape = ", ".join(_FIELD[role] if role != value else value for role in roles)
     if not all(issubclass(k, (tuple, list)) for k in kinds):
         odd = next(k for k in kinds if not issubclass(k, (tuple, list)))
@@ -394,13 +400,13 @@ def _from_rows(obj, name, value, names, roles):
 def _plain_fields(rows, name, names, roles, shape):
     """The field of each role in plain tuples (all of one length)."""
     width = len(roles)
-    lengths = np.fromiter(map(len, rows), dtype=np.intp, count=len(rows))
-    if (lengths == width).all():
+    if countOf(map(len, rows), width) == len(rows):
         _no_names(names, name, "plain tuples")
         return list(range(width))
-    if SUBTOPIC in roles and (lengths == 3).all():  # ordinary qrels
+    if SUBTOPIC in roles and countOf(map(len, rows), 3) == len(rows):  # ordinary qrels
         _no_names(names, name, "plain tuples")
         return [0, None, 1, 2]
+    lengths = np.fromiter(map(len, rows), dtype=np.intp, count=len(rows))
     bad = int(np.argmax(lengths != width))
     raise InvalidInputError(
         f"`{name}` must hold ({shape}) tuples of {width} values; "
@@ -502,21 +508,21 @@ def _ids(values, name, what):
 
 #: Ids from which a column is looked at for runs of equal ids, and the
 #: adjacent pairs looked at (spread over it): ids that repeat in runs of
-#: four or more on average (a query's rows together) are made strings once
-#: per run.
+#: three or more on average (a query's rows together; a document's
+#: judgments by subtopic) are made strings once per run.
 RUN_IDS = 1 << 12
 _RUN_SAMPLE = 1 << 10
 
 
 def _in_runs(items):
-    """Whether equal adjacent ids (a list of str) fill three quarters or
-    more of a sample of adjacent pairs spread over them."""
+    """Whether equal adjacent ids (a list of str) fill two thirds or more
+    of a sample of adjacent pairs spread over them."""
     n = len(items)
     if n < RUN_IDS:
         return False
     at = np.linspace(0, n - 2, _RUN_SAMPLE).astype(np.intp).tolist()
     same = sum(items[i] == items[i + 1] for i in at)
-    return same * 4 >= 3 * len(at)
+    return same * 3 >= 2 * len(at)
 
 
 def _runs_of_str(items):

@@ -374,8 +374,9 @@ def _pairs(qrels, run, joined, relevance_threshold, judged_only, ties):
     ranked_codes = joined.place[ranked]
 
     # Judged relevant (query, subtopic, docno) triples of the run's queries.
-    relevant = (qrels.labels >= relevance_threshold) & (joined.q_place >= 0)
-    relevant = np.flatnonzero(relevant)
+    relevant = np.flatnonzero(
+        (qrels.labels >= relevance_threshold) & (joined.q_place >= 0)
+    )
     cell = _cells(qrels, joined, relevant)
     n_cells = int(cell.max(initial=-1)) + 1
     first = joined.first[relevant]  # the judged document of each triple
@@ -410,9 +411,10 @@ def _pairs(qrels, run, joined, relevance_threshold, judged_only, ties):
 def _cells(qrels, joined, rows):
     """Dense ids of the (query, subtopic) cells of the judgments ``rows``:
     a query's cells in the order of its subtopics' strings (the order in
-    which its measures sum them). Subtopics of ASCII bytes take the
-    judgments' own (query, subtopic) codes, in byte order: the strings'
-    order; others are sorted as strings."""
+    which its measures sum them). Where the subtopics' buffer holds ASCII
+    bytes only (a file's read whole: its other columns too), the
+    judgments' own (query, subtopic) codes are taken, in byte order: the
+    strings' order; otherwise the subtopics are sorted as strings."""
     subtopics = qrels._g
     if subtopics.buf.max(initial=0) < 128:
         return np.unique(qrels._topic_codes[rows], return_inverse=True)[1].reshape(-1)

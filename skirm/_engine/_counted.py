@@ -27,10 +27,7 @@ def count_scores(scores, starts, q, s):
     query ``q`` (rows ``starts[q]:starts[q + 1]``) scored above ``s``, those
     scored ``s``, and the latter rows (each pair's in turn, in row order)."""
     lo, sizes = starts[q], starts[q + 1] - starts[q]
-    n_queries = starts.shape[0] - 1
-    width = int(starts[-1]) // max(n_queries, 1)
-    if starts[-1] != width * n_queries or (starts[1:] - starts[:-1] != width).any():
-        width = 0  # queries of several sizes
+    lines, width = _lines(scores, starts)
     count_type = np.uint16 if width < 1 << 16 else np.intp
     above = np.empty(q.shape[0], dtype=np.intp)
     equal = np.empty(q.shape[0], dtype=np.intp)
@@ -43,8 +40,8 @@ def count_scores(scores, starts, q, s):
         else:
             b = max(int(np.searchsorted(ends, ends[a] - sizes[a] + CELLS)), a + 1)
         each = s[a:b]
-        if width:  # queries all of one size: each pair's query is a line
-            values = scores.reshape(n_queries, width)[q[a:b]]
+        if width:  # each pair's query is a line
+            values = lines[q[a:b]]
             each = each[:, None]
             # counted as bytes into the narrowest sum that holds a line's
             # count (faster than numpy's sum of booleans into intp)
@@ -67,6 +64,37 @@ def count_scores(scores, starts, q, s):
             eq_rows.append(rows[same])
         a = b
     return above, equal, np.concatenate(eq_rows)
+
+
+#: Queries of several sizes are laid along the lines of a matrix as wide as
+#: the longest (padded with NaN, which compares neither above nor equal to
+#: any score) when it holds at most this many times the rows. Measured on
+#: 10 pairs per query: 10,000 queries of 100 rows, a tenth of them shorter,
+#: 40 -> 30 ms; 1,000 queries of 500 to 1,000 rows, 27 -> 20 ms; queries of
+#: 50 to 150 rows (1.5 times), the same time either way; of 1 to 100 rows
+#: (twice), 25 -> 28 ms.
+PADDED = 1.4
+
+
+def _lines(scores, starts):
+    """``(lines, width)``: the queries' scores (query ``c`` at rows
+    ``starts[c]:starts[c + 1]``) as the lines of a matrix ``width`` wide, the
+    longest query's size; ``(None, 0)`` where that matrix would hold more
+    than :data:`PADDED` times the rows (or scores that are not floats)."""
+    n_queries, n = starts.shape[0] - 1, int(starts[-1])
+    sizes = starts[1:] - starts[:-1]
+    width = int(sizes.max()) if n_queries else 0
+    if not width:
+        return None, 0
+    if width * n_queries == n:  # every query of one size: no padding
+        return scores.reshape(n_queries, width), width
+    if width * n_queries > PADDED * n or scores.dtype.kind != "f":
+        return None, 0
+    lines = np.full((n_queries, width), np.nan, dtype=scores.dtype)
+    # row r of query c at cell c * width + (r - starts[c])
+    shift = np.arange(n_queries, dtype=np.intp) * width - starts[:-1]
+    lines.reshape(-1)[np.arange(n, dtype=np.intp) + np.repeat(shift, sizes)] = scores
+    return lines, width
 
 
 def starts_of(sizes):

@@ -37,6 +37,7 @@ __all__ = [
     "DictIndex",
     "DictRows",
     "DocnoRows",
+    "PlainQrels",
     "byte_rank",
     "dict_values",
     "plain_dicts",
@@ -115,34 +116,55 @@ def plain_scores(dicts, n) -> np.ndarray | None:
     return None if np.isnan(scores).any() else scores
 
 
-#: The types of a label the dicts hold as they are (bool is an int), and
-#: the range they must be in (trec_eval reads C longs).
+#: The types of a label the dicts hold as they are (bool is an int); each
+#: must fit a C long, as trec_eval reads them.
 _LABELS = {int, bool}
-_INT64 = (-(2**63), 2**63 - 1)
 
 
-def plain_qrels(qrels: Any, *, copy: bool = True) -> tuple[dict | None, float]:
-    """``(dicts, largest label)``: ``qrels`` (each dict copied with ``copy``,
-    as pytrec_eval copies them) when they are plain dicts of str query ids
-    and docnos and integer labels of 64 bits, without the queries whose
-    dict is empty (no judgement: not a topic), and the largest label (0 if
-    none is positive); ``(None, 0.0)`` for any other shape, which the
-    caller reads as :class:`~skirm.io.Qrels` (and whose messages say what
-    is wrong)."""
+class PlainQrels(NamedTuple):
+    """Qrels dicts as :func:`plain_qrels` reads them: the dicts, their largest
+    label (0 if none is positive) and their labels in the dicts' order."""
+
+    dicts: dict | None
+    max_label: float
+    labels: np.ndarray | None
+
+
+_NOT_PLAIN_QRELS = PlainQrels(None, 0.0, None)
+
+
+def plain_qrels(qrels: Any, *, copy: bool = True) -> PlainQrels:
+    """``qrels`` (each dict copied with ``copy``, as pytrec_eval copies them)
+    when they are plain dicts of str query ids and docnos and integer labels
+    of 64 bits, without the queries whose dict is empty (no judgement: not a
+    topic), with their largest label and their labels as int64 (read once,
+    for :class:`DictIndex`); no dicts for any other shape, which the caller
+    reads as :class:`~skirm.io.Qrels` (and whose messages say what is
+    wrong)."""
     if not plain_dicts(qrels) or not qrels:
-        return None, 0.0
-    labels = list(chain.from_iterable(map(dict.values, qrels.values())))
-    if not labels or not set(map(type, labels)) <= _LABELS:
-        return None, 0.0
-    if min(labels) < _INT64[0] or max(labels) > _INT64[1]:
-        return None, 0.0  # the general path says which label
-    if countOf(map(type, chain.from_iterable(qrels.values())), str) != len(labels):
-        return None, 0.0
+        return _NOT_PLAIN_QRELS
+    n = sum(map(len, qrels.values()))
+    if not n:
+        return _NOT_PLAIN_QRELS
+
+    def values():
+        return chain.from_iterable(map(dict.values, qrels.values()))
+
+    # the usual labels, all int, in one C pass; else a set of their types
+    if countOf(map(type, values()), int) != n:
+        if not set(map(type, values())) <= _LABELS:
+            return _NOT_PLAIN_QRELS
+    try:
+        labels = np.fromiter(values(), np.int64, count=n)
+    except OverflowError:
+        return _NOT_PLAIN_QRELS  # past 64 bits: the general path says which
+    if countOf(map(type, chain.from_iterable(qrels.values())), str) != n:
+        return _NOT_PLAIN_QRELS
     if not _no_nul(qrels.values()):
-        return None, 0.0
+        return _NOT_PLAIN_QRELS
     inner = map(dict, qrels.values()) if copy else qrels.values()
     kept = dict(filter(itemgetter(1), zip(qrels, inner, strict=True)))
-    return kept, max(float(max(labels)), 0.0)
+    return PlainQrels(kept, max(float(labels.max()), 0.0), labels)
 
 
 class DictIndex:
@@ -150,20 +172,28 @@ class DictIndex:
     for every run evaluated against them: their queries in order, the judged
     dicts of each and the labels of the judgements as an array."""
 
-    def __init__(self, judged: dict) -> None:
+    def __init__(self, judged: dict, labels: np.ndarray | None = None) -> None:
         names = list(judged)
-        order = np.argsort(np.array(names, dtype=str), kind="stable").tolist()
-        #: the query ids in code point order, and each one's judged dict
-        self.names = list(map(names.__getitem__, order))
+        ids = np.array(names, dtype=str)
+        order = np.argsort(ids, kind="stable")
+        #: the query ids in code point order (a str array and a list), and
+        #: each one's judged dict
+        self.ids = ids[order]
+        self.names = list(map(names.__getitem__, order.tolist()))
         self.dicts = list(map(judged.__getitem__, self.names))
-        self.position = dict(zip(self.names, range(len(order)), strict=True))
-        self.sizes = np.fromiter(map(len, self.dicts), np.intp, count=len(order))
+        self.position = dict(zip(self.names, range(len(names)), strict=True))
+        self.sizes = np.fromiter(map(len, self.dicts), np.intp, count=len(names))
         self.starts = _starts(self.sizes)
         n = int(self.starts[-1])
-        self.labels = np.fromiter(
-            chain.from_iterable(map(dict.values, self.dicts)), np.int64, count=n
-        )  # checked integers of 64 bits
-        self.codes = np.repeat(np.arange(len(order), dtype=np.intp), self.sizes)
+        if labels is None:  # checked integers of 64 bits
+            labels = np.fromiter(
+                chain.from_iterable(map(dict.values, self.dicts)), np.int64, count=n
+            )
+        elif (order[1:] < order[:-1]).any():  # the labels in the dicts' order
+            first = _starts(self.sizes[np.argsort(order)])[:-1][order]
+            labels = labels[_ranges(first, self.sizes)]
+        self.labels = labels
+        self.codes = np.repeat(np.arange(len(names), dtype=np.intp), self.sizes)
 
     def of(self, at):
         """``(dicts, sizes, labels, codes, docnos)`` of the queries at ``at``
@@ -172,8 +202,7 @@ class DictIndex:
         if at.shape[0] == len(self.dicts):  # every judged query: as indexed
             return self.dicts, self.sizes, self.labels, self.codes, self._docnos
         sizes = self.sizes[at]
-        first = self.starts[at] - (np.cumsum(sizes) - sizes)
-        rows = np.arange(int(sizes.sum()), dtype=np.intp) + np.repeat(first, sizes)
+        rows = _ranges(self.starts[at], sizes)
         codes = np.repeat(np.arange(at.shape[0], dtype=np.intp), sizes)
         dicts = list(map(self.dicts.__getitem__, at.tolist()))
 
@@ -299,6 +328,13 @@ def query_blocks(starts, rows):
 def _starts(sizes):
     """Where each of the consecutive parts of ``sizes`` starts, and the end."""
     return np.concatenate([np.zeros(1, dtype=np.intp), np.cumsum(sizes, dtype=np.intp)])
+
+
+def _ranges(first, sizes):
+    """The rows ``first[i]:first[i] + sizes[i]`` of every ``i``, one after
+    another."""
+    offset = first - (np.cumsum(sizes) - sizes)
+    return np.arange(int(sizes.sum()), dtype=np.intp) + np.repeat(offset, sizes)
 
 
 class _Keys:

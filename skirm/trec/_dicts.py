@@ -55,13 +55,13 @@ def evaluate_dicts(qrels, run, outputs, options):
     :func:`~skirm.trec._evaluate_run.evaluate_run`'s stages give), or
     :data:`NOT_PLAIN` when either is not plain dicts, or when trec_eval
     10.0's ``-c`` placeholders are to be scored (the general path does)."""
-    judged, max_label = plain_qrels(qrels, copy=False)
+    judged, max_label, labels = plain_qrels(qrels, copy=False)
     if judged is None or not plain_dicts(run):
         return NOT_PLAIN
     if not any(run.values()):
         return NOT_PLAIN  # nothing retrieved: the general path says so
-    index = DictIndex(judged)
-    topics = np.array(index.names, dtype=str)  # sorted
+    index = DictIndex(judged, labels)
+    topics = index.ids  # sorted
     ctx = dict_context(index, run, options)
     if ctx is NOT_PLAIN:
         return NOT_PLAIN

@@ -188,14 +188,14 @@ class RelevanceEvaluator:
         # Plain dicts with checked labels are kept as dicts (:mod:`._dicts`),
         # and read as Qrels only if a run needs the general path; any other
         # shape is read (and checked) now.
-        self._dicts, self._max_label = plain_qrels(query_relevance)
+        self._dicts, self._max_label, labels = plain_qrels(query_relevance)
         if self._dicts is None:
             self._qrels_read = convert_qrels(query_relevance, "query_relevance")
             self._judged = np.unique(self._qrels_read.query_ids)
         else:
             # indexed once: every run evaluated is joined to this index
-            self._index = DictIndex(self._dicts)
-            self._judged = np.array(self._index.names, dtype=str)  # sorted
+            self._index = DictIndex(self._dicts, labels)
+            self._judged = self._index.ids  # sorted
         self._level = RELEVANCE_LEVEL(relevance_level)
         if not isinstance(judged_docs_only_flag, (bool, np.bool_, int)):
             raise InvalidParameterError(

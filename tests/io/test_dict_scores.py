@@ -37,7 +37,7 @@ def test_both_dict_readers_take_the_same_scores(case):
 
     scores = SCORES[case]
     run = {"q1": {"a": scores[0], "b": scores[1]}}
-    dicts, _ = plain_qrels({"q1": {"a": 1, "b": 0}})
+    dicts, _, _ = plain_qrels({"q1": {"a": 1, "b": 0}})
     rows = read_run_dicts(DictIndex(dicts), run)
     union = union_rows([run])
     plain = case in ("floats", "ints", "bools", "numpy")
@@ -47,3 +47,55 @@ def test_both_dict_readers_take_the_same_scores(case):
         want = [float(s) for s in scores]
         assert rows.scores.tolist() == want
         assert union.X[:, 0].tolist() == want
+
+
+LABELS = {
+    "ints": lambda rng: int(rng.integers(-2, 4)),
+    "bools": lambda rng: bool(rng.integers(0, 2)),
+    "mixed": lambda rng: [1, True, -1, 0, False][int(rng.integers(0, 5))],
+    "wide": lambda rng: [2**63 - 1, -(2**63), 0][int(rng.integers(0, 3))],
+}
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("case", sorted(LABELS))
+def test_labels_read_once_as_indexed(case, seed):
+    """The labels :func:`plain_qrels` reads once, put in the sorted queries'
+    order by :class:`DictIndex`, equal the labels read from the sorted
+    dicts themselves: queries given in any order ("q10" before "q2"), dicts
+    of several sizes, empty ones among them."""
+    from skirm.io._dict_rows import DictIndex, plain_qrels
+
+    rng = np.random.default_rng(seed)
+    names = [f"q{i}" for i in range(int(rng.integers(1, 40)))]
+    if seed % 2:
+        rng.shuffle(names)
+    qrels = {
+        q: {f"d{j}": LABELS[case](rng) for j in range(int(rng.integers(0, 6)))}
+        for q in names
+    }
+    if not any(qrels.values()):
+        qrels[names[0]] = {"d0": 1}
+    dicts, max_label, labels = plain_qrels(qrels)
+    given = DictIndex(dicts, labels)
+    read = DictIndex(dicts)
+    assert given.labels.dtype == read.labels.dtype == np.int64
+    np.testing.assert_array_equal(given.labels, read.labels)
+    assert given.names == read.names == sorted(q for q in names if qrels[q])
+    assert given.ids.tolist() == given.names
+    values = [int(v) for d in qrels.values() for v in d.values()]
+    assert max_label == max(float(max(values)), 0.0)
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [[2**63], [-(2**63) - 1], [1.0], ["1"], [None], [np.int64(1)], [1, 2**64]],
+    ids=repr,
+)
+def test_labels_not_plain(labels):
+    """Labels past 64 bits or of other types leave the dicts to the general
+    path (no dicts), whose messages say what is wrong."""
+    from skirm.io._dict_rows import plain_qrels
+
+    qrels = {"q1": {f"d{i}": v for i, v in enumerate(labels)}}
+    assert plain_qrels(qrels).dicts is None

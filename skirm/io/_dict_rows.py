@@ -258,7 +258,7 @@ def read_run_dicts(index, run, floats=False):
         return None
     kept = kept[np.argsort(at[kept])]
     at = at[kept]
-    eval_ids = np.array(list(map(index.names.__getitem__, at.tolist())))
+    eval_ids = _narrowest(index.ids[at])
     inner = list(map(docs.__getitem__, kept.tolist()))
     sizes = np.fromiter(map(len, inner), dtype=np.intp, count=len(inner))
     judged, j_sizes, j_raw, j_codes, j_docnos = index.of(at)
@@ -312,6 +312,13 @@ def _read_blocks(inner, judged, starts, j_starts):
             count=j_hi - j_lo,
         )
     return scores, j_scores
+
+
+def _narrowest(ids):
+    """A str array ``ids`` in the narrowest dtype that holds them, as
+    ``np.array`` of their strings gives."""
+    width = int(np.strings.str_len(ids).max()) if ids.shape[0] else 0
+    return ids.astype(f"<U{max(width, 1)}", copy=False)
 
 
 def query_blocks(starts, rows):

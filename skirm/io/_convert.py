@@ -23,7 +23,7 @@ from skirm._frames import ArrowBytes, frame_names, read_columns
 from skirm._validation import type_name
 from skirm.io._records import Qrels, Run
 from skirm.io._sources import is_path_or_file
-from skirm.io._tokens import Tokens
+from skirm.io._tokens import PAD, Tokens, offset_dtype
 from skirm.io._trec_files import read_qrels, read_run
 from skirm.io._values import check_values, row_of
 
@@ -256,29 +256,31 @@ def columns_of(obj, name, value, names, cls, roles=None, tokens=False):
     """The arrays of ``roles`` (by default query ids, doc ids, values) of any
     non-file shape; an optional role a shape lacks (the subtopic of
     ordinary qrels) is None. With ``tokens``, ids that Arrow holds are
-    :class:`~skirm.io._tokens.Tokens` of its bytes, not str arrays."""
+    :class:`~skirm.io._tokens.Tokens` of its bytes, and ids given as Python
+    str (rows, dicts, object columns) tokens of their joined bytes
+    (:func:`_str_tokens`), not str arrays."""
     roles = roles or ("query_id", "doc_id", value)
     if isinstance(obj, Mapping):
         _no_names(names, name, "a dict of dicts")
-        return _from_mapping(obj, name, value, roles)
+        return _from_mapping(obj, name, value, roles, tokens)
     columns = frame_names(obj)
     if columns is not None:
         return _from_frame(obj, name, value, names, columns, roles, tokens)
     dicts = _to_dict(obj, name, value)
     if dicts is not None:
         _no_names(names, name, f"a {type_name(obj)}")
-        return _from_mapping(dicts, name, value, roles)
+        return _from_mapping(dicts, name, value, roles, tokens)
     if isinstance(obj, Iterable) and not isinstance(obj, (bytes, bytearray)):
-        return _from_rows(obj, name, value, names, roles)
+        return _from_rows(obj, name, value, names, roles, tokens)
     shapes = (_SUBTOPIC_SHAPES if SUBTOPIC in roles else _SHAPES).format(
         cls=cls.__name__, value=value
     )
     raise InvalidParameterError(f"`{name}` must be {shapes}; got {type_name(obj)}")
 
 
-def _from_mapping(obj, name, value, roles):
+def _from_mapping(obj, name, value, roles, tokens=False):
     """A dict of dicts; a subtopic among ``roles`` is None (ordinary qrels)."""
-    q, d, v = _from_dicts(obj, name, value)
+    q, d, v = _from_dicts(obj, name, value, tokens)
     return (q, None, d, v) if SUBTOPIC in roles else (q, d, v)
 
 
@@ -298,7 +300,7 @@ def _to_dict(obj, name, value):
     return dicts
 
 
-def _from_dicts(obj, name, value):
+def _from_dicts(obj, name, value, tokens=False):
     """``{qid: {docid: value}}`` flattened in one pass over the inner dicts."""
     inner = list(obj.values())
     bad = [i for i, v in enumerate(inner) if not isinstance(v, Mapping)]
@@ -310,10 +312,13 @@ def _from_dicts(obj, name, value):
         )
     sizes = np.fromiter(map(len, inner), dtype=np.intp, count=len(inner))
     n = int(sizes.sum())
-    queries = _ids(list(obj), name, "query ids")
+    queries = _ids(list(obj), name, "query ids", tokens)
     docs = list(chain.from_iterable(map(methodcaller("keys"), inner)))
     values = list(chain.from_iterable(map(methodcaller("values"), inner)))
-    docs = _ids(docs, name, "doc ids")
+    docs = _ids(docs, name, "doc ids", tokens)
+    if isinstance(queries, Tokens):
+        rows = np.repeat(np.arange(len(queries), dtype=np.intp), sizes)
+        return queries.take(rows), docs, _array(values, n)
     return np.repeat(queries, sizes), docs, _array(values, n)
 
 
@@ -339,7 +344,7 @@ def _from_frame(obj, name, value, names, columns, roles, tokens=False):
                 ids = _ids(array.strings(), name, _WHAT[role])
             arrays.append(ids)
         else:
-            arrays.append(_ids(array, name, _WHAT[role]))
+            arrays.append(_ids(array, name, _WHAT[role], tokens))
     if missing is not None:
         i, at = missing
         ids = dict(zip(roles, arrays, strict=False))
@@ -353,7 +358,7 @@ def _from_frame(obj, name, value, names, columns, roles, tokens=False):
     return tuple(arrays)
 
 
-def _from_rows(obj, name, value, names, roles):
+def _from_rows(obj, name, value, names, roles, tokens=False):
     rows = obj if isinstance(obj, list) else list(obj)
     width = len(roles)
     if not rows:
@@ -392,7 +397,9 @@ def _from_rows(obj, name, value, names, roles):
         column = list(map(itemgetter(i), rows))
         is_value = role == value
         out.append(
-            _array(column, len(rows)) if is_value else _ids(column, name, _WHAT[role])
+            _array(column, len(rows))
+            if is_value
+            else _ids(column, name, _WHAT[role], tokens)
         )
     return tuple(out)
 
@@ -474,12 +481,13 @@ def _pick(available, role, given, name, what, value):
 _ID_TYPES = (str, int, np.str_, np.integer)
 
 
-def _ids(values, name, what):
+def _ids(values, name, what, tokens=False):
     """Ids as a str array: strings and integers only (no floats, no None).
 
     ``values`` is an array or a list of Python objects; a list is made a
     str array by numpy at once (``dtype=str``: faster than through an
-    object array, the same strings).
+    object array, the same strings). With ``tokens``, Python str ids are
+    made :class:`~skirm.io._tokens.Tokens` where :func:`_str_tokens` can.
     """
     if isinstance(values, np.ndarray) and values.dtype.kind != "O":
         kind = values.dtype.kind
@@ -494,7 +502,11 @@ def _ids(values, name, what):
         return np.zeros(0, dtype=str)
     items = values.tolist() if isinstance(values, np.ndarray) else values
     if countOf(map(type, items), str) == len(items):  # str ids, the usual
-        return _runs_of_str(items) if _in_runs(items) else np.array(items, dtype=str)
+        runs = _in_runs(items)
+        made = _str_tokens(items, runs) if tokens else None
+        if made is not None:
+            return made
+        return _runs_of_str(items) if runs else np.array(items, dtype=str)
     kinds = set(map(type, items))
     odd = [k for k in kinds if not issubclass(k, _ID_TYPES) or k is bool]
     if odd:
@@ -525,15 +537,48 @@ def _in_runs(items):
     return same * 3 >= 2 * len(at)
 
 
-def _runs_of_str(items):
-    """``np.array(items, dtype=str)`` of str ids in runs of equal ones: the
-    first of each run made a string of numpy's, then repeated."""
+def _str_tokens(items, runs=False):
+    """Tokens of str ids (a list), their bytes joined once: no str array
+    (numpy's four bytes per character) and no Python object per id. Ids in
+    runs of equal ones (``runs``): the first of each run, then repeated.
+    None where an id is not ASCII or holds a NUL (numpy's strings drop
+    trailing NULs, the one rule of every container: such ids stay str
+    arrays)."""
+    if runs:
+        heads = _run_heads(items)
+        tokens = _str_tokens(list(map(items.__getitem__, heads.tolist())))
+        if tokens is None:
+            return None
+        sizes = np.diff(np.append(heads, len(items)))
+        return tokens.take(np.repeat(np.arange(heads.shape[0], dtype=np.intp), sizes))
+    joined = "".join(items)
+    if not joined.isascii() or "\0" in joined:
+        return None
+    buf = np.zeros(len(joined) + PAD, dtype=np.uint8)
+    buf[: len(joined)] = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    end = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+    np.cumsum(end, out=end)
+    end = end.astype(offset_dtype(buf.shape[0]), copy=False)
+    start = np.empty_like(end)
+    start[:1] = 0
+    start[1:] = end[:-1]
+    return Tokens(buf, start, end)
+
+
+def _run_heads(items):
+    """The first row of each run of equal adjacent str ids (a list)."""
     n = len(items)
     new = np.ones(n, dtype=bool)
     new[1:] = np.fromiter(map(ne, islice(items, 1, None), items), bool, count=n - 1)
-    heads = np.flatnonzero(new)
+    return np.flatnonzero(new)
+
+
+def _runs_of_str(items):
+    """``np.array(items, dtype=str)`` of str ids in runs of equal ones: the
+    first of each run made a string of numpy's, then repeated."""
+    heads = _run_heads(items)
     first = np.array(list(map(items.__getitem__, heads.tolist())), dtype=str)
-    return np.repeat(first, np.diff(np.append(heads, n)))
+    return np.repeat(first, np.diff(np.append(heads, len(items))))
 
 
 def _build(cls, name, q, d, v, **kwargs):

@@ -1,0 +1,121 @@
+"""Ids given as Python str (rows, dicts, object columns) read as tokens of
+their joined bytes where the reader takes tokens (``as_qrels``, ``as_run``
+and the evaluations through them): the tokens' strings are
+``np.array(ids, dtype=str)``'s, on generated columns that vary one dimension
+at a time, alone and in runs; ids the tokens cannot hold as numpy's
+strings do (not ASCII, a NUL) stay str arrays; and a run or qrels read
+either way evaluates to the same values."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+import pytest
+from _token_shapes import DIMENSIONS, id_values
+
+import skirm.io._convert as convert
+from skirm.io import Qrels, Run
+from skirm.io._tokens import Tokens
+from skirm.trec import evaluate_run
+
+ASCII = {"short", "word_boundaries", "long", "prefixes"}
+
+
+def _column(rng, dimension, run):
+    values = id_values(rng, dimension, int(rng.integers(1, 30)))
+    picks = rng.integers(0, len(values), int(rng.integers(1, 80)))
+    sizes = rng.integers(1, run + 1, picks.size)
+    return [values[i] for i in np.repeat(picks, sizes)]
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("dimension", DIMENSIONS)
+@pytest.mark.parametrize("run", [1, 2, 5, 40])
+def test_str_ids_as_tokens(dimension, seed, run, monkeypatch):
+    monkeypatch.setattr(convert, "RUN_IDS", 8)
+    monkeypatch.setattr(convert, "_RUN_SAMPLE", 16)
+    rng = np.random.default_rng([DIMENSIONS.index(dimension), seed, run, 7])
+    items = _column(rng, dimension, run)
+    want = np.array(items, dtype=str)
+    for given in (items, np.array(items, dtype=object)):
+        got = convert._ids(given, "run", "doc ids", tokens=True)
+        if dimension in ASCII:
+            assert isinstance(got, Tokens)
+            np.testing.assert_array_equal(got.strings(), want)
+            np.testing.assert_array_equal(got.length, [len(s) for s in items])
+            assert not got.buf[int(got.end.max()) :].any()  # the zero padding
+        else:  # not ASCII: numpy's strings, as without tokens
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        ["ab\0", "ab", "cd"],  # numpy drops trailing NULs
+        ["a\0b", "ab"],  # a NUL inside
+        ["ab", "é"],  # not ASCII
+    ],
+    ids=["trailing NUL", "inner NUL", "not ASCII"],
+)
+def test_ids_tokens_cannot_hold_stay_strings(items):
+    assert convert._str_tokens(items) is None
+    got = convert._ids(items, "run", "doc ids", tokens=True)
+    np.testing.assert_array_equal(got, np.array(items, dtype=str))
+
+
+def test_ids_in_runs_share_their_bytes(monkeypatch):
+    """A run of equal ids is the bytes of its first id, taken again."""
+    items = [f"q{i // 50}" for i in range(10_000)]
+    got = convert._ids(items, "run", "query ids", tokens=True)
+    assert isinstance(got, Tokens)
+    assert got.buf.shape[0] - convert.PAD == sum(len(f"q{i}") for i in range(200))
+    assert got.strings().tolist() == items
+
+
+Row = namedtuple("Row", "query_id doc_id score")
+Judgment = namedtuple("Judgment", "query_id doc_id relevance")
+
+
+def _shapes(rows, value):
+    """The same rows as plain tuples, named tuples, a dict of dicts and
+    str arrays (the reference: no tokens from Python str)."""
+    q, d, v = (list(c) for c in zip(*rows, strict=True))
+    named = Row if value == "score" else Judgment
+    dicts = {}
+    for a, b, c in rows:
+        dicts.setdefault(a, {})[b] = c
+    return {
+        "tuples": rows,
+        "named": [named(*r) for r in rows],
+        "dicts": dicts,
+    }, (np.array(q, dtype=str), np.array(d, dtype=str), np.array(v))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("dimension", DIMENSIONS)
+def test_evaluations_of_str_ids_as_tokens(dimension, seed):
+    """``evaluate_run`` of rows, named tuples and dicts whose ids are read
+    as tokens equals its values on the same ids as str arrays."""
+    rng = np.random.default_rng([DIMENSIONS.index(dimension), seed, 11])
+    queries = id_values(rng, dimension, 6)[:5] or ["q"]
+    docs = id_values(np.random.default_rng(seed), dimension, 40)
+    run, qrels = [], []
+    for q in dict.fromkeys(queries):
+        picked = rng.choice(len(docs), int(rng.integers(1, 25)), replace=False)
+        scores = rng.integers(0, 5, picked.size) / 2  # ties
+        run += [(q, docs[i], float(s)) for i, s in zip(picked, scores, strict=True)]
+        judged = rng.choice(len(docs), int(rng.integers(1, 15)), replace=False)
+        qrels += [(q, docs[i], int(rng.integers(-1, 3))) for i in judged]
+    runs, (rq, rd, rs) = _shapes(run, "score")
+    judgements, (jq, jd, jl) = _shapes(qrels, "relevance")
+    reference = evaluate_run(
+        Qrels(jq, jd, jl), Run(rq, rd, rs), ["official", "ndcg_cut.5"]
+    )
+    for kind in runs:
+        got = evaluate_run(judgements[kind], runs[kind], ["official", "ndcg_cut.5"])
+        np.testing.assert_array_equal(got.group_ids, reference.group_ids)
+        for name, values in reference.per_query.items():
+            np.testing.assert_array_equal(got.per_query[name], values, err_msg=name)
+        assert got.means == reference.means

@@ -26,7 +26,7 @@ from skirm.io._convert import SUBTOPIC, columns_of
 from skirm.io._join import index_of
 from skirm.io._prefs import read_four_columns
 from skirm.io._sources import is_path
-from skirm.io._text import empty_or_spaced, read_str_split
+from skirm.io._text import empty_or_spaced, read_str_split, separators
 from skirm.io._tokens import Tokens, first_duplicate
 from skirm.io._trec_files import run_of_bytes
 from skirm.io._values import check_values
@@ -50,15 +50,17 @@ _ROLES = ("query_id", SUBTOPIC, "doc_id", "relevance")
 
 
 class IrJudgments(NamedTuple):
-    """Judgments as :func:`read_ir_qrels` reads them: their columns, and
-    what :func:`ir_graded` computes of them once for all its readings
-    (``memo``)."""
+    """Judgments as :func:`read_ir_qrels` reads them: their columns, what
+    :func:`ir_graded` computes of them once for all its readings (``memo``),
+    and whether they were given in memory (their ids may hold whitespace:
+    a file's cannot)."""
 
     query_ids: Any
     subtopics: Any
     doc_ids: Any
     labels: np.ndarray
     memo: dict
+    in_memory: bool = True
 
 
 def _strings(values) -> np.ndarray:
@@ -131,9 +133,13 @@ def read_ir_run(run: Any) -> Run:
         scoreddocs = getattr(run, "scoreddocs_iter", None)
         if callable(scoreddocs):  # an ir_datasets dataset
             run = scoreddocs()
-        q, d, scores = columns_of(run, "run", "score", _frame_names(run, "score"), Run)
-        scores = check_values(scores, "run", "score", q, d)
-        rows = Run(_strings(q), _strings(d), np.asarray(scores, dtype=np.float64))
+        names = _frame_names(run, "score")
+        q, d, scores = columns_of(run, "run", "score", names, Run, tokens=True)
+        scores = np.asarray(check_values(scores, "run", "score", q, d), np.float64)
+        if isinstance(q, Tokens) or isinstance(d, Tokens):  # str ids' bytes
+            rows = Run._checked_tokens(q, d, scores, run_id="skirm")
+        else:
+            rows = Run(_strings(q), _strings(d), scores)
     pair = first_duplicate(rows._query_codes()[0], rows._tokens()[1])
     if pair is not None:
         first, second = pair
@@ -168,22 +174,22 @@ def read_ir_qrels(qrels: Any) -> IrJudgments:
             read=read_str_split,
         )
         # ids as tokens, read as str if asked
-        return IrJudgments(q, subtopics, d, labels, {})
+        return IrJudgments(q, subtopics, d, labels, {}, in_memory=False)
     else:
         records = getattr(qrels, "qrels_iter", None)
         if callable(records):  # an ir_datasets dataset
             qrels = records()
         names = _frame_names(qrels, "relevance")
         q, subtopics, d, labels = columns_of(
-            qrels, "qrels", "relevance", names, Qrels, _ROLES
+            qrels, "qrels", "relevance", names, Qrels, _ROLES, tokens=True
         )
         if names and SUBTOPIC not in names:
             subtopics = None  # ir_measures reads no other column as the subtopic
         labels = check_values(labels, "qrels", "relevance", q, d)
-    q, d = _strings(q), _strings(d)
+    q, d = _ids(q), _ids(d)  # str ids as tokens, others as str arrays
     if subtopics is None:
-        subtopics = np.full(q.shape[0], "0")
-    return IrJudgments(q, _strings(subtopics), d, _labels(labels), {})
+        subtopics = np.full(len(q), "0")
+    return IrJudgments(q, _ids(subtopics), d, _labels(labels), {})
 
 
 def ir_readings(columns, asked, graded: Qrels) -> dict:
@@ -215,9 +221,9 @@ def ir_graded(columns, reading: str = "last", doc_ids=None) -> Qrels:
     positive rows beyond one per document become judgments of documents of
     their own, under names neither the judgments nor ``doc_ids`` (the
     run's) hold, so that they enter the ideal DCG and nothing else."""
-    q, subtopics, d, labels, memo = columns
+    q, subtopics, d, labels, memo, in_memory = columns
     q_tokens, d_tokens = _tokens(columns)
-    if reading != "positive" and not _several(subtopics):
+    if reading != "positive" and not _several(subtopics, in_memory):
         # judgments of one subtopic seldom repeat a document: taken as given
         # where the index the evaluation joins the run to finds none
         graded = _taken(q, d, q_tokens, d_tokens, None, labels)
@@ -244,20 +250,24 @@ def ir_graded(columns, reading: str = "last", doc_ids=None) -> Qrels:
     extra[0] = False
     extra[1:] = key[order][1:] == key[order][:-1]
     more = order[extra]
-    q, d = _strings(q), _strings(d)
     prefix = "\x01extra judgment "  # no docno of a TREC file
     names = _numbered(prefix, more.shape[0])
     held = [_led_by(d, prefix[0])]
     if doc_ids is not None:
-        held.append(_led_by(_strings(doc_ids), prefix[0]))
+        held.append(_led_by(doc_ids, prefix[0]))
     while any(np.isin(names, ids).any() for ids in held):
         prefix += "+"
         names = _numbered(prefix, more.shape[0])
     one = positive[rows]
+    labels = np.concatenate([kept, labels[more]])
+    if isinstance(q, Tokens) or isinstance(d, Tokens):  # the ids' bytes
+        docs = Tokens.concat([d_tokens.take(one), Tokens.from_strings(names)])
+        rows = np.concatenate([one, positive[more]])
+        return Qrels._checked_tokens(q_tokens.take(rows), docs, labels)
     return Qrels(
         np.concatenate([q[one], q[positive[more]]]),
         np.concatenate([d[one], names]),
-        np.concatenate([kept, labels[more]]),
+        labels,
     )
 
 
@@ -281,13 +291,21 @@ def ir_query_codes(columns: IrJudgments) -> tuple:
     return memo["query_codes"]
 
 
-def _several(subtopics) -> bool:
-    """Whether judgments in memory (a str array of their subtopics) name
-    more than one subtopic; a file's (tokens) are taken as one, as TREC's
-    judgment files mostly are (the check would cost what it spares)."""
-    if isinstance(subtopics, Tokens):
+def _several(subtopics, in_memory) -> bool:
+    """Whether judgments in memory (their subtopics: a str array or
+    tokens) name more than one subtopic; a file's are taken as one, as
+    TREC's judgment files mostly are (the check would cost what it
+    spares)."""
+    if not in_memory:
         return False
-    return bool((subtopics[1:] != subtopics[:-1]).any())
+    if not isinstance(subtopics, Tokens):
+        return bool((subtopics[1:] != subtopics[:-1]).any())
+    length = subtopics.length
+    if int(length.max(initial=0)) <= 8:  # one word each, zero past the end
+        word = subtopics.word(0)
+        return bool((word[1:] != word[:-1]).any() or (length[1:] != length[:-1]).any())
+    later = np.arange(1, len(subtopics), dtype=np.intp)
+    return not bool(subtopics.equal(later, subtopics, later - 1).all())
 
 
 def _numbered(prefix: str, n: int) -> np.ndarray:
@@ -304,9 +322,13 @@ def _numbered(prefix: str, n: int) -> np.ndarray:
 
 
 def _led_by(ids, char):
-    """The ids (a str array) whose first character is ``char``: the only
-    ones a name starting with it can equal (their first code points
-    compared, without a Python string per id)."""
+    """The ids (a str array, or tokens: ``char`` is ASCII) whose first
+    character is ``char``, as a str array: the only ones a name starting
+    with it can equal (their first code points or bytes compared, without
+    a Python string per id)."""
+    if isinstance(ids, Tokens):
+        first = ids.buf[np.minimum(ids.start, ids.buf.shape[0] - 1)]
+        return ids.strings(np.flatnonzero((ids.length > 0) & (first == ord(char))))
     if not ids.shape[0] or ids.dtype.itemsize == 0:
         return ids[:0]
     first = np.ascontiguousarray(ids).view(np.uint32)[:: ids.dtype.itemsize // 4]
@@ -335,10 +357,9 @@ def ir_subtopics(columns, graded=None) -> QrelsJG:
 
 
 def _subtopics(columns) -> QrelsJG:
-    q, subtopics, d, labels, _ = columns
-    in_memory = not isinstance(q, Tokens)  # a file's ids hold no whitespace
+    q, subtopics, d, labels, _, in_memory = columns
     if labels.dtype.kind not in "biu" or (
-        in_memory and any(empty_or_spaced(ids).any() for ids in (q, subtopics, d))
+        in_memory and any(map(_empty_or_spaced, (q, subtopics, d)))
     ):
         return QrelsJG(_strings(q), _strings(subtopics), _strings(d), labels)
     q_tokens, d_tokens = _tokens(columns)
@@ -346,9 +367,24 @@ def _subtopics(columns) -> QrelsJG:
     if not isinstance(subtopics, Tokens):
         g_tokens = Tokens.from_strings(subtopics)
     jg = QrelsJG._from_tokens(q_tokens, g_tokens, d_tokens, labels.astype(np.int64))
-    if in_memory:  # the strings, held already
+    if in_memory and not isinstance(q, Tokens):  # the strings, held already
         jg._query_ids, jg._groups, jg._doc_ids = q, subtopics, d
     return jg
+
+
+def _ids(values):
+    """Ids read by ``columns_of``: tokens as they are, else a str array."""
+    return values if isinstance(values, Tokens) else _strings(values)
+
+
+def _empty_or_spaced(ids) -> bool:
+    """Whether an id (a str array, or tokens of a buffer of ids' bytes alone)
+    is empty or holds a separator: any byte of the tokens' buffer is
+    looked at (a separator between them would only send them to the
+    strings' path, which looks again)."""
+    if isinstance(ids, Tokens):
+        return bool((ids.length == 0).any() or separators(ids.buf).any())
+    return bool(empty_or_spaced(ids).any())
 
 
 def floats_tie_more(run: Run) -> bool:

@@ -357,8 +357,9 @@ class Evaluator:
         """The judgments read as ``reading`` says (:func:`ir_graded`): kept
         across runs, but for gdeval's extra rows, named apart from the
         run's documents."""
-        if reading == "positive":
-            return ir_graded(self._judgments, reading, run.doc_ids)
+        if reading == "positive":  # the run's docnos as it holds them
+            docs = run._d if run._doc_ids is None else run._doc_ids
+            return ir_graded(self._judgments, reading, docs)
         if reading not in self._graded:
             self._graded[reading] = ir_graded(self._judgments, reading)
         return self._graded[reading]

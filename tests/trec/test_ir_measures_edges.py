@@ -477,7 +477,7 @@ def test_judgments_of_a_file_read_as_tokens_equal_those_of_tuples(
     twice (or hashes that collide, which only a check on the strings can
     tell apart; or read as judgments of several subtopics, which skip the
     check), as each provider reads a document judged twice. Either way the
-    values of the tuples' path, which reads str arrays."""
+    values of the tuples' path (ids held in memory)."""
     import skirm.io._join
     import skirm.io._tokens
     from skirm.trec import _ir_inputs
@@ -490,7 +490,7 @@ def test_judgments_of_a_file_read_as_tokens_equal_those_of_tuples(
         monkeypatch.setattr(skirm.io._tokens, "mix", collide)
         monkeypatch.setattr(skirm.io._join, "mix", collide)
     elif repeat == "subtopics":
-        monkeypatch.setattr(_ir_inputs, "_several", lambda subtopics: True)
+        monkeypatch.setattr(_ir_inputs, "_several", lambda subtopics, in_memory: True)
     rows = [("q1", "0", "d1", 2), ("q1", "0", "d2", 0), ("q2", "0", "d1", 1)]
     rows += [("q2", "0", "d3", 0), ("q1", "0", "dé", 1)]
     if repeat == "same label":
@@ -567,3 +567,57 @@ def test_diversity_joined_to_the_shared_pairs_equals_its_own_join(
     got = np.array([m.value for m in shared])
     want = np.array([m.value for m in own])
     assert np.array_equal(got.view(np.uint64), want.view(np.uint64))
+
+
+def _read_either_way(rows):
+    """The judgments of ``rows`` as the drop-in reads them (str ids as
+    tokens) and the same with str arrays (how they were read before)."""
+    from skirm.io._tokens import Tokens
+    from skirm.trec import _ir_inputs
+
+    judgments = _ir_inputs.read_ir_qrels(rows)
+    strings = judgments._replace(
+        **{
+            field: np.array([getattr(r, name) for r in rows], dtype=str)
+            for field, name in (
+                ("query_ids", "query_id"),
+                ("subtopics", "iteration"),
+                ("doc_ids", "doc_id"),
+            )
+        },
+        memo={},
+    )
+    assert isinstance(judgments.doc_ids, Tokens)
+    return judgments, strings
+
+
+def _outcome(call):
+    try:
+        out = call()
+    except skirm.InvalidInputError as exc:
+        return str(exc)
+    names = ("query_ids", "groups", "doc_ids", "labels")
+    return [np.asarray(getattr(out, n)).tolist() for n in names if hasattr(out, n)]
+
+
+@pytest.mark.parametrize("bad", ["d 1", "", "d\t1", "q\x0b", "d\r", "fine"])
+@pytest.mark.parametrize("column", ["query_id", "iteration", "doc_id"])
+def test_judgments_in_memory_read_as_tokens_as_str_arrays(bad, column):
+    """Judgments given in memory (tuples) whose str ids are read as tokens
+    give each reading what the same ids as str arrays give: an id empty or
+    holding whitespace (which a file's cannot) is refused by the subtopics'
+    reading with the same message, and read alike by the graded ones."""
+    from skirm.trec import _ir_inputs
+
+    rows = [Qrel("q1", "d1", 1, "1"), Qrel("q1", "d1", 0, "2")]
+    rows += [Qrel("q2", "d2", 1, "1"), Qrel("q2", "d3", 2, "1")]
+    rows[1] = rows[1]._replace(**{column: bad})
+    judgments, strings = _read_either_way(rows)
+    for reading in ("last", "any", "positive"):
+        got = _outcome(lambda: _ir_inputs.ir_graded(judgments, reading))
+        want = _outcome(lambda: _ir_inputs.ir_graded(strings, reading))
+        assert got == want, reading
+    got = _outcome(lambda: _ir_inputs.ir_subtopics(judgments))
+    assert got == _outcome(lambda: _ir_inputs.ir_subtopics(strings))
+    if bad != "fine":
+        assert "must be non-empty strings without whitespace" in got

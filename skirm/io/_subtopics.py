@@ -25,6 +25,8 @@ from skirm.io._convert import (
 )
 from skirm.io._prefs import QrelsJG, read_qrels_jg
 from skirm.io._sources import is_path_or_file
+from skirm.io._text import empty_or_spaced, separators
+from skirm.io._tokens import Tokens
 from skirm.io._values import check_values
 
 if TYPE_CHECKING:
@@ -129,14 +131,46 @@ def convert_qrels_jg(obj, name, names=None) -> QrelsJG:
         q, sub, d, v = _from_three_levels(obj, name)
     else:
         roles = ("query_id", SUBTOPIC, "doc_id", "relevance")
-        q, sub, d, v = columns_of(obj, name, "relevance", names or {}, QrelsJG, roles)
+        q, sub, d, v = columns_of(
+            obj, name, "relevance", names or {}, QrelsJG, roles, tokens=True
+        )
     v = check_values(v, name, "relevance", q, d)
     if sub is None:  # ordinary qrels: one subtopic per query, as a file's "0"
-        sub = np.full(q.shape[0], ONE_SUBTOPIC)
+        sub = np.full(len(q), ONE_SUBTOPIC)
     try:
-        return QrelsJG(q, sub, d, v)
+        return _judgments(q, sub, d, v)
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(f"`{name}`: {exc}") from None
+
+
+def _judgments(q, sub, d, labels):
+    """The :class:`QrelsJG` of columns of ids (str arrays or tokens): kept as
+    tokens where some are and the constructor would take them as they are
+    (integer labels, no id empty or holding whitespace); else through the
+    constructor, whose messages say what is wrong."""
+    ids = (q, sub, d)
+    labels = np.asarray(labels)
+    if (
+        any(isinstance(x, Tokens) for x in ids)
+        and labels.ndim == 1
+        and labels.dtype.kind in "biu"
+        and not any(map(empty_or_spaced_ids, ids))
+    ):
+        q, sub, d = (
+            x if isinstance(x, Tokens) else Tokens.from_strings(x) for x in ids
+        )
+        return QrelsJG._from_tokens(q, sub, d, labels.astype(np.int64))
+    return QrelsJG(*(x.strings() if isinstance(x, Tokens) else x for x in ids), labels)
+
+
+def empty_or_spaced_ids(ids) -> bool:
+    """Whether an id (a str array, or tokens of a buffer of ids' bytes alone)
+    is empty or holds a separator: any byte of the tokens' buffer is
+    looked at (a separator between them would only send them to the
+    strings' way, which looks again)."""
+    if isinstance(ids, Tokens):
+        return bool((ids.length == 0).any() or separators(ids.buf).any())
+    return bool(empty_or_spaced(ids).any())
 
 
 def _from_three_levels(obj, name, value="relevance"):

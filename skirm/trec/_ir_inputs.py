@@ -26,7 +26,8 @@ from skirm.io._convert import SUBTOPIC, columns_of
 from skirm.io._join import index_of
 from skirm.io._prefs import read_four_columns
 from skirm.io._sources import is_path
-from skirm.io._text import empty_or_spaced, read_str_split, separators
+from skirm.io._subtopics import empty_or_spaced_ids
+from skirm.io._text import read_str_split
 from skirm.io._tokens import Tokens, first_duplicate
 from skirm.io._trec_files import run_of_bytes
 from skirm.io._values import check_values
@@ -359,7 +360,7 @@ def ir_subtopics(columns, graded=None) -> QrelsJG:
 def _subtopics(columns) -> QrelsJG:
     q, subtopics, d, labels, _, in_memory = columns
     if labels.dtype.kind not in "biu" or (
-        in_memory and any(map(_empty_or_spaced, (q, subtopics, d)))
+        in_memory and any(map(empty_or_spaced_ids, (q, subtopics, d)))
     ):
         return QrelsJG(_strings(q), _strings(subtopics), _strings(d), labels)
     q_tokens, d_tokens = _tokens(columns)
@@ -375,16 +376,6 @@ def _subtopics(columns) -> QrelsJG:
 def _ids(values):
     """Ids read by ``columns_of``: tokens as they are, else a str array."""
     return values if isinstance(values, Tokens) else _strings(values)
-
-
-def _empty_or_spaced(ids) -> bool:
-    """Whether an id (a str array, or tokens of a buffer of ids' bytes alone)
-    is empty or holds a separator: any byte of the tokens' buffer is
-    looked at (a separator between them would only send them to the
-    strings' path, which looks again)."""
-    if isinstance(ids, Tokens):
-        return bool((ids.length == 0).any() or separators(ids.buf).any())
-    return bool(empty_or_spaced(ids).any())
 
 
 def floats_tie_more(run: Run) -> bool:

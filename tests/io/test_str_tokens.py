@@ -119,3 +119,37 @@ def test_evaluations_of_str_ids_as_tokens(dimension, seed):
         for name, values in reference.per_query.items():
             np.testing.assert_array_equal(got.per_query[name], values, err_msg=name)
         assert got.means == reference.means
+
+
+def _jg_outcome(make):
+    from skirm import InvalidInputError
+
+    try:
+        jg = make()
+    except InvalidInputError as exc:
+        return str(exc).removeprefix("`qrels`: ")
+    ids = [x.tolist() for x in (jg.query_ids, jg.groups, jg.doc_ids)]
+    return [*ids, jg.labels.tolist(), jg.labels.dtype]
+
+
+@pytest.mark.parametrize(
+    "bad", ["d 1", "", "d\t1", "d\x0b", "é", "x\0", "fine", "twice"]
+)
+@pytest.mark.parametrize("column", [0, 1, 2])
+def test_subtopic_judgments_of_str_ids_as_tokens(bad, column):
+    """Subtopic judgments given as tuples, their str ids read as tokens,
+    are the judgments (or the message) the constructor gives of the same
+    ids as str arrays: ids empty or holding whitespace refused alike, ids
+    not ASCII or with a NUL, a docno twice in a subtopic."""
+    from skirm.io import QrelsJG, as_qrels_jg
+
+    rows = [["q1", "1", "d1", 1], ["q1", "2", "d1", 0], ["q2", "1", "d2", 2]]
+    if bad == "twice":
+        rows[1] = ["q1", "1", "d1", 0]
+    else:
+        rows[1][column] = bad
+    columns = [np.array([r[i] for r in rows], dtype=str) for i in range(3)]
+    labels = [r[3] for r in rows]
+    want = _jg_outcome(lambda: QrelsJG(*columns, labels))
+    got = _jg_outcome(lambda: as_qrels_jg([tuple(r) for r in rows]))
+    assert got == want

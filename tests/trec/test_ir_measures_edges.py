@@ -614,8 +614,8 @@ def test_judgments_in_memory_read_as_tokens_as_str_arrays(bad, column):
     rows[1] = rows[1]._replace(**{column: bad})
     judgments, strings = _read_either_way(rows)
     for reading in ("last", "any", "positive"):
-        got = _outcome(lambda: _ir_inputs.ir_graded(judgments, reading))
-        want = _outcome(lambda: _ir_inputs.ir_graded(strings, reading))
+        got = _outcome(lambda r=reading: _ir_inputs.ir_graded(judgments, r))
+        want = _outcome(lambda r=reading: _ir_inputs.ir_graded(strings, r))
         assert got == want, reading
     got = _outcome(lambda: _ir_inputs.ir_subtopics(judgments))
     assert got == _outcome(lambda: _ir_inputs.ir_subtopics(strings))

@@ -5,6 +5,8 @@ id)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 
 def id_values(rng, dimension, n_distinct):
     """``n_distinct`` distinct ids of one shape."""
@@ -25,3 +27,12 @@ def id_values(rng, dimension, n_distinct):
 
 
 DIMENSIONS = ["short", "word_boundaries", "long", "unicode", "latin1", "prefixes"]
+
+
+def id_column(rng, dimension, run):
+    """A column of ids of one shape in runs of equal ones (1 to ``run``
+    each), as a list of str."""
+    values = id_values(rng, dimension, int(rng.integers(1, 30)))
+    picks = rng.integers(0, len(values), int(rng.integers(1, 80)))
+    sizes = rng.integers(1, run + 1, picks.size)
+    return [values[i] for i in np.repeat(picks, sizes)]

@@ -164,7 +164,7 @@ def plain_qrels(qrels: Any, *, copy: bool = True) -> PlainQrels:
         return _NOT_PLAIN_QRELS
     inner = map(dict, qrels.values()) if copy else qrels.values()
     kept = dict(filter(itemgetter(1), zip(qrels, inner, strict=True)))
-    return PlainQrels(kept, max(float(labels.max()), 0.0), labels)
+    return PlainQrels(kept, max(float(np.max(labels)), 0.0), labels)
 
 
 class DictIndex:

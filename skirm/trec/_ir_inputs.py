@@ -157,7 +157,8 @@ def read_ir_qrels(qrels: Any) -> IrJudgments:
     :class:`~skirm.io.Qrels` and :class:`~skirm.io.QrelsJG` (the subtopic of
     each judgment: its group), in the order given, as columns: query ids,
     subtopics (``"0"`` where none is given), doc ids and labels (see
-    :func:`ir_graded` and :func:`ir_subtopics`); the ids of a file as
+    :func:`ir_graded` and :func:`ir_subtopics`); the ids of a file, and str
+    ids given in memory that tokens hold (ASCII, no NUL), as
     :class:`~skirm.io._tokens.Tokens`, any other's as str arrays."""
     if isinstance(qrels, Qrels):
         q, subtopics, d, labels = qrels.query_ids, None, qrels.doc_ids, qrels.labels

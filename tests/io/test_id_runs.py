@@ -1,36 +1,50 @@
 """Ids given as Python objects (tuples, named tuples, object columns): str
 ids that repeat in runs (a query's rows together) are made numpy strings
-once per run; the array is ``np.array(ids, dtype=str)``'s, on generated
-columns that vary one dimension at a time, and ids of other types keep
-their checks and messages."""
+once per run, or tokens of their bytes where the reader takes tokens; the
+array (or the tokens' strings) is ``np.array(ids, dtype=str)``'s, on
+generated columns that vary one dimension at a time, and ids of other types
+keep their checks and messages."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from _token_shapes import DIMENSIONS, id_values
+from _token_shapes import DIMENSIONS, id_column
 
 import skirm.io._convert as convert
 from skirm import InvalidInputError
+from skirm.io._tokens import Tokens
 
 
 def _ids(values):
     return convert._ids(values, "run", "query ids")
 
 
+#: The shapes of ids that tokens hold (ASCII, no NUL).
+ASCII = {"short", "word_boundaries", "long", "prefixes"}
+
+
+@pytest.mark.parametrize("tokens", [False, True])
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("dimension", DIMENSIONS)
 @pytest.mark.parametrize("run", [1, 2, 5, 40])
-def test_ids_in_runs_are_numpys_strings(dimension, seed, run, monkeypatch):
+def test_ids_in_runs_are_numpys_strings(dimension, seed, run, tokens, monkeypatch):
+    """Without ``tokens``, numpy's strings; with them (where the reader
+    takes tokens), tokens of the ids' bytes whose strings are numpy's, or
+    numpy's strings for ids tokens do not hold."""
     monkeypatch.setattr(convert, "RUN_IDS", 8)
     monkeypatch.setattr(convert, "_RUN_SAMPLE", 16)
     rng = np.random.default_rng([DIMENSIONS.index(dimension), seed, run])
-    values = id_values(rng, dimension, int(rng.integers(1, 30)))
-    picks = rng.integers(0, len(values), int(rng.integers(1, 80)))
-    items = [values[i] for i in np.repeat(picks, rng.integers(1, run + 1, picks.size))]
+    items = id_column(rng, dimension, run)
     want = np.array(items, dtype=str)
     for given in (items, np.array(items, dtype=object)):
-        got = _ids(given)
+        got = convert._ids(given, "run", "query ids", tokens)
+        if tokens and dimension in ASCII:
+            assert isinstance(got, Tokens)
+            np.testing.assert_array_equal(got.strings(), want)
+            np.testing.assert_array_equal(got.length, [len(s) for s in items])
+            assert not got.buf[int(got.end.max()) :].any()  # the zero padding
+            continue
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
 

@@ -1,10 +1,11 @@
 """Ids given as Python str (rows, dicts, object columns) read as tokens of
-their joined bytes where the reader takes tokens (``as_qrels``, ``as_run``
-and the evaluations through them): the tokens' strings are
-``np.array(ids, dtype=str)``'s, on generated columns that vary one dimension
-at a time, alone and in runs; ids the tokens cannot hold as numpy's
-strings do (not ASCII, a NUL) stay str arrays; and a run or qrels read
-either way evaluates to the same values."""
+their joined bytes where the reader takes tokens (``as_qrels``, ``as_run``,
+``as_qrels_jg`` and the evaluations through them): ids the tokens cannot
+hold as numpy's strings do (not ASCII, a NUL) stay str arrays; equal ids in
+runs share their bytes; a run or qrels read either way evaluates to the same
+values, and subtopic judgments are those (or the message) of their str
+arrays. The tokens of generated columns are checked against numpy's strings
+in ``test_id_runs.py``."""
 
 from __future__ import annotations
 
@@ -18,36 +19,6 @@ import skirm.io._convert as convert
 from skirm.io import Qrels, Run
 from skirm.io._tokens import Tokens
 from skirm.trec import evaluate_run
-
-ASCII = {"short", "word_boundaries", "long", "prefixes"}
-
-
-def _column(rng, dimension, run):
-    values = id_values(rng, dimension, int(rng.integers(1, 30)))
-    picks = rng.integers(0, len(values), int(rng.integers(1, 80)))
-    sizes = rng.integers(1, run + 1, picks.size)
-    return [values[i] for i in np.repeat(picks, sizes)]
-
-
-@pytest.mark.parametrize("seed", range(3))
-@pytest.mark.parametrize("dimension", DIMENSIONS)
-@pytest.mark.parametrize("run", [1, 2, 5, 40])
-def test_str_ids_as_tokens(dimension, seed, run, monkeypatch):
-    monkeypatch.setattr(convert, "RUN_IDS", 8)
-    monkeypatch.setattr(convert, "_RUN_SAMPLE", 16)
-    rng = np.random.default_rng([DIMENSIONS.index(dimension), seed, run, 7])
-    items = _column(rng, dimension, run)
-    want = np.array(items, dtype=str)
-    for given in (items, np.array(items, dtype=object)):
-        got = convert._ids(given, "run", "doc ids", tokens=True)
-        if dimension in ASCII:
-            assert isinstance(got, Tokens)
-            np.testing.assert_array_equal(got.strings(), want)
-            np.testing.assert_array_equal(got.length, [len(s) for s in items])
-            assert not got.buf[int(got.end.max()) :].any()  # the zero padding
-        else:  # not ASCII: numpy's strings, as without tokens
-            assert got.dtype == want.dtype
-            np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm.io._keys import search_descending
+from skirm.io._keys import ranges, search_descending
 
 __all__ = ["count_scores", "ranges", "search_descending", "starts_of"]
 
@@ -91,9 +91,9 @@ def _lines(scores, starts):
     if width * n_queries > PADDED * n or scores.dtype.kind != "f":
         return None, 0
     lines = np.full((n_queries, width), np.nan, dtype=scores.dtype)
-    # row r of query c at cell c * width + (r - starts[c])
-    shift = np.arange(n_queries, dtype=np.intp) * width - starts[:-1]
-    lines.reshape(-1)[np.arange(n, dtype=np.intp) + np.repeat(shift, sizes)] = scores
+    # query c's rows at the first cells of line c
+    line_starts = np.arange(n_queries, dtype=np.intp) * width
+    lines.reshape(-1)[ranges(line_starts, sizes)] = scores
     return lines, width
 
 
@@ -102,11 +102,3 @@ def starts_of(sizes):
     starts = np.zeros(sizes.shape[0] + 1, dtype=np.intp)
     np.cumsum(sizes, out=starts[1:])
     return starts
-
-
-def ranges(starts, sizes):
-    """The indices ``starts[i], ..., starts[i] + sizes[i] - 1`` of every i."""
-    ends = np.cumsum(sizes)
-    rows = np.arange(int(ends[-1]) if ends.shape[0] else 0, dtype=np.intp)
-    rows += np.repeat(starts - (ends - sizes), sizes)
-    return rows

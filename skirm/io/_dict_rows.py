@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from skirm._lazy import cached_property
-from skirm.io._keys import search_ascending
+from skirm.io._keys import ranges, search_ascending
 from skirm.io._tokens import Tokens
 
 __all__ = [
@@ -191,7 +191,7 @@ class DictIndex:
             )
         elif (order[1:] < order[:-1]).any():  # the labels in the dicts' order
             first = _starts(self.sizes[np.argsort(order)])[:-1][order]
-            labels = labels[_ranges(first, self.sizes)]
+            labels = labels[ranges(first, self.sizes)]
         self.labels = labels
         self.codes = np.repeat(np.arange(len(names), dtype=np.intp), self.sizes)
 
@@ -202,7 +202,7 @@ class DictIndex:
         if at.shape[0] == len(self.dicts):  # every judged query: as indexed
             return self.dicts, self.sizes, self.labels, self.codes, self._docnos
         sizes = self.sizes[at]
-        rows = _ranges(self.starts[at], sizes)
+        rows = ranges(self.starts[at], sizes)
         codes = np.repeat(np.arange(at.shape[0], dtype=np.intp), sizes)
         dicts = list(map(self.dicts.__getitem__, at.tolist()))
 
@@ -335,13 +335,6 @@ def query_blocks(starts, rows):
 def _starts(sizes):
     """Where each of the consecutive parts of ``sizes`` starts, and the end."""
     return np.concatenate([np.zeros(1, dtype=np.intp), np.cumsum(sizes, dtype=np.intp)])
-
-
-def _ranges(first, sizes):
-    """The rows ``first[i]:first[i] + sizes[i]`` of every ``i``, one after
-    another."""
-    offset = first - (np.cumsum(sizes) - sizes)
-    return np.arange(int(sizes.sum()), dtype=np.intp) + np.repeat(offset, sizes)
 
 
 class _Keys:

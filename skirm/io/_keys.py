@@ -16,6 +16,7 @@ __all__ = [
     "any_equal_in_groups",
     "any_equal_in_runs",
     "code_runs",
+    "ranges",
     "runs_in_code_order",
     "search_ascending",
     "search_descending",
@@ -165,3 +166,11 @@ def any_equal_in_runs(keys, starts):
     # pair j of a line is (j, j + 1): inside the group when j + 1 < size
     same &= np.arange(width - 1) < (sizes - 1)[:, np.newaxis]
     return bool(same.any())
+
+
+def ranges(starts, sizes):
+    """The indices ``starts[i], ..., starts[i] + sizes[i] - 1`` of every i."""
+    ends = np.cumsum(sizes)
+    rows = np.arange(int(ends[-1]) if ends.shape[0] else 0, dtype=np.intp)
+    rows += np.repeat(starts - (ends - sizes), sizes)
+    return rows

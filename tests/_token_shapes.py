@@ -36,3 +36,14 @@ def id_column(rng, dimension, run):
     picks = rng.integers(0, len(values), int(rng.integers(1, 80)))
     sizes = rng.integers(1, run + 1, picks.size)
     return [values[i] for i in np.repeat(picks, sizes)]
+
+
+def fake_hash(monkeypatch, hash_of):
+    """``Tokens.hash`` made ``hash_of(tokens)``, to force collisions. Such a
+    hash may collide on tokens of any length, so the exactness of the real
+    hash on short tokens (``EXACT_BYTES``) is switched off with it."""
+    import skirm.io._hashed_codes as hashed_codes_module
+    from skirm.io._tokens import Tokens
+
+    monkeypatch.setattr(Tokens, "hash", lambda self, cache=True: hash_of(self))
+    monkeypatch.setattr(hashed_codes_module, "EXACT_BYTES", 0)

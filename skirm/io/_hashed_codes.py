@@ -1,10 +1,15 @@
 """The codes of ids interleaved in many runs (a run shuffled, or sorted by
 score), by their hashes: what :meth:`~skirm.io._tokens.Tokens.codes` asks
-where a sort of a string per run of equal adjacent ids would cost most."""
+where a sort of a string per run of equal adjacent ids would cost most; and
+the equality of tokens whose hashes are equal (:func:`equal_hashed`)."""
 
 from __future__ import annotations
 
 import numpy as np
+
+#: Tokens of at most this many bytes are told apart by their hash and their
+#: length alone (:func:`equal_hashed`).
+EXACT_BYTES = 8
 
 #: Runs whose hashes tell whether the values are few (at most).
 SAMPLE_RUNS = 1 << 13
@@ -40,7 +45,7 @@ def hashed_codes(tokens):
     of_row = np.searchsorted(distinct, h)
     one = np.empty(distinct.shape[0], dtype=np.intp)
     one[of_row] = np.arange(n)  # a row of each hash (whichever is written last)
-    if not tokens.equal(np.arange(n), tokens, one[of_row]).all():
+    if not equal_hashed(tokens, np.arange(n), tokens, one[of_row]).all():
         return None
     names = tokens.strings(one)
     order = np.argsort(names, kind="stable")
@@ -50,3 +55,21 @@ def hashed_codes(tokens):
     rank = np.empty(order.shape[0], dtype=np.intp)
     rank[order] = np.arange(order.shape[0])
     return rank[of_row], ids
+
+
+def equal_hashed(tokens, rows, other, other_rows):
+    """``tokens.equal(rows, other, other_rows)`` of pairs whose hashes
+    (:meth:`~skirm.io._tokens.Tokens.hash`) are known to be equal.
+
+    The hash of a token of at most :data:`EXACT_BYTES` bytes is its one
+    word (zero past its end) mixed with a constant of its length by three
+    invertible steps (an exclusive or, a product by an odd constant, an
+    exclusive or with itself shifted right): two such tokens of one length
+    and one hash have one word, hence the same bytes. Only longer tokens
+    are compared byte by byte."""
+    length = tokens.length[rows]
+    eq = length == other.length[other_rows]
+    long = np.flatnonzero(eq & (length > EXACT_BYTES))
+    if long.shape[0]:
+        eq[long] = tokens.equal(rows[long], other, other_rows[long])
+    return eq

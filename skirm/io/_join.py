@@ -23,6 +23,7 @@ import numpy as np
 
 from skirm._errors import DuplicateDocnoError
 from skirm._validation import repeated_pairs
+from skirm.io._hashed_codes import equal_hashed
 from skirm.io._keys import _MAX_PADDING, any_equal, any_equal_in_runs, code_runs
 from skirm.io._tokens import SortedKeys, first_duplicate, mix, mix_into, offset_dtype
 
@@ -335,9 +336,9 @@ def _lines_join(index, block, keep, codes, hashes, j_rows, j_codes, n_eval, runs
     pair = np.flatnonzero((a < size) & (b >= size))  # a row, a judgement
     rows = runs[line[pair]] + a[pair]
     judged = j_rows[firsts[line[pair]] + b[pair] - size[pair]]
-    same = (hashes[rows] == index.hashes[judged]) & block._d.equal(
-        keep[rows], index.docs, judged
-    )
+    same = np.flatnonzero(hashes[rows] == index.hashes[judged])
+    rows, judged = rows[same], judged[same]
+    same = equal_hashed(block._d, keep[rows], index.docs, judged)
     return rows[same], judged[same], repeats
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skirm._errors import DuplicateDocnoError, EmptyRunError
+from skirm._errors import DuplicateDocnoError, EmptyRunError, RunNotGroupedError
 from skirm._measures._rows import QRELS, QRELS_JG
 from skirm._measures._table import OFFICIAL
 from skirm._params import checked
@@ -411,12 +411,15 @@ def _stream(indexes, run, entries, progress):
     name = _name(run, "the run")
     progress.stage(name, unit="bytes")
     blocks, restart = run_blocks(run, on_read)
+    if restart is not None and restart.on is RunNotGroupedError:
+        by_query = restart.blocks
 
-    def again(exc):  # the run read again, by query: its queries count anew
-        progress.stage(f"{name} (by query)", unit="bytes")
-        return restart(exc)
+        def again(exc):  # the run read again, by query: its queries count anew
+            progress.stage(f"{name} (by query)", unit="bytes")
+            return by_query(exc)
 
-    parts = map_blocks(step, blocks, again if restart is not None else None, _Parts)
+        restart = restart._replace(blocks=again)
+    parts = map_blocks(step, blocks, restart, _Parts)
     if not parts.n:
         if not parts.sample:  # no block held a line
             raise EmptyRunError("the run is empty: nothing to evaluate")

@@ -15,12 +15,15 @@ import itertools
 import os
 import stat
 import warnings
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
-from skirm._engine import stream_map
-from skirm._errors import InvalidParameterError, RunNotGroupedError
+from skirm._engine import stable_code_sort, stream_map
+from skirm._errors import DuplicateDocnoError, InvalidParameterError, RunNotGroupedError
 from skirm._measures._rows import PREFS, QRELS, QRELS_JG
+from skirm.io._coded_tokens import CodedTokens
 from skirm.io._convert import convert_qrels, convert_run
 from skirm.io._join import FIRST_ROW, index_of
 from skirm.io._prefs import Prefs, read_prefs, read_qrels_prefs
@@ -84,12 +87,21 @@ def run_input(run):
     return convert_run(run, "run")
 
 
+class Restart(NamedTuple):
+    """How :func:`map_blocks` starts over when a block raises ``on``: with
+    the blocks ``blocks(exc)`` gives."""
+
+    on: type[Exception]
+    blocks: Callable
+
+
 def run_blocks(run, on_read=None):
-    """The run's blocks (each with all rows of its queries), and a restart.
+    """The run's blocks (each with all rows of its queries), and a
+    :class:`Restart` (or None).
 
     A path is streamed block by block, each of at most
     :data:`MAX_BLOCK_QUERIES` queries; if its queries turn out not to be
-    grouped, ``restart()`` gives the run again in parts by query hash (read
+    grouped, the restart gives the run again in parts by query hash (read
     in passes, memory bounded by the largest part). An open file is read
     whole; so is a pipe's path, and every other shape :func:`skirm.io.as_run`
     takes (then cut as :func:`_in_memory` says).
@@ -97,7 +109,7 @@ def run_blocks(run, on_read=None):
     streamed (see :func:`~skirm.io._run_blocks.iter_run_blocks`).
     """
     if not is_path(run) or _is_stream(run):
-        return _in_memory(run_input(run)), None
+        return _in_memory(run_input(run))
 
     def restart(exc):
         n_parts = count_parts(run)
@@ -110,7 +122,9 @@ def run_blocks(run, on_read=None):
             )
         return _cut(iter_run_parts(run, n_parts, on_read))
 
-    return _cut(iter_run_blocks(run, on_read=on_read)), restart
+    return _cut(iter_run_blocks(run, on_read=on_read)), Restart(
+        RunNotGroupedError, restart
+    )
 
 
 #: Rows of an in-memory run evaluated at once (about): a run of grouped
@@ -120,21 +134,55 @@ MEMORY_BLOCK_ROWS = 1 << 17
 
 
 def _in_memory(block):
-    """The blocks of a run read whole: the run itself, unless it holds more
-    than :data:`MEMORY_BLOCK_ROWS` rows and each query's rows are together
-    (then blocks of about that many rows, as a streamed file's are, each
-    query in one block; the per-query values are the same)."""
+    """``(blocks, restart)`` of a run read whole: the run itself, unless it
+    holds more than :data:`MEMORY_BLOCK_ROWS` rows (then blocks of about
+    that many rows, as a streamed file's are, each query in one block; the
+    per-query values are the same).
+
+    A run whose queries' rows are not together (shuffled, or sorted by
+    score) has them put together first (:func:`_grouped`). Its duplicate
+    docnos are then told by the run as given, evaluated whole (the
+    :class:`Restart`): the message names the rows, and the repeat, that
+    evaluation finds."""
     n = len(block)
     if n <= MEMORY_BLOCK_ROWS:
-        return [block]
+        return [block], None
     codes, ids = block._query_codes()
     starts = block._q.run_starts()
+    restart = None
     if starts.shape[0] != ids.shape[0]:  # a query in several runs of rows
-        return [block]
+        given = block
+        block, codes, starts = _grouped(block, codes, ids)
+        restart = Restart(DuplicateDocnoError, lambda exc: [given])
     wanted = np.arange(MEMORY_BLOCK_ROWS, n, MEMORY_BLOCK_ROWS)
     at = np.minimum(np.searchsorted(starts, wanted), starts.shape[0] - 1)
     bounds = np.unique(np.concatenate([[0], starts[at], [n]]))
-    return _parts(block, codes, ids, starts, bounds.tolist())
+    return _parts(block, codes, ids, starts, bounds.tolist()), restart
+
+
+def _grouped(block, codes, ids):
+    """``(grouped, codes, starts)``: the rows of ``block`` by query, in the
+    order of the sorted ``ids`` (``codes``: each row's index into them),
+    each query's rows in their order (a stable sort: the ties of
+    ``ties="input"`` keep their order), with their codes and each query's
+    first row. The query ids become codes into ``ids``: no offset of the
+    ids' bytes is moved."""
+    n_ids = ids.shape[0]
+    order = stable_code_sort(codes, n_ids)
+    sizes = np.bincount(codes, minlength=n_ids)
+    codes = np.repeat(np.arange(n_ids), sizes)
+    queries = CodedTokens(codes, ids)
+    queries._runs = np.cumsum(sizes) - sizes
+    grouped = Run._from_tokens(
+        queries,
+        block._d.take(order),
+        block.scores[order],
+        None if block._lines is None else block._lines[order],
+        block._source,
+        run_id=block.run_id,
+    )
+    grouped.__dict__["_qcodes"] = codes, ids
+    return grouped, codes, queries._runs
 
 
 def _parts(block, codes, ids, starts, bounds):
@@ -194,9 +242,9 @@ def _cut(blocks):
 
 def map_blocks(step, blocks, restart, new_sink=list):
     """``step(block)`` of each of the run's blocks, in order, appended to a
-    sink as it comes: ``new_sink()`` makes one (anew if the run is restarted
-    because it is not grouped), which is returned. The default gives
-    ``[step(block)]``."""
+    sink as it comes: ``new_sink()`` makes one (anew if the blocks raise
+    what the :class:`Restart` ``restart`` answers, for its blocks), which
+    is returned. The default gives ``[step(block)]``."""
 
     def gather(blocks):
         sink = new_sink()
@@ -204,9 +252,8 @@ def map_blocks(step, blocks, restart, new_sink=list):
             sink.append(result)
         return sink
 
+    answered = () if restart is None else restart.on
     try:
         return gather(blocks)
-    except RunNotGroupedError as exc:
-        if restart is None:  # pragma: no cover - only streams raise it
-            raise
-        return gather(restart(exc))
+    except answered as exc:
+        return gather(restart.blocks(exc))

@@ -11,11 +11,11 @@ not), and hashes that collide (all docnos of one length share one).
 
 import numpy as np
 import pytest
+from _token_shapes import fake_hash
 
 import skirm.io._join as join_module
 from skirm.io import Qrels, Run
 from skirm.io._join import QrelsIndex, join
-from skirm.io._tokens import Tokens
 from tests._data import ALPHABETS, random_ids
 
 
@@ -140,10 +140,7 @@ def test_lines_join_when_every_query_is_judged_or_none(monkeypatch, seed):
 def _hash_by_length(monkeypatch):
     """Every docno's hash made its length's: docnos of one length collide."""
 
-    def by_length(self, cache=True):
-        return self.length.astype(np.uint64) << np.uint64(40)
-
-    monkeypatch.setattr(Tokens, "hash", by_length)
+    fake_hash(monkeypatch, lambda t: t.length.astype(np.uint64) << np.uint64(40))
 
 
 def test_lines_join_a_hash_equal_by_chance_is_no_match(monkeypatch):

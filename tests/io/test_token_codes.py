@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _token_shapes import DIMENSIONS, id_values as _values
+from _token_shapes import DIMENSIONS, fake_hash, id_values as _values
 
 import skirm.io._tokens as tokens_module
 from skirm.io._hashed_codes import few_distinct, hashed_codes
@@ -91,10 +91,75 @@ def test_a_hash_collision_falls_back_to_the_strings(monkeypatch, how):
         fake = Tokens.from_strings(ids).hash(cache=False)
         first = int(np.flatnonzero(ids == ids[0])[-1])
         fake[first] ^= np.uint64(1)
-    monkeypatch.setattr(Tokens, "hash", lambda self, cache=True: fake.copy())
+    fake_hash(monkeypatch, lambda t: fake.copy())
     tokens._runs = None
     assert hashed_codes(tokens) is None
     monkeypatch.setattr(tokens_module, "MANY_RUNS", 10)
     monkeypatch.setattr(tokens_module, "few_distinct", lambda tokens, starts: True)
     tokens._runs = None
     _same(tokens.codes(), want)
+
+
+def _unmixed(h, length):
+    """The word a token of at most 8 bytes was hashed from, given its hash
+    and length: each step of the hash undone (the exclusive or with itself
+    shifted right by 31, the product by an odd constant, the exclusive or
+    with its length's constant)."""
+    from skirm.io._long_tokens import K0, K1
+
+    x = h ^ (h >> np.uint64(31)) ^ (h >> np.uint64(62))
+    x = x * np.uint64(pow(int(K1), -1, 1 << 64))
+    return x ^ ((length.astype(np.uint64) + np.uint64(1)) * K0)
+
+
+@pytest.mark.parametrize("alphabet", ["ascii", "bytes", "utf8"])
+def test_the_hash_of_a_short_token_gives_back_its_bytes(alphabet):
+    """What ``equal_hashed`` relies on: a token of at most ``EXACT_BYTES``
+    bytes has one hash per word and length, so equal hashes and lengths
+    mean equal bytes. Every length from 1 to 8, mixed in one column."""
+    from skirm.io._hashed_codes import EXACT_BYTES
+
+    rng = np.random.default_rng(3)
+    n = 4000
+    lengths = rng.integers(1, EXACT_BYTES + 1, n)
+    if alphabet == "ascii":
+        raw = rng.integers(32, 127, (n, EXACT_BYTES)).astype(np.uint8)
+    elif alphabet == "bytes":
+        raw = rng.integers(1, 256, (n, EXACT_BYTES)).astype(np.uint8)
+    else:  # the UTF-8 bytes of letters of two bytes each, cut anywhere
+        raw = np.frombuffer(("é" * (4 * n)).encode(), dtype=np.uint8).reshape(n, 8)
+        lengths = np.full(n, 8)
+    raw = raw.copy()
+    raw[np.arange(EXACT_BYTES) >= lengths[:, None]] = 0
+    end = np.cumsum(lengths)
+    buf = np.zeros(int(end[-1]) + 64, dtype=np.uint8)
+    buf[: end[-1]] = raw[np.arange(EXACT_BYTES) < lengths[:, None]]
+    tokens = Tokens(buf, end - lengths, end)
+    words = raw.view("<u8").reshape(-1)
+    np.testing.assert_array_equal(_unmixed(tokens.hash(), tokens.length), words)
+    np.testing.assert_array_equal(tokens.word(0), words)
+
+
+def test_equal_hashed_compares_the_bytes_of_long_tokens_only(monkeypatch):
+    """Pairs of equal hashes: short tokens are equal when their lengths are;
+    longer ones (and, under a hash that is not exact, every one) are
+    compared byte by byte."""
+    from skirm.io._hashed_codes import equal_hashed
+
+    left = Tokens.from_strings(np.array(["abc", "abcdefgh", "abcdefghi", "x" * 40]))
+    right = Tokens.from_strings(np.array(["abc", "abcdefgh", "abcdefghj", "x" * 40]))
+    rows = np.arange(4)
+    calls = []
+    real = Tokens.equal
+
+    def spy(self, a, other, b):
+        calls.append(a.tolist())
+        return real(self, a, other, b)
+
+    monkeypatch.setattr(Tokens, "equal", spy)
+    assert equal_hashed(left, rows, right, rows).tolist() == [True, True, False, True]
+    assert calls == [[2, 3]]
+    fake_hash(monkeypatch, lambda t: np.zeros(len(t), dtype=np.uint64))
+    calls.clear()
+    assert equal_hashed(left, rows, right, rows).tolist() == [True, True, False, True]
+    assert calls == [[0, 1, 2, 3]]

@@ -2,8 +2,10 @@
 file is: the blocks give the values of the run evaluated as one block, bit
 for bit, and the same errors, naming the same rows.
 
-The cut (:func:`skirm.trec._inputs._in_memory`) applies to a run whose
-queries are grouped (each query's rows together); the rest stay one block.
+The cut (:func:`skirm.trec._inputs._in_memory`) applies to every run of more
+rows than a block; a run whose queries are scattered (shuffled, sorted by
+score) has each query's rows put together first, and tells its duplicate
+docnos as the run evaluated whole does.
 The oracle is the same evaluation with the cut switched off (a block size
 larger than the run), on the generated cases of ``tests/_trec_fuzz.py`` (one
 dimension of real files varied at a time) and on frames.
@@ -19,7 +21,7 @@ from _trec_fuzz import DIMENSIONS, make_case
 
 import skirm.trec._inputs as inputs
 from skirm.io import Qrels, Run, read_qrels, read_run
-from skirm.trec import evaluate_run
+from skirm.trec import DuplicateDocnoError, evaluate_run
 
 #: Option sets of trec_eval's flags (``-l 2``, ``-J``, ``-M 5``, ``-c``, ``-N``).
 OPTIONS = {
@@ -149,13 +151,106 @@ def test_each_block_holds_whole_queries_and_their_codes(monkeypatch):
     )
 
 
-def test_a_run_whose_queries_are_not_grouped_is_one_block(monkeypatch):
-    _, q, d, scores = _grouped_run(6)
-    perm = np.random.default_rng(0).permutation(q.shape[0])
-    run = Run(q[perm], d[perm], scores[perm])
-    monkeypatch.setattr(inputs, "MEMORY_BLOCK_ROWS", 10)
-    blocks = inputs.run_blocks(run)[0]
-    assert isinstance(blocks, list) and len(blocks) == 1
+def _scattered(seed, order, n_queries=50, ties=True):
+    """:func:`_grouped_run` with its rows shuffled, or sorted by score (each
+    query's rows scattered over the run)."""
+    qrels, q, d, scores = _grouped_run(seed, n_queries, ties)
+    if order == "shuffled":
+        rows = np.random.default_rng(seed).permutation(q.shape[0])
+    else:
+        rows = np.argsort(-scores, kind="stable")
+    return qrels, q[rows], d[rows], scores[rows]
+
+
+@pytest.mark.parametrize("order", ["shuffled", "score"])
+def test_a_scattered_run_is_put_together_by_query_then_cut(monkeypatch, order):
+    """Each query's rows together, in the run's order; the queries in the
+    order of their sorted ids; each block given the codes it would find."""
+    _, q, d, scores = _scattered(6, order, n_queries=200)
+    run = Run(q, d, scores)
+    monkeypatch.setattr(inputs, "MEMORY_BLOCK_ROWS", 100)
+    blocks, restart = inputs.run_blocks(run)
+    blocks = list(blocks)
+    assert len(blocks) > 1 and restart.on is DuplicateDocnoError
+    by_query = np.argsort(q, kind="stable")
+    for column, got in (
+        (q, np.concatenate([b.query_ids for b in blocks])),
+        (d, np.concatenate([b.doc_ids for b in blocks])),
+        (scores, np.concatenate([b.scores for b in blocks])),
+    ):
+        np.testing.assert_array_equal(got, column[by_query])
+    seen = []
+    for block in blocks:
+        given_codes, given_ids = block._query_codes()
+        fresh = Run(block.query_ids, block.doc_ids, block.scores)
+        codes, ids = fresh._query_codes()
+        np.testing.assert_array_equal(given_codes, codes)
+        np.testing.assert_array_equal(given_ids, ids)
+        np.testing.assert_array_equal(block._q.run_starts(), fresh._q.run_starts())
+        np.testing.assert_array_equal(block._d.hash(), fresh._d.hash())
+        seen += ids.tolist()
+    assert seen == np.unique(q).tolist()  # each query once, in order
+    # the run given is left as it was
+    np.testing.assert_array_equal(run.query_ids, q)
+    np.testing.assert_array_equal(run.doc_ids, d)
+
+
+def test_a_small_scattered_run_is_one_block():
+    _, q, d, scores = _scattered(6, "shuffled")
+    blocks, restart = inputs.run_blocks(Run(q, d, scores))
+    assert isinstance(blocks, list) and len(blocks) == 1 and restart is None
+
+
+@pytest.mark.parametrize("compat", ["10.0", "9.0"])
+@pytest.mark.parametrize("ties", [True, False])
+@pytest.mark.parametrize("order", ["shuffled", "score"])
+@pytest.mark.parametrize("seed", range(3))
+def test_a_scattered_run_in_blocks_gives_the_one_block_values(
+    seed, order, ties, compat, monkeypatch, one_block, assert_same
+):
+    qrels, q, d, scores = _scattered(seed, order, ties=ties)
+    run = Run(q, d, scores)
+
+    def call():
+        return evaluate_run(qrels, run, "all_trec", compat=compat, all_queries=True)
+
+    want = one_block(call)
+    for rows in SMALL:
+        monkeypatch.setattr(inputs, "MEMORY_BLOCK_ROWS", rows)
+        assert_same(call(), want)
+
+
+@pytest.mark.parametrize("where", ["run", "qrels", "both"])
+@pytest.mark.parametrize("order", ["shuffled", "score"])
+def test_a_scattered_run_tells_the_duplicates_the_one_block_tells(
+    where, order, monkeypatch, one_block
+):
+    """A docno twice in a query of the run (named by its rows in the run
+    given), of the qrels, or in several queries of both: the error the run
+    evaluated as one block raises."""
+    qrels, q, d, scores = _scattered(8, order, n_queries=80)
+    q, d = q.copy(), d.copy()
+    evaluated = np.flatnonzero(np.isin(q, qrels.query_ids))
+    if where in ("run", "both"):
+        for at in evaluated[[-40, 5]]:  # two queries: the later row first
+            same = np.flatnonzero(q == q[at])
+            d[same[-1]] = d[same[0]]
+    if where in ("qrels", "both"):
+        qrels = Qrels(
+            np.append(qrels.query_ids, qrels.query_ids[[-3, 2]]),
+            np.append(qrels.doc_ids, qrels.doc_ids[[-3, 2]]),
+            np.append(qrels.labels, [1, 1]),
+        )
+    run = Run(q, d, scores)
+
+    def call():
+        return _outcome(lambda: evaluate_run(qrels, run, ["map", "P.5"]))
+
+    want = one_block(call)
+    assert want[0] == "error" and "duplicate docno" in want[2]
+    for rows in SMALL:
+        monkeypatch.setattr(inputs, "MEMORY_BLOCK_ROWS", rows)
+        assert call() == want
 
 
 def test_a_repeated_docno_names_its_rows_in_the_whole_run(monkeypatch, one_block):

@@ -6,6 +6,7 @@ import io
 import numpy as np
 import pytest
 from _fusion import aligned, as_values, make_runs, reference_fuse
+from _token_shapes import fake_hash
 
 import skirm
 from skirm.fusion import fuse_scores
@@ -115,13 +116,9 @@ def test_runs_must_be_a_list(runs_given, match):
 
 
 def test_a_hash_collision_falls_back_to_the_strings(runs, monkeypatch):
-    from skirm.io._tokens import Tokens
-
     want = _written(fuse(runs, method="borda"))
     # every docno hashed alike: each query's keys collide
-    monkeypatch.setattr(
-        Tokens, "hash", lambda self, cache=True: np.zeros(len(self), dtype=np.uint64)
-    )
+    fake_hash(monkeypatch, lambda t: np.zeros(len(t), dtype=np.uint64))
     assert _written(fuse(runs, method="borda")) == want
 
 

@@ -98,7 +98,8 @@ def test_map_blocks_gives_a_new_sink_to_a_restart(monkeypatch, n_threads):
         yield from range(3)
         raise RunNotGroupedError("run:8: q", name="run", line=7, query="q")
 
-    out = inputs.map_blocks(lambda b: 10 * b, blocks(), lambda exc: [4, 5], new_sink)
+    restart = inputs.Restart(RunNotGroupedError, lambda exc: [4, 5])
+    out = inputs.map_blocks(lambda b: 10 * b, blocks(), restart, new_sink)
     assert out is made[-1]
     assert len(made) == 2 and made[-1] == [40, 50]
     assert made[0] == [0, 10, 20][: len(made[0])]  # what came before the error

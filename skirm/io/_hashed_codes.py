@@ -32,20 +32,24 @@ def few_distinct(tokens, starts):
 
 def hashed_codes(tokens):
     """``tokens.codes()`` of tokens in many runs of few distinct values:
-    the distinct hashes sorted, each token's found among them and checked
-    equal to one token of its hash, one string built per hash. None where
-    two tokens of a hash differ, or two hashes' strings are equal (a
-    collision): the strings decide."""
+    the distinct keys sorted, each token's found among them, one string
+    built per key. The key of tokens of at most :data:`EXACT_BYTES` bytes is
+    their one word (zero past the end): equal words are equal strings as
+    numpy holds them (trailing NULs dropped), distinct words distinct ones.
+    Longer tokens are keyed by their hash, each checked equal to one token
+    of its hash. None where two tokens of a hash differ, or two keys'
+    strings are equal (a collision): the strings decide."""
     n = len(tokens)
-    h = tokens.hash(cache=False)
+    exact = int(tokens.length.max()) <= EXACT_BYTES
+    h = tokens.word(0) if exact else tokens.hash(cache=False)
     distinct = np.sort(h)
     keep = np.ones(n, dtype=bool)
     np.not_equal(distinct[1:], distinct[:-1], out=keep[1:])
     distinct = distinct[keep]
     of_row = np.searchsorted(distinct, h)
     one = np.empty(distinct.shape[0], dtype=np.intp)
-    one[of_row] = np.arange(n)  # a row of each hash (whichever is written last)
-    if not equal_hashed(tokens, np.arange(n), tokens, one[of_row]).all():
+    one[of_row] = np.arange(n)  # a row of each key (whichever is written last)
+    if not exact and not equal_hashed(tokens, np.arange(n), tokens, one[of_row]).all():
         return None
     names = tokens.strings(one)
     order = np.argsort(names, kind="stable")

@@ -321,9 +321,13 @@ def _lines_join(index, block, keep, codes, hashes, j_rows, j_codes, n_eval, runs
     del col, line
     lines = lines.reshape(n_lines, width)
     lines.sort(axis=1)
-    # pairs of equal high bits (pads too), then those inside their line
-    pair = np.flatnonzero((lines[:, 1:] ^ lines[:, :-1]) <= low)
-    line, pos = np.divmod(pair, max(width - 1, 1))
+    # pairs of equal high bits (pads too, and a line's last key with the next
+    # line's first), then those inside their line; the matrix read as one
+    # contiguous line
+    flat = lines.reshape(-1)
+    pair = np.flatnonzero((flat[1:] ^ flat[:-1]) <= low)
+    del flat
+    line, pos = np.divmod(pair, width)
     inside = pos + 1 < filled[line]
     pair, line, pos = pair[inside], line[inside], pos[inside]
     if ((pair[1:] == pair[:-1] + 1) & (line[1:] == line[:-1])).any():  # three

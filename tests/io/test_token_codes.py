@@ -163,3 +163,28 @@ def test_equal_hashed_compares_the_bytes_of_long_tokens_only(monkeypatch):
     calls.clear()
     assert equal_hashed(left, rows, right, rows).tolist() == [True, True, False, True]
     assert calls == [[0, 1, 2, 3]]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_short_ids_with_nul_bytes_have_the_codes_of_their_strings(seed, token_column):
+    """Ids of at most 8 bytes are keyed by their one word: ``"a"`` and
+    ``"a\\0"`` (one string once numpy drops the trailing NUL) share a code,
+    ``"a\\0b"`` has its own, as the strings say."""
+    rng = np.random.default_rng(seed)
+    values = [
+        "a",
+        "a\0",
+        "a\0\0",
+        "a\0b",
+        "\0a",
+        "ab",
+        "",
+        "\0",
+        "abcdefg\0",
+        "abcdefgh",
+    ]
+    texts = [values[i] for i in rng.integers(0, len(values), 300)]
+    column = token_column(texts, rng)
+    want = _by_strings(column)
+    _same(_hashed(column), want)
+    np.testing.assert_array_equal(want[1][want[0]], np.array(texts))

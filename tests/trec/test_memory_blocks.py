@@ -128,13 +128,9 @@ def test_frames_in_blocks_equal_frames_in_one(
         assert_same(evaluate_run(qrels_frame, frame, measures), want)
 
 
-def test_each_block_holds_whole_queries_and_their_codes(monkeypatch):
-    """The codes each block is given are those it would find itself."""
-    _, q, d, scores = _grouped_run(5, n_queries=200)
-    run = Run(q, d, scores)
-    monkeypatch.setattr(inputs, "MEMORY_BLOCK_ROWS", 100)
-    blocks = list(inputs.run_blocks(run)[0])
-    assert len(blocks) > 1
+def _ids_as_found(blocks):
+    """The query ids of the blocks, in order, each block's codes, ids, runs
+    and docno hashes checked against those it would find itself."""
     seen = []
     for block in blocks:
         given_codes, given_ids = block._query_codes()
@@ -143,7 +139,19 @@ def test_each_block_holds_whole_queries_and_their_codes(monkeypatch):
         np.testing.assert_array_equal(given_codes, codes)
         np.testing.assert_array_equal(given_ids, ids)
         np.testing.assert_array_equal(block._q.run_starts(), fresh._q.run_starts())
+        np.testing.assert_array_equal(block._d.hash(), fresh._d.hash())
         seen += ids.tolist()
+    return seen
+
+
+def test_each_block_holds_whole_queries_and_their_codes(monkeypatch):
+    """The codes each block is given are those it would find itself."""
+    _, q, d, scores = _grouped_run(5, n_queries=200)
+    run = Run(q, d, scores)
+    monkeypatch.setattr(inputs, "MEMORY_BLOCK_ROWS", 100)
+    blocks = list(inputs.run_blocks(run)[0])
+    assert len(blocks) > 1
+    seen = _ids_as_found(blocks)
     assert len(seen) == len(set(seen))  # no query in two blocks
     assert sorted(seen) == np.unique(q).tolist()
     np.testing.assert_array_equal(
@@ -179,17 +187,7 @@ def test_a_scattered_run_is_put_together_by_query_then_cut(monkeypatch, order):
         (scores, np.concatenate([b.scores for b in blocks])),
     ):
         np.testing.assert_array_equal(got, column[by_query])
-    seen = []
-    for block in blocks:
-        given_codes, given_ids = block._query_codes()
-        fresh = Run(block.query_ids, block.doc_ids, block.scores)
-        codes, ids = fresh._query_codes()
-        np.testing.assert_array_equal(given_codes, codes)
-        np.testing.assert_array_equal(given_ids, ids)
-        np.testing.assert_array_equal(block._q.run_starts(), fresh._q.run_starts())
-        np.testing.assert_array_equal(block._d.hash(), fresh._d.hash())
-        seen += ids.tolist()
-    assert seen == np.unique(q).tolist()  # each query once, in order
+    assert _ids_as_found(blocks) == np.unique(q).tolist()  # each query once, in order
     # the run given is left as it was
     np.testing.assert_array_equal(run.query_ids, q)
     np.testing.assert_array_equal(run.doc_ids, d)

@@ -41,7 +41,7 @@ Higher layers import from this package, never from its modules.
 from skirm._engine._blocks import in_appearance_order, map_query_blocks
 from skirm._engine._check import CheckedInput
 from skirm._engine._counted import count_scores, ranges, search_descending, starts_of
-from skirm._engine._encode import encode_grouped, encode_groups, stable_code_sort
+from skirm._engine._encode import encode_grouped, encode_groups
 from skirm._engine._ideal import running_sums
 from skirm._engine._input import check_input
 from skirm._engine._list_ids import id_array
@@ -58,6 +58,7 @@ from skirm._engine._reduce import (
 )
 from skirm._engine._runs import check_groups
 from skirm._engine._threads import stream_map
+from skirm.io._keys import stable_code_sort
 
 __all__ = [
     "CheckedInput",

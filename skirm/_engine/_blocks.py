@@ -11,11 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from skirm._engine._check import CheckedInput
-from skirm._engine._encode import counted_starts, stable_code_sort
+from skirm._engine._encode import counted_starts
 from skirm._engine._rank import rank
 from skirm._engine._runs import label_runs
 from skirm._engine._threads import share_out
 from skirm._validation import check_n_jobs
+from skirm.io._keys import stable_code_sort
 
 #: Rows per block of whole queries in :func:`map_query_blocks` (a larger query
 #: is a block of its own). Fixed, so that the blocks, and with them every

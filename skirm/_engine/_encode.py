@@ -13,7 +13,6 @@ import numpy as np
 from skirm._engine._runs import changed_rows, label_runs
 from skirm._engine._threads import share_out
 from skirm._errors import InvalidInputError
-from skirm.io._keys import code_runs, runs_in_code_order
 
 #: Fixed-width string labels at least this many bytes wide, and at least
 #: :data:`SPLIT_ROWS` of them, are compared with their neighbours in one part
@@ -198,23 +197,3 @@ def sorted_code_starts(codes, n_groups):
     if n_groups <= 1 << 14:
         return codes.searchsorted(np.arange(n_groups + 1))
     return counted_starts(codes, n_groups)
-
-
-def stable_code_sort(keys, n_groups):
-    """``np.argsort(keys, kind="stable")`` for codes in ``[0, n_groups)``.
-
-    Rows grouped by code in another order of the codes (a run read by
-    query, whose ids do not sort as they came) have their runs moved whole.
-    Stable sorts of 16-bit keys are radix sorts; codes up to 2**32 take two
-    such passes (least significant half first).
-    """
-    runs = code_runs(keys, n_groups)
-    if runs is not None:
-        return runs_in_code_order(keys, runs)
-    if n_groups <= 1 << 16:
-        return np.argsort(keys.astype(np.uint16), kind="stable")
-    if n_groups <= 1 << 32:
-        low = np.argsort(keys.astype(np.uint16), kind="stable")
-        high = (keys[low] >> 16).astype(np.uint16)
-        return low[np.argsort(high, kind="stable")]
-    return np.argsort(keys, kind="stable")  # pragma: no cover - > 2**32 queries

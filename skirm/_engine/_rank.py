@@ -23,10 +23,11 @@ from typing import NamedTuple
 import numpy as np
 
 from skirm._engine._check import CheckedInput
-from skirm._engine._encode import counted_starts, sorted_code_starts, stable_code_sort
+from skirm._engine._encode import counted_starts, sorted_code_starts
 from skirm._engine._ranking import Ranking, block_starts
 from skirm._errors import InvalidInputError
 from skirm._params import as_python
+from skirm.io._keys import stable_code_sort
 
 
 class Ordered(NamedTuple):

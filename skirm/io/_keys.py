@@ -20,6 +20,7 @@ __all__ = [
     "runs_in_code_order",
     "search_ascending",
     "search_descending",
+    "stable_code_sort",
 ]
 
 
@@ -121,6 +122,26 @@ def runs_in_code_order(codes, starts):
     order = np.arange(codes.shape[0], dtype=np.intp)
     order += np.repeat(firsts[o] - moved, sizes[o])
     return order
+
+
+def stable_code_sort(keys, n_groups):
+    """``np.argsort(keys, kind="stable")`` for codes in ``[0, n_groups)``.
+
+    Rows grouped by code in another order of the codes (a run read by
+    query, whose ids do not sort as they came) have their runs moved whole.
+    Stable sorts of 16-bit keys are radix sorts; codes up to 2**32 take two
+    such passes (least significant half first).
+    """
+    runs = code_runs(keys, n_groups)
+    if runs is not None:
+        return runs_in_code_order(keys, runs)
+    if n_groups <= 1 << 16:
+        return np.argsort(keys.astype(np.uint16), kind="stable")
+    if n_groups <= 1 << 32:
+        low = np.argsort(keys.astype(np.uint16), kind="stable")
+        high = (keys[low] >> 16).astype(np.uint16)
+        return low[np.argsort(high, kind="stable")]
+    return np.argsort(keys, kind="stable")  # pragma: no cover - > 2**32 queries
 
 
 def any_equal_in_groups(keys, codes, n_groups):

@@ -17,6 +17,7 @@ import numpy as np
 from skirm._errors import RunNotGroupedError
 from skirm.io._coded_tokens import CodedTokens
 from skirm.io._columns import Column, TokenColumn
+from skirm.io._keys import stable_code_sort
 from skirm.io._records import Run
 from skirm.io._text import Source, Table
 from skirm.io._tokens import PAD, Tokens
@@ -277,23 +278,57 @@ def iter_run_parts(source, n_parts, on_read=None):
         yield from _split_by_query(block, PART_BLOCK_ROWS)
 
 
+def by_query(block):
+    """``(grouped, codes, ids, starts)``: the rows of a run ``block`` by
+    query, in the order of its sorted query ``ids``, each query's rows in
+    their order (a stable sort: the ties of ``ties="input"`` keep their
+    order); each row's index into ``ids`` and each query's first row. The
+    query ids become codes into ``ids`` (:class:`CodedTokens`): no offset of
+    their bytes is moved."""
+    codes, ids = block._query_codes()
+    n_ids = ids.shape[0]
+    order = stable_code_sort(codes, n_ids)
+    sizes = np.bincount(codes, minlength=n_ids)
+    codes = np.repeat(np.arange(n_ids), sizes)
+    queries = CodedTokens(codes, ids)
+    queries._runs = np.cumsum(sizes) - sizes
+    grouped = Run._from_tokens(
+        queries,
+        block._d.take(order),
+        block.scores[order],
+        None if block._lines is None else block._lines[order],
+        block._source,
+        run_id=block.run_id,
+    )
+    grouped.__dict__["_qcodes"] = codes, ids
+    return grouped, codes, ids, queries._runs
+
+
 def _split_by_query(block, n_rows):
-    """``block`` in blocks of whole queries, about ``n_rows`` rows each."""
-    codes, _ = block._query_codes()
-    order = np.argsort(codes, kind="stable")
-    ends = np.cumsum(np.bincount(codes))  # row count up to each query
-    cuts = np.unique(np.searchsorted(ends, np.arange(n_rows, len(block), n_rows)))
-    bounds = [0, *ends[cuts[cuts < ends.shape[0] - 1]].tolist(), len(block)]
+    """``block`` in blocks of whole queries (:func:`by_query`), about
+    ``n_rows`` rows each, each with its queries' codes."""
+    n = len(block)
+    if not n:
+        yield block
+        return
+    grouped, codes, ids, starts = by_query(block)
+    ends = np.append(starts[1:], n)  # row count up to each query
+    cuts = np.unique(np.searchsorted(ends, np.arange(n_rows, n, n_rows)))
+    bounds = [0, *ends[cuts[cuts < ends.shape[0] - 1]].tolist(), n]
     for lo, hi in itertools.pairwise(bounds):
-        rows = order[lo:hi]
-        yield Run._from_tokens(
-            block._q.take(rows),
-            block._d.take(rows),
-            block.scores[rows],
-            block._lines[rows],
+        rows = slice(lo, hi)
+        first, last = int(codes[lo]), int(codes[hi - 1]) + 1
+        part = Run._from_tokens(
+            grouped._q.take(rows),
+            grouped._d.take(rows),
+            grouped.scores[rows],
+            grouped._lines[rows],
             block._source,
             run_id=block.run_id,
         )
+        part._q._runs = starts[first:last] - lo
+        part.__dict__["_qcodes"] = codes[rows] - first, ids[first:last]
+        yield part
 
 
 def _run_part(src, part, n_parts, on_read=None):

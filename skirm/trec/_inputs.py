@@ -20,15 +20,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from skirm._engine import stable_code_sort, stream_map
+from skirm._engine import stream_map
 from skirm._errors import DuplicateDocnoError, InvalidParameterError, RunNotGroupedError
 from skirm._measures._rows import PREFS, QRELS, QRELS_JG
-from skirm.io._coded_tokens import CodedTokens
 from skirm.io._convert import convert_qrels, convert_run
 from skirm.io._join import FIRST_ROW, index_of
 from skirm.io._prefs import Prefs, read_prefs, read_qrels_prefs
 from skirm.io._records import Qrels, Run
-from skirm.io._run_blocks import count_parts, iter_run_blocks, iter_run_parts
+from skirm.io._run_blocks import by_query, count_parts, iter_run_blocks, iter_run_parts
 from skirm.io._sources import is_path
 from skirm.io._subtopics import convert_qrels_jg
 
@@ -145,7 +144,8 @@ def _in_memory(block):
     block; the per-query values are the same).
 
     A run whose queries' rows are not together (shuffled, or sorted by
-    score) has them put together first (:func:`_grouped`). Its duplicate
+    score) has them put together first
+    (:func:`~skirm.io._run_blocks.by_query`). Its duplicate
     docnos are then told by the run as given, evaluated whole (the
     :class:`Restart`): the message names the rows, and the repeat, that
     evaluation finds."""
@@ -157,38 +157,13 @@ def _in_memory(block):
     restart = None
     if starts.shape[0] != ids.shape[0]:  # a query in several runs of rows
         given = block
-        block, codes, starts = _grouped(block, codes, ids)
+        block, codes, ids, starts = by_query(block)
         restart = Restart(DuplicateDocnoError, lambda exc: [given])
     rows = min(max(MEMORY_BLOCK_ROWS, n // 4), 2 * MEMORY_BLOCK_ROWS)
     wanted = np.arange(rows, n, rows)
     at = np.minimum(np.searchsorted(starts, wanted), starts.shape[0] - 1)
     bounds = np.unique(np.concatenate([[0], starts[at], [n]]))
     return _parts(block, codes, ids, starts, bounds.tolist()), restart
-
-
-def _grouped(block, codes, ids):
-    """``(grouped, codes, starts)``: the rows of ``block`` by query, in the
-    order of the sorted ``ids`` (``codes``: each row's index into them),
-    each query's rows in their order (a stable sort: the ties of
-    ``ties="input"`` keep their order), with their codes and each query's
-    first row. The query ids become codes into ``ids``: no offset of the
-    ids' bytes is moved."""
-    n_ids = ids.shape[0]
-    order = stable_code_sort(codes, n_ids)
-    sizes = np.bincount(codes, minlength=n_ids)
-    codes = np.repeat(np.arange(n_ids), sizes)
-    queries = CodedTokens(codes, ids)
-    queries._runs = np.cumsum(sizes) - sizes
-    grouped = Run._from_tokens(
-        queries,
-        block._d.take(order),
-        block.scores[order],
-        None if block._lines is None else block._lines[order],
-        block._source,
-        run_id=block.run_id,
-    )
-    grouped.__dict__["_qcodes"] = codes, ids
-    return grouped, codes, queries._runs
 
 
 def _parts(block, codes, ids, starts, bounds):
@@ -242,7 +217,11 @@ def _cut(blocks):
             yield block
             continue
         bounds = [*starts[::MAX_BLOCK_QUERIES].tolist(), len(block)]
-        for lo, hi in itertools.pairwise(bounds):
+        known = block.__dict__.get("_qcodes")
+        if known is not None:  # a part put together by query: codes passed on
+            yield from _parts(block, *known, starts, bounds)
+            continue
+        for lo, hi in itertools.pairwise(bounds):  # each finds its own codes
             yield _part(block, lo, hi, starts)
 
 

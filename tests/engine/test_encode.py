@@ -62,7 +62,7 @@ def test_mixed_labels_are_named():
 @pytest.mark.parametrize("n_groups", [1 << 16, (1 << 16) + 1, 70_000])
 def test_stable_code_sort_at_and_beyond_16_bits(n_groups):
     # Above 2**16 codes the sort takes two 16-bit radix passes.
-    from skirm._engine._encode import stable_code_sort
+    from skirm.io._keys import stable_code_sort
 
     rng = np.random.default_rng(n_groups)
     keys = rng.integers(0, n_groups, 200_000)
@@ -77,7 +77,7 @@ def test_stable_code_sort_at_and_beyond_16_bits(n_groups):
 def test_stable_code_sort_of_rows_grouped_in_another_code_order(n_groups, split):
     # Rows grouped by code, the codes shuffled (ids read in an order that is
     # not theirs): the runs are moved whole; a code in two runs is sorted.
-    from skirm._engine._encode import stable_code_sort
+    from skirm.io._keys import stable_code_sort
 
     rng = np.random.default_rng(n_groups)
     keys = np.repeat(rng.permutation(n_groups), rng.integers(8, 20, n_groups))

@@ -123,6 +123,29 @@ def test_ungrouped_run_is_read_in_parts(tmp_path, monkeypatch, assert_same):
         assert_same(evaluate_run(qrels_path, run_path, MEASURES8), whole)
 
 
+@pytest.mark.parametrize("max_queries", [1, 2, 5])
+def test_parts_of_an_ungrouped_run_cut_by_queries(
+    tmp_path, monkeypatch, assert_same, max_queries
+):
+    """A part read by query hash, put together by query, then cut in blocks
+    of a few queries: each block is given its own queries' codes."""
+    import skirm.trec._inputs as inputs
+
+    qrels_path, run_path = _write_mixed(tmp_path, 5, grouped=False)
+    whole = evaluate_run(qrels_path, read_run(run_path), MEASURES8)
+    monkeypatch.setattr(trec_io, "BLOCK_BYTES", 4096)
+    monkeypatch.setattr(trec_io, "PART_BLOCK_ROWS", 300)
+    monkeypatch.setattr(inputs, "MAX_BLOCK_QUERIES", max_queries)
+    blocks = list(inputs._cut(trec_io.iter_run_parts(run_path, 1)))
+    assert len(blocks) > 2
+    assert max(len(b._query_codes()[1]) for b in blocks) <= max_queries
+    for block in blocks:
+        fresh = Run(block.query_ids, block.doc_ids, block.scores)
+        for got, want in zip(block._query_codes(), fresh._query_codes(), strict=True):
+            np.testing.assert_array_equal(got, want)
+    assert_same(evaluate_run(qrels_path, run_path, MEASURES8), whole)
+
+
 def test_run_not_grouped_names_the_line(tmp_path, monkeypatch):
     monkeypatch.setattr(trec_io, "BLOCK_BYTES", 64)
     lines = [f"q{i // 3} Q0 d{i} 1 {i} r\n" for i in range(30)]

@@ -3,10 +3,10 @@
 The qrels become a :class:`~skirm.io.Qrels` once (their index kept with
 them); a run becomes blocks of rows (each a :class:`~skirm.io.Run`),
 streamed from a file a few MiB at a time (cut to at most
-:data:`MAX_BLOCK_QUERIES` queries), or read whole from any other shape and,
-where its queries' rows are together, cut in blocks of about
-:data:`MEMORY_BLOCK_ROWS` rows; worker threads evaluate the blocks while
-the next ones are read or cut.
+:data:`MAX_BLOCK_QUERIES` queries), or read whole from any other shape and
+cut in blocks of whole queries of :data:`MEMORY_BLOCK_ROWS` rows or more
+(its queries' rows put together first where they are scattered); worker
+threads evaluate the blocks while the next ones are read or cut.
 """
 
 from __future__ import annotations

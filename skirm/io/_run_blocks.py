@@ -316,19 +316,26 @@ def _split_by_query(block, n_rows):
     cuts = np.unique(np.searchsorted(ends, np.arange(n_rows, n, n_rows)))
     bounds = [0, *ends[cuts[cuts < ends.shape[0] - 1]].tolist(), n]
     for lo, hi in itertools.pairwise(bounds):
-        rows = slice(lo, hi)
         first, last = int(codes[lo]), int(codes[hi - 1]) + 1
-        part = Run._from_tokens(
-            grouped._q.take(rows),
-            grouped._d.take(rows),
-            grouped.scores[rows],
-            grouped._lines[rows],
-            block._source,
-            run_id=block.run_id,
-        )
-        part._q._runs = starts[first:last] - lo
-        part.__dict__["_qcodes"] = codes[rows] - first, ids[first:last]
+        part = rows_of(grouped, lo, hi, starts[first:last] - lo)
+        part.__dict__["_qcodes"] = codes[lo:hi] - first, ids[first:last]
         yield part
+
+
+def rows_of(block, lo, hi, runs):
+    """Rows ``lo:hi`` of a run ``block`` as a run of their own, whose
+    queries' rows start at ``runs`` (counted from ``lo``)."""
+    rows = slice(lo, hi)
+    part = Run._from_tokens(
+        block._q.take(rows),
+        block._d.take(rows),
+        block.scores[rows],
+        None if block._lines is None else block._lines[rows],
+        block._source,
+        run_id=block.run_id,
+    )
+    part._q._runs = runs
+    return part
 
 
 def _run_part(src, part, n_parts, on_read=None):

@@ -412,11 +412,11 @@ def _stream(indexes, run, entries, progress):
     progress.stage(name, unit="bytes")
     blocks, restart = run_blocks(run, on_read)
     if restart is not None and restart.on is RunNotGroupedError:
-        by_query = restart.blocks
+        in_parts = restart.blocks
 
         def again(exc):  # the run read again, by query: its queries count anew
             progress.stage(f"{name} (by query)", unit="bytes")
-            return by_query(exc)
+            return in_parts(exc)
 
         restart = restart._replace(blocks=again)
     parts = map_blocks(step, blocks, restart, _Parts)

@@ -26,8 +26,14 @@ from skirm._measures._rows import PREFS, QRELS, QRELS_JG
 from skirm.io._convert import convert_qrels, convert_run
 from skirm.io._join import FIRST_ROW, index_of
 from skirm.io._prefs import Prefs, read_prefs, read_qrels_prefs
-from skirm.io._records import Qrels, Run
-from skirm.io._run_blocks import by_query, count_parts, iter_run_blocks, iter_run_parts
+from skirm.io._records import Qrels
+from skirm.io._run_blocks import (
+    by_query,
+    count_parts,
+    iter_run_blocks,
+    iter_run_parts,
+    rows_of,
+)
 from skirm.io._sources import is_path
 from skirm.io._subtopics import convert_qrels_jg
 
@@ -185,16 +191,7 @@ def _part(block, lo, hi, starts):
     """Rows ``lo:hi`` of a ``block`` as a run of their own (the queries'
     runs of rows, ``starts``, carried over; the first row's place kept for
     messages that name a row)."""
-    rows = slice(lo, hi)
-    part = Run._from_tokens(
-        block._q.take(rows),
-        block._d.take(rows),
-        block.scores[rows],
-        None if block._lines is None else block._lines[rows],
-        block._source,
-        run_id=block.run_id,
-    )
-    part._q._runs = starts[(starts >= lo) & (starts < hi)] - lo
+    part = rows_of(block, lo, hi, starts[(starts >= lo) & (starts < hi)] - lo)
     part.__dict__[FIRST_ROW] = block.__dict__.get(FIRST_ROW, 0) + lo
     return part
 

@@ -53,6 +53,7 @@ DIMENSIONS = (
     "many_docs",
     "many_queries",
     "control_bytes",  # (new dimensions go last: a case is seeded by its index)
+    "score_repr",
 )
 
 _ALNUM = "abcdefghijklmnopqrstuvwxyz0123456789"
@@ -156,6 +157,11 @@ def _scores(rng, dimension, n):
         ]
     if dimension == "score_digits":
         return [f"{v:.18f}" for v in rng.random(n)]
+    if dimension == "score_repr":  # Python's repr of doubles: up to 17 digits
+        values = (rng.random(n) - 0.3) * 10.0 ** rng.integers(-5, 5, size=n)
+        tied = rng.random(n) < 0.2  # some equal to the one before
+        values[1:][tied[1:]] = values[:-1][tied[1:]]
+        return [repr(float(v)) for v in values]
     if dimension == "ties":
         return [str(v) for v in rng.integers(0, 3, size=n)]
     if dimension == "float32_ties":

@@ -3,72 +3,191 @@
 A TREC file's labels and scores are nearly always plain decimals
 (``[+-]digits[.digits]``): :func:`parse_decimals` reads them a byte position
 at a time over the whole column, with numpy, and leaves the others
-(exponents, ``inf``, long mantissas) to the caller.
+(exponents, ``inf``, more than 19 significant digits) to the caller.
+
+Each value is the one ``float(token)`` gives, bit for bit. The digits are
+read into an unsigned 64-bit integer ``w`` (exact: at most 19 significant
+digits), and the value is ``w / 10**f`` rounded to the nearest double:
+
+- up to 15 significant digits, ``w`` and ``10**f`` (``f <= 22``) are exact
+  doubles, and one division is correctly rounded (Clinger's fast path);
+- 16 to 19 digits (a double's ``repr`` writes up to 17) are divided in
+  numpy's ``longdouble`` where it holds at least 64 bits of mantissa (x87's
+  extended precision, IEEE quad): ``w`` and ``10**f`` (``f <= 27``) are exact
+  there, the quotient is rounded once to that precision, then once to a
+  double. Rounding twice gives the correctly rounded double unless the first
+  rounding lands exactly halfway between two doubles; those quotients (about
+  one in 2,000) are left to the caller, as every such token is where
+  ``longdouble`` is a double.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from skirm.io._long_tokens import n_words
+__all__ = ["EXTENDED", "byte_lines", "parse_decimals"]
+
+#: Significant digits an unsigned 64-bit integer holds whatever they are.
+_MAX_DIGITS = 19
+#: Significant digits a double holds exactly with any power of ten up to
+#: 1e22 (the exact ones): the quotient is rounded once.
+_EXACT_DIGITS = 15
+#: The longest token read (a sign, a dot and 19 digits with a few leading
+#: zeros: ``-0.00012345678901234567``).
+_MAX_BYTES = 24
 
 _POW10 = np.array([float(10**k) for k in range(23)])
+
+
+def _extended_powers():
+    """Powers of ten 1 .. 1e27 as exact ``longdouble`` (5**27 < 2**63), when
+    ``longdouble`` is x87's extended precision or IEEE quad (IEEE division,
+    at least 64 bits of mantissa); None otherwise (a double, or PowerPC's
+    pair of doubles, whose division is not correctly rounded)."""
+    if np.finfo(np.longdouble).nmant not in (63, 112):
+        return None
+    powers = np.ones(28, dtype=np.longdouble)
+    for k in range(1, 28):  # each product exact: no conversion from Python
+        powers[k] = powers[k - 1] * np.longdouble(10)
+    return powers
+
+
+_POW10_EXTENDED = _extended_powers()
+#: x87's extended precision, little-endian in 16 bytes: its 64 bits of
+#: mantissa are the first word.
+_X87 = (
+    _POW10_EXTENDED is not None
+    and np.finfo(np.longdouble).nmant == 63
+    and np.dtype(np.longdouble).itemsize == 16
+    and np.little_endian
+)
+
+#: Whether 16 to 19 significant digits are parsed here (else by the caller).
+EXTENDED = _POW10_EXTENDED is not None
 
 
 def parse_decimals(tokens, integer=False):
     """Parse plain decimal tokens (``[+-]digits[.digits]``) without Python.
 
     Returns ``(values, ok)``: ``ok`` is False for the tokens this fast path
-    does not handle (exponents, inf, more than 15 digits, anything malformed),
-    which the caller parses otherwise. For the others the value is exactly
-    what ``float(token)`` gives: the digits form an integer below 2**53 and
-    a power of ten up to 1e15 is exact, so the one division is correctly
-    rounded.
+    does not handle (exponents, inf, more than 19 significant digits, or 18
+    for integers, anything malformed, and the rare long mantissas of the
+    module's docstring), which the caller parses otherwise. For the others
+    the value is exactly what ``float(token)`` (``int`` with ``integer``)
+    gives.
     """
     n = len(tokens)
     length = tokens.length
-    ok = (length > 0) & (length <= 16)
+    ok = (length > 0) & (length <= _MAX_BYTES)
     if not n:
-        return np.zeros(0), ok
-    width = int(min(length.max(), 16))
-    chars = np.empty((width, n), dtype=np.uint8)  # byte j of every token
-    for k in range(n_words(width)):
-        part = chars[8 * k : 8 * k + 8]
-        word = tokens.word(k).view(np.uint8).reshape(n, 8)
-        part[:] = word[:, : part.shape[0]].T
+        return np.zeros(0, dtype=np.int64 if integer else np.float64), ok
+    width = int(min(length.max(), _MAX_BYTES))
+    chars = byte_lines(tokens, width)
     first = chars[0]
     negative = first == 45
     signed = negative | (first == 43)
-    # integers add up exactly in int64 (at most 15 digits), so the values
-    # need no second array
-    acc = np.zeros(n, dtype=np.int64 if integer else np.float64)
-    n_digits = np.zeros(n, dtype=np.int8)
+    inside = np.minimum(length, 255).astype(np.uint8)  # bytes j < length
+    # the digits as one integer, exact while at most 19 are significant: at
+    # each byte, times 10 and plus its digit where it is one, times 1 and
+    # plus 0 elsewhere (masked ufuncs cost several times more)
+    acc = np.zeros(n, dtype=np.int64 if integer else np.uint64)
+    n_significant = np.zeros(n, dtype=np.int8)
     n_frac = np.zeros(n, dtype=np.int8)
     n_dots = np.zeros(n, dtype=np.int8)
+    started = np.zeros(n, dtype=bool)  # a nonzero digit seen
+    any_digit = np.zeros(n, dtype=bool)
     digit = np.empty(n, dtype=np.uint8)
     is_digit = np.empty(n, dtype=bool)
     is_dot = np.empty(n, dtype=bool)
+    bad = np.empty(n, dtype=bool)
+    within = np.empty(n, dtype=bool)
+    factor = np.empty(n, dtype=np.uint8)
     for j in range(width):
         c = chars[j]
         np.subtract(c, np.uint8(48), out=digit)
+        np.greater(inside, j, out=within)
         np.less(digit, 10, out=is_digit)
+        is_digit &= within
         np.equal(c, 46, out=is_dot)
+        is_dot &= within
         # a byte inside the token that is neither a digit nor a dot (nor
         # the sign, first) makes the token one for the slow path
-        bad = ~(is_digit | is_dot)
-        bad &= length > j
+        np.logical_or(is_digit, is_dot, out=bad)
+        np.logical_xor(bad, within, out=bad)
         if j == 0:
             bad &= ~signed
         ok &= ~bad
-        np.multiply(acc, 10, out=acc, where=is_digit)
-        np.add(acc, digit, out=acc, where=is_digit)
-        n_digits += is_digit
+        np.multiply(is_digit, np.uint8(9), out=factor)
+        factor += np.uint8(1)
+        np.multiply(acc, factor, out=acc)
+        np.multiply(digit, is_digit, out=digit)
+        np.add(acc, digit, out=acc)
+        any_digit |= is_digit
+        started |= digit > 0
+        n_significant += is_digit & started
         n_frac += is_digit & (n_dots > 0)
         n_dots += is_dot
-    ok &= (n_digits > 0) & (n_digits <= 15) & (n_dots <= (0 if integer else 1))
+    ok &= any_digit & (n_dots <= (0 if integer else 1))
     if integer:
+        ok &= n_significant <= _MAX_DIGITS - 1
         np.negative(acc, out=acc, where=negative)
         return acc, ok
-    values = acc / _POW10[n_frac]
+    short = (n_significant <= _EXACT_DIGITS) & (n_frac < _POW10.shape[0])
+    values = acc.astype(np.float64) / _POW10[np.minimum(n_frac, 22)]
+    long_ok = ok & ~short
+    ok &= short
+    if EXTENDED:
+        rows = np.flatnonzero(long_ok & (n_significant <= _MAX_DIGITS) & (n_frac < 28))
+        if rows.shape[0]:
+            values[rows], exact = _extended_quotients(acc[rows], n_frac[rows])
+            ok[rows[exact]] = True
     np.negative(values, out=values, where=negative)
     return values, ok
+
+
+def _extended_quotients(w, f):
+    """``(w / 10**f, exact)`` rounded to doubles through ``longdouble``;
+    ``exact`` is False where rounding twice may differ from rounding once
+    (the ``longdouble`` quotient exactly halfway between two doubles)."""
+    q = w.astype(np.longdouble) / _POW10_EXTENDED[f]
+    d = q.astype(np.float64)
+    if _X87:  # the last 11 of its 64 bits of mantissa: 1 then ten 0s
+        free = (q.view(np.uint64)[::2] & np.uint64(0x7FF)) != np.uint64(0x400)
+    else:
+        free = halfway_free(q, d)
+    return d, free | (f == 0)  # an integer: exact in longdouble, rounded once
+
+
+def halfway_free(q, d):
+    """Whether each ``longdouble`` ``q`` is not exactly halfway between its
+    double ``d`` (``q`` rounded) and the double beside it."""
+    err = q - d  # exact: a few bits below the double's last
+    beside = np.nextafter(d, np.where(err > 0, np.inf, -np.inf))
+    half = (beside.astype(np.longdouble) - d) / 2
+    return (err == 0) | (err != half)
+
+
+def byte_lines(tokens, width):
+    """The first ``width`` bytes of every token as ``width`` lines (line
+    ``j``: byte ``j`` of each token, uint8); bytes past a token's end are
+    whatever follows it. Gathered ``width`` bytes per token at a time, a
+    block of tokens at a time (the block's lines stay in the cache while
+    they are turned)."""
+    buf, start = tokens.buf, tokens.start
+    n = start.shape[0]
+    chars = np.empty((width, n), dtype=np.uint8)
+    limit = buf.shape[0] - width  # the last start with width bytes after it
+    if limit >= 0:
+        items = np.ndarray((limit + 1,), dtype=f"V{width}", buffer=buf, strides=(1,))
+        for lo in range(0, n, _BLOCK):
+            at = np.minimum(start[lo : lo + _BLOCK], limit)
+            block = items[at].view(np.uint8).reshape(-1, width)
+            chars[:, lo : lo + _BLOCK] = block.T
+    late = np.flatnonzero(start > limit)  # byte by byte, within the buffer
+    if late.shape[0]:
+        at = start[late][None, :] + np.arange(width)[:, None]
+        chars[:, late] = buf[np.minimum(at, buf.shape[0] - 1)]
+    return chars
+
+
+_BLOCK = 65_536

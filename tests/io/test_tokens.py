@@ -92,22 +92,6 @@ def test_tokens_of_unusual_str_arrays():
     assert word.shape == (0,) and word.dtype == np.uint64
 
 
-def test_decimal_parser_bounds():
-    """The fast path takes every plain decimal of 1 to 16 characters and up
-    to 15 digits, whatever the width of the column, and nothing else."""
-    from skirm.io._decimals import parse_decimals
-    from skirm.io._tokens import Tokens
-
-    good = ["5", "-7", "123456789", "12345678.1234567", "123456789012345", ".5"]
-    bad = ["", "1:5", "1/5", "12345678.12345678", "1234567890123456", "+", "5-"]
-    for texts in (good, bad, good + bad, ["5"], ["123456789"]):
-        values, ok = parse_decimals(Tokens.from_strings(np.array(texts)))
-        assert ok.tolist() == [t in good for t in texts], texts
-        assert values[ok].tolist() == [float(t) for t in texts if t in good]
-    values, ok = parse_decimals(Tokens.from_strings(np.array([], dtype=str)))
-    assert values.shape == ok.shape == (0,)
-
-
 @pytest.mark.parametrize("chunk", [1, 3, 1 << 20])
 @pytest.mark.parametrize("m", [0, 1, 2, 7, 1000])
 def test_sorted_keys_bucket_starts_by_ranges_of_buckets(monkeypatch, chunk, m):

@@ -1,0 +1,284 @@
+"""The decimal parser of token columns against Python's ``float`` and ``int``.
+
+Every token the fast path takes must give ``float(token)``'s double bit for
+bit (the sign of a zero included); the others are left to the caller.
+Generated tokens vary one dimension at a time: the number of significant
+digits (across 15/16 and 19/20), the place of the dot, leading zeros, the
+sign, the length (across 8, 16 and 24 bytes), the bytes that follow a token
+in its buffer, the token's place at the buffer's end, and decimals within a
+few units of the last digit of halfway points between two doubles (where
+rounding twice can differ from rounding once). A fixed set runs in CI;
+``SKIRM_FUZZ_CASES`` runs more seeds (from ``SKIRM_FUZZ_FIRST_SEED``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from decimal import Decimal, localcontext
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import skirm.io._decimals as decimals
+from skirm.io._decimals import parse_decimals
+from skirm.io._tokens import Tokens
+
+
+def _seeds(ci=range(3)):
+    total = int(os.environ.get("SKIRM_FUZZ_CASES", "0") or 0)
+    if total <= 0:
+        return ci
+    first = int(os.environ.get("SKIRM_FUZZ_FIRST_SEED", "1000"))
+    return range(first, first + total)
+
+
+def _bits(value):
+    return np.float64(value).view(np.uint64)
+
+
+_PLAIN = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)")
+
+
+def _taken(text, integer=False):
+    """Whether the fast path should take ``text``: a plain decimal of at most
+    24 bytes and 19 significant digits (18 for integers; 15 where
+    ``longdouble`` is a double)."""
+    if len(text) > 24 or not _PLAIN.fullmatch(text) or (integer and "." in text):
+        return False
+    digits = text.lstrip("+-").replace(".", "")
+    significant = len(digits.lstrip("0"))
+    if integer:
+        return significant <= 18
+    return significant <= (19 if decimals.EXTENDED else 15)
+
+
+def _check(texts, integer=False):
+    """Parse ``texts`` in one column; every value taken equals Python's, and
+    the fast path takes what it should, but for a few long mantissas near
+    halfway points (under 1%)."""
+    values, ok = parse_decimals(Tokens.from_strings(np.array(texts)), integer=integer)
+    assert values.shape == ok.shape == (len(texts),)
+    assert values.dtype == (np.int64 if integer else np.float64)
+    for text, value, good in zip(texts, values.tolist(), ok.tolist(), strict=True):
+        if good:
+            if integer:
+                assert value == int(text), text
+            else:
+                assert _bits(value) == _bits(float(text)), (text, value, float(text))
+    model = np.array([_taken(t, integer) for t in texts], dtype=bool)
+    extra = ok & ~model
+    assert not extra.any(), np.array(texts)[extra].tolist()
+    assert (model & ~ok).sum() <= 0.01 * len(texts) + 1
+    return ok
+
+
+def _digits(rng, n_digits):
+    first = str(rng.integers(1, 10))
+    return first + "".join(map(str, rng.integers(0, 10, n_digits - 1)))
+
+
+def _dimension(name, rng, n=400):
+    """``n`` tokens varying along one dimension."""
+    out = []
+    for _ in range(n):
+        if name == "significant_digits":  # 1 .. 22, the dot anywhere
+            digits = _digits(rng, int(rng.integers(1, 23)))
+            dot = int(rng.integers(0, len(digits) + 1))
+            out.append(digits[:dot] + "." + digits[dot:])
+        elif name == "leading_zeros":
+            digits = _digits(rng, int(rng.integers(1, 20)))
+            out.append("0." + "0" * int(rng.integers(0, 12)) + digits)
+        elif name == "signs":
+            sign = str(rng.choice(["", "-", "+"]))
+            out.append(sign + repr(float(rng.random() * 10.0 ** rng.integers(-4, 5))))
+        elif name == "lengths":  # every length from 1 to 26 bytes
+            length = int(rng.integers(1, 27))
+            digits = _digits(rng, length)
+            dot = int(rng.integers(1, length + 1))
+            token = (digits[:dot] + "." + digits[dot:])[:length]
+            out.append(token)
+        elif name == "reprs":  # what Python writes for a double
+            out.append(repr(float(rng.random() * 10.0 ** rng.integers(-5, 17))))
+        elif name == "integers":
+            out.append(str(rng.integers(-(10**18), 10**18)))
+        elif name == "malformed":
+            token = _digits(rng, int(rng.integers(1, 20)))
+            at = int(rng.integers(0, len(token) + 1))
+            junk = str(rng.choice([".", "-", "+", "e", "e5", " ", ":", "\x00", "_"]))
+            out.append(token[:at] + junk + token[at:])
+    return out
+
+
+DIMENSIONS = [
+    "significant_digits",
+    "leading_zeros",
+    "signs",
+    "lengths",
+    "reprs",
+    "integers",
+    "malformed",
+]
+
+
+@pytest.mark.parametrize("seed", _seeds())
+@pytest.mark.parametrize("dimension", DIMENSIONS)
+def test_generated_tokens_parse_as_python_does(dimension, seed):
+    rng = np.random.default_rng([seed, DIMENSIONS.index(dimension)])
+    texts = _dimension(dimension, rng)
+    _check(texts)
+    ints = [t for t in texts if t.lstrip("+-").isdigit()]
+    if ints:
+        _check(ints, integer=True)
+
+
+def _halfway_decimals(rng, n):
+    """Decimals of 17 to 19 significant digits at and a unit of their last
+    digit beside the exact halfway points between random doubles and the
+    next ones up: the inputs whose double rounding can go wrong."""
+    texts = []
+    with localcontext() as ctx:
+        ctx.prec = 80
+        for a in (rng.random(n) * 10.0 ** rng.integers(-3, 4, n)).tolist():
+            half = (Fraction(a) + Fraction(np.nextafter(a, np.inf))) / 2
+            exact = Decimal(half.numerator) / Decimal(half.denominator)
+            for p in (17, 18, 19):
+                near = round(exact, p - 1 - exact.adjusted())
+                unit = Decimal(1).scaleb(near.as_tuple().exponent)
+                for t in (near - unit, near, near + unit):
+                    texts.append(format(t, "f"))
+    return [t for t in texts if len(t) <= 24]
+
+
+@pytest.mark.parametrize("seed", _seeds())
+def test_decimals_beside_halfway_points(seed):
+    """Near halfway points the parser gives Python's double where it takes
+    the token, and the check it makes is needed: the double of one rounding
+    in ``longdouble`` then to double differs from Python's for some tokens
+    taken without it."""
+    texts = _halfway_decimals(np.random.default_rng([seed, 99]), 600)
+    values, ok = parse_decimals(Tokens.from_strings(np.array(texts)))
+    taken = np.array(texts)[ok].tolist()
+    for text, value in zip(taken, values[ok].tolist(), strict=True):
+        assert _bits(value) == _bits(float(text)), text
+    assert ok.mean() > 0.5
+    if not decimals.EXTENDED:
+        return
+    tokens = Tokens.from_strings(np.array(texts))
+    w = np.array([int(t.replace(".", "")) for t in texts], dtype=np.uint64)
+    f = np.array([len(t) - t.index(".") - 1 for t in texts], dtype=np.intp)
+    q = w.astype(np.longdouble) / decimals._POW10_EXTENDED[f]
+    d = q.astype(np.float64)
+    wrong = d != np.array([float(t) for t in texts])
+    assert wrong.any()  # rounding twice goes wrong here without the check
+    values, ok = parse_decimals(tokens)
+    assert not ok[wrong].any()
+
+
+def test_both_halfway_checks_agree():
+    """The check by the last bits of x87's mantissa and the one by the gap to
+    the next double flag the same quotients."""
+    if not decimals._X87:
+        pytest.skip("longdouble is not x87's extended precision here")
+    texts = _halfway_decimals(np.random.default_rng(7), 600)
+    w = np.array([int(t.replace(".", "")) for t in texts], dtype=np.uint64)
+    f = np.array([len(t) - t.index(".") - 1 for t in texts], dtype=np.intp)
+    d, exact = decimals._extended_quotients(w, f)
+    q = w.astype(np.longdouble) / decimals._POW10_EXTENDED[f]
+    assert exact.tolist() == decimals.halfway_free(q, d).tolist()
+    assert not exact.all()
+
+
+def test_without_extended_precision_long_mantissas_are_left(monkeypatch):
+    """Where ``longdouble`` is a double, 16 to 19 significant digits are left
+    to the caller; the rest is parsed as before."""
+    monkeypatch.setattr(decimals, "EXTENDED", False)
+    texts = ["0.12345678901234567", "1234567890123456", "0.5", "123456789012345"]
+    ok = _check(texts)
+    assert ok.tolist() == [False, False, True, True]
+
+
+def test_bounds():
+    """Plain decimals of 1 to 24 bytes with at most 19 significant digits
+    (15 without extended precision) are taken, and nothing else; integers up
+    to 18 significant digits."""
+    good = [
+        "5",
+        "-7",
+        "123456789",
+        "12345678.1234567",
+        "123456789012345",
+        ".5",
+        "5.",
+        "+3",
+        "-0",
+        "007.100",
+        "1234567890123456789",  # 19 digits
+        "0.0000000000000000000001",  # 22 decimals, one significant
+        "-0.00012345678901234567",
+    ]
+    long = {"1234567890123456789", "-0.00012345678901234567"}
+    bad = [
+        "",
+        "1:5",
+        "1/5",
+        "+",
+        "5-",
+        ".",
+        "-.",
+        "1.2.3",
+        "1e5",
+        "inf",
+        "nan",
+        "12345678901234567890",  # 20 significant digits
+        "0.000000000000000000000001",  # 25 bytes
+    ]
+    for texts in (good, bad, good + bad, ["5"], ["123456789"]):
+        values, ok = parse_decimals(Tokens.from_strings(np.array(texts)))
+        taken = [t in good and (decimals.EXTENDED or t not in long) for t in texts]
+        assert ok.tolist() == taken, texts
+        expected = [float(t) for t, g in zip(texts, taken, strict=True) if g]
+        assert [_bits(v) for v in values[ok]] == [_bits(v) for v in expected]
+    values, ok = parse_decimals(Tokens.from_strings(np.array([], dtype=str)))
+    assert values.shape == ok.shape == (0,)
+    ints = ["123456789012345678", "-000000000000000000000007", "1234567890123456789"]
+    values, ok = parse_decimals(Tokens.from_strings(np.array(ints)), integer=True)
+    assert ok.tolist() == [True, False, False]
+    assert values[0] == 123456789012345678
+
+
+def test_bytes_after_a_token_are_not_read():
+    """A token is its bytes alone, whatever follows it in the buffer (the
+    next field of a line: digits, a dot), including past 8 and 16 bytes."""
+    data = b"0.5123.4 -12345678.123456789012 7.25\n9" + bytes(16)
+    buf = np.frombuffer(data, dtype=np.uint8)
+    start = np.array([0, 0, 9, 9, 32, 37], dtype=np.int64)
+    end = np.array([3, 4, 18, 27, 36, 38], dtype=np.int64)
+    texts = [data[s:e].decode() for s, e in zip(start, end, strict=True)]
+    values, ok = parse_decimals(Tokens(buf, start, end))
+    assert ok.all()
+    assert [_bits(v) for v in values] == [_bits(float(t)) for t in texts]
+
+
+def test_tokens_at_the_end_of_their_buffer():
+    """Tokens whose 24 bytes would run past the buffer are read byte by byte."""
+    for text in ["0.12345678901234567", "7", "-1.5", "12345678901234567.5"]:
+        data = text.encode() + bytes(16)
+        tokens = Tokens(
+            np.frombuffer(data, dtype=np.uint8),
+            np.array([0], dtype=np.int64),
+            np.array([len(text)], dtype=np.int64),
+        )
+        values, ok = parse_decimals(tokens)
+        assert ok.all() == (len(text.lstrip("-").replace(".", "")) <= 19)
+        if ok.all():
+            assert _bits(values[0]) == _bits(float(text))
+
+
+def test_the_column_is_not_modified():
+    tokens = Tokens.from_strings(np.array(["0.12345678901234567", "-3.5", "x"]))
+    buf, start, end = tokens.buf.copy(), tokens.start.copy(), tokens.end.copy()
+    parse_decimals(tokens)
+    assert (tokens.buf == buf).all() and (tokens.start == start).all()
+    assert (tokens.end == end).all()

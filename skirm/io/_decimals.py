@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from skirm.io._long_tokens import byte_items
+
 __all__ = ["EXTENDED", "byte_lines", "parse_decimals"]
 
 #: Significant digits an unsigned 64-bit integer holds whatever they are.
@@ -176,9 +178,9 @@ def byte_lines(tokens, width):
     buf, start = tokens.buf, tokens.start
     n = start.shape[0]
     chars = np.empty((width, n), dtype=np.uint8)
-    limit = buf.shape[0] - width  # the last start with width bytes after it
+    items = byte_items(buf, width)
+    limit = items.shape[0] - 1  # the last start with width bytes after it
     if limit >= 0:
-        items = np.ndarray((limit + 1,), dtype=f"V{width}", buffer=buf, strides=(1,))
         for lo in range(0, n, _BLOCK):
             at = np.minimum(start[lo : lo + _BLOCK], limit)
             block = items[at].view(np.uint8).reshape(-1, width)

@@ -42,6 +42,15 @@ S = np.uint64(31)
 _BYTE_BITS = np.uint64(3)  # a byte count shifted left by it: bits
 
 
+def byte_items(buf, width):
+    """``buf`` (uint8) seen as overlapping items of ``width`` bytes: item
+    ``i`` is bytes ``i .. i + width - 1`` (a ``V{width}`` view, an item for
+    each start with ``width`` bytes after it; none when ``buf`` is shorter).
+    """
+    n = max(buf.shape[0] - width + 1, 0)
+    return np.ndarray(shape=(n,), dtype=f"V{width}", buffer=buf, strides=(1,))
+
+
 def gather_words(buf, start, n):
     """``(words, late)``: the ``8n`` bytes of ``buf`` at each of ``start``
     as ``n`` lines of little-endian words (line ``k``: bytes ``8k .. 8k+7``
@@ -53,8 +62,8 @@ def gather_words(buf, start, n):
     costs about as much per item whatever its size, so this replaces ``n``
     gathers of a word.
     """
-    limit = buf.shape[0] - 8 * n  # the last start with 8n bytes after it
-    items = np.ndarray(shape=(limit + 1,), dtype=f"V{8 * n}", buffer=buf, strides=(1,))
+    items = byte_items(buf, 8 * n)
+    limit = items.shape[0] - 1  # the last start with 8n bytes after it
     late = np.flatnonzero(start > limit)
     gathered = items[np.minimum(start, limit) if late.shape[0] else start]
     # a line per word: the masks and the hash then read contiguous words

@@ -29,6 +29,7 @@ from skirm.io._long_tokens import (
     K2,
     MASKS,
     S,
+    byte_items,
     clear_past_end,
     copy_tail,
     dense_rank,
@@ -189,12 +190,7 @@ class Tokens:
             rows = slice(lo, lo + HASH_ROWS)
             width = int(length[rows].max())
             if width and width == int(length[rows].min()):
-                items = np.ndarray(
-                    shape=(self.buf.shape[0] - width + 1,),
-                    dtype=f"V{width}",
-                    buffer=self.buf,
-                    strides=(1,),
-                )
+                items = byte_items(self.buf, width)
                 end_row = min(lo + HASH_ROWS, len(self))
                 at = int(start[lo])
                 buf[at : at + width * (end_row - lo)].view(f"V{width}")[:] = items[
@@ -500,7 +496,7 @@ class Tokens:
 
 def _unaligned(buf):
     """A view of the little-endian word at every byte of ``buf`` (uint8)."""
-    return np.ndarray(shape=(buf.shape[0] - 7,), dtype="<u8", buffer=buf, strides=(1,))
+    return byte_items(buf, 8).view("<u8")
 
 
 def mix(h, codes):

@@ -54,6 +54,7 @@ DIMENSIONS = (
     "many_queries",
     "control_bytes",  # (new dimensions go last: a case is seeded by its index)
     "score_repr",
+    "score_exponent",
 )
 
 _ALNUM = "abcdefghijklmnopqrstuvwxyz0123456789"
@@ -162,6 +163,16 @@ def _scores(rng, dimension, n):
         tied = rng.random(n) < 0.2  # some equal to the one before
         values[1:][tied[1:]] = values[:-1][tied[1:]]
         return [repr(float(v)) for v in values]
+    if dimension == "score_exponent":  # repr below 1e-4 and above 1e16, %e, E
+        values = rng.random(n) * 10.0 ** rng.integers(-12, 20, size=n)
+        values *= rng.choice([1.0, -1.0], size=n, p=[0.8, 0.2])
+        tied = rng.random(n) < 0.2  # some equal to the one before
+        values[1:][tied[1:]] = values[:-1][tied[1:]]
+        forms = rng.integers(0, 3, size=n)
+        return [
+            repr(float(v)) if k == 0 else f"{v:e}" if k == 1 else f"{v:.15E}"
+            for v, k in zip(values.tolist(), forms.tolist(), strict=True)
+        ]
     if dimension == "ties":
         return [str(v) for v in rng.integers(0, 3, size=n)]
     if dimension == "float32_ties":

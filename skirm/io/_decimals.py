@@ -1,24 +1,32 @@
 """Plain decimal numbers of a token column, parsed without Python.
 
-A TREC file's labels and scores are nearly always plain decimals
-(``[+-]digits[.digits]``): :func:`parse_decimals` reads them a byte position
-at a time over the whole column, with numpy, and leaves the others
-(exponents, ``inf``, more than 19 significant digits) to the caller.
+A TREC file's labels and scores are nearly always decimals
+(``[+-]digits[.digits]``, and for scores an exponent ``e[+-]digits``, as
+Python's ``repr`` writes a double below 1e-4): :func:`parse_decimals` reads
+them a byte position at a time over the whole column, with numpy, and
+leaves the others (``inf``, more than 19 significant digits, powers of ten
+past the exact ones) to the caller.
 
 Each value is the one ``float(token)`` gives, bit for bit. The digits are
 read into an unsigned 64-bit integer ``w`` (exact: at most 19 significant
-digits), and the value is ``w / 10**f`` rounded to the nearest double:
+digits); with ``f`` the digits after the dot less the exponent, the value
+is ``w / 10**f`` (``w * 10**-f`` for a negative ``f``) rounded to the
+nearest double:
 
-- up to 15 significant digits, ``w`` and ``10**f`` (``f <= 22``) are exact
-  doubles, and one division is correctly rounded (Clinger's fast path);
+- up to 15 significant digits, ``w`` and ``10**|f|`` (``|f| <= 22``) are
+  exact doubles, and one division or product is correctly rounded
+  (Clinger's fast path);
 - 16 to 19 digits (a double's ``repr`` writes up to 17) are divided in
   numpy's ``longdouble`` where it holds at least 64 bits of mantissa (x87's
-  extended precision, IEEE quad): ``w`` and ``10**f`` (``f <= 27``) are exact
-  there, the quotient is rounded once to that precision, then once to a
-  double. Rounding twice gives the correctly rounded double unless the first
-  rounding lands exactly halfway between two doubles; those quotients (about
-  one in 2,000) are left to the caller, as every such token is where
+  extended precision, IEEE quad): ``w`` and ``10**|f|`` (``|f| <= 27``) are
+  exact there, the quotient is rounded once to that precision, then once to
+  a double. Rounding twice gives the correctly rounded double unless the
+  first rounding lands exactly halfway between two doubles; those quotients
+  (about one in 2,000) are left to the caller, as every such token is where
   ``longdouble`` is a double.
+
+A token with an exponent is read in a second pass over the tokens the
+first left: its mantissa and its exponent as two tokens of the same bytes.
 """
 
 from __future__ import annotations
@@ -69,22 +77,33 @@ EXTENDED = _POW10_EXTENDED is not None
 
 
 def parse_decimals(tokens, integer=False):
-    """Parse plain decimal tokens (``[+-]digits[.digits]``) without Python.
+    """Parse decimal tokens (``[+-]digits[.digits]``, and an exponent
+    ``[eE][+-]digits`` unless ``integer``) without Python.
 
     Returns ``(values, ok)``: ``ok`` is False for the tokens this fast path
-    does not handle (exponents, inf, more than 19 significant digits, or 18
-    for integers, anything malformed, and the rare long mantissas of the
-    module's docstring), which the caller parses otherwise. For the others
-    the value is exactly what ``float(token)`` (``int`` with ``integer``)
-    gives.
+    does not handle (inf, more than 19 significant digits, or 18 for
+    integers, powers of ten past the exact ones, anything malformed, and the
+    rare long mantissas of the module's docstring), which the caller parses
+    otherwise. For the others the value is exactly what ``float(token)``
+    (``int`` with ``integer``) gives.
     """
-    n = len(tokens)
-    length = tokens.length
+    buf, start, length = tokens.buf, tokens.start, tokens.length
+    values, ok = _parse(buf, start, length, integer)
+    if not integer and not ok.all():
+        _exponents(buf, start, length, values, ok)
+    return values, ok
+
+
+def _parse(buf, start, length, integer, exponent=None):
+    """:func:`parse_decimals` of the plain decimals of the tokens at
+    ``start`` of ``length`` bytes, each the mantissa of ``exponent`` (the
+    powers of ten of each, when given)."""
+    n = start.shape[0]
     ok = (length > 0) & (length <= _MAX_BYTES)
     if not n:
         return np.zeros(0, dtype=np.int64 if integer else np.float64), ok
     width = int(min(length.max(), _MAX_BYTES))
-    chars = byte_lines(tokens, width)
+    chars = byte_lines(buf, start, width)
     first = chars[0]
     negative = first == 45
     signed = negative | (first == 43)
@@ -134,24 +153,72 @@ def parse_decimals(tokens, integer=False):
         ok &= n_significant <= _MAX_DIGITS - 1
         np.negative(acc, out=acc, where=negative)
         return acc, ok
-    short = (n_significant <= _EXACT_DIGITS) & (n_frac < _POW10.shape[0])
-    values = acc.astype(np.float64) / _POW10[np.minimum(n_frac, 22)]
+    if exponent is None:  # f = n_frac >= 0: a division
+        short = (n_significant <= _EXACT_DIGITS) & (n_frac < _POW10.shape[0])
+        values = acc.astype(np.float64) / _POW10[np.minimum(n_frac, 22)]
+        f = n_frac
+    else:
+        f = n_frac - exponent
+        size = np.abs(f)
+        short = (n_significant <= _EXACT_DIGITS) & (size < _POW10.shape[0])
+        values = _scaled(acc.astype(np.float64), f, _POW10[np.minimum(size, 22)])
     long_ok = ok & ~short
     ok &= short
     if EXTENDED:
-        rows = np.flatnonzero(long_ok & (n_significant <= _MAX_DIGITS) & (n_frac < 28))
+        fits = (f < _POW10_EXTENDED.shape[0]) & (f > -_POW10_EXTENDED.shape[0])
+        rows = np.flatnonzero(long_ok & (n_significant <= _MAX_DIGITS) & fits)
         if rows.shape[0]:
-            values[rows], exact = _extended_quotients(acc[rows], n_frac[rows])
+            values[rows], exact = _extended_quotients(acc[rows], f[rows])
             ok[rows[exact]] = True
     np.negative(values, out=values, where=negative)
     return values, ok
 
 
+def _scaled(w, f, power):
+    """``w / power`` where ``f >= 0``, ``w * power`` elsewhere (``power``:
+    ``10**|f|``), in ``w``'s precision."""
+    values = w / power
+    up = np.flatnonzero(f < 0)
+    values[up] = w[up] * power[up]
+    return values
+
+
+def _exponents(buf, start, length, values, ok):
+    """Parse, in place, the tokens not ``ok`` that hold an exponent
+    (``mantissa[eE]exponent``): the mantissa and the exponent are read as
+    tokens of their own, the exponent as an integer."""
+    rest = np.flatnonzero(~ok)  # few, as a rule: filtered among themselves
+    span = length[rest]
+    rest = rest[(span >= 3) & (span <= _MAX_BYTES)]  # "1e5" at least
+    if not rest.shape[0]:
+        return
+    at, span = start[rest], length[rest]
+    chars = byte_lines(buf, at, int(span.max()))
+    column = np.arange(chars.shape[0], dtype=np.uint8)[:, None]
+    is_e = (chars | np.uint8(0x20)) == np.uint8(ord("e"))  # e or E
+    is_e &= column < span.astype(np.uint8)
+    # the last e (0 where there is none): where a token holds two, the
+    # mantissa holds one and is refused
+    mark = (is_e * column).max(axis=0).astype(np.intp)
+    rows = rest
+    if not mark.all():
+        kept = np.flatnonzero(mark > 0)
+        rows, at, span, mark = rest[kept], at[kept], span[kept], mark[kept]
+    exponent, e_ok = _parse(buf, at + mark + 1, span - mark - 1, integer=True)
+    exponent[~e_ok] = 0
+    parsed, m_ok = _parse(buf, at, mark, integer=False, exponent=exponent)
+    good = m_ok & e_ok
+    values[rows[good]] = parsed[good]
+    ok[rows[good]] = True
+
+
 def _extended_quotients(w, f):
-    """``(w / 10**f, exact)`` rounded to doubles through ``longdouble``;
-    ``exact`` is False where rounding twice may differ from rounding once
-    (the ``longdouble`` quotient exactly halfway between two doubles)."""
-    q = w.astype(np.longdouble) / _POW10_EXTENDED[f]
+    """``(w / 10**f, exact)`` (``w * 10**-f`` where ``f < 0``) rounded to
+    doubles through ``longdouble``; ``exact`` is False where rounding twice
+    may differ from rounding once (the ``longdouble`` value exactly halfway
+    between two doubles)."""
+    size = np.abs(f)
+    q = _scaled(w.astype(np.longdouble), f, _POW10_EXTENDED[size])
     d = q.astype(np.float64)
     if _X87:  # the last 11 of its 64 bits of mantissa: 1 then ten 0s
         free = (q.view(np.uint64)[::2] & np.uint64(0x7FF)) != np.uint64(0x400)
@@ -169,13 +236,12 @@ def halfway_free(q, d):
     return (err == 0) | (err != half)
 
 
-def byte_lines(tokens, width):
-    """The first ``width`` bytes of every token as ``width`` lines (line
-    ``j``: byte ``j`` of each token, uint8); bytes past a token's end are
-    whatever follows it. Gathered ``width`` bytes per token at a time, a
-    block of tokens at a time (the block's lines stay in the cache while
-    they are turned)."""
-    buf, start = tokens.buf, tokens.start
+def byte_lines(buf, start, width):
+    """The first ``width`` bytes of ``buf`` at every ``start`` as ``width``
+    lines (line ``j``: byte ``j`` of each token, uint8); bytes past a token's
+    end are whatever follows it. Gathered ``width`` bytes per token at a
+    time, a block of tokens at a time (the block's lines stay in the cache
+    while they are turned)."""
     n = start.shape[0]
     chars = np.empty((width, n), dtype=np.uint8)
     items = byte_items(buf, width)

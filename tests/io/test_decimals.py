@@ -4,10 +4,12 @@ Every token the fast path takes must give ``float(token)``'s double bit for
 bit (the sign of a zero included); the others are left to the caller.
 Generated tokens vary one dimension at a time: the number of significant
 digits (across 15/16 and 19/20), the place of the dot, leading zeros, the
-sign, the length (across 8, 16 and 24 bytes), the bytes that follow a token
-in its buffer, the token's place at the buffer's end, and decimals within a
-few units of the last digit of halfway points between two doubles (where
-rounding twice can differ from rounding once). A fixed set runs in CI;
+sign, the length (across 8, 16 and 24 bytes), exponents (their case, sign,
+leading zeros and size, across the exact powers of ten), the bytes that
+follow a token in its buffer, the token's place at the buffer's end, and
+decimals within a few units of the last digit of halfway points between two
+doubles (where rounding twice can differ from rounding once), written with
+and without an exponent. A fixed set runs in CI;
 ``SKIRM_FUZZ_CASES`` runs more seeds (from ``SKIRM_FUZZ_FIRST_SEED``).
 """
 
@@ -38,20 +40,29 @@ def _bits(value):
     return np.float64(value).view(np.uint64)
 
 
-_PLAIN = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)")
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
 def _taken(text, integer=False):
-    """Whether the fast path should take ``text``: a plain decimal of at most
-    24 bytes and 19 significant digits (18 for integers; 15 where
-    ``longdouble`` is a double)."""
-    if len(text) > 24 or not _PLAIN.fullmatch(text) or (integer and "." in text):
+    """Whether the fast path should take ``text``: a decimal of at most 24
+    bytes (an exponent too, unless ``integer``) whose ``w / 10**f`` (``w``
+    its digits, ``f`` the digits after the dot less the exponent) has at
+    most 15 significant digits and ``|f| <= 22``, or 19 digits and
+    ``|f| <= 27`` where ``longdouble`` has 64 bits of mantissa; integers up
+    to 18 significant digits."""
+    match = _NUMBER.fullmatch(text)
+    if len(text) > 24 or not match:
         return False
-    digits = text.lstrip("+-").replace(".", "")
-    significant = len(digits.lstrip("0"))
+    mantissa, exponent = match.group(1), match.group(2)
     if integer:
-        return significant <= 18
-    return significant <= (19 if decimals.EXTENDED else 15)
+        return not exponent and "." not in text and len(mantissa.lstrip("0")) <= 18
+    significant = len(mantissa.replace(".", "").lstrip("0"))
+    if exponent and len(exponent[1:].lstrip("+-").lstrip("0")) > 18:
+        return False
+    f = len(mantissa.partition(".")[2]) - int(exponent[1:] if exponent else 0)
+    if significant <= 15 and abs(f) <= 22:
+        return True
+    return decimals.EXTENDED and significant <= 19 and abs(f) <= 27
 
 
 def _check(texts, integer=False):
@@ -103,10 +114,27 @@ def _dimension(name, rng, n=400):
             out.append(repr(float(rng.random() * 10.0 ** rng.integers(-5, 17))))
         elif name == "integers":
             out.append(str(rng.integers(-(10**18), 10**18)))
+        elif name == "exponents":  # case, sign, zeros, size of the exponent
+            digits = _digits(rng, int(rng.integers(1, 20)))
+            dot = int(rng.integers(0, len(digits) + 1))
+            mantissa = (
+                str(rng.choice(["", "-", "+"])) + digits[:dot] + "." + digits[dot:]
+            )
+            if rng.random() < 0.2:
+                mantissa = mantissa.replace(".", "")
+            e = str(rng.choice(["e", "E"])) + str(rng.choice(["", "-", "+"]))
+            e += "0" * int(rng.integers(0, 3)) + str(rng.integers(0, 40))
+            out.append(mantissa + e)
+        elif name == "exponent_reprs":  # Python's repr below 1e-4 and above 1e16
+            out.append(repr(float(rng.random() * 10.0 ** rng.integers(-30, 31))))
         elif name == "malformed":
             token = _digits(rng, int(rng.integers(1, 20)))
             at = int(rng.integers(0, len(token) + 1))
-            junk = str(rng.choice([".", "-", "+", "e", "e5", " ", ":", "\x00", "_"]))
+            junk = str(
+                rng.choice(
+                    [".", "-", "+", "e", "e5", "E-", "ee", " ", ":", "\x00", "_"]
+                )
+            )
             out.append(token[:at] + junk + token[at:])
     return out
 
@@ -119,6 +147,8 @@ DIMENSIONS = [
     "reprs",
     "integers",
     "malformed",
+    "exponents",
+    "exponent_reprs",
 ]
 
 
@@ -133,31 +163,57 @@ def test_generated_tokens_parse_as_python_does(dimension, seed):
         _check(ints, integer=True)
 
 
-def _halfway_decimals(rng, n):
+def _halfway_decimals(rng, n, exponent=False):
     """Decimals of 17 to 19 significant digits at and a unit of their last
     digit beside the exact halfway points between random doubles and the
-    next ones up: the inputs whose double rounding can go wrong."""
+    next ones up: the inputs whose double rounding can go wrong. With
+    ``exponent``, doubles from 1e-12 to 1e24 written as integer digits and
+    an exponent (``12345678901234567e-20``), so that ``f`` (the digits
+    after the dot less the exponent) is negative for some."""
     texts = []
+    powers = rng.integers(-12, 25, n) if exponent else rng.integers(-3, 4, n)
     with localcontext() as ctx:
         ctx.prec = 80
-        for a in (rng.random(n) * 10.0 ** rng.integers(-3, 4, n)).tolist():
+        for a in (rng.random(n) * 10.0**powers).tolist():
             half = (Fraction(a) + Fraction(np.nextafter(a, np.inf))) / 2
             exact = Decimal(half.numerator) / Decimal(half.denominator)
             for p in (17, 18, 19):
                 near = round(exact, p - 1 - exact.adjusted())
                 unit = Decimal(1).scaleb(near.as_tuple().exponent)
                 for t in (near - unit, near, near + unit):
-                    texts.append(format(t, "f"))
+                    if exponent:
+                        _, digits, e = t.as_tuple()
+                        texts.append("".join(map(str, digits)) + f"e{e}")
+                    else:
+                        texts.append(format(t, "f"))
     return [t for t in texts if len(t) <= 24]
 
 
+def _rounded_twice(texts):
+    """Each of ``texts`` (``digits.digits`` or ``digitse[+-]k``) as
+    ``w / 10**f`` rounded in ``longdouble`` then to a double, no check."""
+    w, f = [], []
+    for t in texts:
+        mantissa, _, e = t.partition("e")
+        w.append(int(mantissa.replace(".", "")))
+        f.append(len(mantissa.partition(".")[2]) - int(e or 0))
+    w, f = np.array(w, dtype=np.uint64).astype(np.longdouble), np.array(f)
+    q = np.where(
+        f >= 0,
+        w / decimals._POW10_EXTENDED[np.clip(f, 0, 27)],
+        w * decimals._POW10_EXTENDED[np.clip(-f, 0, 27)],
+    )
+    return q.astype(np.float64), np.abs(f) <= 27
+
+
+@pytest.mark.parametrize("exponent", [False, True], ids=["plain", "exponent"])
 @pytest.mark.parametrize("seed", _seeds())
-def test_decimals_beside_halfway_points(seed):
+def test_decimals_beside_halfway_points(seed, exponent):
     """Near halfway points the parser gives Python's double where it takes
     the token, and the check it makes is needed: the double of one rounding
     in ``longdouble`` then to double differs from Python's for some tokens
-    taken without it."""
-    texts = _halfway_decimals(np.random.default_rng([seed, 99]), 600)
+    taken without it (quotients and, with an exponent, products)."""
+    texts = _halfway_decimals(np.random.default_rng([seed, 99]), 600, exponent)
     values, ok = parse_decimals(Tokens.from_strings(np.array(texts)))
     taken = np.array(texts)[ok].tolist()
     for text, value in zip(taken, values[ok].tolist(), strict=True):
@@ -165,15 +221,14 @@ def test_decimals_beside_halfway_points(seed):
     assert ok.mean() > 0.5
     if not decimals.EXTENDED:
         return
-    tokens = Tokens.from_strings(np.array(texts))
-    w = np.array([int(t.replace(".", "")) for t in texts], dtype=np.uint64)
-    f = np.array([len(t) - t.index(".") - 1 for t in texts], dtype=np.intp)
-    q = w.astype(np.longdouble) / decimals._POW10_EXTENDED[f]
-    d = q.astype(np.float64)
-    wrong = d != np.array([float(t) for t in texts])
+    d, fits = _rounded_twice(texts)
+    wrong = fits & (d != np.array([float(t) for t in texts]))
     assert wrong.any()  # rounding twice goes wrong here without the check
-    values, ok = parse_decimals(tokens)
     assert not ok[wrong].any()
+    if exponent:  # both signs of f, and wrong roundings among the products
+        up = np.array(["e-" not in t for t in texts])
+        assert ok[up].any() and ok[~up].any()
+        assert (wrong & up).any()
 
 
 def test_both_halfway_checks_agree():
@@ -200,9 +255,9 @@ def test_without_extended_precision_long_mantissas_are_left(monkeypatch):
 
 
 def test_bounds():
-    """Plain decimals of 1 to 24 bytes with at most 19 significant digits
-    (15 without extended precision) are taken, and nothing else; integers up
-    to 18 significant digits."""
+    """Decimals of 1 to 24 bytes with at most 19 significant digits (15
+    without extended precision) and powers of ten up to 27 (22) are taken,
+    and nothing else; integers up to 18 significant digits, no exponent."""
     good = [
         "5",
         "-7",
@@ -217,8 +272,26 @@ def test_bounds():
         "1234567890123456789",  # 19 digits
         "0.0000000000000000000001",  # 22 decimals, one significant
         "-0.00012345678901234567",
+        "1e5",
+        "1E-5",
+        "-2.5e+07",
+        "1.e5",
+        ".5e-3",
+        "-0e-3",
+        "7e0000000000000000000001",  # the exponent's leading zeros
+        "1.2345678901234567e-05",  # repr below 1e-4
+        "1e+22",
+        "123456789012345e-22",
+        "1234567890123456e+11",  # 10**11 times 16 digits
+        "1e27",
     ]
-    long = {"1234567890123456789", "-0.00012345678901234567"}
+    long = {
+        "1234567890123456789",
+        "-0.00012345678901234567",
+        "1.2345678901234567e-05",
+        "1234567890123456e+11",
+        "1e27",
+    }
     bad = [
         "",
         "1:5",
@@ -228,11 +301,18 @@ def test_bounds():
         ".",
         "-.",
         "1.2.3",
-        "1e5",
         "inf",
         "nan",
         "12345678901234567890",  # 20 significant digits
         "0.000000000000000000000001",  # 25 bytes
+        "e5",
+        "1e",
+        "1e+",
+        "1e5e3",
+        "1e5.0",
+        "1e-28",  # past the exact powers of ten
+        "1.2345678901234567e-12",  # f = 16 + 12
+        "1e00000000000000000000001",  # 25 bytes
     ]
     for texts in (good, bad, good + bad, ["5"], ["123456789"]):
         values, ok = parse_decimals(Tokens.from_strings(np.array(texts)))
@@ -242,9 +322,14 @@ def test_bounds():
         assert [_bits(v) for v in values[ok]] == [_bits(v) for v in expected]
     values, ok = parse_decimals(Tokens.from_strings(np.array([], dtype=str)))
     assert values.shape == ok.shape == (0,)
-    ints = ["123456789012345678", "-000000000000000000000007", "1234567890123456789"]
+    ints = [
+        "123456789012345678",
+        "-000000000000000000000007",
+        "1234567890123456789",
+        "1e5",
+    ]
     values, ok = parse_decimals(Tokens.from_strings(np.array(ints)), integer=True)
-    assert ok.tolist() == [True, False, False]
+    assert ok.tolist() == [True, False, False, False]
     assert values[0] == 123456789012345678
 
 
@@ -256,6 +341,21 @@ def test_bytes_after_a_token_are_not_read():
     start = np.array([0, 0, 9, 9, 32, 37], dtype=np.int64)
     end = np.array([3, 4, 18, 27, 36, 38], dtype=np.int64)
     texts = [data[s:e].decode() for s, e in zip(start, end, strict=True)]
+    values, ok = parse_decimals(Tokens(buf, start, end))
+    assert ok.all()
+    assert [_bits(v) for v in values] == [_bits(float(t)) for t in texts]
+
+
+def test_bytes_after_a_token_with_an_exponent_are_not_read():
+    """An exponent ends with its token: an ``e`` and digits that follow it
+    in the buffer are not read, nor taken for an exponent of a token that
+    has none."""
+    data = b"1.5e-7e5 2.5E3 7e+1e" + bytes(16)
+    buf = np.frombuffer(data, dtype=np.uint8)
+    start = np.array([0, 0, 9, 9, 15], dtype=np.int64)
+    end = np.array([6, 3, 12, 14, 19], dtype=np.int64)
+    texts = [data[s:e].decode() for s, e in zip(start, end, strict=True)]
+    assert texts == ["1.5e-7", "1.5", "2.5", "2.5E3", "7e+1"]
     values, ok = parse_decimals(Tokens(buf, start, end))
     assert ok.all()
     assert [_bits(v) for v in values] == [_bits(float(t)) for t in texts]

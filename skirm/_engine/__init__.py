@@ -58,7 +58,7 @@ from skirm._engine._reduce import (
 )
 from skirm._engine._runs import check_groups
 from skirm._engine._threads import stream_map
-from skirm.io._keys import stable_code_sort
+from skirm.io._keys import dense_codes, stable_code_sort
 
 __all__ = [
     "CheckedInput",
@@ -70,6 +70,7 @@ __all__ = [
     "check_groups",
     "check_input",
     "count_scores",
+    "dense_codes",
     "encode_grouped",
     "encode_groups",
     "flatten_lists",

@@ -16,12 +16,35 @@ __all__ = [
     "any_equal_in_groups",
     "any_equal_in_runs",
     "code_runs",
+    "dense_codes",
     "ranges",
     "runs_in_code_order",
     "search_ascending",
     "search_descending",
     "stable_code_sort",
 ]
+
+
+def dense_codes(keys):
+    """Dense codes of non-negative integer ``keys``: equal keys get equal
+    codes, ordered as the keys (``np.unique``'s inverse). Where the largest
+    key is at most :data:`TABLE_KEYS` times their count, by a table of the
+    keys present, with no sort."""
+    n = keys.shape[0]
+    top = int(keys.max(initial=-1)) + 1
+    if top > TABLE_KEYS * n + 1024:
+        return np.unique(keys, return_inverse=True)[1].reshape(-1)
+    present = np.zeros(top, dtype=bool)
+    present[keys] = True
+    code = np.cumsum(present, dtype=np.intp)
+    code -= 1
+    return code[keys]
+
+
+#: :func:`dense_codes` builds a table when the keys are at most this many
+#: times their count (a pass over the table costs less than a sort of the
+#: keys).
+TABLE_KEYS = 4
 
 
 def search_ascending(values, lo, hi, x):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from skirm._errors import InvalidInputError, TrecFormatError
+from skirm.io._keys import dense_codes
 from skirm.io._records import Qrels, as_str_array
 from skirm.io._text import Table, empty_or_spaced, read_bytes
 from skirm.io._tokens import Tokens, first_duplicate
@@ -175,7 +176,7 @@ def row_codes(*columns):
         rank = column.byte_rank()
         codes *= int(rank.max(initial=0)) + 1
         codes += rank
-        codes = np.unique(codes, return_inverse=True)[1].reshape(-1)
+        codes = dense_codes(codes)
     return codes
 
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from skirm._engine import dense_codes
 from skirm._errors import InvalidParameterError
 from skirm._measures import _table as table
 from skirm._measures._options import ALPHA, BETA
@@ -83,7 +84,7 @@ class Pairs:
 def cells(query_codes, subtopics):
     """Dense ids of the (query, subtopic) cells of pairs."""
     key = query_codes.astype(np.int64) * (int(subtopics.max(initial=0)) + 1) + subtopics
-    return np.unique(key, return_inverse=True)[1].reshape(-1)
+    return dense_codes(key)
 
 
 def pair_order(major, minor):

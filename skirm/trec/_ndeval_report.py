@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from skirm._engine import rank_order
+from skirm._engine import dense_codes, rank_order
 from skirm._errors import (
     DuplicateDocnoError,
     InvalidParameterError,
@@ -417,7 +417,7 @@ def _cells(qrels, joined, rows):
     strings' order; otherwise the subtopics are sorted as strings."""
     subtopics = qrels._g
     if subtopics.buf.max(initial=0) < 128:
-        return np.unique(qrels._topic_codes[rows], return_inverse=True)[1].reshape(-1)
+        return dense_codes(qrels._topic_codes[rows])
     j_sub, _ = subtopics.take(rows).codes()
     return cells(joined.q_place[rows], j_sub)
 

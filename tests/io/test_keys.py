@@ -1,9 +1,10 @@
 """Sorted and hashed keys (:mod:`skirm.io._keys`) against plain numpy: a
 search in every range at once against ``np.searchsorted`` range by range,
 whether a key repeats (in the column, within a group) against a sort of
-every key. Seeded inputs vary one dimension at a time: range sizes (empty,
-one, many), ties, the side, the keys' top bits, the place of a repeat, the
-groups' sizes and order."""
+every key, dense codes of keys against ``np.unique``'s inverse. Seeded
+inputs vary one dimension at a time: range sizes (empty, one, many), ties,
+the side, the keys' top bits, the place of a repeat, the groups' sizes and
+order, the spread of the keys (across the table's bound)."""
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from skirm.io._keys import (
     any_equal,
     any_equal_in_groups,
     code_runs,
+    dense_codes,
     runs_in_code_order,
     search_ascending,
     search_descending,
@@ -178,3 +180,36 @@ def test_runs_in_code_order_match_a_stable_argsort(seed, layout):
     np.testing.assert_array_equal(
         runs_in_code_order(codes, runs), np.argsort(codes, kind="stable")
     )
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("spread", [0, 1, 3, 4, 5, 1000, 2**40])
+@pytest.mark.parametrize("n", [0, 1, 7, 5000])
+def test_dense_codes_match_unique(seed, spread, n):
+    """Equal keys equal codes, ordered as the keys, dense: ``np.unique``'s
+    inverse, whether the keys fit a table (a spread of at most
+    ``TABLE_KEYS`` times their count) or are sorted; the keys unmodified."""
+    rng = np.random.default_rng([seed, spread, n])
+    keys = rng.integers(0, max(spread * n, 1) + 1, n).astype(np.int64)
+    if n > 1 and seed % 2:  # grouped, as the codes of a grouped column
+        keys.sort()
+    before = keys.copy()
+    codes = dense_codes(keys)
+    expected = np.unique(keys, return_inverse=True)[1].reshape(-1)
+    np.testing.assert_array_equal(codes, expected)
+    assert codes.dtype == expected.dtype
+    np.testing.assert_array_equal(keys, before)
+
+
+def test_dense_codes_of_close_keys_sort_nothing(monkeypatch):
+    """Keys within the table's bound are coded by the table, not by a sort."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("sorted")
+
+    keys = np.random.default_rng(0).integers(0, 4 * 10_000, 10_000)
+    expected = np.unique(keys, return_inverse=True)[1].reshape(-1)
+    monkeypatch.setattr(np, "unique", refuse)
+    np.testing.assert_array_equal(dense_codes(keys), expected)
+    with pytest.raises(AssertionError, match="sorted"):
+        dense_codes(keys * 10)

@@ -13,6 +13,7 @@ import numpy as np
 from skirm._engine._runs import changed_rows, label_runs
 from skirm._engine._threads import share_out
 from skirm._errors import InvalidInputError
+from skirm.io._keys import key_table
 
 #: Fixed-width string labels at least this many bytes wide, and at least
 #: :data:`SPLIT_ROWS` of them, are compared with their neighbours in one part
@@ -56,10 +57,9 @@ def encode_grouped(groups: np.ndarray, runs: np.ndarray | None = None, n_threads
         if grouped is not None:
             return grouped
         gmin, gmax = int(np.min(g)), int(np.max(g))
-        if gmax - gmin <= 4 * n + 1024:
-            shifted = g - gmin if gmin else g
-            present = np.zeros(gmax - gmin + 1, dtype=bool)
-            present[shifted] = True
+        shifted = g - gmin if gmin else g
+        present = key_table(shifted, gmax - gmin + 1)
+        if present is not None:
             if present.all():  # every label in the range is used: no lookup
                 # in int64 throughout: gmax + 1 may pass the int64 range
                 uniques = (gmin + np.arange(gmax - gmin + 1, dtype=np.int64)).astype(

@@ -17,6 +17,7 @@ __all__ = [
     "any_equal_in_runs",
     "code_runs",
     "dense_codes",
+    "key_table",
     "ranges",
     "runs_in_code_order",
     "search_ascending",
@@ -27,23 +28,30 @@ __all__ = [
 
 def dense_codes(keys):
     """Dense codes of non-negative integer ``keys``: equal keys get equal
-    codes, ordered as the keys (``np.unique``'s inverse). Where the largest
-    key is at most :data:`TABLE_KEYS` times their count, by a table of the
-    keys present, with no sort."""
-    n = keys.shape[0]
-    top = int(keys.max(initial=-1)) + 1
-    if top > TABLE_KEYS * n + 1024:
+    codes, ordered as the keys (``np.unique``'s inverse); by
+    :func:`key_table`, with no sort, where the keys are close."""
+    present = key_table(keys, int(keys.max(initial=-1)) + 1)
+    if present is None:
         return np.unique(keys, return_inverse=True)[1].reshape(-1)
-    present = np.zeros(top, dtype=bool)
-    present[keys] = True
     code = np.cumsum(present, dtype=np.intp)
     code -= 1
     return code[keys]
 
 
-#: :func:`dense_codes` builds a table when the keys are at most this many
-#: times their count (a pass over the table costs less than a sort of the
-#: keys).
+def key_table(keys, top):
+    """Which of ``0 .. top - 1`` the non-negative integer ``keys`` (all below
+    ``top``) hold, as a boolean table; None where ``top`` passes
+    :data:`TABLE_KEYS` times their count (and 1024), when a sort of the keys
+    costs less than a pass over the table."""
+    if top > TABLE_KEYS * keys.shape[0] + 1024:
+        return None
+    present = np.zeros(top, dtype=bool)
+    present[keys] = True
+    return present
+
+
+#: :func:`key_table` builds a table of keys at most this many times their
+#: count (and 1024).
 TABLE_KEYS = 4
 
 

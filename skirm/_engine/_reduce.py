@@ -114,9 +114,10 @@ def segment_cumsum(values, starts, exclusive=False):
     segment's sums do not depend on the values before it. ``exclusive``:
     the sum of the values before each one in its segment (0 first).
 
-    The segments are laid along the lines of padded matrices, one per
-    power-of-two width (so at most twice the values), and summed along
-    each line.
+    Integers are one running sum (:func:`exact_sums`); many short segments
+    are added column by column (:data:`COLUMNS`); others are laid along the
+    lines of padded matrices, one per power-of-two width (so at most twice
+    the values), and summed along each line.
     """
     n = values.shape[0]
     out = np.empty(n, dtype=np.result_type(values, np.int64))
@@ -126,6 +127,16 @@ def segment_cumsum(values, starts, exclusive=False):
         # every segment of one size (a run of 1,000 documents per query):
         # the segments are the lines of one matrix, without padding
         return uniform_cumsum(values, sizes.shape[0], exclusive, out.dtype)
+    if exact_sums(values, out.dtype):
+        # every partial sum exact whatever the order of the additions (the
+        # counts of P@k and recall@k): one running sum of every value, less
+        # the sum before each segment
+        running = np.zeros(n + 1, dtype=out.dtype)
+        np.cumsum(values, dtype=out.dtype, out=running[1:])
+        before = np.repeat(running[starts[:-1]], sizes)
+        return np.subtract(running[:-1] if exclusive else running[1:], before)
+    if int(sizes.max()) * COLUMNS <= n:  # many short segments
+        return _column_cumsum(values.astype(out.dtype, copy=False), starts, exclusive)
     # the smallest power of two that holds a segment (and an exclusive
     # sum's leading 0): 2 ** bits
     bits = np.frexp(np.maximum(sizes + (shift - 1), 0).astype(np.float64))[1]
@@ -146,6 +157,64 @@ def segment_cumsum(values, starts, exclusive=False):
         lines.reshape(-1, width).cumsum(axis=1, out=lines.reshape(-1, width))
         out[rows] = lines[flat - shift]
     return out
+
+
+#: :func:`segment_cumsum` adds the segments column by column when the
+#: longest holds at most the values over this. (Measured on float values:
+#: 10,000 segments of 0 to 10 values, 1.7-1.9 -> 0.4-0.7 ms; of 50 to 150,
+#: 37 -> 8 ms; 100,000 of 1 to 5, 13-14 -> 5 ms; a segment of 1,000 beside
+#: 10,000 of 1 to 4, 0.7 ms in the matrices, 2-2.5 ms in columns: a column
+#: costs about 2 us, a value about 7 ns in columns and 35 in the matrices.)
+COLUMNS = 128
+
+
+def _column_cumsum(values, starts, exclusive):
+    """:func:`segment_cumsum` of ``values`` (in the sums' type), one column
+    at a time: the ``j``-th sum of every segment longer than ``j`` is its
+    ``j - 1``-th plus its ``j``-th value (the value before it, exclusive),
+    the additions of a loop over each segment, in its order."""
+    sizes = np.diff(starts)
+    out = np.empty(values.shape[0], dtype=values.dtype)
+    # segments from the longest: those longer than j come first
+    order = np.argsort(-sizes, kind="stable")
+    first = starts[:-1][order]
+    longest = int(sizes[order[0]]) if order.shape[0] else 0
+    longer = np.searchsorted(-sizes[order], -np.arange(longest), side="left")
+    at = first[: longer[0]] if longest else first[:0]
+    if exclusive:
+        out[at] = 0
+    else:
+        out[at] = values[at]
+    shift = 1 if exclusive else 0
+    for j in range(1, longest):
+        at = first[: longer[j]] + j
+        out[at] = out[at - 1] + values[at - shift]
+    return out
+
+
+def exact_sums(values, dtype) -> bool:
+    """Whether every sum of ``values`` in ``dtype`` (the sums'
+    :func:`segment_cumsum` type) is exact, so that any order of the
+    additions gives a segment's sums bit for bit: integers (in int64, whose
+    wrapping is modular whatever the order), or floats that are integers of
+    absolute sum below ``2**53`` and none ``-0.0`` (whose sign a sum of
+    ``-0.0`` alone keeps). A few values are looked at first, so that
+    fractions cost a glance, not a pass."""
+    if dtype.kind in "iu":
+        return True
+    if dtype.kind != "f" or values.dtype.kind not in "uf":
+        return False
+    if values.dtype.kind == "u":  # uint64, summed in float64
+        return bool(values.sum(dtype=np.float64) < 2.0**53)
+    head = values[:16]
+    if not np.array_equal(np.trunc(head), head):
+        return False
+    magnitude = np.abs(values)
+    if not magnitude.sum(dtype=np.float64) < 2.0**53:  # NaN and inf: False
+        return False
+    if not np.array_equal(np.trunc(values), values):
+        return False
+    return not np.signbit(values[magnitude == 0]).any()
 
 
 def uniform_cumsum(values, n_segments, exclusive=False, dtype=np.float64):

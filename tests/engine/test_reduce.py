@@ -101,13 +101,24 @@ def _loop_cumsum(values, starts, exclusive):
     return out
 
 
+#: The ways :func:`segment_cumsum` adds: column by column, along padded
+#: matrices, or by its own choice (``COLUMNS`` as it is).
+PATHS = {"columns": 0, "matrices": 10**12, "chosen": None}
+
+
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("exclusive", [False, True])
 @pytest.mark.parametrize("seed", range(6))
-def test_segment_cumsum_adds_each_segment_alone_in_order(seed, exclusive):
+def test_segment_cumsum_adds_each_segment_alone_in_order(
+    seed, exclusive, path, monkeypatch
+):
     """Segments of every width class (empty, 1, powers of two and one more,
     one far longer than the rest), float values of mixed magnitudes and
-    integers: the bits of a loop over each segment."""
-    from skirm._engine import segment_cumsum
+    integers: the bits of a loop over each segment, by each way of adding."""
+    from skirm._engine import _reduce, segment_cumsum
+
+    if PATHS[path] is not None:
+        monkeypatch.setattr(_reduce, "COLUMNS", PATHS[path])
 
     rng = np.random.default_rng(seed)
     sizes = rng.choice([0, 1, 2, 3, 4, 5, 8, 9, 31, 64, 65], size=40)
@@ -171,3 +182,183 @@ def test_segment_cumsum_of_nothing_and_of_one_segment():
     np.testing.assert_array_equal(
         segment_cumsum(values, np.array([0, 3]), exclusive=True), [0.0, 0.1, 0.1 + 0.2]
     )
+
+
+def _bits(a):
+    """The bits of an array: the sign of zero and NaN's payload count."""
+    return a.view(np.int64) if a.dtype == np.float64 else a
+
+
+def _integer_values(rng, kind, n):
+    """``n`` integer values of one kind: bools, small and large ints,
+    unsigned, and integers held as floats (signs, zeros, near ``2**53``)."""
+    if kind == "bool":
+        return rng.random(n) < 0.3
+    if kind == "int8":
+        return rng.integers(-128, 128, n).astype(np.int8)
+    if kind == "int64":
+        return rng.integers(-(2**62), 2**62, n)  # sums wrap
+    if kind == "uint64":
+        return rng.integers(0, 2**40, n).astype(np.uint64)
+    if kind == "float32":
+        return rng.integers(-1000, 1000, n).astype(np.float32)
+    if kind == "ones":
+        return np.ones(n)
+    if kind == "float64":
+        return rng.integers(-(2**20), 2**20, n).astype(np.float64)
+    if kind == "near_2**53":  # the whole sum just below the bound
+        values = np.zeros(n)
+        values[: min(n, 3)] = 2.0**51
+        return values
+    raise AssertionError(kind)
+
+
+KINDS = ["bool", "int8", "int64", "uint64", "float32", "ones", "float64", "near_2**53"]
+
+
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("seed", range(4))
+def test_sums_of_integers_are_the_padded_matrices_bits(
+    seed, kind, exclusive, monkeypatch
+):
+    """Integers (every partial sum exact) are summed as one running sum less
+    each segment's start: bit for bit the padded matrices' sums, on segments
+    of every width class (the ranks of P@k and recall@k count so)."""
+    from skirm._engine import _reduce
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.choice([0, 1, 2, 3, 5, 8, 9, 31, 64, 65], size=rng.integers(1, 60))
+    starts = np.concatenate(([0], np.cumsum(sizes)))
+    values = _integer_values(rng, kind, int(starts[-1]))
+    before = values.copy()
+    dtype = np.result_type(values, np.int64)
+    assert _reduce.exact_sums(values, dtype)
+    got = _reduce.segment_cumsum(values, starts, exclusive)
+    monkeypatch.setattr(_reduce, "exact_sums", lambda values, dtype: False)
+    monkeypatch.setattr(_reduce, "COLUMNS", PATHS["matrices"])
+    want = _reduce.segment_cumsum(values, starts, exclusive)
+    assert got.dtype == want.dtype == dtype
+    np.testing.assert_array_equal(_bits(got), _bits(want))
+    np.testing.assert_array_equal(values, before)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        pytest.param(np.array([1.0, 0.5, 2.0]), id="a fraction"),
+        pytest.param(np.array([1.0] * 20 + [0.5]), id="a fraction past the head"),
+        pytest.param(np.array([1.0, -0.0, 2.0]), id="minus zero"),
+        pytest.param(np.array([1.0, np.nan]), id="NaN"),
+        pytest.param(np.array([1.0, np.inf]), id="inf"),
+        pytest.param(np.array([2.0**52, 2.0**52]), id="a sum of 2**53"),
+        pytest.param(np.array([-(2.0**52), 2.0**52]), id="an absolute sum of 2**53"),
+        pytest.param(np.array([2**52, 2**52], dtype=np.uint64), id="uint64 of 2**53"),
+        pytest.param(np.array([1 + 1j]), id="complex"),
+    ],
+)
+def test_sums_that_may_round_take_the_padded_matrices(values, monkeypatch):
+    """Values whose sums may round, or keep the sign of ``-0.0``, are not
+    summed in one running sum; their sums are the padded matrices'."""
+    from skirm._engine import _reduce
+
+    dtype = np.result_type(values, np.int64)
+    assert not _reduce.exact_sums(values, dtype)
+    starts = np.array([0, 1, values.shape[0]])
+    got = _reduce.segment_cumsum(values, starts)
+    want = np.array([values[0], *np.cumsum(values[1:])], dtype=dtype)
+    if dtype.kind == "f":
+        np.testing.assert_array_equal(_bits(got), _bits(want))
+
+
+def test_a_leading_minus_zero_keeps_its_sign():
+    """A segment's first sum is its first value (-0.0 stays -0.0), as the
+    padded matrices give and as one running sum would not."""
+    from skirm._engine import segment_cumsum
+
+    got = segment_cumsum(np.array([3.0, -0.0, -0.0, 1.0]), np.array([0, 1, 4]))
+    assert np.signbit(got[1]) and np.signbit(got[2]) and got[3] == 1.0
+
+
+def _short_segments(rng, shape):
+    """Segment sizes of one shape: many short ones (the relevant rows of
+    queries), one long among them, empty ones, one segment, none."""
+    if shape == "short":
+        return rng.integers(0, 11, 300)
+    if shape == "one_long":
+        return np.append(rng.integers(1, 5, 200), 300)
+    if shape == "empty_among":
+        return rng.choice([0, 0, 1, 2, 7], 100)
+    if shape == "one":
+        return np.array([rng.integers(1, 50)])
+    if shape == "none":
+        return np.zeros(0, dtype=np.int64)
+    raise AssertionError(shape)
+
+
+def _signed_values(rng, kind, n):
+    """Values of one kind whose sums round, keep the sign of a zero or hold
+    an infinity or NaN."""
+    floats = rng.random(n) * 10.0 ** rng.integers(-8, 9, n) * rng.choice([-1, 1], n)
+    if kind == "floats":
+        return floats
+    if kind == "zeros":  # -0.0 and 0.0, first in segments or after others
+        return rng.choice([-0.0, 0.0, 1.5, -1.5], n)
+    if kind == "specials":
+        return np.where(
+            rng.random(n) < 0.1, rng.choice([np.inf, -np.inf, np.nan], n), floats
+        )
+    if kind == "float32":
+        return floats.astype(np.float32)
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("kind", ["floats", "zeros", "specials", "float32"])
+@pytest.mark.parametrize("shape", ["short", "one_long", "empty_among", "one", "none"])
+@pytest.mark.parametrize("seed", range(3))
+def test_columns_add_as_the_padded_matrices(seed, shape, kind, exclusive, monkeypatch):
+    """Segments added column by column give the padded matrices' bits:
+    the sign of each zero, infinities, NaN, C floats summed in float64,
+    whatever the sizes beside them."""
+    from skirm._engine import _reduce
+
+    rng = np.random.default_rng(seed)
+    sizes = _short_segments(rng, shape)
+    starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
+    values = _signed_values(rng, kind, int(starts[-1]))
+    before = values.copy()
+    with np.errstate(invalid="ignore"):  # inf - inf, as either way warns
+        monkeypatch.setattr(_reduce, "COLUMNS", PATHS["columns"])
+        got = _reduce.segment_cumsum(values, starts, exclusive)
+        monkeypatch.setattr(_reduce, "COLUMNS", PATHS["matrices"])
+        want = _reduce.segment_cumsum(values, starts, exclusive)
+    assert got.dtype == want.dtype == np.float64
+    np.testing.assert_array_equal(_bits(got), _bits(want))
+    np.testing.assert_array_equal(
+        _bits(values.astype(np.float64)), _bits(before.astype(np.float64))
+    )
+
+
+@pytest.mark.parametrize(
+    ("sizes", "columns"),
+    [
+        ([3] * 200 + [1], True),
+        ([1, 2, 3] * 40 + [100], False),
+        ([200] + [0] * 10, False),
+    ],
+)
+def test_which_way_segments_are_added(sizes, columns, monkeypatch):
+    """Many short segments are added in columns; a segment long against the
+    values, in the padded matrices."""
+    from skirm._engine import _reduce
+
+    calls = []
+    real = _reduce._column_cumsum
+    monkeypatch.setattr(
+        _reduce, "_column_cumsum", lambda *a: calls.append(1) or real(*a)
+    )
+    starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
+    values = np.random.default_rng(0).random(int(starts[-1]))
+    _reduce.segment_cumsum(values, starts)
+    assert bool(calls) == columns

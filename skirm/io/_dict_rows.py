@@ -143,25 +143,25 @@ def plain_qrels(qrels: Any, *, copy: bool = True) -> PlainQrels:
     wrong)."""
     if not plain_dicts(qrels) or not qrels:
         return _NOT_PLAIN_QRELS
-    n = sum(map(len, qrels.values()))
+    # the labels and the docnos gathered once each (a pass over many small
+    # dicts costs more than the checks that follow it over a list)
+    values = list(chain.from_iterable(map(dict.values, qrels.values())))
+    n = len(values)
     if not n:
         return _NOT_PLAIN_QRELS
-
-    def values():
-        return chain.from_iterable(map(dict.values, qrels.values()))
-
     # the usual labels, all int, in one C pass; else a set of their types
-    if countOf(map(type, values()), int) != n:
-        if not set(map(type, values())) <= _LABELS:
+    if countOf(map(type, values), int) != n:
+        if not set(map(type, values)) <= _LABELS:
             return _NOT_PLAIN_QRELS
     try:
-        labels = np.fromiter(values(), np.int64, count=n)
+        labels = np.fromiter(values, np.int64, count=n)
     except OverflowError:
         return _NOT_PLAIN_QRELS  # past 64 bits: the general path says which
-    if countOf(map(type, chain.from_iterable(qrels.values())), str) != n:
+    del values
+    docnos = list(chain.from_iterable(qrels.values()))
+    if countOf(map(type, docnos), str) != n or not _no_nul((docnos,)):
         return _NOT_PLAIN_QRELS
-    if not _no_nul(qrels.values()):
-        return _NOT_PLAIN_QRELS
+    del docnos
     inner = map(dict, qrels.values()) if copy else qrels.values()
     kept = dict(filter(itemgetter(1), zip(qrels, inner, strict=True)))
     return PlainQrels(kept, max(float(np.max(labels)), 0.0), labels)

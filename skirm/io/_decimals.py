@@ -88,10 +88,44 @@ def parse_decimals(tokens, integer=False):
     (``int`` with ``integer``) gives.
     """
     buf, start, length = tokens.buf, tokens.start, tokens.length
-    values, ok = _parse(buf, start, length, integer)
-    if not integer and not ok.all():
-        _exponents(buf, start, length, values, ok)
+    if integer or not _mostly_exponents(buf, start, length):
+        values, ok = _parse(buf, start, length, integer)
+        if not integer and not ok.all():
+            _exponents(buf, start, length, values, ok)
+        return values, ok
+    # Most tokens hold an exponent (repr of small scores): those first, then
+    # the plain ones among the rest. A token with an e is never a plain
+    # decimal, nor one without an exponent, so either order takes the same
+    # tokens, with the same values.
+    values = np.zeros(start.shape[0])
+    ok = np.zeros(start.shape[0], dtype=bool)
+    _exponents(buf, start, length, values, ok)
+    rest = np.flatnonzero(~ok)
+    if rest.shape[0]:
+        values[rest], ok[rest] = _parse(buf, start[rest], length[rest], False)
     return values, ok
+
+
+#: Tokens looked at to guess whether most of a column holds an exponent.
+_SAMPLE = 64
+
+
+def _mostly_exponents(buf, start, length) -> bool:
+    """Whether more than half of :data:`_SAMPLE` tokens spread over the
+    column hold an ``e`` or ``E`` (so that the plain pass, which would take
+    none of them, is better run on the few left)."""
+    n = start.shape[0]
+    if not n:
+        return False
+    at = np.linspace(0, n - 1, min(n, _SAMPLE)).astype(np.intp)  # distinct
+    span = np.minimum(length[at], _MAX_BYTES)
+    width = int(span.max())
+    if not width:
+        return False
+    chars = byte_lines(buf, start[at], width)
+    column = np.arange(width, dtype=np.intp)[:, None]
+    is_e = ((chars | np.uint8(0x20)) == np.uint8(ord("e"))) & (column < span)
+    return 2 * int(is_e.any(axis=0).sum()) > at.shape[0]
 
 
 def _parse(buf, start, length, integer, exponent=None):

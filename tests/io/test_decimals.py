@@ -152,11 +152,34 @@ DIMENSIONS = [
 ]
 
 
+#: The orders of the two passes: as :func:`parse_decimals` chooses from
+#: its sample, the plain decimals first, the tokens with an exponent first.
+ORDERS = {"chosen": None, "plain_first": False, "exponents_first": True}
+
+
+def _mixed(rng, n=400):
+    """Plain decimals and exponents mixed, the exponents' share from 0 to 1,
+    in runs (a query's scores sorted: the small ones last) or scattered."""
+    share = float(rng.choice([0.0, 0.1, 0.4, 0.5, 0.6, 0.9, 1.0]))
+    values = rng.random(n) * 10.0 ** rng.integers(-4, 3, n)
+    small = rng.random(n) < share
+    values[small] = rng.random(int(small.sum())) * 10.0 ** rng.integers(
+        -30, -5, int(small.sum())
+    )
+    if rng.random() < 0.5:
+        values = np.sort(values)[::-1]
+    return [repr(float(v)) for v in values]
+
+
+@pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("seed", _seeds())
-@pytest.mark.parametrize("dimension", DIMENSIONS)
-def test_generated_tokens_parse_as_python_does(dimension, seed):
-    rng = np.random.default_rng([seed, DIMENSIONS.index(dimension)])
-    texts = _dimension(dimension, rng)
+@pytest.mark.parametrize("dimension", [*DIMENSIONS, "mixed"])
+def test_generated_tokens_parse_as_python_does(dimension, seed, order, monkeypatch):
+    if ORDERS[order] is not None:
+        first = ORDERS[order]
+        monkeypatch.setattr(decimals, "_mostly_exponents", lambda *a: first)
+    rng = np.random.default_rng([seed, [*DIMENSIONS, "mixed"].index(dimension)])
+    texts = _mixed(rng) if dimension == "mixed" else _dimension(dimension, rng)
     _check(texts)
     ints = [t for t in texts if t.lstrip("+-").isdigit()]
     if ints:
@@ -382,3 +405,42 @@ def test_the_column_is_not_modified():
     parse_decimals(tokens)
     assert (tokens.buf == buf).all() and (tokens.start == start).all()
     assert (tokens.end == end).all()
+
+
+@pytest.mark.parametrize(
+    ("texts", "first"),
+    [
+        pytest.param(["1.5e-05"] * 100, True, id="every token"),
+        pytest.param(["0.25"] * 100, False, id="none"),
+        pytest.param(["0.25"] * 40 + ["1E-7"] * 60, True, id="most, last"),
+        pytest.param(["0.25"] * 60 + ["1e-7"] * 40, False, id="fewer than half"),
+        pytest.param(["3e1", "2", "7e-3"], True, id="a short column"),
+        pytest.param(["", ""], False, id="empty tokens"),
+        pytest.param(["1.5", "-2", "abc"], False, id="no e"),
+    ],
+)
+def test_which_pass_goes_first(texts, first):
+    """The tokens with an exponent are parsed first where more than half of
+    a sample spread over the column holds an ``e``: the plain pass would
+    take none of them."""
+    tokens = Tokens.from_strings(np.array(texts))
+    assert decimals._mostly_exponents(tokens.buf, tokens.start, tokens.length) is first
+
+
+def test_an_exponent_column_skips_the_plain_pass(monkeypatch):
+    """A column of exponents alone is parsed without a plain pass over every
+    token: the plain pass sees only the tokens the exponents' left."""
+    seen = []
+    real = decimals._parse
+
+    def parse(buf, start, length, integer, exponent=None):
+        if exponent is None and not integer:
+            seen.append(start.shape[0])
+        return real(buf, start, length, integer, exponent)
+
+    monkeypatch.setattr(decimals, "_parse", parse)
+    texts = ["1.5e-05"] * 98 + ["0.5", "2e999"]
+    values, ok = parse_decimals(Tokens.from_strings(np.array(texts)))
+    assert seen == [2]
+    assert ok.tolist() == [True] * 99 + [False]
+    assert values[:99].tolist() == [1.5e-05] * 98 + [0.5]

@@ -3,6 +3,7 @@ evaluation's, :mod:`skirm.io._dict_rows`; the fusion's,
 :mod:`skirm.io._dict_union`): the same scores taken as they are, the same
 left to the general path, whose messages say what is wrong."""
 
+from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
@@ -17,6 +18,11 @@ SCORES = {
     "nan": [float("nan"), 1.0],
     "past a double": [10**400, 1.0],
     "fraction": [Fraction(1, 3), 1.0],
+    "fraction among numpy's": [Fraction(1, 3), np.float32(0.5)],
+    "decimal": [Decimal("0.5"), 1.0],
+    "0-d array": [np.array(0.5), 1.0],
+    "complex": [1.0, 1 + 0j],
+    "numpy, then a str": [np.float64(0.5), "1.5"],
     "none": [None, 1.0],
 }
 
@@ -40,7 +46,14 @@ def test_both_dict_readers_take_the_same_scores(case):
     dicts, _, _ = plain_qrels({"q1": {"a": 1, "b": 0}})
     rows = read_run_dicts(DictIndex(dicts), run)
     union = union_rows([run])
-    plain = case in ("floats", "ints", "bools", "numpy")
+    plain = case in (
+        "floats",
+        "ints",
+        "bools",
+        "numpy",
+        "fraction",
+        "fraction among numpy's",
+    )
     assert (union is not None) is plain
     assert (rows is not NOT_PLAIN) is plain
     if plain:

@@ -162,10 +162,15 @@ def plain_qrels(qrels: Any, *, copy: bool = True) -> PlainQrels:
     n = len(values)
     if not n:
         return _NOT_PLAIN_QRELS
-    # the usual labels, all int, in one C pass; else a set of their types
-    if countOf(map(type, values), int) != n:
-        if not set(map(type, values)) <= _LABELS:
-            return _NOT_PLAIN_QRELS
+    # the usual labels, ints and bools, by their sum (an int only then, or
+    # where a value's addition to an int gives one); else a set of their
+    # types
+    try:
+        total = sum(values)
+    except Exception:  # whatever the addition of a value raises
+        total = None
+    if type(total) is not int and not set(map(type, values)) <= _LABELS:
+        return _NOT_PLAIN_QRELS
     try:
         labels = np.fromiter(values, np.int64, count=n)
     except OverflowError:

@@ -102,7 +102,18 @@ def test_labels_read_once_as_indexed(case, seed):
 
 @pytest.mark.parametrize(
     "labels",
-    [[2**63], [-(2**63) - 1], [1.0], ["1"], [None], [np.int64(1)], [1, 2**64]],
+    [
+        [2**63],
+        [-(2**63) - 1],
+        [1.0],
+        ["1"],
+        [None],
+        [np.int64(1)],
+        [1, 2**64],
+        [1, Fraction(1, 1)],  # a sum of 2, but a Fraction
+        [True, 2.0],
+        [Decimal(1)],
+    ],
     ids=repr,
 )
 def test_labels_not_plain(labels):

@@ -177,7 +177,11 @@ def plain_qrels(qrels: Any, *, copy: bool = True) -> PlainQrels:
         return _NOT_PLAIN_QRELS  # past 64 bits: the general path says which
     del values
     docnos = list(chain.from_iterable(qrels.values()))
-    if countOf(map(type, docnos), str) != n or not _no_nul((docnos,)):
+    try:  # the docnos joined: a docno that is not a str raises
+        plain = _no_nul((docnos,))
+    except TypeError:
+        plain = False
+    if not plain:
         return _NOT_PLAIN_QRELS
     del docnos
     inner = map(dict, qrels.values()) if copy else qrels.values()

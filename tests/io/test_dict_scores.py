@@ -123,3 +123,29 @@ def test_labels_not_plain(labels):
 
     qrels = {"q1": {f"d{i}": v for i, v in enumerate(labels)}}
     assert plain_qrels(qrels).dicts is None
+
+
+@pytest.mark.parametrize(
+    "docno",
+    [1, b"d1", None, ("d", 1), "d\x00", "d\x00e"],
+    ids=repr,
+)
+def test_docnos_not_plain(docno):
+    """Qrels whose docnos are not all str, or hold a NUL, leave the dicts
+    to the general path (no dicts), whose messages say what is wrong."""
+    from skirm.io._dict_rows import plain_qrels
+
+    assert plain_qrels({"q1": {"d0": 1, docno: 0}}).dicts is None
+
+
+def test_docnos_of_a_str_type_are_read_as_str():
+    """Docnos of a subclass of str (numpy's ``str_``) are read by the
+    dicts' path, with the values of the same docnos as str."""
+    from skirm.trec import RelevanceEvaluator
+
+    qrels = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"a": 1}}
+    run = {"q1": {"a": 0.5, "b": 0.7, "c": 0.1}, "q2": {"a": 1.0, "z": 2.0}}
+    numpy_qrels = {q: {np.str_(d): g for d, g in j.items()} for q, j in qrels.items()}
+    measures = {"ndcg_cut.10", "map", "P.1", "recip_rank"}
+    want = RelevanceEvaluator(qrels, measures).evaluate(run)
+    assert RelevanceEvaluator(numpy_qrels, measures).evaluate(run) == want

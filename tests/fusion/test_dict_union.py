@@ -279,14 +279,30 @@ def test_bad_scores_take_the_general_path(score, message, which):
         fuse(runs)
 
 
-def test_exotic_numbers_take_the_general_path():
-    """A ``Fraction`` score: the general path reads it as its double, as
-    every door does."""
+def test_reals_are_read_as_their_double():
+    """A ``Fraction`` score: the dicts' path reads it as its double, as the
+    general path and every door do, beside floats and beside numpy's
+    scalars."""
     from fractions import Fraction
 
-    runs = [{"q": {"a": 1.0, "b": Fraction(1, 2)}}]
+    runs = [{"q": {"a": 1.0, "b": Fraction(1, 3)}}, {"q": {"a": 0.25}}]
+    assert_same_rows(runs)
+    assert_same_run(runs, method="combsum", norm="none")
+    assert fuse(runs, method="combsum", norm="none").scores.tolist() == [1.25, 1 / 3]
+    runs[0]["q"]["c"] = np.float32(0.25)
+    assert_same_rows(runs)
+    assert_same_run(runs, method="combsum", norm="none")
+
+
+def test_exotic_numbers_take_the_general_path():
+    """A ``Decimal`` score (not a real of Python's numbers): the general
+    path says it is not a number."""
+    from decimal import Decimal
+
+    runs = [{"q": {"a": 1.0, "b": Decimal("0.5")}}]
     assert _falls_back(runs)
-    assert fuse(runs, method="combsum", norm="none").scores.tolist() == [1.0, 0.5]
+    with pytest.raises(ValueError, match="must be numbers, got Decimal"):
+        fuse(runs)
 
 
 def test_huge_int_scores():

@@ -7,12 +7,15 @@ Every generated case of the TREC fuzzer (26 dimensions: docno widths and
 charsets, UTF-8, ties, float32 ties, one-sided queries, graded and negative
 labels, ...) is evaluated both ways, the general way by giving the same run
 as a :class:`~skirm.io.Run`, under each option; the values must be equal.
+A campaign's seeds (``SKIRM_FUZZ_CASES``, ``SKIRM_FUZZ_FIRST_SEED``) replace
+the fixed ones, as for the trec_eval differential tests.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from _trec_eval_side import fuzz_seeds
 from _trec_fuzz import DIMENSIONS, make_case, parse_reference
 
 from skirm._engine import _counted
@@ -61,7 +64,7 @@ def _assert_equal(fast, general, run):
 
 
 @pytest.mark.parametrize("dimension", DIMENSIONS)
-@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("seed", fuzz_seeds(range(2)))
 @pytest.mark.parametrize(
     "options",
     [{}, {"relevance_level": 2}, {"judged_docs_only_flag": True}],

@@ -319,8 +319,8 @@ def _signed_values(rng, kind, n):
 @pytest.mark.parametrize("seed", range(3))
 def test_columns_add_as_the_padded_matrices(seed, shape, kind, exclusive, monkeypatch):
     """Segments added column by column give the padded matrices' bits:
-    the sign of each zero, infinities, NaN, C floats summed in float64,
-    whatever the sizes beside them."""
+    the sign of each zero, infinities, C floats summed in float64, whatever
+    the sizes beside them; NaN where they give NaN."""
     from skirm._engine import _reduce
 
     rng = np.random.default_rng(seed)
@@ -334,7 +334,12 @@ def test_columns_add_as_the_padded_matrices(seed, shape, kind, exclusive, monkey
         monkeypatch.setattr(_reduce, "COLUMNS", PATHS["matrices"])
         want = _reduce.segment_cumsum(values, starts, exclusive)
     assert got.dtype == want.dtype == np.float64
-    np.testing.assert_array_equal(_bits(got), _bits(want))
+    # NaN where the matrices give NaN (its sign and payload are the order of
+    # the operands inside numpy's cumsum, which differs between versions),
+    # the bits of every other sum
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    np.testing.assert_array_equal(_bits(got[~nan]), _bits(want[~nan]))
     np.testing.assert_array_equal(
         _bits(values.astype(np.float64)), _bits(before.astype(np.float64))
     )

@@ -80,8 +80,10 @@ class Ranking:
     order : ndarray of shape (n,)
         Row indices in rank order: by query code, then score descending, then
         the tie policy.
-    codes : ndarray of shape (n,)
-        Query code of each ranked row (non-decreasing).
+    codes : ndarray of shape (n,) or None
+        Query code of each ranked row (non-decreasing); None with ``sizes``:
+        made from them when first read (most metrics read only the codes of
+        a few rows, found from ``starts``).
     labels, scores : ndarray of shape (n,)
         ``y_true`` and ``y_score`` in rank order.
     group_ids : ndarray of shape (n_groups,)
@@ -118,7 +120,8 @@ class Ranking:
             self.order, self.scores = order, scores
         else:
             self._sort = sort
-        self.codes = codes
+        if codes is not None or sizes is None:  # else made when first read
+            self.codes = codes
         self.labels = labels
         self.group_ids = group_ids
         self.n_groups = int(group_ids.shape[0])
@@ -165,7 +168,13 @@ class Ranking:
 
     @property
     def n_rows(self) -> int:
-        return int(self.codes.shape[0])
+        return int(self.starts[-1])
+
+    @cached_property
+    def codes(self) -> np.ndarray:
+        """The query code of each ranked row, of a ranking built with
+        ``sizes`` and no codes: made when first read."""
+        return np.repeat(np.arange(self.n_groups, dtype=np.intp), self.sizes)
 
     @cached_property
     def max_size(self) -> int:
@@ -406,7 +415,10 @@ class Ranking:
         rows = self._rel_cache.get(key)
         if rows is None:
             index = self.relevant(threshold).nonzero()[0]
-            codes = self.codes[index]
+            if "codes" in self.__dict__:
+                codes = self.codes[index]
+            else:  # the query of each of a few rows, not of every row
+                codes = np.searchsorted(self.starts, index, side="right") - 1
             first = sorted_code_starts(codes, self.n_groups)
             counts = first[1:] - first[:-1]
             above = np.arange(index.shape[0], dtype=np.intp)

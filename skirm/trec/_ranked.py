@@ -139,11 +139,10 @@ def placed_context(eval_ids, at, raw, starts, sort, j_codes, j_raw, options, of_
     labels = np.zeros(n)
     labels[at] = np.maximum(raw, 0)
     sizes = starts[1:] - starts[:-1]
-    codes = np.repeat(np.arange(sizes.shape[0], dtype=np.intp), sizes)
     judgments = _judgments(j_codes, j_raw, of_rows)
     ranking = Ranking(
         None,
-        codes,
+        None,
         labels,
         None,
         eval_ids,

@@ -397,6 +397,42 @@ def test_relabel_keeps_the_order_and_the_tie_blocks():
     assert fresh.tie_blocks.start.tolist() == blocks.start.tolist()
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_codes_made_when_first_read_of_a_ranking_built_with_sizes(seed):
+    """A ranking built with its queries' sizes and no codes (rows placed by
+    their ranks, as the dicts' counted ranks build it) makes its codes when
+    first read, and finds the query of each relevant row without them: the
+    same rows, codes and counts as a ranking given its codes, empty queries
+    (the first, some inside, the last) among them."""
+    queries = _queries(seed, n_groups=15)
+    queries[0] = (queries[0][0][:0], queries[0][1][:0])  # the first query empty
+    given = _ranking(queries, counted=True)
+    placed = Ranking(
+        None,
+        None,
+        given.labels,
+        None,
+        given.group_ids,
+        "first",
+        sizes=given.sizes,
+        starts=given.starts,
+        sort=lambda: (given.order, given.scores),
+    )
+    assert placed.n_rows == given.n_rows
+    for threshold in (None, 2, 3):
+        want, got = given.relevant_rows(threshold), placed.relevant_rows(threshold)
+        for field in ("index", "codes", "position", "above", "counts", "first"):
+            assert getattr(got, field).dtype == getattr(want, field).dtype
+            assert getattr(got, field).tolist() == getattr(want, field).tolist()
+    assert "codes" not in placed.__dict__  # the relevant rows did without them
+    assert placed.codes.dtype == np.intp
+    assert placed.codes.tolist() == given.codes.tolist()
+    assert (
+        placed.group_sum(placed.labels).tolist()
+        == given.group_sum(given.labels).tolist()
+    )
+
+
 def test_cached_properties_keep_their_docstrings():
     assert (
         Ranking.position.__doc__ == "0-based rank of each ranked row within its query."

@@ -190,11 +190,11 @@ class Context:
         terms ``gain / log2(position + 2)`` of the ideal DCG (once per
         context)."""
         if "ideal_rows" not in self._cache:
-            gains = np.maximum(self.judged_raw, 0).astype(np.float64)
-            positive = gains > 0
-            codes, g = self.judged_codes[positive], gains[positive]
-            order = np.lexsort((-g, codes))
-            codes, g = codes[order], g[order]
+            raw = self.judged_raw
+            positive = raw > 0
+            codes, levels = self.judged_codes[positive], raw[positive]
+            order = _by_code_then_descending(codes, levels)
+            codes, g = codes[order], levels[order].astype(np.float64)
             n_pos = np.bincount(codes, minlength=self.n)
             start = np.cumsum(n_pos) - n_pos
             position = np.arange(codes.shape[0]) - start[codes]
@@ -320,3 +320,18 @@ def summarize(kind, values, n_total, n_missing):
         logs = _sequential_sum(np.log(np.maximum(values, GM_FLOOR)))
         return float(math.exp((logs + n_missing * math.log(GM_FLOOR)) / n_total))
     return _sequential_sum(values) / n_total
+
+
+def _by_code_then_descending(codes, levels):
+    """The stable order of ``codes`` ascending, then ``levels`` descending
+    (``np.lexsort((-levels, codes))``): for integer levels, one stable sort
+    of a single integer key where it fits in 63 bits (half the time of the
+    two keys)."""
+    if levels.shape[0] and levels.dtype.kind in "iu" and codes.dtype.kind in "iu":
+        top = int(levels.max()) + 1
+        lowest = int(levels.min())
+        span = top - lowest
+        if int(codes.min()) >= 0 and (int(codes.max()) + 1) * span < 1 << 62:
+            key = codes.astype(np.int64) * span + (top - 1 - levels.astype(np.int64))
+            return np.argsort(key, kind="stable")
+    return np.lexsort((-levels.astype(np.float64), codes))

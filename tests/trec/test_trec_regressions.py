@@ -423,3 +423,51 @@ def test_err_of_a_query_the_run_lacks_under_all_queries_and_judged_only():
     assert result.group_ids.tolist() == ["q1", "q2"]
     assert result.per_query["err@10"].tolist() == [0.75, 0.0]
     assert result.per_query["map"].tolist() == [1.0, 0.0]
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize(
+    "levels",
+    ["small", "negative", "wide", "past 2**53", "uint64", "floats", "one", "none"],
+)
+def test_the_ideal_order_is_lexsort_of_code_then_level_descending(levels, seed):
+    """The order of the ideal ranking's judgements (by query, then level
+    descending, ties in their order) is ``np.lexsort((-levels, codes))``'s,
+    whether taken by one integer key or by the two keys: integer levels of
+    every width and sign, levels a double cannot tell apart, unsigned ones,
+    floats, one judgement, none; codes in any order."""
+    from skirm.trec._measures import _by_code_then_descending
+
+    rng = np.random.default_rng(seed)
+    n = {"one": 1, "none": 0}.get(levels, int(rng.integers(1, 400)))
+    codes = rng.integers(0, int(rng.integers(1, 60)), n).astype(np.intp)
+    if seed % 2:
+        codes.sort()
+    values = {
+        "small": lambda: rng.integers(1, 4, n),
+        "negative": lambda: rng.integers(-3, 3, n),
+        "wide": lambda: rng.integers(-(2**62), 2**62, n),
+        "past 2**53": lambda: 2**53 + rng.integers(0, 4, n),
+        "uint64": lambda: rng.integers(0, 2**64 - 1, n, dtype=np.uint64),
+        "floats": lambda: rng.random(n).round(1),
+        "one": lambda: rng.integers(1, 3, n),
+        "none": lambda: rng.integers(1, 3, n),
+    }[levels]()
+    before = codes.copy(), values.copy()
+    order = _by_code_then_descending(codes, values)
+    want = np.lexsort((-values.astype(np.float64), codes))
+    # the same query and the same level (as a double) at every place; exactly
+    # lexsort's order where the levels are doubles apart
+    assert codes[order].tolist() == codes[want].tolist()
+    g = values.astype(np.float64)
+    assert g[order].tolist() == g[want].tolist()
+    if levels == "past 2**53":  # integers apart that one double holds
+        ints = sorted(
+            (int(c), -int(v), i)
+            for i, (c, v) in enumerate(zip(codes, values, strict=True))
+        )
+        assert order.tolist() == [i for _, _, i in ints]
+    else:  # lexsort's order (keys past 63 bits: lexsort itself)
+        assert order.tolist() == want.tolist()
+    np.testing.assert_array_equal(codes, before[0])
+    np.testing.assert_array_equal(values, before[1])

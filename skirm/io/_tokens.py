@@ -563,11 +563,6 @@ class SortedKeys:
         return out
 
 
-def find_sorted(sorted_keys, needles):
-    """Index of each needle in ``sorted_keys`` (distinct, ascending), or -1."""
-    return SortedKeys(sorted_keys).find(needles)
-
-
 def first_duplicate(codes, tokens, rows=None):
     """The first repeated ``(code, token)`` pair, or None: the one duplicate
     finder (:func:`~skirm._validation.first_repeat`) asked of the pairs'

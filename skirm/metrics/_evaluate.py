@@ -367,15 +367,6 @@ def weighs_queries(metric):
     )
 
 
-def takes_input_wide(metric):
-    """Whether a metric has an option left to a default taken over all the
-    rows (bound by :func:`bind_input_wide`)."""
-    params = metric.params
-    if "max_grade" in params and params["max_grade"] is None:
-        return True
-    return params.get("base_rate") == "overall"
-
-
 def bind_input_wide(bound, max_label, rate=None):
     """Bind the options whose default is taken over all the rows.
 

@@ -105,20 +105,6 @@ def t_interval(per_query, confidence):
     return mean - half, mean + half
 
 
-def check_names(names, n, what):
-    """One display name per line, or None for defaults."""
-    if names is None:
-        return [None] * n
-    if isinstance(names, str):
-        names = [names]
-    names = list(names)
-    if len(names) != n:
-        raise InvalidParameterError(
-            f"`name` must give {n} {what}, got {len(names)}: {names}"
-        )
-    return names
-
-
 def run_name(run):
     """A legend name for a run given as a path: its file name; else None."""
     if is_path(run):

@@ -371,14 +371,14 @@ def test_hash_collisions_fall_back_to_exact_strings(monkeypatch):
 
 def test_key_index_helpers():
     from skirm._validation import repeated_pairs as equal_key_pairs
-    from skirm.io._tokens import find_sorted
+    from skirm.io._tokens import SortedKeys
 
     rng = np.random.default_rng(2)
     keys = np.unique(rng.integers(0, 2**63, size=5000, dtype=np.uint64))
     keys[:50] = np.arange(50, dtype=np.uint64)  # a crowded bucket near 0
     keys = np.unique(keys)
     needles = np.concatenate([keys[::7], rng.integers(0, 2**63, 300, dtype=np.uint64)])
-    found = find_sorted(keys, needles)
+    found = SortedKeys(keys).find(needles)
     position = np.searchsorted(keys, needles)
     inside = position < keys.shape[0]
     expected = np.where(

@@ -15,11 +15,15 @@ def test_key_index_helpers_on_short_inputs():
     """No keys, one key and two equal keys: the lookups and pairs as on long
     inputs, the pairs as row indices."""
     from skirm._validation import repeated_pairs as equal_key_pairs
-    from skirm.io._tokens import find_sorted
+    from skirm.io._tokens import SortedKeys
 
     needles = np.array([0, 5, 2**63], dtype=np.uint64)
-    assert find_sorted(np.zeros(0, dtype=np.uint64), needles).tolist() == [-1] * 3
-    assert find_sorted(np.array([5], dtype=np.uint64), needles).tolist() == [-1, 0, -1]
+    assert SortedKeys(np.zeros(0, dtype=np.uint64)).find(needles).tolist() == [-1] * 3
+    assert SortedKeys(np.array([5], dtype=np.uint64)).find(needles).tolist() == [
+        -1,
+        0,
+        -1,
+    ]
     for n in (0, 1):
         i, j = equal_key_pairs(np.full(n, 7, dtype=np.uint64))
         assert i.shape == j.shape == (0,)

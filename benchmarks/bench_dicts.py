@@ -10,7 +10,9 @@ timed), the tool is imported (not timed), then the call is timed:
 - ``evaluate(run2)``: a second run through the same evaluator;
 - ``skirm.trec.evaluate_run(qrels, run, measures)``.
 
-Peak memory is the process's maximum resident set (``ru_maxrss``), the
+Peak memory is the process's maximum resident set (``VmHWM``: its own;
+``ru_maxrss`` would also keep the size of this script's process, which
+started it, and which grows as it keeps the values of the cases before), the
 dicts included. Five measures (``ndcg_cut.10``, ``map_cut.100``,
 ``recip_rank``, ``P.10``, ``recall.100``); the values of both tools are
 checked equal (1e-12) in every skirm process. Wall and CPU time of the
@@ -78,6 +80,19 @@ def make(seed):
         qrels[f"q{q}"] = {f"doc{d}": g for d, g in zip(judged.tolist(), grades)}
     return qrels, run
 
+def peak_mib():
+    # this process's peak resident memory: VmHWM, that of its own memory
+    # (ru_maxrss also keeps the size of the process that started it, which
+    # grows as the results of the cases before are kept)
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
 qrels, run = make(0)
 if pooled:  # the same documents scored again: every judged one retrieved
     rng = np.random.default_rng(1)
@@ -93,7 +108,6 @@ else:
     import skirm.trec
     from skirm.trec import RelevanceEvaluator, evaluate_run
     def evaluator(): return RelevanceEvaluator(qrels, set(measures))
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start, cpu = time.perf_counter(), time.process_time()
 if case == "evaluate":
     out = evaluator().evaluate(run)
@@ -107,7 +121,7 @@ elif tool == "pytrec_eval":  # the reference values of evaluate_run
 else:
     out = evaluate_run(qrels, run, measures)
 seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+peak = peak_mib()
 # a digest of the values, compared between the tools by the parent
 name = {"ndcg_cut.10": "ndcg_cut_10", "map_cut.100": "map_cut_100", "P.10": "P_10",
         "recall.100": "recall_100", "recip_rank": "recip_rank"}

@@ -14,6 +14,7 @@ Rows go by query code, then score descending, then the tie policy:
     Higher labels first / last among ties.
 
 With any policy but ``"average"`` every row is its own tie block.
+:func:`relabel` gives a ranking's order with other labels.
 """
 
 from __future__ import annotations
@@ -420,3 +421,24 @@ def _query_weights(ranking: Ranking, sample_weight: np.ndarray) -> np.ndarray:
             f"weight), but it varies within query {bad!r}"
         )
     return first
+
+
+def relabel(ranking: Ranking, labels: np.ndarray) -> Ranking:
+    """The same ranking (order, tie blocks) with other labels in rank order."""
+    order, scores, sort = ranking.sorted_later()
+    other = Ranking(
+        order,
+        ranking.__dict__.get("codes"),  # made when first read, if not yet
+        labels,
+        scores,
+        ranking.group_ids,
+        ranking.ties,
+        ranking.group_weights,
+        sizes=ranking.sizes,
+        starts=ranking.starts,
+        sort=sort,
+    )
+    if "_blocks" in ranking.__dict__:
+        other.__dict__["_blocks"] = ranking.__dict__["_blocks"]
+    other.judged = ranking.judged
+    return other

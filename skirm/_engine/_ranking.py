@@ -582,27 +582,6 @@ class Ranking:
         return sum_by(codes, values, self.n_groups)
 
 
-def relabel(ranking: Ranking, labels: np.ndarray) -> Ranking:
-    """The same ranking (order, tie blocks) with other labels in rank order."""
-    order, scores, sort = ranking.sorted_later()
-    other = Ranking(
-        order,
-        ranking.codes,
-        labels,
-        scores,
-        ranking.group_ids,
-        ranking.ties,
-        ranking.group_weights,
-        sizes=ranking.sizes,
-        starts=ranking.starts,
-        sort=sort,
-    )
-    if "_blocks" in ranking.__dict__:
-        other.__dict__["_blocks"] = ranking.__dict__["_blocks"]
-    other.judged = ranking.judged
-    return other
-
-
 def block_starts(scores, starts):
     """True where a ranked row starts a tie block (a new score or a new query)."""
     new = np.empty(scores.shape[0], dtype=bool)

@@ -425,6 +425,9 @@ def test_codes_made_when_first_read_of_a_ranking_built_with_sizes(seed):
             assert getattr(got, field).dtype == getattr(want, field).dtype
             assert getattr(got, field).tolist() == getattr(want, field).tolist()
     assert "codes" not in placed.__dict__  # the relevant rows did without them
+    other = relabel(placed, placed.labels * 2.0)  # nor does another labelling
+    assert "codes" not in other.__dict__
+    assert other.codes.tolist() == given.codes.tolist()
     assert placed.codes.dtype == np.intp
     assert placed.codes.tolist() == given.codes.tolist()
     assert (

@@ -14,6 +14,7 @@ The layout follows a typical learning-to-rank evaluation set:
 
 from __future__ import annotations
 
+import resource
 from pathlib import Path
 
 import numpy as np
@@ -76,3 +77,18 @@ def cache_bytecode():
     import skirm
 
     compileall.compile_dir(Path(skirm.__file__).parent, quiet=1)
+
+
+def peak_mib():
+    """This process's peak resident memory in MiB: ``VmHWM``, the high-water
+    mark of its own memory. ``ru_maxrss`` would also keep that of the
+    process that started it (Linux records the parent's at ``exec``), which
+    in a benchmark that keeps every case's results grows case by case."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

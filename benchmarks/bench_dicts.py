@@ -57,7 +57,17 @@ from _data import cache_bytecode
 
 MEASURES = ["ndcg_cut.10", "map_cut.100", "recip_rank", "P.10", "recall.100"]
 
-CHILD = r"""
+#: What each child runs first: this script's folder on its path (last, so
+#: that it shadows nothing), for the peak memory of the process itself.
+PRELUDE = (
+    "import sys\n"
+    f"sys.path.append({str(Path(__file__).resolve().parent)!r})\n"
+    "from _data import peak_mib\n"
+)
+
+CHILD = (
+    PRELUDE
+    + r"""
 import json, resource, sys, time
 import numpy as np
 
@@ -79,19 +89,6 @@ def make(seed):
         grades = rng.integers(0, 3, judged.size).tolist()
         qrels[f"q{q}"] = {f"doc{d}": g for d, g in zip(judged.tolist(), grades)}
     return qrels, run
-
-def peak_mib():
-    # this process's peak resident memory: VmHWM, that of its own memory
-    # (ru_maxrss also keeps the size of the process that started it, which
-    # grows as the results of the cases before are kept)
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 qrels, run = make(0)
 if pooled:  # the same documents scored again: every judged one retrieved
@@ -138,6 +135,7 @@ module = sys.modules["skirm"].__file__ if "skirm" in sys.modules else ""
 print(json.dumps({"seconds": seconds, "cpu": cpu, "peak_mib": peak, "values": values,
                   "module": module}))
 """
+)
 
 
 #: This checkout's root, whose skirm the "skirm" column times.

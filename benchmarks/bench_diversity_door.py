@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -33,6 +32,7 @@ import tempfile
 import time
 
 import numpy as np
+from _data import peak_mib
 
 REGIMES = {"web": (50, 1000, 500, 5), "many": (5000, 100, 20, 3)}
 
@@ -69,16 +69,6 @@ def _files(regime, folder):
     return qpath, rpath
 
 
-def _peak_mib():
-    """The process's peak resident memory (``VmHWM``; ``ru_maxrss`` would
-    count the parent's, inherited through ``fork``)."""
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def _child(side, regime, qpath, rpath):
     """One measurement, in this (fresh) process: prints a JSON line."""
     if side == "skirm-files":
@@ -103,7 +93,7 @@ def _child(side, regime, qpath, rpath):
             report = evaluate_diversity(qrels, run)
             mean = report["mean"]["alpha-nDCG@20"]
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    peak = _peak_mib()
+    peak = peak_mib()
     print(json.dumps({"wall": wall, "cpu": cpu, "peak_mib": peak, "mean": mean}))
 
 

@@ -50,26 +50,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _data import cache_bytecode
 
-CHILD = r"""
+#: What each child runs first: this script's folder on its path (last, so
+#: that it shadows nothing), for the peak memory of the process itself.
+PRELUDE = (
+    "import sys\n"
+    f"sys.path.append({str(Path(__file__).resolve().parent)!r})\n"
+    "from _data import peak_mib\n"
+)
+
+CHILD = (
+    PRELUDE
+    + r"""
 import json, resource, sys, time, warnings
 import numpy as np
 warnings.filterwarnings("ignore")
 
 n_queries, n_docs = int(sys.argv[1]), int(sys.argv[2])
 tool, case = sys.argv[3], sys.argv[4]
-
-def peak_mib():
-    # this process's peak resident memory: VmHWM, that of its own memory
-    # (ru_maxrss also keeps the size of the process that started it)
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
 
 def make(seed, n_queries):
     rng = np.random.default_rng(seed)
@@ -178,6 +175,7 @@ elif case == "tune":
 out["peak_mib"] = peak_mib()
 print(json.dumps(out))
 """
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 

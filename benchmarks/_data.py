@@ -92,3 +92,12 @@ def peak_mib():
     except OSError:
         pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+#: What a benchmark's child process (``python -c``) runs first: this folder
+#: on its path (last, so that it shadows nothing) and :func:`peak_mib`.
+CHILD_PRELUDE = (
+    "import sys\n"
+    f"sys.path.append({str(Path(__file__).resolve().parent)!r})\n"
+    "from _data import peak_mib\n"
+)

@@ -53,20 +53,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _data import cache_bytecode
+from _data import CHILD_PRELUDE, cache_bytecode
 
 MEASURES = ["ndcg_cut.10", "map_cut.100", "recip_rank", "P.10", "recall.100"]
 
-#: What each child runs first: this script's folder on its path (last, so
-#: that it shadows nothing), for the peak memory of the process itself.
-PRELUDE = (
-    "import sys\n"
-    f"sys.path.append({str(Path(__file__).resolve().parent)!r})\n"
-    "from _data import peak_mib\n"
-)
-
 CHILD = (
-    PRELUDE
+    CHILD_PRELUDE
     + r"""
 import json, resource, sys, time
 import numpy as np

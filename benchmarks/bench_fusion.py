@@ -48,18 +48,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _data import cache_bytecode
-
-#: What each child runs first: this script's folder on its path (last, so
-#: that it shadows nothing), for the peak memory of the process itself.
-PRELUDE = (
-    "import sys\n"
-    f"sys.path.append({str(Path(__file__).resolve().parent)!r})\n"
-    "from _data import peak_mib\n"
-)
+from _data import CHILD_PRELUDE, cache_bytecode
 
 CHILD = (
-    PRELUDE
+    CHILD_PRELUDE
     + r"""
 import json, resource, sys, time, warnings
 import numpy as np

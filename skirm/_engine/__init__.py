@@ -28,7 +28,7 @@ Its modules follow the stages of the work, each importing only earlier ones:
 ``_counted``        ranks of a few rows of each query counted, or searched
                     among sorted rows, without a sort of every row
 ``_rank``           the grouped sort and the tie policies: :func:`rank`,
-                    :func:`rank_order`, :func:`ranking_of`
+                    :func:`rank_order`, :func:`ranking_of`; :func:`relabel`
 ``_blocks``         blocks of whole queries, in threads: :func:`map_query_blocks`
 ``_lists``          ranked id lists matched to relevant sets: :func:`from_lists`
 ``_lists_html``     the HTML view of ranked lists
@@ -58,7 +58,7 @@ from skirm._engine._reduce import (
 )
 from skirm._engine._runs import check_groups
 from skirm._engine._threads import stream_map
-from skirm.io._keys import dense_codes, stable_code_sort
+from skirm.io._keys import dense_codes, packed_key, stable_code_sort
 
 __all__ = [
     "CheckedInput",
@@ -78,6 +78,7 @@ __all__ = [
     "id_array",
     "in_appearance_order",
     "map_query_blocks",
+    "packed_key",
     "prefix_lines",
     "prefix_sums",
     "ranges",

@@ -18,6 +18,7 @@ __all__ = [
     "code_runs",
     "dense_codes",
     "key_table",
+    "packed_key",
     "ranges",
     "runs_in_code_order",
     "search_ascending",
@@ -53,6 +54,32 @@ def key_table(keys, top):
 #: :func:`key_table` builds a table of keys at most this many times their
 #: count (and 1024).
 TABLE_KEYS = 4
+
+
+def packed_key(major, minor, *, descending=False):
+    """One int64 key whose order is that of the pairs ``(major, minor)``:
+    by ``major``, then ``minor`` (descending with ``descending``), as
+    :func:`numpy.lexsort` of both orders them: ``major * span + offset``.
+    None where it would not hold: keys that are not integers, a negative
+    ``major``, a key past 62 bits, no pair (the caller sorts by both)."""
+    if (
+        not minor.shape[0]
+        or major.dtype.kind not in "iu"
+        or minor.dtype.kind not in "iu"
+    ):
+        return None
+    low, high = int(minor.min()), int(minor.max())
+    span = high - low + 1
+    if int(major.min()) < 0 or (int(major.max()) + 1) * span >= 1 << 62:
+        return None
+    # the offset, in [0, span), taken in 64 bits of the keys' sign (a narrow
+    # type would wrap, and an unsigned one past 2**63 in int64)
+    wide = minor.astype(np.uint64 if minor.dtype.kind == "u" else np.int64)
+    if descending:
+        offset = wide.dtype.type(high) - wide
+    else:
+        offset = wide - wide.dtype.type(low)
+    return major.astype(np.int64) * span + offset.astype(np.int64)
 
 
 def search_ascending(values, lo, hi, x):

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm._engine import dense_codes
+from skirm._engine import dense_codes, packed_key
 from skirm._errors import InvalidParameterError
 from skirm._measures import _table as table
 from skirm._measures._options import ALPHA, BETA
@@ -88,12 +88,11 @@ def cells(query_codes, subtopics):
 
 
 def pair_order(major, minor):
-    """The order of distinct pairs ``(major, minor)`` (``major``
-    non-negative) as :func:`numpy.lexsort` of both gives it, from one sort
-    of one packed int64 key."""
-    low = int(minor.min(initial=0))
-    span = int(minor.max(initial=0)) - low + 1
-    return np.argsort(major.astype(np.int64) * span + (minor - low))
+    """The order of distinct pairs ``(major, minor)`` as :func:`numpy.lexsort`
+    of both gives it, from one sort of one packed int64 key
+    (:func:`~skirm.io._keys.packed_key`) where it fits."""
+    key = packed_key(major, minor)
+    return np.lexsort((minor, major)) if key is None else np.argsort(key)
 
 
 def novelty(pairs: Pairs, alpha):

@@ -15,6 +15,7 @@ from skirm.io._keys import (
     any_equal_in_groups,
     code_runs,
     dense_codes,
+    packed_key,
     runs_in_code_order,
     search_ascending,
     search_descending,
@@ -213,3 +214,42 @@ def test_dense_codes_of_close_keys_sort_nothing(monkeypatch):
     np.testing.assert_array_equal(dense_codes(keys), expected)
     with pytest.raises(AssertionError, match="sorted"):
         dense_codes(keys * 10)
+
+
+_PACKED_MINOR = {
+    "small": lambda rng, n: rng.integers(0, 4, n),
+    "negative": lambda rng, n: rng.integers(-5, 3, n),
+    "near the top of uint64": lambda rng, n: (
+        np.uint64(2**64 - 1) - rng.integers(0, 4, n).astype(np.uint64)
+    ),
+    "int8": lambda rng, n: rng.integers(-128, 128, n).astype(np.int8),
+    "wide": lambda rng, n: rng.integers(-(2**62), 2**62, n),
+    "floats": lambda rng, n: rng.random(n),
+}
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("minor", sorted(_PACKED_MINOR))
+def test_packed_key_orders_as_lexsort(minor, descending, seed):
+    """The stable order of :func:`packed_key` is ``np.lexsort``'s of the two
+    keys (the minor one negated where descending): small, negative and
+    narrow minor keys, unsigned ones near 2**64 (whose offsets must not
+    wrap); None where the key would not fit or the keys are not integers,
+    a negative major key, no pair."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 300))
+    major = rng.integers(0, int(rng.integers(1, 50)), n)
+    values = _PACKED_MINOR[minor](rng, n)
+    key = packed_key(major, values, descending=descending)
+    if minor in ("wide", "floats"):
+        assert key is None
+        return
+    assert key.dtype == np.int64
+    signed = values.astype(object)  # exact, whatever the width
+    ranks = sorted(
+        range(n), key=lambda i: (major[i], -signed[i] if descending else signed[i], i)
+    )
+    assert np.argsort(key, kind="stable").tolist() == ranks
+    assert packed_key(major - 1 - major.max(), values) is None  # a negative major
+    assert packed_key(major[:0], values[:0]) is None

@@ -68,3 +68,6 @@ def test_pair_order_is_lexsorts(seed):
     keep = np.unique(np.stack([major, minor], axis=1), axis=0, return_index=True)[1]
     major, minor = major[keep], minor[keep]  # distinct pairs
     np.testing.assert_array_equal(pair_order(major, minor), np.lexsort((minor, major)))
+    # a spread no packed key holds: the two keys sorted as they are
+    wide = minor * 2**55
+    np.testing.assert_array_equal(pair_order(major, wide), np.lexsort((wide, major)))

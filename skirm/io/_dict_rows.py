@@ -23,7 +23,7 @@ whose messages say what is wrong.
 from __future__ import annotations
 
 import numbers
-from itertools import chain, compress, pairwise, repeat
+from itertools import chain, compress, pairwise, repeat, starmap
 from operator import attrgetter, contains, countOf, itemgetter
 from typing import Any, NamedTuple
 
@@ -233,6 +233,26 @@ class DictIndex:
 
         return dicts, sizes, self.labels[rows], codes, docnos
 
+    @cached_property
+    def _getters(self):
+        """Per query, ``itemgetter`` of its judged docnos: the scores of
+        them all in a run dict, a tuple (a query judged once: its docno
+        twice, a pair); ``KeyError`` if one is not retrieved."""
+        getters = np.empty(len(self.dicts), dtype=object)
+        getters[:] = list(starmap(itemgetter, self.dicts))
+        once = np.flatnonzero(self.sizes == 1)
+        if once.shape[0]:
+            docnos = list(map(next, map(iter, map(self.dicts.__getitem__, once))))
+            getters[once] = list(map(itemgetter, docnos, docnos))
+        return getters.tolist()
+
+    def getters(self, at):
+        """The :meth:`_getters` of the queries at ``at`` (sorted
+        positions)."""
+        if at.shape[0] == len(self.dicts):
+            return self._getters
+        return list(map(self._getters.__getitem__, at.tolist()))
+
     def _docnos(self, rows):
         """The docnos of the judgements ``rows`` (indices), a list; the judged
         docnos of a query are read once, when one of them is first asked for."""
@@ -285,7 +305,7 @@ def read_run_dicts(index, run, floats=False):
     sizes = np.fromiter(map(len, inner), dtype=np.intp, count=len(inner))
     judged, j_sizes, j_raw, j_codes, j_docnos = index.of(at)
     starts = _starts(sizes)
-    read = _read_blocks(inner, judged, starts, _starts(j_sizes))
+    read = _read_blocks(inner, judged, starts, _starts(j_sizes), index.getters(at))
     if read is None:
         return NOT_PLAIN
     scores, j_scores = read
@@ -307,12 +327,13 @@ def read_run_dicts(index, run, floats=False):
 BLOCK_ROWS = 16_384
 
 
-def _read_blocks(inner, judged, starts, j_starts):
+def _read_blocks(inner, judged, starts, j_starts, getters):
     """``(scores, j_scores)``: the scores of the run dicts ``inner`` (rows
     ``starts``), and the score of each docno of the judged dicts ``judged``
     (one per run dict, judgements ``j_starts``) in its query's run dict
     (NaN if not retrieved), read a block of queries at a time; None when a
-    block is not dicts of str docnos and numeric scores."""
+    block is not dicts of str docnos and numeric scores. ``getters`` are
+    the judged dicts' :meth:`DictIndex.getters`."""
     scores, j_scores = np.empty(int(starts[-1])), np.empty(int(j_starts[-1]))
     for a, b in query_blocks(starts, BLOCK_ROWS):
         part = inner[a:b]
@@ -325,15 +346,41 @@ def _read_blocks(inner, judged, starts, j_starts):
         if read is None:
             return None
         scores[lo:hi] = read
-        # each run dict's get over its query's judged dict (None, read as
-        # NaN: not retrieved)
         j_lo, j_hi = int(j_starts[a]), int(j_starts[b])
-        j_scores[j_lo:j_hi] = np.fromiter(
-            chain.from_iterable(map(map, map(attrgetter("get"), part), judged[a:b])),
-            dtype=np.float64,
-            count=j_hi - j_lo,
+        j_scores[j_lo:j_hi] = _judged_scores(
+            part, judged[a:b], getters[a:b], j_starts[a : b + 1] - j_lo
         )
     return scores, j_scores
+
+
+def _judged_scores(part, judged, getters, j_starts):
+    """The score of each docno of the judged dicts ``judged`` (judgements
+    ``j_starts``) in its query's run dict of ``part``, NaN if not retrieved:
+    each query's at once by its getter (:meth:`DictIndex.getters`) where
+    every judged docno of the block is retrieved (the pooled judgements most
+    runs are evaluated against), else each docno by the dict's ``get``
+    (None, read as NaN)."""
+    n = int(j_starts[-1])
+    once = j_starts[1:] - j_starts[:-1] == 1  # read twice by their getters
+    n_once = int(np.count_nonzero(once))
+    try:
+        got = np.fromiter(
+            chain.from_iterable(map(itemgetter.__call__, getters, part)),
+            dtype=np.float64,
+            count=n + n_once,
+        )
+    except KeyError:
+        return np.fromiter(
+            chain.from_iterable(map(map, map(attrgetter("get"), part), judged)),
+            dtype=np.float64,
+            count=n,
+        )
+    if not n_once:
+        return got
+    # the second of each pair read for a query judged once
+    keep = np.ones(n + n_once, dtype=bool)
+    keep[j_starts[:-1][once] + np.arange(1, n_once + 1)] = False
+    return got[keep]
 
 
 def _narrowest(ids):

@@ -149,3 +149,90 @@ def test_docnos_of_a_str_type_are_read_as_str():
     measures = {"ndcg_cut.10", "map", "P.1", "recip_rank"}
     want = RelevanceEvaluator(qrels, measures).evaluate(run)
     assert RelevanceEvaluator(numpy_qrels, measures).evaluate(run) == want
+
+
+def _pooled_case(rng, n_queries, missing, once):
+    """Run dicts and judged dicts of ``n_queries`` queries: the judged
+    docnos of each among its run's (``missing``: the queries one of whose
+    judged docnos is not retrieved; ``once``: the queries judged once)."""
+    run, judged = [], []
+    for q in range(n_queries):
+        docs = [f"d{q}-{i}" for i in rng.permutation(int(rng.integers(2, 12)))]
+        run.append(
+            dict(zip(docs, rng.random(len(docs)).round(2).tolist(), strict=True))
+        )
+        size = 1 if q in once else int(rng.integers(2, len(docs) + 1))
+        keys = rng.choice(docs, size=size, replace=False).tolist()
+        if q in missing:  # one of them not retrieved, anywhere among them
+            keys[int(rng.integers(0, size))] = f"gone{q}"
+        judged.append(dict.fromkeys(keys, 1))
+    return run, judged
+
+
+def _read_one_by_one(run, judged):
+    """The reference: each judged docno looked up alone, NaN if absent."""
+    got = [d.get(k, np.nan) for d, j in zip(run, judged, strict=True) for k in j]
+    return np.array(got, dtype=np.float64)
+
+
+#: Which queries of 7 miss a judged docno, and which are judged once.
+PLACES = {
+    "none": (),
+    "first": (0,),
+    "middle": (3,),
+    "last": (6,),
+    "all": tuple(range(7)),
+}
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("once", sorted(PLACES))
+@pytest.mark.parametrize("missing", sorted(PLACES))
+def test_judged_scores_of_a_block_equal_each_lookup(missing, once, seed):
+    """The scores of the judged docnos of a block of queries, read a query
+    at a time (a getter of all its judged docnos; a query judged once reads
+    its docno twice, the second dropped) where every one is retrieved, else
+    each by itself: the values and NaNs of one lookup per docno, wherever
+    the queries judged once and the docnos not retrieved stand."""
+    from skirm.io._dict_rows import DictIndex, _judged_scores
+
+    rng = np.random.default_rng([seed, len(missing), len(once)])
+    run, judged = _pooled_case(rng, 7, set(PLACES[missing]), set(PLACES[once]))
+    index = DictIndex({f"q{q}": j for q, j in enumerate(judged)})
+    sizes = np.array([len(j) for j in judged])
+    j_starts = np.concatenate([[0], np.cumsum(sizes)])
+    getters = index.getters(np.arange(7))
+    got = _judged_scores(run, judged, getters, j_starts)
+    np.testing.assert_array_equal(got, _read_one_by_one(run, judged))
+    for lo, hi in [(0, 1), (2, 5), (6, 7)]:  # a part of the block
+        part = _judged_scores(
+            run[lo:hi],
+            judged[lo:hi],
+            getters[lo:hi],
+            j_starts[lo : hi + 1] - j_starts[lo],
+        )
+        np.testing.assert_array_equal(part, _read_one_by_one(run[lo:hi], judged[lo:hi]))
+
+
+@pytest.mark.parametrize("block_rows", [1, 7, 30, 1 << 14])
+@pytest.mark.parametrize("seed", range(4))
+def test_judged_scores_read_in_blocks_equal_each_lookup(seed, block_rows, monkeypatch):
+    """A run read in blocks of queries of about ``block_rows`` rows (some
+    with every judged docno retrieved, some without), against every judged
+    query and against some of them (the index's subset, in its order): each
+    judgement's score as one lookup gives it, NaN where not retrieved."""
+    from skirm.io import _dict_rows
+    from skirm.io._dict_rows import DictIndex, read_run_dicts
+
+    monkeypatch.setattr(_dict_rows, "BLOCK_ROWS", block_rows)
+    rng = np.random.default_rng(seed)
+    n = 40
+    missing = set(rng.choice(n, size=int(rng.integers(0, 8)), replace=False).tolist())
+    once = set(rng.choice(n, size=int(rng.integers(0, 20)), replace=False).tolist())
+    run, judged = _pooled_case(rng, n, missing, once)
+    names = [f"q{q:02d}" for q in range(n)]
+    index = DictIndex(dict(zip(names, judged, strict=True)))
+    for kept in (range(n), sorted(rng.choice(n, size=15, replace=False).tolist())):
+        rows = read_run_dicts(index, {names[q]: run[q] for q in kept})
+        want = _read_one_by_one([run[q] for q in kept], [judged[q] for q in kept])
+        np.testing.assert_array_equal(rows.j_scores, want)

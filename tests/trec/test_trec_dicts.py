@@ -261,3 +261,31 @@ def test_counted_and_sorted_ranks_agree_on_docnos_equal_as_bytes(monkeypatch):
         ):
             evaluator.evaluate({"q1": {"a": 0.5, "a\x00": 0.5, "b": 0.5, "c": 0.4}})
     assert out[0] == out[1] == {"q1": {"recip_rank": 0.5, "P_1": 0.0}}
+
+
+@pytest.mark.parametrize("block_rows", [5, 1 << 14])
+@pytest.mark.parametrize("seed", range(3))
+def test_pooled_judgements_equal_the_general_path(seed, block_rows, monkeypatch):
+    # Every judged docno retrieved (TREC's pools), some queries judged once,
+    # a few with a judged docno the run lacks; read in blocks of queries
+    # that hold any of these or none: the general path's values.
+    from skirm.io import _dict_rows
+
+    monkeypatch.setattr(_dict_rows, "BLOCK_ROWS", block_rows)
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for q in range(25):
+        docs = [
+            f"d{d}"
+            for d in rng.choice(60, size=int(rng.integers(2, 15)), replace=False)
+        ]
+        run[f"q{q}"] = dict(
+            zip(docs, (rng.integers(0, 6, len(docs)) / 4).tolist(), strict=True)
+        )
+        size = 1 if q % 3 == 0 else int(rng.integers(1, len(docs) + 1))
+        keys = rng.choice(docs, size=size, replace=False).tolist()
+        if q % 7 == 6:
+            keys.append("not retrieved")
+        qrels[f"q{q}"] = {k: int(rng.integers(-1, 3)) for k in keys}
+    fast, general = _both(qrels, run)
+    _assert_equal(fast, general, run)

@@ -84,6 +84,7 @@ class LineBlocks:
         data[: len(carry)] = carry
         got = self.src.fill(memoryview(data)[len(carry) : len(carry) + self.size])
         n = len(carry) + got
+        self.src.check_split(data, n)
         self.eof = got < self.size
         end = n if self.eof else data.rfind(b"\n", 0, n) + 1
         self.data, self.n, self.carry = data, n, bytes(data[end:n])

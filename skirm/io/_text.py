@@ -74,6 +74,36 @@ def empty_or_spaced(values):
     return separators(points).any(axis=1) | (points[:, 0] == 0)
 
 
+class SplitsOtherwise(Exception):
+    """Raised by the reader of a :class:`SplitChecked` file at the first
+    block whose bytes may split otherwise where ``str.split()`` splits."""
+
+
+class SplitChecked(os.PathLike):
+    """The path of a regular file whose blocks are checked as a streaming
+    reader reads them (:meth:`Source.check_split`): read as it is while its
+    bytes split alike at trec_eval's separators and where ``str.split()``
+    splits (:func:`_split_alike`), :class:`SplitsOtherwise` raised at the
+    first block that may not, for the caller to read it as ``line.split()``
+    does. One read of a file that splits alike, where a check read it
+    first."""
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+
+    def __fspath__(self):
+        return self.path
+
+    @classmethod
+    def of(cls, path):
+        """The checked path of a regular file; None for any other (a pipe is
+        read once, whole; a missing file's reader says so)."""
+        try:
+            return cls(path) if stat.S_ISREG(os.stat(path).st_mode) else None
+        except OSError:
+            return None
+
+
 class Source:
     """A path (``.gz`` transparently) or an open file, read as bytes."""
 
@@ -81,6 +111,7 @@ class Source:
         self.owned = None
         self.pending = b""
         self.regular = False
+        self.split_checked = isinstance(source, SplitChecked)
         if is_path(source):
             self.name = os.fspath(source)
             fh = self.owned = open(self.name, "rb")
@@ -126,6 +157,12 @@ class Source:
             return self._fill(view)
         except _gzip_errors() as exc:
             raise self.corrupt(exc) from None
+
+    def check_split(self, data, n):
+        """Raise :class:`SplitsOtherwise` if this is a :class:`SplitChecked`
+        file and ``data[:n]`` (a bytearray) may not split alike."""
+        if self.split_checked and not _split_alike(data, n):
+            raise SplitsOtherwise(self.name)
 
     def corrupt(self, exc):
         """The error for a gzip stream that ends early or does not decode."""
@@ -434,28 +471,6 @@ def read_str_split(source):
     data = bytearray(str_spaced(text).encode("utf-8", "surrogateescape"))
     n = len(data)
     return data + bytearray(PAD), n, name
-
-
-def splits_alike(path, chunk=1 << 20):
-    """Whether ``path`` names a file that can be read again (not a pipe)
-    whose lines surely split alike at trec_eval's separators and where
-    ``str.split()`` splits (:func:`_split_alike`: any byte above 127 may
-    begin a Unicode space): read in chunks (a ``.gz`` file decompressed),
-    stopping at the first byte that may split otherwise."""
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return False  # read once, whole
-    except OSError:
-        return False  # missing: the reader says so
-    src = Source(path)
-    buf = bytearray(chunk)  # (past ``n``: bytes looked at already, or zeros)
-    try:
-        while n := src.fill(memoryview(buf)):
-            if not _split_alike(buf, n):
-                return False
-    finally:
-        src.close()
-    return True
 
 
 def parse_label(text):

@@ -13,6 +13,7 @@ reported as that provider reports them (its queries, its summary).
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
@@ -26,7 +27,7 @@ from skirm._measures._unknown import UnknownMeasureError, unknown_measure
 from skirm._measures._vocabulary import IR_CWL_EVAL, IR_GDEVAL
 from skirm.io import Run
 from skirm.io._sources import is_path
-from skirm.io._text import splits_alike
+from skirm.io._text import SplitChecked, SplitsOtherwise
 from skirm.metrics._cwl import CWL_DEPTH
 from skirm.trec._evaluate_run import evaluate_request
 from skirm.trec._ir_inputs import (
@@ -276,11 +277,14 @@ class Evaluator:
         )
 
     def _run(self, run: Any) -> Run | Any:
-        """The run as the evaluation reads it: a file's path as it is where
-        it can be streamed (:func:`~skirm.io._text.splits_alike`), else
+        """The run as the evaluation reads it: a regular file's path as it
+        is, streamed and checked as it is read (:class:`~skirm.io._text.
+        SplitChecked`), where the evaluation alone reads it; else
         :func:`read_ir_run`'s records."""
-        if self._streams and is_path(run) and splits_alike(run):
-            return run
+        checked = self._streams and is_path(run) and SplitChecked.of(run)
+        return checked or self._read(run)
+
+    def _read(self, run: Any) -> Run | Any:
         read = read_ir_run(run)
         if self._request.diversity and read is not run:  # the repeats checked
             from skirm.trec._ndeval_report import no_repeat  # loaded to evaluate
@@ -376,9 +380,13 @@ class Evaluator:
             orders.setdefault(IR_ACCURACY.order, set()).add(IR_ACCURACY.score_type)
         return any(len(types) > 1 for types in orders.values())
 
-    def _columns(self, run: Run) -> Iterator[tuple[_Asked, np.ndarray, np.ndarray]]:
+    def _columns(self, run: Any) -> Iterator[tuple[_Asked, np.ndarray, np.ndarray]]:
         """Each measure's queries and values, as its provider reports them."""
-        evaluated = self._evaluated(run) if is_path(run) or len(run) else {}
+        try:
+            evaluated = self._evaluated(run) if is_path(run) or len(run) else {}
+        except SplitsOtherwise:  # a byte str.split() may split at: read whole
+            run = self._read(os.fspath(run))
+            evaluated = self._evaluated(run) if len(run) else {}
         none: tuple[np.ndarray, dict] = np.empty(0, dtype=str), {}
         # ir_measures reports 0 for the qrels queries a provider left out;
         # its accuracy provider does not, unless another provider's measure

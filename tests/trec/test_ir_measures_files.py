@@ -120,19 +120,71 @@ def test_spaced_text_splits_as_str_split(text, tmp_path):
 
 
 @pytest.mark.parametrize("compress", [False, True])
-def test_splits_alike_looks_at_every_chunk(tmp_path, compress):
-    """A byte that splits otherwise is found wherever it stands (chunks of 8
-    bytes here: before, across and after their edges), in a ``.gz`` file
-    too; an ASCII file without one splits alike; a missing file does not."""
-    from skirm.io._text import splits_alike
+def test_a_checked_run_file_stops_at_the_block_that_splits_otherwise(
+    tmp_path, compress
+):
+    """A run file read as :class:`SplitChecked` raises :class:`SplitsOtherwise`
+    at the block where a byte that may split otherwise stands, wherever it
+    stands (blocks of 8 bytes here: before, across and after their edges),
+    in a ``.gz`` file too, before any row of that block is parsed; an ASCII
+    file without one is read as it is; a path that is no regular file is not
+    checked (read once, whole, by the caller)."""
+    from skirm.io._run_blocks import iter_run_blocks
+    from skirm.io._text import SplitChecked, SplitsOtherwise
 
     path = tmp_path / "f"
-    base = b"q1 Q0 d1 1 2.5 r\nq2 Q0 d2 1 1.5 r\n"
+    base = b"q1 Q0 d1 1 2.5 r\nq2 Q0 d2 1 1.5 r\nq3 Q0 d3 1 0.5 r\n"
     for at in range(len(base) + 1):
         for byte in (b"\x1c", b"\x1f", b"\xc2\xa0", b"\xe2\x80\x83", b"\xc3\xa9"):
             data = base[:at] + byte + base[at:]
             path.write_bytes(gzip.compress(data) if compress else data)
-            assert not splits_alike(str(path), chunk=8), (at, byte)
+            with pytest.raises(SplitsOtherwise):
+                list(iter_run_blocks(SplitChecked(path), block_bytes=8))
     path.write_bytes(gzip.compress(base) if compress else base)
-    assert splits_alike(str(path), chunk=8)
-    assert not splits_alike(str(tmp_path / "missing"))
+    blocks = list(iter_run_blocks(SplitChecked.of(path), block_bytes=8))
+    assert [q for b in blocks for q in b.query_ids.tolist()] == ["q1", "q2", "q3"]
+    assert SplitChecked.of(tmp_path / "missing") is None
+    assert SplitChecked.of(tmp_path) is None  # a folder
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("char", ["\x1c", "\xa0", "\u3000", "é"], ids=ascii)
+@pytest.mark.parametrize("where", ["first", "middle", "last"])
+def test_a_run_streamed_then_read_again_as_ir_measures_reads_it(
+    char, where, tmp_path, monkeypatch
+):
+    """A run file streamed in blocks (64 bytes here) that holds a character
+    ``str.split()`` may split at in its first, a middle or its last block is
+    read again as ``line.split()`` reads it: ir_measures' values, where the
+    blocks read before it are dropped."""
+    import skirm.io._run_blocks as run_blocks
+
+    monkeypatch.setattr(run_blocks, "BLOCK_BYTES", 64)
+    qrels = tmp_path / "qrels"
+    qrels.write_text(
+        "".join(f"q{q} 0 d{d} {(q + d) % 3}\n" for q in range(8) for d in range(6))
+    )
+    lines = [
+        f"q{q} Q0 d{d} {d} {(7 * q + 5 * d) % 11 / 4} r"
+        for q in range(8)
+        for d in range(6)
+    ]
+    at = {"first": 1, "middle": len(lines) // 2, "last": len(lines) - 2}[where]
+    lines[at] = (
+        lines[at].replace(" Q0 ", f"{char}Q0 ")
+        if char.isspace()
+        else lines[at].replace(" Q0 d", f" Q0 d{char}")
+    )
+    run = tmp_path / "run"
+    run.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    measures = [ir_measures.parse_measure(n) for n in _NAMES]
+    want = _per_query(
+        ir_measures.iter_calc(
+            measures,
+            list(ir_measures.read_trec_qrels(str(qrels))),
+            list(ir_measures.read_trec_run(str(run))),
+        )
+    )
+    assert _per_query(trec.iter_calc(_NAMES, str(qrels), str(run))) == pytest.approx(
+        want
+    )

@@ -40,7 +40,13 @@ Higher layers import from this package, never from its modules.
 
 from skirm._engine._blocks import in_appearance_order, map_query_blocks
 from skirm._engine._check import CheckedInput
-from skirm._engine._counted import count_scores, ranges, search_descending, starts_of
+from skirm._engine._counted import (
+    count_scores,
+    ranges,
+    scored_rows,
+    search_descending,
+    starts_of,
+)
 from skirm._engine._encode import encode_grouped, encode_groups
 from skirm._engine._ideal import running_sums
 from skirm._engine._input import check_input
@@ -88,6 +94,7 @@ __all__ = [
     "relabel",
     "running_sums",
     "safe_divide",
+    "scored_rows",
     "search_descending",
     "segment_cumsum",
     "stable_code_sort",

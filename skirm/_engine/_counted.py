@@ -16,7 +16,7 @@ import numpy as np
 
 from skirm.io._keys import ranges, search_descending
 
-__all__ = ["count_scores", "ranges", "search_descending", "starts_of"]
+__all__ = ["count_scores", "ranges", "scored_rows", "search_descending", "starts_of"]
 
 #: Scores compared at a time when counting ranks (a few MB of temporaries).
 CELLS = 1 << 16
@@ -24,46 +24,60 @@ CELLS = 1 << 16
 
 def count_scores(scores, starts, q, s):
     """For each ``(q, s)`` (a query and a score it holds): the rows of
-    query ``q`` (rows ``starts[q]:starts[q + 1]``) scored above ``s``, those
-    scored ``s``, and the latter rows (each pair's in turn, in row order)."""
-    lo, sizes = starts[q], starts[q + 1] - starts[q]
-    lines, width = _lines(scores, starts)
-    count_type = np.uint16 if width < 1 << 16 else np.intp
+    query ``q`` (rows ``starts[q]:starts[q + 1]``) scored above ``s``, and
+    those scored ``s`` (:func:`scored_rows` gives the latter rows)."""
     above = np.empty(q.shape[0], dtype=np.intp)
     equal = np.empty(q.shape[0], dtype=np.intp)
-    eq_rows = [np.empty(0, dtype=np.intp)]
-    ends = np.cumsum(sizes)
-    a = 0
-    while a < q.shape[0]:  # a few MB of compared scores at a time
-        if width:
-            b = a + max(CELLS // width, 1)
-        else:
-            b = max(int(np.searchsorted(ends, ends[a] - sizes[a] + CELLS)), a + 1)
-        each = s[a:b]
-        if width:  # each pair's query is a line
-            values = lines[q[a:b]]
-            each = each[:, None]
+    for a, b, values, each, rows in _compared(scores, starts, q, s):
+        if rows is None:  # each pair's query is a line
             # counted as bytes into the narrowest sum that holds a line's
             # count (faster than numpy's sum of booleans into intp)
+            count_type = np.uint16 if values.shape[1] < 1 << 16 else np.intp
             higher = (values > each).view(np.uint8)
             above[a:b] = np.add.reduce(higher, axis=1, dtype=count_type)
-            # the equal cells, line by line: one flat pass over the cells,
-            # counted per line from their lines
-            cell = np.flatnonzero(values == each)
-            line = cell // width
-            equal[a:b] = np.bincount(line, minlength=each.shape[0])
-            eq_rows.append(lo[a:b][line] + cell % width)
+            same = (values == each).view(np.uint8)
+            equal[a:b] = np.add.reduce(same, axis=1, dtype=count_type)
         else:
-            rows = ranges(lo[a:b], sizes[a:b])
-            each = np.repeat(each, sizes[a:b])
-            values = scores[rows]
-            at = starts_of(sizes[a:b])[:-1]
+            at = starts_of(starts[q[a:b] + 1] - starts[q[a:b]])[:-1]
             above[a:b] = np.add.reduceat(values > each, at, dtype=np.intp)
-            same = values == each
-            equal[a:b] = np.add.reduceat(same, at, dtype=np.intp)
-            eq_rows.append(rows[same])
+            equal[a:b] = np.add.reduceat(values == each, at, dtype=np.intp)
+    return above, equal
+
+
+def scored_rows(scores, starts, q, s):
+    """The rows of query ``q`` scored ``s``, for each ``(q, s)`` in turn,
+    in row order (as many as :func:`count_scores` counts)."""
+    found = [np.empty(0, dtype=np.intp)]
+    for a, b, values, each, rows in _compared(scores, starts, q, s):
+        if rows is None:
+            # the equal cells, line by line: one flat pass over the cells
+            width = values.shape[1]
+            cell = np.flatnonzero(values == each)
+            found.append(starts[q[a:b]][cell // width] + cell % width)
+        else:
+            found.append(rows[values == each])
+    return np.concatenate(found)
+
+
+def _compared(scores, starts, q, s):
+    """``(a, b, values, each, rows)`` for consecutive pairs ``a:b``, a few
+    MB of compared scores at a time: their queries' scores as lines of a
+    matrix (``rows`` None) and their scores as a column, where the queries
+    fit lines (:func:`_lines`); else their queries' rows one after another
+    (``rows``, their scores ``values``) and each pair's score repeated."""
+    sizes = starts[q + 1] - starts[q]
+    lines, width = _lines(scores, starts)
+    ends = np.cumsum(sizes)
+    a = 0
+    while a < q.shape[0]:
+        if width:
+            b = a + max(CELLS // width, 1)
+            yield a, b, lines[q[a:b]], s[a:b, None], None
+        else:
+            b = max(int(np.searchsorted(ends, ends[a] - sizes[a] + CELLS)), a + 1)
+            rows = ranges(starts[q[a:b]], sizes[a:b])
+            yield a, b, scores[rows], np.repeat(s[a:b], sizes[a:b]), rows
         a = b
-    return above, equal, np.concatenate(eq_rows)
 
 
 #: Queries of several sizes are laid along the lines of a matrix as wide as

@@ -30,6 +30,7 @@ from skirm._engine import (
     count_scores,
     ranges,
     rank_order,
+    scored_rows,
     search_descending,
     starts_of,
 )
@@ -134,7 +135,7 @@ def dict_context(index, run, options):
 
     def of_rows():
         of = np.full(n, -1, dtype=np.int64)
-        of[ranked_rows] = hit
+        of[ranked_rows()] = hit
         return of
 
     return placed_context(
@@ -181,31 +182,40 @@ def _sorted_context(
 
 
 def _ranks(scores, starts, q, s, hit, j_docnos, docnos):
-    """``(rank, row)`` of each retrieved judgement ``hit`` (an index of the
+    """``(rank, rows)`` of each retrieved judgement ``hit`` (an index of the
     judgements), of query ``q`` scored ``s``: its 0-based place in its
     query's ranking (score descending, then docno descending in byte order,
-    as :func:`~skirm.trec._ranked.joined_context` ranks) and its run row.
+    as :func:`~skirm.trec._ranked.joined_context` ranks), and a function
+    that gives its run row (found when first asked for: few measures do).
 
     The rows of its query scored above ``s`` are counted, and the docnos of
     the rows scored ``s`` (when more than one is) compared with its own."""
-    rank, equal, eq_rows = count_scores(scores, starts, q, s)
-    first = starts_of(equal)
-    rows = eq_rows[first[:-1]]  # a judgement alone at its score: its row
+    rank, equal = count_scores(scores, starts, q, s)
     tied = np.flatnonzero(equal > 1)
+    own = np.empty(0, dtype=np.intp)  # the row of each tied judgement
     if tied.shape[0]:
         sizes = equal[tied]
-        t_rows = eq_rows[ranges(first[tied], sizes)]
+        t_rows = scored_rows(scores, starts, q[tied], s[tied])
         names = docnos.of(t_rows)
         wanted = np.empty(tied.shape[0], dtype=object)
         wanted[:] = j_docnos(hit[tied])
         # its own row among its tied ones: the one docno equal to its docno
-        own = np.flatnonzero(np.array(names, dtype=object) == np.repeat(wanted, sizes))
+        is_own = np.flatnonzero(
+            np.array(names, dtype=object) == np.repeat(wanted, sizes)
+        )
         key = byte_rank(names)
-        key_own, row_own = np.repeat(key[own], sizes), np.repeat(t_rows[own], sizes)
+        key_own, own = np.repeat(key[is_own], sizes), t_rows[is_own]
         # rows before it: a later docno, or the same bytes and an earlier row
-        before = (key > key_own) | ((key == key_own) & (t_rows < row_own))
+        before = (key > key_own) | ((key == key_own) & (t_rows < np.repeat(own, sizes)))
         rank[tied] += np.add.reduceat(before, starts_of(sizes)[:-1], dtype=np.intp)
-        rows[tied] = t_rows[own]
+
+    def rows():
+        alone = np.flatnonzero(equal == 1)  # the one row scored s: its row
+        found = np.empty(q.shape[0], dtype=np.intp)
+        found[alone] = scored_rows(scores, starts, q[alone], s[alone])
+        found[tied] = own
+        return found
+
     return rank, rows
 
 

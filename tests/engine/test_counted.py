@@ -1,5 +1,5 @@
-"""Ranks counted without a sort (``skirm._engine.count_scores``), against a
-slow reference: one Python comparison of each pair's score with every score
+"""Ranks counted without a sort (``skirm._engine.count_scores``, and the
+rows of the scores counted equal, ``scored_rows``), against a slow reference: one Python comparison of each pair's score with every score
 of its query. Generated inputs vary one dimension at a time: queries of one
 size and of several (the two ways of counting), ties, blocks of compared
 scores from one pair to every pair, lines long enough for an intp count,
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from skirm._engine import _counted
-from skirm._engine._counted import count_scores
+from skirm._engine._counted import count_scores, scored_rows
 
 
 def _reference(scores, starts, q, s):
@@ -73,7 +73,7 @@ def test_counts_as_the_reference(shape, levels, cells, padded, seed, monkeypatch
     monkeypatch.setattr(_counted, "PADDED", padded)
     sizes = SHAPES[shape](np.random.default_rng(seed))
     scores, starts, q, s = _case(seed, sizes, levels)
-    got = count_scores(scores, starts, q, s)
+    got = (*count_scores(scores, starts, q, s), scored_rows(scores, starts, q, s))
     for have, want in zip(got, _reference(scores, starts, q, s), strict=True):
         np.testing.assert_array_equal(have, want)
 
@@ -84,7 +84,7 @@ def test_counts_c_floats(shape, monkeypatch):
     monkeypatch.setattr(_counted, "PADDED", 100)
     sizes = SHAPES[shape](np.random.default_rng(5))
     scores, starts, q, s = _case(5, sizes, 3, dtype=np.float32)
-    got = count_scores(scores, starts, q, s)
+    got = (*count_scores(scores, starts, q, s), scored_rows(scores, starts, q, s))
     for have, want in zip(got, _reference(scores, starts, q, s), strict=True):
         np.testing.assert_array_equal(have, want)
 

@@ -194,7 +194,7 @@ class RelevanceEvaluator:
             self._judged = np.unique(self._qrels_read.query_ids)
         else:
             # indexed once: every run evaluated is joined to this index
-            self._index = DictIndex(self._dicts, labels)
+            self._index = DictIndex(self._dicts, labels, many_runs=True)
             self._judged = self._index.ids  # sorted
         self._level = RELEVANCE_LEVEL(relevance_level)
         if not isinstance(judged_docs_only_flag, (bool, np.bool_, int)):

@@ -1,6 +1,7 @@
 """Ranks counted without a sort (``skirm._engine.count_scores``, and the
-rows of the scores counted equal, ``scored_rows``), against a slow reference: one Python comparison of each pair's score with every score
-of its query. Generated inputs vary one dimension at a time: queries of one
+rows of the scores counted equal, ``scored_rows``), against a slow
+reference: one Python comparison of each pair's score with every score of
+its query. Generated inputs vary one dimension at a time: queries of one
 size and of several (the two ways of counting), ties, blocks of compared
 scores from one pair to every pair, lines long enough for an intp count,
 queries of several sizes laid along padded lines or not, infinite scores

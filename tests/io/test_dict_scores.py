@@ -198,7 +198,7 @@ def test_judged_scores_of_a_block_equal_each_lookup(missing, once, seed):
 
     rng = np.random.default_rng([seed, len(missing), len(once)])
     run, judged = _pooled_case(rng, 7, set(PLACES[missing]), set(PLACES[once]))
-    index = DictIndex({f"q{q}": j for q, j in enumerate(judged)})
+    index = DictIndex({f"q{q}": j for q, j in enumerate(judged)}, many_runs=True)
     sizes = np.array([len(j) for j in judged])
     j_starts = np.concatenate([[0], np.cumsum(sizes)])
     getters = index.getters(np.arange(7))
@@ -214,12 +214,16 @@ def test_judged_scores_of_a_block_equal_each_lookup(missing, once, seed):
         np.testing.assert_array_equal(part, _read_one_by_one(run[lo:hi], judged[lo:hi]))
 
 
+@pytest.mark.parametrize("many_runs", [True, False])
 @pytest.mark.parametrize("block_rows", [1, 7, 30, 1 << 14])
 @pytest.mark.parametrize("seed", range(4))
-def test_judged_scores_read_in_blocks_equal_each_lookup(seed, block_rows, monkeypatch):
+def test_judged_scores_read_in_blocks_equal_each_lookup(
+    seed, block_rows, many_runs, monkeypatch
+):
     """A run read in blocks of queries of about ``block_rows`` rows (some
     with every judged docno retrieved, some without), against every judged
-    query and against some of them (the index's subset, in its order): each
+    query and against some of them (the index's subset, in its order), by
+    an index built for several runs (the getters) or for one: each
     judgement's score as one lookup gives it, NaN where not retrieved."""
     from skirm.io import _dict_rows
     from skirm.io._dict_rows import DictIndex, read_run_dicts
@@ -231,7 +235,8 @@ def test_judged_scores_read_in_blocks_equal_each_lookup(seed, block_rows, monkey
     once = set(rng.choice(n, size=int(rng.integers(0, 20)), replace=False).tolist())
     run, judged = _pooled_case(rng, n, missing, once)
     names = [f"q{q:02d}" for q in range(n)]
-    index = DictIndex(dict(zip(names, judged, strict=True)))
+    index = DictIndex(dict(zip(names, judged, strict=True)), many_runs=many_runs)
+    assert (index.getters(np.arange(n)) is None) is not many_runs
     for kept in (range(n), sorted(rng.choice(n, size=15, replace=False).tolist())):
         rows = read_run_dicts(index, {names[q]: run[q] for q in kept})
         want = _read_one_by_one([run[q] for q in kept], [judged[q] for q in kept])

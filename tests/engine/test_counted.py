@@ -52,6 +52,11 @@ def _case(seed, sizes, levels, dtype=np.float64):
 SHAPES = {
     "one_size": lambda rng: np.full(30, 17),
     "one_size_wide": lambda rng: np.full(3, 70_000),  # counts past uint16
+    # lines summed in bytes (shorter than 256), and in uint16 from 256
+    "one_size_255": lambda rng: np.full(4, 255),
+    "one_size_256": lambda rng: np.full(4, 256),
+    "one_size_300": lambda rng: np.full(3, 300),
+    "one_size_1000": lambda rng: np.full(3, 1000),
     "several_sizes": lambda rng: rng.integers(1, 40, 30),
     "one_row_each": lambda rng: np.ones(25, dtype=np.int64),
     "mostly_full": lambda rng: np.where(

@@ -260,10 +260,8 @@ def join(index, block):
         )
         if lines is not None:
             at, judged, repeats = lines
-            return Joined(
-                eval_ids, keep, codes, _raw(keep.shape[0], at, index.labels[judged]),
-                j_codes, j_raw, repeats,
-            )  # fmt: skip
+            raw = _raw(keep.shape[0], at, index.labels[judged], index.labels)
+            return Joined(eval_ids, keep, codes, raw, j_codes, j_raw, repeats)
         raw = _raw_by_keys(index, block, keep, codes, topics, hashes)
     found = any_equal_in_runs(hashes, runs) if runs is not None else None
     if found is None:
@@ -400,7 +398,7 @@ def _raw_by_keys(index, block, keep, codes, topics, hashes):
     evaluated ``topics``; ``hashes``: their docnos' hashes) through the hashed
     keys, :data:`JOIN_ROWS` rows at a time: the temporaries of the look-up
     stay a few MB."""
-    raw = np.full(keep.shape[0], -1, dtype=np.int64)
+    raw = np.full(keep.shape[0], -1, dtype=raw_type(index.labels))
     for at, judged in _matches_by_keys(index, block, keep, codes, topics, hashes):
         _put(raw, at, index.labels[judged])
     return raw
@@ -426,7 +424,7 @@ def _matches_by_keys(index, block, keep, codes, topics, hashes):
 def _raw_by_strings(index, block, keep, codes, topics, j_rows, j_codes):
     """Relevance values of the kept rows by comparing docno strings."""
     hit, judged = _matches_by_strings(index, block, keep, codes, j_rows, j_codes)
-    return _raw(keep.shape[0], hit, index.labels[judged])
+    return _raw(keep.shape[0], hit, index.labels[judged], index.labels)
 
 
 def _matches_by_strings(index, block, keep, codes, j_rows, j_codes):
@@ -474,11 +472,24 @@ def judgment_of_rows(index, block, keep, codes, eval_ids):
     return of
 
 
-def _raw(n, hit, labels):
-    """-1 everywhere, the label at ``hit`` (-2 for a negative label)."""
-    raw = np.full(n, -1, dtype=np.int64)
+def _raw(n, hit, labels, every):
+    """-1 everywhere, the label at ``hit`` (-2 for a negative label), in
+    the :func:`raw_type` of ``every`` label of the qrels."""
+    raw = np.full(n, -1, dtype=raw_type(every))
     _put(raw, hit, labels)
     return raw
+
+
+def raw_type(labels):
+    """The narrowest signed integer type of trec_eval's relevance values
+    (-1 unjudged, -2 a negative level, else the level) of ``labels``: a
+    byte a row where the levels are below 128 (every qrels in use), where
+    int64 took eight."""
+    top = int(labels.max(initial=0))
+    for kind in (np.int8, np.int16, np.int32):
+        if top <= np.iinfo(kind).max:
+            return kind
+    return np.int64
 
 
 def _put(raw, hit, labels):

@@ -42,6 +42,7 @@ from skirm.io._dict_rows import (
     plain_qrels,
     read_run_dicts,
 )
+from skirm.io._join import raw_type
 from skirm.trec._measures import measure
 from skirm.trec._missing import missing_queries_error, missing_rule, no_common_error
 from skirm.trec._ranked import joined_context, placed_context
@@ -225,7 +226,7 @@ def _placed(ordered, j_codes, j_scores, j_raw, j_docnos, docnos):
     row, found by its score among its query's ranked scores (and by its
     docno, ``j_docnos(judgements)``, among tied scores); and the ranked
     rows of the retrieved judgements, and these judgements (indices)."""
-    raw = np.full(ordered.order.shape[0], -1, dtype=np.int64)
+    raw = np.full(ordered.order.shape[0], -1, dtype=raw_type(j_raw))
     hit = np.flatnonzero(~np.isnan(j_scores))
     if not hit.shape[0]:
         return raw, hit, hit

@@ -11,7 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from skirm._engine import Judgments, Ranking, rank_order, ranking_of
-from skirm.io._join import block_duplicate_error, block_repeat, join, judgment_of_rows
+from skirm.io._join import (
+    block_duplicate_error,
+    block_repeat,
+    join,
+    judgment_of_rows,
+    raw_type,
+)
 from skirm.trec._measures import Context
 
 
@@ -134,7 +140,7 @@ def placed_context(eval_ids, at, raw, starts, sort, j_codes, j_raw, options, of_
     ranking's ``(order, scores)``, called only if a measure reads them (few
     do: the ranked labels are all most need)."""
     n = int(starts[-1])
-    ranked_raw = np.full(n, -1, dtype=np.int64)
+    ranked_raw = np.full(n, -1, dtype=raw_type(j_raw))
     ranked_raw[at] = raw
     labels = np.zeros(n)
     labels[at] = np.maximum(raw, 0)

@@ -396,3 +396,93 @@ def test_joined_rows_match_a_lookup_of_the_qrels(monkeypatch, join_rows, every):
     np.testing.assert_array_equal(joined.raw, expected)
     np.testing.assert_array_equal(joined.eval_ids[joined.codes], [q[i] for i in kept])
     assert joined.repeats is False
+
+
+#: The largest level of the qrels at each bound of the types that hold
+#: trec_eval's relevance values (the narrowest that holds the levels).
+TOP_LEVELS = [1, 127, 128, 32767, 32768, 2**31 - 1, 2**31, 2**40]
+
+
+@pytest.mark.parametrize("top", TOP_LEVELS)
+def test_raw_type_holds_every_level(top):
+    from skirm.io._join import raw_type
+
+    labels = np.array([-(2**40), -3, 0, top], dtype=np.int64)
+    kind = raw_type(labels)
+    assert np.iinfo(kind).max >= top and np.iinfo(kind).min <= -2
+    narrower = [
+        k for k in (np.int8, np.int16, np.int32) if k().itemsize < kind().itemsize
+    ]
+    assert all(np.iinfo(k).max < top for k in narrower)
+
+
+def _bound_case(top, tmp_path):
+    """Qrels whose largest level is ``top``, with negative levels, and a
+    run with unjudged rows and ties, as files and as dicts."""
+    rng = np.random.default_rng(top % 1000)
+    levels = [-3, -1, 0, 1, 2, top - 1, top]
+    qrels, run = [], []
+    for q in range(6):
+        docs = [f"d{d}" for d in rng.choice(40, size=15, replace=False)]
+        for d in docs[:10]:
+            qrels.append(f"q{q} 0 {d} {levels[int(rng.integers(0, len(levels)))]}")
+        scores = rng.integers(0, 5, len(docs) - 2) / 4
+        run += [f"q{q} Q0 {d} 0 {s} r" for d, s in zip(docs[2:], scores, strict=True)]
+    (tmp_path / "qrels").write_text("\n".join(qrels) + "\n")
+    (tmp_path / "run").write_text("\n".join(run) + "\n")
+    q_dict, r_dict = {}, {}
+    for line in qrels:
+        q, _, d, g = line.split()
+        q_dict.setdefault(q, {})[d] = int(g)
+    for line in run:
+        q, _, d, _, s, _ = line.split()
+        r_dict.setdefault(q, {})[d] = float(s)
+    return [str(tmp_path / "qrels"), str(tmp_path / "run")], q_dict, r_dict
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("top", [t for t in TOP_LEVELS if t <= 128])
+def test_levels_at_the_bounds_of_their_type_as_trec_eval(
+    top, trec_eval_binary, tmp_path
+):
+    """Qrels whose largest level stands at a bound of the type that holds
+    the ranked relevance values, with negative levels and unjudged rows:
+    trec_eval 10.0's bytes for every measure (relstring included), with -J,
+    -M and -l. (trec_eval loops and allocates by the largest level: it
+    takes 14 s at 32,767 and gigabytes at 2**31; the 64-bit comparison
+    below takes those.)"""
+    from _trec_eval_side import compare
+
+    files, _, _ = _bound_case(top, tmp_path)
+    for flags in ([], ["-J"], ["-M", "5"], ["-l", str(top)]):
+        for measures in (["-m", "all_trec"], ["-m", "relstring.10"]):
+            failure, _ = compare(trec_eval_binary, [*flags, *measures, *files])
+            assert failure is None, (flags, measures, failure)
+
+
+@pytest.mark.parametrize("top", TOP_LEVELS)
+def test_levels_at_the_bounds_of_their_type_as_in_64_bits(top, tmp_path, monkeypatch):
+    """The same qrels evaluated with the relevance values held in 64 bits
+    (as before they were narrowed): the same values for every measure, from
+    files and from dicts, with -J and -M."""
+    import skirm.io._join
+    import skirm.trec._dicts
+    import skirm.trec._ranked
+
+    files, q_dict, r_dict = _bound_case(top, tmp_path)
+    options = [{}, {"judged_only": True}, {"max_docs": 5}, {"relevance_level": top}]
+    got = [
+        evaluate_run(qrels, run, ["all_trec"], **o)
+        for o in options
+        for qrels, run in (files, (q_dict, r_dict))
+    ]
+    for module in (skirm.io._join, skirm.trec._dicts, skirm.trec._ranked):
+        monkeypatch.setattr(module, "raw_type", lambda labels: np.int64)
+    want = [
+        evaluate_run(qrels, run, ["all_trec"], **o)
+        for o in options
+        for qrels, run in (files, (q_dict, r_dict))
+    ]
+    for a, b in zip(got, want, strict=True):
+        for name in b.per_query:
+            np.testing.assert_array_equal(a.per_query[name], b.per_query[name])

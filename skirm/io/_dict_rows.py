@@ -198,10 +198,10 @@ class DictIndex:
         self, judged: dict, labels: np.ndarray | None = None, many_runs: bool = False
     ) -> None:
         #: whether runs read against this index look their judged docnos up
-        #: a query at a time (:meth:`getters`, built for the first): for an
-        #: index that serves several runs. (Measured on 10,000 pooled queries
-        #: in fresh processes: the getters cost 8 ms to build, and save
-        #: about 9 ms of each run's reading.)
+        #: a query at a time (:meth:`getters`, built as the first runs ask
+        #: for them): for an index that serves several runs. (Measured on
+        #: 10,000 pooled queries in fresh processes: the getters cost 8 ms
+        #: to build, and save about 9 ms of each run's reading.)
         self.many_runs = many_runs
         names = list(judged)
         ids = np.array(names, dtype=str)
@@ -241,27 +241,27 @@ class DictIndex:
 
         return dicts, sizes, self.labels[rows], codes, docnos
 
-    @cached_property
-    def _getters(self):
-        """Per query, ``itemgetter`` of its judged docnos: the scores of
-        them all in a run dict, a tuple (a query judged once: its docno
-        twice, a pair); ``KeyError`` if one is not retrieved."""
-        getters = np.empty(len(self.dicts), dtype=object)
-        getters[:] = list(starmap(itemgetter, self.dicts))
-        once = np.flatnonzero(self.sizes == 1)
-        if once.shape[0]:
-            docnos = list(map(next, map(iter, map(self.dicts.__getitem__, once))))
-            getters[once] = list(map(itemgetter, docnos, docnos))
-        return getters.tolist()
-
     def getters(self, at):
-        """The :meth:`_getters` of the queries at ``at`` (sorted
-        positions); None unless the index serves several runs."""
+        """A function of a block ``a:b`` of the queries at ``at`` (sorted
+        positions) that gives their getters (:func:`_getters`), each built
+        when first asked for and kept for the runs after; None unless the
+        index serves several runs."""
         if not self.many_runs:
             return None
-        if at.shape[0] == len(self.dicts):
-            return self._getters
-        return list(map(self._getters.__getitem__, at.tolist()))
+        if "_built" not in self.__dict__:
+            self._built = np.zeros(len(self.dicts), dtype=bool)
+            self._getters = np.empty(len(self.dicts), dtype=object)
+
+        def block(a, b):
+            rows = at[a:b]
+            todo = rows[~self._built[rows]]
+            if todo.shape[0]:
+                dicts = list(map(self.dicts.__getitem__, todo.tolist()))
+                self._getters[todo] = _getters(dicts, self.sizes[todo])
+                self._built[todo] = True
+            return self._getters[rows].tolist()
+
+        return block
 
     def _docnos(self, rows):
         """The docnos of the judgements ``rows`` (indices), a list; the judged
@@ -343,9 +343,11 @@ def _read_blocks(inner, judged, starts, j_starts, getters):
     (one per run dict, judgements ``j_starts``) in its query's run dict
     (NaN if not retrieved), read a block of queries at a time; None when a
     block is not dicts of str docnos and numeric scores. ``getters`` are
-    the judged dicts' :meth:`DictIndex.getters` (or None)."""
+    the judged dicts' :meth:`DictIndex.getters` (or None): asked for each
+    block while the first block's judged docnos were all retrieved (the
+    pooled judgements most runs are evaluated against), not otherwise."""
     scores, j_scores = np.empty(int(starts[-1])), np.empty(int(j_starts[-1]))
-    for a, b in query_blocks(starts, BLOCK_ROWS):
+    for i, (a, b) in enumerate(query_blocks(starts, BLOCK_ROWS)):
         part = inner[a:b]
         lo, hi = int(starts[a]), int(starts[b])
         try:
@@ -357,20 +359,35 @@ def _read_blocks(inner, judged, starts, j_starts, getters):
             return None
         scores[lo:hi] = read
         j_lo, j_hi = int(j_starts[a]), int(j_starts[b])
-        these = None if getters is None else getters[a:b]
-        j_scores[j_lo:j_hi] = _judged_scores(
+        these = None if getters is None else getters(a, b)
+        j_scores[j_lo:j_hi], all_retrieved = _judged_scores(
             part, judged[a:b], these, j_starts[a : b + 1] - j_lo
         )
+        if i == 0 and not all_retrieved:
+            getters = None  # judgements a run does not retrieve: one by one
     return scores, j_scores
+
+
+def _getters(dicts, sizes):
+    """Per judged dict, ``itemgetter`` of its docnos: the scores of them
+    all in a run dict, a tuple (a dict of one docno: it twice, a pair);
+    ``KeyError`` if one is not retrieved."""
+    getters = np.empty(len(dicts), dtype=object)
+    getters[:] = list(starmap(itemgetter, dicts))
+    once = np.flatnonzero(sizes == 1)
+    if once.shape[0]:
+        docnos = list(map(next, map(iter, map(dicts.__getitem__, once.tolist()))))
+        getters[once] = list(map(itemgetter, docnos, docnos))
+    return getters
 
 
 def _judged_scores(part, judged, getters, j_starts):
     """The score of each docno of the judged dicts ``judged`` (judgements
-    ``j_starts``) in its query's run dict of ``part``, NaN if not retrieved:
-    each query's at once by its getter (:meth:`DictIndex.getters`, unless
-    None) where every judged docno of the block is retrieved (the pooled judgements most
-    runs are evaluated against), else each docno by the dict's ``get``
-    (None, read as NaN)."""
+    ``j_starts``) in its query's run dict of ``part``, NaN if not retrieved,
+    and whether every one is retrieved (False: unknown): each query's at
+    once by its getter (:meth:`DictIndex.getters`, unless None) where every
+    judged docno of the block is retrieved, else each docno by the dict's
+    ``get`` (None, read as NaN)."""
     n = int(j_starts[-1])
     once = j_starts[1:] - j_starts[:-1] == 1  # read twice by their getters
     n_once = int(np.count_nonzero(once))
@@ -383,17 +400,18 @@ def _judged_scores(part, judged, getters, j_starts):
             count=n + n_once,
         )
     except KeyError:
-        return np.fromiter(
+        each = np.fromiter(
             chain.from_iterable(map(map, map(attrgetter("get"), part), judged)),
             dtype=np.float64,
             count=n,
         )
+        return each, False
     if not n_once:
-        return got
+        return got, True
     # the second of each pair read for a query judged once
     keep = np.ones(n + n_once, dtype=bool)
     keep[j_starts[:-1][once] + np.arange(1, n_once + 1)] = False
-    return got[keep]
+    return got[keep], True
 
 
 def _narrowest(ids):

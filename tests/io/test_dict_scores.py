@@ -201,17 +201,19 @@ def test_judged_scores_of_a_block_equal_each_lookup(missing, once, seed):
     index = DictIndex({f"q{q}": j for q, j in enumerate(judged)}, many_runs=True)
     sizes = np.array([len(j) for j in judged])
     j_starts = np.concatenate([[0], np.cumsum(sizes)])
-    getters = index.getters(np.arange(7))
-    got = _judged_scores(run, judged, getters, j_starts)
+    getters = index.getters(np.arange(7))(0, 7)
+    got, every = _judged_scores(run, judged, getters, j_starts)
     np.testing.assert_array_equal(got, _read_one_by_one(run, judged))
+    assert every is (missing == "none")
     for lo, hi in [(0, 1), (2, 5), (6, 7)]:  # a part of the block
-        part = _judged_scores(
+        part, every = _judged_scores(
             run[lo:hi],
             judged[lo:hi],
             getters[lo:hi],
             j_starts[lo : hi + 1] - j_starts[lo],
         )
         np.testing.assert_array_equal(part, _read_one_by_one(run[lo:hi], judged[lo:hi]))
+        assert every is not bool(set(PLACES[missing]) & set(range(lo, hi)))
 
 
 @pytest.mark.parametrize("many_runs", [True, False])
@@ -231,7 +233,11 @@ def test_judged_scores_read_in_blocks_equal_each_lookup(
     monkeypatch.setattr(_dict_rows, "BLOCK_ROWS", block_rows)
     rng = np.random.default_rng(seed)
     n = 40
-    missing = set(rng.choice(n, size=int(rng.integers(0, 8)), replace=False).tolist())
+    # none missing among the first queries: a first block of few rows has
+    # every judged docno retrieved (the getters asked for the run's blocks)
+    missing = set(
+        rng.choice(range(10, n), size=int(rng.integers(0, 8)), replace=False).tolist()
+    )
     once = set(rng.choice(n, size=int(rng.integers(0, 20)), replace=False).tolist())
     run, judged = _pooled_case(rng, n, missing, once)
     names = [f"q{q:02d}" for q in range(n)]
@@ -241,3 +247,25 @@ def test_judged_scores_read_in_blocks_equal_each_lookup(
         rows = read_run_dicts(index, {names[q]: run[q] for q in kept})
         want = _read_one_by_one([run[q] for q in kept], [judged[q] for q in kept])
         np.testing.assert_array_equal(rows.j_scores, want)
+
+
+@pytest.mark.parametrize("first_missing", [True, False])
+def test_getters_built_while_the_first_block_is_retrieved(first_missing, monkeypatch):
+    """An index for several runs builds the getters of the blocks a run
+    reads while its first block has every judged docno retrieved, and keeps
+    them for the next run; a run whose first block does not looks each
+    docno up by itself and builds no other (sparse judgements)."""
+    from skirm.io import _dict_rows
+    from skirm.io._dict_rows import DictIndex, read_run_dicts
+
+    monkeypatch.setattr(_dict_rows, "BLOCK_ROWS", 10)
+    rng = np.random.default_rng(3)
+    missing = {0} if first_missing else {20}
+    run, judged = _pooled_case(rng, 30, missing, {1, 2, 25})
+    names = [f"q{q:02d}" for q in range(30)]
+    index = DictIndex(dict(zip(names, judged, strict=True)), many_runs=True)
+    for _ in range(2):  # a second run through the getters kept
+        rows = read_run_dicts(index, dict(zip(names, run, strict=True)))
+        np.testing.assert_array_equal(rows.j_scores, _read_one_by_one(run, judged))
+        built = index._built  # the first block's getters, tried, at least
+        assert bool(built[0]) and bool(built.all()) is not first_missing

@@ -248,18 +248,21 @@ class DictIndex:
         index serves several runs."""
         if not self.many_runs:
             return None
-        if "_built" not in self.__dict__:
-            self._built = np.zeros(len(self.dicts), dtype=bool)
-            self._getters = np.empty(len(self.dicts), dtype=object)
+        # one assignment (runs evaluated in threads at once see both or
+        # neither); a getter is marked built once it is in place
+        if "_lookups" not in self.__dict__:
+            n = len(self.dicts)
+            self._lookups = np.zeros(n, dtype=bool), np.empty(n, dtype=object)
+        built, getters = self._lookups
 
         def block(a, b):
             rows = at[a:b]
-            todo = rows[~self._built[rows]]
+            todo = rows[~built[rows]]
             if todo.shape[0]:
                 dicts = list(map(self.dicts.__getitem__, todo.tolist()))
-                self._getters[todo] = _getters(dicts, self.sizes[todo])
-                self._built[todo] = True
-            return self._getters[rows].tolist()
+                getters[todo] = _getters(dicts, self.sizes[todo])
+                built[todo] = True
+            return getters[rows].tolist()
 
         return block
 

@@ -267,5 +267,5 @@ def test_getters_built_while_the_first_block_is_retrieved(first_missing, monkeyp
     for _ in range(2):  # a second run through the getters kept
         rows = read_run_dicts(index, dict(zip(names, run, strict=True)))
         np.testing.assert_array_equal(rows.j_scores, _read_one_by_one(run, judged))
-        built = index._built  # the first block's getters, tried, at least
+        built = index._lookups[0]  # the first block's getters, tried, at least
         assert bool(built[0]) and bool(built.all()) is not first_missing

@@ -289,3 +289,34 @@ def test_pooled_judgements_equal_the_general_path(seed, block_rows, monkeypatch)
         qrels[f"q{q}"] = {k: int(rng.integers(-1, 3)) for k in keys}
     fast, general = _both(qrels, run)
     _assert_equal(fast, general, run)
+
+
+def test_runs_evaluated_in_threads_at_once_through_one_evaluator(monkeypatch):
+    # The evaluator's getters are built as the first runs read their
+    # blocks: runs evaluated at once in threads each get the values they
+    # get alone.
+    from concurrent.futures import ThreadPoolExecutor
+
+    from skirm.io import _dict_rows
+
+    monkeypatch.setattr(_dict_rows, "BLOCK_ROWS", 500)  # 21 blocks a run
+    rng = np.random.default_rng(11)
+    qrels, runs = {}, []
+    for q in range(400):
+        docs = [f"d{d}" for d in rng.choice(200, size=30, replace=False)]
+        qrels[f"q{q}"] = {d: int(rng.integers(0, 3)) for d in docs[:6]}
+    for _ in range(8):
+        runs.append(
+            {
+                q: dict(
+                    zip(judged, rng.random(len(judged)).round(2).tolist(), strict=True)
+                )
+                | {f"x{i}": float(rng.random()) for i in range(20)}
+                for q, judged in qrels.items()
+            }
+        )
+    alone = [RelevanceEvaluator(qrels, MEASURES).evaluate(run) for run in runs]
+    evaluator = RelevanceEvaluator(qrels, MEASURES)
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(evaluator.evaluate, runs))
+    assert together == alone

@@ -68,6 +68,8 @@ class QrelsIndex:
         self.codes = codes.astype(small, copy=False)
         del codes
         self.labels = qrels.labels
+        #: the type of the relevance values of rows joined to these qrels
+        self.raw_type = raw_type(self.labels)
         self.n_topics = int(self.topic_ids.shape[0])
         rows = np.argsort(self.codes, kind="stable")
         self.rows = rows.astype(small)
@@ -260,7 +262,7 @@ def join(index, block):
         )
         if lines is not None:
             at, judged, repeats = lines
-            raw = _raw(keep.shape[0], at, index.labels[judged], index.labels)
+            raw = _raw(keep.shape[0], at, index.labels[judged], index.raw_type)
             return Joined(eval_ids, keep, codes, raw, j_codes, j_raw, repeats)
         raw = _raw_by_keys(index, block, keep, codes, topics, hashes)
     found = any_equal_in_runs(hashes, runs) if runs is not None else None
@@ -398,7 +400,7 @@ def _raw_by_keys(index, block, keep, codes, topics, hashes):
     evaluated ``topics``; ``hashes``: their docnos' hashes) through the hashed
     keys, :data:`JOIN_ROWS` rows at a time: the temporaries of the look-up
     stay a few MB."""
-    raw = np.full(keep.shape[0], -1, dtype=raw_type(index.labels))
+    raw = np.full(keep.shape[0], -1, dtype=index.raw_type)
     for at, judged in _matches_by_keys(index, block, keep, codes, topics, hashes):
         _put(raw, at, index.labels[judged])
     return raw
@@ -424,7 +426,7 @@ def _matches_by_keys(index, block, keep, codes, topics, hashes):
 def _raw_by_strings(index, block, keep, codes, topics, j_rows, j_codes):
     """Relevance values of the kept rows by comparing docno strings."""
     hit, judged = _matches_by_strings(index, block, keep, codes, j_rows, j_codes)
-    return _raw(keep.shape[0], hit, index.labels[judged], index.labels)
+    return _raw(keep.shape[0], hit, index.labels[judged], index.raw_type)
 
 
 def _matches_by_strings(index, block, keep, codes, j_rows, j_codes):
@@ -472,10 +474,10 @@ def judgment_of_rows(index, block, keep, codes, eval_ids):
     return of
 
 
-def _raw(n, hit, labels, every):
+def _raw(n, hit, labels, dtype):
     """-1 everywhere, the label at ``hit`` (-2 for a negative label), in
-    the :func:`raw_type` of ``every`` label of the qrels."""
-    raw = np.full(n, -1, dtype=raw_type(every))
+    ``dtype`` (the index's :func:`raw_type`)."""
+    raw = np.full(n, -1, dtype=dtype)
     _put(raw, hit, labels)
     return raw
 

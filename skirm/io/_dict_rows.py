@@ -197,12 +197,6 @@ class DictIndex:
     def __init__(
         self, judged: dict, labels: np.ndarray | None = None, many_runs: bool = False
     ) -> None:
-        #: whether runs read against this index look their judged docnos up
-        #: a query at a time (:meth:`getters`, built as the first runs ask
-        #: for them): for an index that serves several runs. (Measured on
-        #: 10,000 pooled queries in fresh processes: the getters cost 8 ms
-        #: to build, and save about 9 ms of each run's reading.)
-        self.many_runs = many_runs
         names = list(judged)
         ids = np.array(names, dtype=str)
         order = np.argsort(ids, kind="stable")
@@ -224,6 +218,15 @@ class DictIndex:
             labels = labels[ranges(first, self.sizes)]
         self.labels = labels
         self.codes = np.repeat(np.arange(len(names), dtype=np.intp), self.sizes)
+        #: for an index that serves several runs, the getters of the judged
+        #: docnos of each query (:meth:`getters`) and whether each is built
+        #: yet: runs look their judged docnos up a query at a time. (Measured
+        #: on 10,000 pooled queries in fresh processes: the getters cost 8
+        #: ms to build, and save about 9 ms of each run's reading.)
+        self._lookups = None
+        if many_runs:
+            n = len(names)
+            self._lookups = np.zeros(n, dtype=bool), np.empty(n, dtype=object)
 
     def of(self, at):
         """``(dicts, sizes, labels, codes, docnos)`` of the queries at ``at``
@@ -246,14 +249,9 @@ class DictIndex:
         positions) that gives their getters (:func:`_getters`), each built
         when first asked for and kept for the runs after; None unless the
         index serves several runs."""
-        if not self.many_runs:
+        if self._lookups is None:
             return None
-        # one assignment (runs evaluated in threads at once see both or
-        # neither); a getter is marked built once it is in place
-        if "_lookups" not in self.__dict__:
-            n = len(self.dicts)
-            self._lookups = np.zeros(n, dtype=bool), np.empty(n, dtype=object)
-        built, getters = self._lookups
+        built, getters = self._lookups  # a getter marked built once in place
 
         def block(a, b):
             rows = at[a:b]
@@ -392,29 +390,29 @@ def _judged_scores(part, judged, getters, j_starts):
     judged docno of the block is retrieved, else each docno by the dict's
     ``get`` (None, read as NaN)."""
     n = int(j_starts[-1])
-    once = j_starts[1:] - j_starts[:-1] == 1  # read twice by their getters
-    n_once = int(np.count_nonzero(once))
-    try:
-        if getters is None:
-            raise KeyError  # no getters: each docno by itself
-        got = np.fromiter(
-            chain.from_iterable(map(itemgetter.__call__, getters, part)),
-            dtype=np.float64,
-            count=n + n_once,
-        )
-    except KeyError:
-        each = np.fromiter(
-            chain.from_iterable(map(map, map(attrgetter("get"), part), judged)),
-            dtype=np.float64,
-            count=n,
-        )
-        return each, False
-    if not n_once:
-        return got, True
-    # the second of each pair read for a query judged once
-    keep = np.ones(n + n_once, dtype=bool)
-    keep[j_starts[:-1][once] + np.arange(1, n_once + 1)] = False
-    return got[keep], True
+    if getters is not None:
+        once = j_starts[1:] - j_starts[:-1] == 1  # read twice by their getters
+        n_once = int(np.count_nonzero(once))
+        try:
+            got = np.fromiter(
+                chain.from_iterable(map(itemgetter.__call__, getters, part)),
+                dtype=np.float64,
+                count=n + n_once,
+            )
+        except KeyError:  # a judged docno not retrieved
+            pass
+        else:
+            if n_once:  # the second of each pair read for a query judged once
+                keep = np.ones(n + n_once, dtype=bool)
+                keep[j_starts[:-1][once] + np.arange(1, n_once + 1)] = False
+                got = got[keep]
+            return got, True
+    each = np.fromiter(
+        chain.from_iterable(map(map, map(attrgetter("get"), part), judged)),
+        dtype=np.float64,
+        count=n,
+    )
+    return each, False
 
 
 def _narrowest(ids):

@@ -189,6 +189,15 @@ def plain_qrels(qrels: Any, *, copy: bool = True) -> PlainQrels:
     return PlainQrels(kept, max(float(np.max(labels)), 0.0), labels)
 
 
+#: A block of queries is read by getters where its queries hold this many
+#: judgements or more on average: a getter costs about as much to build as
+#: it saves on 9 look-ups (measured in fresh processes: 8 ms for 10,000
+#: getters, 9 ms saved on 100,000 look-ups). Built for 50,000 queries judged
+#: twice, they made the first run 0.26 -> 0.29 s, or, built when a second
+#: run asked, that run 0.162 -> 0.186 s.
+GETTER_JUDGED = 9
+
+
 class DictIndex:
     """The index of checked qrels dicts (:func:`plain_qrels`), built once
     for every run evaluated against them: their queries in order, the judged
@@ -255,6 +264,8 @@ class DictIndex:
 
         def block(a, b):
             rows = at[a:b]
+            if self.sizes[rows].mean() < GETTER_JUDGED:
+                return None  # few judgements a query: each looked up alone
             todo = rows[~built[rows]]
             if todo.shape[0]:
                 dicts = list(map(self.dicts.__getitem__, todo.tolist()))
@@ -385,7 +396,7 @@ def _getters(dicts, sizes):
 def _judged_scores(part, judged, getters, j_starts):
     """The score of each docno of the judged dicts ``judged`` (judgements
     ``j_starts``) in its query's run dict of ``part``, NaN if not retrieved,
-    and whether every one is retrieved (False: unknown): each query's at
+    and whether every one is retrieved: each query's at
     once by its getter (:meth:`DictIndex.getters`, unless None) where every
     judged docno of the block is retrieved, else each docno by the dict's
     ``get`` (None, read as NaN)."""
@@ -412,7 +423,7 @@ def _judged_scores(part, judged, getters, j_starts):
         dtype=np.float64,
         count=n,
     )
-    return each, False
+    return each, getters is None and not np.isnan(each).any()
 
 
 def _narrowest(ids):

@@ -188,14 +188,16 @@ PLACES = {
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("once", sorted(PLACES))
 @pytest.mark.parametrize("missing", sorted(PLACES))
-def test_judged_scores_of_a_block_equal_each_lookup(missing, once, seed):
+def test_judged_scores_of_a_block_equal_each_lookup(missing, once, seed, monkeypatch):
     """The scores of the judged docnos of a block of queries, read a query
     at a time (a getter of all its judged docnos; a query judged once reads
     its docno twice, the second dropped) where every one is retrieved, else
     each by itself: the values and NaNs of one lookup per docno, wherever
     the queries judged once and the docnos not retrieved stand."""
+    from skirm.io import _dict_rows
     from skirm.io._dict_rows import DictIndex, _judged_scores
 
+    monkeypatch.setattr(_dict_rows, "GETTER_JUDGED", 0)  # getters for any block
     rng = np.random.default_rng([seed, len(missing), len(once)])
     run, judged = _pooled_case(rng, 7, set(PLACES[missing]), set(PLACES[once]))
     index = DictIndex({f"q{q}": j for q, j in enumerate(judged)}, many_runs=True)
@@ -231,6 +233,7 @@ def test_judged_scores_read_in_blocks_equal_each_lookup(
     from skirm.io._dict_rows import DictIndex, read_run_dicts
 
     monkeypatch.setattr(_dict_rows, "BLOCK_ROWS", block_rows)
+    monkeypatch.setattr(_dict_rows, "GETTER_JUDGED", 0)  # getters for any block
     rng = np.random.default_rng(seed)
     n = 40
     # none missing among the first queries: a first block of few rows has
@@ -249,23 +252,39 @@ def test_judged_scores_read_in_blocks_equal_each_lookup(
         np.testing.assert_array_equal(rows.j_scores, want)
 
 
+@pytest.mark.parametrize("judged", [3, 12])
 @pytest.mark.parametrize("first_missing", [True, False])
-def test_getters_built_while_the_first_block_is_retrieved(first_missing, monkeypatch):
+def test_getters_built_while_the_first_block_is_retrieved(
+    first_missing, judged, monkeypatch
+):
     """An index for several runs builds the getters of the blocks a run
-    reads while its first block has every judged docno retrieved, and keeps
-    them for the next run; a run whose first block does not looks each
-    docno up by itself and builds no other (sparse judgements)."""
+    reads, where their queries hold 9 judgements or more on average (12
+    here, not 3), while its first block has every judged docno retrieved,
+    and keeps them for the next runs; a run whose first block does not looks
+    each docno up by itself and builds no other (sparse judgements)."""
     from skirm.io import _dict_rows
     from skirm.io._dict_rows import DictIndex, read_run_dicts
 
-    monkeypatch.setattr(_dict_rows, "BLOCK_ROWS", 10)
+    monkeypatch.setattr(_dict_rows, "BLOCK_ROWS", 40)
     rng = np.random.default_rng(3)
-    missing = {0} if first_missing else {20}
-    run, judged = _pooled_case(rng, 30, missing, {1, 2, 25})
+    run, judged_dicts = [], []
+    for q in range(30):
+        docs = [f"d{q}-{i}" for i in range(judged + 5)]
+        run.append(
+            dict(zip(docs, rng.random(len(docs)).round(2).tolist(), strict=True))
+        )
+        keys = docs[:judged]
+        if q == (0 if first_missing else 20):
+            keys[-1] = "not retrieved"
+        judged_dicts.append(dict.fromkeys(keys, 1))
     names = [f"q{q:02d}" for q in range(30)]
-    index = DictIndex(dict(zip(names, judged, strict=True)), many_runs=True)
-    for _ in range(2):  # a second run through the getters kept
+    index = DictIndex(dict(zip(names, judged_dicts, strict=True)), many_runs=True)
+    for _ in range(3):
         rows = read_run_dicts(index, dict(zip(names, run, strict=True)))
-        np.testing.assert_array_equal(rows.j_scores, _read_one_by_one(run, judged))
-        built = index._lookups[0]  # the first block's getters, tried, at least
-        assert bool(built[0]) and bool(built.all()) is not first_missing
+        want = _read_one_by_one(run, judged_dicts)
+        np.testing.assert_array_equal(rows.j_scores, want)
+        built = index._lookups[0]
+        assert bool(built.all()) is (judged >= 9 and not first_missing)
+        assert bool(built[0]) is (judged >= 9)  # the first block's, tried
+        if first_missing:  # no block after the first one asked for
+            assert not built[-1]

@@ -272,6 +272,7 @@ def test_pooled_judgements_equal_the_general_path(seed, block_rows, monkeypatch)
     from skirm.io import _dict_rows
 
     monkeypatch.setattr(_dict_rows, "BLOCK_ROWS", block_rows)
+    monkeypatch.setattr(_dict_rows, "GETTER_JUDGED", 0)  # getters for any block
     rng = np.random.default_rng(seed)
     qrels, run = {}, {}
     for q in range(25):
@@ -300,6 +301,7 @@ def test_runs_evaluated_in_threads_at_once_through_one_evaluator(monkeypatch):
     from skirm.io import _dict_rows
 
     monkeypatch.setattr(_dict_rows, "BLOCK_ROWS", 500)  # 21 blocks a run
+    monkeypatch.setattr(_dict_rows, "GETTER_JUDGED", 0)  # getters for any block
     rng = np.random.default_rng(11)
     qrels, runs = {}, []
     for q in range(400):

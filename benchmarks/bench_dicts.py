@@ -31,7 +31,9 @@ judgements of TREC's pools and most BEIR sets are: the regime most users
 hold).
 
 Run: ``python benchmarks/bench_dicts.py [--queries 10000] [--docs 100]
-[--regime sparse|pooled] [--repeats 3] [--against DIR]``. skirm's bytecode
+[--regime sparse|pooled] [--judged N] [--repeats 3] [--against DIR]``
+(``--judged``: the judged documents of each query, a tenth of its
+documents by default). skirm's bytecode
 is compiled first, as an install does (with ``PYTHONDONTWRITEBYTECODE`` set
 every process would otherwise compile skirm from source). ``--against DIR``
 times the skirm of another checkout (``DIR`` holds its ``skirm`` package,
@@ -66,6 +68,7 @@ import numpy as np
 n_queries, n_docs = int(sys.argv[1]), int(sys.argv[2])
 tool, case, measures = sys.argv[3], sys.argv[4], json.loads(sys.argv[5])
 pooled = sys.argv[6] == "pooled"
+n_judged = int(sys.argv[7])
 
 def make(seed):
     rng = np.random.default_rng(seed)
@@ -75,9 +78,9 @@ def make(seed):
         scores = rng.random(n_docs).round(4)  # some ties
         run[f"q{q}"] = {f"doc{d}": s for d, s in zip(docs.tolist(), scores.tolist())}
         if pooled:  # every judged document retrieved
-            judged = rng.choice(docs, size=n_docs // 10, replace=False)
+            judged = rng.choice(docs, size=n_judged, replace=False)
         else:
-            judged = rng.choice(10 * n_docs, size=n_docs // 10, replace=False)
+            judged = rng.choice(10 * n_docs, size=n_judged, replace=False)
         grades = rng.integers(0, 3, judged.size).tolist()
         qrels[f"q{q}"] = {f"doc{d}": g for d, g in zip(judged.tolist(), grades)}
     return qrels, run
@@ -144,9 +147,10 @@ def run_case(args, tool, case):
         tool, root = "skirm", args.against.resolve()
     env = {**os.environ, "PYTHONPATH": str(root)}
     argv = [sys.executable, "-c", CHILD, str(args.queries), str(args.docs), tool, case]
+    judged = args.docs // 10 if args.judged is None else args.judged
     with tempfile.TemporaryDirectory() as neutral:
         out = subprocess.run(
-            [*argv, json.dumps(MEASURES), args.regime],
+            [*argv, json.dumps(MEASURES), args.regime, str(judged)],
             capture_output=True,
             text=True,
             check=True,
@@ -173,6 +177,9 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--regime", choices=("sparse", "pooled"), default="sparse")
     parser.add_argument(
+        "--judged", type=int, default=None, help="judged per query (docs // 10)"
+    )
+    parser.add_argument(
         "--against",
         type=Path,
         default=None,
@@ -191,7 +198,8 @@ def main():
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(
         f"{args.queries:,} queries x {args.docs} documents, {args.regime} "
-        "judgements, string ids, "
+        f"judgements ({args.docs // 10 if args.judged is None else args.judged} a "
+        "query), string ids, "
         f"{len(MEASURES)} measures; medians of {args.repeats} fresh processes, "
         f"the tools alternating; load average before: {load}\n"
     )

@@ -64,7 +64,7 @@ def evaluate_dicts(qrels, run, outputs, options):
         return NOT_PLAIN  # nothing retrieved: the general path says so
     index = DictIndex(judged, labels)
     topics = index.ids  # sorted
-    ctx = dict_context(index, run, options)
+    ctx = dict_context(index, run, options, plain=True)
     if ctx is NOT_PLAIN:
         return NOT_PLAIN
     if ctx is None:
@@ -85,14 +85,15 @@ def evaluate_dicts(qrels, run, outputs, options):
     return ids, per_query, "skirm", topics.shape[0], n_relevant
 
 
-def dict_context(index, run, options):
+def dict_context(index, run, options, plain=False):
     """The :class:`~skirm.trec._measures.Context` of a ``run`` dict against
     ``index`` (a :class:`~skirm.io._dict_rows.DictIndex`); None when none of the
     run's queries with documents is judged; :data:`NOT_PLAIN` when ``run``
-    is not dicts of str docnos and numeric scores.
+    is not dicts of str docnos and numeric scores (``plain``: known to be
+    plain dicts).
 
     ``options`` are the evaluation's :class:`~skirm.trec._request.Options`."""
-    rows = read_run_dicts(index, run, options.c_floats)
+    rows = read_run_dicts(index, run, options.c_floats, plain)
     if rows is None or rows is NOT_PLAIN:
         return rows
     eval_ids, starts, scores, j_codes, j_raw, j_scores, j_docnos, docnos = rows

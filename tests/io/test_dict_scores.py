@@ -138,6 +138,29 @@ def test_docnos_not_plain(docno):
     assert plain_qrels({"q1": {"d0": 1, docno: 0}}).dicts is None
 
 
+@pytest.mark.parametrize("join_each", [0, 1000], ids=["each_dict", "all_at_once"])
+@pytest.mark.parametrize(
+    "docno",
+    [1, b"d1", None, ("d", 1), "d\x00", "d\x00e"],
+    ids=repr,
+)
+@pytest.mark.parametrize("where", [0, 1, 39])
+def test_run_docnos_not_plain(docno, where, join_each, monkeypatch):
+    """A run whose docnos are not all str, or hold a NUL, in any query of a
+    block, and whether the block's docnos are joined dict by dict or all at
+    once, is not read as dicts (the general path says what is wrong)."""
+    from skirm.io import _dict_rows
+    from skirm.io._dict_rows import NOT_PLAIN, DictIndex, read_run_dicts
+
+    monkeypatch.setattr(_dict_rows, "JOIN_EACH", join_each)
+    judged = {f"q{q}": {"d0": 1} for q in range(40)}
+    run = {f"q{q}": {"d0": 0.5, "d1": 0.25} for q in range(40)}
+    index = DictIndex(judged)
+    assert read_run_dicts(index, run) is not NOT_PLAIN
+    run[f"q{where}"] = {"d0": 0.5, docno: 0.25}
+    assert read_run_dicts(index, run) is NOT_PLAIN
+
+
 def test_docnos_of_a_str_type_are_read_as_str():
     """Docnos of a subclass of str (numpy's ``str_``) are read by the
     dicts' path, with the values of the same docnos as str."""

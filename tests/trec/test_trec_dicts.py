@@ -322,3 +322,63 @@ def test_runs_evaluated_in_threads_at_once_through_one_evaluator(monkeypatch):
     with ThreadPoolExecutor(4) as pool:
         together = list(pool.map(evaluator.evaluate, runs))
     assert together == alone
+
+
+def _run_variant(variant, run):
+    """The run of ``variant``: its queries as the qrels name them, or not."""
+    names = list(run)
+    if variant == "reversed":
+        return {q: run[q] for q in reversed(names)}
+    if variant == "one_missing":
+        return {q: run[q] for q in names[1:]}
+    if variant == "one_unjudged":
+        return run | {"unjudged": {"d1": 0.5}}
+    if variant == "one_empty":
+        return run | {names[3]: {}}
+    return run
+
+
+@pytest.mark.parametrize(
+    "variant",
+    ["same", "reversed", "one_missing", "one_unjudged", "one_empty", "qrels_empty"],
+)
+def test_runs_are_placed_by_the_qrels_order_or_looked_up(variant):
+    # A run that names the qrels' queries in their order, each with
+    # documents, is placed by the index's order; any other by look-ups:
+    # the same places as a look-up of each query, the general path's values.
+    rng = np.random.default_rng(5)
+    qrels, run = {}, {}
+    for q in rng.permutation(30).tolist():  # not in code point order
+        docs = [f"d{d}" for d in rng.choice(40, size=12, replace=False)]
+        run[f"q{q}"] = dict(zip(docs, rng.random(12).round(2).tolist(), strict=True))
+        qrels[f"q{q}"] = {d: int(rng.integers(0, 3)) for d in docs[:4]}
+    if variant == "qrels_empty":  # not a topic: left out of the index
+        qrels[next(iter(qrels))] = {}
+    run = _run_variant(variant, run)
+    index = DictIndex({q: d for q, d in qrels.items() if d})
+    at, kept = index.places(run)
+    with_docs = [q for q, docs in run.items() if docs]
+    expected = sorted(
+        (index.names.index(q), i) for i, q in enumerate(with_docs) if q in index.names
+    )
+    assert at.tolist() == [a for a, _ in expected]
+    assert kept.tolist() == [k for _, k in expected]
+    fast, general = _both(qrels, run)
+    # (a query named with no document has pytrec_eval's values of its own)
+    retrieved = {q: docs for q, docs in run.items() if docs}
+    _assert_equal({q: fast[q] for q in fast if q in retrieved}, general, retrieved)
+
+
+def test_evaluate_run_leaves_out_qrels_queries_without_judgements():
+    # A query of the qrels with an empty dict is no topic (the qrels are read
+    # as they are, not copied, unless one is empty): the general path's
+    # values and topics, with and without -c.
+    qrels = {"q2": {"a": 1, "b": 0}, "q1": {}, "q3": {"c": 2}}
+    run = {"q2": {"a": 0.3, "b": 0.5}, "q3": {"c": 0.1, "d": 0.2}}
+    for options in ({}, {"all_queries": True, "compat": "9.0"}):
+        fast, general = _run_both(qrels, run, **options)
+        np.testing.assert_array_equal(fast.group_ids, ["q2", "q3"])
+        np.testing.assert_array_equal(fast.group_ids, general.group_ids)
+        assert fast.means == general.means
+        assert fast.means["num_q"] == 2
+    assert qrels["q1"] == {}  # the input unchanged

@@ -53,7 +53,8 @@ from skirm._engine._input import check_input
 from skirm._engine._list_ids import id_array
 from skirm._engine._lists import RankedLists, flatten_lists, from_lists
 from skirm._engine._rank import rank, rank_order, ranking_of, relabel
-from skirm._engine._ranking import Judgments, Ranking, Rows
+from skirm._engine._ranking import Ranking
+from skirm._engine._ranking_parts import Judgments, Rows
 from skirm._engine._reduce import (
     at_cutoffs,
     prefix_lines,

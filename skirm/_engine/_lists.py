@@ -19,7 +19,8 @@ import numpy as np
 
 from skirm._engine._encode import encode_groups
 from skirm._engine._list_ids import flatten_padded, id_array, int_ids
-from skirm._engine._ranking import Judgments, Ranking
+from skirm._engine._ranking import Ranking
+from skirm._engine._ranking_parts import Judgments
 from skirm._engine._runs import check_groups
 from skirm._errors import InvalidInputError, InvalidParameterError
 from skirm._frames import flatten_list_column, is_list_column

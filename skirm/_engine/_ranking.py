@@ -7,8 +7,6 @@ tie blocks, relevance, relevant rows above each row, discounts, the ideal order.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
-
 import numpy as np
 
 from skirm._engine._encode import counted_starts, sorted_code_starts
@@ -18,6 +16,7 @@ from skirm._engine._ideal import (
     sorted_labels,
     sorted_lines,
 )
+from skirm._engine._ranking_parts import Rows, TieBlocks
 from skirm._engine._reduce import (
     discount_of,
     discount_table_of,
@@ -28,45 +27,6 @@ from skirm._engine._reduce import (
     uniform_cumsum,
 )
 from skirm._lazy import cached_property
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
-
-class Judgments(NamedTuple):
-    """Every judged label of the ranked queries, retrieved or not.
-
-    The TREC path passes the qrels here so that R and the ideal ordering count
-    relevant documents a run did not retrieve. Each query's judgements are
-    in the order the qrels list them. ``of_rows``, when given, is a function
-    that returns the judgement of each ranked input row (its index into these
-    arrays, -1 for a row not judged), indexed as :attr:`Ranking.order` is: it
-    is computed only for a measure that asks (Compat's ideal ranking).
-    """
-
-    codes: np.ndarray  # (n_judged,) query code of each judgement
-    labels: np.ndarray  # (n_judged,) its non-negative label
-    of_rows: Callable[[], np.ndarray] | None = None
-
-
-class TieBlocks(NamedTuple):
-    """Runs of equal scores within a query, in ranked positions."""
-
-    start: np.ndarray  # (n_blocks,) first ranked position of each block
-    size: np.ndarray  # (n_blocks,) rows in each block
-    block_of: np.ndarray  # (n,) block index of each ranked row
-
-
-class Rows(NamedTuple):
-    """A subset of the ranked rows, in rank order."""
-
-    # Shadows tuple.index, which nothing here calls.
-    index: np.ndarray  # type: ignore[assignment]  # positions in the ranked arrays
-    codes: np.ndarray  # query code of each
-    position: np.ndarray  # 0-based rank within its query
-    above: np.ndarray | None = None  # relevant rows above it (relevant_rows)
-    counts: np.ndarray | None = None  # rows per query (relevant_rows)
-    first: np.ndarray | None = None  # each query's first one, n_groups + 1 offsets
 
 
 class Ranking:
@@ -99,6 +59,11 @@ class Ranking:
     sort : callable or None
         With ``order`` and ``scores`` None: ``sort()`` gives them when first
         read (the rows were placed by their positions; most metrics read neither).
+    placed : (rows, labels) or None
+        With ``labels`` None: the ranked rows of a positive label (an
+        ascending index) and their labels, every other row's label 0. The
+        relevant rows at a threshold above 0 are found among them, and the
+        label of every row is made when first read.
     """
 
     def __init__(
@@ -115,6 +80,7 @@ class Ranking:
         sizes=None,
         starts=None,
         sort=None,
+        placed=None,
     ):
         if sort is None:  # else sorted on first use (see ``order``)
             self.order, self.scores = order, scores
@@ -122,7 +88,9 @@ class Ranking:
             self._sort = sort
         if codes is not None or sizes is None:  # else made when first read
             self.codes = codes
-        self.labels = labels
+        if labels is not None or placed is None:  # else made when first read
+            self.labels = labels
+        self._placed = placed
         self.group_ids = group_ids
         self.n_groups = int(group_ids.shape[0])
         self.ties = ties
@@ -175,6 +143,26 @@ class Ranking:
         """The query code of each ranked row, of a ranking built with
         ``sizes`` and no codes: made when first read."""
         return np.repeat(np.arange(self.n_groups, dtype=np.intp), self.sizes)
+
+    @cached_property
+    def labels(self) -> np.ndarray:
+        """The label of each ranked row, of a ranking built with ``placed``
+        and no labels: made when first read."""
+        rows, values = self._placed
+        labels = np.zeros(self.n_rows)
+        labels[rows] = values
+        return labels
+
+    def labels_of(self, rows) -> np.ndarray:
+        """The labels of the ranked ``rows`` (an index), without making the
+        label of every row of a ranking built with ``placed``."""
+        if "labels" in self.__dict__ or self._placed is None:
+            return self.labels[rows]
+        placed, values = self._placed
+        at = np.searchsorted(placed, rows)
+        np.minimum(at, placed.shape[0] - 1, out=at)
+        found = placed[at] == rows if placed.shape[0] else np.zeros(rows.shape, bool)
+        return np.where(found, values[at] if placed.shape[0] else 0.0, 0.0)
 
     @cached_property
     def max_size(self) -> int:
@@ -414,7 +402,16 @@ class Ranking:
         key = ("rows", threshold)
         rows = self._rel_cache.get(key)
         if rows is None:
-            index = self.relevant(threshold).nonzero()[0]
+            if (
+                "labels" in self.__dict__
+                or self._placed is None
+                or (threshold is not None and threshold <= 0)  # label 0 too
+            ):
+                index = self.relevant(threshold).nonzero()[0]
+            else:  # the placed rows of a relevant label (in order)
+                placed, values = self._placed
+                rel = values > 0 if threshold is None else values >= threshold
+                index = placed[rel]
             if "codes" in self.__dict__:
                 codes = self.codes[index]
             else:  # the query of each of a few rows, not of every row

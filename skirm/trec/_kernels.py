@@ -296,7 +296,7 @@ def _relevant_dcg_terms(ctx):
     # The labels are whole levels: the positive ones are those of level 1
     # or more, the rows the binary measures share at the default level.
     rows = r.relevant_rows(1)
-    terms = r.labels[rows.index] / ctx.log2_table()[rows.position]
+    terms = r.labels_of(rows.index) / ctx.log2_table()[rows.position]
     return rows.codes, rows.position, terms
 
 

@@ -142,14 +142,18 @@ def placed_context(eval_ids, at, raw, starts, sort, j_codes, j_raw, options, of_
     n = int(starts[-1])
     ranked_raw = np.full(n, -1, dtype=raw_type(j_raw))
     ranked_raw[at] = raw
-    labels = np.zeros(n)
-    labels[at] = np.maximum(raw, 0)
+    # the rows of a positive label, in order: the labels of every row are
+    # made only if a measure reads them (most read the relevant rows alone)
+    positive = raw > 0
+    rows, labels = at[positive], raw[positive]
+    order = np.argsort(rows)
+    placed = rows[order], labels[order].astype(np.float64)
     sizes = starts[1:] - starts[:-1]
     judgments = _judgments(j_codes, j_raw, of_rows)
     ranking = Ranking(
         None,
         None,
-        labels,
+        None,
         None,
         eval_ids,
         "first",
@@ -157,6 +161,7 @@ def placed_context(eval_ids, at, raw, starts, sort, j_codes, j_raw, options, of_
         sizes=sizes,
         starts=starts,
         sort=sort,
+        placed=placed,
     )
     return cut_context(ranking, ranked_raw, j_codes, j_raw, options)
 

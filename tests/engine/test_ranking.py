@@ -436,6 +436,54 @@ def test_codes_made_when_first_read_of_a_ranking_built_with_sizes(seed):
     )
 
 
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("integer", [True, False])
+def test_labels_made_when_first_read_of_a_ranking_built_with_placed_rows(seed, integer):
+    """A ranking given only its rows of a positive label (``placed``, as the
+    dicts' counted ranks build it) finds its relevant rows and their labels
+    among those rows alone, and makes the label of every row when first
+    read: the same rows, labels and relevance as a ranking given them all,
+    at thresholds above 0 (placed rows only) and at or below it (every
+    row)."""
+    queries = _queries(seed, n_groups=15, integer=integer)
+    given = _ranking(queries, counted=True)
+    positive = np.flatnonzero(given.labels > 0)
+    shuffled = np.random.default_rng(seed).permutation(positive.shape[0])
+
+    def placed_ranking():
+        return Ranking(
+            None,
+            None,
+            None,
+            None,
+            given.group_ids,
+            "first",
+            sizes=given.sizes,
+            starts=given.starts,
+            sort=lambda: (given.order, given.scores),
+            placed=(positive, given.labels[positive]),
+        )
+
+    placed = placed_ranking()
+    for threshold in (None, 0.5, 1, 2, 3, 4):
+        want, got = given.relevant_rows(threshold), placed.relevant_rows(threshold)
+        for field in ("index", "codes", "position", "above", "counts", "first"):
+            assert getattr(got, field).tolist() == getattr(want, field).tolist()
+        rows = want.index[shuffled[shuffled < want.index.shape[0]]]
+        assert placed.labels_of(rows).tolist() == given.labels[rows].tolist()
+    every = np.arange(given.n_rows)  # rows of label 0 too
+    assert placed.labels_of(every).tolist() == given.labels.tolist()
+    assert "labels" not in placed.__dict__  # none made yet
+    assert placed.labels.tolist() == given.labels.tolist()
+    for threshold in (0, -1, None, 2):  # label 0 relevant at 0 and below
+        other = placed_ranking()
+        assert (
+            other.relevant_rows(threshold).index.tolist()
+            == given.relevant_rows(threshold).index.tolist()
+        )
+        assert other.relevant(threshold).tolist() == given.relevant(threshold).tolist()
+
+
 def test_cached_properties_keep_their_docstrings():
     assert (
         Ranking.position.__doc__ == "0-based rank of each ranked row within its query."

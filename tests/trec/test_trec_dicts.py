@@ -26,6 +26,9 @@ from skirm.trec._dicts import dict_context
 from skirm.trec._request import Options
 
 MEASURES = {"all_trec"}
+#: Measures that read the relevant rows alone (the labels of every row are
+#: then never made: see ``Ranking``'s ``placed``).
+RELEVANT_ROWS = {"ndcg_cut.10", "map_cut.100", "recip_rank", "P.10", "recall.100"}
 
 
 @pytest.fixture(autouse=True, params=["counted", "counted_in_parts", "sorted"])
@@ -40,8 +43,8 @@ def ranks(request, monkeypatch):
         monkeypatch.setattr(_counted, "CELLS", 7)
 
 
-def _both(qrels, run, **options):
-    evaluator = RelevanceEvaluator(qrels, MEASURES, **options)
+def _both(qrels, run, measures=MEASURES, **options):
+    evaluator = RelevanceEvaluator(qrels, measures, **options)
     assert evaluator._dicts is not None  # the dict path is taken
     fast = evaluator.evaluate(run)
     rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
@@ -70,12 +73,13 @@ def _assert_equal(fast, general, run):
     [{}, {"relevance_level": 2}, {"judged_docs_only_flag": True}],
     ids=["default", "level2", "judged_only"],
 )
-def test_dicts_equal_the_general_path(dimension, seed, options):
+@pytest.mark.parametrize("measures", [MEASURES, RELEVANT_ROWS], ids=["all", "rows"])
+def test_dicts_equal_the_general_path(dimension, seed, options, measures):
     case = make_case(dimension, seed)
     qrels, run, _, _ = parse_reference(case.qrels, case.run)
     if not run or not qrels:
         pytest.skip("a side without rows")  # not an oracle: nothing to compare
-    fast, general = _both(qrels, run, **options)
+    fast, general = _both(qrels, run, measures, **options)
     _assert_equal(fast, general, run)
 
 
@@ -263,9 +267,12 @@ def test_counted_and_sorted_ranks_agree_on_docnos_equal_as_bytes(monkeypatch):
     assert out[0] == out[1] == {"q1": {"recip_rank": 0.5, "P_1": 0.0}}
 
 
+@pytest.mark.parametrize("measures", [MEASURES, RELEVANT_ROWS], ids=["all", "rows"])
 @pytest.mark.parametrize("block_rows", [5, 1 << 14])
 @pytest.mark.parametrize("seed", range(3))
-def test_pooled_judgements_equal_the_general_path(seed, block_rows, monkeypatch):
+def test_pooled_judgements_equal_the_general_path(
+    seed, block_rows, measures, monkeypatch
+):
     # Every judged docno retrieved (TREC's pools), some queries judged once,
     # a few with a judged docno the run lacks; read in blocks of queries
     # that hold any of these or none: the general path's values.
@@ -288,7 +295,7 @@ def test_pooled_judgements_equal_the_general_path(seed, block_rows, monkeypatch)
         if q % 7 == 6:
             keys.append("not retrieved")
         qrels[f"q{q}"] = {k: int(rng.integers(-1, 3)) for k in keys}
-    fast, general = _both(qrels, run)
+    fast, general = _both(qrels, run, measures)
     _assert_equal(fast, general, run)
 
 

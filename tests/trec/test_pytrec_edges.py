@@ -316,3 +316,23 @@ def test_parse_splits_lines_where_pytrec_eval_splits(char, tmp_path):
         want = pytrec_eval.parse_qrel(f)
     with open(path, encoding="utf-8", newline="") as f:
         assert dict(trec.parse_qrel(f)) == dict(want)
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [
+        ("ndcg_cut_10", "P_10", "map"),
+        ("a",),
+        ("P_5", "P_5", "map"),  # a key twice: its last value
+        ("x", "}: 0, 'y", "v0", "k1", "lambda", "\x00"),  # names never source
+    ],
+    ids=["usual", "one", "twice", "odd"],
+)
+def test_output_dicts_of_each_query_are_those_of_zip(keys):
+    from skirm.trec._pytrec import _dict_of
+
+    values = [float(i) for i in range(len(keys))]
+    got = _dict_of(keys)(*values)
+    want = dict(zip(keys, values, strict=True))
+    assert got == want
+    assert list(got) == list(want)

@@ -224,17 +224,15 @@ class DictIndex:
     def __init__(
         self, judged: dict, labels: np.ndarray | None = None, many_runs: bool = False
     ) -> None:
-        names = list(judged)
+        names, given = list(judged), list(judged.values())
         ids = np.array(names, dtype=str)
         order = np.argsort(ids, kind="stable")
         #: the query ids as the qrels name them, and the place of each among
         #: them in code point order
         self.given, self.order = names, order
-        #: the query ids in code point order (a str array and a list), and
-        #: each one's judged dict
+        #: the query ids in code point order, and each one's judged dict
         self.ids = ids[order]
-        self.names = list(map(names.__getitem__, order.tolist()))
-        self.dicts = list(map(judged.__getitem__, self.names))
+        self.dicts = list(map(given.__getitem__, order.tolist()))
         self.sizes = np.fromiter(map(len, self.dicts), np.intp, count=len(names))
         self.starts = _starts(self.sizes)
         n = int(self.starts[-1])
@@ -256,6 +254,11 @@ class DictIndex:
         if many_runs:
             n = len(names)
             self._lookups = np.zeros(n, dtype=bool), np.empty(n, dtype=object)
+
+    @cached_property
+    def names(self):
+        """The query ids in code point order (a list)."""
+        return list(map(self.given.__getitem__, self.order.tolist()))
 
     @cached_property
     def position(self):

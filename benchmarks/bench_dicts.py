@@ -31,9 +31,11 @@ judgements of TREC's pools and most BEIR sets are: the regime most users
 hold).
 
 Run: ``python benchmarks/bench_dicts.py [--queries 10000] [--docs 100]
-[--regime sparse|pooled] [--judged N] [--repeats 3] [--against DIR]``
-(``--judged``: the judged documents of each query, a tenth of its
-documents by default). skirm's bytecode
+[--regime sparse|pooled] [--judged N] [--shuffled] [--repeats 3]
+[--against DIR]`` (``--judged``: the judged documents of each query, a
+tenth of its documents by default; ``--shuffled``: the run names its
+queries in another order than the qrels, where by default both name them
+in one order, as runs made from the qrels' topics do). skirm's bytecode
 is compiled first, as an install does (with ``PYTHONDONTWRITEBYTECODE`` set
 every process would otherwise compile skirm from source). ``--against DIR``
 times the skirm of another checkout (``DIR`` holds its ``skirm`` package,
@@ -69,6 +71,7 @@ n_queries, n_docs = int(sys.argv[1]), int(sys.argv[2])
 tool, case, measures = sys.argv[3], sys.argv[4], json.loads(sys.argv[5])
 pooled = sys.argv[6] == "pooled"
 n_judged = int(sys.argv[7])
+shuffled = sys.argv[8] == "shuffled"
 
 def make(seed):
     rng = np.random.default_rng(seed)
@@ -83,12 +86,15 @@ def make(seed):
             judged = rng.choice(10 * n_docs, size=n_judged, replace=False)
         grades = rng.integers(0, 3, judged.size).tolist()
         qrels[f"q{q}"] = {f"doc{d}": g for d, g in zip(judged.tolist(), grades)}
+    if shuffled:  # the run's queries in another order than the qrels'
+        order = np.random.default_rng(seed + 2).permutation(n_queries).tolist()
+        run = {f"q{q}": run[f"q{q}"] for q in order}
     return qrels, run
 
 qrels, run = make(0)
 if pooled:  # the same documents scored again: every judged one retrieved
     rng = np.random.default_rng(1)
-    run2 = {
+    run2 = {  # (in run's order of queries)
         q: dict(zip(d, rng.random(len(d)).round(4).tolist())) for q, d in run.items()
     }
 else:
@@ -150,7 +156,7 @@ def run_case(args, tool, case):
     judged = args.docs // 10 if args.judged is None else args.judged
     with tempfile.TemporaryDirectory() as neutral:
         out = subprocess.run(
-            [*argv, json.dumps(MEASURES), args.regime, str(judged)],
+            [*argv, json.dumps(MEASURES), args.regime, str(judged), args.order],
             capture_output=True,
             text=True,
             check=True,
@@ -180,6 +186,14 @@ def main():
         "--judged", type=int, default=None, help="judged per query (docs // 10)"
     )
     parser.add_argument(
+        "--shuffled",
+        dest="order",
+        action="store_const",
+        const="shuffled",
+        default="qrels",
+        help="the run's queries in another order than the qrels'",
+    )
+    parser.add_argument(
         "--against",
         type=Path,
         default=None,
@@ -196,10 +210,11 @@ def main():
         ("evaluate_run(qrels_dict, run_dict, m)", "evaluate_run", "pytrec_eval"),
     ]
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    order = "the run's queries shuffled, " if args.order == "shuffled" else ""
     print(
         f"{args.queries:,} queries x {args.docs} documents, {args.regime} "
         f"judgements ({args.docs // 10 if args.judged is None else args.judged} a "
-        "query), string ids, "
+        f"query), string ids, {order}"
         f"{len(MEASURES)} measures; medians of {args.repeats} fresh processes, "
         f"the tools alternating; load average before: {load}\n"
     )

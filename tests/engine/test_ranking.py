@@ -397,6 +397,24 @@ def test_relabel_keeps_the_order_and_the_tie_blocks():
     assert fresh.tie_blocks.start.tolist() == blocks.start.tolist()
 
 
+def _placed_like(given, labels=None, placed=None):
+    """A ranking of ``given``'s rows placed by their positions, as the
+    dicts' counted ranks build it: its queries' sizes, no codes, sorted on
+    first use, with ``labels`` or only the rows ``placed``."""
+    return Ranking(
+        None,
+        None,
+        labels,
+        None,
+        given.group_ids,
+        "first",
+        sizes=given.sizes,
+        starts=given.starts,
+        sort=lambda: (given.order, given.scores),
+        placed=placed,
+    )
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_codes_made_when_first_read_of_a_ranking_built_with_sizes(seed):
     """A ranking built with its queries' sizes and no codes (rows placed by
@@ -407,17 +425,7 @@ def test_codes_made_when_first_read_of_a_ranking_built_with_sizes(seed):
     queries = _queries(seed, n_groups=15)
     queries[0] = (queries[0][0][:0], queries[0][1][:0])  # the first query empty
     given = _ranking(queries, counted=True)
-    placed = Ranking(
-        None,
-        None,
-        given.labels,
-        None,
-        given.group_ids,
-        "first",
-        sizes=given.sizes,
-        starts=given.starts,
-        sort=lambda: (given.order, given.scores),
-    )
+    placed = _placed_like(given, labels=given.labels)
     assert placed.n_rows == given.n_rows
     for threshold in (None, 2, 3):
         want, got = given.relevant_rows(threshold), placed.relevant_rows(threshold)
@@ -451,18 +459,7 @@ def test_labels_made_when_first_read_of_a_ranking_built_with_placed_rows(seed, i
     shuffled = np.random.default_rng(seed).permutation(positive.shape[0])
 
     def placed_ranking():
-        return Ranking(
-            None,
-            None,
-            None,
-            None,
-            given.group_ids,
-            "first",
-            sizes=given.sizes,
-            starts=given.starts,
-            sort=lambda: (given.order, given.scores),
-            placed=(positive, given.labels[positive]),
-        )
+        return _placed_like(given, placed=(positive, given.labels[positive]))
 
     placed = placed_ranking()
     for threshold in (None, 0.5, 1, 2, 3, 4):

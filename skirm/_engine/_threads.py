@@ -69,7 +69,12 @@ def stream_map(step, blocks):
     yielded as soon as its turn comes, so memory stays bounded. A run of one
     block is evaluated in the calling thread: there is nothing to read
     meanwhile, and memory a worker thread's allocator arena holds after a
-    large block is not given back as readily as the main thread's."""
+    large block is not given back as readily as the main thread's.
+
+    An error of a block is raised at its turn, once the results before it
+    are yielded. On an error, an interrupt (Ctrl-C) or a caller that stops
+    reading, the blocks not started are dropped and the running ones are
+    not waited for, so the caller gets control back at once."""
     n = n_threads()
     if n < 2 or isinstance(blocks, list):
         yield from map(step, blocks)
@@ -79,23 +84,75 @@ def stream_map(step, blocks):
     if len(head) < 2:
         yield from map(step, head)
         return
-    # Imported here: a run of one block (the usual small run) never loads
-    # the pool (nor the logging module it imports).
-    import concurrent.futures
-
-    pending = collections.deque()
-    pool = concurrent.futures.ThreadPoolExecutor(n)
+    pool = _Pool(step, n)
     try:
+        pending = collections.deque()
         for block in itertools.chain(head, blocks):
-            pending.append(pool.submit(step, block))
+            pending.append(pool.submit(block))
             while len(pending) > n:
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
     except BaseException:
-        # An error, an interrupt (Ctrl-C) or a caller that stops reading:
-        # the blocks not started are dropped and the running ones are not
-        # waited for, so the caller gets control back at once.
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.close(cancel=True)
         raise
-    pool.shutdown()
+    pool.close()
+
+
+class _Pool:
+    """Threads that each run ``step`` on the blocks handed to them, in turn.
+
+    Made of ``threading`` alone: ``concurrent.futures`` would import
+    ``logging`` (4 ms) on the first streamed evaluation of each process."""
+
+    def __init__(self, step, n):
+        import queue  # for a stream of several blocks only
+        import threading
+
+        self.step, self.cancelled, self.lock = step, False, threading.Lock
+        self.inbox = queue.SimpleQueue()
+        self.threads = [threading.Thread(target=self._work) for _ in range(n)]
+        for thread in self.threads:
+            thread.start()
+
+    def submit(self, block):
+        """The :class:`_Result` of ``step(block)``, when a thread has run it."""
+        result = _Result(self.lock())
+        self.inbox.put((result, block))
+        return result
+
+    def _work(self):
+        while (task := self.inbox.get()) is not None:
+            result, block = task
+            if self.cancelled:  # dropped: no one waits for it
+                continue
+            try:
+                result.value = self.step(block)
+            except BaseException as exc:  # raised at its turn, by result()
+                result.error = exc
+            result.done.release()
+
+    def close(self, cancel=False):
+        """Stop the threads once their blocks are done; with ``cancel``,
+        drop the blocks not started, and return without waiting."""
+        self.cancelled = self.cancelled or cancel
+        for _ in self.threads:
+            self.inbox.put(None)
+        if not cancel:
+            for thread in self.threads:
+                thread.join()
+
+
+class _Result:
+    """The result of one block: its value or its error, once ``done``."""
+
+    def __init__(self, done):
+        self.value, self.error = None, None
+        self.done = done  # a lock, released by the thread that runs the block
+        done.acquire()
+
+    def result(self):
+        self.done.acquire()
+        if self.error is not None:
+            raise self.error
+        return self.value

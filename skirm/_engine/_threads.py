@@ -111,7 +111,11 @@ class _Pool:
 
         self.step, self.cancelled, self.lock = step, False, threading.Lock
         self.inbox = queue.SimpleQueue()
-        self.threads = [threading.Thread(target=self._work) for _ in range(n)]
+        # daemons: a stream left unfinished (its generator kept, by a
+        # traceback say) must not keep the interpreter from exiting
+        self.threads = [
+            threading.Thread(target=self._work, daemon=True) for _ in range(n)
+        ]
         for thread in self.threads:
             thread.start()
 

@@ -159,10 +159,10 @@ class Ranking:
         if "labels" in self.__dict__ or self._placed is None:
             return self.labels[rows]
         placed, values = self._placed
-        at = np.searchsorted(placed, rows)
-        np.minimum(at, placed.shape[0] - 1, out=at)
-        found = placed[at] == rows if placed.shape[0] else np.zeros(rows.shape, bool)
-        return np.where(found, values[at] if placed.shape[0] else 0.0, 0.0)
+        if not placed.shape[0]:  # no row of a positive label
+            return np.zeros(rows.shape[0])
+        at = np.minimum(np.searchsorted(placed, rows), placed.shape[0] - 1)
+        return np.where(placed[at] == rows, values[at], 0.0)
 
     @cached_property
     def max_size(self) -> int:

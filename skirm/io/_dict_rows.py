@@ -200,11 +200,12 @@ def plain_qrels(qrels: Any, *, copy: bool = True) -> PlainQrels:
     if not plain:
         return _NOT_PLAIN_QRELS
     del docnos
+    max_label = max(float(np.max(labels)), 0.0)
     if not copy and all(qrels.values()):  # no empty dict to leave out
-        return PlainQrels(qrels, max(float(np.max(labels)), 0.0), labels)
+        return PlainQrels(qrels, max_label, labels)
     inner = map(dict, qrels.values()) if copy else qrels.values()
     kept = dict(filter(itemgetter(1), zip(qrels, inner, strict=True)))
-    return PlainQrels(kept, max(float(np.max(labels)), 0.0), labels)
+    return PlainQrels(kept, max_label, labels)
 
 
 #: A block of queries is read by getters where its queries hold this many

@@ -109,7 +109,7 @@ class _Pool:
         import queue  # for a stream of several blocks only
         import threading
 
-        self.step, self.cancelled, self.lock = step, False, threading.Lock
+        self.step, self.cancelled, self.new_lock = step, False, threading.Lock
         self.inbox = queue.SimpleQueue()
         # daemons: a stream left unfinished (its generator kept, by a
         # traceback say) must not keep the interpreter from exiting
@@ -121,7 +121,7 @@ class _Pool:
 
     def submit(self, block):
         """The :class:`_Result` of ``step(block)``, when a thread has run it."""
-        result = _Result(self.lock())
+        result = _Result(self.new_lock())
         self.inbox.put((result, block))
         return result
 
@@ -139,7 +139,8 @@ class _Pool:
     def close(self, cancel=False):
         """Stop the threads once their blocks are done; with ``cancel``,
         drop the blocks not started, and return without waiting."""
-        self.cancelled = self.cancelled or cancel
+        if cancel:
+            self.cancelled = True
         for _ in self.threads:
             self.inbox.put(None)
         if not cancel:

@@ -64,7 +64,7 @@ from skirm._engine._reduce import (
     sum_by,
 )
 from skirm._engine._runs import check_groups
-from skirm._engine._threads import stream_map
+from skirm._engine._threads import share_blocks, side_by_side, stream_map
 from skirm.io._keys import dense_codes, packed_key, stable_code_sort
 
 __all__ = [
@@ -98,6 +98,8 @@ __all__ = [
     "scored_rows",
     "search_descending",
     "segment_cumsum",
+    "share_blocks",
+    "side_by_side",
     "stable_code_sort",
     "starts_of",
     "stream_map",

@@ -1,6 +1,9 @@
 """Tasks shared out to threads: a list of them, the calling thread one of
-the workers (:func:`share_out`), or a stream of items mapped in order while
-the next ones are read (:func:`stream_map`: the blocks of a streamed run)."""
+the workers (:func:`share_out`, :func:`side_by_side`); blocks made in memory,
+mapped in order, the calling thread one of the workers
+(:func:`share_blocks`: the parts of a run held in memory); or a stream of
+items mapped in order while the next ones are read (:func:`stream_map`: the
+blocks of a streamed run)."""
 
 from __future__ import annotations
 
@@ -53,6 +56,103 @@ def share_out(function, n_tasks, n_threads):
     if errors:
         raise errors[first_error[0]]
     return results
+
+
+def side_by_side(*calls):
+    """``[call() for call in calls]``, the calls run side by side on up to
+    :func:`n_threads` threads, the calling thread one of them; errors as
+    :func:`share_out` raises them (the first failing call's, once the calls
+    before it have run: what a loop would raise)."""
+    return share_out(lambda i: calls[i](), len(calls), min(len(calls), n_threads()))
+
+
+def share_blocks(step, blocks):
+    """``step(block)`` of each block, yielded in order, on up to
+    :func:`n_threads` threads, the calling thread one of them: each thread
+    takes the next block (made by ``blocks``, an iterable, in order, one at
+    a time) when it is free. For blocks made in memory (the parts of a run
+    held whole): there is no reading for the calling thread to do meanwhile,
+    and every thread more than needed costs its start and an allocator
+    arena of its own, whose fresh pages each block then touches.
+
+    Results are yielded by the calling thread, in order, between its own
+    blocks (those of other threads that are ahead wait for their turn). An
+    error of a block is raised at its turn, once the results before it are
+    yielded; no block after the failing one is taken. A list of fewer than
+    two blocks is mapped in the calling thread."""
+    n = n_threads()
+    if n < 2 or (isinstance(blocks, list) and len(blocks) < 2):
+        yield from map(step, blocks)
+        return
+    import threading
+
+    shared = _Shared(step, iter(blocks), threading.Lock())
+    # daemons: a caller that stops reading (or an interrupt) does not wait
+    # for the blocks running in them
+    helpers = [threading.Thread(target=shared.work, daemon=True) for _ in range(n - 1)]
+    for thread in helpers:
+        thread.start()
+    try:
+        while shared.run_next():
+            yield from shared.ready()
+        for thread in helpers:
+            thread.join()
+        yield from shared.ready()
+    finally:
+        shared.stopped = True
+
+
+class _Shared:
+    """The state of :func:`share_blocks`: the blocks not taken yet, the
+    results and errors by block, and the next one to yield."""
+
+    def __init__(self, step, blocks, lock):
+        self.step, self.blocks, self.lock = step, blocks, lock
+        self.results, self.errors = {}, {}
+        self.taken = self.next_out = 0
+        self.stopped = False
+
+    def work(self):
+        while self.run_next():
+            pass
+
+    def run_next(self):
+        """Take the next block and run it; False when none is left (or a
+        block failed: none after it is taken)."""
+        with self.lock:
+            if self.stopped:
+                return False
+            i = self.taken
+            try:
+                block = next(self.blocks)
+            except StopIteration:
+                self.stopped = True
+                return False
+            except BaseException as exc:  # making the block: its error
+                self.errors[i] = exc
+                self.stopped = True
+                return False
+            self.taken += 1
+        try:
+            self.results[i] = self.step(block)
+        except BaseException as exc:  # raised at its turn, by ready()
+            with self.lock:
+                self.errors[i] = exc
+                self.stopped = True
+            return False
+        return True
+
+    def ready(self):
+        """The results whose turn has come, in order; the error of a block
+        at its turn."""
+        while True:
+            i = self.next_out
+            if i in self.errors:
+                raise self.errors.pop(i)
+            if i not in self.results:
+                return
+            self.next_out += 1
+            yield self.results.pop(i)
 
 
 def n_threads():

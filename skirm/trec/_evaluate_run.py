@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from skirm._engine import side_by_side
 from skirm._errors import DuplicateDocnoError, EmptyRunError, RunNotGroupedError
 from skirm._measures._rows import QRELS, QRELS_JG
 from skirm._measures._table import OFFICIAL
@@ -67,6 +68,11 @@ if TYPE_CHECKING:
     from skirm.metrics._result import EvaluationResult
 
 __all__ = ["evaluate_run"]
+
+#: Judgements from which the qrels are indexed in a thread of their own
+#: while a run given in memory is read (an index of fewer is made in a few
+#: ms at most, about the cost of starting a thread).
+SIDE_BY_SIDE_QRELS = 1 << 14
 
 
 @checked(
@@ -339,9 +345,16 @@ def _evaluate(qrels, run, plan, progress):
         progress.stage(
             f"reading {_name(qrels, '')}" if is_path(qrels) else "indexing the qrels"
         )
-        indexes = _indexes(judgements(qrels, QRELS), plan.entries)
+        read = judgements(qrels, QRELS)
+        blocks = None
+        if is_path(run) or len(read) < SIDE_BY_SIDE_QRELS:
+            indexes = _indexes(read, plan.entries)
+        else:  # the qrels indexed while the run is read
+            indexes, blocks = side_by_side(
+                lambda: _indexes(read, plan.entries), lambda: run_blocks(run)
+            )
         index = indexes[()]
-        ids, per_query, run_id = _stream(indexes, run, plan.entries, progress)
+        ids, per_query, run_id = _stream(indexes, run, plan.entries, progress, blocks)
         progress.finish()
         return ids, per_query, run_id, index.n_topics, index.n_relevant
     ((outputs, options, _),) = plan.entries
@@ -371,13 +384,15 @@ def _indexes(qrels, entries):
     return indexes
 
 
-def _stream(indexes, run, entries, progress):
+def _stream(indexes, run, entries, progress, read=None):
     """``(ids, per-query values, run_id)`` of a run against indexed qrels
     (``indexes``, by the mapping of grades of each entry), block by block:
     join, rank, measure each entry (see
     :func:`~skirm.trec._inputs.run_blocks`); then the topics the run lacks.
     ``progress`` is told the bytes read and the queries evaluated, once per
-    block."""
+    block. ``read``: the run's blocks and restart where
+    :func:`~skirm.trec._inputs.run_blocks` has given them already (a run in
+    memory, read while the qrels were indexed)."""
     index = indexes[()]
     entries = [
         (indexes[e.gains], bind_qrels_wide(e.outputs, indexes[e.gains].max_label), e)
@@ -410,7 +425,7 @@ def _stream(indexes, run, entries, progress):
 
     name = _name(run, "the run")
     progress.stage(name, unit="bytes")
-    blocks, restart = run_blocks(run, on_read)
+    blocks, restart = run_blocks(run, on_read) if read is None else read
     if restart is not None and restart.on is RunNotGroupedError:
         in_parts = restart.blocks
 

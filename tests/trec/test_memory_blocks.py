@@ -19,6 +19,8 @@ import numpy as np
 import pytest
 from _trec_fuzz import DIMENSIONS, make_case
 
+import skirm._engine._threads
+import skirm.trec._evaluate_run as evaluate_module
 import skirm.trec._inputs as inputs
 from skirm.io import Qrels, Run, read_qrels, read_run
 from skirm.trec import DuplicateDocnoError, evaluate_run
@@ -264,3 +266,52 @@ def test_a_repeated_docno_names_its_rows_in_the_whole_run(monkeypatch, one_block
     for rows in SMALL:
         monkeypatch.setattr(inputs, "MEMORY_BLOCK_ROWS", rows)
         assert _outcome(lambda: evaluate_run(qrels, run, ["map"])) == want
+
+
+@pytest.fixture
+def threaded(monkeypatch):
+    """``set(n)``: ``n`` threads for the blocks, and the qrels indexed beside
+    the run's reading however few they are."""
+
+    def set_threads(n):
+        monkeypatch.setattr(skirm._engine._threads, "n_threads", lambda: n)
+        monkeypatch.setattr(evaluate_module, "SIDE_BY_SIDE_QRELS", 0)
+
+    return set_threads
+
+
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+@pytest.mark.parametrize("dimension", DIMENSIONS)
+def test_blocks_shared_out_to_threads_give_the_one_block_values(
+    dimension, n_threads, monkeypatch, one_block, threaded, assert_same
+):
+    # the blocks taken by the calling thread and its helpers, the qrels
+    # indexed while the run is read: the values and errors of one thread
+    read = _in_memory(make_case(dimension, 0))
+    if read is None:
+        pytest.skip("a file of this case is refused as it is read")
+    qrels, run = read
+
+    def call():
+        return evaluate_run(qrels.to_frame(), run, "all_trec", all_queries=True)
+
+    want = one_block(lambda: _outcome(call))
+    threaded(n_threads)
+    for rows in SMALL:
+        monkeypatch.setattr(inputs, "MEMORY_BLOCK_ROWS", rows)
+        _same_outcome(_outcome(call), want, assert_same)
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_the_qrels_error_comes_first_when_both_inputs_are_bad(n_threads, threaded):
+    pd = pytest.importorskip("pandas")
+    threaded(n_threads)
+    qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "relevance": [1]})
+    run = pd.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "score": [0.5]})
+    bad_qrels = qrels.assign(relevance=[None])
+    bad_run = run.assign(score=[float("nan")])
+    with pytest.raises(ValueError, match="`qrels`"):
+        evaluate_run(bad_qrels, bad_run, ["map"])
+    with pytest.raises(ValueError, match="`run`"):
+        evaluate_run(qrels, bad_run, ["map"])
+    assert evaluate_run(qrels, run, ["map"]).means["map"] == 1.0

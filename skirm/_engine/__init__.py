@@ -22,8 +22,9 @@ Its modules follow the stages of the work, each importing only earlier ones:
 ``_ideal``          the ideal ordering of each query's labels and its DCG
 ``_ranking``        the :class:`Ranking`: rows in rank order, tie blocks,
                     relevance, the ideal ordering
-``_threads``        tasks shared out to threads; a stream of items mapped
-                    by threads, in order (:func:`stream_map`)
+``_threads``        tasks shared out to threads, the calling one among them;
+                    blocks made one at a time, mapped in order
+                    (:func:`share_blocks`)
 ``_check``          checks of rows: :class:`CheckedInput`
 ``_counted``        ranks of a few rows of each query counted, or searched
                     among sorted rows, without a sort of every row
@@ -64,7 +65,7 @@ from skirm._engine._reduce import (
     sum_by,
 )
 from skirm._engine._runs import check_groups
-from skirm._engine._threads import share_blocks, side_by_side, stream_map
+from skirm._engine._threads import share_blocks, side_by_side
 from skirm.io._keys import dense_codes, packed_key, stable_code_sort
 
 __all__ = [
@@ -102,6 +103,5 @@ __all__ = [
     "side_by_side",
     "stable_code_sort",
     "starts_of",
-    "stream_map",
     "sum_by",
 ]

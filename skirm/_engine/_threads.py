@@ -1,17 +1,14 @@
-"""Tasks shared out to threads: a list of them, the calling thread one of
-the workers (:func:`share_out`, :func:`side_by_side`); blocks made in memory,
-mapped in order, the calling thread one of the workers
-(:func:`share_blocks`: the parts of a run held in memory); or a stream of
-items mapped in order while the next ones are read (:func:`stream_map`: the
-blocks of a streamed run)."""
+"""Tasks shared out to threads, the calling thread always one of the
+workers: a list of them (:func:`share_out`, :func:`side_by_side`), or blocks
+made one at a time and mapped in order (:func:`share_blocks`: the parts of a
+run held in memory, the blocks of a run file as they are read)."""
 
 from __future__ import annotations
 
-import collections
 import itertools
 import os
 
-#: Threads that map a stream of items (at most).
+#: Threads that map a run's blocks (at most).
 MAX_THREADS = 4
 
 
@@ -69,17 +66,20 @@ def side_by_side(*calls):
 def share_blocks(step, blocks):
     """``step(block)`` of each block, yielded in order, on up to
     :func:`n_threads` threads, the calling thread one of them: each thread
-    takes the next block (made by ``blocks``, an iterable, in order, one at
-    a time) when it is free. For blocks made in memory (the parts of a run
-    held whole): there is no reading for the calling thread to do meanwhile,
-    and every thread more than needed costs its start and an allocator
-    arena of its own, whose fresh pages each block then touches.
+    takes the next block (``blocks`` makes them in order, one at a time:
+    the parts of a run in memory, or the blocks of a file, read then) when
+    it is free, and runs it. The calling thread takes the first block before
+    any other thread starts: a run of one block is evaluated by it alone
+    (the memory a helper's allocator arena holds after a large block is not
+    given back as readily as the main thread's). At most one block per
+    thread is held at a time; the results of blocks that end before their
+    turn wait for it.
 
     Results are yielded by the calling thread, in order, between its own
-    blocks (those of other threads that are ahead wait for their turn). An
-    error of a block is raised at its turn, once the results before it are
-    yielded; no block after the failing one is taken. A list of fewer than
-    two blocks is mapped in the calling thread."""
+    blocks. An error of a block (or of making one) is raised at its turn,
+    once the results before it are yielded; no block is taken after it.
+    When the caller stops reading (or is interrupted), no block is taken
+    any more and the running ones are not waited for."""
     n = n_threads()
     if n < 2 or (isinstance(blocks, list) and len(blocks) < 2):
         yield from map(step, blocks)
@@ -87,14 +87,20 @@ def share_blocks(step, blocks):
     import threading
 
     shared = _Shared(step, iter(blocks), threading.Lock())
+    first = shared.take()
+    if first is None:  # no block, or making the first one failed
+        yield from shared.ready()
+        return
     # daemons: a caller that stops reading (or an interrupt) does not wait
     # for the blocks running in them
     helpers = [threading.Thread(target=shared.work, daemon=True) for _ in range(n - 1)]
     for thread in helpers:
         thread.start()
     try:
-        while shared.run_next():
+        taken = first
+        while taken is not None and shared.run(*taken):
             yield from shared.ready()
+            taken = shared.take()
         for thread in helpers:
             thread.join()
         yield from shared.ready()
@@ -113,26 +119,30 @@ class _Shared:
         self.stopped = False
 
     def work(self):
-        while self.run_next():
+        while (taken := self.take()) is not None and self.run(*taken):
             pass
 
-    def run_next(self):
-        """Take the next block and run it; False when none is left (or a
-        block failed: none after it is taken)."""
+    def take(self):
+        """``(i, block)``: the next block and its place; None when none is
+        left, or a block failed (none after it is taken)."""
         with self.lock:
             if self.stopped:
-                return False
+                return None
             i = self.taken
             try:
                 block = next(self.blocks)
             except StopIteration:
                 self.stopped = True
-                return False
+                return None
             except BaseException as exc:  # making the block: its error
                 self.errors[i] = exc
                 self.stopped = True
-                return False
+                return None
             self.taken += 1
+            return i, block
+
+    def run(self, i, block):
+        """Run block ``i``; False if it failed."""
         try:
             self.results[i] = self.step(block)
         except BaseException as exc:  # raised at its turn, by ready()
@@ -160,104 +170,3 @@ def n_threads():
         return min(len(os.sched_getaffinity(0)), MAX_THREADS)
     except AttributeError:  # pragma: no cover - not on Linux
         return min(os.cpu_count() or 1, MAX_THREADS)
-
-
-def stream_map(step, blocks):
-    """``step(block)`` of each block, yielded in order; blocks are evaluated
-    by worker threads while the next ones are read (numpy releases the GIL
-    in its loops). At most one block per thread waits, and each result is
-    yielded as soon as its turn comes, so memory stays bounded. A run of one
-    block is evaluated in the calling thread: there is nothing to read
-    meanwhile, and memory a worker thread's allocator arena holds after a
-    large block is not given back as readily as the main thread's.
-
-    An error of a block is raised at its turn, once the results before it
-    are yielded. On an error, an interrupt (Ctrl-C) or a caller that stops
-    reading, the blocks not started are dropped and the running ones are
-    not waited for, so the caller gets control back at once."""
-    n = n_threads()
-    if n < 2 or isinstance(blocks, list):
-        yield from map(step, blocks)
-        return
-    blocks = iter(blocks)
-    head = list(itertools.islice(blocks, 2))
-    if len(head) < 2:
-        yield from map(step, head)
-        return
-    pool = _Pool(step, n)
-    try:
-        pending = collections.deque()
-        for block in itertools.chain(head, blocks):
-            pending.append(pool.submit(block))
-            while len(pending) > n:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
-    except BaseException:
-        pool.close(cancel=True)
-        raise
-    pool.close()
-
-
-class _Pool:
-    """Threads that each run ``step`` on the blocks handed to them, in turn.
-
-    Made of ``threading`` alone: ``concurrent.futures`` would import
-    ``logging`` (4 ms) on the first streamed evaluation of each process."""
-
-    def __init__(self, step, n):
-        import queue  # for a stream of several blocks only
-        import threading
-
-        self.step, self.cancelled, self.new_lock = step, False, threading.Lock
-        self.inbox = queue.SimpleQueue()
-        # daemons: a stream left unfinished (its generator kept, by a
-        # traceback say) must not keep the interpreter from exiting
-        self.threads = [
-            threading.Thread(target=self._work, daemon=True) for _ in range(n)
-        ]
-        for thread in self.threads:
-            thread.start()
-
-    def submit(self, block):
-        """The :class:`_Result` of ``step(block)``, when a thread has run it."""
-        result = _Result(self.new_lock())
-        self.inbox.put((result, block))
-        return result
-
-    def _work(self):
-        while (task := self.inbox.get()) is not None:
-            result, block = task
-            if self.cancelled:  # dropped: no one waits for it
-                continue
-            try:
-                result.value = self.step(block)
-            except BaseException as exc:  # raised at its turn, by result()
-                result.error = exc
-            result.done.release()
-
-    def close(self, cancel=False):
-        """Stop the threads once their blocks are done; with ``cancel``,
-        drop the blocks not started, and return without waiting."""
-        if cancel:
-            self.cancelled = True
-        for _ in self.threads:
-            self.inbox.put(None)
-        if not cancel:
-            for thread in self.threads:
-                thread.join()
-
-
-class _Result:
-    """The result of one block: its value or its error, once ``done``."""
-
-    def __init__(self, done):
-        self.value, self.error = None, None
-        self.done = done  # a lock, released by the thread that runs the block
-        done.acquire()
-
-    def result(self):
-        self.done.acquire()
-        if self.error is not None:
-            raise self.error
-        return self.value

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from skirm._engine import share_blocks, stream_map
+from skirm._engine import share_blocks
 from skirm._errors import DuplicateDocnoError, InvalidParameterError, RunNotGroupedError
 from skirm._measures._rows import PREFS, QRELS, QRELS_JG
 from skirm.io._convert import convert_qrels, convert_run
@@ -169,19 +169,7 @@ def _in_memory(block):
     wanted = np.arange(rows, n, rows)
     at = np.minimum(np.searchsorted(starts, wanted), starts.shape[0] - 1)
     bounds = np.unique(np.concatenate([[0], starts[at], [n]]))
-    return InMemory(_parts(block, codes, ids, starts, bounds.tolist())), restart
-
-
-class InMemory:
-    """The blocks of a run held in memory, made one by one as they are
-    taken: evaluated by :func:`~skirm._engine.share_blocks` (the calling
-    thread one of the workers; there is no file to read meanwhile)."""
-
-    def __init__(self, blocks):
-        self.blocks = blocks
-
-    def __iter__(self):
-        return iter(self.blocks)
+    return _parts(block, codes, ids, starts, bounds.tolist()), restart
 
 
 def _parts(block, codes, ids, starts, bounds):
@@ -238,15 +226,14 @@ def map_blocks(step, blocks, restart, new_sink=list):
     """``step(block)`` of each of the run's blocks, in order, appended to a
     sink as it comes: ``new_sink()`` makes one (anew if the blocks raise
     what the :class:`Restart` ``restart`` answers, for its blocks), which
-    is returned. The default gives ``[step(block)]``. The blocks of a run
-    held in memory (a list, or :class:`InMemory`) are shared out by
-    :func:`~skirm._engine.share_blocks`; a file's, mapped by
-    :func:`~skirm._engine.stream_map` while the next ones are read."""
+    is returned. The default gives ``[step(block)]``. The blocks are shared
+    out by :func:`~skirm._engine.share_blocks`: each thread (the calling one
+    among them) takes the next block, made or read then, and evaluates it.
+    """
 
     def gather(blocks):
         sink = new_sink()
-        in_memory = isinstance(blocks, (list, InMemory))
-        for result in (share_blocks if in_memory else stream_map)(step, blocks):
+        for result in share_blocks(step, blocks):
             sink.append(result)
         return sink
 

@@ -9,10 +9,7 @@ threads that share the blocks out are tested at the end; the checks of the
 labels are in ``test_label_checks.py``.
 """
 
-import subprocess
-import sys
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -442,100 +439,6 @@ def test_share_out_raises_the_error_of_the_first_failing_task(n_threads, failing
     with pytest.raises(ValueError, match=f"^task {first} failed$"):
         skirm._engine._threads.share_out(task, 10, n_threads)
     assert set(range(first + 1)) <= ran  # every task before it ran
-
-
-def _stream(step, n_blocks, n_threads, monkeypatch):
-    """``stream_map(step, ...)`` of blocks 0, 1, ... read one by one (a
-    generator, as a run file's blocks are) on ``n_threads`` threads, and the
-    blocks read so far."""
-    monkeypatch.setattr(skirm._engine._threads, "n_threads", lambda: n_threads)
-    read = []
-
-    def blocks():
-        for i in range(n_blocks):
-            read.append(i)
-            yield i
-
-    return skirm._engine._threads.stream_map(step, blocks()), read
-
-
-@pytest.mark.parametrize("n_threads", [1, 2, 4])
-@pytest.mark.parametrize("n_blocks", [0, 1, 2, 3, 40])
-def test_stream_map_yields_each_block_s_result_in_order(
-    n_threads, n_blocks, monkeypatch
-):
-    rng = np.random.default_rng(n_blocks)
-    pauses = rng.random(n_blocks) / 2000  # blocks that end out of order
-
-    def step(i):
-        time.sleep(pauses[i])
-        return i * i
-
-    before = set(threading.enumerate())
-    results, read = _stream(step, n_blocks, n_threads, monkeypatch)
-    got = []
-    for value in results:
-        got.append(value)
-        assert len(read) <= len(got) + n_threads + 1  # at most one waits a thread
-    assert got == [i * i for i in range(n_blocks)]
-    assert set(threading.enumerate()) <= before  # its threads ended with it
-
-
-@pytest.mark.parametrize("n_threads", [2, 3])
-@pytest.mark.parametrize("failing", [0, 1, 5, 39])
-def test_stream_map_raises_a_block_s_error_at_its_turn(n_threads, failing, monkeypatch):
-    ran = []
-
-    def step(i):
-        ran.append(i)
-        if i >= failing:
-            raise ValueError(f"block {i} failed")
-        return i
-
-    results, read = _stream(step, 40, n_threads, monkeypatch)
-    got = []
-    with pytest.raises(ValueError, match=f"^block {failing} failed$"):
-        got.extend(results)
-    assert got == list(range(failing))  # the results before it, in order
-    assert len(read) <= failing + n_threads + 2  # the blocks after it not read
-
-
-def test_stream_map_stopped_early_drops_the_blocks_not_started(monkeypatch):
-    started, release = [], threading.Event()
-
-    def step(i):
-        started.append(i)
-        release.wait(timeout=10)
-        return i
-
-    before = set(threading.enumerate())
-    results, read = _stream(step, 100, 2, monkeypatch)
-    release.set()
-    assert next(results) == 0
-    results.close()  # the caller stops reading: no more blocks read or run
-    time.sleep(0.05)
-    assert len(read) <= 4
-    assert len(started) <= len(read)
-    deadline = time.monotonic() + 10
-    while set(threading.enumerate()) - before and time.monotonic() < deadline:
-        time.sleep(0.01)  # its threads end once their blocks are done
-    assert not set(threading.enumerate()) - before
-
-
-def test_a_stream_left_unfinished_lets_the_interpreter_exit():
-    # a stream whose generator outlives the caller (kept by a traceback, a
-    # global...) has threads waiting for blocks: the process still exits
-    code = (
-        "import skirm._engine._threads as t\n"
-        "t.n_threads = lambda: 2\n"
-        "kept = t.stream_map(lambda i: i, iter(range(10)))\n"
-        "print(next(kept))\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
-    )
-    assert out.returncode == 0, out.stderr
-    assert out.stdout == "0\n"
 
 
 def test_rankings_compute_their_properties_in_parallel():

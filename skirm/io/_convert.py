@@ -339,7 +339,7 @@ def _from_frame(obj, name, value, names, columns, roles, tokens=False):
         if array is None or role == value:
             arrays.append(array)
         elif isinstance(array, ArrowBytes):
-            ids = Tokens.from_utf8(array.data, array.offsets)
+            ids = Tokens.from_utf8(array.data, array.offsets, array.run_starts)
             if ids is None:  # a NUL byte: the one rule of str arrays
                 ids = _ids(array.strings(), name, _WHAT[role])
             arrays.append(ids)

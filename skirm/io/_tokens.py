@@ -95,6 +95,7 @@ class Tokens:
         self._words = None
         self._hash = None
         self._runs = None
+        self._find_runs = None  # another way to find the runs (from_utf8)
         self._order = None
 
     @classmethod
@@ -127,11 +128,14 @@ class Tokens:
         return cls(np.frombuffer(data, dtype=np.uint8), end - lengths, end)
 
     @classmethod
-    def from_utf8(cls, data, offsets):
+    def from_utf8(cls, data, offsets, run_starts=None):
         """Tokens of UTF-8 bytes ``data`` (uint8) cut at ``offsets`` (``n +
         1`` of them, as Arrow holds strings), the bytes copied once; None
         when a byte is NUL: numpy's strings drop trailing NULs, so such ids
-        go through str arrays, where the one rule of every container holds."""
+        go through str arrays, where the one rule of every container holds.
+        ``run_starts()``, if given, finds :meth:`run_starts` when first
+        asked (the strings' own holder, Arrow, compares them sooner), or
+        gives None (then the tokens' words do)."""
         lo, hi = int(offsets[0]), int(offsets[-1])
         raw = data[lo:hi]
         if raw.shape[0] and not raw.all():
@@ -139,7 +143,9 @@ class Tokens:
         buf = np.zeros(hi - lo + PAD, dtype=np.uint8)
         buf[: hi - lo] = raw
         offsets = offsets.astype(offset_dtype(buf.shape[0]), copy=False) - lo
-        return cls(buf, offsets[:-1], offsets[1:])
+        tokens = cls(buf, offsets[:-1], offsets[1:])
+        tokens._find_runs = run_starts
+        return tokens
 
     @classmethod
     def _from_ascii(cls, values):
@@ -261,6 +267,8 @@ class Tokens:
 
     def run_starts(self):
         """First index of every run of equal adjacent tokens (cached)."""
+        if self._runs is None and self._find_runs is not None:
+            self._runs = self._find_runs()
         if self._runs is None:
             same = self.adjacent_equal()
             self._runs = np.flatnonzero(np.concatenate(([True], ~same)))

@@ -12,6 +12,8 @@ sliced and chunked arrays, large and view string types, dictionary and
 categorical columns, the rows' order.
 """
 
+import sys
+
 import numpy as np
 import pytest
 from _data import ALPHABETS, random_ids
@@ -23,6 +25,7 @@ from skirm.trec import evaluate_run
 
 pa = pytest.importorskip("pyarrow")
 pd = pytest.importorskip("pandas")
+pytest.importorskip("pyarrow.compute")  # pandas' str loads it; Arrow compares
 
 ALPHABETS = {**ALPHABETS, "space": "a b\tc"}
 _ids = random_ids
@@ -235,3 +238,76 @@ def test_a_column_with_a_nul_is_opened_once(monkeypatch, kind):
     assert run.doc_ids.tolist() == want.doc_ids.tolist()
     assert run.query_ids.tolist() == want.query_ids.tolist()
     assert len(opened) == 2  # the query ids, the doc ids
+
+
+def _runs_of(rng, alphabet, n_runs, lo, hi):
+    """Ids in runs of equal adjacent ones (1 to 6 rows each), each run's id
+    drawn anew (so two runs in a row may share it, as one longer run), and
+    near misses: ids that differ from their neighbour in the last byte
+    only, or by a byte more."""
+    heads = _ids(rng, n_runs, ALPHABETS[alphabet], lo, hi)
+    for i in rng.choice(n_runs, n_runs // 4, replace=False).tolist():
+        if i and heads[i - 1]:
+            near = heads[i - 1]
+            heads[i] = near[:-1] + ("y" if near[-1] != "y" else "z")
+    for i in rng.choice(n_runs, n_runs // 8, replace=False).tolist():
+        if i:
+            heads[i] = heads[i - 1] + "y"
+    return np.repeat(heads, rng.integers(1, 7, n_runs)).tolist()
+
+
+def _arrow_layouts(ids):
+    """The same ids as Arrow holds them in several layouts: string,
+    large_string, string_view, a slice of a wider array, and chunks."""
+    yield "string", pa.array(ids, pa.string())
+    yield "large", pa.array(ids, pa.large_string())
+    if hasattr(pa, "string_view"):
+        yield "view", pa.array(ids, pa.string_view())
+    yield "sliced", pa.array(["x", "y", *ids], pa.string()).slice(2)
+    chunks = pa.chunked_array([ids[: len(ids) // 3], ids[len(ids) // 3 :]])
+    yield "chunked", chunks.combine_chunks()
+
+
+@pytest.mark.parametrize("alphabet", sorted(ALPHABETS))
+@pytest.mark.parametrize("lengths", [(0, 3), (0, 9), (7, 9), (15, 17), (0, 40)])
+@pytest.mark.parametrize("seed", range(2))
+def test_arrow_run_starts_equal_the_tokens_own(alphabet, lengths, seed):
+    from skirm._frames import arrow_run_starts
+
+    rng = np.random.default_rng([seed, *lengths])
+    ids = _runs_of(rng, alphabet, 120, *lengths)
+    want = Tokens.from_strings(np.array(ids, dtype=str)).run_starts()
+    for layout, array in _arrow_layouts(ids):
+        got = arrow_run_starts(array)
+        assert got is not None, layout
+        assert got.tolist() == want.tolist(), layout
+    # through the door: the frame's run starts are found by Arrow, the same
+    s = np.zeros(len(ids))
+    run = as_run(_arrow_frame({"query_id": ids, "doc_id": ids, "score": s}))
+    assert run._q._find_runs is not None
+    assert run._q.run_starts().tolist() == want.tolist()
+    assert run._query_codes()[1].tolist() == sorted(set(ids))
+
+
+@pytest.mark.parametrize("ids", [[], ["q1"]])
+def test_arrow_run_starts_of_fewer_than_two_rows_are_the_tokens_own(ids):
+    from skirm._frames import arrow_run_starts
+
+    assert arrow_run_starts(pa.array(ids, pa.string())) is None
+    run = Run(ids, ids, np.zeros(len(ids)))
+    frame = _arrow_frame({"query_id": ids, "doc_id": ids, "score": [0.0] * len(ids)})
+    frame_run = as_run(frame)
+    want = run._tokens()[0].run_starts().tolist()
+    assert frame_run._tokens()[0].run_starts().tolist() == want
+
+
+def test_arrow_run_starts_wait_for_pyarrow_compute_to_be_loaded(monkeypatch):
+    # not loaded (a polars or pyarrow user's process): the import would cost
+    # more than it spares; the tokens' words find the same runs
+    from skirm._frames import arrow_run_starts
+
+    ids = ["a", "a", "b", "a"]
+    monkeypatch.delitem(sys.modules, "pyarrow.compute")
+    assert arrow_run_starts(pa.array(ids)) is None
+    run = as_run(_arrow_frame({"query_id": ids, "doc_id": ids, "score": [0.0] * 4}))
+    assert run._tokens()[0].run_starts().tolist() == [0, 2, 3]

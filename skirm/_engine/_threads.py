@@ -78,8 +78,9 @@ def share_blocks(step, blocks):
     Results are yielded by the calling thread, in order, between its own
     blocks. An error of a block (or of making one) is raised at its turn,
     once the results before it are yielded; no block is taken after it.
-    When the caller stops reading (or is interrupted), no block is taken
-    any more and the running ones are not waited for."""
+    When the caller stops reading or is interrupted (Ctrl-C, raised at
+    once), no block is taken any more and the running ones are not waited
+    for."""
     n = n_threads()
     if n < 2 or (isinstance(blocks, list) and len(blocks) < 2):
         yield from map(step, blocks)
@@ -87,7 +88,7 @@ def share_blocks(step, blocks):
     import threading
 
     shared = _Shared(step, iter(blocks), threading.Lock())
-    first = shared.take()
+    first = shared.take(caller=True)
     if first is None:  # no block, or making the first one failed
         yield from shared.ready()
         return
@@ -98,9 +99,9 @@ def share_blocks(step, blocks):
         thread.start()
     try:
         taken = first
-        while taken is not None and shared.run(*taken):
+        while taken is not None and shared.run(*taken, caller=True):
             yield from shared.ready()
-            taken = shared.take()
+            taken = shared.take(caller=True)
         for thread in helpers:
             thread.join()
         yield from shared.ready()
@@ -122,9 +123,10 @@ class _Shared:
         while (taken := self.take()) is not None and self.run(*taken):
             pass
 
-    def take(self):
+    def take(self, caller=False):
         """``(i, block)``: the next block and its place; None when none is
-        left, or a block failed (none after it is taken)."""
+        left, or a block failed (none after it is taken). The ``caller``'s
+        interrupt (Ctrl-C) is raised at once, not at its turn."""
         with self.lock:
             if self.stopped:
                 return None
@@ -137,18 +139,23 @@ class _Shared:
             except BaseException as exc:  # making the block: its error
                 self.errors[i] = exc
                 self.stopped = True
+                if caller and not isinstance(exc, Exception):
+                    raise
                 return None
             self.taken += 1
             return i, block
 
-    def run(self, i, block):
-        """Run block ``i``; False if it failed."""
+    def run(self, i, block, caller=False):
+        """Run block ``i``; False if it failed (the ``caller``'s interrupt
+        is raised at once)."""
         try:
             self.results[i] = self.step(block)
         except BaseException as exc:  # raised at its turn, by ready()
             with self.lock:
                 self.errors[i] = exc
                 self.stopped = True
+            if caller and not isinstance(exc, Exception):
+                raise
             return False
         return True
 

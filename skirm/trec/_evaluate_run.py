@@ -122,7 +122,7 @@ def evaluate_run(
         shape :func:`skirm.io.as_run` takes (``{qid: {docid: score}}``, a
         DataFrame, ``(qid, docid, score)`` tuples). A path is streamed: read
         a few MiB at a time, each block of whole queries evaluated on its own
-        (by worker threads), so memory does not grow with the run. That needs
+        (by two threads in turn), so memory does not grow with the run. That needs
         each query's lines together, as in TREC runs; a run whose queries are
         interleaved is read again in parts by query (a ``UserWarning`` says
         so when that takes more than one pass over the file).

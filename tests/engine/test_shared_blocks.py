@@ -195,3 +195,33 @@ def test_side_by_side_raises_the_first_failing_call_s_error(
     with pytest.raises(ValueError, match=f"^call {min(failing)} failed$"):
         threads.side_by_side(call(0), call(1))
     assert 0 in ran  # the calls before the failing one have run
+
+
+@pytest.mark.parametrize("making", [False, True])
+def test_share_blocks_raise_the_caller_s_interrupt_at_once(making, monkeypatch):
+    # Ctrl-C while the calling thread runs (or reads) a block: raised at
+    # once, the helper's block not waited for, no block taken after it
+    monkeypatch.setattr(threads, "n_threads", lambda: 2)
+    caller, release = threading.get_ident(), threading.Event()
+    made = []
+
+    def blocks():
+        for i in range(100):
+            if making and i and threading.get_ident() == caller:
+                raise KeyboardInterrupt
+            made.append(i)
+            yield i
+
+    def step(i):
+        if threading.get_ident() != caller:
+            release.wait(timeout=10)  # the helper's block takes long
+        elif i or not making:
+            raise KeyboardInterrupt
+        return i
+
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        list(threads.share_blocks(step, blocks()))
+    assert time.monotonic() - start < 5
+    release.set()
+    assert len(made) <= 3

@@ -347,9 +347,9 @@ def _evaluate(qrels, run, plan, progress):
         )
         read = judgements(qrels, QRELS)
         blocks = None
-        if is_path(run) or len(read) < SIDE_BY_SIDE_QRELS:
+        if is_path(run) or isinstance(run, Run) or len(read) < SIDE_BY_SIDE_QRELS:
             indexes = _indexes(read, plan.entries)
-        else:  # the qrels indexed while the run is read
+        else:  # the qrels indexed while the run (frames, records) is read
             indexes, blocks = side_by_side(
                 lambda: _indexes(read, plan.entries), lambda: run_blocks(run)
             )

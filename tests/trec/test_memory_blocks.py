@@ -287,13 +287,14 @@ def test_blocks_shared_out_to_threads_give_the_one_block_values(
 ):
     # the blocks taken by the calling thread and its helpers, the qrels
     # indexed while the run is read: the values and errors of one thread
+    pytest.importorskip("pandas")
     read = _in_memory(make_case(dimension, 0))
     if read is None:
         pytest.skip("a file of this case is refused as it is read")
-    qrels, run = read
+    qrels, run = read[0].to_frame(), read[1].to_frame()  # read in the call
 
     def call():
-        return evaluate_run(qrels.to_frame(), run, "all_trec", all_queries=True)
+        return evaluate_run(qrels, run, "all_trec", all_queries=True)
 
     want = one_block(lambda: _outcome(call))
     threaded(n_threads)

@@ -88,8 +88,8 @@ def share_blocks(step, blocks):
     import threading
 
     shared = _Shared(step, iter(blocks), threading.Lock())
-    first = shared.take(caller=True)
-    if first is None:  # no block, or making the first one failed
+    taken = shared.take(caller=True)
+    if taken is None:  # no block, or making the first one failed
         yield from shared.ready()
         return
     # daemons: a caller that stops reading (or an interrupt) does not wait
@@ -98,8 +98,11 @@ def share_blocks(step, blocks):
     for thread in helpers:
         thread.start()
     try:
-        taken = first
-        while taken is not None and shared.run(*taken, caller=True):
+        while taken is not None:
+            done = shared.run(*taken, caller=True)
+            taken = None  # the block freed before the next one is read
+            if not done:
+                break
             yield from shared.ready()
             taken = shared.take(caller=True)
         for thread in helpers:
@@ -120,8 +123,11 @@ class _Shared:
         self.stopped = False
 
     def work(self):
-        while (taken := self.take()) is not None and self.run(*taken):
-            pass
+        while (taken := self.take()) is not None:
+            done = self.run(*taken)
+            del taken  # the block freed before the next one is read
+            if not done:
+                return
 
     def take(self, caller=False):
         """``(i, block)``: the next block and its place; None when none is

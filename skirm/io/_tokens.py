@@ -269,6 +269,7 @@ class Tokens:
         """First index of every run of equal adjacent tokens (cached)."""
         if self._runs is None and self._find_runs is not None:
             self._runs = self._find_runs()
+            self._find_runs = None  # asked once: the strings' holder let go
         if self._runs is None:
             same = self.adjacent_equal()
             self._runs = np.flatnonzero(np.concatenate(([True], ~same)))

@@ -286,6 +286,7 @@ def test_arrow_run_starts_equal_the_tokens_own(alphabet, lengths, seed):
     run = as_run(_arrow_frame({"query_id": ids, "doc_id": ids, "score": s}))
     assert run._q._find_runs is not None
     assert run._q.run_starts().tolist() == want.tolist()
+    assert run._q._find_runs is None  # asked once: Arrow's array let go
     assert run._query_codes()[1].tolist() == sorted(set(ids))
 
 

@@ -109,7 +109,8 @@ def share_blocks(step, blocks):
             thread.join()
         yield from shared.ready()
     finally:
-        shared.stopped = True
+        with shared.lock:  # once this returns, no block is taken
+            shared.stopped = True
 
 
 class _Shared:

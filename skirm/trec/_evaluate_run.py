@@ -346,15 +346,15 @@ def _evaluate(qrels, run, plan, progress):
             f"reading {_name(qrels, '')}" if is_path(qrels) else "indexing the qrels"
         )
         read = judgements(qrels, QRELS)
-        blocks = None
+        run_read = None  # (blocks, restart) of a run read beside the index
         if is_path(run) or isinstance(run, Run) or len(read) < SIDE_BY_SIDE_QRELS:
             indexes = _indexes(read, plan.entries)
         else:  # the qrels indexed while the run (frames, records) is read
-            indexes, blocks = side_by_side(
+            indexes, run_read = side_by_side(
                 lambda: _indexes(read, plan.entries), lambda: run_blocks(run)
             )
         index = indexes[()]
-        ids, per_query, run_id = _stream(indexes, run, plan.entries, progress, blocks)
+        ids, per_query, run_id = _stream(indexes, run, plan.entries, progress, run_read)
         progress.finish()
         return ids, per_query, run_id, index.n_topics, index.n_relevant
     ((outputs, options, _),) = plan.entries
@@ -384,13 +384,13 @@ def _indexes(qrels, entries):
     return indexes
 
 
-def _stream(indexes, run, entries, progress, read=None):
+def _stream(indexes, run, entries, progress, run_read=None):
     """``(ids, per-query values, run_id)`` of a run against indexed qrels
     (``indexes``, by the mapping of grades of each entry), block by block:
     join, rank, measure each entry (see
     :func:`~skirm.trec._inputs.run_blocks`); then the topics the run lacks.
     ``progress`` is told the bytes read and the queries evaluated, once per
-    block. ``read``: the run's blocks and restart where
+    block. ``run_read``: the run's blocks and restart where
     :func:`~skirm.trec._inputs.run_blocks` has given them already (a run in
     memory, read while the qrels were indexed)."""
     index = indexes[()]
@@ -425,7 +425,7 @@ def _stream(indexes, run, entries, progress, read=None):
 
     name = _name(run, "the run")
     progress.stage(name, unit="bytes")
-    blocks, restart = run_blocks(run, on_read) if read is None else read
+    blocks, restart = run_blocks(run, on_read) if run_read is None else run_read
     if restart is not None and restart.on is RunNotGroupedError:
         in_parts = restart.blocks
 

@@ -42,6 +42,7 @@ __all__ = [
     "byte_rank",
     "dict_values",
     "plain_dicts",
+    "plain_docnos",
     "plain_qrels",
     "plain_score_types",
     "plain_scores",
@@ -162,14 +163,21 @@ class PlainQrels(NamedTuple):
 _NOT_PLAIN_QRELS = PlainQrels(None, 0.0, None)
 
 
-def plain_qrels(qrels: Any, *, copy: bool = True) -> PlainQrels:
+def plain_qrels(
+    qrels: Any, *, copy: bool = True, check_docnos: bool = True
+) -> PlainQrels:
     """``qrels`` (each dict copied with ``copy``, as pytrec_eval copies them)
     when they are plain dicts of str query ids and docnos and integer labels
     of 64 bits, without the queries whose dict is empty (no judgement: not a
     topic), with their largest label and their labels as int64 (read once,
     for :class:`DictIndex`); no dicts for any other shape, which the caller
     reads as :class:`~skirm.io.Qrels` (and whose messages say what is
-    wrong)."""
+    wrong).
+
+    Without ``check_docnos``, the docnos are left for the caller to check
+    (:func:`plain_docnos`): a run evaluated once checks them only where it
+    does not retrieve them all (a docno it retrieves is one of its own,
+    checked as the run is read)."""
     if not plain_dicts(qrels) or not qrels:
         return _NOT_PLAIN_QRELS
     # the labels and the docnos gathered once each (a pass over many small
@@ -192,20 +200,24 @@ def plain_qrels(qrels: Any, *, copy: bool = True) -> PlainQrels:
     except OverflowError:
         return _NOT_PLAIN_QRELS  # past 64 bits: the general path says which
     del values
-    docnos = list(chain.from_iterable(qrels.values()))
-    try:  # the docnos joined: a docno that is not a str raises
-        plain = _no_nul((docnos,))
-    except TypeError:
-        plain = False
-    if not plain:
+    if check_docnos and not plain_docnos(qrels.values()):
         return _NOT_PLAIN_QRELS
-    del docnos
     max_label = max(float(np.max(labels)), 0.0)
     if not copy and all(qrels.values()):  # no empty dict to leave out
         return PlainQrels(qrels, max_label, labels)
     inner = map(dict, qrels.values()) if copy else qrels.values()
     kept = dict(filter(itemgetter(1), zip(qrels, inner, strict=True)))
     return PlainQrels(kept, max_label, labels)
+
+
+def plain_docnos(dicts) -> bool:
+    """Whether the keys of ``dicts`` (the judged dicts of qrels) are str
+    without a NUL character (:func:`_no_nul`)."""
+    docnos = list(chain.from_iterable(dicts))
+    try:  # the docnos joined: a docno that is not a str raises
+        return _no_nul((docnos,))
+    except TypeError:
+        return False
 
 
 #: A block of queries is read by getters where its queries hold this many
@@ -361,7 +373,9 @@ def read_run_dicts(index, run, floats=False, plain=False):
     if not at.shape[0]:
         return None
     docs = list(compress(run.values(), run.values()))
-    eval_ids = _narrowest(index.ids[at])
+    # every judged query: their ids as indexed, already in the narrowest dtype
+    every = at.shape[0] == index.ids.shape[0]
+    eval_ids = index.ids if every else _narrowest(index.ids[at])
     inner = list(map(docs.__getitem__, kept.tolist()))
     sizes = np.fromiter(map(len, inner), dtype=np.intp, count=len(inner))
     judged, j_sizes, j_raw, j_codes, j_docnos = index.of(at)

@@ -39,6 +39,7 @@ from skirm.io._dict_rows import (
     DictIndex,
     byte_rank,
     plain_dicts,
+    plain_docnos,
     plain_qrels,
     read_run_dicts,
 )
@@ -57,14 +58,14 @@ def evaluate_dicts(qrels, run, outputs, options):
     :func:`~skirm.trec._evaluate_run.evaluate_run`'s stages give), or
     :data:`NOT_PLAIN` when either is not plain dicts, or when trec_eval
     10.0's ``-c`` placeholders are to be scored (the general path does)."""
-    judged, max_label, labels = plain_qrels(qrels, copy=False)
+    judged, max_label, labels = plain_qrels(qrels, copy=False, check_docnos=False)
     if judged is None or not plain_dicts(run):
         return NOT_PLAIN
     if not any(run.values()):
         return NOT_PLAIN  # nothing retrieved: the general path says so
     index = DictIndex(judged, labels)
     topics = index.ids  # sorted
-    ctx = dict_context(index, run, options, plain=True)
+    ctx = dict_context(index, run, options, plain=True, judged_checked=False)
     if ctx is NOT_PLAIN:
         return NOT_PLAIN
     if ctx is None:
@@ -85,12 +86,15 @@ def evaluate_dicts(qrels, run, outputs, options):
     return ids, per_query, "skirm", topics.shape[0], n_relevant
 
 
-def dict_context(index, run, options, plain=False):
+def dict_context(index, run, options, plain=False, judged_checked=True):
     """The :class:`~skirm.trec._measures.Context` of a ``run`` dict against
     ``index`` (a :class:`~skirm.io._dict_rows.DictIndex`); None when none of the
     run's queries with documents is judged; :data:`NOT_PLAIN` when ``run``
     is not dicts of str docnos and numeric scores (``plain``: known to be
-    plain dicts).
+    plain dicts), or, unless ``judged_checked``, when the judged docnos are
+    not str without a NUL (checked only where the run does not retrieve
+    every one of them: a retrieved one is a docno of the run, checked as it
+    is read).
 
     ``options`` are the evaluation's :class:`~skirm.trec._request.Options`."""
     rows = read_run_dicts(index, run, options.c_floats, plain)
@@ -100,6 +104,9 @@ def dict_context(index, run, options, plain=False):
     sizes = starts[1:] - starts[:-1]
     n = int(starts[-1])
     hit = np.flatnonzero(~np.isnan(j_scores))
+    every = eval_ids.shape[0] == index.ids.shape[0] and hit.shape[0] == len(j_scores)
+    if not (judged_checked or every or plain_docnos(index.dicts)):
+        return NOT_PLAIN
     q = j_codes[hit]
 
     def row_codes():  # the query code of each run row, for a sort

@@ -389,3 +389,61 @@ def test_evaluate_run_leaves_out_qrels_queries_without_judgements():
         assert fast.means == general.means
         assert fast.means["num_q"] == 2
     assert qrels["q1"] == {}  # the input unchanged
+
+
+#: Judged docnos the dicts path may not read as they are: a NUL that the
+#: general path's strings drop (``"a\x00"`` judges ``"a"``), a NUL inside, and
+#: keys that are not str.
+ODD_DOCNOS = ["a\x00", "z\x00", "d\x00e", 7, b"a", ("a", 1), None]
+
+
+@pytest.mark.parametrize("docno", ODD_DOCNOS, ids=repr)
+@pytest.mark.parametrize(
+    "where", ["unretrieved", "query_not_in_run", "duplicate_of_judged"]
+)
+def test_evaluate_run_checks_the_judged_docnos_a_run_does_not_retrieve(docno, where):
+    # evaluate_run's dicts path checks the judged docnos only when the run
+    # does not retrieve them all (a retrieved one is a run's docno, checked
+    # as the run is read): wherever an odd docno stands, the general path's
+    # values, or its error word for word.
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 2}}
+    run = {"q1": {"a": 0.5, "b": 0.4, "x": 0.3}, "q2": {"c": 0.1, "y": 0.2}}
+    if where == "unretrieved":
+        qrels["q1"][docno] = 2
+    elif where == "query_not_in_run":
+        qrels["q3"] = {"e": 1, docno: 1}
+    else:  # next to the docno it may be read as
+        qrels["q2"][docno] = 1
+    fast, general = _run_both(qrels, run)
+    if isinstance(general, tuple):
+        assert fast == general
+        return
+    np.testing.assert_array_equal(fast.group_ids, general.group_ids)
+    for name in general.means:
+        np.testing.assert_array_equal(fast.per_query[name], general.per_query[name])
+
+
+@pytest.mark.parametrize("pooled", [True, False])
+def test_evaluate_run_reads_judged_docnos_only_where_some_are_not_retrieved(
+    pooled, monkeypatch
+):
+    # every judged docno retrieved: checked as the run's own; else all of
+    # them checked once
+    from skirm.io import _dict_rows
+
+    asked = []
+    real = _dict_rows.plain_docnos
+
+    def spy(dicts):
+        asked.append(len(dicts))
+        return real(dicts)
+
+    monkeypatch.setattr(_dicts, "plain_docnos", spy)
+    monkeypatch.setattr(_dict_rows, "plain_docnos", spy)  # the qrels' reader
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 2}}
+    run = {"q1": {"a": 0.5, "b": 0.4, "x": 0.3}, "q2": {"c": 0.1, "y": 0.2}}
+    if not pooled:
+        qrels["q2"]["w"] = 1
+    result = evaluate_run(qrels, run, ["map"])
+    assert asked == ([] if pooled else [2])
+    assert result.group_ids.tolist() == ["q1", "q2"]

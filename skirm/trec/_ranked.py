@@ -142,12 +142,11 @@ def placed_context(eval_ids, at, raw, starts, sort, j_codes, j_raw, options, of_
     n = int(starts[-1])
     ranked_raw = np.full(n, -1, dtype=raw_type(j_raw))
     ranked_raw[at] = raw
-    # the rows of a positive label, in order: the labels of every row are
-    # made only if a measure reads them (most read the relevant rows alone)
-    positive = raw > 0
-    rows, labels = at[positive], raw[positive]
-    order = np.argsort(rows)
-    placed = rows[order], labels[order].astype(np.float64)
+    # the rows of a positive label, in order (found in the ranked values:
+    # no sort): the labels of every row are made only if a measure reads
+    # them (most read the relevant rows alone)
+    rows = np.flatnonzero(ranked_raw > 0)
+    placed = rows, ranked_raw[rows].astype(np.float64)
     sizes = starts[1:] - starts[:-1]
     judgments = _judgments(j_codes, j_raw, of_rows)
     ranking = Ranking(

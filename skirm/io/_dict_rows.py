@@ -264,6 +264,9 @@ class DictIndex:
         #: on 10,000 pooled queries in fresh processes: the getters cost 8
         #: ms to build, and save about 9 ms of each run's reading.)
         self._lookups = None
+        #: what the evaluation of a run that evaluates every judged query
+        #: keeps for the next such run (the values of the judgements alone)
+        self.run_cache: dict = {}
         if many_runs:
             n = len(names)
             self._lookups = np.zeros(n, dtype=bool), np.empty(n, dtype=object)

@@ -104,10 +104,14 @@ def dict_context(index, run, options, plain=False, judged_checked=True):
     sizes = starts[1:] - starts[:-1]
     n = int(starts[-1])
     hit = np.flatnonzero(~np.isnan(j_scores))
-    every = eval_ids.shape[0] == index.ids.shape[0] and hit.shape[0] == len(j_scores)
+    all_queries = eval_ids.shape[0] == index.ids.shape[0]  # every judged one
+    every = all_queries and hit.shape[0] == len(j_scores)
     if not (judged_checked or every or plain_docnos(index.dicts)):
         return NOT_PLAIN
     q = j_codes[hit]
+    # the judgements of every judged query: the same for each run (the
+    # ideal ranking computed once for them all)
+    judged_cache = index.run_cache if all_queries else None
 
     def row_codes():  # the query code of each run row, for a sort
         return np.repeat(np.arange(sizes.shape[0], dtype=np.intp), sizes)
@@ -123,6 +127,7 @@ def dict_context(index, run, options, plain=False, judged_checked=True):
             j_docnos,
             docnos,
             options,
+            judged_cache,
         )
     # Each retrieved judgement's rank: the rows of its query scored above it,
     # and its place among the rows tied with it (by docno).
@@ -148,7 +153,7 @@ def dict_context(index, run, options, plain=False, judged_checked=True):
         return of
 
     return placed_context(
-        eval_ids, at, raw, starts, sort, j_codes, j_raw, options, of_rows
+        eval_ids, at, raw, starts, sort, j_codes, j_raw, options, of_rows, judged_cache
     )
 
 
@@ -161,10 +166,20 @@ COUNTED_PER_ROW = 24
 
 
 def _sorted_context(
-    eval_ids, scores, codes, j_codes, j_scores, j_raw, j_docnos, docnos, options
+    eval_ids,
+    scores,
+    codes,
+    j_codes,
+    j_scores,
+    j_raw,
+    j_docnos,
+    docnos,
+    options,
+    judged_cache=None,
 ):
     """The context of the run's rows sorted (ties by docno), each retrieved
-    judgement then placed by a search of its score among its query's."""
+    judgement then placed by a search of its score among its query's
+    (``judged_cache``: the context's)."""
     placed = []  # the input rows judged and their judgements, once ranked
 
     def ranked_raw(ordered):
@@ -187,6 +202,7 @@ def _sorted_context(
         docnos.descending,
         options,
         of_rows=of_rows,
+        judged_cache=judged_cache,
     )
 
 

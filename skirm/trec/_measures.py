@@ -33,10 +33,16 @@ class Context:
     ``raw`` is trec_eval's relevance value of each ranked row: the qrels level
     if judged with a level >= 0, -1 if the docno is not in the qrels, -2 if its
     qrels level is negative. ``options`` are the evaluation's
-    :class:`~skirm.trec._request.Options`.
+    :class:`~skirm.trec._request.Options`. ``judged_cache``: where the values
+    of the judgements alone (the ideal ranking) are kept, a dict the caller
+    keeps for the next contexts of the same judgements (the same
+    ``judged_codes`` and ``judged_raw``: the runs of one evaluator that
+    evaluate every judged query); by default, this context's own.
     """
 
-    def __init__(self, ranking, raw, judged_codes, judged_raw, options):
+    def __init__(
+        self, ranking, raw, judged_codes, judged_raw, options, judged_cache=None
+    ):
         self.compat = options.compat
         self.level = options.level
         self.num_docs = options.num_docs  # trec_eval -N, for utility
@@ -46,6 +52,7 @@ class Context:
         self.judged_raw = judged_raw
         self.n = ranking.n_groups
         self._cache = {}
+        self._judged_cache = self._cache if judged_cache is None else judged_cache
         self.cutoffs = {}  # {measure: the cutoffs asked} of the array kernels
 
     # The counts trec_eval's own kernels share, computed when first asked
@@ -189,7 +196,8 @@ class Context:
         count per query, each query's first row, their positions and the
         terms ``gain / log2(position + 2)`` of the ideal DCG (once per
         context)."""
-        if "ideal_rows" not in self._cache:
+        cache = self._judged_cache
+        if "ideal_rows" not in cache:
             raw = self.judged_raw
             positive = raw > 0
             codes, levels = self.judged_codes[positive], raw[positive]
@@ -199,13 +207,14 @@ class Context:
             start = np.cumsum(n_pos) - n_pos
             position = np.arange(codes.shape[0]) - start[codes]
             terms = g / np.log2(position + 2.0)
-            self._cache["ideal_rows"] = codes, g, n_pos, start, position, terms
-        return self._cache["ideal_rows"]
+            cache["ideal_rows"] = codes, g, n_pos, start, position, terms
+        return cache["ideal_rows"]
 
     def ideal_cumulative(self):
         """Per query: the positive qrels gains sorted descending, their count,
         the ideal DCG at every cutoff and a lookup ``idcg(q, p)``."""
-        if "ideal" not in self._cache:
+        cache = self._judged_cache
+        if "ideal" not in cache:
             codes, g, n_pos, start, position, terms = self.ideal_rows()
             offsets = np.append(start, codes.shape[0])
             cum = segment_cumsum(terms, offsets)
@@ -218,8 +227,8 @@ class Context:
                 out[ok] = cum[start[q[ok]] + p[ok] - 1]
                 return out
 
-            self._cache["ideal"] = (codes, g, n_pos, start, position, idcg)
-        return self._cache["ideal"]
+            cache["ideal"] = (codes, g, n_pos, start, position, idcg)
+        return cache["ideal"]
 
     def log2_table(self):
         """``log2(p + 2.0)`` for the positions ``p`` of the deepest query:

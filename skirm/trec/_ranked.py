@@ -95,16 +95,20 @@ def joined_context(
     options,
     check=None,
     of_rows=None,
+    judged_cache=None,
 ):
     """The :class:`~skirm.trec._measures.Context` of joined run rows
     (:func:`rank_joined`) under ``options``
     (:class:`~skirm.trec._request.Options`), once ``-M`` and ``-J`` have
-    cut its ranking (:func:`cut_context`)."""
+    cut its ranking (:func:`cut_context`; ``judged_cache``: the
+    context's)."""
     ranking, ranked_raw = rank_joined(
         eval_ids, scores, codes, raw, j_codes, j_raw, tiebreak, options.c_floats,
         of_rows,
     )  # fmt: skip
-    return cut_context(ranking, ranked_raw, j_codes, j_raw, options, check)
+    return cut_context(
+        ranking, ranked_raw, j_codes, j_raw, options, check, judged_cache
+    )
 
 
 def rank_joined(
@@ -132,13 +136,25 @@ def rank_joined(
     return ranking, ranked_raw
 
 
-def placed_context(eval_ids, at, raw, starts, sort, j_codes, j_raw, options, of_rows):
+def placed_context(
+    eval_ids,
+    at,
+    raw,
+    starts,
+    sort,
+    j_codes,
+    j_raw,
+    options,
+    of_rows,
+    judged_cache=None,
+):
     """:func:`joined_context` of rows placed by their ranks: trec_eval's
     relevance values ``raw`` of the judged rows at ranked positions ``at``,
     every other row unjudged (query ``c`` at ``starts[c]:starts[c + 1]``,
     ranked as :func:`joined_context` ranks). ``sort()`` returns the
     ranking's ``(order, scores)``, called only if a measure reads them (few
-    do: the ranked labels are all most need)."""
+    do: the ranked labels are all most need). ``judged_cache``: the
+    :class:`~skirm.trec._measures.Context`'s."""
     n = int(starts[-1])
     ranked_raw = np.full(n, -1, dtype=raw_type(j_raw))
     ranked_raw[at] = raw
@@ -162,7 +178,9 @@ def placed_context(eval_ids, at, raw, starts, sort, j_codes, j_raw, options, of_
         sort=sort,
         placed=placed,
     )
-    return cut_context(ranking, ranked_raw, j_codes, j_raw, options)
+    return cut_context(
+        ranking, ranked_raw, j_codes, j_raw, options, judged_cache=judged_cache
+    )
 
 
 def c_floats(scores):
@@ -183,9 +201,12 @@ def _labels(ranked_raw):
     return labels
 
 
-def cut_context(ranking, ranked_raw, j_codes, j_raw, options, check=None):
+def cut_context(
+    ranking, ranked_raw, j_codes, j_raw, options, check=None, judged_cache=None
+):
     """The :class:`Context` of a ranking of every retrieved row, once ``-M``
-    and ``-J`` have cut it (``check(ranking, cut)`` sees it before)."""
+    and ``-J`` have cut it (``check(ranking, cut)`` sees it before;
+    ``judged_cache``: the context's)."""
     max_docs = options.max_docs
     cut = None
     if max_docs is not None:
@@ -211,7 +232,7 @@ def cut_context(ranking, ranked_raw, j_codes, j_raw, options, check=None):
     # A document is judged when the qrels list it for the query, whatever
     # its label: what the registry's judged@k reads.
     ranking.judged = ranked_raw != -1
-    return Context(ranking, ranked_raw, j_codes, j_raw, options)
+    return Context(ranking, ranked_raw, j_codes, j_raw, options, judged_cache)
 
 
 def _check_duplicates(block, keep, ranking, inside):

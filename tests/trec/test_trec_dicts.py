@@ -447,3 +447,28 @@ def test_evaluate_run_reads_judged_docnos_only_where_some_are_not_retrieved(
     result = evaluate_run(qrels, run, ["map"])
     assert asked == ([] if pooled else [2])
     assert result.group_ids.tolist() == ["q1", "q2"]
+
+
+def test_the_ideal_ranking_is_made_once_for_runs_of_every_judged_query(monkeypatch):
+    # the ideal ranking depends on the judgements alone: runs through one
+    # evaluator that evaluate every judged query share it; a run of fewer
+    # queries (other judgements) makes its own, and keeps it to itself
+    from skirm.trec import _measures
+
+    made = []
+    real = _measures._by_code_then_descending
+
+    def spy(codes, levels):
+        made.append(codes.shape[0])
+        return real(codes, levels)
+
+    monkeypatch.setattr(_measures, "_by_code_then_descending", spy)
+    qrels = {"q1": {"a": 1, "b": 2}, "q2": {"c": 1}, "q3": {"d": 0, "e": 3}}
+    every = {q: {d: 0.5 for d in docs} | {"x": 0.7} for q, docs in qrels.items()}
+    some = {q: every[q] for q in ("q1", "q3")}
+    evaluator = RelevanceEvaluator(qrels, {"ndcg", "ndcg_cut.2"})
+    values = [evaluator.evaluate(run) for run in (every, some, every, some)]
+    assert made == [4, 3, 3]  # the run of every query once; each other run
+    assert values[0] == values[2] and values[1] == values[3]
+    fresh = RelevanceEvaluator(qrels, {"ndcg", "ndcg_cut.2"})
+    assert [fresh.evaluate(run) for run in (some, every)] == values[1:3]

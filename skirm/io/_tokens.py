@@ -261,9 +261,18 @@ class Tokens:
             found = hashed_codes(self)
             if found is not None:
                 return found
-        ids, inverse = np.unique(self.strings(starts), return_inverse=True)
+        run_codes, ids = self.run_codes()
         sizes = np.diff(np.append(starts, n))
-        return np.repeat(inverse.reshape(-1), sizes), ids
+        return np.repeat(run_codes, sizes), ids
+
+    def run_codes(self):
+        """``(codes, ids)``: the sorted distinct tokens as str and the index
+        into them of each run of equal adjacent tokens (:meth:`run_starts`):
+        one string built per run, none per token."""
+        if not len(self):
+            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=str)
+        ids, inverse = np.unique(self.strings(self.run_starts()), return_inverse=True)
+        return inverse.reshape(-1), ids
 
     def run_starts(self):
         """First index of every run of equal adjacent tokens (cached)."""

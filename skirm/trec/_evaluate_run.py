@@ -17,6 +17,7 @@ import numpy as np
 
 from skirm._engine import side_by_side
 from skirm._errors import DuplicateDocnoError, EmptyRunError, RunNotGroupedError
+from skirm._frames import frame_names, library
 from skirm._measures._rows import QRELS, QRELS_JG
 from skirm._measures._table import OFFICIAL
 from skirm._params import checked
@@ -69,9 +70,9 @@ if TYPE_CHECKING:
 
 __all__ = ["evaluate_run"]
 
-#: Judgements from which the qrels are indexed in a thread of their own
-#: while a run given in memory is read (an index of fewer is made in a few
-#: ms at most, about the cost of starting a thread).
+#: Judgements from which the qrels are indexed (and read, if a frame) in a
+#: thread of their own while a run given in memory is read (an index of
+#: fewer is made in a few ms at most, about the cost of starting a thread).
 SIDE_BY_SIDE_QRELS = 1 << 14
 
 
@@ -345,14 +346,19 @@ def _evaluate(qrels, run, plan, progress):
         progress.stage(
             f"reading {_name(qrels, '')}" if is_path(qrels) else "indexing the qrels"
         )
-        read = judgements(qrels, QRELS)
+        in_memory = not (is_path(run) or isinstance(run, Run))
+        n = _known_length(qrels) if in_memory else None
+        read = judgements(qrels, QRELS) if n is None else None
+
+        def index():
+            got = judgements(qrels, QRELS) if read is None else read
+            return _indexes(got, plan.entries)
+
         run_read = None  # (blocks, restart) of a run read beside the index
-        if is_path(run) or isinstance(run, Run) or len(read) < SIDE_BY_SIDE_QRELS:
-            indexes = _indexes(read, plan.entries)
-        else:  # the qrels indexed while the run (frames, records) is read
-            indexes, run_read = side_by_side(
-                lambda: _indexes(read, plan.entries), lambda: run_blocks(run)
-            )
+        if not in_memory or (len(read) if n is None else n) < SIDE_BY_SIDE_QRELS:
+            indexes = index()
+        else:  # the qrels (read then, if a frame) indexed while the run is read
+            indexes, run_read = side_by_side(index, lambda: run_blocks(run))
         index = indexes[()]
         ids, per_query, run_id = _stream(indexes, run, plan.entries, progress, run_read)
         progress.finish()
@@ -372,6 +378,19 @@ def _evaluate(qrels, run, plan, progress):
     progress.advance(queries=ids.shape[0])
     progress.finish()
     return ids, per_query, block.run_id, n_topics, n_relevant
+
+
+def _known_length(qrels):
+    """The judgements of ``qrels`` known before they are read (the rows of a
+    frame or of a :class:`~skirm.io.Qrels`), else None."""
+    if isinstance(qrels, Qrels) or (
+        library(qrels) is not None and frame_names(qrels) is not None
+    ):
+        try:
+            return len(qrels)
+        except TypeError:  # a polars LazyFrame
+            return None
+    return None
 
 
 def _indexes(qrels, entries):

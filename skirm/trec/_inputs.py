@@ -36,6 +36,7 @@ from skirm.io._run_blocks import (
 )
 from skirm.io._sources import is_path
 from skirm.io._subtopics import convert_qrels_jg
+from skirm.io._tokens import MANY_RUNS
 
 #: Queries of a streamed block evaluated at once (at most): a block of many
 #: short queries is cut, so that the values a worker thread holds stay small
@@ -158,27 +159,35 @@ def _in_memory(block):
     n = len(block)
     if n <= MEMORY_BLOCK_ROWS:
         return [block], None
-    codes, ids = block._query_codes()
-    starts = block._q.run_starts()
+    query_tokens = block._tokens()[0]
+    starts = query_tokens.run_starts()
+    if starts.shape[0] > MANY_RUNS:  # scattered rows, maybe: the rows' codes
+        codes, ids = block._query_codes()
+        run_codes = codes[starts]
+    else:  # a code per run of rows, none per row
+        run_codes, ids = query_tokens.run_codes()
     restart = None
     if starts.shape[0] != ids.shape[0]:  # a query in several runs of rows
         given = block
         block, codes, ids, starts = by_query(block)
+        run_codes = codes[starts]
         restart = Restart(DuplicateDocnoError, lambda exc: [given])
     rows = min(max(MEMORY_BLOCK_ROWS, n // 4), 2 * MEMORY_BLOCK_ROWS)
     wanted = np.arange(rows, n, rows)
     at = np.minimum(np.searchsorted(starts, wanted), starts.shape[0] - 1)
     bounds = np.unique(np.concatenate([[0], starts[at], [n]]))
-    return _parts(block, codes, ids, starts, bounds.tolist()), restart
+    return _parts(block, run_codes, ids, starts, bounds.tolist()), restart
 
 
-def _parts(block, codes, ids, starts, bounds):
+def _parts(block, run_codes, ids, starts, bounds):
     """The parts of a grouped ``block`` between consecutive ``bounds``
-    (first rows of queries), each with its queries' codes (``codes`` and
-    ``ids``: the block's :meth:`~skirm.io.Run._query_codes`) and runs."""
+    (first rows of queries), each with its queries' codes (``run_codes``:
+    the code of each of the block's runs of rows, ``starts``, into ``ids``)
+    and runs."""
     for lo, hi in itertools.pairwise(bounds):
         part = _part(block, lo, hi, starts)
-        inside = codes[part._q._runs + lo]  # one code per query, in row order
+        first = int(np.searchsorted(starts, lo))
+        inside = run_codes[first : first + part._q._runs.shape[0]]  # in row order
         order = np.argsort(inside)
         rank = np.empty(order.shape[0], dtype=np.intp)
         rank[order] = np.arange(order.shape[0])
@@ -216,7 +225,7 @@ def _cut(blocks):
         bounds = [*starts[::MAX_BLOCK_QUERIES].tolist(), len(block)]
         known = block.__dict__.get("_qcodes")
         if known is not None:  # a part put together by query: codes passed on
-            yield from _parts(block, *known, starts, bounds)
+            yield from _parts(block, known[0][starts], known[1], starts, bounds)
             continue
         for lo, hi in itertools.pairwise(bounds):  # each finds its own codes
             yield _part(block, lo, hi, starts)

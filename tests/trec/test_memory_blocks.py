@@ -36,6 +36,9 @@ OPTIONS = {
 }
 #: Block sizes that cut every generated run, from a query per block up.
 SMALL = (1, 7, 60)
+#: Runs of rows from which a run in memory has its query codes found per row
+#: (its rows scattered, maybe), not per run of rows: both ways.
+MANY_RUNS = {"code per run": 1 << 62, "code per row": 0}
 SEEDS = (0, 1)
 
 
@@ -115,9 +118,10 @@ def _grouped_run(seed, n_queries=50, ties=True):
     return Qrels(q[judged], d[judged], labels), q, d, scores.astype(float)
 
 
+@pytest.mark.parametrize("many_runs", MANY_RUNS.values(), ids=MANY_RUNS.keys())
 @pytest.mark.parametrize("seed", range(4))
 def test_frames_in_blocks_equal_frames_in_one(
-    seed, monkeypatch, one_block, assert_same
+    seed, many_runs, monkeypatch, one_block, assert_same
 ):
     pd = pytest.importorskip("pandas")
     qrels, q, d, scores = _grouped_run(seed)
@@ -125,6 +129,7 @@ def test_frames_in_blocks_equal_frames_in_one(
     qrels_frame = qrels.to_frame()
     measures = ["map", "ndcg_cut.10", "P.5", "recip_rank", "bpref", "Rprec"]
     want = one_block(lambda: evaluate_run(qrels_frame, frame, measures))
+    monkeypatch.setattr(inputs, "MANY_RUNS", many_runs)
     for rows in SMALL:
         monkeypatch.setattr(inputs, "MEMORY_BLOCK_ROWS", rows)
         assert_same(evaluate_run(qrels_frame, frame, measures), want)
@@ -146,11 +151,13 @@ def _ids_as_found(blocks):
     return seen
 
 
-def test_each_block_holds_whole_queries_and_their_codes(monkeypatch):
+@pytest.mark.parametrize("many_runs", MANY_RUNS.values(), ids=MANY_RUNS.keys())
+def test_each_block_holds_whole_queries_and_their_codes(monkeypatch, many_runs):
     """The codes each block is given are those it would find itself."""
     _, q, d, scores = _grouped_run(5, n_queries=200)
     run = Run(q, d, scores)
     monkeypatch.setattr(inputs, "MEMORY_BLOCK_ROWS", 100)
+    monkeypatch.setattr(inputs, "MANY_RUNS", many_runs)
     blocks = list(inputs.run_blocks(run)[0])
     assert len(blocks) > 1
     seen = _ids_as_found(blocks)
@@ -172,13 +179,17 @@ def _scattered(seed, order, n_queries=50, ties=True):
     return qrels, q[rows], d[rows], scores[rows]
 
 
+@pytest.mark.parametrize("many_runs", MANY_RUNS.values(), ids=MANY_RUNS.keys())
 @pytest.mark.parametrize("order", ["shuffled", "score"])
-def test_a_scattered_run_is_put_together_by_query_then_cut(monkeypatch, order):
+def test_a_scattered_run_is_put_together_by_query_then_cut(
+    monkeypatch, order, many_runs
+):
     """Each query's rows together, in the run's order; the queries in the
     order of their sorted ids; each block given the codes it would find."""
     _, q, d, scores = _scattered(6, order, n_queries=200)
     run = Run(q, d, scores)
     monkeypatch.setattr(inputs, "MEMORY_BLOCK_ROWS", 100)
+    monkeypatch.setattr(inputs, "MANY_RUNS", many_runs)
     blocks, restart = inputs.run_blocks(run)
     blocks = list(blocks)
     assert len(blocks) > 1 and restart.on is DuplicateDocnoError

@@ -142,7 +142,9 @@ class Tokens:
             return None
         buf = np.zeros(hi - lo + PAD, dtype=np.uint8)
         buf[: hi - lo] = raw
-        offsets = offsets.astype(offset_dtype(buf.shape[0]), copy=False) - lo
+        offsets = offsets.astype(offset_dtype(buf.shape[0]), copy=False)
+        if lo:  # a slice of a larger array
+            offsets = offsets - lo
         tokens = cls(buf, offsets[:-1], offsets[1:])
         tokens._find_runs = run_starts
         return tokens

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from skirm.io._tokens import PAD, Tokens, offset_dtype
+from skirm.io._keys import offset_dtype
+from skirm.io._tokens import PAD, Tokens
 
 
 class Column:

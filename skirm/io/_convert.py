@@ -21,9 +21,10 @@ import numpy as np
 from skirm._errors import InvalidInputError, InvalidParameterError, SkirmError
 from skirm._frames import ArrowBytes, frame_names, read_columns
 from skirm._validation import type_name
+from skirm.io._keys import offset_dtype
 from skirm.io._records import Qrels, Run
 from skirm.io._sources import is_path_or_file
-from skirm.io._tokens import PAD, Tokens, offset_dtype
+from skirm.io._tokens import PAD, Tokens
 from skirm.io._trec_files import read_qrels, read_run
 from skirm.io._values import check_values, row_of
 

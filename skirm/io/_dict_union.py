@@ -45,7 +45,8 @@ from skirm.io._dict_rows import (
     plain_scores,
     query_blocks,
 )
-from skirm.io._tokens import PAD, Tokens, offset_dtype
+from skirm.io._keys import offset_dtype
+from skirm.io._tokens import PAD, Tokens
 
 __all__ = ["UnionRows", "union_rows"]
 

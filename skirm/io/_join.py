@@ -24,8 +24,15 @@ import numpy as np
 from skirm._errors import DuplicateDocnoError
 from skirm._validation import repeated_pairs
 from skirm.io._hashed_codes import equal_hashed
-from skirm.io._keys import _MAX_PADDING, any_equal, any_equal_in_runs, code_runs
-from skirm.io._tokens import SortedKeys, first_duplicate, mix, mix_into, offset_dtype
+from skirm.io._keys import (
+    _MAX_PADDING,
+    SortedKeys,
+    any_equal,
+    any_equal_in_runs,
+    code_runs,
+    offset_dtype,
+)
+from skirm.io._tokens import first_duplicate, mix, mix_into
 
 
 class QrelsIndex:

@@ -4,7 +4,9 @@ whether any key repeats.
 Lower than the engine and the readers, so that both use one copy: the
 counted ranks of :mod:`skirm._engine._counted` and the dicts' tiebreak
 (:mod:`skirm.io._dict_rows`) search scores sorted within each query, the
-TREC ranking asks whether a run's docno keys repeat within a query.
+TREC ranking asks whether a run's docno keys repeat within a query; the
+qrels' index looks a run's docno keys up in its sorted keys
+(:class:`SortedKeys`).
 """
 
 from __future__ import annotations
@@ -12,12 +14,15 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
+    "INT32_LIMIT",
+    "SortedKeys",
     "any_equal",
     "any_equal_in_groups",
     "any_equal_in_runs",
     "code_runs",
     "dense_codes",
     "key_table",
+    "offset_dtype",
     "packed_key",
     "ranges",
     "runs_in_code_order",
@@ -25,6 +30,16 @@ __all__ = [
     "search_descending",
     "stable_code_sort",
 ]
+
+#: Offsets below this fit in int32: a buffer this small (with its padding)
+#: has its token offsets and line numbers held in half the memory.
+INT32_LIMIT = 1 << 31
+
+
+def offset_dtype(size):
+    """The integer type of offsets into ``size`` bytes (or of ``size`` line
+    numbers): int32 while they fit, int64 beyond."""
+    return np.int32 if size < INT32_LIMIT else np.int64
 
 
 def dense_codes(keys):
@@ -253,3 +268,52 @@ def ranges(starts, sizes):
     rows = np.arange(int(ends[-1]) if ends.shape[0] else 0, dtype=np.intp)
     rows += np.repeat(starts - (ends - sizes), sizes)
     return rows
+
+
+class SortedKeys:
+    """Distinct ascending 64-bit keys, indexed for lookups.
+
+    The top bits of sorted keys are sorted too, so a table of bucket starts
+    indexed by them replaces a binary search by one lookup and a short scan.
+    The table is built once, a range of :attr:`CHUNK` buckets at a time (the
+    keys of a range are a slice), so that building it needs no per-key or
+    per-bucket int64 array; :meth:`find` is then linear in the needles.
+    """
+
+    CHUNK = 1 << 18
+
+    def __init__(self, sorted_keys):
+        self.keys = sorted_keys
+        m = sorted_keys.shape[0]
+        # 2m to 4m buckets: most needles (a run's unjudged documents) find
+        # theirs empty, and the others scan one key or two
+        bits = int(m).bit_length() + 1
+        self.shift = np.uint64(64 - bits)
+        n_buckets = 1 << bits
+        self.starts = starts = np.zeros(n_buckets + 1, dtype=offset_dtype(m))
+        firsts = np.arange(0, n_buckets, self.CHUNK, dtype=np.uint64)
+        cuts = np.append(np.searchsorted(sorted_keys, firsts << self.shift), m)
+        for c, lo in enumerate(firsts.tolist()):
+            hi = min(lo + self.CHUNK, n_buckets)
+            part = sorted_keys[cuts[c] : cuts[c + 1]] >> self.shift
+            counts = np.bincount(part.astype(np.intp) - lo, minlength=hi - lo)
+            np.cumsum(counts, out=starts[lo + 1 : hi + 1])
+            starts[lo + 1 : hi + 1] += cuts[c]
+
+    def find(self, needles):
+        """Index of each needle in the keys, or -1."""
+        keys = self.keys
+        out = np.full(needles.shape[0], -1, dtype=np.int64)
+        if not keys.shape[0] or not needles.shape[0]:
+            return out
+        b = (needles >> self.shift).astype(np.int64)
+        lo, hi = self.starts[b], self.starts[b + 1]
+        todo = np.flatnonzero(lo < hi)
+        at = lo[todo]
+        while todo.shape[0]:
+            hit = keys[at] == needles[todo]
+            out[todo[hit]] = at[hit]
+            at += 1
+            more = ~hit & (at < hi[todo])
+            todo, at = todo[more], at[more]
+        return out

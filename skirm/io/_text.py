@@ -17,8 +17,9 @@ import numpy as np
 
 from skirm._errors import InvalidParameterError, TrecFormatError
 from skirm.io._decimals import parse_decimals
+from skirm.io._keys import offset_dtype
 from skirm.io._sources import is_path
-from skirm.io._tokens import PAD, Tokens, offset_dtype
+from skirm.io._tokens import PAD, Tokens
 
 #: How much of an offending line an error message shows.
 _SHOWN = 200

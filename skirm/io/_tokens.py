@@ -22,6 +22,7 @@ import numpy as np
 
 from skirm._validation import first_repeat
 from skirm.io._hashed_codes import few_distinct, hashed_codes
+from skirm.io._keys import offset_dtype
 from skirm.io._long_tokens import (
     HEAD_WORDS,
     K0,
@@ -42,17 +43,6 @@ from skirm.io._long_tokens import (
 )
 
 PAD = 16  # zero bytes after the data, so that 8-byte reads never overrun
-#: Offsets below this fit in int32: a buffer this small (with its padding)
-#: has its token offsets and line numbers held in half the memory.
-INT32_LIMIT = 1 << 31
-
-
-def offset_dtype(size):
-    """The integer type of offsets into ``size`` bytes (or of ``size`` line
-    numbers): int32 while they fit, int64 beyond."""
-    return np.int32 if size < INT32_LIMIT else np.int64
-
-
 #: Rows hashed (or copied) at a time: each 64-bit temporary of a range
 #: (256 KiB) stays in a core's L2 cache (2**18 rows hashed the
 #: 50,000 docnos of the usual run in 8-12 ms in a fresh process, 2**15 in
@@ -82,7 +72,7 @@ class Tokens:
 
     ``buf`` is a uint8 array followed by at least :data:`PAD` zero bytes.
     The offsets are int32 when given so (a reader's, for a buffer below
-    :data:`INT32_LIMIT` bytes) and int64 otherwise.
+    :data:`~skirm.io._keys.INT32_LIMIT` bytes) and int64 otherwise.
     """
 
     def __init__(self, buf, start, end):
@@ -532,55 +522,6 @@ def mix_into(h, codes):
     for lo in range(0, h.shape[0], HASH_ROWS):
         rows = slice(lo, lo + HASH_ROWS)
         h[rows] = mix(h[rows], codes[rows])
-
-
-class SortedKeys:
-    """Distinct ascending 64-bit keys, indexed for lookups.
-
-    The top bits of sorted keys are sorted too, so a table of bucket starts
-    indexed by them replaces a binary search by one lookup and a short scan.
-    The table is built once, a range of :attr:`CHUNK` buckets at a time (the
-    keys of a range are a slice), so that building it needs no per-key or
-    per-bucket int64 array; :meth:`find` is then linear in the needles.
-    """
-
-    CHUNK = 1 << 18
-
-    def __init__(self, sorted_keys):
-        self.keys = sorted_keys
-        m = sorted_keys.shape[0]
-        # 2m to 4m buckets: most needles (a run's unjudged documents) find
-        # theirs empty, and the others scan one key or two
-        bits = int(m).bit_length() + 1
-        self.shift = np.uint64(64 - bits)
-        n_buckets = 1 << bits
-        self.starts = starts = np.zeros(n_buckets + 1, dtype=offset_dtype(m))
-        firsts = np.arange(0, n_buckets, self.CHUNK, dtype=np.uint64)
-        cuts = np.append(np.searchsorted(sorted_keys, firsts << self.shift), m)
-        for c, lo in enumerate(firsts.tolist()):
-            hi = min(lo + self.CHUNK, n_buckets)
-            part = sorted_keys[cuts[c] : cuts[c + 1]] >> self.shift
-            counts = np.bincount(part.astype(np.intp) - lo, minlength=hi - lo)
-            np.cumsum(counts, out=starts[lo + 1 : hi + 1])
-            starts[lo + 1 : hi + 1] += cuts[c]
-
-    def find(self, needles):
-        """Index of each needle in the keys, or -1."""
-        keys = self.keys
-        out = np.full(needles.shape[0], -1, dtype=np.int64)
-        if not keys.shape[0] or not needles.shape[0]:
-            return out
-        b = (needles >> self.shift).astype(np.int64)
-        lo, hi = self.starts[b], self.starts[b + 1]
-        todo = np.flatnonzero(lo < hi)
-        at = lo[todo]
-        while todo.shape[0]:
-            hit = keys[at] == needles[todo]
-            out[todo[hit]] = at[hit]
-            at += 1
-            more = ~hit & (at < hi[todo])
-            todo, at = todo[more], at[more]
-        return out
 
 
 def first_duplicate(codes, tokens, rows=None):

@@ -371,7 +371,7 @@ def test_hash_collisions_fall_back_to_exact_strings(monkeypatch):
 
 def test_key_index_helpers():
     from skirm._validation import repeated_pairs as equal_key_pairs
-    from skirm.io._tokens import SortedKeys
+    from skirm.io._keys import SortedKeys
 
     rng = np.random.default_rng(2)
     keys = np.unique(rng.integers(0, 2**63, size=5000, dtype=np.uint64))

@@ -15,7 +15,7 @@ def test_key_index_helpers_on_short_inputs():
     """No keys, one key and two equal keys: the lookups and pairs as on long
     inputs, the pairs as row indices."""
     from skirm._validation import repeated_pairs as equal_key_pairs
-    from skirm.io._tokens import SortedKeys
+    from skirm.io._keys import SortedKeys
 
     needles = np.array([0, 5, 2**63], dtype=np.uint64)
     assert SortedKeys(np.zeros(0, dtype=np.uint64)).find(needles).tolist() == [-1] * 3
@@ -103,7 +103,7 @@ def test_sorted_keys_bucket_starts_by_ranges_of_buckets(monkeypatch, chunk, m):
     of every key's bucket, with keys at both ends of the 64-bit range, and
     every key and some absent needles are found as a binary search finds
     them."""
-    from skirm.io._tokens import SortedKeys
+    from skirm.io._keys import SortedKeys
 
     monkeypatch.setattr(SortedKeys, "CHUNK", chunk)
     rng = np.random.default_rng(m)
@@ -129,6 +129,7 @@ def test_offsets_of_a_buffer_past_int32_are_int64(monkeypatch):
     """A reader's offsets and line numbers are int32 while the buffer allows
     and int64 beyond (forced here by a zero limit); the numbers of a whole
     evaluation are the same either way, in one block and streamed."""
+    import skirm.io._keys
     import skirm.io._tokens
     from skirm.io._text import Table
     from skirm.trec import evaluate_run
@@ -149,7 +150,7 @@ def test_offsets_of_a_buffer_past_int32_are_int64(monkeypatch):
 
     assert dtypes() == {np.dtype(np.int32)}
     expected = evaluate()
-    monkeypatch.setattr(skirm.io._tokens, "INT32_LIMIT", 0)
+    monkeypatch.setattr(skirm.io._keys, "INT32_LIMIT", 0)
     assert dtypes() == {np.dtype(np.int64)}
     assert evaluate() == expected
 

@@ -182,6 +182,7 @@ def test_a_small_qrels_file_keeps_its_docnos_where_read(
 def test_qrels_columns_widen_to_int64_when_the_offsets_need_it(monkeypatch, limit):
     """With a lower int32 limit the columns start int32 and widen on the
     block that passes it (or are int64 from the start): the same rows."""
+    import skirm.io._keys
     import skirm.io._qrels_file
     import skirm.io._tokens
     from skirm.io import read_qrels
@@ -189,7 +190,7 @@ def test_qrels_columns_widen_to_int64_when_the_offsets_need_it(monkeypatch, limi
     rng = np.random.default_rng(5)
     text = _qrels_text(rng, 300)
     monkeypatch.setattr(skirm.io._qrels_file, "QRELS_BLOCK_BYTES", 256)
-    monkeypatch.setattr(skirm.io._tokens, "INT32_LIMIT", limit)
+    monkeypatch.setattr(skirm.io._keys, "INT32_LIMIT", limit)
     qrels = read_qrels(io.StringIO(text))
     queries, _, _, _ = _assert_rows_parsed(qrels, text)
     wide = np.dtype(np.int32 if limit > len(text) else np.int64)
@@ -371,6 +372,7 @@ def test_token_column_holds_the_tokens_appended_in_offsets_of_their_buffer(
     int32 exactly when that buffer (its bytes and the padding) is smaller
     than the int32 limit (``offset_dtype``), whether the limit is passed by
     the first group or a later one."""
+    import skirm.io._keys
     import skirm.io._tokens
     from skirm.io._columns import TokenColumn
     from skirm.io._tokens import PAD
@@ -381,7 +383,7 @@ def test_token_column_holds_the_tokens_appended_in_offsets_of_their_buffer(
     total = len("".join(texts).encode())
     first = len("".join(groups[0]).encode())
     for limit in (total + PAD + extra, first + PAD + extra):
-        monkeypatch.setattr(skirm.io._tokens, "INT32_LIMIT", limit)
+        monkeypatch.setattr(skirm.io._keys, "INT32_LIMIT", limit)
         column = TokenColumn()
         assert len(column) == 0
         for group in groups:
@@ -418,6 +420,7 @@ def test_compact_offsets_are_int32_exactly_while_the_buffer_fits(
 ):
     """A compacted column of int32 offsets keeps them int32 exactly while
     its buffer (its bytes and the padding) is below the int32 limit."""
+    import skirm.io._keys
     import skirm.io._tokens
     from skirm.io._tokens import PAD, Tokens
 
@@ -428,7 +431,7 @@ def test_compact_offsets_are_int32_exactly_while_the_buffer_fits(
         column.buf, column.start.astype(np.int32), column.end.astype(np.int32)
     )
     total = len("".join(texts).encode())
-    monkeypatch.setattr(skirm.io._tokens, "INT32_LIMIT", total + PAD + extra)
+    monkeypatch.setattr(skirm.io._keys, "INT32_LIMIT", total + PAD + extra)
     out = column.compact()
     assert out.strings().tolist() == texts
     wide = extra <= 0

@@ -128,10 +128,12 @@ class Tokens:
         gives None (then the tokens' words do)."""
         lo, hi = int(offsets[0]), int(offsets[-1])
         raw = data[lo:hi]
-        if raw.shape[0] and not raw.all():
+        if raw.shape[0] and raw.min() == 0:
             return None
-        buf = np.zeros(hi - lo + PAD, dtype=np.uint8)
+        # written once: the bytes, then the padding (not zeroed before)
+        buf = np.empty(hi - lo + PAD, dtype=np.uint8)
         buf[: hi - lo] = raw
+        buf[hi - lo :] = 0
         offsets = offsets.astype(offset_dtype(buf.shape[0]), copy=False)
         if lo:  # a slice of a larger array
             offsets = offsets - lo

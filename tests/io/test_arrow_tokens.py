@@ -20,7 +20,7 @@ from _data import ALPHABETS, random_ids
 
 from skirm.io import as_qrels, as_run
 from skirm.io._records import Qrels, Run
-from skirm.io._tokens import Tokens
+from skirm.io._tokens import PAD, Tokens
 from skirm.trec import evaluate_run
 
 pa = pytest.importorskip("pyarrow")
@@ -56,6 +56,10 @@ def test_tokens_from_utf8_equal_str_arrays(alphabet, seed):
     offsets = np.frombuffer(array.buffers()[1], np.int32, count=len(ids) + 1)
     tokens = Tokens.from_utf8(data, offsets)
     assert tokens.strings().tolist() == ids
+    # the bytes copied, then PAD zero bytes (Tokens' own rule)
+    end = int(offsets[-1]) - int(offsets[0])
+    assert tokens.buf.shape[0] == end + PAD and not tokens.buf[end:].any()
+    assert not np.shares_memory(tokens.buf, data)
     reference = Tokens.from_strings(np.array(ids, dtype=str))
     assert np.array_equal(tokens.hash(), reference.hash())
     assert np.array_equal(tokens.byte_rank(), reference.byte_rank())

@@ -25,6 +25,7 @@ from skirm._errors import DuplicateDocnoError, InvalidParameterError, RunNotGrou
 from skirm._measures._rows import PREFS, QRELS, QRELS_JG
 from skirm.io._convert import convert_qrels, convert_run
 from skirm.io._join import FIRST_ROW, index_of
+from skirm.io._keys import any_equal
 from skirm.io._prefs import Prefs, read_prefs, read_qrels_prefs
 from skirm.io._records import Qrels
 from skirm.io._run_blocks import (
@@ -161,22 +162,24 @@ def _in_memory(block):
         return [block], None
     query_tokens = block._tokens()[0]
     starts = query_tokens.run_starts()
-    if starts.shape[0] > MANY_RUNS:  # scattered rows, maybe: the rows' codes
+    grouped = starts.shape[0] <= MANY_RUNS and not any_equal(
+        query_tokens.take(starts).hash(cache=False)
+    )  # the runs' ids all differ (their hashes do): each query's rows together
+    restart = codes = ids = None
+    if not grouped:
         codes, ids = block._query_codes()
-        run_codes = codes[starts]
-    else:  # a code per run of rows, none per row
-        run_codes, ids = query_tokens.run_codes()
-    restart = None
-    if starts.shape[0] != ids.shape[0]:  # a query in several runs of rows
-        given = block
-        block, codes, ids, starts = by_query(block)
-        run_codes = codes[starts]
-        restart = Restart(DuplicateDocnoError, lambda exc: [given])
+        if starts.shape[0] != ids.shape[0]:  # a query in several runs of rows
+            given = block
+            block, codes, ids, starts = by_query(block)
+            restart = Restart(DuplicateDocnoError, lambda exc: [given])
     rows = min(max(MEMORY_BLOCK_ROWS, n // 4), 2 * MEMORY_BLOCK_ROWS)
     wanted = np.arange(rows, n, rows)
     at = np.minimum(np.searchsorted(starts, wanted), starts.shape[0] - 1)
-    bounds = np.unique(np.concatenate([[0], starts[at], [n]]))
-    return _parts(block, run_codes, ids, starts, bounds.tolist()), restart
+    bounds = np.unique(np.concatenate([[0], starts[at], [n]])).tolist()
+    if grouped:  # each part finds its queries' codes where it is evaluated
+        pairs = itertools.pairwise(bounds)
+        return (_part(block, lo, hi, starts) for lo, hi in pairs), None
+    return _parts(block, codes[starts], ids, starts, bounds), restart
 
 
 def _parts(block, run_codes, ids, starts, bounds):

@@ -327,3 +327,34 @@ def test_the_qrels_error_comes_first_when_both_inputs_are_bad(n_threads, threade
     with pytest.raises(ValueError, match="`run`"):
         evaluate_run(qrels, bad_run, ["map"])
     assert evaluate_run(qrels, run, ["map"]).means["map"] == 1.0
+
+
+@pytest.mark.parametrize("many_runs", MANY_RUNS.values(), ids=MANY_RUNS.keys())
+@pytest.mark.parametrize("column", ["object", "str"])
+def test_ids_equal_but_for_a_trailing_nul_are_one_query_in_blocks(
+    column, many_runs, monkeypatch, one_block, assert_same
+):
+    """``"a\\x00"`` is ``"a"`` (numpy's strings drop trailing NULs): its rows
+    and those of ``"a"``, apart in the run, are one query, in blocks as in
+    one."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(3)
+    ids = ["a\x00", "b", "a", "c\x00", "c"]
+    q = np.repeat(np.array(ids, dtype=object), 6)
+    d = np.array([f"d{i % 9}-{i // 9}" for i in range(q.shape[0])], dtype=object)
+    frame = pd.DataFrame({"query_id": q, "doc_id": d, "score": rng.random(q.shape[0])})
+    if column == "str":
+        frame = frame.astype({"query_id": "str", "doc_id": "str"})
+    qrels = Qrels(["a", "b", "c"], ["d1-0", "d2-0", "d3-3"], [1, 1, 2])
+    want = one_block(
+        lambda: _outcome(lambda: evaluate_run(qrels, frame, ["map", "num_ret"]))
+    )
+    assert want[0] == "ok" and want[1].per_query["num_ret"].tolist() == [12, 6, 12]
+    monkeypatch.setattr(inputs, "MANY_RUNS", many_runs)
+    for rows in SMALL:
+        monkeypatch.setattr(inputs, "MEMORY_BLOCK_ROWS", rows)
+        _same_outcome(
+            _outcome(lambda: evaluate_run(qrels, frame, ["map", "num_ret"])),
+            want,
+            assert_same,
+        )

@@ -151,8 +151,10 @@ def _in_memory(block):
     that many rows or more, as a streamed file's are, each query in one
     block; the per-query values are the same).
 
-    A run whose queries' rows are not together (shuffled, or sorted by
-    score) has them put together first
+    A run whose runs of equal query ids all hold different ids (their
+    hashes differ) is cut at once: each part finds its queries' codes where
+    it is evaluated. A run whose queries' rows are not together (shuffled,
+    or sorted by score) has them put together first
     (:func:`~skirm.io._run_blocks.by_query`). Its duplicate
     docnos are then told by the run as given, evaluated whole (the
     :class:`Restart`): the message names the rows, and the repeat, that
@@ -179,18 +181,16 @@ def _in_memory(block):
     if grouped:  # each part finds its queries' codes where it is evaluated
         pairs = itertools.pairwise(bounds)
         return (_part(block, lo, hi, starts) for lo, hi in pairs), None
-    return _parts(block, codes[starts], ids, starts, bounds), restart
+    return _parts(block, codes, ids, starts, bounds), restart
 
 
-def _parts(block, run_codes, ids, starts, bounds):
+def _parts(block, codes, ids, starts, bounds):
     """The parts of a grouped ``block`` between consecutive ``bounds``
-    (first rows of queries), each with its queries' codes (``run_codes``:
-    the code of each of the block's runs of rows, ``starts``, into ``ids``)
-    and runs."""
+    (first rows of queries), each with its queries' codes (``codes`` and
+    ``ids``: the block's :meth:`~skirm.io.Run._query_codes`) and runs."""
     for lo, hi in itertools.pairwise(bounds):
         part = _part(block, lo, hi, starts)
-        first = int(np.searchsorted(starts, lo))
-        inside = run_codes[first : first + part._q._runs.shape[0]]  # in row order
+        inside = codes[part._q._runs + lo]  # one code per query, in row order
         order = np.argsort(inside)
         rank = np.empty(order.shape[0], dtype=np.intp)
         rank[order] = np.arange(order.shape[0])
@@ -228,7 +228,7 @@ def _cut(blocks):
         bounds = [*starts[::MAX_BLOCK_QUERIES].tolist(), len(block)]
         known = block.__dict__.get("_qcodes")
         if known is not None:  # a part put together by query: codes passed on
-            yield from _parts(block, known[0][starts], known[1], starts, bounds)
+            yield from _parts(block, *known, starts, bounds)
             continue
         for lo, hi in itertools.pairwise(bounds):  # each finds its own codes
             yield _part(block, lo, hi, starts)

@@ -255,18 +255,9 @@ class Tokens:
             found = hashed_codes(self)
             if found is not None:
                 return found
-        run_codes, ids = self.run_codes()
+        ids, inverse = np.unique(self.strings(starts), return_inverse=True)
         sizes = np.diff(np.append(starts, n))
-        return np.repeat(run_codes, sizes), ids
-
-    def run_codes(self):
-        """``(codes, ids)``: the sorted distinct tokens as str and the index
-        into them of each run of equal adjacent tokens (:meth:`run_starts`):
-        one string built per run, none per token."""
-        if not len(self):
-            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=str)
-        ids, inverse = np.unique(self.strings(self.run_starts()), return_inverse=True)
-        return inverse.reshape(-1), ids
+        return np.repeat(inverse.reshape(-1), sizes), ids
 
     def run_starts(self):
         """First index of every run of equal adjacent tokens (cached)."""

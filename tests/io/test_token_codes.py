@@ -188,32 +188,3 @@ def test_short_ids_with_nul_bytes_have_the_codes_of_their_strings(seed, token_co
     want = _by_strings(column)
     _same(_hashed(column), want)
     np.testing.assert_array_equal(want[1][want[0]], np.array(texts))
-
-
-@pytest.mark.parametrize("seed", range(3))
-@pytest.mark.parametrize("dimension", DIMENSIONS)
-@pytest.mark.parametrize("order", ["shuffled", "sorted", "runs"])
-def test_run_codes_are_the_codes_of_each_run(dimension, seed, order, token_column):
-    """``run_codes()``: the code of each run of equal adjacent tokens, and the
-    ids, as ``codes()`` gives them for the run's first token (every token of
-    the run has it)."""
-    rng = np.random.default_rng([DIMENSIONS.index(dimension), seed, 1])
-    values = _values(rng, dimension, int(rng.integers(1, 60)))
-    texts = [values[i] for i in rng.integers(0, len(values), int(rng.integers(1, 400)))]
-    if order == "sorted":
-        texts.sort()
-    elif order == "runs":
-        texts = [t for t in texts for _ in range(int(rng.integers(1, 4)))]
-    for column in (Tokens.from_strings(np.array(texts)), token_column(texts, rng)):
-        codes, ids = _by_strings(column)
-        run_codes, run_ids = column.run_codes()
-        starts = column.run_starts()
-        _same((run_codes, run_ids), (codes[starts], ids))
-        sizes = np.diff(np.append(starts, len(texts)))
-        np.testing.assert_array_equal(np.repeat(run_codes, sizes), codes)
-
-
-def test_run_codes_of_no_tokens():
-    codes, ids = Tokens.from_strings(np.array([], dtype=str)).run_codes()
-    assert codes.shape == ids.shape == (0,)
-    assert codes.dtype == np.intp and ids.dtype.kind == "U"

@@ -206,6 +206,22 @@ def test_only_empty_or_unjudged_queries():
     }
 
 
+def test_an_empty_ranking_has_the_same_values_in_any_order_and_measure_set():
+    # pytrec_eval reads memory it has not set for such a query (num_rel 0.0
+    # or 2.0 from one process to the next, gm_map 0.0 or log(1e-5) by the
+    # dicts' order: docs/user_guide/trec.rst); skirm's values are fixed
+    qrels = {"q1": {"d1": 1, "d2": 2, "d3": 0}, "q2": {"d1": 1}}
+    expected = {"num_rel": 2.0, "gm_map": np.log(1e-5), "gm_bpref": np.log(1e-5)}
+    expected |= {"runid": 0.0, "map": 0.0, "num_ret": 0.0}
+    for run in ({"q1": {}, "q2": {"d1": 1.0}}, {"q2": {"d1": 1.0}, "q1": {}}):
+        for qrels_order in (qrels, dict(reversed(qrels.items()))):
+            values = RelevanceEvaluator(qrels_order, set(expected)).evaluate(run)
+            assert values["q1"] == expected
+            for name, value in expected.items():  # each measure asked alone
+                alone = RelevanceEvaluator(qrels_order, {name}).evaluate(run)
+                assert alone["q1"] == {name: value}
+
+
 # The smallest inputs found on which pytrec_eval-terrier 0.5.11 crashes the
 # Python process (a segmentation fault, reproduced in a subprocess): bpref
 # asked together with one of map, gm_map, Rprec, num_ret or num_rel, on a

@@ -8,7 +8,13 @@ timed), the tool is imported (not timed), then the call is timed:
 - ``RelevanceEvaluator(qrels, measures).evaluate(run)`` (pytrec_eval's and
   skirm's drop-in, the evaluator built inside the timing);
 - ``evaluate(run2)``: a second run through the same evaluator;
-- ``skirm.trec.evaluate_run(qrels, run, measures)``.
+- ``skirm.trec.evaluate_run(qrels, run, measures)``;
+- with ``--general``, also ``evaluate_run(as_qrels(qrels), as_run(run),
+  measures)``, the conversion timed: the dicts made records (a string
+  column of every docno) and joined by the general join of files and
+  frames, where ``evaluate_run`` on dicts reads each judged docno's score
+  from the run's dicts (``skirm.io._dict_rows``). The row is the measured
+  reason the dicts keep their own reading of the join.
 
 Peak memory is the process's maximum resident set (``VmHWM``: its own;
 ``ru_maxrss`` would also keep the size of this script's process, which
@@ -32,7 +38,7 @@ hold).
 
 Run: ``python benchmarks/bench_dicts.py [--queries 10000] [--docs 100]
 [--regime sparse|pooled] [--judged N] [--shuffled] [--repeats 3]
-[--against DIR]`` (``--judged``: the judged documents of each query, a
+[--against DIR] [--general]`` (``--judged``: the judged documents of each query, a
 tenth of its documents by default; ``--shuffled``: the run names its
 queries in another order than the qrels, where by default both name them
 in one order, as runs made from the qrels' topics do). skirm's bytecode
@@ -116,6 +122,9 @@ elif case == "second":
     out = e.evaluate(run2)
 elif tool == "pytrec_eval":  # the reference values of evaluate_run
     out = evaluator().evaluate(run)
+elif case == "general":  # the dicts made records first: the general join
+    from skirm.io import as_qrels, as_run
+    out = evaluate_run(as_qrels(qrels), as_run(run), measures)
 else:
     out = evaluate_run(qrels, run, measures)
 seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -199,6 +208,11 @@ def main():
         default=None,
         help="another checkout's root, whose skirm is timed in turn",
     )
+    parser.add_argument(
+        "--general",
+        action="store_true",
+        help="also time the dicts made records and joined by the general join",
+    )
     args = parser.parse_args()
     cache_bytecode()
     if args.against is not None:
@@ -209,6 +223,10 @@ def main():
         ("a second run through the same evaluator", "second", "pytrec_eval"),
         ("evaluate_run(qrels_dict, run_dict, m)", "evaluate_run", "pytrec_eval"),
     ]
+    if args.general:
+        cases.append(
+            ("evaluate_run(as_qrels(q), as_run(r), m): the general join", "general", "")
+        )
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     order = "the run's queries shuffled, " if args.order == "shuffled" else ""
     print(

@@ -225,7 +225,11 @@ def main():
     ]
     if args.general:
         cases.append(
-            ("evaluate_run(as_qrels(q), as_run(r), m): the general join", "general", "")
+            (
+                "evaluate_run(as_qrels(q), as_run(r), m): the general join",
+                "general",
+                "pytrec_eval",
+            )
         )
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     order = "the run's queries shuffled, " if args.order == "shuffled" else ""

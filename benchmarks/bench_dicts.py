@@ -110,6 +110,7 @@ if tool == "pytrec_eval":
     def evaluator(): return pytrec_eval.RelevanceEvaluator(qrels, set(measures))
 else:
     import skirm.trec
+    from skirm.io import as_qrels, as_run
     from skirm.trec import RelevanceEvaluator, evaluate_run
     def evaluator(): return RelevanceEvaluator(qrels, set(measures))
 start, cpu = time.perf_counter(), time.process_time()
@@ -123,7 +124,6 @@ elif case == "second":
 elif tool == "pytrec_eval":  # the reference values of evaluate_run
     out = evaluator().evaluate(run)
 elif case == "general":  # the dicts made records first: the general join
-    from skirm.io import as_qrels, as_run
     out = evaluate_run(as_qrels(qrels), as_run(run), measures)
 else:
     out = evaluate_run(qrels, run, measures)
